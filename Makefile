@@ -1,0 +1,104 @@
+# sbx - run AI coding agents without handing them privileges.
+#
+#   make            build bin/sbx, bin/sbx-hook, bin/sbxd (installs missing deps first)
+#   make test       build and run every test (unit + integration), prints a TAP summary
+#   make demo       run the whole approval loop in a temporary folder
+#   make asan       build with ASan+UBSan into build/asan and run the tests there
+#   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
+#   make install    PREFIX=/usr/local DESTDIR=
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+BIN     ?= bin
+CC      ?= cc
+
+WARN    = -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wvla -Wstrict-prototypes \
+	  -Wmissing-prototypes
+HARDEN  = -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(HARDEN) $(CFLAGS) \
+	  -I. $(shell pkg-config --cflags libcjson libsodium sqlite3 2>/dev/null)
+LDFLAGS_ALL = -pie -Wl,-z,relro,-z,now $(LDFLAGS)
+
+ifeq ($(SAN),1)
+HARDEN  = -fstack-protector-strong -fPIE
+CFLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	  -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+LIB_JSON   = -lcjson
+LIB_SODIUM = -lsodium
+LIB_SQLITE = -lsqlite3
+LIB_INOTIFY = -linotifytools
+
+COMMON_SRC = $(wildcard common/*.c)
+POLICY_SRC = $(wildcard policy/*.c)
+HOOK_SRC   = $(filter-out hook/mcp%.c,$(wildcard hook/*.c))
+DAEMON_SRC = $(wildcard daemon/*.c)
+APPR_SRC   = $(wildcard approver/*.c)
+UNIT_SRC   = $(wildcard tests/unit/test_*.c)
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+COMMON_OBJ = $(call obj,$(COMMON_SRC))
+POLICY_OBJ = $(call obj,$(POLICY_SRC))
+UNIT_BIN   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+
+PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbxd
+
+DEPS_STAMP = $(BUILD)/.deps-ok
+
+all: $(PROGS)
+
+# Missing libraries are installed by a script that says what it does.
+$(DEPS_STAMP): contrib/install-deps.sh
+	@sh contrib/install-deps.sh
+	@mkdir -p $(BUILD) && touch $@
+
+$(BUILD)/%.o: %.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BIN)/sbx-hook: $(call obj,$(HOOK_SRC)) $(POLICY_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM)
+
+$(BIN)/sbxd: $(call obj,$(DAEMON_SRC)) $(POLICY_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY)
+
+$(BIN)/sbx: $(call obj,$(APPR_SRC)) $(POLICY_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE)
+
+# Unit tests may #include a module's .c to reach its statics; they link
+# everything else from common/ and policy/.
+$(BUILD)/tests/%: tests/unit/%.c $(COMMON_OBJ) $(POLICY_OBJ) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -MMD -MP -o $@ $< $(COMMON_OBJ) $(POLICY_OBJ) \
+		$(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY)
+
+test: $(PROGS) $(UNIT_BIN)
+	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \
+		sh tests/run.sh
+
+asan:
+	$(MAKE) BUILD=build/asan BIN=build/asan/bin SAN=1 test
+
+demo: $(PROGS)
+	@SBX_BIN=$(abspath $(BIN)) bash contrib/demo.sh
+
+bench: $(PROGS)
+	@SBX_BIN=$(abspath $(BIN)) bash tests/bench/bench.sh
+
+install: $(PROGS)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build bin
+
+.PHONY: all test asan demo bench install clean
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

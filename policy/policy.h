@@ -1,0 +1,80 @@
+/*
+ * policy.h - decides allow / escalate / deny for one tool call.
+ *
+ * Contract:
+ * - policy_load() reads FOLDER/.sandbox/policy.json over the built-in
+ *   defaults. A missing, empty, unreadable or invalid file is an error
+ *   (NULL, with a message naming the file, line and a hint); the caller
+ *   MUST then deny. Self-protection rules are added on every load.
+ * - policy_eval() is pure: no I/O beyond resolving paths (realpath of
+ *   existing parents). It never fails open: anything it cannot judge
+ *   is escalated, internal errors deny.
+ * - The caller owns the struct policy and frees it with policy_free().
+ *   Strings in struct policy_call are borrowed for the call only.
+ */
+#ifndef SBX_POLICY_H
+#define SBX_POLICY_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+enum policy_verdict {
+	POLICY_ALLOW = 0,
+	POLICY_ESCALATE = 1,
+	POLICY_DENY = 2,
+};
+
+struct policy_error {
+	char msg[512];
+};
+
+/* Operational limits, read from the "limits" object of policy.json. */
+struct policy_limits {
+	int hook_wait_seconds;      /* how long sbx-hook waits for a result (default 300) */
+	int max_pending;            /* pending requests per folder (default 20) */
+	int max_per_minute;         /* new requests per minute (default 30) */
+	int request_ttl_seconds;    /* undecided requests expire (default 3600) */
+	int exec_timeout_seconds;   /* command run time before SIGTERM (default 600) */
+	long output_cap_bytes;      /* captured bytes per stream (default 1 MiB) */
+};
+
+struct policy_call {
+	const char *tool;           /* tool_name: "Bash", "Write", "mcp__srv__tool", ... */
+	const cJSON *input;         /* tool_input object; may be NULL */
+	const char *cwd;            /* absolute working directory of the call */
+	const char *folder;         /* absolute, resolved project folder (holds .sandbox/) */
+	const char *home;           /* the user's home, for ~; may be NULL */
+	const char *config_dir;     /* the sbx config dir (keys), always protected */
+};
+
+struct policy_result {
+	enum policy_verdict verdict;
+	char trigger[16];           /* "shell", "write", "network", "read", "tool" */
+	char rule[160];             /* the rule that decided, e.g. "deny Bash(rm -rf:*)" */
+	char reason[512];           /* one line a person and a model can act on */
+};
+
+struct policy;
+
+/* Returns a policy or NULL with err->msg set. */
+struct policy *policy_load(const char *folder, const char *config_dir,
+    struct policy_error *err);
+
+/* Parses a policy from memory; name is used in messages. */
+struct policy *policy_load_buffer(const char *name, const char *text, size_t len,
+    const char *folder, const char *config_dir, struct policy_error *err);
+
+void policy_free(struct policy *p);
+
+/* Fills *res. Always returns a verdict; never allows on error. */
+void policy_eval(const struct policy *p, const struct policy_call *call,
+    struct policy_result *res);
+
+const struct policy_limits *policy_limits(const struct policy *p);
+
+/* The default policy.json text that `sbx init` writes (static storage). */
+const char *policy_default_text(void);
+
+const char *policy_verdict_name(enum policy_verdict v);
+
+#endif
