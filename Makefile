@@ -43,6 +43,9 @@ UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 COMMON_OBJ = $(call obj,$(COMMON_SRC))
 POLICY_OBJ = $(call obj,$(POLICY_SRC))
+# One archive: each program links only the objects it uses, so the hook
+# never pulls in SQLite code.
+LIBSBX     = $(BUILD)/libsbx.a
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
 PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbxd
@@ -60,26 +63,35 @@ $(BUILD)/%.o: %.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BIN)/sbx-hook: $(call obj,$(HOOK_SRC)) $(POLICY_OBJ) $(COMMON_OBJ)
-	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM)
+$(LIBSBX): $(COMMON_OBJ) $(POLICY_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
 
-$(BIN)/sbxd: $(call obj,$(DAEMON_SRC)) $(POLICY_OBJ) $(COMMON_OBJ)
+$(BIN)/sbx-hook: $(call obj,$(HOOK_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
 
-$(BIN)/sbx: $(call obj,$(APPR_SRC)) $(POLICY_OBJ) $(COMMON_OBJ)
+$(BIN)/sbxd: $(call obj,$(DAEMON_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY) -lm
+
+$(BIN)/sbx: $(call obj,$(APPR_SRC)) $(LIBSBX)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) -lm
 
 # Unit tests may #include a module's .c to reach its statics; they link
-# everything else from common/ and policy/.
-$(BUILD)/tests/%: tests/unit/%.c $(COMMON_OBJ) $(POLICY_OBJ) $(DEPS_STAMP)
+# the rest from the archive.
+$(BUILD)/tests/%: tests/unit/%.c $(LIBSBX) $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -MMD -MP -o $@ $< $(COMMON_OBJ) $(POLICY_OBJ) \
-		$(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -MMD -MP -o $@ $< $(LIBSBX) \
+		$(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY) -lm
 
-test: $(PROGS) $(UNIT_BIN)
+# Test-only tools (not run as tests): forge signs arbitrary decisions.
+$(BUILD)/tests/tools/forge: tests/tools/forge.c $(BUILD)/approver/sign.o $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
+
+test: $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge
 	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \
 		sh tests/run.sh
 

@@ -1,0 +1,371 @@
+/*
+ * cmd_queue.c - `sbx pending`, `show`, `approve`, `deny`: the approver's
+ * commands for scripts and for SSH. They read state.db read-only and
+ * write only signed decision files into .sandbox/decisions/.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "approver/cmd.h"
+#include "approver/sign.h"
+#include "common/db.h"
+#include "common/json.h"
+#include "common/queue.h"
+
+int
+ctx_folder(const struct sbx_ctx *c, char *out, unsigned long outsz)
+{
+	const char *start = c->dir ? c->dir : ".";
+
+	if (find_folder(start, out, outsz) < 0) {
+		fprintf(stderr, "sbx: no .sandbox/ at or above %s (run `sbx init DIR`, or "
+		    "use -C DIR)\n", start);
+		return -1;
+	}
+	return 0;
+}
+
+static sqlite3 *
+open_db(const char *folder)
+{
+	struct sbx_err err;
+	sqlite3 *db = db_open(folder, 0, &err);
+
+	if (!db)
+		fprintf(stderr, "sbx: %s (has sbxd run for %s yet? start `sbxd %s`)\n",
+		    err.msg, folder, folder);
+	return db;
+}
+
+/* Resolves a full id or a unique prefix of at least 4 digits. */
+static int
+resolve_id(sqlite3 *db, const char *arg, char id[SBX_ID_LEN + 1])
+{
+	sqlite3_stmt *st;
+	char pattern[SBX_ID_LEN + 2];
+	int n = 0;
+
+	if (strlen(arg) < 4 || strlen(arg) > SBX_ID_LEN || !is_hex(arg, strlen(arg))) {
+		fprintf(stderr, "sbx: \"%s\" is not a request id (16 hex digits, or a unique "
+		    "prefix of 4 or more)\n", arg);
+		return -1;
+	}
+	snprintf(pattern, sizeof(pattern), "%s%%", arg);
+	if (sqlite3_prepare_v2(db, "SELECT id FROM requests WHERE id LIKE ? LIMIT 2", -1,
+	    &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "sbx: database: %s\n", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (n++ == 0)
+			snprintf(id, SBX_ID_LEN + 1, "%s", sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	if (n == 0)
+		fprintf(stderr, "sbx: no request %s known to sbxd (is sbxd running? see "
+		    "`sbx pending`)\n", arg);
+	else if (n > 1)
+		fprintf(stderr, "sbx: %s matches several requests; give more digits\n", arg);
+	return n == 1 ? 0 : -1;
+}
+
+static cJSON *
+row_json(const struct req_row *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "id", r->id);
+	cJSON_AddStringToObject(o, "status", r->status);
+	cJSON_AddStringToObject(o, "tool", r->tool);
+	if (r->command)
+		cJSON_AddStringToObject(o, "command", r->command);
+	cJSON_AddItemToObject(o, "input", cJSON_Parse(r->input ? r->input : "{}"));
+	cJSON_AddStringToObject(o, "cwd", r->cwd ? r->cwd : "");
+	cJSON_AddStringToObject(o, "reason", r->reason ? r->reason : "");
+	cJSON_AddStringToObject(o, "rule", r->rule ? r->rule : "");
+	cJSON_AddStringToObject(o, "trigger", r->trigger ? r->trigger : "");
+	cJSON_AddStringToObject(o, "session", r->session ? r->session : "");
+	cJSON_AddStringToObject(o, "agent", r->agent ? r->agent : "");
+	cJSON_AddStringToObject(o, "hash", r->hash);
+	cJSON_AddNumberToObject(o, "created", (double)r->created);
+	cJSON_AddNumberToObject(o, "expires", (double)r->expires);
+	cJSON_AddBoolToObject(o, "auto_approved", r->is_auto);
+	if (r->approver)
+		cJSON_AddStringToObject(o, "approver", r->approver);
+	if (r->deny_reason)
+		cJSON_AddStringToObject(o, "deny_reason", r->deny_reason);
+	if (r->finished) {
+		if (r->exit_code >= 0)
+			cJSON_AddNumberToObject(o, "exit_code", (double)r->exit_code);
+		cJSON_AddNumberToObject(o, "signal", (double)r->signal);
+		cJSON_AddNumberToObject(o, "duration_ms", (double)r->duration_ms);
+		cJSON_AddNumberToObject(o, "finished", (double)r->finished);
+	}
+	return o;
+}
+
+static void
+print_json(cJSON *v)
+{
+	char *s = cJSON_Print(v);
+
+	if (s)
+		printf("%s\n", s);
+	free(s);
+	cJSON_Delete(v);
+}
+
+static const char *
+what(const struct req_row *r)
+{
+	return r->command ? r->command : r->input ? r->input : "";
+}
+
+/* Requests dropped by agents that sbxd has not claimed yet. */
+static int
+unclaimed(const char *folder)
+{
+	char path[PATH_MAX + 32], id[SBX_ID_LEN + 1];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/.sandbox/queue/new", folder);
+	if (!(d = opendir(path)))
+		return 0;
+	while ((de = readdir(d)))
+		n += valid_request_name(de->d_name, id);
+	closedir(d);
+	return n;
+}
+
+int
+cmd_pending(struct sbx_ctx *c, int argc, char **argv)
+{
+	char folder[PATH_MAX];
+	struct req_row *rows;
+	sqlite3 *db;
+	int json = 0, n, i, queued;
+	int64_t now = now_ms() / 1000;
+	cJSON *arr;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else {
+			fprintf(stderr, "usage: sbx [-C DIR] pending [--json]\n");
+			return 2;
+		}
+	}
+	if (ctx_folder(c, folder, sizeof(folder)) < 0 || !(db = open_db(folder)))
+		return 1;
+	n = db_list(db, "pending", 1000, &rows);
+	if (n < 0) {
+		fprintf(stderr, "sbx: database: %s\n", sqlite3_errmsg(db));
+		db_close(db);
+		return 1;
+	}
+	queued = unclaimed(folder);
+	if (json) {
+		arr = cJSON_CreateArray();
+		for (i = 0; i < n; i++)
+			cJSON_AddItemToArray(arr, row_json(&rows[i]));
+		print_json(arr);
+	} else {
+		if (n == 0)
+			printf("no pending requests in %s\n", folder);
+		for (i = 0; i < n; i++) {
+			printf("%s  %4llds ago  %-8s %s\n", rows[i].id,
+			    (long long)(now - rows[i].created), rows[i].tool, what(&rows[i]));
+			printf("%16s  why: %s\n", "", rows[i].reason ? rows[i].reason : "");
+		}
+		db_rows_free(rows, n);
+		/* The quieter list: what remembered approvals ran lately. */
+		n = db_list(db, NULL, 200, &rows);
+		for (int k = 0, shown = 0; k < n; k++) {
+			if (!rows[k].is_auto || now - rows[k].created > 3600)
+				continue;
+			if (!shown++)
+				printf("\nauto-approved in the last hour (remembered):\n");
+			printf("%s  %-11s %-8s %s\n", rows[k].id, rows[k].status, rows[k].tool,
+			    what(&rows[k]));
+		}
+	}
+	if (n > 0)
+		db_rows_free(rows, n);
+	if (queued)
+		fprintf(stderr, "sbx: %d request(s) not yet picked up by sbxd; is `sbxd %s` "
+		    "running?\n", queued, folder);
+	db_close(db);
+	return 0;
+}
+
+int
+cmd_show(struct sbx_ctx *c, int argc, char **argv)
+{
+	char folder[PATH_MAX], id[SBX_ID_LEN + 1], path[PATH_MAX + 64];
+	struct req_row r;
+	struct sbx_err err;
+	const char *arg = NULL;
+	sqlite3 *db;
+	cJSON *o, *res = NULL;
+	size_t len;
+	char *text;
+	int json = 0, i, rc = 1, sbfd;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!arg && argv[i][0] != '-')
+			arg = argv[i];
+		else
+			arg = NULL, i = argc + 1;
+	}
+	if (!arg || i > argc) {
+		fprintf(stderr, "usage: sbx [-C DIR] show ID [--json]\n");
+		return 2;
+	}
+	if (ctx_folder(c, folder, sizeof(folder)) < 0 || !(db = open_db(folder)))
+		return 1;
+	if (resolve_id(db, arg, id) < 0 || db_get(db, id, &r) != 1)
+		goto out;
+	if ((sbfd = sandbox_open(folder, &err)) >= 0) {
+		snprintf(path, sizeof(path), "results/%s.json", id);
+		if ((text = read_daemon_file(sbfd, path, SBX_MAX_RESULT, &len, &err))) {
+			res = cJSON_ParseWithLength(text, len);
+			free(text);
+		}
+		close(sbfd);
+	}
+	if (json) {
+		o = row_json(&r);
+		if (res)
+			cJSON_AddItemToObject(o, "result", res);
+		print_json(o);
+	} else {
+		printf("request  %s\nstatus   %s%s\nfolder   %s\ncwd      %s\ntool     %s\n",
+		    r.id, r.status, r.is_auto ? " (auto-approved: remembered)" : "", folder,
+		    r.cwd, r.tool);
+		printf("%s  %s\n", r.command ? "command " : "input   ", what(&r));
+		printf("why      %s\nrule     %s\n", r.reason ? r.reason : "", r.rule ? r.rule : "");
+		if (r.approver)
+			printf("decided  by %s\n", r.approver);
+		if (r.deny_reason)
+			printf("reason   %s\n", r.deny_reason);
+		if (res) {
+			int64_t code = -1, sig = 0, ms = 0;
+
+			json_int(res, "exit_code", &code);
+			json_int(res, "signal", &sig);
+			json_int(res, "duration_ms", &ms);
+			printf("result   %s, exit %lld, signal %lld, %lld ms\n",
+			    json_str(res, "status") ? json_str(res, "status") : "?",
+			    (long long)code, (long long)sig, (long long)ms);
+			if (json_str(res, "stdout") && *json_str(res, "stdout"))
+				printf("--- stdout ---\n%s\n", json_str(res, "stdout"));
+			if (json_str(res, "stderr") && *json_str(res, "stderr"))
+				printf("--- stderr ---\n%s\n", json_str(res, "stderr"));
+			cJSON_Delete(res);
+		}
+	}
+	req_row_free(&r);
+	rc = 0;
+out:
+	db_close(db);
+	return rc;
+}
+
+int
+cmd_decide(struct sbx_ctx *c, int argc, char **argv)
+{
+	char folder[PATH_MAX], id[SBX_ID_LEN + 1], dst[128];
+	int approve = !strcmp(argv[0], "approve");
+	struct approver_key key;
+	struct decision d;
+	struct sbx_err err;
+	struct req_row r = { 0 };
+	const char *arg = NULL, *reason = "";
+	sqlite3 *db = NULL;
+	char *text = NULL;
+	int i, remember = 0, ttl = 1800, rc = 1, sbfd = -1;
+
+	for (i = 1; i < argc; i++) {
+		if (approve && !strcmp(argv[i], "--remember"))
+			remember = 1;
+		else if (!approve && !strcmp(argv[i], "--reason") && i + 1 < argc)
+			reason = argv[++i];
+		else if (!strcmp(argv[i], "--ttl") && i + 1 < argc)
+			ttl = atoi(argv[++i]);
+		else if (!arg && argv[i][0] != '-')
+			arg = argv[i];
+		else
+			arg = NULL, i = argc + 1;
+	}
+	if (!arg || i > argc || ttl <= 0) {
+		fprintf(stderr, approve ? "usage: sbx [-C DIR] approve ID [--remember] [--ttl SECONDS]\n"
+		    : "usage: sbx [-C DIR] deny ID [--reason TEXT] [--ttl SECONDS]\n");
+		return 2;
+	}
+	if (strlen(reason) >= sizeof(d.reason)) {
+		fprintf(stderr, "sbx: the reason is too long (at most %zu bytes)\n",
+		    sizeof(d.reason) - 1);
+		return 2;
+	}
+	if (ctx_folder(c, folder, sizeof(folder)) < 0 || !(db = open_db(folder)))
+		return 1;
+	if (resolve_id(db, arg, id) < 0 || db_get(db, id, &r) != 1)
+		goto out;
+	if (strcmp(r.status, "pending") != 0) {
+		fprintf(stderr, "sbx: request %s is %s, not pending\n", id, r.status);
+		goto out;
+	}
+	if (approver_key_load(c->config, &key, &err) < 0) {
+		fprintf(stderr, "sbx: %s\n", err.msg);
+		goto out;
+	}
+	memset(&d, 0, sizeof(d));
+	memcpy(d.id, id, sizeof(d.id));
+	if (hex_decode(d.hash, SBX_HASH_LEN, r.hash) < 0) {
+		fprintf(stderr, "sbx: request %s has a malformed hash in the database\n", id);
+		approver_key_wipe(&key);
+		goto out;
+	}
+	snprintf(d.verdict, sizeof(d.verdict), "%s", approve ? "approve" : "deny");
+	d.remember = remember;
+	snprintf(d.reason, sizeof(d.reason), "%s", reason);
+	i = decision_sign(&d, &key, ttl);
+	approver_key_wipe(&key);
+	if (i < 0 || !(text = decision_to_json(&d))) {
+		fprintf(stderr, "sbx: cannot sign the decision\n");
+		goto out;
+	}
+	if ((sbfd = sandbox_open(folder, &err)) < 0) {
+		fprintf(stderr, "sbx: %s\n", err.msg);
+		goto out;
+	}
+	snprintf(dst, sizeof(dst), "decisions/new/%s.%s.json", id, d.nonce);
+	if (write_atomic(sbfd, "decisions/tmp", dst, text, strlen(text), 0600, 1) < 0) {
+		fprintf(stderr, "sbx: cannot write %s/.sandbox/%s: %s\n", folder, dst,
+		    strerror(errno));
+		goto out;
+	}
+	printf("%s %s%s: %s\n", approve ? "approved" : "denied", id,
+	    remember ? " (remembered: the same call will run without asking)" : "", what(&r));
+	rc = 0;
+out:
+	if (sbfd >= 0)
+		close(sbfd);
+	free(text);
+	req_row_free(&r);
+	db_close(db);
+	return rc;
+}

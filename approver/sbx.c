@@ -1,0 +1,79 @@
+/*
+ * sbx - the approver's command line.
+ *
+ * Exit codes: 0 success, 1 failure, 2 usage error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "approver/cmd.h"
+#include "common/util.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: sbx [-C DIR] COMMAND [ARGS]\n"
+	    "\n"
+	    "  init [--name NAME] [DIR]       prepare DIR/.sandbox and, if missing, an approver key\n"
+	    "  pending [--json]               requests waiting for a decision\n"
+	    "  show ID [--json]               one request: what, why, decision, result\n"
+	    "  approve ID [--remember] [--ttl S]\n"
+	    "                                 sign an approval; --remember auto-approves the\n"
+	    "                                 same call later\n"
+	    "  deny ID [--reason TEXT]        sign a denial; the reason goes to the agent\n"
+	    "\n"
+	    "  -C DIR     the project folder (default: walk up from the current directory)\n"
+	    "ID may be a unique prefix of 4 or more hex digits.\n"
+	    "Config dir: $SBX_CONFIG_DIR, else $XDG_CONFIG_HOME/sbx, else ~/.config/sbx.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sbx_ctx c = { 0 };
+	const char *cmd;
+	int i = 1;
+
+	if (argc > 2 && !strcmp(argv[1], "-C")) {
+		c.dir = argv[2];
+		i = 3;
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	cmd = argv[i];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("sbx %s\n", SBX_VERSION);
+		return 0;
+	}
+	if (sodium_init() < 0) {
+		fprintf(stderr, "sbx: libsodium failed to initialise\n");
+		return 1;
+	}
+	if (config_dir(c.config, sizeof(c.config)) < 0) {
+		fprintf(stderr, "sbx: cannot find the config dir; set SBX_CONFIG_DIR\n");
+		return 1;
+	}
+	argc -= i;
+	argv += i;
+	if (!strcmp(cmd, "init"))
+		return cmd_init(&c, argc, argv);
+	if (!strcmp(cmd, "pending"))
+		return cmd_pending(&c, argc, argv);
+	if (!strcmp(cmd, "show"))
+		return cmd_show(&c, argc, argv);
+	if (!strcmp(cmd, "approve") || !strcmp(cmd, "deny"))
+		return cmd_decide(&c, argc, argv);
+	fprintf(stderr, "sbx: unknown command \"%s\"\n", cmd);
+	usage(stderr);
+	return 2;
+}

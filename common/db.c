@@ -1,0 +1,191 @@
+/*
+ * db.c - schema and read helpers for state.db; see db.h. The daemon's
+ * writes live in daemon/state.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/db.h"
+
+static const char schema[] =
+    "CREATE TABLE IF NOT EXISTS requests ("
+    " id TEXT PRIMARY KEY, hash TEXT NOT NULL, tool TEXT NOT NULL,"
+    " command TEXT, input TEXT NOT NULL, cwd TEXT NOT NULL, session TEXT,"
+    " agent TEXT, trigger TEXT, rule TEXT, reason TEXT,"
+    " created INTEGER NOT NULL, expires INTEGER NOT NULL,"
+    " status TEXT NOT NULL, approver TEXT, key_id TEXT, auto INTEGER NOT NULL DEFAULT 0,"
+    " decided INTEGER, deny_reason TEXT, started INTEGER, finished INTEGER,"
+    " exit_code INTEGER, signal INTEGER, duration_ms INTEGER);"
+    "CREATE INDEX IF NOT EXISTS requests_status ON requests(status);"
+    "CREATE INDEX IF NOT EXISTS requests_created ON requests(created);"
+    "CREATE TABLE IF NOT EXISTS nonces ("
+    " nonce TEXT PRIMARY KEY, request TEXT NOT NULL, used INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS remembered ("
+    " hash TEXT PRIMARY KEY, tool TEXT, command TEXT, approver TEXT NOT NULL,"
+    " key_id TEXT, created INTEGER NOT NULL, uses INTEGER NOT NULL DEFAULT 0);";
+
+sqlite3 *
+db_open(const char *folder, int writable, struct sbx_err *err)
+{
+	char path[4096];
+	sqlite3 *db = NULL;
+	char *emsg = NULL;
+	int flags = writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+	    : SQLITE_OPEN_READONLY;
+
+	if (xsnprintf(path, sizeof(path), "%s/.sandbox/state.db", folder) < 0) {
+		err_set(err, "folder path too long");
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
+		err_set(err, "cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(db, 5000);
+	if (writable &&
+	    sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+	    NULL, NULL, &emsg) != SQLITE_OK)
+		goto fail_exec;
+	if (writable && sqlite3_exec(db, schema, NULL, NULL, &emsg) != SQLITE_OK)
+		goto fail_exec;
+	return db;
+fail_exec:
+	err_set(err, "%s: %s", path, emsg ? emsg : "error");
+	sqlite3_free(emsg);
+fail:
+	sqlite3_close(db);
+	return NULL;
+}
+
+void
+db_close(sqlite3 *db)
+{
+	sqlite3_close(db);
+}
+
+void
+req_row_free(struct req_row *r)
+{
+	if (!r)
+		return;
+	free(r->id); free(r->hash); free(r->tool); free(r->command); free(r->input);
+	free(r->cwd); free(r->session); free(r->agent); free(r->trigger); free(r->rule);
+	free(r->reason); free(r->status); free(r->approver); free(r->key_id);
+	free(r->deny_reason);
+	memset(r, 0, sizeof(*r));
+}
+
+#define COLS "id, hash, tool, command, input, cwd, session, agent, trigger, rule," \
+	" reason, status, approver, key_id, deny_reason, created, expires, decided," \
+	" started, finished, duration_ms, exit_code, signal, auto"
+
+static char *
+col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? strdup((const char *)t) : NULL;
+}
+
+static void
+row_read(sqlite3_stmt *st, struct req_row *r)
+{
+	char **s[] = { &r->id, &r->hash, &r->tool, &r->command, &r->input, &r->cwd,
+		&r->session, &r->agent, &r->trigger, &r->rule, &r->reason, &r->status,
+		&r->approver, &r->key_id, &r->deny_reason };
+	int64_t *n[] = { &r->created, &r->expires, &r->decided, &r->started,
+		&r->finished, &r->duration_ms };
+	size_t i;
+
+	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		*s[i] = col_str(st, (int)i);
+	for (i = 0; i < sizeof(n) / sizeof(n[0]); i++)
+		*n[i] = sqlite3_column_int64(st, (int)(15 + i));
+	r->exit_code = sqlite3_column_type(st, 21) == SQLITE_NULL ? -1
+	    : sqlite3_column_int64(st, 21);
+	r->signal = sqlite3_column_int64(st, 22);
+	r->is_auto = sqlite3_column_int(st, 23);
+}
+
+int
+db_get(sqlite3 *db, const char *id, struct req_row *r)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (sqlite3_prepare_v2(db, "SELECT " COLS " FROM requests WHERE id = ?",
+	    -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		row_read(st, r);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+db_list(sqlite3 *db, const char *status, int limit, struct req_row **rows)
+{
+	sqlite3_stmt *st;
+	struct req_row *v = NULL, *nv;
+	int n = 0, cap = 0, rc;
+
+	*rows = NULL;
+	if (sqlite3_prepare_v2(db, status
+	    ? "SELECT " COLS " FROM (SELECT * FROM requests WHERE status = ?1"
+	      " ORDER BY created DESC, rowid DESC LIMIT ?2) ORDER BY created, rowid"
+	    : "SELECT " COLS " FROM (SELECT * FROM requests"
+	      " ORDER BY created DESC, rowid DESC LIMIT ?2) ORDER BY created, rowid",
+	    -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (status)
+		sqlite3_bind_text(st, 1, status, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			if (!(nv = realloc(v, (size_t)cap * sizeof(*v)))) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			v = nv;
+		}
+		row_read(st, &v[n++]);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_rows_free(v, n);
+		return -1;
+	}
+	*rows = v;
+	return n;
+}
+
+void
+db_rows_free(struct req_row *rows, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		req_row_free(&rows[i]);
+	free(rows);
+}
+
+char *
+db_remembered(sqlite3 *db, const char *hash)
+{
+	sqlite3_stmt *st;
+	char *who = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT approver FROM remembered WHERE hash = ?",
+	    -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		who = col_str(st, 0);
+	sqlite3_finalize(st);
+	return who;
+}

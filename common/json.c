@@ -1,0 +1,210 @@
+/*
+ * json.c - typed lookups and the canonical encoding; see json.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/json.h"
+
+#define CANON_MAX_DEPTH 64
+
+const char *
+json_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsString(v) && v->valuestring ? v->valuestring : NULL;
+}
+
+int
+json_int(const cJSON *obj, const char *key, int64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+	    v->valuedouble != floor(v->valuedouble) ||
+	    fabs(v->valuedouble) > 9007199254740992.0)
+		return -1;
+	*out = (int64_t)v->valuedouble;
+	return 0;
+}
+
+int
+json_bool(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (cJSON_IsTrue(v))
+		return 1;
+	if (cJSON_IsFalse(v))
+		return 0;
+	return -1;
+}
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void
+buf_put(struct buf *b, const char *s, size_t n)
+{
+	char *np;
+	size_t ncap;
+
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		ncap = b->cap ? b->cap : 256;
+		while (ncap < b->len + n + 1)
+			ncap *= 2;
+		if (!(np = realloc(b->p, ncap))) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void
+put_string(struct buf *b, const char *s)
+{
+	char esc[8];
+	const unsigned char *u = (const unsigned char *)s;
+
+	buf_put(b, "\"", 1);
+	for (; *u; u++) {
+		switch (*u) {
+		case '"': buf_put(b, "\\\"", 2); break;
+		case '\\': buf_put(b, "\\\\", 2); break;
+		case '\n': buf_put(b, "\\n", 2); break;
+		case '\r': buf_put(b, "\\r", 2); break;
+		case '\t': buf_put(b, "\\t", 2); break;
+		default:
+			if (*u < 0x20) {
+				snprintf(esc, sizeof(esc), "\\u%04x", *u);
+				buf_put(b, esc, 6);
+			} else {
+				buf_put(b, (const char *)u, 1);
+			}
+		}
+	}
+	buf_put(b, "\"", 1);
+}
+
+static int
+key_cmp(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	int c = strcmp(x->string ? x->string : "", y->string ? y->string : "");
+
+	/* Stable for duplicate keys: fall back to original order. */
+	if (c == 0)
+		return x < y ? -1 : x > y;
+	return c;
+}
+
+static int
+put_value(struct buf *b, const cJSON *v, int depth)
+{
+	char num[64];
+	const cJSON *c;
+	const cJSON **items;
+	size_t n = 0, i;
+
+	if (depth > CANON_MAX_DEPTH)
+		return -1;
+	if (cJSON_IsNull(v)) {
+		buf_put(b, "null", 4);
+	} else if (cJSON_IsTrue(v)) {
+		buf_put(b, "true", 4);
+	} else if (cJSON_IsFalse(v)) {
+		buf_put(b, "false", 5);
+	} else if (cJSON_IsNumber(v)) {
+		double d = v->valuedouble;
+
+		if (!isfinite(d))
+			snprintf(num, sizeof(num), "null");
+		else if (d == floor(d) && fabs(d) < 9007199254740992.0)
+			snprintf(num, sizeof(num), "%lld", (long long)d);
+		else
+			snprintf(num, sizeof(num), "%.17g", d);
+		buf_put(b, num, strlen(num));
+	} else if (cJSON_IsString(v)) {
+		put_string(b, v->valuestring ? v->valuestring : "");
+	} else if (cJSON_IsArray(v)) {
+		buf_put(b, "[", 1);
+		for (c = v->child; c; c = c->next) {
+			if (c != v->child)
+				buf_put(b, ",", 1);
+			if (put_value(b, c, depth + 1) < 0)
+				return -1;
+		}
+		buf_put(b, "]", 1);
+	} else if (cJSON_IsObject(v)) {
+		for (c = v->child; c; c = c->next)
+			n++;
+		items = calloc(n ? n : 1, sizeof(*items));
+		if (!items)
+			return -1;
+		for (i = 0, c = v->child; c; c = c->next)
+			items[i++] = c;
+		qsort(items, n, sizeof(*items), key_cmp);
+		buf_put(b, "{", 1);
+		for (i = 0; i < n; i++) {
+			if (i)
+				buf_put(b, ",", 1);
+			put_string(b, items[i]->string ? items[i]->string : "");
+			buf_put(b, ":", 1);
+			if (put_value(b, items[i], depth + 1) < 0) {
+				free(items);
+				return -1;
+			}
+		}
+		buf_put(b, "}", 1);
+		free(items);
+	} else {
+		return -1;
+	}
+	return b->oom ? -1 : 0;
+}
+
+char *
+json_canonical(const cJSON *v)
+{
+	struct buf b = { 0 };
+
+	if (put_value(&b, v, 0) < 0 || b.oom) {
+		free(b.p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return b.p;
+}
+
+char *
+json_print_line(const cJSON *v)
+{
+	char *s = cJSON_PrintUnformatted(v), *line;
+	size_t n;
+
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	line = realloc(s, n + 2);
+	if (!line) {
+		free(s);
+		return NULL;
+	}
+	line[n] = '\n';
+	line[n + 1] = '\0';
+	return line;
+}

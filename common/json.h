@@ -1,0 +1,31 @@
+/*
+ * json.h - helpers on cJSON: typed lookups and a canonical encoding.
+ *
+ * Lookups are case-sensitive and type-checked: a value of the wrong
+ * type is reported as absent. Returned pointers borrow from the cJSON
+ * tree and must not outlive it.
+ */
+#ifndef SBX_JSON_H
+#define SBX_JSON_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+const char *json_str(const cJSON *obj, const char *key);
+/* 0 and *out set when key holds an integral number; -1 otherwise. */
+int json_int(const cJSON *obj, const char *key, int64_t *out);
+/* 1 / 0 for true / false, -1 when absent or not a boolean. */
+int json_bool(const cJSON *obj, const char *key);
+
+/*
+ * Canonical text of a JSON value: object keys sorted bytewise (stable
+ * for duplicates), no whitespace, fixed string escapes, integers
+ * printed exactly. The same value always gives the same bytes, whatever
+ * order or spacing it arrived in. Caller frees. NULL on OOM or depth.
+ */
+char *json_canonical(const cJSON *v);
+
+/* cJSON_PrintUnformatted plus a newline; caller frees. */
+char *json_print_line(const cJSON *v);
+
+#endif

@@ -1,0 +1,354 @@
+/*
+ * queue.c - queue layout, request hashing and the decision encoding.
+ *
+ * MUST hash and sign only the canonical encodings defined here, never
+ * cJSON's printed text. MUST parse decisions strictly.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "common/json.h"
+#include "common/queue.h"
+
+const char *const queue_dirs[] = {
+	"queue", "queue/tmp", "queue/new", "queue/delivered",
+	"decisions", "decisions/tmp", "decisions/new",
+	"pending", "done", "results", "rejected", "work",
+	NULL
+};
+
+int
+sandbox_open(const char *folder, struct sbx_err *err)
+{
+	char path[4096];
+	struct stat st;
+	int fd;
+
+	if (xsnprintf(path, sizeof(path), "%s/.sandbox", folder) < 0) {
+		err_set(err, "folder path too long");
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		err_set(err, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		err_set(err, "%s is not owned by us", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void
+hash_lp(crypto_generichash_state *st, const void *p, size_t n)
+{
+	unsigned char len[4] = {
+		(unsigned char)(n >> 24), (unsigned char)(n >> 16),
+		(unsigned char)(n >> 8), (unsigned char)n,
+	};
+
+	crypto_generichash_update(st, len, 4);
+	crypto_generichash_update(st, p, n);
+}
+
+const char *
+request_command(const char *tool, const cJSON *input)
+{
+	if (!tool || strcmp(tool, "Bash") != 0)
+		return NULL;
+	return json_str(input, "command");
+}
+
+int
+request_hash(const char *tool, const cJSON *input, const char *folder,
+    const char *cwd, unsigned char out[SBX_HASH_LEN])
+{
+	static const char tag[] = "sbx-request-v1";
+	crypto_generichash_state st;
+	const char *cmd = request_command(tool, input);
+	char *canon = NULL;
+	cJSON *copy = NULL;
+
+	if (!tool || !folder || !cwd) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!cmd) {
+		copy = input ? cJSON_Duplicate(input, 1) : cJSON_CreateObject();
+		if (!copy)
+			return -1;
+		if (cJSON_IsObject(copy))
+			cJSON_DeleteItemFromObjectCaseSensitive(copy, "description");
+		canon = json_canonical(copy);
+		cJSON_Delete(copy);
+		if (!canon)
+			return -1;
+	}
+	crypto_generichash_init(&st, NULL, 0, SBX_HASH_LEN);
+	crypto_generichash_update(&st, (const unsigned char *)tag, sizeof(tag));
+	hash_lp(&st, tool, strlen(tool));
+	hash_lp(&st, cmd ? cmd : canon, strlen(cmd ? cmd : canon));
+	hash_lp(&st, folder, strlen(folder));
+	hash_lp(&st, cwd, strlen(cwd));
+	crypto_generichash_final(&st, out, SBX_HASH_LEN);
+	free(canon);
+	return 0;
+}
+
+void
+request_id_make(const unsigned char hash[SBX_HASH_LEN], char out[SBX_ID_LEN + 1])
+{
+	unsigned char raw[8];
+
+	memcpy(raw, hash, 4);
+	randombytes_buf(raw + 4, 4);
+	hex_encode(out, raw, sizeof(raw));
+}
+
+int
+valid_id(const char *s)
+{
+	return is_hex(s, SBX_ID_LEN);
+}
+
+int
+valid_request_name(const char *name, char id[SBX_ID_LEN + 1])
+{
+	if (strlen(name) != SBX_ID_LEN + 5 || strcmp(name + SBX_ID_LEN, ".json") != 0)
+		return 0;
+	memcpy(id, name, SBX_ID_LEN);
+	id[SBX_ID_LEN] = '\0';
+	return valid_id(id);
+}
+
+int
+valid_decision_name(const char *name, char id[SBX_ID_LEN + 1])
+{
+	char nonce[2 * SBX_NONCE_LEN + 1];
+	size_t want = SBX_ID_LEN + 1 + 2 * SBX_NONCE_LEN + 5;
+
+	if (strlen(name) != want || name[SBX_ID_LEN] != '.' ||
+	    strcmp(name + want - 5, ".json") != 0)
+		return 0;
+	memcpy(id, name, SBX_ID_LEN);
+	id[SBX_ID_LEN] = '\0';
+	memcpy(nonce, name + SBX_ID_LEN + 1, 2 * SBX_NONCE_LEN);
+	nonce[2 * SBX_NONCE_LEN] = '\0';
+	return valid_id(id) && is_hex(nonce, 2 * SBX_NONCE_LEN);
+}
+
+int
+valid_name(const char *s)
+{
+	size_t i, n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > 63 || s[0] == '.' || s[0] == '-')
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+void
+key_id_of(const unsigned char pk[32], char out[17])
+{
+	unsigned char h[32];
+
+	crypto_generichash(h, sizeof(h), pk, 32, NULL, 0);
+	hex_encode(out, h, 8);
+}
+
+struct bytes {
+	unsigned char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void
+put_lp(struct bytes *b, const void *s, size_t n)
+{
+	unsigned char *np;
+
+	if (b->oom)
+		return;
+	if (b->len + n + 4 > b->cap) {
+		size_t ncap = (b->len + n + 4) * 2;
+
+		if (!(np = realloc(b->p, ncap))) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = ncap;
+	}
+	b->p[b->len++] = (unsigned char)(n >> 24);
+	b->p[b->len++] = (unsigned char)(n >> 16);
+	b->p[b->len++] = (unsigned char)(n >> 8);
+	b->p[b->len++] = (unsigned char)n;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void
+put_lps(struct bytes *b, const char *s)
+{
+	put_lp(b, s, strlen(s));
+}
+
+int
+decision_message(const struct decision *d, unsigned char **out, size_t *len)
+{
+	static const char tag[] = "sbx-decision-v1";
+	struct bytes b = { 0 };
+	char num[32];
+
+	b.cap = 512;
+	if (!(b.p = malloc(b.cap)))
+		return -1;
+	memcpy(b.p, tag, sizeof(tag));
+	b.len = sizeof(tag);
+	put_lps(&b, d->id);
+	put_lp(&b, d->hash, SBX_HASH_LEN);
+	put_lps(&b, d->verdict);
+	put_lps(&b, d->remember ? "1" : "0");
+	put_lps(&b, d->reason);
+	put_lps(&b, d->approver);
+	put_lps(&b, d->key_id);
+	snprintf(num, sizeof(num), "%lld", (long long)d->created);
+	put_lps(&b, num);
+	snprintf(num, sizeof(num), "%lld", (long long)d->expires);
+	put_lps(&b, num);
+	put_lps(&b, d->nonce);
+	if (b.oom) {
+		free(b.p);
+		errno = ENOMEM;
+		return -1;
+	}
+	*out = b.p;
+	*len = b.len;
+	return 0;
+}
+
+char *
+decision_to_json(const struct decision *d)
+{
+	char hash[2 * SBX_HASH_LEN + 1], sig[129];
+	cJSON *o = cJSON_CreateObject();
+	char *s;
+
+	if (!o)
+		return NULL;
+	hex_encode(hash, d->hash, SBX_HASH_LEN);
+	hex_encode(sig, d->sig, 64);
+	cJSON_AddNumberToObject(o, "v", 1);
+	cJSON_AddStringToObject(o, "request", d->id);
+	cJSON_AddStringToObject(o, "request_hash", hash);
+	cJSON_AddStringToObject(o, "verdict", d->verdict);
+	cJSON_AddBoolToObject(o, "remember", d->remember);
+	cJSON_AddStringToObject(o, "reason", d->reason);
+	cJSON_AddStringToObject(o, "approver", d->approver);
+	cJSON_AddStringToObject(o, "key_id", d->key_id);
+	cJSON_AddNumberToObject(o, "created", (double)d->created);
+	cJSON_AddNumberToObject(o, "expires", (double)d->expires);
+	cJSON_AddStringToObject(o, "nonce", d->nonce);
+	cJSON_AddStringToObject(o, "sig", sig);
+	s = json_print_line(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+static int
+copy_str(const cJSON *o, const char *key, char *dst, size_t dstsz,
+    struct sbx_err *err)
+{
+	const char *v = json_str(o, key);
+
+	if (!v) {
+		err_set(err, "decision: \"%s\" missing or not a string", key);
+		return -1;
+	}
+	if (xsnprintf(dst, dstsz, "%s", v) < 0) {
+		err_set(err, "decision: \"%s\" too long", key);
+		return -1;
+	}
+	return 0;
+}
+
+int
+decision_from_json(const char *text, size_t len, struct decision *d,
+    struct sbx_err *err)
+{
+	static const char *const keys[] = {
+		"v", "request", "request_hash", "verdict", "remember", "reason",
+		"approver", "key_id", "created", "expires", "nonce", "sig", NULL,
+	};
+	char hash[2 * SBX_HASH_LEN + 1], sig[129];
+	const cJSON *c;
+	cJSON *o;
+	int64_t v;
+	int i, rc = -1;
+
+	memset(d, 0, sizeof(*d));
+	o = cJSON_ParseWithLength(text, len);
+	if (!cJSON_IsObject(o)) {
+		err_set(err, "decision: not a JSON object");
+		goto out;
+	}
+	for (c = o->child; c; c = c->next) {
+		for (i = 0; keys[i] && strcmp(keys[i], c->string) != 0; i++)
+			;
+		if (!keys[i]) {
+			err_set(err, "decision: unknown key \"%.40s\"", c->string);
+			goto out;
+		}
+	}
+	if (json_int(o, "v", &v) < 0 || v != 1) {
+		err_set(err, "decision: unsupported version");
+		goto out;
+	}
+	if (copy_str(o, "request", d->id, sizeof(d->id), err) < 0 ||
+	    copy_str(o, "request_hash", hash, sizeof(hash), err) < 0 ||
+	    copy_str(o, "verdict", d->verdict, sizeof(d->verdict), err) < 0 ||
+	    copy_str(o, "reason", d->reason, sizeof(d->reason), err) < 0 ||
+	    copy_str(o, "approver", d->approver, sizeof(d->approver), err) < 0 ||
+	    copy_str(o, "key_id", d->key_id, sizeof(d->key_id), err) < 0 ||
+	    copy_str(o, "nonce", d->nonce, sizeof(d->nonce), err) < 0 ||
+	    copy_str(o, "sig", sig, sizeof(sig), err) < 0)
+		goto out;
+	if ((d->remember = json_bool(o, "remember")) < 0) {
+		err_set(err, "decision: \"remember\" must be true or false");
+		goto out;
+	}
+	if (json_int(o, "created", &d->created) < 0 ||
+	    json_int(o, "expires", &d->expires) < 0) {
+		err_set(err, "decision: \"created\"/\"expires\" must be integers");
+		goto out;
+	}
+	if (!valid_id(d->id) || hex_decode(d->hash, SBX_HASH_LEN, hash) < 0 ||
+	    hex_decode(d->sig, 64, sig) < 0 || !is_hex(d->key_id, 16) ||
+	    !is_hex(d->nonce, 2 * SBX_NONCE_LEN)) {
+		err_set(err, "decision: malformed id, hash, key id, nonce or signature");
+		goto out;
+	}
+	if (strcmp(d->verdict, "approve") != 0 && strcmp(d->verdict, "deny") != 0) {
+		err_set(err, "decision: verdict must be \"approve\" or \"deny\"");
+		goto out;
+	}
+	rc = 0;
+out:
+	cJSON_Delete(o);
+	return rc;
+}

@@ -1,0 +1,95 @@
+/*
+ * queue.h - the folder queue: layout, file names and the documents that
+ * travel through it. The folder is the bus: every message is one
+ * immutable file that appears by atomic rename, and each actor writes
+ * only its own part:
+ *
+ *   .sandbox/queue/{tmp,new}       agent side (sbx-hook, sbx-mcp): requests
+ *   .sandbox/queue/delivered/      agent side: one receipt per result handed back
+ *   .sandbox/decisions/{tmp,new}   approver (sbx): signed decisions
+ *   .sandbox/pending/ done/        sbxd: claimed requests, by state
+ *   .sandbox/results/              sbxd: ID.json, ID.stdout, ID.stderr
+ *   .sandbox/rejected/ work/       sbxd: bad files moved aside; temp files
+ *   .sandbox/state.db sbxd.lock    sbxd only
+ *
+ * Request ids are 16 lowercase hex digits: the first 8 of the request
+ * hash (so a repeated call finds its request by name) and 8 random.
+ */
+#ifndef SBX_QUEUE_H
+#define SBX_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#include "common/util.h"
+
+#define SBX_ID_LEN          16
+#define SBX_HASH_LEN        32          /* BLAKE2b-256 */
+#define SBX_NONCE_LEN       16
+#define SBX_MAX_REQUEST     (256 * 1024)
+#define SBX_MAX_DECISION    (16 * 1024)
+#define SBX_MAX_RESULT      (1024 * 1024)
+#define SBX_RESULT_HEAD     (16 * 1024) /* bytes of each stream kept in ID.json */
+
+/* Every directory of the layout, relative to .sandbox/ (mode 0700). */
+extern const char *const queue_dirs[];
+
+/* Opens FOLDER/.sandbox as a directory fd after checking that it is a
+ * real directory (not a symlink) owned by us. */
+int sandbox_open(const char *folder, struct sbx_err *err);
+
+/*
+ * The request hash binds what would run: a domain tag, the tool name,
+ * the canonical action (for Bash the command text; otherwise the
+ * canonical tool_input less "description"), the folder and the cwd,
+ * each length-prefixed.
+ */
+int request_hash(const char *tool, const cJSON *input, const char *folder,
+    const char *cwd, unsigned char out[SBX_HASH_LEN]);
+
+/* New id for a request with this hash: 8 hex of the hash + 8 random. */
+void request_id_make(const unsigned char hash[SBX_HASH_LEN], char out[SBX_ID_LEN + 1]);
+
+int valid_id(const char *s);
+/* "ID.json" */
+int valid_request_name(const char *name, char id[SBX_ID_LEN + 1]);
+/* "ID.NONCE.json" with a 32-hex nonce */
+int valid_decision_name(const char *name, char id[SBX_ID_LEN + 1]);
+
+/* The command text of a Bash-like call, or NULL. Borrowed. */
+const char *request_command(const char *tool, const cJSON *input);
+
+/*
+ * The decision's signed bytes: "sbx-decision-v1\0" then, each as a
+ * 4-byte big-endian length and the bytes: id, raw request hash,
+ * verdict, remember ("0"/"1"), reason, approver, key id, created and
+ * expires (decimal seconds), nonce. Caller frees *out.
+ */
+struct decision {
+	char id[SBX_ID_LEN + 1];
+	unsigned char hash[SBX_HASH_LEN];
+	char verdict[16];           /* "approve" | "deny" */
+	int remember;
+	char reason[1024];
+	char approver[64];
+	char key_id[17];
+	int64_t created, expires;
+	char nonce[2 * SBX_NONCE_LEN + 1];
+	unsigned char sig[64];
+};
+
+int decision_message(const struct decision *d, unsigned char **out, size_t *len);
+/* JSON document for a decision (with sig); caller frees. */
+char *decision_to_json(const struct decision *d);
+/* Strict parse: unknown keys and wrong types are errors. */
+int decision_from_json(const char *text, size_t len, struct decision *d,
+    struct sbx_err *err);
+
+/* Key ids: the first 8 bytes of BLAKE2b-256(public key), in hex. */
+void key_id_of(const unsigned char pk[32], char out[17]);
+
+/* Safe name for an approver: [A-Za-z0-9._-], 1..63, not starting with '.'. */
+int valid_name(const char *s);
+
+#endif

@@ -1,0 +1,334 @@
+/*
+ * exec.c - the executor; see exec.h.
+ *
+ * MUST run the command in its own process group and kill the whole
+ * group on timeout and on interruption. MUST NOT let the command
+ * inherit the daemon's descriptors (locks, database, inotify).
+ * MUST write the result by atomic rename, never in place.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "common/json.h"
+#include "common/queue.h"
+#include "common/util.h"
+#include "daemon/exec.h"
+
+#define KILL_GRACE_MS   5000
+#define DRAIN_MS        300     /* after the shell exits, for late output */
+
+static volatile sig_atomic_t stop_requested;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static cJSON *
+result_base(const char *id, const char *hash, const char *status,
+    const char *approver, const char *reason)
+{
+	cJSON *r = cJSON_CreateObject();
+
+	if (!r)
+		return NULL;
+	cJSON_AddNumberToObject(r, "v", 1);
+	cJSON_AddStringToObject(r, "id", id);
+	cJSON_AddStringToObject(r, "hash", hash);
+	cJSON_AddStringToObject(r, "status", status);
+	cJSON_AddStringToObject(r, "approver", approver ? approver : "");
+	cJSON_AddStringToObject(r, "reason", reason ? reason : "");
+	cJSON_AddNumberToObject(r, "finished", (double)(now_ms() / 1000));
+	return r;
+}
+
+static int
+result_write(int sbfd, const char *id, const cJSON *r)
+{
+	char dst[64], *text = json_print_line(r);
+	int rc;
+
+	if (!text)
+		return -1;
+	snprintf(dst, sizeof(dst), "results/%s.json", id);
+	/* noreplace: a result, once written, is final. */
+	rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, 1);
+	free(text);
+	return rc;
+}
+
+int
+result_write_status(int sbfd, const char *id, const char *hash,
+    const char *status, const char *approver, const char *reason)
+{
+	cJSON *r = result_base(id, hash, status, approver, reason);
+	int rc;
+
+	if (!r)
+		return -1;
+	rc = result_write(sbfd, id, r);
+	cJSON_Delete(r);
+	return rc;
+}
+
+struct stream {
+	const char *name;           /* "stdout" / "stderr" */
+	int fd;                     /* pipe read end, -1 at EOF */
+	int out;                    /* capture file */
+	long long total, kept;
+	char head[SBX_RESULT_HEAD];
+	size_t head_len;
+	crypto_generichash_state hash;
+};
+
+static void
+stream_read(struct stream *s, long cap)
+{
+	char buf[16384];
+	ssize_t r = read(s->fd, buf, sizeof(buf));
+	size_t n, room;
+
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (r <= 0) {
+		close(s->fd);
+		s->fd = -1;
+		return;
+	}
+	n = (size_t)r;
+	s->total += (long long)n;
+	crypto_generichash_update(&s->hash, (unsigned char *)buf, n);
+	if (s->head_len < sizeof(s->head)) {
+		room = sizeof(s->head) - s->head_len;
+		memcpy(s->head + s->head_len, buf, n < room ? n : room);
+		s->head_len += n < room ? n : room;
+	}
+	if (s->kept < cap) {
+		room = (size_t)(cap - s->kept);
+		if (s->out >= 0 && write_all(s->out, buf, n < room ? n : room) == 0)
+			s->kept += (long long)(n < room ? n : room);
+	}
+}
+
+static void
+stream_result(struct stream *s, cJSON *r)
+{
+	unsigned char h[32];
+	char hex[65], key[32];
+	char *text;
+
+	crypto_generichash_final(&s->hash, h, sizeof(h));
+	hex_encode(hex, h, sizeof(h));
+	text = utf8_clean(s->head, s->head_len, s->head_len * 3 + 3, NULL);
+	cJSON_AddStringToObject(r, s->name, text ? text : "");
+	free(text);
+	snprintf(key, sizeof(key), "%s_bytes", s->name);
+	cJSON_AddNumberToObject(r, key, (double)s->total);
+	snprintf(key, sizeof(key), "%s_kept", s->name);
+	cJSON_AddNumberToObject(r, key, (double)s->kept);
+	snprintf(key, sizeof(key), "%s_truncated", s->name);
+	cJSON_AddBoolToObject(r, key, (long long)s->head_len < s->total);
+	snprintf(key, sizeof(key), "%s_blake2b", s->name);
+	cJSON_AddStringToObject(r, key, hex);
+}
+
+/* In the command's child: never returns. */
+static void
+run_child(const struct exec_spec *s, int out_w, int err_w)
+{
+	sigset_t none;
+	int fd;
+
+	setpgid(0, 0);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0 || dup2(fd, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
+		_exit(126);
+	closefrom(3);
+	if (chdir(s->cwd) < 0) {
+		dprintf(2, "sbxd: cannot enter %s: %s\n", s->cwd, strerror(errno));
+		_exit(126);
+	}
+	execle("/bin/sh", "sh", "-c", s->command, (char *)NULL, s->env);
+	dprintf(2, "sbxd: cannot run /bin/sh: %s\n", strerror(errno));
+	_exit(127);
+}
+
+static int
+open_capture(int sbfd, const char *id, const char *name)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "work/%s.%s", id, name);
+	(void)unlinkat(sbfd, path, 0);
+	return openat(sbfd, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
+static void
+publish_capture(int sbfd, const char *id, const char *name, int fd)
+{
+	char from[64], to[64];
+
+	if (fd < 0)
+		return;
+	(void)fsync(fd);
+	close(fd);
+	snprintf(from, sizeof(from), "work/%s.%s", id, name);
+	snprintf(to, sizeof(to), "results/%s.%s", id, name);
+	(void)renameat(sbfd, from, sbfd, to);
+}
+
+/* The executor process: never returns. */
+static void
+executor(const struct exec_spec *s, pid_t daemon)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	struct stream st[2] = { { .name = "stdout" }, { .name = "stderr" } };
+	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, i, status = 0, n;
+	int timed_out = 0, exited = 0;
+	int64_t t0, deadline, kill_at = 0, drain_at = 0, now;
+	struct pollfd pfd[2];
+	sigset_t none;
+	pid_t pid;
+	cJSON *r;
+
+	for (i = 0; i < s->n_close_fds; i++)
+		close(s->close_fds[i]);
+	setsid();
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGCHLD, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != daemon)
+		stop_requested = 1;
+
+	for (i = 0; i < 2; i++) {
+		crypto_generichash_init(&st[i].hash, NULL, 0, 32);
+		st[i].out = open_capture(s->sbfd, s->id, st[i].name);
+	}
+	if (pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
+		result_write_status(s->sbfd, s->id, s->hash, "interrupted", s->approver,
+		    "sbxd could not create pipes");
+		_exit(1);
+	}
+	t0 = mono_ms();
+	deadline = t0 + (int64_t)s->timeout_s * 1000;
+	pid = stop_requested ? -1 : fork();
+	if (pid == 0)
+		run_child(s, op[1], ep[1]);
+	close(op[1]);
+	close(ep[1]);
+	st[0].fd = op[0];
+	st[1].fd = ep[0];
+	if (pid < 0) {
+		result_write_status(s->sbfd, s->id, s->hash, "interrupted", s->approver,
+		    stop_requested ? "sbxd stopped before the command started"
+		    : "sbxd could not start the command");
+		_exit(1);
+	}
+	setpgid(pid, pid);
+
+	while (!exited || st[0].fd >= 0 || st[1].fd >= 0) {
+		now = mono_ms();
+		if (stop_requested && !kill_at) {
+			kill(-pid, SIGKILL);
+			kill_at = now;
+		}
+		if (!timed_out && now >= deadline) {
+			timed_out = 1;
+			kill(-pid, SIGTERM);
+			kill_at = now + KILL_GRACE_MS;
+		}
+		if (kill_at && now >= kill_at)
+			kill(-pid, SIGKILL);
+		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+			exited = 1;
+			drain_at = now + DRAIN_MS;
+		}
+		/* Background jobs may hold the pipes open after the shell has
+		 * exited: stop reading after a short drain and kill the group. */
+		if (exited && now >= drain_at) {
+			kill(-pid, SIGKILL);
+			for (i = 0; i < 2; i++) {
+				while (st[i].fd >= 0 && poll(&(struct pollfd){ st[i].fd, POLLIN, 0 },
+				    1, 0) > 0)
+					stream_read(&st[i], s->cap);
+				if (st[i].fd >= 0) {
+					close(st[i].fd);
+					st[i].fd = -1;
+				}
+			}
+			break;
+		}
+		for (n = 0, i = 0; i < 2; i++)
+			if (st[i].fd >= 0)
+				pfd[n++] = (struct pollfd){ .fd = st[i].fd, .events = POLLIN };
+		if (poll(pfd, (nfds_t)n, 50) > 0) {
+			for (i = 0; i < 2; i++) {
+				int k;
+
+				for (k = 0; k < n; k++)
+					if (st[i].fd >= 0 && pfd[k].fd == st[i].fd && pfd[k].revents)
+						stream_read(&st[i], s->cap);
+			}
+		}
+	}
+	if (!exited)
+		waitpid(pid, &status, 0);
+	kill(-pid, SIGKILL);
+
+	for (i = 0; i < 2; i++)
+		publish_capture(s->sbfd, s->id, st[i].name, st[i].out);
+	r = result_base(s->id, s->hash, stop_requested ? "interrupted" : "done",
+	    s->approver, stop_requested ? "sbxd stopped while the command ran" : "");
+	if (!r)
+		_exit(1);
+	cJSON_AddStringToObject(r, "tool", s->tool);
+	cJSON_AddStringToObject(r, "command", s->command);
+	cJSON_AddStringToObject(r, "cwd", s->cwd);
+	cJSON_AddBoolToObject(r, "auto", s->is_auto);
+	if (WIFEXITED(status)) {
+		cJSON_AddNumberToObject(r, "exit_code", WEXITSTATUS(status));
+		cJSON_AddNumberToObject(r, "signal", 0);
+	} else {
+		cJSON_AddNullToObject(r, "exit_code");
+		cJSON_AddNumberToObject(r, "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	}
+	cJSON_AddBoolToObject(r, "timed_out", timed_out);
+	cJSON_AddNumberToObject(r, "duration_ms", (double)(mono_ms() - t0));
+	for (i = 0; i < 2; i++)
+		stream_result(&st[i], r);
+	_exit(result_write(s->sbfd, s->id, r) == 0 ? 0 : 1);
+}
+
+pid_t
+exec_start(const struct exec_spec *s)
+{
+	pid_t daemon = getpid(), pid;
+
+	pid = fork();
+	if (pid == 0)
+		executor(s, daemon);
+	return pid;
+}

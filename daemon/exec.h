@@ -1,0 +1,40 @@
+/*
+ * exec.h - running an approved command outside the agent.
+ *
+ * exec_start() forks an executor process that owns one run: it starts
+ * `/bin/sh -c COMMAND` in its own session and process group, in the
+ * request's cwd, with a clean environment and stdin from /dev/null;
+ * captures stdout and stderr up to a cap (head kept, the rest counted,
+ * all of it hashed); enforces the timeout (SIGTERM, then SIGKILL to the
+ * whole group); and writes results/ID.json (plus ID.stdout, ID.stderr)
+ * by atomic rename. If sbxd dies, the executor gets SIGTERM, kills the
+ * group and records the run as interrupted. sbxd reaps the executor and
+ * updates the database from the result file.
+ */
+#ifndef SBX_EXEC_H
+#define SBX_EXEC_H
+
+#include <sys/types.h>
+
+struct exec_spec {
+	int sbfd;                   /* the folder's .sandbox directory */
+	const char *folder;
+	const char *id, *hash, *tool, *command, *cwd;
+	const char *approver;
+	int is_auto;
+	int timeout_s;              /* then SIGTERM; SIGKILL 5 s later */
+	long cap;                   /* bytes kept per stream */
+	char *const *env;           /* the clean environment */
+	const int *close_fds;       /* fds the executor must close (locks) */
+	int n_close_fds;
+};
+
+/* Returns the executor's pid, or -1 (errno set). */
+pid_t exec_start(const struct exec_spec *s);
+
+/* Builds a result document for an outcome that ran nothing (denied,
+ * expired, rejected, interrupted) and writes it. 0 or -1. */
+int result_write_status(int sbfd, const char *id, const char *hash,
+    const char *status, const char *approver, const char *reason);
+
+#endif

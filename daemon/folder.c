@@ -1,0 +1,778 @@
+/*
+ * folder.c - serving one folder: claim, validate and record requests,
+ * verify decisions, run approved commands, expire and recover.
+ *
+ * Rules:
+ * - MUST claim a request by rename without replace (queue/new -> pending)
+ *   before reading it, and read it only through read_untrusted().
+ * - MUST verify a decision's signature against a trusted key, its
+ *   binding to the request hash, its expiry and its nonce, and consume
+ *   it in the same SQLite transaction that moves the request from
+ *   pending to running: an approval can never run a command twice.
+ * - MUST move bad files aside (never execute them) and keep running.
+ * - MUST mark a request that was running when sbxd died as interrupted,
+ *   never run it again.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "common/db.h"
+#include "common/json.h"
+#include "common/keys.h"
+#include "common/queue.h"
+#include "daemon/exec.h"
+#include "daemon/folder.h"
+#include "policy/policy.h"
+
+void
+logf_folder(const struct folder *f, const char *fmt, ...)
+{
+	char ts[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	va_list ap;
+
+	localtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	fprintf(stderr, "sbxd %s [%s] ", ts, f ? f->path : "-");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
+int
+folder_open(struct folder *f, const char *path, const char *config,
+    struct sbx_err *err)
+{
+	char pidbuf[32] = "";
+	struct stat st;
+	ssize_t n;
+
+	memset(f, 0, sizeof(*f));
+	f->sbfd = f->lockfd = -1;
+	if (!realpath(path, f->path)) {
+		err_set(err, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (xsnprintf(f->config, sizeof(f->config), "%s", config) < 0) {
+		err_set(err, "config path too long");
+		return -1;
+	}
+	if ((f->sbfd = sandbox_open(f->path, err)) < 0) {
+		err_set(err, "%s has no usable .sandbox/ (run `sbx init %s`)", f->path, f->path);
+		return -1;
+	}
+	if (fstat(f->sbfd, &st) == 0 && (st.st_mode & 077)) {
+		err_set(err, "%s/.sandbox is accessible by others (mode %03o); run "
+		    "`chmod 700 %s/.sandbox`", f->path, st.st_mode & 0777, f->path);
+		goto fail;
+	}
+	f->lockfd = openat(f->sbfd, "sbxd.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (f->lockfd < 0) {
+		err_set(err, "cannot open %s/.sandbox/sbxd.lock: %s", f->path, strerror(errno));
+		goto fail;
+	}
+	if (flock(f->lockfd, LOCK_EX | LOCK_NB) < 0) {
+		n = pread(f->lockfd, pidbuf, sizeof(pidbuf) - 1, 0);
+		pidbuf[n > 0 ? n : 0] = '\0';
+		pidbuf[strcspn(pidbuf, "\n")] = '\0';
+		err_set(err, "%s is already served by another sbxd (pid %s); stop it first",
+		    f->path, *pidbuf ? pidbuf : "unknown");
+		goto fail;
+	}
+	n = snprintf(pidbuf, sizeof(pidbuf), "%ld\n", (long)getpid());
+	if (ftruncate(f->lockfd, 0) < 0 || pwrite(f->lockfd, pidbuf, (size_t)n, 0) != n) {
+		err_set(err, "cannot write %s/.sandbox/sbxd.lock", f->path);
+		goto fail;
+	}
+	for (int i = 0; queue_dirs[i]; i++)
+		if (mkdirat(f->sbfd, queue_dirs[i], 0700) < 0 && errno != EEXIST) {
+			err_set(err, "cannot create %s/.sandbox/%s: %s", f->path, queue_dirs[i],
+			    strerror(errno));
+			goto fail;
+		}
+	if (!(f->db = db_open(f->path, 1, err)))
+		goto fail;
+	return 0;
+fail:
+	folder_close(f);
+	return -1;
+}
+
+void
+folder_close(struct folder *f)
+{
+	if (f->db)
+		db_close(f->db);
+	if (f->lockfd >= 0)
+		close(f->lockfd);
+	if (f->sbfd >= 0)
+		close(f->sbfd);
+	f->db = NULL;
+	f->lockfd = f->sbfd = -1;
+}
+
+/* Moves DIR/NAME to rejected/ with a .why note; leaves it if it cannot. */
+static void
+reject_file(struct folder *f, const char *dir, const char *name, const char *why)
+{
+	char from[512], to[512], note[600];
+	int64_t t = now_ms();
+
+	logf_folder(f, "rejected %s/%s: %s", dir, name, why);
+	if (xsnprintf(from, sizeof(from), "%s/%s", dir, name) < 0 ||
+	    xsnprintf(to, sizeof(to), "rejected/%lld-%s", (long long)t, name) < 0)
+		return;
+	/* renameat moves a symlink or a directory itself, never its target. */
+	if (renameat(f->sbfd, from, f->sbfd, to) < 0) {
+		logf_folder(f, "cannot move %s aside (%s); left in place", from, strerror(errno));
+		return;
+	}
+	snprintf(note, sizeof(note), "%s\n", why);
+	snprintf(to, sizeof(to), "rejected/%lld-%s.why", (long long)t, name);
+	(void)write_atomic(f->sbfd, "work", to, note, strlen(note), 0600, 1);
+}
+
+static void
+move_done(struct folder *f, const char *id)
+{
+	char from[64], to[64];
+
+	snprintf(from, sizeof(from), "pending/%s.json", id);
+	snprintf(to, sizeof(to), "done/%s.json", id);
+	(void)renameat(f->sbfd, from, f->sbfd, to);
+}
+
+static int
+exec_sql(struct folder *f, const char *sql)
+{
+	char *emsg = NULL;
+
+	if (sqlite3_exec(f->db, sql, NULL, NULL, &emsg) != SQLITE_OK) {
+		logf_folder(f, "database: %s", emsg ? emsg : "error");
+		sqlite3_free(emsg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Runs an UPDATE/INSERT with text (t) and integer (i) arguments given
+ * by a format like "ttii"; returns changes or -1. */
+static int
+sql_run(struct folder *f, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+	int i, rc;
+
+	if (sqlite3_prepare_v2(f->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		logf_folder(f, "database: %s", sqlite3_errmsg(f->db));
+		return -1;
+	}
+	va_start(ap, types);
+	for (i = 0; types[i]; i++) {
+		if (types[i] == 't')
+			sqlite3_bind_text(st, i + 1, va_arg(ap, const char *), -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t));
+	}
+	va_end(ap);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return rc == SQLITE_CONSTRAINT ? -2 : -1;
+	return sqlite3_changes(f->db);
+}
+
+static int64_t
+sql_count(struct folder *f, const char *sql, int64_t arg)
+{
+	sqlite3_stmt *st;
+	int64_t n = -1;
+
+	if (sqlite3_prepare_v2(f->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, arg);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+static struct policy *
+load_policy(struct folder *f, struct policy_error *perr)
+{
+	return policy_load(f->path, f->config, perr);
+}
+
+/* Starts the executor for a request that is now "running". */
+static void
+start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r,
+    const char *approver, int is_auto)
+{
+	struct policy_limits lim = { .exec_timeout_seconds = 600, .output_cap_bytes = 1 << 20 };
+	struct policy_error perr;
+	struct policy *p = load_policy(f, &perr);
+	struct exec_spec s;
+	int slot;
+	pid_t pid;
+
+	if (p) {
+		lim = *policy_limits(p);
+		policy_free(p);
+	}
+	for (slot = 0; slot < SBX_MAX_RUNNING && f->run[slot].pid; slot++)
+		;
+	s = (struct exec_spec){ .sbfd = f->sbfd, .folder = f->path, .id = r->id,
+		.hash = r->hash, .tool = r->tool, .command = r->command, .cwd = r->cwd,
+		.approver = approver, .is_auto = is_auto, .timeout_s = lim.exec_timeout_seconds,
+		.cap = lim.output_cap_bytes, .env = o->env, .close_fds = o->lock_fds,
+		.n_close_fds = o->n_lock_fds };
+	if (slot == SBX_MAX_RUNNING || (pid = exec_start(&s)) < 0) {
+		logf_folder(f, "request %s: cannot start the command", r->id);
+		result_write_status(f->sbfd, r->id, r->hash, "interrupted", approver,
+		    "sbxd could not start the command (too many running or fork failed)");
+		sql_run(f, "UPDATE requests SET status='interrupted', finished=? WHERE id=?",
+		    "it", now_ms() / 1000, r->id);
+		move_done(f, r->id);
+		return;
+	}
+	f->run[slot].pid = pid;
+	memcpy(f->run[slot].id, r->id, sizeof(f->run[slot].id));
+	sql_run(f, "UPDATE requests SET started=? WHERE id=?", "it", now_ms() / 1000, r->id);
+	logf_folder(f, "request %s: running (approved by %s%s), executor pid %ld", r->id,
+	    approver, is_auto ? ", remembered" : "", (long)pid);
+}
+
+/* A request that will not run: record it and tell the agent why. */
+static void
+finish_unrun(struct folder *f, const char *id, const char *hash, const char *status,
+    const char *approver, const char *reason)
+{
+	if (result_write_status(f->sbfd, id, hash, status, approver, reason) < 0 &&
+	    errno != EEXIST)
+		logf_folder(f, "request %s: cannot write its result: %s", id, strerror(errno));
+	move_done(f, id);
+}
+
+/* Validates a request document against its file name and this folder. */
+static int
+check_request(struct folder *f, const cJSON *doc, const char *id, struct sbx_err *err)
+{
+	unsigned char hash[SBX_HASH_LEN];
+	char hex[2 * SBX_HASH_LEN + 1], real[PATH_MAX];
+	const char *v_id = json_str(doc, "id"), *v_hash = json_str(doc, "hash");
+	const char *tool = json_str(doc, "tool"), *folder = json_str(doc, "folder");
+	const char *cwd = json_str(doc, "cwd");
+	const cJSON *input = cJSON_GetObjectItemCaseSensitive(doc, "input");
+	int64_t v, created;
+	size_t n;
+
+	if (json_int(doc, "v", &v) < 0 || v != 1 || json_int(doc, "created", &created) < 0) {
+		err_set(err, "missing or unsupported version/created");
+		return -1;
+	}
+	if (!v_id || strcmp(v_id, id) != 0 || !v_hash || !tool || !*tool ||
+	    !cJSON_IsObject(input) || !folder || !cwd) {
+		err_set(err, "missing or malformed id, hash, tool, input, folder or cwd");
+		return -1;
+	}
+	if (strcmp(folder, f->path) != 0) {
+		err_set(err, "request is for folder %s, not %s", folder, f->path);
+		return -1;
+	}
+	n = strlen(f->path);
+	if (!realpath(cwd, real) || strcmp(real, cwd) != 0 ||
+	    (strcmp(cwd, f->path) != 0 && (strncmp(cwd, f->path, n) != 0 || cwd[n] != '/'))) {
+		err_set(err, "cwd %s is not a resolved directory inside the folder", cwd);
+		return -1;
+	}
+	if (request_hash(tool, input, folder, cwd, hash) < 0) {
+		err_set(err, "cannot hash the request");
+		return -1;
+	}
+	hex_encode(hex, hash, sizeof(hash));
+	if (strcmp(hex, v_hash) != 0 || strncmp(id, hex, 8) != 0) {
+		err_set(err, "request hash does not match its content");
+		return -1;
+	}
+	if (!request_command(tool, input)) {
+		err_set(err, "tool %s cannot be executed by sbxd yet (only Bash commands)", tool);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char *path)
+{
+	struct policy_error perr;
+	struct policy_result pr;
+	struct policy_call call;
+	struct policy *pol = NULL;
+	struct sbx_err err = { "" };
+	const struct policy_limits *lim;
+	struct req_row row;
+	cJSON *doc = NULL;
+	char *text, *input = NULL, *who = NULL;
+	const char *hash = NULL, *tool, *cmd;
+	int64_t now = now_ms() / 1000;
+	size_t len;
+	int rc;
+
+	(void)o;
+	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_REQUEST, &len, &err))) {
+		reject_file(f, "pending", path + strlen("pending/"), err.msg);
+		return;
+	}
+	doc = cJSON_ParseWithLength(text, len);
+	free(text);
+	if (!cJSON_IsObject(doc)) {
+		reject_file(f, "pending", path + strlen("pending/"), "not a JSON object");
+		goto out;
+	}
+	if (check_request(f, doc, id, &err) < 0) {
+		reject_file(f, "pending", path + strlen("pending/"), err.msg);
+		/* The name was valid: let a waiting agent know. */
+		result_write_status(f->sbfd, id, json_str(doc, "hash") ? json_str(doc, "hash")
+		    : "", "rejected", "", err.msg);
+		goto out;
+	}
+	hash = json_str(doc, "hash");
+	tool = json_str(doc, "tool");
+	cmd = request_command(tool, cJSON_GetObjectItemCaseSensitive(doc, "input"));
+	input = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(doc, "input"));
+	rc = sql_run(f, "INSERT INTO requests (id, hash, tool, command, input, cwd, session,"
+	    " agent, trigger, rule, reason, created, expires, status)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'pending')", "tttttttttttii",
+	    id, hash, tool, cmd, input ? input : "{}", json_str(doc, "cwd"),
+	    json_str(doc, "session_id"), json_str(doc, "agent"), json_str(doc, "trigger"),
+	    json_str(doc, "rule"), json_str(doc, "reason"), now, now + 3600);
+	if (rc < 0) {
+		reject_file(f, "pending", path + strlen("pending/"),
+		    rc == -2 ? "a request with this id exists already" : "database error");
+		goto out;
+	}
+	/* The daemon classifies again: the agent side is not trusted. */
+	if (!(pol = load_policy(f, &perr))) {
+		sql_run(f, "UPDATE requests SET status='rejected', deny_reason=? WHERE id=?",
+		    "tt", perr.msg, id);
+		finish_unrun(f, id, hash, "rejected", "", perr.msg);
+		logf_folder(f, "request %s rejected: policy invalid: %s", id, perr.msg);
+		goto out;
+	}
+	lim = policy_limits(pol);
+	sql_run(f, "UPDATE requests SET expires=? WHERE id=?", "it",
+	    now + lim->request_ttl_seconds, id);
+	call = (struct policy_call){ .tool = tool,
+		.input = cJSON_GetObjectItemCaseSensitive(doc, "input"),
+		.cwd = json_str(doc, "cwd"), .folder = f->path, .home = getenv("HOME"),
+		.config_dir = f->config };
+	policy_eval(pol, &call, &pr);
+	if (pr.verdict == POLICY_DENY) {
+		snprintf(err.msg, sizeof(err.msg), "denied by policy (%.150s): %.300s", pr.rule, pr.reason);
+	} else if (sql_count(f, "SELECT count(*) FROM requests WHERE created >= ?",
+	    now - 60) > lim->max_per_minute) {
+		snprintf(err.msg, sizeof(err.msg), "rate limit: more than %d requests in the "
+		    "last minute; wait before escalating more", lim->max_per_minute);
+	} else if (sql_count(f, "SELECT count(*) FROM requests WHERE status='pending' AND "
+	    "created >= ?", 0) > lim->max_pending) {
+		snprintf(err.msg, sizeof(err.msg), "more than %d requests are pending",
+		    lim->max_pending);
+	}
+	if (err.msg[0]) {
+		sql_run(f, "UPDATE requests SET status='rejected', deny_reason=? WHERE id=?",
+		    "tt", err.msg, id);
+		finish_unrun(f, id, hash, "rejected", "", err.msg);
+		logf_folder(f, "request %s rejected: %s", id, err.msg);
+		goto out;
+	}
+	logf_folder(f, "request %s pending: %s `%s` (%s)", id, tool, cmd, pr.reason);
+	/* A remembered approval for the same hash runs it without asking. */
+	if ((who = db_remembered(f->db, hash))) {
+		if (sql_run(f, "UPDATE requests SET status='running', approver=?, auto=1,"
+		    " decided=? WHERE id=? AND status='pending'", "tit", who, now, id) == 1) {
+			sql_run(f, "UPDATE remembered SET uses = uses + 1 WHERE hash=?", "t", hash);
+			if (db_get(f->db, id, &row) == 1) {
+				start_run(f, o, &row, who, 1);
+				req_row_free(&row);
+			}
+		}
+	}
+out:
+	free(who);
+	free(input);
+	policy_free(pol);
+	cJSON_Delete(doc);
+}
+
+void
+folder_request(struct folder *f, const struct daemon_opts *o, const char *name)
+{
+	char id[SBX_ID_LEN + 1], from[512], to[512];
+
+	if (name[0] == '.')
+		return;
+	if (!valid_request_name(name, id)) {
+		reject_file(f, "queue/new", name, "not a request file name (want 16 hex digits + .json)");
+		return;
+	}
+	snprintf(from, sizeof(from), "queue/new/%s", name);
+	snprintf(to, sizeof(to), "pending/%s", name);
+	/* The claim: atomic, and never over an existing request. */
+	if (renameat2(f->sbfd, from, f->sbfd, to, RENAME_NOREPLACE) < 0) {
+		if (errno == EEXIST)
+			reject_file(f, "queue/new", name, "a request with this id exists already");
+		else if (errno != ENOENT)
+			logf_folder(f, "cannot claim %s: %s", from, strerror(errno));
+		return;
+	}
+	ingest(f, o, id, to);
+}
+
+static int
+verify_decision(struct folder *f, const char *name, struct decision *d,
+    struct trusted_key *key, struct sbx_err *err)
+{
+	char id[SBX_ID_LEN + 1], path[512];
+	unsigned char *msg = NULL;
+	size_t len, mlen;
+	char *text;
+	int64_t now = now_ms() / 1000;
+	int found, rc = -1;
+
+	if (!valid_decision_name(name, id)) {
+		err_set(err, "not a decision file name (want ID.NONCE.json)");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "decisions/new/%s", name);
+	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_DECISION, &len, err)))
+		return -1;
+	if (decision_from_json(text, len, d, err) < 0)
+		goto out;
+	if (strcmp(d->id, id) != 0 || strncmp(name + SBX_ID_LEN + 1, d->nonce,
+	    2 * SBX_NONCE_LEN) != 0) {
+		err_set(err, "file name does not match the decision's request or nonce");
+		goto out;
+	}
+	found = trusted_key_find(f->config, d->key_id, key, err);
+	if (found < 0)
+		goto out;
+	if (found == 0) {
+		err_set(err, "signed by key %s, which is not a trusted approver key", d->key_id);
+		goto out;
+	}
+	if (decision_message(d, &msg, &mlen) < 0) {
+		err_set(err, "out of memory");
+		goto out;
+	}
+	if (crypto_sign_verify_detached(d->sig, msg, mlen, key->pk) != 0) {
+		err_set(err, "bad signature (key %s)", d->key_id);
+		goto out;
+	}
+	if (strcmp(d->approver, key->name) != 0) {
+		err_set(err, "approver \"%s\" does not match the key's name \"%s\"",
+		    d->approver, key->name);
+		goto out;
+	}
+	if (d->expires <= now) {
+		err_set(err, "decision expired %lld s ago", (long long)(now - d->expires));
+		goto out;
+	}
+	if (d->created > now + 300) {
+		err_set(err, "decision created in the future");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(msg);
+	free(text);
+	return rc;
+}
+
+void
+folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
+{
+	char hash[2 * SBX_HASH_LEN + 1], path[512];
+	struct trusted_key key;
+	struct sbx_err err = { "" };
+	struct decision d;
+	struct req_row row = { 0 };
+	int64_t now = now_ms() / 1000;
+	int approve, rc;
+
+	if (name[0] == '.')
+		return;
+	if (verify_decision(f, name, &d, &key, &err) < 0) {
+		reject_file(f, "decisions/new", name, err.msg);
+		return;
+	}
+	hex_encode(hash, d.hash, SBX_HASH_LEN);
+	if ((rc = db_get(f->db, d.id, &row)) != 1) {
+		reject_file(f, "decisions/new", name, rc == 0 ? "no such request"
+		    : "database error");
+		return;
+	}
+	if (strcmp(row.hash, hash) != 0) {
+		reject_file(f, "decisions/new", name, "decision is bound to another request");
+		goto out;
+	}
+	approve = strcmp(d.verdict, "approve") == 0;
+	/* Consume: nonce and state change in one transaction. */
+	if (exec_sql(f, "BEGIN IMMEDIATE") < 0)
+		goto out;
+	rc = sql_run(f, "INSERT INTO nonces (nonce, request, used) VALUES (?,?,?)", "tti",
+	    d.nonce, d.id, now);
+	if (rc < 0) {
+		exec_sql(f, "ROLLBACK");
+		reject_file(f, "decisions/new", name, rc == -2 ? "replayed decision (nonce "
+		    "already used)" : "database error");
+		goto out;
+	}
+	rc = sql_run(f, "UPDATE requests SET status=?, approver=?, key_id=?, decided=?,"
+	    " deny_reason=? WHERE id=? AND status='pending'", "tttitt",
+	    approve ? "running" : "denied", key.name, key.key_id, now,
+	    approve ? NULL : d.reason, d.id);
+	if (rc != 1) {
+		exec_sql(f, "ROLLBACK");
+		snprintf(err.msg, sizeof(err.msg), "request is %s, not pending", row.status);
+		reject_file(f, "decisions/new", name, err.msg);
+		goto out;
+	}
+	if (approve && d.remember && sql_run(f, "INSERT OR REPLACE INTO remembered (hash, tool,"
+	    " command, approver, key_id, created) VALUES (?,?,?,?,?,?)", "ttttti",
+	    hash, row.tool, row.command, key.name, key.key_id, now) < 0) {
+		exec_sql(f, "ROLLBACK");
+		goto out;
+	}
+	if (exec_sql(f, "COMMIT") < 0) {
+		exec_sql(f, "ROLLBACK");
+		goto out;
+	}
+	snprintf(path, sizeof(path), "decisions/new/%s", name);
+	(void)unlinkat(f->sbfd, path, 0);
+	logf_folder(f, "request %s %s by %s%s", d.id, approve ? "approved" : "denied",
+	    key.name, d.remember ? " (remembered)" : "");
+	if (approve)
+		start_run(f, o, &row, key.name, 0);
+	else
+		finish_unrun(f, d.id, row.hash, "denied", key.name, d.reason);
+out:
+	req_row_free(&row);
+}
+
+static void
+scan(struct folder *f, const struct daemon_opts *o, const char *dir,
+    void (*fn)(struct folder *, const struct daemon_opts *, const char *))
+{
+	struct dirent *de;
+	char **names = NULL, **nn;
+	size_t n = 0, cap = 0, i;
+	int fd;
+	DIR *d;
+
+	fd = openat(f->sbfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		logf_folder(f, "cannot read %s: %s", dir, strerror(errno));
+		return;
+	}
+	/* Collect first: the handlers rename entries out of this directory. */
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			if (!(nn = realloc(names, cap * sizeof(*names))))
+				break;
+			names = nn;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			break;
+		n++;
+	}
+	closedir(d);
+	for (i = 0; i < n; i++) {
+		fn(f, o, names[i]);
+		free(names[i]);
+	}
+	free(names);
+}
+
+void
+folder_rescan(struct folder *f, const struct daemon_opts *o)
+{
+	scan(f, o, "queue/new", folder_request);
+	scan(f, o, "decisions/new", folder_decision);
+}
+
+/* Updates the row from the executor's result file. */
+static void
+record_result(struct folder *f, const char *id)
+{
+	char path[64];
+	struct sbx_err err;
+	cJSON *doc = NULL;
+	int64_t code = -1, sig = 0, ms = 0;
+	const char *status;
+	size_t len;
+	char *text;
+
+	snprintf(path, sizeof(path), "results/%s.json", id);
+	text = read_untrusted(f->sbfd, path, SBX_MAX_RESULT, &len, &err);
+	if (text)
+		doc = cJSON_ParseWithLength(text, len);
+	free(text);
+	status = json_str(doc, "status");
+	if (!status) {
+		struct req_row row;
+
+		logf_folder(f, "request %s: the executor left no result; marking it interrupted", id);
+		if (db_get(f->db, id, &row) == 1) {
+			result_write_status(f->sbfd, id, row.hash, "interrupted", row.approver,
+			    "the executor failed");
+			req_row_free(&row);
+		}
+		status = "interrupted";
+	}
+	json_int(doc, "exit_code", &code);
+	json_int(doc, "signal", &sig);
+	json_int(doc, "duration_ms", &ms);
+	if (code >= 0)
+		sql_run(f, "UPDATE requests SET status=?, finished=?, exit_code=?, signal=?,"
+		    " duration_ms=? WHERE id=?", "tiiiit", status, now_ms() / 1000, code, sig,
+		    ms, id);
+	else
+		sql_run(f, "UPDATE requests SET status=?, finished=?, signal=?, duration_ms=?"
+		    " WHERE id=?", "tiiit", status, now_ms() / 1000, sig, ms, id);
+	move_done(f, id);
+	logf_folder(f, "request %s: %s, exit %lld, signal %lld, %lld ms", id, status,
+	    (long long)code, (long long)sig, (long long)ms);
+	cJSON_Delete(doc);
+}
+
+int
+folder_reaped(struct folder *f, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < SBX_MAX_RUNNING; i++) {
+		if (f->run[i].pid != pid)
+			continue;
+		f->run[i].pid = 0;
+		record_result(f, f->run[i].id);
+		return 1;
+	}
+	return 0;
+}
+
+int
+folder_running(const struct folder *f)
+{
+	int i, n = 0;
+
+	for (i = 0; i < SBX_MAX_RUNNING; i++)
+		n += f->run[i].pid != 0;
+	return n;
+}
+
+void
+folder_signal_running(struct folder *f, int sig)
+{
+	int i;
+
+	for (i = 0; i < SBX_MAX_RUNNING; i++)
+		if (f->run[i].pid)
+			kill(f->run[i].pid, sig);
+}
+
+void
+folder_expire(struct folder *f)
+{
+	struct req_row *rows;
+	int64_t now = now_ms() / 1000;
+	int n, i;
+
+	n = db_list(f->db, "pending", 1000, &rows);
+	for (i = 0; i < n; i++) {
+		if (rows[i].expires > now)
+			continue;
+		if (sql_run(f, "UPDATE requests SET status='expired', finished=? WHERE id=? AND"
+		    " status='pending'", "it", now, rows[i].id) == 1) {
+			finish_unrun(f, rows[i].id, rows[i].hash, "expired", "",
+			    "nobody decided before it expired");
+			logf_folder(f, "request %s expired undecided", rows[i].id);
+		}
+	}
+	if (n > 0)
+		db_rows_free(rows, n);
+}
+
+void
+folder_recover(struct folder *f, const struct daemon_opts *o)
+{
+	struct req_row *rows, row;
+	struct dirent *de;
+	char id[SBX_ID_LEN + 1], path[64];
+	char **orphans = NULL, **nn;
+	size_t n_orphans = 0, i;
+	int n, k, fd;
+	DIR *d;
+
+	/* Runs cut short by a crash: interrupted, never re-run. */
+	n = db_list(f->db, "running", 100000, &rows);
+	for (k = 0; k < n; k++) {
+		snprintf(path, sizeof(path), "results/%s.json", rows[k].id);
+		if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
+			result_write_status(f->sbfd, rows[k].id, rows[k].hash, "interrupted",
+			    rows[k].approver, "sbxd stopped while the command ran");
+			logf_folder(f, "request %s was running when sbxd stopped: interrupted, "
+			    "not re-run", rows[k].id);
+		}
+		record_result(f, rows[k].id);
+	}
+	if (n > 0)
+		db_rows_free(rows, n);
+	/* Claimed files that never reached the database, or whose request is
+	 * finished but not yet moved. */
+	fd = openat(f->sbfd, "pending", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (d = fdopendir(fd))) {
+		while ((de = readdir(d)))
+			if (valid_request_name(de->d_name, id) && (nn = realloc(orphans,
+			    (n_orphans + 1) * sizeof(*orphans))) && (orphans = nn) &&
+			    (orphans[n_orphans] = strdup(id)))
+				n_orphans++;
+		closedir(d);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	for (i = 0; i < n_orphans; i++) {
+		k = db_get(f->db, orphans[i], &row);
+		snprintf(path, sizeof(path), "pending/%s.json", orphans[i]);
+		if (k == 0)
+			ingest(f, o, orphans[i], path);
+		else if (k == 1 && strcmp(row.status, "pending") != 0 &&
+		    strcmp(row.status, "running") != 0)
+			move_done(f, orphans[i]);
+		if (k == 1)
+			req_row_free(&row);
+		free(orphans[i]);
+	}
+	free(orphans);
+	folder_expire(f);
+}

@@ -1,0 +1,64 @@
+/*
+ * folder.h - one folder served by sbxd: its lock, database and queue.
+ *
+ * sbxd is the only writer of state.db and of pending/, done/, results/,
+ * rejected/ and work/. A folder is served by one sbxd at a time (an
+ * exclusive flock on .sandbox/sbxd.lock).
+ */
+#ifndef SBX_FOLDER_H
+#define SBX_FOLDER_H
+
+#include <limits.h>
+#include <sys/types.h>
+#include <sqlite3.h>
+
+#include "common/util.h"
+
+#define SBX_MAX_RUNNING 64
+
+struct running {
+	pid_t pid;                  /* executor; 0 when the slot is free */
+	char id[17];
+};
+
+struct folder {
+	char path[PATH_MAX];        /* resolved */
+	char config[PATH_MAX];      /* sbx config dir: trusted keys */
+	int sbfd;                   /* FOLDER/.sandbox */
+	int lockfd;
+	sqlite3 *db;
+	int wd_queue, wd_decisions;
+	struct running run[SBX_MAX_RUNNING];
+};
+
+/* Daemon-wide settings shared by every folder. */
+struct daemon_opts {
+	char **env;                 /* clean environment for commands */
+	const int *lock_fds;        /* every folder's lock fd, closed in executors */
+	int n_lock_fds;
+	int verbose;
+};
+
+/* Opens, locks and recovers a folder. -1 with err set. */
+int folder_open(struct folder *f, const char *path, const char *config,
+    struct sbx_err *err);
+void folder_close(struct folder *f);
+
+/* Crash recovery, then a rescan of both inboxes. */
+void folder_recover(struct folder *f, const struct daemon_opts *o);
+/* Processes everything waiting in queue/new and decisions/new. */
+void folder_rescan(struct folder *f, const struct daemon_opts *o);
+void folder_request(struct folder *f, const struct daemon_opts *o, const char *name);
+void folder_decision(struct folder *f, const struct daemon_opts *o, const char *name);
+/* Expires undecided requests past their deadline. */
+void folder_expire(struct folder *f);
+/* Handles a reaped executor; 1 if it belonged to this folder. */
+int folder_reaped(struct folder *f, pid_t pid);
+/* Sends sig to every running executor of the folder. */
+void folder_signal_running(struct folder *f, int sig);
+int folder_running(const struct folder *f);
+
+__attribute__((format(printf, 2, 3)))
+void logf_folder(const struct folder *f, const char *fmt, ...);
+
+#endif

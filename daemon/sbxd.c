@@ -1,0 +1,280 @@
+/*
+ * sbxd - the watcher daemon: runs approved commands outside the agent.
+ *
+ *   sbxd [-c CONFIG] [--pass-env NAME]... DIR...
+ *
+ * Serves each DIR (prepared by `sbx init`) in the foreground until
+ * SIGTERM or SIGINT. Watches the queues with libinotifytools as a hint,
+ * and rescans on start-up, on queue overflow and every few seconds, so
+ * nothing dropped while it was down or overloaded is lost.
+ *
+ * Exit codes: 0 stopped by a signal, 1 runtime error, 2 usage or setup.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <inotifytools/inotifytools.h>
+#include <sodium.h>
+
+#include "common/util.h"
+#include "daemon/folder.h"
+
+#define MAX_FOLDERS 64
+#define MAX_ENV     64
+#define RESCAN_MS   5000
+
+static volatile sig_atomic_t got_stop, got_child;
+
+static void
+on_signal(int sig)
+{
+	if (sig == SIGCHLD)
+		got_child = 1;
+	else
+		got_stop = 1;
+}
+
+/* Variables passed through to executed commands; everything else is dropped. */
+static const char *const default_env[] = {
+	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TZ",
+	"SSH_AUTH_SOCK", NULL
+};
+
+static int
+env_add(char **env, int *n, const char *name)
+{
+	const char *v = getenv(name);
+	char *kv;
+
+	if (!v || *n >= MAX_ENV - 1)
+		return 0;
+	if (!(kv = malloc(strlen(name) + strlen(v) + 2)))
+		return -1;
+	sprintf(kv, "%s=%s", name, v);
+	env[(*n)++] = kv;
+	env[*n] = NULL;
+	return 0;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: sbxd [-c CONFIG] [--pass-env NAME]... DIR...\n"
+	    "Serves the sbx queue of each DIR (prepared with `sbx init DIR`) until\n"
+	    "SIGTERM/SIGINT: runs approved commands outside the agent and writes\n"
+	    "their results back.\n"
+	    "  -c, --config DIR     sbx config dir with trusted approver keys\n"
+	    "                       (default $SBX_CONFIG_DIR, $XDG_CONFIG_HOME/sbx, ~/.config/sbx)\n"
+	    "  --pass-env NAME      also pass NAME to executed commands (default:\n"
+	    "                       PATH HOME USER LOGNAME LANG LC_ALL LC_CTYPE TZ SSH_AUTH_SOCK)\n"
+	    "  -v, --verbose        log inotify events\n");
+}
+
+/* The folder an inotify watch belongs to. */
+static struct folder *
+folder_of_wd(struct folder *fs, int n, int wd, int *is_decision)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (fs[i].wd_queue == wd || fs[i].wd_decisions == wd) {
+			*is_decision = fs[i].wd_decisions == wd;
+			return &fs[i];
+		}
+	}
+	return NULL;
+}
+
+static int
+any_running(struct folder *fs, int n)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		k += folder_running(&fs[i]);
+	return k;
+}
+
+static void
+reap(struct folder *fs, int n, int flags)
+{
+	int i, status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, flags)) > 0) {
+		for (i = 0; i < n && !folder_reaped(&fs[i], pid); i++)
+			;
+		if (flags == 0)
+			break;
+	}
+}
+
+/* Stops running commands (they are recorded as interrupted), bounded. */
+static void
+stop_all(struct folder *fs, int n)
+{
+	int64_t until = mono_ms() + 10000;
+	int i;
+
+	for (i = 0; i < n; i++)
+		folder_signal_running(&fs[i], SIGTERM);
+	while (any_running(fs, n) && mono_ms() < until) {
+		reap(fs, n, WNOHANG);
+		usleep(20000);
+	}
+	for (i = 0; i < n; i++)
+		folder_signal_running(&fs[i], SIGKILL);
+	while (any_running(fs, n))
+		reap(fs, n, 0);
+}
+
+static int
+watch(struct folder *f, const char *sub)
+{
+	char path[PATH_MAX + 32];
+
+	if (xsnprintf(path, sizeof(path), "%s/.sandbox/%s/", f->path, sub) < 0)
+		return -1;
+	if (!inotifytools_watch_file(path, IN_MOVED_TO | IN_CLOSE_WRITE))
+		return -1;
+	return inotifytools_wd_from_filename(path);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct folder fs[MAX_FOLDERS];
+	char config[PATH_MAX], *env[MAX_ENV] = { NULL };
+	int lock_fds[MAX_FOLDERS], nf = 0, nenv = 0, i, is_dec;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct daemon_opts o = { .env = env };
+	struct inotify_event *ev;
+	struct sbx_err err;
+	int64_t next_scan;
+	struct folder *f;
+
+	if (config_dir(config, sizeof(config)) < 0) {
+		fprintf(stderr, "sbxd: cannot find the config dir; set SBX_CONFIG_DIR\n");
+		return 2;
+	}
+	for (i = 0; default_env[i]; i++)
+		env_add(env, &nenv, default_env[i]);
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("sbxd %s\n", SBX_VERSION);
+			return 0;
+		} else if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc) {
+			if (xsnprintf(config, sizeof(config), "%s", argv[++i]) < 0)
+				return 2;
+		} else if (!strcmp(argv[i], "--pass-env") && i + 1 < argc) {
+			env_add(env, &nenv, argv[++i]);
+		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			o.verbose = 1;
+		} else if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "sbxd: unknown option %s\n", argv[i]);
+			usage(stderr);
+			return 2;
+		} else {
+			break;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (sodium_init() < 0) {
+		fprintf(stderr, "sbxd: libsodium failed to initialise\n");
+		return 1;
+	}
+	for (; i < argc; i++) {
+		if (nf == MAX_FOLDERS) {
+			fprintf(stderr, "sbxd: at most %d folders\n", MAX_FOLDERS);
+			return 2;
+		}
+		if (folder_open(&fs[nf], argv[i], config, &err) < 0) {
+			fprintf(stderr, "sbxd: %s\n", err.msg);
+			return 2;
+		}
+		lock_fds[nf] = fs[nf].lockfd;
+		nf++;
+	}
+	o.lock_fds = lock_fds;
+	o.n_lock_fds = nf;
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (!inotifytools_initialize()) {
+		fprintf(stderr, "sbxd: cannot initialise inotify: %s\n",
+		    strerror(inotifytools_error()));
+		return 1;
+	}
+	for (i = 0; i < nf; i++) {
+		fs[i].wd_queue = watch(&fs[i], "queue/new");
+		fs[i].wd_decisions = watch(&fs[i], "decisions/new");
+		if (fs[i].wd_queue < 0 || fs[i].wd_decisions < 0) {
+			fprintf(stderr, "sbxd: cannot watch %s/.sandbox: %s (check "
+			    "fs.inotify.max_user_watches)\n", fs[i].path,
+			    strerror(inotifytools_error()));
+			return 1;
+		}
+		/* Watch first, then recover and rescan: nothing slips between. */
+		folder_recover(&fs[i], &o);
+		folder_rescan(&fs[i], &o);
+		logf_folder(&fs[i], "serving (config %s)", config);
+	}
+	next_scan = mono_ms() + RESCAN_MS;
+	while (!got_stop) {
+		ev = inotifytools_next_event(1);
+		if (ev && (ev->mask & IN_Q_OVERFLOW)) {
+			logf_folder(NULL, "inotify queue overflow: rescanning every folder");
+			next_scan = 0;
+		} else if (ev && ev->len > 0 && (f = folder_of_wd(fs, nf, ev->wd, &is_dec))) {
+			if (o.verbose)
+				logf_folder(f, "event %s on %s", ev->name,
+				    is_dec ? "decisions" : "queue");
+			if (is_dec)
+				folder_decision(f, &o, ev->name);
+			else
+				folder_request(f, &o, ev->name);
+		}
+		if (got_child) {
+			got_child = 0;
+			reap(fs, nf, WNOHANG);
+		}
+		/* The periodic pass: expiries, and anything inotify missed. */
+		if (mono_ms() >= next_scan) {
+			for (i = 0; i < nf; i++) {
+				folder_rescan(&fs[i], &o);
+				folder_expire(&fs[i]);
+			}
+			next_scan = mono_ms() + RESCAN_MS;
+		}
+	}
+	stop_all(fs, nf);
+	for (i = 0; i < nf; i++) {
+		logf_folder(&fs[i], "stopped");
+		folder_close(&fs[i]);
+	}
+	inotifytools_cleanup();
+	for (i = 0; env[i]; i++)
+		free(env[i]);
+	return 0;
+}

@@ -1,0 +1,434 @@
+/*
+ * escalate.c - queue a request and wait for its result; see escalate.h.
+ *
+ * MUST write only into .sandbox/queue/. MUST open result and request
+ * files with openat + O_NOFOLLOW + fstat (read_daemon_file). MUST bound
+ * every wait by the deadline.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "common/json.h"
+#include "hook/escalate.h"
+
+/* Reads DIR/ID.json (DIR relative to the sandbox fd) and returns it if
+ * its "hash" is the given one. */
+static cJSON *
+load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
+{
+	char name[PATH_MAX];
+	struct sbx_err err;
+	size_t len;
+	char *text;
+	cJSON *doc;
+	const char *h;
+
+	if (xsnprintf(name, sizeof(name), "%s/%s.json", dir, id) < 0)
+		return NULL;
+	if (!(text = read_daemon_file(sbfd, name, SBX_MAX_RESULT, &len, &err)))
+		return NULL;
+	doc = cJSON_ParseWithLength(text, len);
+	free(text);
+	h = json_str(doc, "hash");
+	if (!h || strcmp(h, hash_hex) != 0) {
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+static int
+exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
+{
+	char name[PATH_MAX];
+
+	if (xsnprintf(name, sizeof(name), "%s/%s%s", dir, id, suffix) < 0)
+		return 0;
+	return faccessat(sbfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* Claims the one delivery of a result: 1 when this caller got it. */
+static int
+claim_delivery(int sbfd, const char *id)
+{
+	char name[PATH_MAX];
+	int fd;
+
+	if (xsnprintf(name, sizeof(name), "queue/delivered/%s", id) < 0)
+		return 0;
+	fd = openat(sbfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/*
+ * Looks through DIR for entries named PREFIX...(.json) that belong to
+ * the same hash. Calls fn for each; stops when fn returns non-zero.
+ * Returns the number of entries seen in DIR (for the pending cap).
+ */
+static int
+scan_dir(int sbfd, const char *dir, const char *hash_hex,
+    int (*fn)(int, const char *, const char *, const char *, void *), void *arg)
+{
+	char id[SBX_ID_LEN + 1];
+	struct dirent *de;
+	DIR *d;
+	int fd, count = 0;
+
+	fd = openat(sbfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (!valid_request_name(de->d_name, id))
+			continue;
+		count++;
+		if (fn && strncmp(id, hash_hex, 8) == 0 && fn(sbfd, dir, id, hash_hex, arg))
+			fn = NULL;
+	}
+	closedir(d);
+	return count;
+}
+
+struct finder {
+	char id[SBX_ID_LEN + 1];
+	cJSON *result;
+};
+
+/* A finished, not yet delivered result for the same call. */
+static int
+find_result(int sbfd, const char *dir, const char *id, const char *hash_hex, void *arg)
+{
+	struct finder *f = arg;
+	cJSON *doc;
+
+	if (exists_at(sbfd, "queue/delivered", id, ""))
+		return 0;
+	if (!(doc = load_if_hash(sbfd, dir, id, hash_hex)))
+		return 0;
+	if (!claim_delivery(sbfd, id)) {
+		cJSON_Delete(doc);
+		return 0;
+	}
+	memcpy(f->id, id, sizeof(f->id));
+	f->result = doc;
+	return 1;
+}
+
+/* A queued or pending request for the same call, without a result. */
+static int
+find_pending(int sbfd, const char *dir, const char *id, const char *hash_hex, void *arg)
+{
+	struct finder *f = arg;
+	cJSON *doc;
+
+	if (exists_at(sbfd, "results", id, ".json"))
+		return 0;
+	if (!(doc = load_if_hash(sbfd, dir, id, hash_hex)))
+		return 0;
+	cJSON_Delete(doc);
+	memcpy(f->id, id, sizeof(f->id));
+	return 1;
+}
+
+static int
+submit(int sbfd, const struct esc_request *rq, const char *hash_hex,
+    const char *id, struct sbx_err *err)
+{
+	char dst[PATH_MAX];
+	cJSON *doc = cJSON_CreateObject();
+	char *text = NULL;
+	int rc = -1;
+
+	if (!doc)
+		goto fail;
+	cJSON_AddNumberToObject(doc, "v", 1);
+	cJSON_AddStringToObject(doc, "id", id);
+	cJSON_AddStringToObject(doc, "hash", hash_hex);
+	cJSON_AddNumberToObject(doc, "created", (double)(now_ms() / 1000));
+	cJSON_AddStringToObject(doc, "agent", rq->agent);
+	cJSON_AddStringToObject(doc, "session_id", rq->session_id ? rq->session_id : "");
+	cJSON_AddStringToObject(doc, "tool_use_id", rq->tool_use_id ? rq->tool_use_id : "");
+	cJSON_AddStringToObject(doc, "tool", rq->tool);
+	cJSON_AddItemToObject(doc, "input", rq->input ? cJSON_Duplicate(rq->input, 1)
+	    : cJSON_CreateObject());
+	cJSON_AddStringToObject(doc, "folder", rq->folder);
+	cJSON_AddStringToObject(doc, "cwd", rq->cwd);
+	cJSON_AddStringToObject(doc, "trigger", rq->why->trigger);
+	cJSON_AddStringToObject(doc, "rule", rq->why->rule);
+	cJSON_AddStringToObject(doc, "reason", rq->why->reason);
+	if (!(text = json_print_line(doc)))
+		goto fail;
+	if (strlen(text) > SBX_MAX_REQUEST) {
+		err_set(err, "the call is too large to queue (%zu bytes, limit %d)",
+		    strlen(text), SBX_MAX_REQUEST);
+		goto out;
+	}
+	if (xsnprintf(dst, sizeof(dst), "queue/new/%s.json", id) < 0)
+		goto fail;
+	if (write_atomic(sbfd, "queue/tmp", dst, text, strlen(text), 0600, 1) < 0) {
+		err_set(err, "cannot write to the queue %s/.sandbox/queue: %s",
+		    rq->folder, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+	goto out;
+fail:
+	err_set(err, "out of memory building the request");
+out:
+	free(text);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+/* Waits for results/ID.json until deadline (monotonic ms). */
+static cJSON *
+wait_result(int sbfd, const char *folder, const char *id, int64_t deadline)
+{
+	char path[PATH_MAX], want[SBX_ID_LEN + 6];
+	char evbuf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	struct pollfd pfd;
+	struct sbx_err err;
+	cJSON *doc = NULL;
+	size_t len;
+	char *text;
+	int ifd, left;
+	ssize_t r;
+
+	if (xsnprintf(path, sizeof(path), "%s/.sandbox/results", folder) < 0)
+		return NULL;
+	xsnprintf(want, sizeof(want), "%s.json", id);
+	ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	/* Without inotify (limits reached) fall back to polling every 200 ms. */
+	if (ifd >= 0 && inotify_add_watch(ifd, path, IN_MOVED_TO | IN_CLOSE_WRITE |
+	    IN_ONLYDIR) < 0) {
+		close(ifd);
+		ifd = -1;
+	}
+	for (;;) {
+		/* Check after the watch is set, so no rename is missed. */
+		if (xsnprintf(path, sizeof(path), "results/%s", want) >= 0 &&
+		    (text = read_daemon_file(sbfd, path, SBX_MAX_RESULT, &len, &err))) {
+			doc = cJSON_ParseWithLength(text, len);
+			free(text);
+			if (doc)
+				break;
+		}
+		left = (int)(deadline - mono_ms());
+		if (left <= 0)
+			break;
+		pfd.fd = ifd;
+		pfd.events = POLLIN;
+		if (ifd < 0) {
+			poll(NULL, 0, left < 200 ? left : 200);
+			continue;
+		}
+		if (poll(&pfd, 1, left) > 0)
+			while ((r = read(ifd, evbuf, sizeof(evbuf))) > 0)
+				;
+	}
+	if (ifd >= 0)
+		close(ifd);
+	return doc;
+}
+
+void
+escalate(const struct esc_request *rq, struct esc_outcome *out)
+{
+	unsigned char hash[SBX_HASH_LEN];
+	char hash_hex[2 * SBX_HASH_LEN + 1];
+	struct finder f = { .result = NULL };
+	struct sbx_err err;
+	int sbfd, queued, pending;
+	int64_t deadline = mono_ms() + (int64_t)rq->wait_seconds * 1000;
+
+	memset(out, 0, sizeof(*out));
+	out->state = ESC_REFUSED;
+	if ((sbfd = sandbox_open(rq->folder, &err)) < 0) {
+		xsnprintf(out->msg, sizeof(out->msg), "%s", err.msg);
+		return;
+	}
+	if (request_hash(rq->tool, rq->input, rq->folder, rq->cwd, hash) < 0) {
+		xsnprintf(out->msg, sizeof(out->msg), "cannot hash the request");
+		goto out;
+	}
+	hex_encode(hash_hex, hash, sizeof(hash));
+
+	/* 1. The same call finished earlier and its result was not handed back. */
+	scan_dir(sbfd, "results", hash_hex, find_result, &f);
+	if (f.result) {
+		memcpy(out->id, f.id, sizeof(out->id));
+		out->result = f.result;
+		out->state = ESC_RESULT;
+		out->attached = 1;
+		goto out;
+	}
+	/* 2. The same call is still queued or pending: attach to it. */
+	queued = scan_dir(sbfd, "queue/new", hash_hex, find_pending, &f);
+	pending = f.id[0] ? 0 : scan_dir(sbfd, "pending", hash_hex, find_pending, &f);
+	if (queued < 0 || pending < 0) {
+		xsnprintf(out->msg, sizeof(out->msg),
+		    "cannot read the queue in %s/.sandbox (run `sbx init %s`)",
+		    rq->folder, rq->folder);
+		goto out;
+	}
+	if (f.id[0]) {
+		memcpy(out->id, f.id, sizeof(out->id));
+		out->attached = 1;
+	} else {
+		/* 3. A new request, within the pending cap. */
+		if (queued + pending >= rq->limits->max_pending) {
+			xsnprintf(out->msg, sizeof(out->msg),
+			    "%d requests are already waiting for a human in %s (limit %d); "
+			    "wait for decisions before escalating more",
+			    queued + pending, rq->folder, rq->limits->max_pending);
+			goto out;
+		}
+		request_id_make(hash, out->id);
+		if (submit(sbfd, rq, hash_hex, out->id, &err) < 0) {
+			xsnprintf(out->msg, sizeof(out->msg), "%s", err.msg);
+			goto out;
+		}
+	}
+	out->result = wait_result(sbfd, rq->folder, out->id, deadline);
+	if (out->result) {
+		claim_delivery(sbfd, out->id);
+		out->state = ESC_RESULT;
+	} else {
+		out->state = ESC_PENDING;
+	}
+out:
+	close(sbfd);
+}
+
+/* Appends s to buf (size cap) as far as it fits. */
+static void
+append(char *buf, size_t cap, size_t *len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*len + n >= cap)
+		n = cap - *len - 1;
+	memcpy(buf + *len, s, n);
+	*len += n;
+	buf[*len] = '\0';
+}
+
+/* Appends up to budget bytes of a stream, noting where the rest is. */
+static void
+append_stream(char *buf, size_t cap, size_t *len, const cJSON *r, const char *name,
+    const char *folder, const char *id, size_t budget)
+{
+	char line[PATH_MAX + 128], key[32];
+	const char *text = json_str(r, name);
+	int64_t total = 0;
+	size_t used;
+	char *part;
+	int cut;
+
+	snprintf(key, sizeof(key), "%s_bytes", name);
+	json_int(r, key, &total);
+	if (!text || total == 0)
+		return;
+	snprintf(line, sizeof(line), "\n--- %s ---\n", name);
+	append(buf, cap, len, line);
+	part = utf8_clean(text, strlen(text), budget, &used);
+	if (!part)
+		return;
+	append(buf, cap, len, part);
+	free(part);
+	snprintf(key, sizeof(key), "%s_truncated", name);
+	cut = used < strlen(text) || json_bool(r, key) == 1;
+	if (cut) {
+		snprintf(line, sizeof(line),
+		    "\n[%s trimmed: %lld bytes in all; full output in %s/.sandbox/results/%s.%s]",
+		    name, (long long)total, folder, id, name);
+		append(buf, cap, len, line);
+	}
+}
+
+char *
+result_text(const cJSON *r, const char *folder, size_t max)
+{
+	const char *status = json_str(r, "status"), *id = json_str(r, "id");
+	const char *approver = json_str(r, "approver"), *reason = json_str(r, "reason");
+	int64_t code = -1, sig = 0, ms = 0;
+	char head[1024];
+	size_t len = 0, room, out_len, err_len;
+	char *buf;
+
+	if (!(buf = malloc(max + 1)))
+		return NULL;
+	buf[0] = '\0';
+	if (!status || !id) {
+		append(buf, max + 1, &len, "sbx: the result file is malformed; ask the user to "
+		    "check `sbx show` for this request. Do not run the command yourself.");
+		return buf;
+	}
+	if (!approver)
+		approver = "an approver";
+	if (!reason)
+		reason = "";
+	if (strcmp(status, "done") == 0) {
+		json_int(r, "exit_code", &code);
+		json_int(r, "signal", &sig);
+		json_int(r, "duration_ms", &ms);
+		if (sig)
+			snprintf(head, sizeof(head), "killed by signal %lld%s", (long long)sig,
+			    json_bool(r, "timed_out") == 1 ? " after its time limit" : "");
+		else
+			snprintf(head, sizeof(head), "exit status %lld", (long long)code);
+		char line[1400];
+		snprintf(line, sizeof(line),
+		    "sbx: approved by %s%s and ALREADY EXECUTED outside the agent as request "
+		    "%s (%s, %lld ms). Do not run it again; its output follows.",
+		    approver, json_bool(r, "auto") == 1 ? " (remembered approval)" : "",
+		    id, head, (long long)ms);
+		append(buf, max + 1, &len, line);
+		room = max > len + 400 ? max - len - 400 : 0;
+		out_len = json_str(r, "stdout") ? strlen(json_str(r, "stdout")) : 0;
+		err_len = json_str(r, "stderr") ? strlen(json_str(r, "stderr")) : 0;
+		/* stderr gets up to a third, stdout the rest. */
+		size_t err_room = err_len < room / 3 ? err_len : room / 3;
+		if (out_len < room - err_room)
+			err_room = room - out_len;
+		append_stream(buf, max + 1, &len, r, "stdout", folder, id, room - err_room);
+		append_stream(buf, max + 1, &len, r, "stderr", folder, id, err_room);
+		if (out_len == 0 && err_len == 0)
+			append(buf, max + 1, &len, "\n(no output)");
+	} else if (strcmp(status, "denied") == 0) {
+		snprintf(head, sizeof(head),
+		    "sbx: request %s was DENIED by %s: %s. Do not retry it unchanged or work "
+		    "around it; ask the user if you need it.", id, approver,
+		    *reason ? reason : "no reason given");
+		append(buf, max + 1, &len, head);
+	} else if (strcmp(status, "expired") == 0) {
+		snprintf(head, sizeof(head),
+		    "sbx: request %s expired without a decision and will not run. Ask the user "
+		    "before requesting it again.", id);
+		append(buf, max + 1, &len, head);
+	} else if (strcmp(status, "interrupted") == 0) {
+		snprintf(head, sizeof(head),
+		    "sbx: request %s was approved but interrupted while running (%s); it may "
+		    "have run in part and will not be re-run. Check its effects before asking "
+		    "again.", id, reason);
+		append(buf, max + 1, &len, head);
+	} else {
+		snprintf(head, sizeof(head), "sbx: request %s was not executed: %s", id,
+		    *reason ? reason : status);
+		append(buf, max + 1, &len, head);
+	}
+	return buf;
+}

@@ -1,0 +1,54 @@
+/*
+ * escalate.h - the agent side of an escalation: drop a request into the
+ * folder queue, or attach to the same pending request, and wait for its
+ * result. Used by sbx-hook (and sbx-mcp).
+ *
+ * MUST write only into .sandbox/queue/ (temp name, fsync, rename).
+ * MUST answer before the deadline; a timeout is "pending", never allow.
+ */
+#ifndef SBX_ESCALATE_H
+#define SBX_ESCALATE_H
+
+#include <cjson/cJSON.h>
+
+#include "common/queue.h"
+#include "policy/policy.h"
+
+enum esc_state {
+	ESC_RESULT,     /* result document available in out->result */
+	ESC_PENDING,    /* deadline passed; the request stays queued */
+	ESC_REFUSED,    /* not queued: too many pending, or an error; see msg */
+};
+
+struct esc_request {
+	const char *folder;         /* resolved project folder */
+	const char *cwd;            /* resolved working directory */
+	const char *tool;
+	const cJSON *input;
+	const char *session_id;     /* may be NULL */
+	const char *tool_use_id;    /* may be NULL */
+	const char *agent;          /* "claude-code", "codex", "mcp", ... */
+	const struct policy_result *why;
+	const struct policy_limits *limits;
+	int wait_seconds;           /* how long to wait for the result */
+};
+
+struct esc_outcome {
+	enum esc_state state;
+	char id[SBX_ID_LEN + 1];
+	int attached;               /* joined an identical pending request */
+	cJSON *result;              /* owned; free with cJSON_Delete */
+	char msg[512];
+};
+
+/* Always fills *out; never returns an allow. */
+void escalate(const struct esc_request *rq, struct esc_outcome *out);
+
+/*
+ * The text the model receives for a result document, at most max bytes
+ * of valid UTF-8, starting with one line that says what happened.
+ * Caller frees.
+ */
+char *result_text(const cJSON *result, const char *folder, size_t max);
+
+#endif

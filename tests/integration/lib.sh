@@ -1,0 +1,161 @@
+# lib.sh - shared helpers for the integration tests (sourced, bash).
+#
+# Every test runs the real executables from $SBX_BIN as separate
+# processes, in a fresh temporary folder with its own config dir, and
+# prints TAP for prove.
+set -u
+
+: "${SBX_BIN:?set SBX_BIN to the directory holding sbx, sbx-hook, sbxd}"
+SBX="$SBX_BIN/sbx"
+HOOK="$SBX_BIN/sbx-hook"
+SBXD="$SBX_BIN/sbxd"
+TOOLS="${SBX_TESTS_BIN:-}/tools"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/sbx-test.XXXXXX")
+T=$(cd "$T" && pwd -P)
+export SBX_CONFIG_DIR="$T/config"
+FOLDER="$T/proj"
+mkdir -p "$FOLDER"
+DPID=""
+_n=0
+_failed=0
+
+cleanup() {
+	stop_daemon
+	[ "${SBX_KEEP:-}" ] || rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() {	# ok COND-EXIT-STATUS DESCRIPTION
+	_n=$((_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $_n - $2"
+	else
+		_failed=$((_failed + 1))
+		echo "not ok $_n - $2"
+		[ -f "$T/sbxd.log" ] && sed 's/^/#   sbxd: /' "$T/sbxd.log" | tail -15
+	fi
+}
+
+check() {	# check DESCRIPTION CMD... : passes when CMD succeeds
+	local d=$1
+	shift
+	"$@" >/dev/null 2>&1
+	ok $? "$d"
+}
+
+is() {	# is GOT WANT DESCRIPTION
+	[ "$1" = "$2" ]
+	local r=$?
+	ok $r "$3"
+	[ $r -eq 0 ] || printf '#   got:  %s\n#   want: %s\n' "$1" "$2"
+}
+
+like() {	# like GOT REGEX DESCRIPTION
+	printf '%s' "$1" | grep -Eq -- "$2"
+	local r=$?
+	ok $r "$3"
+	[ $r -eq 0 ] || printf '#   got:  %.400s\n#   want: /%s/\n' "$1" "$2"
+}
+
+unlike() {
+	printf '%s' "$1" | grep -Eq -- "$2"
+	local r=$?
+	[ $r -ne 0 ]
+	ok $? "$3"
+	[ $r -ne 0 ] || printf '#   got:  %.400s\n#   must not match: /%s/\n' "$1" "$2"
+}
+
+done_testing() {
+	echo "1..$_n"
+	[ "$_failed" -eq 0 ]
+	exit $?
+}
+
+# wait_for SECONDS CMD...: polls CMD every 50 ms.
+wait_for() {
+	local limit=$(( $1 * 20 )) i=0
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -ge $limit ] && return 1
+		sleep 0.05
+	done
+	return 0
+}
+
+init_folder() {
+	"$SBX" init "$FOLDER" >"$T/init.out" 2>&1
+}
+
+# set_limits JSON-OBJECT: merges into the policy's "limits".
+set_limits() {
+	local p="$FOLDER/.sandbox/policy.json"
+	jq --argjson l "$1" '.limits = ((.limits // {}) + $l)' "$p" >"$p.new" && mv "$p.new" "$p"
+}
+
+# add_rule LIST RULE: appends RULE to the policy's LIST (allow/escalate/deny).
+add_rule() {
+	local p="$FOLDER/.sandbox/policy.json"
+	jq --arg l "$1" --arg r "$2" '.[$l] = ((.[$l] // []) + [$r])' "$p" >"$p.new" &&
+		mv "$p.new" "$p"
+}
+
+start_daemon() {
+	: >"$T/sbxd.log"
+	"$SBXD" "$FOLDER" 2>>"$T/sbxd.log" &
+	DPID=$!
+	wait_for 10 grep -q serving "$T/sbxd.log"
+}
+
+stop_daemon() {
+	if [ -n "$DPID" ]; then
+		kill "$DPID" 2>/dev/null
+		wait "$DPID" 2>/dev/null
+		DPID=""
+	fi
+}
+
+# payload TOOL INPUT-JSON [CWD]: a Claude Code PreToolUse payload.
+payload() {
+	jq -cn --arg tool "$1" --argjson input "$2" --arg cwd "${3:-$FOLDER}" \
+		'{session_id: "sess-1", transcript_path: "/dev/null", cwd: $cwd,
+		  permission_mode: "default", hook_event_name: "PreToolUse",
+		  tool_name: $tool, tool_input: $input, tool_use_id: "toolu_1"}'
+}
+
+bash_payload() {
+	payload Bash "$(jq -cn --arg c "$1" '{command: $c, description: "test"}')" "${2:-$FOLDER}"
+}
+
+# hook_bash CMD: runs the hook for a Bash call; prints its stdout.
+hook_bash() {
+	bash_payload "$1" | CLAUDE_PROJECT_DIR="$FOLDER" "$HOOK" pre
+}
+
+decision() { jq -r '.hookSpecificOutput.permissionDecision' 2>/dev/null; }
+reason() { jq -r '.hookSpecificOutput.permissionDecisionReason' 2>/dev/null; }
+
+pending_ids() { "$SBX" -C "$FOLDER" pending --json 2>/dev/null | jq -r '.[].id'; }
+has_pending() { [ -n "$(pending_ids)" ]; }
+
+# setup_task: a script in the folder that the policy escalates; every run
+# is counted in $FOLDER/runs.log.
+setup_task() {
+	cat >"$FOLDER/task.sh" <<'SH'
+#!/bin/sh
+echo "run $*" >>"$(dirname "$0")/runs.log"
+echo "out: $*"
+echo "err: $*" >&2
+case "$1" in
+sleep) sleep "$2" ;;
+fail) exit 3 ;;
+big) head -c "$2" /dev/zero | tr '\0' x ;;
+esac
+exit 0
+SH
+	chmod +x "$FOLDER/task.sh"
+	add_rule escalate 'Bash(./task.sh:*)'
+}
+
+runs() { [ -f "$FOLDER/runs.log" ] && wc -l <"$FOLDER/runs.log" | tr -d ' ' || echo 0; }

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# sbxd's life: one daemon per folder, restarts that lose nothing, a
+# daemon killed mid-run, command timeouts.
+. "$(dirname "$0")/lib.sh"
+
+init_folder
+setup_task
+set_limits '{"hook_wait_seconds": 1, "exec_timeout_seconds": 2}'
+start_daemon
+ok $? "sbxd starts"
+
+# One daemon per folder.
+"$SBXD" "$FOLDER" 2>"$T/second.err" &
+second=$!
+wait "$second"
+rc=$?
+[ "$rc" -ne 0 ]
+ok $? "a second sbxd for the same folder refuses to start"
+like "$(cat "$T/second.err")" "already served by another sbxd \\(pid $DPID\\)" "and names the running one"
+
+# sbxd rejects a folder that was never prepared.
+mkdir -p "$T/bare"
+"$SBXD" "$T/bare" 2>"$T/bare.err"
+is "$?" "2" "sbxd on an unprepared folder exits 2"
+like "$(cat "$T/bare.err")" "sbx init" "and says to run sbx init"
+
+# A request dropped while sbxd is down is picked up on restart.
+stop_daemon
+out=$(hook_bash "./task.sh while-down")
+like "$(echo "$out" | reason)" "pending as request" "with sbxd down the call is queued and pending"
+id=$(echo "$out" | reason | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
+test -f "$FOLDER/.sandbox/queue/new/$id.json"
+ok $? "the request waits in queue/new"
+start_daemon
+wait_for 10 has_pending
+ok $? "after restart sbxd picks it up from the rescan"
+
+# Restart while a request is pending: the approval still works.
+stop_daemon
+start_daemon
+is "$(pending_ids)" "$id" "the pending request survives a restart"
+"$SBX" -C "$FOLDER" approve "$id" >/dev/null
+wait_for 10 test -f "$FOLDER/.sandbox/results/$id.json"
+ok $? "and runs once approved after the restart"
+is "$(jq -r .status "$FOLDER/.sandbox/results/$id.json")" "done" "its result is done"
+
+# A command over its time limit is killed, with its process group.
+out=$(hook_bash "./task.sh sleep 30")
+id=$(echo "$out" | reason | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
+wait_for 10 has_pending
+"$SBX" -C "$FOLDER" approve "$id" >/dev/null
+wait_for 15 test -f "$FOLDER/.sandbox/results/$id.json"
+ok $? "a command over exec_timeout_seconds is stopped"
+is "$(jq -r .timed_out "$FOLDER/.sandbox/results/$id.json")" "true" "its result says timed out"
+is "$(jq -r .signal "$FOLDER/.sandbox/results/$id.json")" "15" "killed by SIGTERM"
+out=$(hook_bash "./task.sh sleep 30")
+like "$(echo "$out" | reason | head -1)" "killed by signal 15 after its time limit" "the model is told it timed out"
+! pgrep -f "sleep 30" >/dev/null
+ok $? "no sleep is left behind"
+
+# sbxd killed (SIGKILL) while a command runs: interrupted, never re-run.
+set_limits '{"exec_timeout_seconds": 60}'
+out=$(hook_bash "./task.sh sleep 20")
+id=$(echo "$out" | reason | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
+wait_for 10 has_pending
+"$SBX" -C "$FOLDER" approve "$id" >/dev/null
+wait_for 10 grep -q "run sleep 20" "$FOLDER/runs.log"
+ok $? "the long command started"
+kill -9 "$DPID"
+wait "$DPID" 2>/dev/null
+DPID=""
+wait_for 10 test -f "$FOLDER/.sandbox/results/$id.json"
+ok $? "the executor notices sbxd died and records the run"
+! pgrep -f "sleep 20" >/dev/null
+ok $? "and kills the command's process group"
+start_daemon
+is "$("$SBX" -C "$FOLDER" show "$id" --json | jq -r .status)" "interrupted" "after restart the request is interrupted"
+runs_before=$(grep -c "run sleep 20" "$FOLDER/runs.log")
+sleep 1
+is "$(grep -c "run sleep 20" "$FOLDER/runs.log")" "$runs_before" "and it is not run again"
+out=$(hook_bash "./task.sh sleep 20")
+like "$(echo "$out" | reason | head -1)" "interrupted while running" "the model learns it was interrupted"
+
+# SIGTERM to sbxd while a command runs: stops cleanly, records interrupted.
+out=$(hook_bash "./task.sh sleep 21")
+id=$(echo "$out" | reason | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
+wait_for 10 has_pending
+"$SBX" -C "$FOLDER" approve "$id" >/dev/null
+wait_for 10 grep -q "run sleep 21" "$FOLDER/runs.log"
+kill "$DPID"
+wait "$DPID"
+is "$?" "0" "sbxd exits 0 on SIGTERM"
+DPID=""
+is "$(jq -r .status "$FOLDER/.sandbox/results/$id.json")" "interrupted" "the running request is recorded as interrupted"
+like "$(sqlite3 "$FOLDER/.sandbox/state.db" "select status from requests where id='$id'")" "interrupted" "in the database too"
+
+# sbxd undoes nothing it cannot prove: a running row without an executor.
+start_daemon
+ok $? "sbxd restarts after all that"
+
+done_testing

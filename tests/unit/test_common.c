@@ -1,0 +1,220 @@
+/*
+ * test_common.c - unit tests for common/: canonical JSON, hex, names,
+ * request hashing, the decision encoding, UTF-8 cleaning, bounded reads
+ * and the safe open of untrusted files.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "common/json.h"
+#include "common/queue.h"
+#include "common/util.h"
+#include "tests/tap.h"
+
+static void
+test_canonical(void)
+{
+	cJSON *a = cJSON_Parse("{\"b\": [1, 2.5, \"x\\u0001\"], \"a\": {\"z\": null, \"y\": true}}");
+	cJSON *b = cJSON_Parse("{\"a\":{\"y\":true,\"z\":null},\"b\":[1,2.5,\"x\\u0001\"]}");
+	char *ca = json_canonical(a), *cb = json_canonical(b);
+
+	is_str(ca, "{\"a\":{\"y\":true,\"z\":null},\"b\":[1,2.5,\"x\\u0001\"]}",
+	    "canonical JSON sorts keys and drops spaces");
+	is_str(ca, cb, "the same value in another order gives the same bytes");
+	free(ca);
+	free(cb);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+
+	/* Depth is bounded. */
+	char deep[300];
+	memset(deep, '[', 100);
+	memset(deep + 100, ']', 100);
+	deep[200] = '\0';
+	a = cJSON_Parse(deep);
+	ok(a && json_canonical(a) == NULL, "canonical JSON refuses nesting deeper than 64");
+	cJSON_Delete(a);
+}
+
+static void
+test_hex_names(void)
+{
+	unsigned char raw[4] = { 0x00, 0xab, 0x10, 0xff }, back[4];
+	char hex[9], id[17];
+
+	hex_encode(hex, raw, 4);
+	is_str(hex, "00ab10ff", "hex_encode");
+	ok(hex_decode(back, 4, hex) == 0 && memcmp(raw, back, 4) == 0, "hex round trip");
+	ok(hex_decode(back, 4, "00AB10FF") < 0, "upper-case hex is refused");
+	ok(hex_decode(back, 4, "00ab10f") < 0, "short hex is refused");
+	ok(valid_request_name("0123456789abcdef.json", id), "a request file name");
+	is_str(id, "0123456789abcdef", "its id");
+	ok(!valid_request_name("0123456789abcdef.json.tmp", id), "temp names are not requests");
+	ok(!valid_request_name("../3456789abcdef.json", id), "path tricks are not requests");
+	ok(!valid_request_name("0123456789ABCDEF.json", id), "upper case ids are not requests");
+	ok(valid_decision_name("0123456789abcdef.0123456789abcdef0123456789abcdef.json", id),
+	    "a decision file name");
+	ok(!valid_decision_name("0123456789abcdef.json", id), "a request name is not a decision");
+	ok(valid_name("alice") && valid_name("a.b-c_d"), "approver names");
+	ok(!valid_name("../x") && !valid_name(".hidden") && !valid_name("") &&
+	    !valid_name("a b"), "unsafe approver names are refused");
+}
+
+static void
+test_request_hash(void)
+{
+	unsigned char h1[32], h2[32], h3[32], h4[32];
+	cJSON *a = cJSON_Parse("{\"command\":\"ls\",\"description\":\"list\"}");
+	cJSON *b = cJSON_Parse("{\"description\":\"other words\",\"command\":\"ls\",\"timeout\":5}");
+	cJSON *w1 = cJSON_Parse("{\"file_path\":\"/x\",\"content\":\"1\",\"description\":\"a\"}");
+	cJSON *w2 = cJSON_Parse("{\"content\":\"1\",\"file_path\":\"/x\"}");
+
+	request_hash("Bash", a, "/p", "/p", h1);
+	request_hash("Bash", b, "/p", "/p", h2);
+	ok(memcmp(h1, h2, 32) == 0, "a Bash request hash binds the command, not its description");
+	request_hash("Bash", a, "/p", "/p/sub", h3);
+	ok(memcmp(h1, h3, 32) != 0, "the hash binds the cwd");
+	request_hash("Bash", a, "/q", "/q", h3);
+	ok(memcmp(h1, h3, 32) != 0, "the hash binds the folder");
+	request_hash("Write", w1, "/p", "/p", h3);
+	request_hash("Write", w2, "/p", "/p", h4);
+	ok(memcmp(h3, h4, 32) == 0, "other tools hash their canonical input");
+	request_hash("Edit", w2, "/p", "/p", h4);
+	ok(memcmp(h3, h4, 32) != 0, "the hash binds the tool");
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(w1);
+	cJSON_Delete(w2);
+}
+
+static void
+test_decision(void)
+{
+	struct decision d = { 0 }, e;
+	struct sbx_err err;
+	unsigned char *m1, *m2;
+	size_t l1, l2;
+	char *text;
+
+	snprintf(d.id, sizeof(d.id), "0123456789abcdef");
+	memset(d.hash, 7, sizeof(d.hash));
+	snprintf(d.verdict, sizeof(d.verdict), "approve");
+	snprintf(d.reason, sizeof(d.reason), "ok");
+	snprintf(d.approver, sizeof(d.approver), "alice");
+	snprintf(d.key_id, sizeof(d.key_id), "0011223344556677");
+	snprintf(d.nonce, sizeof(d.nonce), "%032d", 5);
+	d.created = 100;
+	d.expires = 200;
+	text = decision_to_json(&d);
+	ok(text && decision_from_json(text, strlen(text), &e, &err) == 0, "decision JSON round trip");
+	decision_message(&d, &m1, &l1);
+	decision_message(&e, &m2, &l2);
+	ok(l1 == l2 && memcmp(m1, m2, l1) == 0, "the signed bytes survive the round trip");
+	free(m2);
+	e.remember = 1;
+	decision_message(&e, &m2, &l2);
+	ok(l1 != l2 || memcmp(m1, m2, l1) != 0, "the signed bytes bind the remember flag");
+	free(m1);
+	free(m2);
+	free(text);
+	ok(decision_from_json("{\"v\":1,\"extra\":1}", 17, &e, &err) < 0 &&
+	    strstr(err.msg, "unknown key"), "unknown keys in a decision are refused");
+	ok(decision_from_json("[]", 2, &e, &err) < 0, "a non-object decision is refused");
+	text = decision_to_json(&d);
+	char *p = strstr(text, "approve");
+	memcpy(p, "APPROVE", 7);
+	ok(decision_from_json(text, strlen(text), &e, &err) < 0, "an unknown verdict is refused");
+	free(text);
+}
+
+static void
+test_utf8(void)
+{
+	size_t used;
+	char *s;
+
+	s = utf8_clean("h\xc3\xa9llo", 6, 100, &used);
+	is_str(s, "h\xc3\xa9llo", "valid UTF-8 passes");
+	free(s);
+	s = utf8_clean("a\xff" "b", 3, 100, NULL);
+	is_str(s, "a\xef\xbf\xbd" "b", "an invalid byte becomes U+FFFD");
+	free(s);
+	s = utf8_clean("a\0b", 3, 100, NULL);
+	is_str(s, "a\xef\xbf\xbd" "b", "NUL becomes U+FFFD");
+	free(s);
+	s = utf8_clean("ab\xc3\xa9", 4, 3, &used);
+	is_str(s, "ab", "a cut never splits a character");
+	is_int(used, 2, "and says how much was used");
+	free(s);
+	s = utf8_clean("\xed\xa0\x80", 3, 100, NULL);
+	is_str(s, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", "surrogates are invalid");
+	free(s);
+}
+
+static void
+test_files(void)
+{
+	char dir[] = "/tmp/sbx-unit.XXXXXX", *buf;
+	struct sbx_err err;
+	size_t len;
+	int dfd, fd;
+
+	ok(mkdtemp(dir) != NULL, "temp dir");
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	mkdirat(dfd, "tmp", 0700);
+	mkdirat(dfd, "new", 0700);
+	ok(write_atomic(dfd, "tmp", "new/a", "hello", 5, 0600, 1) == 0, "write_atomic writes");
+	ok(write_atomic(dfd, "tmp", "new/a", "again", 5, 0600, 1) < 0 && errno == EEXIST,
+	    "write_atomic with noreplace refuses to overwrite");
+	buf = read_untrusted(dfd, "new/a", 100, &len, &err);
+	is_str(buf, "hello", "read_untrusted reads a regular file");
+	free(buf);
+	ok(read_untrusted(dfd, "new/a", 3, &len, &err) == NULL && strstr(err.msg, "too large"),
+	    "read_untrusted enforces the size cap");
+	ok(symlinkat("a", dfd, "new/link") == 0, "symlink made");
+	ok(read_untrusted(dfd, "new/link", 100, &len, &err) == NULL && strstr(err.msg, "symlink"),
+	    "read_untrusted never follows a symlink");
+	ok(linkat(dfd, "new/a", dfd, "new/hard", 0) == 0, "hard link made");
+	ok(read_untrusted(dfd, "new/hard", 100, &len, &err) == NULL &&
+	    strstr(err.msg, "hard links"), "read_untrusted refuses hard links");
+	mkfifoat(dfd, "new/fifo", 0600);
+	ok(read_untrusted(dfd, "new/fifo", 100, &len, &err) == NULL &&
+	    strstr(err.msg, "not a regular file"), "read_untrusted refuses a FIFO without blocking");
+	fd = openat(dfd, "big", O_WRONLY | O_CREAT, 0600);
+	for (int i = 0; i < 100; i++)
+		write_all(fd, "0123456789", 10);
+	close(fd);
+	fd = openat(dfd, "big", O_RDONLY);
+	errno = 0;
+	ok(fd_read_all(fd, 999, &len) == NULL && errno == EFBIG, "fd_read_all stops at its cap");
+	close(fd);
+	fd = openat(dfd, "big", O_RDONLY);
+	buf = fd_read_all(fd, 1000, &len);
+	ok(buf && len == 1000, "fd_read_all reads exactly up to its cap");
+	free(buf);
+	close(fd);
+	close(dfd);
+	char cmd[64];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ok(system(cmd) == 0, "cleanup");
+}
+
+int
+main(void)
+{
+	if (sodium_init() < 0)
+		return 1;
+	test_canonical();
+	test_hex_names();
+	test_request_hash();
+	test_decision();
+	test_utf8();
+	test_files();
+	return tap_done();
+}
