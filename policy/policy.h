@@ -24,6 +24,26 @@ enum policy_verdict {
 	POLICY_DENY = 2,
 };
 
+/* How bad the call would be if it ran: computed from its factors. */
+enum policy_risk {
+	POLICY_RISK_LOW = 0,
+	POLICY_RISK_MEDIUM = 1,
+	POLICY_RISK_HIGH = 2,
+	POLICY_RISK_CRITICAL = 3,
+};
+
+/* Risk factors (bits of struct policy_result.factors). */
+#define POLICY_F_PRIVILEGE      0x001   /* sudo, su, doas, setuid ... */
+#define POLICY_F_WRITE_OUTSIDE  0x002   /* writes outside the project */
+#define POLICY_F_SECRET_READ    0x004   /* reads a secret (keys, .env) */
+#define POLICY_F_NETWORK        0x008   /* network egress */
+#define POLICY_F_DESTRUCTIVE    0x010   /* destroys data (rm -r, reset --hard) */
+#define POLICY_F_NETWORK_CODE   0x020   /* runs code fetched from the network */
+#define POLICY_F_PROTECTED      0x040   /* touches sbx's own files */
+#define POLICY_F_UNKNOWN        0x080   /* could not be analysed */
+#define POLICY_F_RUNS_CODE      0x100   /* runs project code (tests, builds) */
+#define POLICY_F_CATASTROPHIC   0x200   /* e.g. rm -rf /, mkfs */
+
 struct policy_error {
 	char msg[512];
 };
@@ -52,6 +72,8 @@ struct policy_result {
 	char trigger[16];           /* "shell", "write", "network", "read", "tool" */
 	char rule[160];             /* the rule that decided, e.g. "deny Bash(rm -rf:*)" */
 	char reason[512];           /* one line a person and a model can act on */
+	enum policy_risk risk;      /* from factors */
+	unsigned factors;           /* POLICY_F_* bits */
 };
 
 struct policy;
@@ -76,5 +98,21 @@ const struct policy_limits *policy_limits(const struct policy *p);
 const char *policy_default_text(void);
 
 const char *policy_verdict_name(enum policy_verdict v);
+
+/* "low", "medium", "high", "critical". */
+const char *policy_risk_name(enum policy_risk r);
+
+/*
+ * Writes the factor names ("privilege change, network egress") into buf.
+ * Returns buf; an empty string when there are none.
+ */
+char *policy_factors_text(unsigned factors, char *buf, size_t bufsz);
+
+/*
+ * The effective policy after merging the built-in defaults, the file and
+ * the self-protection rules, as a JSON object (caller frees with
+ * cJSON_Delete). NULL on allocation failure.
+ */
+cJSON *policy_to_json(const struct policy *p);
 
 #endif

@@ -1,0 +1,292 @@
+/*
+ * path.c - kernel-like path resolution and rule globs (see path.h).
+ *
+ * Rules:
+ * - MUST NOT open files: lstat and readlink only.
+ * - MUST bound every loop: at most 40 symlinks per resolution, a step
+ *   budget for glob backtracking (exhausted budget = no match; callers
+ *   that deny on a match check with their own fail-closed logic).
+ */
+#include "policy/path.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_LINKS 40
+
+int
+path_normalize(const char *in, char *out, size_t outsz)
+{
+	size_t o = 1, n;
+	const char *p = in;
+
+	if (in[0] != '/' || outsz < 2)
+		return -1;
+	out[0] = '/';
+	out[1] = '\0';
+	while (*p != '\0') {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		n = strcspn(p, "/");
+		if (n == 1 && p[0] == '.') {
+			/* nothing */
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (o > 1 && out[o - 1] != '/')
+				o--;
+			if (o > 1)
+				o--;
+			out[o] = '\0';
+		} else {
+			if (o + 1 + n + 1 > outsz)
+				return -1;
+			if (o > 1)
+				out[o++] = '/';
+			memcpy(out + o, p, n);
+			o += n;
+			out[o] = '\0';
+		}
+		p += n;
+	}
+	return 0;
+}
+
+int
+path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	if (strncmp(path, dir, n) != 0)
+		return 0;
+	return path[n] == '\0' || path[n] == '/';
+}
+
+/*
+ * Walks rest (a relative or absolute path) from the directory in out,
+ * following symlinks. out holds an absolute, resolved prefix.
+ */
+int
+path_resolve(const char *cwd, const char *home, const char *in, char *out,
+    size_t outsz)
+{
+	char work[SBX_PATH_MAX * 2], link[SBX_PATH_MAX], comp[NAME_MAX + 1];
+	char cur[SBX_PATH_MAX];
+	size_t wlen, n, clen;
+	const char *p;
+	int links = 0, exists = 1;
+	struct stat st;
+	ssize_t ln;
+
+	if (in == NULL || in[0] == '\0')
+		return -1;
+	/* Build the full path to walk. */
+	if (in[0] == '~') {
+		if (in[1] != '\0' && in[1] != '/')
+			return -1;      /* ~user: not known here */
+		if (home == NULL || home[0] != '/')
+			return -1;
+		if ((size_t)snprintf(work, sizeof(work), "%s/%s", home,
+		    in + 1) >= sizeof(work))
+			return -1;
+	} else if (in[0] == '/') {
+		if (strlen(in) >= sizeof(work))
+			return -1;
+		strcpy(work, in);
+	} else {
+		if (cwd == NULL || cwd[0] != '/')
+			return -1;
+		if ((size_t)snprintf(work, sizeof(work), "%s/%s", cwd, in) >=
+		    sizeof(work))
+			return -1;
+	}
+	strcpy(cur, "/");
+	p = work;
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		n = strcspn(p, "/");
+		if (n > NAME_MAX)
+			return -1;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p += n;
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			char *s = strrchr(cur, '/');
+
+			if (s == cur)
+				cur[1] = '\0';
+			else if (s != NULL)
+				*s = '\0';
+			continue;
+		}
+		clen = strlen(cur);
+		if (clen + 1 + n + 1 > sizeof(cur))
+			return -1;
+		if (clen > 1)
+			cur[clen++] = '/';
+		memcpy(cur + clen, comp, n + 1);
+		if (!exists)
+			continue;
+		if (lstat(cur, &st) < 0) {
+			if (errno != ENOENT && errno != ENOTDIR)
+				return -1;
+			exists = 0;
+			continue;
+		}
+		if (!S_ISLNK(st.st_mode))
+			continue;
+		if (++links > MAX_LINKS)
+			return -1;
+		ln = readlink(cur, link, sizeof(link) - 1);
+		if (ln < 0)
+			return -1;
+		link[ln] = '\0';
+		/* Replace the link by its target, then walk the rest. */
+		wlen = strlen(p);
+		if ((size_t)ln + 1 + wlen + 1 > sizeof(work))
+			return -1;
+		{
+			char rest[SBX_PATH_MAX * 2];
+
+			memcpy(rest, p, wlen + 1);
+			memcpy(work, link, (size_t)ln);
+			work[ln] = '/';
+			memcpy(work + ln + 1, rest, wlen + 1);
+		}
+		p = work;
+		/* the link's own component is replaced: back to its parent */
+		{
+			char *s = strrchr(cur, '/');
+
+			if (s == cur)
+				cur[1] = '\0';
+			else
+				*s = '\0';
+		}
+		if (link[0] == '/')
+			strcpy(cur, "/");
+	}
+	if (strlen(cur) + 1 > outsz)
+		return -1;
+	strcpy(out, cur);
+	return 0;
+}
+
+/* ---- glob -------------------------------------------------------------- */
+
+/* Matches one component [ps,pe) against [s,se). */
+static int
+comp_match(const char *ps, const char *pe, const char *s, const char *se,
+    long *budget)
+{
+	const char *star_p = NULL, *star_s = NULL;
+
+	while (s < se) {
+		if (--*budget < 0)
+			return 0;
+		if (ps < pe && *ps == '*') {
+			star_p = ++ps;
+			star_s = s;
+			continue;
+		}
+		if (ps < pe && *ps == '?') {
+			ps++;
+			s++;
+			continue;
+		}
+		if (ps < pe && *ps == '[') {
+			const char *q = ps + 1;
+			int neg = 0, hit = 0;
+
+			if (q < pe && (*q == '!' || *q == '^')) {
+				neg = 1;
+				q++;
+			}
+			while (q < pe && (*q != ']' || q == ps + 1 + neg)) {
+				if (q + 2 < pe && q[1] == '-' && q[2] != ']') {
+					if (*s >= q[0] && *s <= q[2])
+						hit = 1;
+					q += 3;
+				} else {
+					if (*s == *q)
+						hit = 1;
+					q++;
+				}
+			}
+			if (q < pe && hit != neg) {
+				ps = q + 1;
+				s++;
+				continue;
+			}
+		} else if (ps < pe && *ps == *s) {
+			ps++;
+			s++;
+			continue;
+		}
+		if (star_p == NULL)
+			return 0;
+		ps = star_p;
+		s = ++star_s;
+	}
+	while (ps < pe && *ps == '*')
+		ps++;
+	return ps == pe;
+}
+
+static int
+glob_rec(const char *p, const char *s, long *budget)
+{
+	const char *pe, *se;
+
+	for (;;) {
+		if (--*budget < 0)
+			return 0;
+		while (*p == '/')
+			p++;
+		while (*s == '/')
+			s++;
+		if (*p == '\0')
+			return 1;       /* pattern exhausted: s is at or below */
+		pe = p + strcspn(p, "/");
+		if (pe - p == 2 && p[0] == '*' && p[1] == '*') {
+			/* ** : zero or more components */
+			for (;;) {
+				if (glob_rec(pe, s, budget))
+					return 1;
+				if (*s == '\0' || *budget < 0)
+					return 0;
+				s += strcspn(s, "/");
+				while (*s == '/')
+					s++;
+			}
+		}
+		if (*s == '\0')
+			return 0;
+		se = s + strcspn(s, "/");
+		if (!comp_match(p, pe, s, se, budget))
+			return 0;
+		p = pe;
+		s = se;
+	}
+}
+
+int
+path_match(const char *pattern, const char *path)
+{
+	long budget = 100000;
+
+	if (pattern[0] != '/' || path[0] != '/')
+		return 0;
+	return glob_rec(pattern, path, &budget);
+}

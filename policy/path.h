@@ -1,0 +1,41 @@
+/*
+ * path.h - resolves paths like the kernel would, and matches them against
+ * the glob patterns of policy rules.
+ *
+ * Rules:
+ * - path_resolve() MUST follow every symlink it meets, including those in
+ *   the parents of a file that does not exist yet, and apply ".." to the
+ *   real parent, as open(2) would. Its only I/O is lstat and readlink.
+ * - Results are written into caller buffers of PATH_MAX bytes; any
+ *   overflow, loop (more than 40 links) or unknown "~user" is an error
+ *   (-1), which callers treat as "cannot tell": escalate.
+ */
+#ifndef SBX_PATH_H
+#define SBX_PATH_H
+
+#include <stddef.h>
+
+#define SBX_PATH_MAX 4096
+
+/*
+ * Resolves in (relative to cwd, "~" and "~/" against home) into out.
+ * Returns 0, or -1 when the path cannot be resolved with certainty.
+ */
+int path_resolve(const char *cwd, const char *home, const char *in,
+    char *out, size_t outsz);
+
+/* Lexical normalisation of an absolute path ("//", ".", ".."). */
+int path_normalize(const char *in, char *out, size_t outsz);
+
+/* 1 if path equals dir or lies below it (both absolute, normalised). */
+int path_within(const char *path, const char *dir);
+
+/*
+ * Glob match of an absolute path: "*" and "?" and "[...]" within one
+ * component, "**" as a whole component for any number of components.
+ * A pattern also matches everything below what it matches (a directory
+ * rule covers its contents). Returns 1 match, 0 no match.
+ */
+int path_match(const char *pattern, const char *path);
+
+#endif

@@ -1,0 +1,1342 @@
+/*
+ * shell.c - a bash command-line reader for classification (see shell.h).
+ *
+ * Rules:
+ * - MUST NOT execute, expand or look up anything: it only reads text.
+ * - MUST stop at the first thing it cannot read with certainty and say
+ *   why in problem; every loop checks for a problem and returns, so a
+ *   hostile line costs one pass.
+ * - Nesting ($( ( { ` ${) is capped at SH_MAX_DEPTH; counts of commands,
+ *   words and redirections are capped; the arena is capped relative to
+ *   the input, so memory is bounded too.
+ */
+#include "policy/shell.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- arena ------------------------------------------------------------ */
+
+struct sh_chunk {
+	struct sh_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+struct sh_arena {
+	struct sh_chunk *head;
+	size_t total, cap;
+};
+
+static void *
+arena_alloc(struct sh_arena *a, size_t n)
+{
+	struct sh_chunk *c;
+	size_t sz;
+	void *p;
+
+	n = (n + 15) & ~(size_t)15;
+	c = a->head;
+	if (c == NULL || c->size - c->used < n) {
+		sz = n > 65536 ? n : 65536;
+		if (a->total + sz > a->cap)
+			return NULL;
+		c = malloc(sizeof(*c) + sz);
+		if (c == NULL)
+			return NULL;
+		c->next = a->head;
+		c->used = 0;
+		c->size = sz;
+		a->head = c;
+		a->total += sz;
+	}
+	p = c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+static void
+arena_free(struct sh_arena *a)
+{
+	struct sh_chunk *c, *n;
+
+	if (a == NULL)
+		return;
+	for (c = a->head; c != NULL; c = n) {
+		n = c->next;
+		free(c);
+	}
+	free(a);
+}
+
+char *
+sh_strdup(struct sh_parse *p, const char *s, size_t len)
+{
+	char *d;
+
+	if (p->arena == NULL)
+		return NULL;
+	d = arena_alloc(p->arena, len + 1);
+	if (d == NULL)
+		return NULL;
+	memcpy(d, s, len);
+	d[len] = '\0';
+	return d;
+}
+
+/* ---- growable byte and word buffers (heap, freed by their user) -------- */
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static int
+buf_add(struct buf *b, const char *s, size_t n)
+{
+	size_t nc;
+	char *np;
+
+	if (b->len + n + 1 > b->cap) {
+		nc = b->cap ? b->cap : 64;
+		while (nc < b->len + n + 1)
+			nc *= 2;
+		np = realloc(b->p, nc);
+		if (np == NULL)
+			return -1;
+		b->p = np;
+		b->cap = nc;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+static int
+buf_addc(struct buf *b, char c)
+{
+	return buf_add(b, &c, 1);
+}
+
+/* ---- scanner ---------------------------------------------------------- */
+
+struct heredoc {
+	struct sh_redir *r;
+	char *delim;            /* decoded delimiter (arena) */
+	int strip_tabs;         /* <<- */
+};
+
+struct sc {
+	const char *s;
+	size_t n, i;
+	int depth;
+	int in_subst;
+	struct sh_parse *out;
+	size_t capcmds;
+	int pipelines;
+	char *problem;          /* == out->problem */
+	struct heredoc pend[16];
+	int npend;
+};
+
+static void parse_list(struct sc *sc, int term);
+
+__attribute__((format(printf, 2, 3)))
+static void
+fail(struct sc *sc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (sc->problem[0] != '\0')
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sc->problem, sizeof(sc->out->problem), fmt, ap);
+	va_end(ap);
+}
+
+static int
+bad(const struct sc *sc)
+{
+	return sc->problem[0] != '\0';
+}
+
+static int
+peek(const struct sc *sc, size_t k)
+{
+	return sc->i + k < sc->n ? (unsigned char)sc->s[sc->i + k] : -1;
+}
+
+static int
+is_meta(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' ||
+	    c == '|' || c == '(' || c == ')' || c == '<' || c == '>' || c == -1;
+}
+
+static char *
+astr(struct sc *sc, const char *s, size_t n)
+{
+	char *d = sh_strdup(sc->out, s, n);
+
+	if (d == NULL)
+		fail(sc, "command too large to analyse");
+	return d;
+}
+
+static int
+enter(struct sc *sc)
+{
+	if (++sc->depth > SH_MAX_DEPTH) {
+		fail(sc, "nesting deeper than %d levels", SH_MAX_DEPTH);
+		return -1;
+	}
+	return 0;
+}
+
+static struct sh_cmd *
+new_cmd(struct sc *sc, enum sh_cmd_kind kind)
+{
+	struct sh_parse *p = sc->out;
+	struct sh_cmd *nc, *c;
+	size_t cap;
+
+	if (p->ncmds >= SH_MAX_CMDS) {
+		fail(sc, "more than %d commands in one line", SH_MAX_CMDS);
+		return NULL;
+	}
+	if ((size_t)p->ncmds == sc->capcmds) {
+		cap = sc->capcmds ? sc->capcmds * 2 : 16;
+		nc = realloc(p->cmds, cap * sizeof(*nc));
+		if (nc == NULL) {
+			fail(sc, "out of memory");
+			return NULL;
+		}
+		p->cmds = nc;
+		sc->capcmds = cap;
+	}
+	c = &p->cmds[p->ncmds++];
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	c->conn = SH_C_END;
+	c->pipeline = -1;
+	c->in_subst = sc->in_subst;
+	return c;
+}
+
+static void
+scope(struct sc *sc, enum sh_cmd_kind kind)
+{
+	(void)new_cmd(sc, kind);
+}
+
+/* Reads pending here-document bodies; sc->i is just past a newline. */
+static void
+read_heredocs(struct sc *sc)
+{
+	struct heredoc *h;
+	size_t ls, le, dl;
+	const char *line;
+	int k;
+	struct buf b = {0};
+
+	for (k = 0; k < sc->npend && !bad(sc); k++) {
+		h = &sc->pend[k];
+		dl = strlen(h->delim);
+		b.len = 0;
+		for (;;) {
+			if (sc->i >= sc->n) {
+				fail(sc, "here-document not closed by \"%s\"", h->delim);
+				break;
+			}
+			ls = sc->i;
+			while (sc->i < sc->n && sc->s[sc->i] != '\n')
+				sc->i++;
+			le = sc->i;
+			if (sc->i < sc->n)
+				sc->i++;
+			line = sc->s + ls;
+			if (h->strip_tabs)
+				while (ls < le && *line == '\t') {
+					line++;
+					ls++;
+				}
+			if (le - ls == dl && memcmp(line, h->delim, dl) == 0)
+				break;
+			if (buf_add(&b, line, le - ls) < 0 || buf_addc(&b, '\n') < 0) {
+				fail(sc, "out of memory");
+				break;
+			}
+		}
+		if (bad(sc))
+			break;
+		h->r->body = astr(sc, b.p ? b.p : "", b.len);
+		h->r->body_len = b.len;
+		/* An unquoted delimiter means the body is expanded: $(...) in
+		 * it runs. Such bodies are not analysed: escalate. */
+		if (!h->r->body_literal && h->r->body != NULL) {
+			size_t j;
+
+			for (j = 0; j < b.len; j++) {
+				char c = b.p[j];
+
+				if (c == '\\') {
+					j++;
+				} else if (c == '`' || (c == '$' && j + 1 < b.len &&
+				    (b.p[j + 1] == '(' || b.p[j + 1] == '{'))) {
+					fail(sc, "here-document body with an unquoted "
+					    "delimiter contains a command substitution");
+					break;
+				}
+			}
+		}
+	}
+	sc->npend = 0;
+	free(b.p);
+}
+
+static void
+skip_blanks(struct sc *sc)
+{
+	int c;
+
+	for (;;) {
+		c = peek(sc, 0);
+		if (c == ' ' || c == '\t') {
+			sc->i++;
+		} else if (c == '\\' && peek(sc, 1) == '\n') {
+			sc->i += 2;
+		} else if (c == '#') {
+			while (sc->i < sc->n && sc->s[sc->i] != '\n')
+				sc->i++;
+		} else {
+			return;
+		}
+	}
+}
+
+static unsigned
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return (unsigned)(c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (unsigned)(c - 'a' + 10);
+	if (c >= 'A' && c <= 'F')
+		return (unsigned)(c - 'A' + 10);
+	return 16;
+}
+
+static int
+put_utf8(struct buf *b, unsigned long cp)
+{
+	char u[4];
+	size_t n;
+
+	if (cp < 0x80) {
+		u[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		u[0] = (char)(0xc0 | (cp >> 6));
+		u[1] = (char)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else if (cp < 0x10000) {
+		u[0] = (char)(0xe0 | (cp >> 12));
+		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (cp & 0x3f));
+		n = 3;
+	} else {
+		if (cp > 0x10ffff)
+			cp = 0xfffd;
+		u[0] = (char)(0xf0 | (cp >> 18));
+		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[3] = (char)(0x80 | (cp & 0x3f));
+		n = 4;
+	}
+	return buf_add(b, u, n);
+}
+
+/* $'...': sc->i is just past the opening quote. */
+static void
+ansi_c(struct sc *sc, struct buf *b)
+{
+	int c, k, max;
+	unsigned long v;
+	unsigned h;
+
+	for (;;) {
+		c = peek(sc, 0);
+		if (c == -1) {
+			fail(sc, "unclosed $'...' quote");
+			return;
+		}
+		sc->i++;
+		if (c == '\'')
+			return;
+		if (c != '\\') {
+			if (buf_addc(b, (char)c) < 0)
+				goto oom;
+			continue;
+		}
+		c = peek(sc, 0);
+		if (c == -1) {
+			fail(sc, "unclosed $'...' quote");
+			return;
+		}
+		sc->i++;
+		switch (c) {
+		case 'a': c = '\a'; break;
+		case 'b': c = '\b'; break;
+		case 'e': case 'E': c = 033; break;
+		case 'f': c = '\f'; break;
+		case 'n': c = '\n'; break;
+		case 'r': c = '\r'; break;
+		case 't': c = '\t'; break;
+		case 'v': c = '\v'; break;
+		case 'c':
+			c = peek(sc, 0);
+			if (c == -1) {
+				fail(sc, "unclosed $'...' quote");
+				return;
+			}
+			sc->i++;
+			c &= 0x1f;
+			break;
+		case 'x': case 'u': case 'U':
+			max = c == 'x' ? 2 : c == 'u' ? 4 : 8;
+			v = 0;
+			for (k = 0; k < max && (h = hexval(peek(sc, 0))) < 16; k++) {
+				v = v * 16 + h;
+				sc->i++;
+			}
+			if (k == 0) {
+				if (buf_addc(b, '\\') < 0 || buf_addc(b, (char)c) < 0)
+					goto oom;
+				continue;
+			}
+			if (max == 2) {
+				if (buf_addc(b, (char)v) < 0)
+					goto oom;
+			} else if (put_utf8(b, v) < 0) {
+				goto oom;
+			}
+			continue;
+		default:
+			if (c >= '0' && c <= '7') {
+				v = (unsigned long)(c - '0');
+				for (k = 1; k < 3 && peek(sc, 0) >= '0' &&
+				    peek(sc, 0) <= '7'; k++)
+					v = v * 8 + (unsigned long)(sc->s[sc->i++] - '0');
+				c = (int)(v & 0xff);
+			} else if (c != '\\' && c != '\'' && c != '"' && c != '?') {
+				if (buf_addc(b, '\\') < 0)
+					goto oom;
+			}
+			break;
+		}
+		if (buf_addc(b, (char)c) < 0)
+			goto oom;
+	}
+oom:
+	fail(sc, "out of memory");
+}
+
+/* `...`: sc->i is just past the opening backtick. */
+static void
+backtick(struct sc *sc)
+{
+	struct buf b = {0};
+	struct sc sub;
+	int c;
+	char *text;
+
+	for (;;) {
+		c = peek(sc, 0);
+		if (c == -1) {
+			fail(sc, "unclosed backtick");
+			goto out;
+		}
+		sc->i++;
+		if (c == '`')
+			break;
+		if (c == '\\' && (peek(sc, 0) == '`' || peek(sc, 0) == '\\' ||
+		    peek(sc, 0) == '$')) {
+			c = peek(sc, 0);
+			sc->i++;
+		}
+		if (buf_addc(&b, (char)c) < 0) {
+			fail(sc, "out of memory");
+			goto out;
+		}
+	}
+	text = astr(sc, b.p ? b.p : "", b.len);
+	if (text == NULL || enter(sc) < 0)
+		goto out;
+	sub = *sc;
+	sub.s = text;
+	sub.n = b.len;
+	sub.i = 0;
+	sub.npend = 0;
+	sub.in_subst = 1;
+	scope(&sub, SH_PUSH);
+	parse_list(&sub, 0);
+	scope(&sub, SH_POP);
+	if (!bad(&sub) && sub.npend > 0)
+		fail(sc, "here-document inside backticks");
+	sc->capcmds = sub.capcmds;
+	sc->pipelines = sub.pipelines;
+	sc->depth--;
+out:
+	free(b.p);
+}
+
+/* $(...) or <(...) or >(...): sc->i is just past the '('. */
+static void
+cmd_subst(struct sc *sc)
+{
+	int saved = sc->in_subst;
+
+	if (enter(sc) < 0)
+		return;
+	sc->in_subst = 1;
+	scope(sc, SH_PUSH);
+	parse_list(sc, ')');
+	if (!bad(sc)) {
+		if (peek(sc, 0) != ')')
+			fail(sc, "unclosed $( or <( substitution");
+		else
+			sc->i++;
+	}
+	scope(sc, SH_POP);
+	sc->in_subst = saved;
+	sc->depth--;
+}
+
+static void dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq);
+
+/* Skips a quoted string inside ${...} or $((...)); parses $( and `. */
+static void
+skip_nested(struct sc *sc, int open, int close, unsigned *flags)
+{
+	int level = 1, c;
+	struct buf dummy = {0};
+
+	if (enter(sc) < 0)
+		return;
+	while (!bad(sc)) {
+		c = peek(sc, 0);
+		if (c == -1) {
+			fail(sc, "unclosed ${...} or $((...))");
+			break;
+		}
+		if (c == '\\') {
+			sc->i += peek(sc, 1) == -1 ? 1 : 2;
+		} else if (c == '\'') {
+			sc->i++;
+			while (peek(sc, 0) != -1 && peek(sc, 0) != '\'')
+				sc->i++;
+			if (peek(sc, 0) == -1)
+				fail(sc, "unclosed single quote");
+			else
+				sc->i++;
+		} else if (c == '`') {
+			sc->i++;
+			backtick(sc);
+			*flags |= SH_W_SUBST;
+		} else if (c == '$') {
+			sc->i++;
+			dollar(sc, &dummy, flags, 1);
+		} else if (c == open) {
+			level++;
+			sc->i++;
+		} else if (c == close) {
+			sc->i++;
+			if (--level == 0)
+				break;
+		} else {
+			sc->i++;
+		}
+	}
+	free(dummy.p);
+	sc->depth--;
+}
+
+/* A '$' was consumed; reads the expansion after it. */
+static void
+dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
+{
+	int c = peek(sc, 0);
+
+	if (c == '(' && peek(sc, 1) == '(') {
+		sc->i += 2;
+		*flags |= SH_W_VAR;
+		*flags &= ~(unsigned)SH_W_LITERAL;
+		skip_nested(sc, '(', ')', flags);
+		if (!bad(sc) && peek(sc, 0) == ')')
+			sc->i++;
+		else
+			fail(sc, "unclosed $((...))");
+		return;
+	}
+	if (c == '(') {
+		sc->i++;
+		*flags |= SH_W_SUBST;
+		*flags &= ~(unsigned)SH_W_LITERAL;
+		cmd_subst(sc);
+		return;
+	}
+	if (c == '{') {
+		sc->i++;
+		*flags |= SH_W_VAR;
+		*flags &= ~(unsigned)SH_W_LITERAL;
+		skip_nested(sc, '{', '}', flags);
+		return;
+	}
+	if (c == '\'' && !dq) {
+		sc->i++;
+		*flags |= SH_W_QUOTED;
+		ansi_c(sc, b);
+		return;
+	}
+	if (c == '"' && !dq) {
+		/* $"..." is a translated string: read as "...". */
+		return;
+	}
+	if (c != -1 && (c == '_' || (c >= 'a' && c <= 'z') ||
+	    (c >= 'A' && c <= 'Z'))) {
+		while ((c = peek(sc, 0)) != -1 && (c == '_' ||
+		    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9')))
+			sc->i++;
+		*flags |= SH_W_VAR;
+		*flags &= ~(unsigned)SH_W_LITERAL;
+		return;
+	}
+	if (c != -1 && strchr("0123456789@*#?$!-", c) != NULL) {
+		sc->i++;
+		*flags |= SH_W_VAR;
+		*flags &= ~(unsigned)SH_W_LITERAL;
+		return;
+	}
+	if (buf_addc(b, '$') < 0)
+		fail(sc, "out of memory");
+}
+
+/* "...": sc->i is just past the opening quote. */
+static void
+dquote(struct sc *sc, struct buf *b, unsigned *flags)
+{
+	int c, d;
+
+	for (;;) {
+		if (bad(sc))
+			return;
+		c = peek(sc, 0);
+		if (c == -1) {
+			fail(sc, "unclosed double quote");
+			return;
+		}
+		sc->i++;
+		if (c == '"')
+			return;
+		if (c == '\\') {
+			d = peek(sc, 0);
+			if (d == '\n') {
+				sc->i++;
+				continue;
+			}
+			if (d == '$' || d == '`' || d == '"' || d == '\\') {
+				sc->i++;
+				c = d;
+			}
+		} else if (c == '$') {
+			dollar(sc, b, flags, 1);
+			continue;
+		} else if (c == '`') {
+			*flags |= SH_W_SUBST;
+			*flags &= ~(unsigned)SH_W_LITERAL;
+			backtick(sc);
+			continue;
+		}
+		if (buf_addc(b, (char)c) < 0) {
+			fail(sc, "out of memory");
+			return;
+		}
+	}
+}
+
+static int
+name_char(int c, int first)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (!first && c >= '0' && c <= '9');
+}
+
+/*
+ * Reads one word at sc->i into *w. in_test: inside [[ ]], where < and >
+ * are operators of the test, not redirections.
+ */
+static void
+read_word(struct sc *sc, struct sh_word *w, int in_test)
+{
+	struct buf b = {0};
+	unsigned flags = SH_W_LITERAL;
+	int c, name_ok = 1, brace_open = 0, brace_comma = 0;
+	size_t start = sc->i;
+
+	while (!bad(sc)) {
+		c = peek(sc, 0);
+		if ((c == '<' || c == '>') && peek(sc, 1) == '(') {
+			sc->i += 2;
+			flags |= SH_W_SUBST;
+			flags &= ~(unsigned)SH_W_LITERAL;
+			cmd_subst(sc);
+			name_ok = 0;
+			continue;
+		}
+		if (in_test && (c == '<' || c == '>')) {
+			if (sc->i != start)
+				break;
+			sc->i++;
+			if (buf_addc(&b, (char)c) < 0)
+				goto oom;
+			break;
+		}
+		if (is_meta(c))
+			break;
+		sc->i++;
+		switch (c) {
+		case '\\':
+			if (peek(sc, 0) == '\n') {
+				sc->i++;
+				continue;
+			}
+			flags |= SH_W_QUOTED;
+			name_ok = 0;
+			if (peek(sc, 0) == -1)
+				break;
+			c = sc->s[sc->i++];
+			if (buf_addc(&b, (char)c) < 0)
+				goto oom;
+			continue;
+		case '\'':
+			flags |= SH_W_QUOTED;
+			name_ok = 0;
+			while (peek(sc, 0) != -1 && peek(sc, 0) != '\'') {
+				if (buf_addc(&b, sc->s[sc->i++]) < 0)
+					goto oom;
+			}
+			if (peek(sc, 0) == -1) {
+				fail(sc, "unclosed single quote");
+				goto out;
+			}
+			sc->i++;
+			continue;
+		case '"':
+			flags |= SH_W_QUOTED;
+			name_ok = 0;
+			dquote(sc, &b, &flags);
+			continue;
+		case '$':
+			if (peek(sc, 0) == '"') {
+				sc->i++;
+				flags |= SH_W_QUOTED;
+				name_ok = 0;
+				dquote(sc, &b, &flags);
+				continue;
+			}
+			name_ok = 0;
+			dollar(sc, &b, &flags, 0);
+			continue;
+		case '`':
+			name_ok = 0;
+			flags |= SH_W_SUBST;
+			flags &= ~(unsigned)SH_W_LITERAL;
+			backtick(sc);
+			continue;
+		case '*': case '?': case '[':
+			flags |= SH_W_GLOB;
+			break;
+		case '{':
+			brace_open = 1;
+			break;
+		case ',':
+			if (brace_open)
+				brace_comma = 1;
+			break;
+		case '.':
+			if (brace_open && peek(sc, 0) == '.')
+				brace_comma = 1;
+			break;
+		case '}':
+			if (brace_open && brace_comma)
+				flags |= SH_W_BRACE;
+			break;
+		case '~':
+			if (sc->i - 1 == start)
+				flags |= SH_W_TILDE;
+			break;
+		case '=':
+			if (name_ok && b.len > 0) {
+				flags |= SH_W_ASSIGN;
+				name_ok = 0;
+			}
+			break;
+		case '+':
+			if (name_ok && b.len > 0 && peek(sc, 0) == '=')
+				break;
+			name_ok = 0;
+			break;
+		default:
+			if (name_ok && !name_char(c, b.len == 0))
+				name_ok = 0;
+			break;
+		}
+		if (buf_addc(&b, (char)c) < 0)
+			goto oom;
+	}
+	if (flags & (SH_W_GLOB | SH_W_BRACE))
+		flags &= ~(unsigned)SH_W_LITERAL;
+	w->s = astr(sc, b.p ? b.p : "", b.len);
+	w->len = b.len;
+	w->flags = flags;
+	goto out;
+oom:
+	fail(sc, "out of memory");
+out:
+	if (w->s == NULL) {
+		w->s = (char *)"";
+		w->len = 0;
+	}
+	free(b.p);
+}
+
+struct cmdbuild {
+	struct sh_word *w;
+	int nw, capw;
+	struct sh_redir *r;
+	int nr, capr;
+};
+
+static int
+cb_word(struct sc *sc, struct cmdbuild *cb, const struct sh_word *w)
+{
+	struct sh_word *nw;
+	int cap;
+
+	if (cb->nw >= SH_MAX_WORDS) {
+		fail(sc, "more than %d words in one command", SH_MAX_WORDS);
+		return -1;
+	}
+	if (cb->nw == cb->capw) {
+		cap = cb->capw ? cb->capw * 2 : 8;
+		nw = realloc(cb->w, (size_t)cap * sizeof(*nw));
+		if (nw == NULL) {
+			fail(sc, "out of memory");
+			return -1;
+		}
+		cb->w = nw;
+		cb->capw = cap;
+	}
+	cb->w[cb->nw++] = *w;
+	return 0;
+}
+
+static const char *const reserved_skip[] = {
+	"if", "then", "elif", "else", "fi", "while", "until", "do", "done",
+	"{", "}", "!", NULL,
+};
+
+static int
+is_word(const struct sh_word *w, const char *s)
+{
+	return (w->flags & SH_W_QUOTED) == 0 && strcmp(w->s, s) == 0;
+}
+
+/* Reads a redirection operator at sc->i, if any. Returns 1 if read. */
+static int
+read_redir(struct sc *sc, struct cmdbuild *cb)
+{
+	size_t save = sc->i;
+	int fd = -1, c, op;
+	struct sh_redir r;
+
+	memset(&r, 0, sizeof(r));
+	c = peek(sc, 0);
+	if ((c == '<' || c == '>') && peek(sc, 1) == '(')
+		return 0;       /* process substitution: a word */
+	if (c >= '0' && c <= '9') {
+		fd = 0;
+		while ((c = peek(sc, 0)) >= '0' && c <= '9') {
+			if (fd < 100000)
+				fd = fd * 10 + (c - '0');
+			sc->i++;
+		}
+		if (c != '<' && c != '>') {
+			sc->i = save;
+			return 0;
+		}
+	}
+	if (c == '&' && peek(sc, 1) == '>') {
+		sc->i += 2;
+		if (peek(sc, 0) == '>') {
+			sc->i++;
+			op = SH_R_APPENDERR;
+		} else {
+			op = SH_R_OUTERR;
+		}
+	} else if (c == '>') {
+		sc->i++;
+		c = peek(sc, 0);
+		if (c == '>') {
+			sc->i++;
+			op = SH_R_APPEND;
+		} else if (c == '|') {
+			sc->i++;
+			op = SH_R_CLOBBER;
+		} else if (c == '&') {
+			sc->i++;
+			skip_blanks(sc);
+			c = peek(sc, 0);
+			op = (c >= '0' && c <= '9') || c == '-' ? SH_R_DUP :
+			    SH_R_OUTERR;
+			if (fd != -1 && op == SH_R_OUTERR)
+				op = SH_R_OUT;
+		} else {
+			op = SH_R_OUT;
+		}
+	} else if (c == '<') {
+		sc->i++;
+		c = peek(sc, 0);
+		if (c == '<' && peek(sc, 1) == '<') {
+			sc->i += 2;
+			op = SH_R_HERESTR;
+		} else if (c == '<') {
+			sc->i++;
+			op = SH_R_HEREDOC;
+			if (peek(sc, 0) == '-') {
+				sc->i++;
+				r.body_len = 1;         /* strip tabs, see below */
+			}
+		} else if (c == '&') {
+			sc->i++;
+			op = SH_R_DUP;
+		} else if (c == '>') {
+			sc->i++;
+			op = SH_R_INOUT;
+		} else {
+			op = SH_R_IN;
+		}
+	} else {
+		sc->i = save;
+		return 0;
+	}
+	skip_blanks(sc);
+	if (is_meta(peek(sc, 0)) && !((peek(sc, 0) == '<' || peek(sc, 0) == '>') &&
+	    peek(sc, 1) == '(')) {
+		fail(sc, "redirection without a target");
+		return 1;
+	}
+	r.fd = fd;
+	r.op = (enum sh_redir_op)op;
+	read_word(sc, &r.target, 0);
+	if (bad(sc))
+		return 1;
+	if (cb->nr >= SH_MAX_REDIRS) {
+		fail(sc, "more than %d redirections", SH_MAX_REDIRS);
+		return 1;
+	}
+	if (cb->nr == cb->capr) {
+		int cap = cb->capr ? cb->capr * 2 : 4;
+		struct sh_redir *nr = realloc(cb->r, (size_t)cap * sizeof(*nr));
+
+		if (nr == NULL) {
+			fail(sc, "out of memory");
+			return 1;
+		}
+		cb->r = nr;
+		cb->capr = cap;
+	}
+	cb->r[cb->nr++] = r;
+	return 1;
+}
+
+/* Copies the built command into the arena and queues its here-docs. */
+static struct sh_cmd *
+emit(struct sc *sc, struct cmdbuild *cb)
+{
+	struct sh_cmd *c;
+	struct sh_redir *r;
+	int k;
+
+	c = new_cmd(sc, SH_SIMPLE);
+	if (c == NULL)
+		return NULL;
+	if (cb->nw > 0) {
+		c->argv = arena_alloc(sc->out->arena, (size_t)cb->nw * sizeof(*c->argv));
+		if (c->argv == NULL) {
+			fail(sc, "command too large to analyse");
+			return NULL;
+		}
+		memcpy(c->argv, cb->w, (size_t)cb->nw * sizeof(*c->argv));
+		c->argc = cb->nw;
+	}
+	if (cb->nr > 0) {
+		c->redir = arena_alloc(sc->out->arena, (size_t)cb->nr * sizeof(*r));
+		if (c->redir == NULL) {
+			fail(sc, "command too large to analyse");
+			return NULL;
+		}
+		memcpy(c->redir, cb->r, (size_t)cb->nr * sizeof(*r));
+		c->nredir = cb->nr;
+	}
+	for (k = 0; k < c->nredir; k++) {
+		r = &c->redir[k];
+		if (r->op != SH_R_HEREDOC)
+			continue;
+		if (sc->npend >= (int)(sizeof(sc->pend) / sizeof(sc->pend[0]))) {
+			fail(sc, "too many here-documents");
+			return NULL;
+		}
+		sc->pend[sc->npend].r = r;
+		sc->pend[sc->npend].delim = r->target.s;
+		sc->pend[sc->npend].strip_tabs = r->body_len == 1;
+		r->body_len = 0;
+		r->body_literal = (r->target.flags & SH_W_QUOTED) != 0;
+		if (r->target.flags & (SH_W_SUBST | SH_W_VAR))
+			r->body_literal = 1;
+		sc->npend++;
+	}
+	return c;
+}
+
+/*
+ * Parses one command: simple, subshell, or a reserved word that opens or
+ * closes a compound command (those are skipped: their inner simple
+ * commands are what runs). Returns the last command emitted, or NULL.
+ */
+static struct sh_cmd *
+parse_command(struct sc *sc)
+{
+	struct cmdbuild cb = {0};
+	struct sh_word w;
+	struct sh_cmd *last = NULL;
+	int c, in_test = 0, kw_ok = 1;
+
+	for (;;) {
+		if (bad(sc))
+			goto out;
+		skip_blanks(sc);
+		c = peek(sc, 0);
+		if (c == '(' && cb.nw == 0 && cb.nr == 0) {
+			if (peek(sc, 1) == '(') {
+				fail(sc, "arithmetic command ((...)) is not analysed");
+				goto out;
+			}
+			sc->i++;
+			if (enter(sc) < 0)
+				goto out;
+			scope(sc, SH_PUSH);
+			parse_list(sc, ')');
+			if (!bad(sc) && peek(sc, 0) != ')')
+				fail(sc, "unclosed ( subshell");
+			sc->i++;
+			scope(sc, SH_POP);
+			sc->depth--;
+			last = bad(sc) ? NULL : &sc->out->cmds[sc->out->ncmds - 1];
+			/* redirections after ) apply to the subshell */
+			kw_ok = 0;
+			continue;
+		}
+		if (c == '(') {
+			if (cb.nw == 1 && (cb.w[0].flags & SH_W_LITERAL))
+				fail(sc, "function definitions are not analysed");
+			else
+				fail(sc, "unexpected \"(\"");
+			goto out;
+		}
+		if (c == -1 || c == '\n' || c == ';' || c == '&' || c == '|' ||
+		    c == ')') {
+			if (c == '&' && peek(sc, 1) == '>') {
+				/* &> redirection */
+			} else {
+				break;
+			}
+		}
+		if (!in_test && read_redir(sc, &cb))
+			continue;
+		memset(&w, 0, sizeof(w));
+		read_word(sc, &w, in_test);
+		if (bad(sc))
+			goto out;
+		if (w.len == 0 && w.flags == SH_W_LITERAL) {
+			fail(sc, "unexpected character");
+			goto out;
+		}
+		if (cb.nw == 0 && kw_ok && (w.flags & SH_W_QUOTED) == 0) {
+			const char *const *k;
+			int skip = 0;
+
+			for (k = reserved_skip; *k != NULL; k++)
+				if (strcmp(w.s, *k) == 0)
+					skip = 1;
+			if (skip)
+				continue;
+			if (strcmp(w.s, "case") == 0 || strcmp(w.s, "select") == 0 ||
+			    strcmp(w.s, "function") == 0 ||
+			    strcmp(w.s, "coproc") == 0) {
+				fail(sc, "\"%s\" is not analysed", w.s);
+				goto out;
+			}
+			if (strcmp(w.s, "for") == 0) {
+				/* for NAME [in WORDS]; do: the words are checked as
+				 * arguments of a harmless pseudo-command. */
+				skip_blanks(sc);
+				if (peek(sc, 0) == '(') {
+					fail(sc, "arithmetic for loop is not analysed");
+					goto out;
+				}
+				w.s = (char *)"for";
+				w.len = 3;
+				w.flags = SH_W_LITERAL;
+				if (cb_word(sc, &cb, &w) < 0)
+					goto out;
+				kw_ok = 0;
+				continue;
+			}
+			if (strcmp(w.s, "[[") == 0)
+				in_test = 1;
+		}
+		if (in_test && is_word(&w, "]]"))
+			in_test = 0;
+		if (cb.nw > 0 && strcmp(cb.w[0].s, "for") == 0 &&
+		    is_word(&w, "do")) {
+			/* the loop body follows like a new command */
+			break;
+		}
+		if (cb_word(sc, &cb, &w) < 0)
+			goto out;
+		kw_ok = 0;
+	}
+	if (cb.nw > 0 && strcmp(cb.w[0].s, "for") == 0 &&
+	    (cb.w[0].flags & SH_W_QUOTED) == 0) {
+		/* a lone "do" can follow on the next command; fine */
+	}
+	if (cb.nw > 0 || cb.nr > 0)
+		last = emit(sc, &cb);
+out:
+	free(cb.w);
+	free(cb.r);
+	return last;
+}
+
+static void
+parse_pipeline(struct sc *sc)
+{
+	struct sh_cmd *c;
+	int id = sc->pipelines++, stage = 0, piped = 0;
+	int first_idx;
+
+	for (;;) {
+		first_idx = sc->out->ncmds;
+		if (piped)
+			scope(sc, SH_PUSH);
+		c = parse_command(sc);
+		if (bad(sc))
+			return;
+		if (c != NULL) {
+			int k;
+
+			for (k = first_idx; k < sc->out->ncmds; k++) {
+				struct sh_cmd *x = &sc->out->cmds[k];
+
+				if (x->kind != SH_SIMPLE)
+					continue;
+				if (x->pipeline == -1) {
+					x->pipeline = id;
+					x->stage = stage;
+				}
+				/* everything in a later stage, nested or not,
+				 * may read the pipe */
+				if (stage > 0)
+					x->pipe_in = 1;
+			}
+			c = &sc->out->cmds[sc->out->ncmds - 1];
+		}
+		skip_blanks(sc);
+		if (peek(sc, 0) == '|' && peek(sc, 1) != '|') {
+			sc->i += peek(sc, 1) == '&' ? 2 : 1;
+			if (c != NULL)
+				c->conn = SH_C_PIPE;
+			if (piped)
+				scope(sc, SH_POP);
+			piped = 1;
+			stage++;
+			/* newlines may follow a pipe */
+			for (;;) {
+				skip_blanks(sc);
+				if (peek(sc, 0) != '\n')
+					break;
+				sc->i++;
+				read_heredocs(sc);
+			}
+			if (c == NULL) {
+				fail(sc, "pipe without a command before it");
+				return;
+			}
+			continue;
+		}
+		if (piped)
+			scope(sc, SH_POP);
+		return;
+	}
+}
+
+/* Parses a list up to term (')' or 0 for end of input). */
+static void
+parse_list(struct sc *sc, int term)
+{
+	int c, before;
+	enum sh_conn conn;
+
+	for (;;) {
+		if (bad(sc))
+			return;
+		skip_blanks(sc);
+		c = peek(sc, 0);
+		if (c == -1)
+			return;
+		if (c == term)
+			return;
+		if (c == '\n') {
+			sc->i++;
+			read_heredocs(sc);
+			continue;
+		}
+		if (c == ';') {
+			if (peek(sc, 1) == ';' || peek(sc, 1) == '&') {
+				fail(sc, "\";;\" outside a case statement");
+				return;
+			}
+			sc->i++;
+			continue;
+		}
+		if (c == ')') {
+			fail(sc, "unexpected \")\"");
+			return;
+		}
+		before = sc->out->ncmds;
+		parse_pipeline(sc);
+		if (bad(sc))
+			return;
+		skip_blanks(sc);
+		c = peek(sc, 0);
+		conn = SH_C_END;
+		if (c == '&' && peek(sc, 1) == '&') {
+			sc->i += 2;
+			conn = SH_C_AND;
+		} else if (c == '|' && peek(sc, 1) == '|') {
+			sc->i += 2;
+			conn = SH_C_OR;
+		} else if (c == '&') {
+			sc->i++;
+			conn = SH_C_BG;
+		} else if (c == ';' && peek(sc, 1) != ';' && peek(sc, 1) != '&') {
+			sc->i++;
+			conn = SH_C_SEQ;
+		} else if (c == '\n') {
+			conn = SH_C_SEQ;
+		} else if (c != -1 && c != term) {
+			fail(sc, "unexpected \"%c\"", c);
+			return;
+		}
+		if (sc->out->ncmds > before) {
+			int k;
+
+			/* the connector belongs to the last simple command of
+			 * this pipeline at this level */
+			for (k = sc->out->ncmds - 1; k >= before; k--)
+				if (sc->out->cmds[k].kind == SH_SIMPLE &&
+				    sc->out->cmds[k].conn != SH_C_PIPE) {
+					sc->out->cmds[k].conn = conn;
+					break;
+				}
+		}
+		if (conn == SH_C_AND || conn == SH_C_OR) {
+			/* a newline may follow && and || */
+			for (;;) {
+				skip_blanks(sc);
+				if (peek(sc, 0) != '\n')
+					break;
+				sc->i++;
+				read_heredocs(sc);
+			}
+			c = peek(sc, 0);
+			if (c == -1 || c == term) {
+				fail(sc, "list ends with && or ||");
+				return;
+			}
+		}
+	}
+}
+
+int
+sh_parse(const char *text, size_t len, int depth, struct sh_parse *out)
+{
+	struct sc sc;
+
+	memset(out, 0, sizeof(*out));
+	memset(&sc, 0, sizeof(sc));
+	sc.out = out;
+	sc.problem = out->problem;
+	if (text == NULL) {
+		snprintf(out->problem, sizeof(out->problem), "no command");
+		return -1;
+	}
+	if (len > (size_t)SH_MAX_INPUT) {
+		snprintf(out->problem, sizeof(out->problem),
+		    "command longer than %ld bytes", SH_MAX_INPUT);
+		return -1;
+	}
+	if (memchr(text, '\0', len) != NULL) {
+		snprintf(out->problem, sizeof(out->problem),
+		    "command contains a NUL byte");
+		return -1;
+	}
+	out->arena = calloc(1, sizeof(*out->arena));
+	if (out->arena == NULL) {
+		snprintf(out->problem, sizeof(out->problem), "out of memory");
+		return -1;
+	}
+	/* Decoded words never exceed the input; leave room for structure. */
+	out->arena->cap = len * 8 + (1u << 20);
+	sc.s = text;
+	sc.n = len;
+	sc.depth = depth;
+	if (depth > SH_MAX_DEPTH) {
+		fail(&sc, "nesting deeper than %d levels", SH_MAX_DEPTH);
+		return -1;
+	}
+	parse_list(&sc, 0);
+	if (!bad(&sc) && sc.i < sc.n)
+		fail(&sc, "unexpected \"%c\"", sc.s[sc.i]);
+	if (!bad(&sc) && sc.npend > 0)
+		fail(&sc, "here-document not closed by \"%s\"", sc.pend[0].delim);
+	return bad(&sc) ? -1 : 0;
+}
+
+void
+sh_parse_free(struct sh_parse *p)
+{
+	if (p == NULL)
+		return;
+	free(p->cmds);
+	arena_free(p->arena);
+	p->cmds = NULL;
+	p->arena = NULL;
+	p->ncmds = 0;
+}

@@ -1,0 +1,300 @@
+/*
+ * trigger.c - the write, read and network triggers, shared by every tool.
+ *
+ * Rules:
+ * - A path is judged after kernel-like resolution (path_resolve): a
+ *   symlink inside the project that points at /etc is a write to /etc.
+ * - Order of a write: self-protection (deny) > deny rules (deny) > block
+ *   devices (deny) > denyWrite and escalate rules (escalate) > allow
+ *   rules and allowWrite (allow) > inside the project (allow) > escalate.
+ * - Order of a read: deny rules (deny) > allowRead and allow rules
+ *   (allow) > denyRead and escalate rules (escalate) > allow.
+ * - Order of the network: deniedDomains and deny rules (deny) >
+ *   allowedDomains and allow rules (allow) > escalate.
+ * - A path that cannot be resolved with certainty escalates.
+ */
+#include "policy/internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *
+home_of(const struct ev *ev)
+{
+	return ev->call->home;
+}
+
+static const char *
+plist_match(const struct ev *ev, const struct plist *l, const char *path)
+{
+	char pat[SBX_PATH_MAX];
+	int k;
+
+	for (k = 0; k < l->n; k++) {
+		if (pattern_expand(l->v[k], 0, ev->p->folder, home_of(ev), pat,
+		    sizeof(pat)) < 0)
+			continue;
+		if (path_match(pat, path))
+			return l->v[k];
+	}
+	return NULL;
+}
+
+static int
+is_block_device(const char *p)
+{
+	static const char *const devs[] = {
+		"/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme",
+		"/dev/mmcblk", "/dev/disk", "/dev/mapper/", "/dev/md", "/dev/dm-",
+		"/dev/mem", "/dev/kmem", "/dev/port", NULL,
+	};
+	const char *const *d;
+
+	for (d = devs; *d != NULL; d++)
+		if (strncmp(p, *d, strlen(*d)) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+is_harmless_device(const char *p)
+{
+	if (strcmp(p, "/dev/null") == 0 || strcmp(p, "/dev/stdout") == 0 ||
+	    strcmp(p, "/dev/stderr") == 0 || strcmp(p, "/dev/tty") == 0 ||
+	    strcmp(p, "/dev/zero") == 0)
+		return 1;
+	if (strncmp(p, "/dev/fd/", 8) == 0 && p[8] >= '0' && p[8] <= '9' &&
+	    strspn(p + 8, "0123456789") == strlen(p + 8))
+		return 1;
+	return 0;
+}
+
+static int
+is_system_path(const char *p)
+{
+	static const char *const sys[] = {
+		"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32",
+		"/boot", "/sys", "/proc", "/dev", "/root", "/var/lib", "/opt",
+		NULL,
+	};
+	const char *const *s;
+
+	for (s = sys; *s != NULL; s++)
+		if (path_within(p, *s))
+			return 1;
+	return 0;
+}
+
+/* /dev/tcp/HOST/PORT and /dev/udp/...: bash opens a socket. */
+static int
+dev_net(struct ev *ev, const char *path, const char *what)
+{
+	char host[256];
+	const char *h, *e;
+	size_t n;
+
+	if (strncmp(path, "/dev/tcp/", 9) != 0 && strncmp(path, "/dev/udp/", 9) != 0)
+		return 0;
+	h = path + 9;
+	e = strchr(h, '/');
+	n = e ? (size_t)(e - h) : strlen(h);
+	if (n == 0 || n >= sizeof(host)) {
+		trig_network(ev, NULL, what);
+		return 1;
+	}
+	memcpy(host, h, n);
+	host[n] = '\0';
+	trig_network(ev, host, what);
+	return 1;
+}
+
+void
+trig_write(struct ev *ev, const char *path, const char *what)
+{
+	char res[SBX_PATH_MAX];
+	const struct rule *r;
+	const char *m;
+
+	if (path == NULL || path[0] == '\0') {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "write", "builtin: unknown target",
+		    "%s writes to a file that is only known at run time", what);
+		return;
+	}
+	if (is_harmless_device(path))
+		return;
+	if (dev_net(ev, path, what))
+		return;
+	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
+	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "write", "builtin: unresolved path",
+		    "%s writes to %s, which cannot be resolved with certainty",
+		    what, path);
+		return;
+	}
+	if (is_harmless_device(res))
+		return;
+	if ((m = plist_match(ev, &ev->p->self_write, res)) != NULL) {
+		ev_factor(ev, F_PROTECTED);
+		ev_note(ev, POLICY_DENY, "write", "self-protection", "%s writes to "
+		    "%s, which sbx protects (%s): no tool may change it", what,
+		    res, m);
+		return;
+	}
+	if ((r = rule_find(ev->p, RK_WRITE, POLICY_DENY, res, ev->call)) != NULL) {
+		ev_note(ev, POLICY_DENY, "write", r->text,
+		    "%s writes to %s, which the policy denies", what, res);
+		return;
+	}
+	if (is_block_device(res)) {
+		ev_factor(ev, F_CATASTROPHIC | F_DESTRUCTIVE);
+		ev_note(ev, POLICY_DENY, "write", "builtin: block device",
+		    "%s writes to the device %s", what, res);
+		return;
+	}
+	if ((m = plist_match(ev, &ev->p->deny_write, res)) != NULL) {
+		if (path_within(res, "/") && ev->p->folder != NULL &&
+		    !path_within(res, ev->p->folder))
+			ev_factor(ev, F_WRITE_OUT);
+		ev_note(ev, POLICY_ESCALATE, "write", "filesystem.denyWrite",
+		    "%s writes to %s (denyWrite %s)", what, res, m);
+		return;
+	}
+	if ((r = rule_find(ev->p, RK_WRITE, POLICY_ESCALATE, res, ev->call)) != NULL) {
+		ev_note(ev, POLICY_ESCALATE, "write", r->text,
+		    "%s writes to %s, which the policy escalates", what, res);
+		return;
+	}
+	if ((r = rule_find(ev->p, RK_WRITE, POLICY_ALLOW, res, ev->call)) != NULL)
+		return;
+	if (plist_match(ev, &ev->p->allow_write, res) != NULL)
+		return;
+	if (ev->p->folder != NULL && path_within(res, ev->p->folder))
+		return;
+	ev_factor(ev, F_WRITE_OUT);
+	if (is_system_path(res))
+		ev_factor(ev, F_PRIV);
+	ev_note(ev, POLICY_ESCALATE, "write", "builtin: write outside",
+	    "%s writes to %s, outside the project", what, res);
+}
+
+void
+trig_read(struct ev *ev, const char *path, const char *what)
+{
+	char res[SBX_PATH_MAX];
+	const struct rule *r;
+	const char *m;
+
+	if (path == NULL || path[0] == '\0')
+		return;
+	if (is_harmless_device(path) || dev_net(ev, path, what))
+		return;
+	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
+	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "read", "builtin: unresolved path",
+		    "%s reads %s, which cannot be resolved with certainty", what,
+		    path);
+		return;
+	}
+	if ((r = rule_find(ev->p, RK_READ, POLICY_DENY, res, ev->call)) != NULL) {
+		ev_factor(ev, F_SECRET);
+		ev_note(ev, POLICY_DENY, "read", r->text,
+		    "%s reads %s, which the policy denies", what, res);
+		return;
+	}
+	if (plist_match(ev, &ev->p->allow_read, res) != NULL ||
+	    rule_find(ev->p, RK_READ, POLICY_ALLOW, res, ev->call) != NULL)
+		return;
+	if ((m = plist_match(ev, &ev->p->deny_read, res)) != NULL) {
+		ev_factor(ev, F_SECRET);
+		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+		    "%s reads %s, which may hold secrets (denyRead %s)", what, res,
+		    m);
+		return;
+	}
+	if ((r = rule_find(ev->p, RK_READ, POLICY_ESCALATE, res, ev->call)) != NULL) {
+		ev_note(ev, POLICY_ESCALATE, "read", r->text,
+		    "%s reads %s, which the policy escalates", what, res);
+		return;
+	}
+}
+
+void
+trig_network(struct ev *ev, const char *host, const char *what)
+{
+	const struct rule *r;
+	int k;
+
+	ev_factor(ev, F_NETWORK);
+	if (host == NULL || host[0] == '\0') {
+		ev_note(ev, POLICY_ESCALATE, "network", "builtin: network",
+		    "%s uses the network (host not known before it runs)", what);
+		return;
+	}
+	for (k = 0; k < ev->p->denied_domains.n; k++)
+		if (domain_match(ev->p->denied_domains.v[k], host)) {
+			ev_note(ev, POLICY_DENY, "network", "network.deniedDomains",
+			    "%s contacts %s, a denied domain", what, host);
+			return;
+		}
+	if ((r = rule_find(ev->p, RK_FETCH, POLICY_DENY, host, ev->call)) != NULL) {
+		ev_note(ev, POLICY_DENY, "network", r->text,
+		    "%s contacts %s, which the policy denies", what, host);
+		return;
+	}
+	if ((r = rule_find(ev->p, RK_FETCH, POLICY_ESCALATE, host, ev->call)) != NULL) {
+		ev_note(ev, POLICY_ESCALATE, "network", r->text,
+		    "%s contacts %s, which the policy escalates", what, host);
+		return;
+	}
+	for (k = 0; k < ev->p->allowed_domains.n; k++)
+		if (domain_match(ev->p->allowed_domains.v[k], host))
+			return;
+	if (rule_find(ev->p, RK_FETCH, POLICY_ALLOW, host, ev->call) != NULL)
+		return;
+	ev_note(ev, POLICY_ESCALATE, "network", "builtin: network",
+	    "%s contacts %s, which is not in network.allowedDomains", what, host);
+}
+
+int
+url_host(const char *url, char *host, size_t hostsz)
+{
+	const char *p = url, *e, *at;
+	size_t n;
+
+	p = strstr(url, "://");
+	if (p == NULL)
+		return -1;
+	p += 3;
+	e = p + strcspn(p, "/?#");
+	at = memchr(p, '@', (size_t)(e - p));
+	if (at != NULL)
+		p = at + 1;
+	if (*p == '[') {
+		const char *rb = memchr(p, ']', (size_t)(e - p));
+
+		if (rb == NULL)
+			return -1;
+		p++;
+		n = (size_t)(rb - p);
+	} else {
+		const char *colon = memchr(p, ':', (size_t)(e - p));
+
+		n = (size_t)((colon ? colon : e) - p);
+	}
+	if (n == 0 || n >= hostsz)
+		return -1;
+	memcpy(host, p, n);
+	host[n] = '\0';
+	for (n = 0; host[n] != '\0'; n++) {
+		if (!isalnum((unsigned char)host[n]) && host[n] != '.' &&
+		    host[n] != '-' && host[n] != '_' && host[n] != ':')
+			return -1;
+		host[n] = (char)tolower((unsigned char)host[n]);
+	}
+	return 0;
+}
