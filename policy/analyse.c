@@ -2468,6 +2468,20 @@ eval_argv(struct ev *ev, struct cmdv *v)
 	if (strchr(name, '/') != NULL) {
 		const char *base;
 
+		/* The user's deny and escalate rules name scripts as typed
+		 * (Bash(./deploy.sh:*)): they apply before "runs project code". */
+		if (rule_text(v, name, text, sizeof(text)) == 0) {
+			if ((r = rule_find(ev->p, RK_BASH, POLICY_DENY, text,
+			    ev->call)) != NULL) {
+				ev_note(ev, POLICY_DENY, "shell", r->text,
+				    "the policy denies \"%s\"", text);
+				return;
+			}
+			if ((r = rule_find(ev->p, RK_BASH, POLICY_ESCALATE, text,
+			    ev->call)) != NULL)
+				ev_note(ev, POLICY_ESCALATE, "shell", r->text,
+				    "the policy escalates \"%s\"", text);
+		}
 		if (name[0] != '/' || path_normalize(name, norm, sizeof(norm)) < 0 ||
 		    (base = strrchr(norm, '/')) == NULL ||
 		    !std_bin_dir(norm, (size_t)(base - norm)) || base[1] == '\0') {

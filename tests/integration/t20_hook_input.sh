@@ -63,7 +63,7 @@ cp "$T/policy.good" "$FOLDER/.sandbox/policy.json"
 # where the temp directory should be fails for root too.)
 mv "$FOLDER/.sandbox/queue/tmp" "$T/tmp.saved"
 touch "$FOLDER/.sandbox/queue/tmp"
-out=$(hook_bash "./unknown-program --flag")
+out=$(hook_bash "sudo true")
 is "$(echo "$out" | decision)" "deny" "an unwritable queue denies"
 like "$(echo "$out" | reason)" "could not be queued" "and says the request could not be queued"
 rm "$FOLDER/.sandbox/queue/tmp"

@@ -4,7 +4,7 @@
 
 init_folder
 setup_task
-set_limits '{"hook_wait_seconds": 1, "max_pending": 3, "max_per_minute": 5, "request_ttl_seconds": 3}'
+set_limits '{"hook_wait_seconds": 1, "max_pending": 3, "max_per_minute": 5, "request_ttl_seconds": 10}'
 start_daemon
 
 for i in 1 2 3; do hook_bash "./task.sh p$i" >/dev/null; done
@@ -15,7 +15,7 @@ is "$(echo "$out" | decision)" "deny" "the fourth is denied by the hook"
 like "$(echo "$out" | reason)" "already waiting for a human.*limit 3" "with the pending cap as the reason"
 
 # Expiry: nobody decides, the request expires and is never run.
-wait_for 15 bash -c "[ \$($SBX -C $FOLDER pending --json | jq length) = 0 ]"
+wait_for 25 bash -c "[ \$($SBX -C $FOLDER pending --json | jq length) = 0 ]"
 ok $? "undecided requests expire"
 out=$(hook_bash "./task.sh p1")
 like "$(echo "$out" | reason | head -1)" "expired without a decision" "the model learns it expired"
