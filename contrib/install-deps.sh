@@ -21,6 +21,7 @@ have_cmd cc || need="$need gcc"
 have_cmd prove || need="$need perl"
 have_cmd jq || need="$need jq"
 have_cmd sqlite3 || need="$need sqlite3"
+have_cmd git || need="$need git"
 
 [ -z "$need" ] && exit 0
 

@@ -31,6 +31,16 @@
 #define RESCAN_MS   5000
 
 static volatile sig_atomic_t got_stop, got_child;
+static char *cmd_env[MAX_ENV];   /* the clean environment for commands */
+
+static void
+free_env(void)
+{
+	int i;
+
+	for (i = 0; cmd_env[i]; i++)
+		free(cmd_env[i]);
+}
 
 static void
 on_signal(int sig)
@@ -152,7 +162,7 @@ int
 main(int argc, char **argv)
 {
 	static struct folder fs[MAX_FOLDERS];
-	char config[PATH_MAX], *env[MAX_ENV] = { NULL };
+	char config[PATH_MAX], **env = cmd_env;
 	int lock_fds[MAX_FOLDERS], nf = 0, nenv = 0, i, is_dec;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct daemon_opts o = { .env = env };
@@ -165,6 +175,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "sbxd: cannot find the config dir; set SBX_CONFIG_DIR\n");
 		return 2;
 	}
+	atexit(free_env);
 	for (i = 0; default_env[i]; i++)
 		env_add(env, &nenv, default_env[i]);
 	for (i = 1; i < argc; i++) {
@@ -274,7 +285,5 @@ main(int argc, char **argv)
 		folder_close(&fs[i]);
 	}
 	inotifytools_cleanup();
-	for (i = 0; env[i]; i++)
-		free(env[i]);
 	return 0;
 }
