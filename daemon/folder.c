@@ -147,14 +147,30 @@ reject_file(struct folder *f, const char *dir, const char *name, const char *why
 	(void)write_atomic(f->sbfd, "work", to, note, strlen(note), 0600, 1);
 }
 
+/*
+ * A request stays in pending/ until its result was handed to the agent
+ * (a receipt in queue/delivered/) or has waited SBX_KEEP_UNDELIVERED;
+ * then it moves to done/. So the hook only ever scans pending/ and
+ * queue/new, which stay small, never the growing results/.
+ */
 static void
-move_done(struct folder *f, const char *id)
+sweep_one(struct folder *f, const char *id, int64_t now)
 {
-	char from[64], to[64];
+	char from[64], to[64], res[64], rcpt[64];
+	struct stat st;
+	int delivered;
 
+	snprintf(res, sizeof(res), "results/%s.json", id);
+	if (fstatat(f->sbfd, res, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	snprintf(rcpt, sizeof(rcpt), "queue/delivered/%s", id);
+	delivered = faccessat(f->sbfd, rcpt, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	if (!delivered && now - (int64_t)st.st_mtime < SBX_KEEP_UNDELIVERED)
+		return;
 	snprintf(from, sizeof(from), "pending/%s.json", id);
 	snprintf(to, sizeof(to), "done/%s.json", id);
-	(void)renameat(f->sbfd, from, f->sbfd, to);
+	if (renameat(f->sbfd, from, f->sbfd, to) == 0)
+		(void)unlinkat(f->sbfd, rcpt, 0);
 }
 
 static int
@@ -248,7 +264,6 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 		    "sbxd could not start the command (too many running or fork failed)");
 		sql_run(f, "UPDATE requests SET status='interrupted', finished=? WHERE id=?",
 		    "it", now_ms() / 1000, r->id);
-		move_done(f, r->id);
 		return;
 	}
 	f->run[slot].pid = pid;
@@ -266,7 +281,6 @@ finish_unrun(struct folder *f, const char *id, const char *hash, const char *sta
 	if (result_write_status(f->sbfd, id, hash, status, approver, reason) < 0 &&
 	    errno != EEXIST)
 		logf_folder(f, "request %s: cannot write its result: %s", id, strerror(errno));
-	move_done(f, id);
 }
 
 /* Validates a request document against its file name and this folder. */
@@ -614,11 +628,27 @@ scan(struct folder *f, const struct daemon_opts *o, const char *dir,
 	free(names);
 }
 
+static void
+sweep_entry(struct folder *f, const struct daemon_opts *o, const char *name)
+{
+	char id[SBX_ID_LEN + 1];
+
+	(void)o;
+	if (valid_request_name(name, id))
+		sweep_one(f, id, now_ms() / 1000);
+}
+
 void
 folder_rescan(struct folder *f, const struct daemon_opts *o)
 {
 	scan(f, o, "queue/new", folder_request);
 	scan(f, o, "decisions/new", folder_decision);
+}
+
+void
+folder_sweep(struct folder *f, const struct daemon_opts *o)
+{
+	scan(f, o, "pending", sweep_entry);
 }
 
 /* Updates the row from the executor's result file. */
@@ -660,7 +690,6 @@ record_result(struct folder *f, const char *id)
 	else
 		sql_run(f, "UPDATE requests SET status=?, finished=?, signal=?, duration_ms=?"
 		    " WHERE id=?", "tiiit", status, now_ms() / 1000, sig, ms, id);
-	move_done(f, id);
 	logf_folder(f, "request %s: %s, exit %lld, signal %lld, %lld ms", id, status,
 	    (long long)code, (long long)sig, (long long)ms);
 	cJSON_Delete(doc);
@@ -766,9 +795,6 @@ folder_recover(struct folder *f, const struct daemon_opts *o)
 		snprintf(path, sizeof(path), "pending/%s.json", orphans[i]);
 		if (k == 0)
 			ingest(f, o, orphans[i], path);
-		else if (k == 1 && strcmp(row.status, "pending") != 0 &&
-		    strcmp(row.status, "running") != 0)
-			move_done(f, orphans[i]);
 		if (k == 1)
 			req_row_free(&row);
 		free(orphans[i]);

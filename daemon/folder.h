@@ -15,6 +15,7 @@
 #include "common/util.h"
 
 #define SBX_MAX_RUNNING 64
+#define SBX_KEEP_UNDELIVERED (24 * 3600)   /* seconds a result waits in pending/ */
 
 struct running {
 	pid_t pid;                  /* executor; 0 when the slot is free */
@@ -48,6 +49,8 @@ void folder_close(struct folder *f);
 void folder_recover(struct folder *f, const struct daemon_opts *o);
 /* Processes everything waiting in queue/new and decisions/new. */
 void folder_rescan(struct folder *f, const struct daemon_opts *o);
+/* Moves requests whose result was delivered (or is old) to done/. */
+void folder_sweep(struct folder *f, const struct daemon_opts *o);
 void folder_request(struct folder *f, const struct daemon_opts *o, const char *name);
 void folder_decision(struct folder *f, const struct daemon_opts *o, const char *name);
 /* Expires undecided requests past their deadline. */

@@ -249,6 +249,7 @@ main(int argc, char **argv)
 		/* Watch first, then recover and rescan: nothing slips between. */
 		folder_recover(&fs[i], &o);
 		folder_rescan(&fs[i], &o);
+		folder_sweep(&fs[i], &o);
 		logf_folder(&fs[i], "serving (config %s)", config);
 	}
 	next_scan = mono_ms() + RESCAN_MS;
@@ -275,6 +276,7 @@ main(int argc, char **argv)
 			for (i = 0; i < nf; i++) {
 				folder_rescan(&fs[i], &o);
 				folder_expire(&fs[i]);
+				folder_sweep(&fs[i], &o);
 			}
 			next_scan = mono_ms() + RESCAN_MS;
 		}

@@ -72,18 +72,32 @@ claim_delivery(int sbfd, const char *id)
 }
 
 /*
- * Looks through DIR for entries named PREFIX...(.json) that belong to
- * the same hash. Calls fn for each; stops when fn returns non-zero.
- * Returns the number of entries seen in DIR (for the pending cap).
+ * What one pass over the queue found for a call: a finished result not
+ * yet handed back (claimed for delivery), or an unfinished request to
+ * attach to; and how many requests are unfinished (the pending cap).
+ */
+struct finder {
+	const char *hash_hex;
+	char attach[SBX_ID_LEN + 1];
+	char done_id[SBX_ID_LEN + 1];
+	cJSON *result;
+	int unfinished;
+};
+
+/*
+ * Scans DIR (queue/new or pending/: both stay small, since sbxd moves
+ * delivered requests to done/). Names are ID.json; the first 8 digits of
+ * an ID are those of its hash, so only same-prefix entries are opened.
+ * Returns -1 when DIR cannot be read.
  */
 static int
-scan_dir(int sbfd, const char *dir, const char *hash_hex,
-    int (*fn)(int, const char *, const char *, const char *, void *), void *arg)
+scan_requests(int sbfd, const char *dir, struct finder *f)
 {
 	char id[SBX_ID_LEN + 1];
 	struct dirent *de;
+	cJSON *doc;
 	DIR *d;
-	int fd, count = 0;
+	int fd, finished;
 
 	fd = openat(sbfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || !(d = fdopendir(fd))) {
@@ -94,53 +108,29 @@ scan_dir(int sbfd, const char *dir, const char *hash_hex,
 	while ((de = readdir(d))) {
 		if (!valid_request_name(de->d_name, id))
 			continue;
-		count++;
-		if (fn && strncmp(id, hash_hex, 8) == 0 && fn(sbfd, dir, id, hash_hex, arg))
-			fn = NULL;
+		finished = exists_at(sbfd, "results", id, ".json");
+		f->unfinished += !finished;
+		if (f->result || strncmp(id, f->hash_hex, 8) != 0 ||
+		    (finished && exists_at(sbfd, "queue/delivered", id, "")) ||
+		    (!finished && f->attach[0]))
+			continue;
+		if (!(doc = load_if_hash(sbfd, dir, id, f->hash_hex)))
+			continue;
+		cJSON_Delete(doc);
+		if (!finished) {
+			memcpy(f->attach, id, sizeof(f->attach));
+			continue;
+		}
+		doc = load_if_hash(sbfd, "results", id, f->hash_hex);
+		if (doc && claim_delivery(sbfd, id)) {
+			memcpy(f->done_id, id, sizeof(f->done_id));
+			f->result = doc;
+		} else {
+			cJSON_Delete(doc);
+		}
 	}
 	closedir(d);
-	return count;
-}
-
-struct finder {
-	char id[SBX_ID_LEN + 1];
-	cJSON *result;
-};
-
-/* A finished, not yet delivered result for the same call. */
-static int
-find_result(int sbfd, const char *dir, const char *id, const char *hash_hex, void *arg)
-{
-	struct finder *f = arg;
-	cJSON *doc;
-
-	if (exists_at(sbfd, "queue/delivered", id, ""))
-		return 0;
-	if (!(doc = load_if_hash(sbfd, dir, id, hash_hex)))
-		return 0;
-	if (!claim_delivery(sbfd, id)) {
-		cJSON_Delete(doc);
-		return 0;
-	}
-	memcpy(f->id, id, sizeof(f->id));
-	f->result = doc;
-	return 1;
-}
-
-/* A queued or pending request for the same call, without a result. */
-static int
-find_pending(int sbfd, const char *dir, const char *id, const char *hash_hex, void *arg)
-{
-	struct finder *f = arg;
-	cJSON *doc;
-
-	if (exists_at(sbfd, "results", id, ".json"))
-		return 0;
-	if (!(doc = load_if_hash(sbfd, dir, id, hash_hex)))
-		return 0;
-	cJSON_Delete(doc);
-	memcpy(f->id, id, sizeof(f->id));
-	return 1;
+	return 0;
 }
 
 static int
@@ -251,7 +241,7 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	char hash_hex[2 * SBX_HASH_LEN + 1];
 	struct finder f = { .result = NULL };
 	struct sbx_err err;
-	int sbfd, queued, pending;
+	int sbfd;
 	int64_t deadline = mono_ms() + (int64_t)rq->wait_seconds * 1000;
 
 	memset(out, 0, sizeof(*out));
@@ -266,34 +256,34 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	}
 	hex_encode(hash_hex, hash, sizeof(hash));
 
-	/* 1. The same call finished earlier and its result was not handed back. */
-	scan_dir(sbfd, "results", hash_hex, find_result, &f);
-	if (f.result) {
-		memcpy(out->id, f.id, sizeof(out->id));
-		out->result = f.result;
-		out->state = ESC_RESULT;
-		out->attached = 1;
-		goto out;
-	}
-	/* 2. The same call is still queued or pending: attach to it. */
-	queued = scan_dir(sbfd, "queue/new", hash_hex, find_pending, &f);
-	pending = f.id[0] ? 0 : scan_dir(sbfd, "pending", hash_hex, find_pending, &f);
-	if (queued < 0 || pending < 0) {
+	/* The same call finished earlier and was not handed back: return it
+	 * once. The same call still queued or pending: attach to it. */
+	f.hash_hex = hash_hex;
+	if (scan_requests(sbfd, "pending", &f) < 0 ||
+	    scan_requests(sbfd, "queue/new", &f) < 0) {
+		cJSON_Delete(f.result);
 		xsnprintf(out->msg, sizeof(out->msg),
 		    "cannot read the queue in %s/.sandbox (run `sbx init %s`)",
 		    rq->folder, rq->folder);
 		goto out;
 	}
-	if (f.id[0]) {
-		memcpy(out->id, f.id, sizeof(out->id));
+	if (f.result) {
+		memcpy(out->id, f.done_id, sizeof(out->id));
+		out->result = f.result;
+		out->state = ESC_RESULT;
+		out->attached = 1;
+		goto out;
+	}
+	if (f.attach[0]) {
+		memcpy(out->id, f.attach, sizeof(out->id));
 		out->attached = 1;
 	} else {
-		/* 3. A new request, within the pending cap. */
-		if (queued + pending >= rq->limits->max_pending) {
+		/* A new request, within the pending cap. */
+		if (f.unfinished >= rq->limits->max_pending) {
 			xsnprintf(out->msg, sizeof(out->msg),
 			    "%d requests are already waiting for a human in %s (limit %d); "
 			    "wait for decisions before escalating more",
-			    queued + pending, rq->folder, rq->limits->max_pending);
+			    f.unfinished, rq->folder, rq->limits->max_pending);
 			goto out;
 		}
 		request_id_make(hash, out->id);

@@ -117,4 +117,13 @@ size=$(wc -c <"$FOLDER/.sandbox/results/$id.stdout")
 [ "$size" -ge 100000 ]
 ok $? "the full output is on disk ($size bytes)"
 
+# Delivered requests leave pending/ (the hook scans only pending/ and
+# queue/new, so its work does not grow with history).
+wait_for 15 bash -c "! ls $FOLDER/.sandbox/pending | grep -q $id"
+ok $? "a delivered request moves from pending/ to done/"
+test -f "$FOLDER/.sandbox/done/$id.json" && ! test -e "$FOLDER/.sandbox/queue/delivered/$id"
+ok $? "its receipt is cleared"
+test -f "$FOLDER/.sandbox/results/$id.stdout"
+ok $? "its output stays where the model was told it is"
+
 done_testing
