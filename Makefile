@@ -101,8 +101,13 @@ asan:
 demo: $(PROGS)
 	@SBX_BIN=$(abspath $(BIN)) bash contrib/demo.sh
 
-bench: $(PROGS)
-	@SBX_BIN=$(abspath $(BIN)) bash tests/bench/bench.sh
+$(BUILD)/bench/spawn: tests/bench/spawn.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $<
+
+bench: $(PROGS) $(BUILD)/bench/spawn
+	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
+		bash tests/bench/bench.sh
 
 install: $(PROGS)
 	install -d $(DESTDIR)$(PREFIX)/bin

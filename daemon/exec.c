@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -203,9 +204,9 @@ executor(const struct exec_spec *s, pid_t daemon)
 	struct sigaction sa = { .sa_handler = on_stop };
 	struct stream st[2] = { { .name = "stdout" }, { .name = "stderr" } };
 	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, i, status = 0, n;
-	int timed_out = 0, exited = 0;
+	int timed_out = 0, exited = 0, pidfd;
 	int64_t t0, deadline, kill_at = 0, drain_at = 0, now;
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
 	sigset_t none;
 	pid_t pid;
 	cJSON *r;
@@ -248,6 +249,9 @@ executor(const struct exec_spec *s, pid_t daemon)
 		_exit(1);
 	}
 	setpgid(pid, pid);
+	/* A pidfd wakes the poll below when the shell exits (Linux >= 5.3);
+	 * without one, the 50 ms poll timeout notices it. */
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 
 	while (!exited || st[0].fd >= 0 || st[1].fd >= 0) {
 		now = mono_ms();
@@ -266,6 +270,8 @@ executor(const struct exec_spec *s, pid_t daemon)
 			exited = 1;
 			drain_at = now + DRAIN_MS;
 		}
+		if (exited && st[0].fd < 0 && st[1].fd < 0)
+			break;
 		/* Background jobs may hold the pipes open after the shell has
 		 * exited: stop reading after a short drain and kill the group. */
 		if (exited && now >= drain_at) {
@@ -284,6 +290,8 @@ executor(const struct exec_spec *s, pid_t daemon)
 		for (n = 0, i = 0; i < 2; i++)
 			if (st[i].fd >= 0)
 				pfd[n++] = (struct pollfd){ .fd = st[i].fd, .events = POLLIN };
+		if (pidfd >= 0 && !exited)
+			pfd[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
 		if (poll(pfd, (nfds_t)n, 50) > 0) {
 			for (i = 0; i < 2; i++) {
 				int k;
@@ -297,6 +305,8 @@ executor(const struct exec_spec *s, pid_t daemon)
 	if (!exited)
 		waitpid(pid, &status, 0);
 	kill(-pid, SIGKILL);
+	if (pidfd >= 0)
+		close(pidfd);
 
 	for (i = 0; i < 2; i++)
 		publish_capture(s->sbfd, s->id, st[i].name, st[i].out);

@@ -238,15 +238,17 @@ load_policy(struct folder *f, struct policy_error *perr)
 /* Starts the executor for a request that is now "running". */
 static void
 start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r,
-    const char *approver, int is_auto)
+    const char *approver, int is_auto, const struct policy_limits *limits)
 {
 	struct policy_limits lim = { .exec_timeout_seconds = 600, .output_cap_bytes = 1 << 20 };
 	struct policy_error perr;
-	struct policy *p = load_policy(f, &perr);
+	struct policy *p = limits ? NULL : load_policy(f, &perr);
 	struct exec_spec s;
 	int slot;
 	pid_t pid;
 
+	if (limits)
+		lim = *limits;
 	if (p) {
 		lim = *policy_limits(p);
 		policy_free(p);
@@ -268,7 +270,6 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 	}
 	f->run[slot].pid = pid;
 	memcpy(f->run[slot].id, r->id, sizeof(f->run[slot].id));
-	sql_run(f, "UPDATE requests SET started=? WHERE id=?", "it", now_ms() / 1000, r->id);
 	logf_folder(f, "request %s: running (approved by %s%s), executor pid %ld", r->id,
 	    approver, is_auto ? ", remembered" : "", (long)pid);
 }
@@ -331,6 +332,12 @@ check_request(struct folder *f, const cJSON *doc, const char *id, struct sbx_err
 	return 0;
 }
 
+/*
+ * Records a claimed request (pending/ID.json) after validating it and
+ * classifying it again: the agent side is not trusted. One transaction
+ * inserts it with its final first state: rejected, pending, or running
+ * under a remembered approval.
+ */
 static void
 ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char *path)
 {
@@ -339,28 +346,28 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	struct policy_call call;
 	struct policy *pol = NULL;
 	struct sbx_err err = { "" };
-	const struct policy_limits *lim;
+	struct policy_limits lim;
 	struct req_row row;
+	const cJSON *input;
 	cJSON *doc = NULL;
-	char *text, *input = NULL, *who = NULL;
-	const char *hash = NULL, *tool, *cmd;
+	char *text, *input_text = NULL, *who = NULL;
+	const char *hash, *tool, *cmd, *name = path + strlen("pending/");
 	int64_t now = now_ms() / 1000;
 	size_t len;
 	int rc;
 
-	(void)o;
 	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_REQUEST, &len, &err))) {
-		reject_file(f, "pending", path + strlen("pending/"), err.msg);
+		reject_file(f, "pending", name, err.msg);
 		return;
 	}
 	doc = cJSON_ParseWithLength(text, len);
 	free(text);
 	if (!cJSON_IsObject(doc)) {
-		reject_file(f, "pending", path + strlen("pending/"), "not a JSON object");
+		reject_file(f, "pending", name, "not a JSON object");
 		goto out;
 	}
 	if (check_request(f, doc, id, &err) < 0) {
-		reject_file(f, "pending", path + strlen("pending/"), err.msg);
+		reject_file(f, "pending", name, err.msg);
 		/* The name was valid: let a waiting agent know. */
 		result_write_status(f->sbfd, id, json_str(doc, "hash") ? json_str(doc, "hash")
 		    : "", "rejected", "", err.msg);
@@ -368,68 +375,75 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	}
 	hash = json_str(doc, "hash");
 	tool = json_str(doc, "tool");
-	cmd = request_command(tool, cJSON_GetObjectItemCaseSensitive(doc, "input"));
-	input = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(doc, "input"));
+	input = cJSON_GetObjectItemCaseSensitive(doc, "input");
+	cmd = request_command(tool, input);
+	if (!(input_text = cJSON_PrintUnformatted(input))) {
+		reject_file(f, "pending", name, "out of memory");
+		goto out;
+	}
+
+	if (!(pol = load_policy(f, &perr))) {
+		/* Fail closed, but keep the request on record. */
+		lim = (struct policy_limits){ .request_ttl_seconds = 3600 };
+		snprintf(err.msg, sizeof(err.msg), "the policy is invalid: %.400s", perr.msg);
+	} else {
+		lim = *policy_limits(pol);
+		call = (struct policy_call){ .tool = tool, .input = input,
+			.cwd = json_str(doc, "cwd"), .folder = f->path, .home = getenv("HOME"),
+			.config_dir = f->config };
+		policy_eval(pol, &call, &pr);
+		if (pr.verdict == POLICY_DENY)
+			snprintf(err.msg, sizeof(err.msg), "denied by policy (%.150s): %.300s",
+			    pr.rule, pr.reason);
+		else if (sql_count(f, "SELECT count(*) FROM requests WHERE created >= ?",
+		    now - 60) >= lim.max_per_minute)
+			snprintf(err.msg, sizeof(err.msg), "rate limit: %d requests in the last "
+			    "minute; wait before escalating more", lim.max_per_minute);
+		else if (sql_count(f, "SELECT count(*) FROM requests WHERE status = 'pending'"
+		    " AND created >= ?", 0) >= lim.max_pending)
+			snprintf(err.msg, sizeof(err.msg), "%d requests are pending already",
+			    lim.max_pending);
+	}
+	who = err.msg[0] ? NULL : db_remembered(f->db, hash);
+
+	if (exec_sql(f, "BEGIN IMMEDIATE") < 0)
+		goto out;
 	rc = sql_run(f, "INSERT INTO requests (id, hash, tool, command, input, cwd, session,"
-	    " agent, trigger, rule, reason, created, expires, status)"
-	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,'pending')", "tttttttttttii",
-	    id, hash, tool, cmd, input ? input : "{}", json_str(doc, "cwd"),
+	    " agent, trigger, rule, reason, created, expires, status, deny_reason, approver,"
+	    " auto, decided, started)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", "tttttttttttiitttiii",
+	    id, hash, tool, cmd, input_text, json_str(doc, "cwd"),
 	    json_str(doc, "session_id"), json_str(doc, "agent"), json_str(doc, "trigger"),
-	    json_str(doc, "rule"), json_str(doc, "reason"), now, now + 3600);
-	if (rc < 0) {
-		reject_file(f, "pending", path + strlen("pending/"),
+	    json_str(doc, "rule"), json_str(doc, "reason"), now,
+	    now + lim.request_ttl_seconds,
+	    err.msg[0] ? "rejected" : who ? "running" : "pending",
+	    err.msg[0] ? err.msg : NULL, who, (int64_t)(who != NULL),
+	    who ? now : 0, who ? now : 0);
+	if (rc >= 0 && who)
+		rc = sql_run(f, "UPDATE remembered SET uses = uses + 1 WHERE hash=?", "t", hash);
+	if (rc < 0 || exec_sql(f, "COMMIT") < 0) {
+		exec_sql(f, "ROLLBACK");
+		reject_file(f, "pending", name,
 		    rc == -2 ? "a request with this id exists already" : "database error");
 		goto out;
 	}
-	/* The daemon classifies again: the agent side is not trusted. */
-	if (!(pol = load_policy(f, &perr))) {
-		sql_run(f, "UPDATE requests SET status='rejected', deny_reason=? WHERE id=?",
-		    "tt", perr.msg, id);
-		finish_unrun(f, id, hash, "rejected", "", perr.msg);
-		logf_folder(f, "request %s rejected: policy invalid: %s", id, perr.msg);
-		goto out;
-	}
-	lim = policy_limits(pol);
-	sql_run(f, "UPDATE requests SET expires=? WHERE id=?", "it",
-	    now + lim->request_ttl_seconds, id);
-	call = (struct policy_call){ .tool = tool,
-		.input = cJSON_GetObjectItemCaseSensitive(doc, "input"),
-		.cwd = json_str(doc, "cwd"), .folder = f->path, .home = getenv("HOME"),
-		.config_dir = f->config };
-	policy_eval(pol, &call, &pr);
-	if (pr.verdict == POLICY_DENY) {
-		snprintf(err.msg, sizeof(err.msg), "denied by policy (%.150s): %.300s", pr.rule, pr.reason);
-	} else if (sql_count(f, "SELECT count(*) FROM requests WHERE created >= ?",
-	    now - 60) > lim->max_per_minute) {
-		snprintf(err.msg, sizeof(err.msg), "rate limit: more than %d requests in the "
-		    "last minute; wait before escalating more", lim->max_per_minute);
-	} else if (sql_count(f, "SELECT count(*) FROM requests WHERE status='pending' AND "
-	    "created >= ?", 0) > lim->max_pending) {
-		snprintf(err.msg, sizeof(err.msg), "more than %d requests are pending",
-		    lim->max_pending);
-	}
+
 	if (err.msg[0]) {
-		sql_run(f, "UPDATE requests SET status='rejected', deny_reason=? WHERE id=?",
-		    "tt", err.msg, id);
 		finish_unrun(f, id, hash, "rejected", "", err.msg);
 		logf_folder(f, "request %s rejected: %s", id, err.msg);
-		goto out;
-	}
-	logf_folder(f, "request %s pending: %s `%s` (%s)", id, tool, cmd, pr.reason);
-	/* A remembered approval for the same hash runs it without asking. */
-	if ((who = db_remembered(f->db, hash))) {
-		if (sql_run(f, "UPDATE requests SET status='running', approver=?, auto=1,"
-		    " decided=? WHERE id=? AND status='pending'", "tit", who, now, id) == 1) {
-			sql_run(f, "UPDATE remembered SET uses = uses + 1 WHERE hash=?", "t", hash);
-			if (db_get(f->db, id, &row) == 1) {
-				start_run(f, o, &row, who, 1);
-				req_row_free(&row);
-			}
+	} else if (who) {
+		logf_folder(f, "request %s: %s `%s` auto-approved (remembered, by %s)", id, tool,
+		    cmd, who);
+		if (db_get(f->db, id, &row) == 1) {
+			start_run(f, o, &row, who, 1, &lim);
+			req_row_free(&row);
 		}
+	} else {
+		logf_folder(f, "request %s pending: %s `%s` (%s)", id, tool, cmd, pr.reason);
 	}
 out:
 	free(who);
-	free(input);
+	free(input_text);
 	policy_free(pol);
 	cJSON_Delete(doc);
 }
@@ -558,8 +572,8 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		goto out;
 	}
 	rc = sql_run(f, "UPDATE requests SET status=?, approver=?, key_id=?, decided=?,"
-	    " deny_reason=? WHERE id=? AND status='pending'", "tttitt",
-	    approve ? "running" : "denied", key.name, key.key_id, now,
+	    " started=?, deny_reason=? WHERE id=? AND status='pending'", "tttiitt",
+	    approve ? "running" : "denied", key.name, key.key_id, now, approve ? now : 0,
 	    approve ? NULL : d.reason, d.id);
 	if (rc != 1) {
 		exec_sql(f, "ROLLBACK");
@@ -582,7 +596,7 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	logf_folder(f, "request %s %s by %s%s", d.id, approve ? "approved" : "denied",
 	    key.name, d.remember ? " (remembered)" : "");
 	if (approve)
-		start_run(f, o, &row, key.name, 0);
+		start_run(f, o, &row, key.name, 0, NULL);
 	else
 		finish_unrun(f, d.id, row.hash, "denied", key.name, d.reason);
 out:

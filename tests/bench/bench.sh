@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# bench.sh - whole-process benchmarks of the hook and the approval loop,
+# side by side in one run. `make bench`; BENCH_N sets the runs (default 1000).
+set -eu
+: "${SBX_BIN:?}" "${SBX_BENCH_BIN:?}"
+N=${BENCH_N:-1000}
+SPAWN="$SBX_BENCH_BIN/spawn"
+T=$(mktemp -d "${TMPDIR:-/tmp}/sbx-bench.XXXXXX")
+T=$(cd "$T" && pwd -P)
+export SBX_CONFIG_DIR="$T/config"
+F="$T/proj"
+DPID=""
+trap '[ -n "$DPID" ] && kill $DPID 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+mkdir -p "$F"
+"$SBX_BIN/sbx" init "$F" >/dev/null
+
+payload() {
+	jq -cn --arg c "$1" --arg cwd "$F" '{session_id: "bench", transcript_path: "/dev/null",
+	  cwd: $cwd, permission_mode: "default", hook_event_name: "PreToolUse",
+	  tool_name: "Bash", tool_input: {command: $c, description: "bench"},
+	  tool_use_id: "toolu_bench"}'
+}
+payload "git status --short" >"$T/allow.json"
+[ "$("$SBX_BIN/sbx-hook" pre <"$T/allow.json" | jq -r .hookSpecificOutput.permissionDecision)" = allow ] ||
+	{ echo "bench: the allow payload is not allowed" >&2; exit 1; }
+cat >"$T/parse.py" <<'PY'
+import json, sys
+json.load(sys.stdin)
+print('{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}')
+PY
+
+echo "sbx benchmarks, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, N=$N"
+echo "$(uname -sr); $(cc --version | head -1)"
+echo
+printf '%-44s %6s  %8s  %8s  %8s  %8s\n' "whole process, per call (ms)" runs median p99 min max
+"$SPAWN" "floor: cat > /dev/null (same payload)" "$N" "$T/allow.json" -- cat
+"$SPAWN" "sbx-hook pre, allow path (git status)" "$N" "$T/allow.json" -- "$SBX_BIN/sbx-hook" pre
+if command -v python3 >/dev/null; then
+	"$SPAWN" "python3 hook that only parses the JSON" "$N" "$T/allow.json" -- python3 "$T/parse.py"
+fi
+
+# Escalation round trip with a remembered approval: the hook writes the
+# request, sbxd auto-approves and runs `true`, the hook answers.
+jq '.escalate = ["Bash(true)"] | .limits.hook_wait_seconds = 30 | .limits.max_per_minute = 100000' \
+	"$F/.sandbox/policy.json" >"$T/p" && mv "$T/p" "$F/.sandbox/policy.json"
+"$SBX_BIN/sbxd" "$F" 2>"$T/sbxd.log" &
+DPID=$!
+for _ in $(seq 100); do grep -q serving "$T/sbxd.log" && break; sleep 0.05; done
+payload "true" >"$T/esc.json"
+(cd "$F" && "$SBX_BIN/sbx-hook" pre <"$T/esc.json" >"$T/first.json") &
+for _ in $(seq 200); do
+	id=$("$SBX_BIN/sbx" -C "$F" pending --json | jq -r '.[0].id // empty')
+	[ -n "$id" ] && break
+	sleep 0.05
+done
+"$SBX_BIN/sbx" -C "$F" approve "$id" --remember >/dev/null
+wait %2 2>/dev/null || true
+"$SPAWN" "escalation round trip, remembered (true)" "$N" "$T/esc.json" -- "$SBX_BIN/sbx-hook" pre
+"$SBX_BIN/sbx-hook" pre <"$T/esc.json" | jq -r .hookSpecificOutput.permissionDecisionReason |
+	head -1 | grep -q "remembered approval" ||
+	{ echo "bench: the round trip did not go through a remembered approval" >&2; exit 1; }
+echo
+echo "requests recorded by sbxd: $(sqlite3 "$F/.sandbox/state.db" "select count(*) from requests where status='done'")"
