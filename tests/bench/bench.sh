@@ -35,8 +35,11 @@ echo
 printf '%-44s %6s  %8s  %8s  %8s  %8s\n' "whole process, per call (ms)" runs median p99 min max
 "$SPAWN" "floor: cat > /dev/null (same payload)" "$N" "$T/allow.json" -- cat
 "$SPAWN" "sbx-hook pre, allow path (git status)" "$N" "$T/allow.json" -- "$SBX_BIN/sbx-hook" pre
-if command -v python3 >/dev/null; then
-	"$SPAWN" "python3 hook that only parses the JSON" "$N" "$T/allow.json" -- python3 "$T/parse.py"
+# The reference most hooks are written in. Prefer the system python3: a
+# version manager's shim adds a shell script to every start.
+PY=$(command -v /usr/bin/python3 || command -v python3 || true)
+if [ -n "$PY" ]; then
+	"$SPAWN" "python3 hook that only parses the JSON" "$N" "$T/allow.json" -- "$PY" "$T/parse.py"
 fi
 
 # Escalation round trip with a remembered approval: the hook writes the

@@ -53,6 +53,11 @@ if [ "$(id -u)" -eq 0 ]; then
 else
 	echo "ok $((_n += 1)) - # SKIP needs root to chown"
 fi
+# The same id again (a replayed request file): the claim never replaces.
+cp "$FOLDER/.sandbox/pending/$id.json" "$T/replay"
+mv "$T/replay" "$Q/$id.json"
+check "a request file replayed under an existing id is rejected" rejected "$id.json" "exists already"
+is "$("$SBX" -C "$FOLDER" show "$id" --json | jq -r .status)" "pending" "the original request is untouched"
 test -z "$(ls "$Q")"
 ok $? "the queue is empty afterwards"
 is "$(runs)" "0" "nothing ran"
