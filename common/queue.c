@@ -17,7 +17,7 @@
 #include "common/queue.h"
 
 const char *const queue_dirs[] = {
-	"queue", "queue/tmp", "queue/new", "queue/delivered",
+	"queue", "queue/tmp", "queue/new", "queue/delivered", "queue/events",
 	"decisions", "decisions/tmp", "decisions/new",
 	"pending", "done", "results", "rejected", "work",
 	NULL

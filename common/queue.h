@@ -6,6 +6,7 @@
  *
  *   .sandbox/queue/{tmp,new}       agent side (sbx-hook, sbx-mcp): requests
  *   .sandbox/queue/delivered/      agent side: one receipt per result handed back
+ *   .sandbox/queue/events/         agent side: events for the audit log (PostToolUse)
  *   .sandbox/decisions/{tmp,new}   approver (sbx): signed decisions
  *   .sandbox/pending/ done/        sbxd: claimed requests, by state
  *   .sandbox/results/              sbxd: ID.json, ID.stdout, ID.stderr
@@ -31,6 +32,7 @@
 #define SBX_MAX_DECISION    (16 * 1024)
 #define SBX_MAX_RESULT      (1024 * 1024)
 #define SBX_RESULT_HEAD     (16 * 1024) /* bytes of each stream kept in ID.json */
+#define SBX_MAX_EVENT       (64 * 1024)
 
 /* Every directory of the layout, relative to .sandbox/ (mode 0700). */
 extern const char *const queue_dirs[];

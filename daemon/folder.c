@@ -32,6 +32,7 @@
 #include "common/json.h"
 #include "common/keys.h"
 #include "common/queue.h"
+#include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/folder.h"
 #include "policy/policy.h"
@@ -130,10 +131,13 @@ folder_close(struct folder *f)
 static void
 reject_file(struct folder *f, const char *dir, const char *name, const char *why)
 {
-	char from[512], to[512], note[600];
+	char from[512], to[512], note[600], id[SBX_ID_LEN + 1];
 	int64_t t = now_ms();
 
 	logf_folder(f, "rejected %s/%s: %s", dir, name, why);
+	audit_log(f->audit, "file_rejected", valid_request_name(name, id) ||
+	    valid_decision_name(name, id) ? id : NULL, NULL, "daemon", "sss", "dir", dir,
+	    "name", name, "why", why);
 	if (xsnprintf(from, sizeof(from), "%s/%s", dir, name) < 0 ||
 	    xsnprintf(to, sizeof(to), "rejected/%lld-%s", (long long)t, name) < 0)
 		return;
@@ -169,8 +173,11 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 		return;
 	snprintf(from, sizeof(from), "pending/%s.json", id);
 	snprintf(to, sizeof(to), "done/%s.json", id);
-	if (renameat(f->sbfd, from, f->sbfd, to) == 0)
+	if (renameat(f->sbfd, from, f->sbfd, to) == 0) {
+		audit_log(f->audit, delivered ? "result_delivered" : "result_unclaimed", id, NULL,
+		    delivered ? "hook" : "daemon", "i", "result_time", (int64_t)st.st_mtime);
 		(void)unlinkat(f->sbfd, rcpt, 0);
+	}
 }
 
 static int
@@ -232,7 +239,19 @@ sql_count(struct folder *f, const char *sql, int64_t arg)
 static struct policy *
 load_policy(struct folder *f, struct policy_error *perr)
 {
-	return policy_load(f->path, f->config, perr);
+	struct policy *p = policy_load(f->path, f->config, perr);
+	unsigned char h[32] = { 0 };
+	size_t len;
+	char *text = read_untrusted(f->sbfd, "policy.json", 4 << 20, &len, NULL);
+
+	/* The audit log records each policy version once: by its hash. */
+	if (text)
+		crypto_generichash(h, sizeof(h), (unsigned char *)text, len, NULL, 0);
+	free(text);
+	if (audit_policy_changed(f->audit, h))
+		audit_log(f->audit, "policy_loaded", NULL, NULL, "daemon", "hbs", "hash", h,
+		    "valid", p != NULL, "error", p ? NULL : perr->msg);
+	return p;
 }
 
 /* Starts the executor for a request that is now "running". */
@@ -255,6 +274,8 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 	}
 	for (slot = 0; slot < SBX_MAX_RUNNING && f->run[slot].pid; slot++)
 		;
+	/* The approval is on disk before the command starts. */
+	(void)audit_sync(f->audit);
 	s = (struct exec_spec){ .sbfd = f->sbfd, .folder = f->path, .id = r->id,
 		.hash = r->hash, .tool = r->tool, .command = r->command, .cwd = r->cwd,
 		.approver = approver, .is_auto = is_auto, .timeout_s = lim.exec_timeout_seconds,
@@ -266,8 +287,13 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 		    "sbxd could not start the command (too many running or fork failed)");
 		sql_run(f, "UPDATE requests SET status='interrupted', finished=? WHERE id=?",
 		    "it", now_ms() / 1000, r->id);
+		audit_log(f->audit, "exec_failed", r->id, r->session, "daemon", "s", "why",
+		    "too many running or fork failed");
 		return;
 	}
+	audit_log(f->audit, "exec_started", r->id, r->session, "daemon", "iiissb", "pid",
+	    (int64_t)pid, "timeout_s", (int64_t)lim.exec_timeout_seconds, "output_cap",
+	    (int64_t)lim.output_cap_bytes, "cwd", r->cwd, "approver", approver, "auto", is_auto);
 	f->run[slot].pid = pid;
 	memcpy(f->run[slot].id, r->id, sizeof(f->run[slot].id));
 	logf_folder(f, "request %s: running (approved by %s%s), executor pid %ld", r->id,
@@ -279,6 +305,10 @@ static void
 finish_unrun(struct folder *f, const char *id, const char *hash, const char *status,
     const char *approver, const char *reason)
 {
+	/* Recorded (and synced) before the agent can read the result. */
+	audit_log(f->audit, "request_closed", id, NULL, "daemon", "sss", "status", status,
+	    "approver", approver, "reason", reason);
+	(void)audit_sync(f->audit);
 	if (result_write_status(f->sbfd, id, hash, status, approver, reason) < 0 &&
 	    errno != EEXIST)
 		logf_folder(f, "request %s: cannot write its result: %s", id, strerror(errno));
@@ -428,6 +458,16 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 		goto out;
 	}
 
+	audit_log(f->audit, "request_received", id, json_str(doc, "session_id"), "hook",
+	    "sssjssssssss", "tool", tool, "command", cmd, "cwd", json_str(doc, "cwd"),
+	    "input", cJSON_Duplicate(input, 1), "hash", hash, "agent", json_str(doc, "agent"),
+	    "tool_use_id", json_str(doc, "tool_use_id"), "trigger", json_str(doc, "trigger"),
+	    "rule", json_str(doc, "rule"), "reason", json_str(doc, "reason"),
+	    "status", err.msg[0] ? "rejected" : who ? "running" : "pending",
+	    "why", err.msg[0] ? err.msg : NULL);
+	if (who)
+		audit_log(f->audit, "decision", id, json_str(doc, "session_id"), "daemon", "ssbb",
+		    "verdict", "approve", "approver", who, "remembered", 1, "auto", 1);
 	if (err.msg[0]) {
 		finish_unrun(f, id, hash, "rejected", "", err.msg);
 		logf_folder(f, "request %s rejected: %s", id, err.msg);
@@ -535,7 +575,7 @@ out:
 void
 folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 {
-	char hash[2 * SBX_HASH_LEN + 1], path[512];
+	char hash[2 * SBX_HASH_LEN + 1], path[512], actor[80];
 	struct trusted_key key;
 	struct sbx_err err = { "" };
 	struct decision d;
@@ -591,6 +631,13 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		exec_sql(f, "ROLLBACK");
 		goto out;
 	}
+	snprintf(actor, sizeof(actor), "approver:%s", key.name);
+	audit_log(f->audit, "decision", d.id, row.session, actor, "sssbssii", "verdict",
+	    d.verdict, "approver", key.name, "key_id", key.key_id, "remember", d.remember,
+	    "reason", d.reason, "nonce", d.nonce, "created", d.created, "expires", d.expires);
+	if (approve)
+		audit_log(f->audit, "approval_consumed", d.id, row.session, "daemon", "ss",
+		    "nonce", d.nonce, "approver", key.name);
 	snprintf(path, sizeof(path), "decisions/new/%s", name);
 	(void)unlinkat(f->sbfd, path, 0);
 	logf_folder(f, "request %s %s by %s%s", d.id, approve ? "approved" : "denied",
@@ -601,6 +648,89 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		finish_unrun(f, d.id, row.hash, "denied", key.name, d.reason);
 out:
 	req_row_free(&row);
+}
+
+/*
+ * An agent-side event: queue/events/ID.json (16 hex digits), at most
+ * SBX_MAX_EVENT bytes, read with read_untrusted(). Only known keys of
+ * the right types are accepted, and only they reach the log; anything
+ * else is moved to rejected/ like a bad request.
+ */
+void
+folder_event(struct folder *f, const struct daemon_opts *o, const char *name)
+{
+	static const struct { const char *key; int type; } keys[] = {
+		{ "v", cJSON_Number }, { "kind", cJSON_String }, { "agent", cJSON_String },
+		{ "session_id", cJSON_String }, { "tool_use_id", cJSON_String },
+		{ "tool", cJSON_String }, { "cwd", cJSON_String }, { "time", cJSON_Number },
+		{ "path", cJSON_String }, { "before", cJSON_String }, { "after", cJSON_String },
+		{ "command", cJSON_String }, { "exit_code", cJSON_Number },
+		{ "interrupted", cJSON_True | cJSON_False }, { "error", cJSON_String },
+	};
+	char id[SBX_ID_LEN + 1], path[512];
+	struct sbx_err err = { "" };
+	const char *kind, *h;
+	cJSON *doc = NULL, *c, *data = NULL;
+	size_t len, i;
+	char *text;
+	int64_t v;
+
+	(void)o;
+	if (name[0] == '.')
+		return;
+	if (!valid_request_name(name, id)) {
+		reject_file(f, "queue/events", name, "not an event file name (want 16 hex digits"
+		    " + .json)");
+		return;
+	}
+	snprintf(path, sizeof(path), "queue/events/%s", name);
+	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_EVENT, &len, &err))) {
+		if (errno != ENOENT)
+			reject_file(f, "queue/events", name, err.msg);
+		return;
+	}
+	doc = cJSON_ParseWithLength(text, len);
+	free(text);
+	if (!cJSON_IsObject(doc) || json_int(doc, "v", &v) < 0 || v != 1 ||
+	    !(kind = json_str(doc, "kind")) || strcmp(kind, "post_tool_use") != 0 ||
+	    !json_str(doc, "tool")) {
+		reject_file(f, "queue/events", name, "not an event (want an object with v 1, "
+		    "kind \"post_tool_use\" and tool)");
+		goto out;
+	}
+	for (c = doc->child; c; c = c->next) {
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (strcmp(c->string, keys[i].key) == 0)
+				break;
+		if (i == sizeof(keys) / sizeof(keys[0]) || !(c->type & keys[i].type)) {
+			snprintf(err.msg, sizeof(err.msg), "unknown key or wrong type: \"%.40s\"",
+			    c->string);
+			reject_file(f, "queue/events", name, err.msg);
+			goto out;
+		}
+	}
+	if (((h = json_str(doc, "before")) && !is_hex(h, 64)) ||
+	    ((h = json_str(doc, "after")) && !is_hex(h, 64))) {
+		reject_file(f, "queue/events", name, "before/after must be 64 hex digits");
+		goto out;
+	}
+	if (!(data = cJSON_Duplicate(doc, 1))) {
+		reject_file(f, "queue/events", name, "out of memory");
+		goto out;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(data, "v");
+	cJSON_DeleteItemFromObjectCaseSensitive(data, "kind");
+	cJSON_DeleteItemFromObjectCaseSensitive(data, "session_id");
+	if ((c = cJSON_DetachItemFromObjectCaseSensitive(data, "time"))) {
+		/* The agent's clock, not ours: kept under its own name. */
+		cJSON_AddItemToObject(data, "agent_time", c);
+	}
+	if (audit_append(f->audit, kind, NULL, json_str(doc, "session_id"), "hook", data) < 0)
+		logf_folder(f, "cannot write an audit record for event %s", name);
+	if (unlinkat(f->sbfd, path, 0) < 0)
+		logf_folder(f, "cannot remove %s: %s", path, strerror(errno));
+out:
+	cJSON_Delete(doc);
 }
 
 static void
@@ -657,12 +787,22 @@ folder_rescan(struct folder *f, const struct daemon_opts *o)
 {
 	scan(f, o, "queue/new", folder_request);
 	scan(f, o, "decisions/new", folder_decision);
+	scan(f, o, "queue/events", folder_event);
 }
 
 void
 folder_sweep(struct folder *f, const struct daemon_opts *o)
 {
 	scan(f, o, "pending", sweep_entry);
+}
+
+static int64_t
+json_num(const cJSON *doc, const char *key)
+{
+	int64_t v = 0;
+
+	(void)json_int(doc, key, &v);
+	return v;
 }
 
 /* Updates the row from the executor's result file. */
@@ -706,6 +846,12 @@ record_result(struct folder *f, const char *id)
 		    " WHERE id=?", "tiiit", status, now_ms() / 1000, sig, ms, id);
 	logf_folder(f, "request %s: %s, exit %lld, signal %lld, %lld ms", id, status,
 	    (long long)code, (long long)sig, (long long)ms);
+	audit_log(f->audit, "exec_finished", id, NULL, "daemon", "sjibiisisis", "status", status,
+	    "exit_code", code >= 0 ? cJSON_CreateNumber((double)code) : NULL, "signal", sig,
+	    "timed_out", json_bool(doc, "timed_out") == 1, "duration_ms", ms,
+	    "stdout_bytes", json_num(doc, "stdout_bytes"), "stdout_blake2b",
+	    json_str(doc, "stdout_blake2b"), "stderr_bytes", json_num(doc, "stderr_bytes"),
+	    "stderr_blake2b", json_str(doc, "stderr_blake2b"), "reason", json_str(doc, "reason"));
 	cJSON_Delete(doc);
 }
 

@@ -17,6 +17,8 @@
 #define SBX_MAX_RUNNING 64
 #define SBX_KEEP_UNDELIVERED (24 * 3600)   /* seconds a result waits in pending/ */
 
+struct audit;
+
 struct running {
 	pid_t pid;                  /* executor; 0 when the slot is free */
 	char id[17];
@@ -28,7 +30,8 @@ struct folder {
 	int sbfd;                   /* FOLDER/.sandbox */
 	int lockfd;
 	sqlite3 *db;
-	int wd_queue, wd_decisions;
+	int wd_queue, wd_decisions, wd_events;
+	struct audit *audit;        /* the folder's audit log (daemon/audit.h) */
 	struct running run[SBX_MAX_RUNNING];
 };
 
@@ -53,6 +56,8 @@ void folder_rescan(struct folder *f, const struct daemon_opts *o);
 void folder_sweep(struct folder *f, const struct daemon_opts *o);
 void folder_request(struct folder *f, const struct daemon_opts *o, const char *name);
 void folder_decision(struct folder *f, const struct daemon_opts *o, const char *name);
+/* An agent-side event (queue/events/NAME) for the audit log. */
+void folder_event(struct folder *f, const struct daemon_opts *o, const char *name);
 /* Expires undecided requests past their deadline. */
 void folder_expire(struct folder *f);
 /* Handles a reaped executor; 1 if it belonged to this folder. */

@@ -24,6 +24,7 @@
 #include <sodium.h>
 
 #include "common/util.h"
+#include "daemon/audit.h"
 #include "daemon/folder.h"
 
 #define MAX_FOLDERS 64
@@ -85,18 +86,21 @@ usage(FILE *f)
 	    "                       (default $SBX_CONFIG_DIR, $XDG_CONFIG_HOME/sbx, ~/.config/sbx)\n"
 	    "  --pass-env NAME      also pass NAME to executed commands (default:\n"
 	    "                       PATH HOME USER LOGNAME LANG LC_ALL LC_CTYPE TZ SSH_AUTH_SOCK)\n"
+	    "  --audit-segment-bytes N\n"
+	    "                       rotate the audit log above N bytes (default 16 MiB)\n"
 	    "  -v, --verbose        log inotify events\n");
 }
 
-/* The folder an inotify watch belongs to. */
+/* The folder an inotify watch belongs to; *kind: 0 queue, 1 decisions,
+ * 2 events. */
 static struct folder *
-folder_of_wd(struct folder *fs, int n, int wd, int *is_decision)
+folder_of_wd(struct folder *fs, int n, int wd, int *kind)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (fs[i].wd_queue == wd || fs[i].wd_decisions == wd) {
-			*is_decision = fs[i].wd_decisions == wd;
+		if (fs[i].wd_queue == wd || fs[i].wd_decisions == wd || fs[i].wd_events == wd) {
+			*kind = fs[i].wd_decisions == wd ? 1 : fs[i].wd_events == wd ? 2 : 0;
 			return &fs[i];
 		}
 	}
@@ -166,6 +170,8 @@ main(int argc, char **argv)
 	int lock_fds[MAX_FOLDERS], nf = 0, nenv = 0, i, is_dec;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct daemon_opts o = { .env = env };
+	static struct audit_key akey;
+	struct audit_opts aopts = { 0 };
 	struct inotify_event *ev;
 	struct sbx_err err;
 	int64_t next_scan;
@@ -190,6 +196,12 @@ main(int argc, char **argv)
 				return 2;
 		} else if (!strcmp(argv[i], "--pass-env") && i + 1 < argc) {
 			env_add(env, &nenv, argv[++i]);
+		} else if (!strcmp(argv[i], "--audit-segment-bytes") && i + 1 < argc) {
+			aopts.segment_bytes = atol(argv[++i]);
+			if (aopts.segment_bytes < 4096) {
+				fprintf(stderr, "sbxd: --audit-segment-bytes wants 4096 or more\n");
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			o.verbose = 1;
 		} else if (!strcmp(argv[i], "--")) {
@@ -211,6 +223,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "sbxd: libsodium failed to initialise\n");
 		return 1;
 	}
+	if (audit_key_load(config, &akey, &err) < 0) {
+		fprintf(stderr, "sbxd: %s\n", err.msg);
+		return 1;
+	}
 	for (; i < argc; i++) {
 		if (nf == MAX_FOLDERS) {
 			fprintf(stderr, "sbxd: at most %d folders\n", MAX_FOLDERS);
@@ -220,6 +236,13 @@ main(int argc, char **argv)
 			fprintf(stderr, "sbxd: %s\n", err.msg);
 			return 2;
 		}
+		if (!(fs[nf].audit = audit_open(fs[nf].sbfd, fs[nf].db, &akey, &aopts, &err))) {
+			fprintf(stderr, "sbxd: %s: %s\n", fs[nf].path, err.msg);
+			return 2;
+		}
+		audit_log(fs[nf].audit, "daemon_start", NULL, NULL, "daemon", "sisss", "version",
+		    SBX_VERSION, "pid", (int64_t)getpid(), "key_id", akey.key_id, "config", config,
+		    "folder", fs[nf].path);
 		lock_fds[nf] = fs[nf].lockfd;
 		nf++;
 	}
@@ -240,7 +263,8 @@ main(int argc, char **argv)
 	for (i = 0; i < nf; i++) {
 		fs[i].wd_queue = watch(&fs[i], "queue/new");
 		fs[i].wd_decisions = watch(&fs[i], "decisions/new");
-		if (fs[i].wd_queue < 0 || fs[i].wd_decisions < 0) {
+		fs[i].wd_events = watch(&fs[i], "queue/events");
+		if (fs[i].wd_queue < 0 || fs[i].wd_decisions < 0 || fs[i].wd_events < 0) {
 			fprintf(stderr, "sbxd: cannot watch %s/.sandbox: %s (check "
 			    "fs.inotify.max_user_watches)\n", fs[i].path,
 			    strerror(inotifytools_error()));
@@ -250,6 +274,7 @@ main(int argc, char **argv)
 		folder_recover(&fs[i], &o);
 		folder_rescan(&fs[i], &o);
 		folder_sweep(&fs[i], &o);
+		(void)audit_checkpoint(fs[i].audit);
 		logf_folder(&fs[i], "serving (config %s)", config);
 	}
 	next_scan = mono_ms() + RESCAN_MS;
@@ -261,9 +286,11 @@ main(int argc, char **argv)
 		} else if (ev && ev->len > 0 && (f = folder_of_wd(fs, nf, ev->wd, &is_dec))) {
 			if (o.verbose)
 				logf_folder(f, "event %s on %s", ev->name,
-				    is_dec ? "decisions" : "queue");
-			if (is_dec)
+				    is_dec == 1 ? "decisions" : is_dec == 2 ? "events" : "queue");
+			if (is_dec == 1)
 				folder_decision(f, &o, ev->name);
+			else if (is_dec == 2)
+				folder_event(f, &o, ev->name);
 			else
 				folder_request(f, &o, ev->name);
 		}
@@ -280,12 +307,19 @@ main(int argc, char **argv)
 			}
 			next_scan = mono_ms() + RESCAN_MS;
 		}
+		/* Group commit: whatever this pass logged is made durable. */
+		for (i = 0; i < nf; i++)
+			audit_tick(fs[i].audit);
 	}
 	stop_all(fs, nf);
 	for (i = 0; i < nf; i++) {
+		audit_log(fs[i].audit, "daemon_stop", NULL, NULL, "daemon", "s", "reason", "signal");
+		audit_close(fs[i].audit);
+		fs[i].audit = NULL;
 		logf_folder(&fs[i], "stopped");
 		folder_close(&fs[i]);
 	}
+	audit_key_wipe(&akey);
 	inotifytools_cleanup();
 	return 0;
 }

@@ -1,0 +1,487 @@
+/*
+ * audit_record.c - record encoding, hashing and chain verification; see
+ * audit_record.h and docs/AUDIT.md.
+ *
+ * MUST hash the defined canonical bytes, never a library's printed text.
+ * MUST verify every record it reports as good; report the first break
+ * with its segment, line, sequence number and kind.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "common/audit_record.h"
+#include "common/json.h"
+#include "common/queue.h"
+#include "common/util.h"
+
+static const char record_tag[] = "sbx-audit-v1";        /* hashed with its NUL */
+static const char checkpoint_tag[] = "sbx-audit-checkpoint-v1";
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void
+bput(struct buf *b, const void *s, size_t n)
+{
+	char *np;
+	size_t ncap;
+
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		ncap = b->cap ? b->cap : 512;
+		while (ncap < b->len + n + 1)
+			ncap *= 2;
+		if (!(np = realloc(b->p, ncap))) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void
+bputs(struct buf *b, const char *s)
+{
+	bput(b, s, strlen(s));
+}
+
+/* A string (or null) in canonical JSON form. */
+static void
+bput_jstr(struct buf *b, const char *s)
+{
+	cJSON *v;
+	char *c;
+
+	if (!s) {
+		bputs(b, "null");
+		return;
+	}
+	if (!(v = cJSON_CreateString(s)) || !(c = json_canonical(v))) {
+		cJSON_Delete(v);
+		b->oom = 1;
+		return;
+	}
+	bputs(b, c);
+	free(c);
+	cJSON_Delete(v);
+}
+
+static int
+valid_event(const char *e)
+{
+	size_t i, n = strlen(e);
+
+	if (n == 0 || n >= sizeof(((struct audit_line *)0)->event))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((e[i] >= 'a' && e[i] <= 'z') || e[i] == '_'))
+			return 0;
+	return 1;
+}
+
+static void
+record_hash(const unsigned char prev[AUDIT_HASH_LEN], const char *body, size_t n,
+    unsigned char out[AUDIT_HASH_LEN])
+{
+	crypto_generichash_state st;
+
+	crypto_generichash_init(&st, NULL, 0, AUDIT_HASH_LEN);
+	crypto_generichash_update(&st, (const unsigned char *)record_tag, sizeof(record_tag));
+	crypto_generichash_update(&st, prev, AUDIT_HASH_LEN);
+	crypto_generichash_update(&st, (const unsigned char *)body, n);
+	crypto_generichash_final(&st, out, AUDIT_HASH_LEN);
+}
+
+char *
+audit_record_encode(int64_t seq, int64_t time_ms,
+    const unsigned char prev[AUDIT_HASH_LEN], const char *event,
+    const char *request, const char *session, const char *actor,
+    const cJSON *data, unsigned char hash[AUDIT_HASH_LEN], size_t *len)
+{
+	char num[96], hex[2 * AUDIT_HASH_LEN + 1], *canon;
+	struct buf b = { 0 };
+
+	if (!valid_event(event) || !cJSON_IsObject(data) || seq < 1 || !actor) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(canon = json_canonical(data)))
+		return NULL;
+	hex_encode(hex, prev, AUDIT_HASH_LEN);
+	snprintf(num, sizeof(num), "{\"seq\":%lld,\"time\":%lld,\"prev\":\"", (long long)seq,
+	    (long long)time_ms);
+	bputs(&b, num);
+	bputs(&b, hex);
+	bputs(&b, "\",\"event\":\"");
+	bputs(&b, event);
+	bputs(&b, "\",\"request\":");
+	bput_jstr(&b, request);
+	bputs(&b, ",\"session\":");
+	bput_jstr(&b, session);
+	bputs(&b, ",\"actor\":");
+	bput_jstr(&b, actor);
+	bputs(&b, ",\"data\":");
+	bputs(&b, canon);
+	free(canon);
+	if (b.oom || b.len + AUDIT_TAIL_LEN + 1 > AUDIT_MAX_LINE) {
+		free(b.p);
+		errno = b.oom ? ENOMEM : EFBIG;
+		return NULL;
+	}
+	record_hash(prev, b.p, b.len, hash);
+	hex_encode(hex, hash, AUDIT_HASH_LEN);
+	bputs(&b, ",\"hash\":\"");
+	bputs(&b, hex);
+	bputs(&b, "\"}\n");
+	if (b.oom) {
+		free(b.p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*len = b.len;
+	return b.p;
+}
+
+/* Parses a decimal at *p (no sign, no leading zero except "0"). */
+static int
+take_num(const char **p, const char *end, int64_t *out)
+{
+	const char *s = *p;
+	int64_t v = 0;
+
+	if (s >= end || *s < '0' || *s > '9' || (*s == '0' && s + 1 < end &&
+	    s[1] >= '0' && s[1] <= '9'))
+		return -1;
+	for (; s < end && *s >= '0' && *s <= '9'; s++) {
+		if (v > (INT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	*out = v;
+	*p = s;
+	return 0;
+}
+
+static int
+take_lit(const char **p, const char *end, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	if ((size_t)(end - *p) < n || memcmp(*p, lit, n) != 0)
+		return -1;
+	*p += n;
+	return 0;
+}
+
+static int
+take_hex(const char **p, const char *end, unsigned char out[AUDIT_HASH_LEN])
+{
+	char hex[2 * AUDIT_HASH_LEN + 1];
+
+	if (end - *p < 2 * AUDIT_HASH_LEN)
+		return -1;
+	memcpy(hex, *p, 2 * AUDIT_HASH_LEN);
+	hex[2 * AUDIT_HASH_LEN] = '\0';
+	if (hex_decode(out, AUDIT_HASH_LEN, hex) < 0)
+		return -1;
+	*p += 2 * AUDIT_HASH_LEN;
+	return 0;
+}
+
+int
+audit_line_check(const char *line, size_t n, struct audit_line *out,
+    const char **why)
+{
+	const char *p = line, *end, *body_end, *e;
+	unsigned char h[AUDIT_HASH_LEN];
+	size_t k;
+
+	memset(out, 0, sizeof(*out));
+	if (n < AUDIT_TAIL_LEN + 40 || n > AUDIT_MAX_LINE) {
+		*why = "not a record (wrong length)";
+		return -1;
+	}
+	body_end = line + n - AUDIT_TAIL_LEN;
+	end = line + n;
+	p = body_end;
+	if (take_lit(&p, end, ",\"hash\":\"") < 0 || take_hex(&p, end, out->hash) < 0 ||
+	    take_lit(&p, end, "\"}") < 0 || p != end) {
+		*why = "no well-formed \"hash\" at the end of the line";
+		return -1;
+	}
+	p = line;
+	if (take_lit(&p, body_end, "{\"seq\":") < 0 || take_num(&p, body_end, &out->seq) < 0 ||
+	    take_lit(&p, body_end, ",\"time\":") < 0 || take_num(&p, body_end, &out->time) < 0 ||
+	    take_lit(&p, body_end, ",\"prev\":\"") < 0 || take_hex(&p, body_end, out->prev) < 0 ||
+	    take_lit(&p, body_end, "\",\"event\":\"") < 0) {
+		*why = "the record does not start with seq, time, prev and event in order";
+		return -1;
+	}
+	e = memchr(p, '"', (size_t)(body_end - p));
+	k = e ? (size_t)(e - p) : 0;
+	if (!e || k == 0 || k >= sizeof(out->event)) {
+		*why = "malformed event name";
+		return -1;
+	}
+	memcpy(out->event, p, k);
+	out->event[k] = '\0';
+	if (!valid_event(out->event)) {
+		*why = "malformed event name";
+		return -1;
+	}
+	record_hash(out->prev, line, (size_t)(body_end - line), h);
+	if (sodium_memcmp(h, out->hash, AUDIT_HASH_LEN) != 0) {
+		*why = "its hash does not match its content";
+		return 1;
+	}
+	return 0;
+}
+
+static void
+lp(struct buf *b, const void *s, size_t n)
+{
+	unsigned char len[4] = {
+		(unsigned char)(n >> 24), (unsigned char)(n >> 16),
+		(unsigned char)(n >> 8), (unsigned char)n,
+	};
+
+	bput(b, len, 4);
+	bput(b, s, n);
+}
+
+int
+audit_checkpoint_message(const struct audit_checkpoint *c, unsigned char **msg,
+    size_t *len)
+{
+	struct buf b = { 0 };
+	char num[32];
+
+	bput(&b, checkpoint_tag, sizeof(checkpoint_tag));
+	snprintf(num, sizeof(num), "%lld", (long long)c->seq);
+	lp(&b, num, strlen(num));
+	bput(&b, c->hash, AUDIT_HASH_LEN);
+	snprintf(num, sizeof(num), "%lld", (long long)c->time);
+	lp(&b, num, strlen(num));
+	lp(&b, c->key_id, strlen(c->key_id));
+	if (b.oom) {
+		free(b.p);
+		errno = ENOMEM;
+		return -1;
+	}
+	*msg = (unsigned char *)b.p;
+	*len = b.len;
+	return 0;
+}
+
+int
+audit_checkpoint_verify(const struct audit_checkpoint *c, const unsigned char pk[32])
+{
+	unsigned char *msg;
+	char kid[17];
+	size_t len;
+	int rc;
+
+	key_id_of(pk, kid);
+	if (strcmp(kid, c->key_id) != 0)
+		return -1;
+	if (audit_checkpoint_message(c, &msg, &len) < 0)
+		return -1;
+	rc = crypto_sign_verify_detached(c->sig, msg, len, pk) == 0 ? 0 : -1;
+	free(msg);
+	return rc;
+}
+
+int
+audit_checkpoint_from_json(const cJSON *o, struct audit_checkpoint *c)
+{
+	const char *h = json_str(o, "hash"), *k = json_str(o, "key_id"), *s = json_str(o, "sig");
+
+	memset(c, 0, sizeof(*c));
+	if (json_int(o, "seq", &c->seq) < 0 || json_int(o, "time", &c->time) < 0 ||
+	    !h || !k || !s || hex_decode(c->hash, AUDIT_HASH_LEN, h) < 0 || !is_hex(k, 16) ||
+	    hex_decode(c->sig, 64, s) < 0)
+		return -1;
+	memcpy(c->key_id, k, 17);
+	return 0;
+}
+
+int
+audit_checkpoint_to_json(const struct audit_checkpoint *c, cJSON *o)
+{
+	char hash[2 * AUDIT_HASH_LEN + 1], sig[129];
+
+	hex_encode(hash, c->hash, AUDIT_HASH_LEN);
+	hex_encode(sig, c->sig, 64);
+	if (!cJSON_AddNumberToObject(o, "seq", (double)c->seq) ||
+	    !cJSON_AddStringToObject(o, "hash", hash) ||
+	    !cJSON_AddNumberToObject(o, "time", (double)c->time) ||
+	    !cJSON_AddStringToObject(o, "key_id", c->key_id) ||
+	    !cJSON_AddStringToObject(o, "sig", sig))
+		return -1;
+	return 0;
+}
+
+__attribute__((format(printf, 6, 7)))
+static int
+fail(struct audit_report *r, const char *kind, const char *seg, int64_t line,
+    int64_t seq, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->ok = 0;
+	snprintf(r->kind, sizeof(r->kind), "%s", kind);
+	snprintf(r->segment, sizeof(r->segment), "%s", seg ? seg : "");
+	r->line = line;
+	r->seq = seq;
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Looks ahead (within one segment) for the record with seq want. */
+static int
+seq_ahead(const char *p, const char *end, int64_t want)
+{
+	struct audit_line l;
+	const char *nl, *why;
+	int i;
+
+	for (i = 0; i < 1024 && p < end; i++) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			break;
+		if (audit_line_check(p, (size_t)(nl - p), &l, &why) >= 0 && l.seq == want)
+			return 1;
+		p = nl + 1;
+	}
+	return 0;
+}
+
+static int
+check_checkpoint_record(const char *line, size_t n, const struct audit_line *l,
+    const unsigned char *pk, struct audit_checkpoint *c)
+{
+	cJSON *doc = cJSON_ParseWithLength(line, n);
+	int rc = -1;
+
+	if (doc && audit_checkpoint_from_json(cJSON_GetObjectItemCaseSensitive(doc, "data"),
+	    c) == 0 && c->seq == l->seq - 1 &&
+	    memcmp(c->hash, l->prev, AUDIT_HASH_LEN) == 0 && pk &&
+	    audit_checkpoint_verify(c, pk) == 0)
+		rc = 0;
+	cJSON_Delete(doc);
+	return rc;
+}
+
+int
+audit_verify(const struct audit_seg *segs, int nsegs, const unsigned char *pk,
+    const struct audit_checkpoint *head, struct audit_report *r)
+{
+	unsigned char prev[AUDIT_HASH_LEN] = { 0 };
+	struct audit_checkpoint c;
+	struct audit_line l;
+	const char *p, *end, *nl, *why;
+	int64_t want = 1, lineno;
+	int i, rc, head_seen = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->ok = 1;
+	r->head_seq = head ? head->seq : -1;
+	if (head && (!pk || audit_checkpoint_verify(head, pk) < 0))
+		return fail(r, pk ? "bad-checkpoint" : "no-key", NULL, 0, head->seq,
+		    "the signed head (record %lld) %s", (long long)head->seq, pk
+		    ? "does not verify with the daemon's public key" :
+		    "cannot be checked: no daemon public key");
+	for (i = 0; i < nsegs; i++) {
+		p = segs[i].buf;
+		end = p + segs[i].len;
+		r->segments++;
+		r->bytes += (int64_t)segs[i].len;
+		for (lineno = 1; p < end; lineno++) {
+			if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+				return fail(r, "malformed", segs[i].name, lineno, want,
+				    "line %lld is cut short (no newline at the end of the segment)",
+				    (long long)lineno);
+			rc = audit_line_check(p, (size_t)(nl - p), &l, &why);
+			if (rc < 0)
+				return fail(r, "malformed", segs[i].name, lineno, want,
+				    "line %lld (where record %lld should be) is malformed: %s",
+				    (long long)lineno, (long long)want, why);
+			if (rc > 0)
+				return fail(r, "altered", segs[i].name, lineno, l.seq,
+				    "record %lld was altered: %s", (long long)l.seq, why);
+			if (l.seq > want)
+				return seq_ahead(nl + 1, end, want)
+				    ? fail(r, "reordered", segs[i].name, lineno, want,
+				    "records are out of order: record %lld is at line %lld, where "
+				    "record %lld belongs (records were swapped or moved)",
+				    (long long)l.seq, (long long)lineno, (long long)want)
+				    : fail(r, "deleted", segs[i].name, lineno, want,
+				    "record %lld is missing: the record before line %lld is %lld, "
+				    "the next one is %lld (%lld record%s deleted)", (long long)want,
+				    (long long)lineno, (long long)(want - 1), (long long)l.seq,
+				    (long long)(l.seq - want), l.seq - want == 1 ? "" : "s");
+			if (l.seq < want)
+				return fail(r, "inserted", segs[i].name, lineno, l.seq,
+				    "line %lld holds record %lld again, where record %lld belongs "
+				    "(a record was inserted, duplicated or moved)", (long long)lineno,
+				    (long long)l.seq, (long long)want);
+			if (memcmp(l.prev, prev, AUDIT_HASH_LEN) != 0)
+				return fail(r, "broken-link", segs[i].name, lineno, l.seq,
+				    "record %lld does not link to record %lld: record %lld was "
+				    "replaced (or re-hashed) after it was written", (long long)l.seq,
+				    (long long)(l.seq - 1), (long long)(l.seq - 1));
+			if (strcmp(l.event, "checkpoint") == 0) {
+				if (!pk)
+					return fail(r, "no-key", segs[i].name, lineno, l.seq,
+					    "record %lld is a checkpoint, but there is no daemon public "
+					    "key to check it", (long long)l.seq);
+				if (check_checkpoint_record(p, (size_t)(nl - p), &l, pk, &c) < 0)
+					return fail(r, "bad-checkpoint", segs[i].name, lineno, l.seq,
+					    "checkpoint record %lld does not verify: bad signature, "
+					    "wrong key, or it does not sign record %lld (the log "
+					    "before it was rewritten)", (long long)l.seq,
+					    (long long)(l.seq - 1));
+				r->checkpoints++;
+			}
+			if (head && l.seq == head->seq) {
+				if (memcmp(l.hash, head->hash, AUDIT_HASH_LEN) != 0)
+					return fail(r, "forged", segs[i].name, lineno, l.seq,
+					    "record %lld differs from the signed head: the log was "
+					    "rewritten (re-chained without the daemon's key)",
+					    (long long)l.seq);
+				head_seen = 1;
+			}
+			memcpy(prev, l.hash, AUDIT_HASH_LEN);
+			r->records++;
+			r->last_seq = l.seq;
+			want++;
+			p = nl + 1;
+		}
+	}
+	memcpy(r->last_hash, prev, AUDIT_HASH_LEN);
+	if (head && !head_seen)
+		return fail(r, "truncated", nsegs ? segs[nsegs - 1].name : NULL, 0,
+		    r->last_seq + 1, "the log ends at record %lld, but the signed head covers "
+		    "record %lld: %lld record%s cut off the end", (long long)r->last_seq,
+		    (long long)head->seq, (long long)(head->seq - r->last_seq),
+		    head->seq - r->last_seq == 1 ? " was" : "s were");
+	if (!head && r->records > 0)
+		return fail(r, "no-checkpoint", NULL, 0, 0, "there is no signed head to "
+		    "compare with (state.db has none): a cut-off tail could not be seen");
+	r->after_head = head ? r->last_seq - head->seq : 0;
+	return 0;
+}

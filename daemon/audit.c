@@ -1,0 +1,572 @@
+/*
+ * audit.c - the audit log writer; see audit.h and docs/AUDIT.md.
+ *
+ * Rules:
+ * - MUST be the only code that writes .sandbox/audit*.jsonl, and only
+ *   by appending (O_APPEND); segments are renamed, never rewritten.
+ * - MUST redact every string before it is encoded.
+ * - MUST fdatasync the log before the head it reaches is signed and
+ *   stored, so a signed head never covers a record that is not on disk.
+ * - MUST refuse to continue a log whose tail disagrees with the signed
+ *   head in state.db: continuing would sign over the damage.
+ * - MUST keep the secret key 0600 and wipe it after use.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "common/audit_record.h"
+#include "common/json.h"
+#include "common/queue.h"
+#include "common/redact.h"
+#include "daemon/audit.h"
+
+#define ACTIVE "audit.jsonl"
+
+struct audit {
+	int sbfd, fd;
+	sqlite3 *db;
+	const struct audit_key *key;
+	long segment_bytes;
+	int checkpoint_every;
+	int64_t seq;
+	unsigned char prev[AUDIT_HASH_LEN];
+	int64_t size;               /* of the active segment */
+	int seg_no;                 /* highest rotated segment number */
+	int dirty;                  /* written, not yet synced */
+	int since_ckpt;             /* records after the last checkpoint */
+	int64_t last_ckpt_ms;
+	int in_rotate;
+	unsigned char policy[32];
+	int policy_known;
+};
+
+static const char key_magic[] = "sbx-daemon-key-v1";
+
+void
+audit_key_wipe(struct audit_key *k)
+{
+	sodium_memzero(k, sizeof(*k));
+}
+
+static int
+key_parse(const char *text, struct audit_key *k)
+{
+	char pkhex[65], skhex[129];
+	int rc = -1;
+
+	if (sscanf(text, "sbx-daemon-key-v1\npublic %64s\nsecret %128s", pkhex, skhex) == 2 &&
+	    hex_decode(k->pk, 32, pkhex) == 0 && hex_decode(k->sk, 64, skhex) == 0)
+		rc = 0;
+	sodium_memzero(skhex, sizeof(skhex));
+	return rc;
+}
+
+int
+audit_key_load(const char *config, struct audit_key *k, struct sbx_err *err)
+{
+	char text[512], pkhex[65], skhex[129];
+	struct stat st;
+	size_t len;
+	char *file = NULL;
+	int dfd = -1, fd = -1, rc = -1, n;
+
+	memset(k, 0, sizeof(*k));
+	if (mkdir_p(config, 0700) < 0 ||
+	    (dfd = open(config, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		err_set(err, "cannot open the config dir %s: %s", config, strerror(errno));
+		return -1;
+	}
+	fd = openat(dfd, AUDIT_KEY_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    (st.st_mode & 077)) {
+			err_set(err, "%s/%s must be a regular file of ours with mode 0600 (run "
+			    "`chmod 600 %s/%s`)", config, AUDIT_KEY_FILE, config, AUDIT_KEY_FILE);
+			goto out;
+		}
+		if (!(file = fd_read_all(fd, 4096, &len)) || key_parse(file, k) < 0) {
+			err_set(err, "%s/%s is malformed", config, AUDIT_KEY_FILE);
+			goto out;
+		}
+	} else if (errno == ENOENT) {
+		crypto_sign_keypair(k->pk, k->sk);
+		hex_encode(pkhex, k->pk, 32);
+		hex_encode(skhex, k->sk, 64);
+		n = snprintf(text, sizeof(text), "%s\npublic %s\nsecret %s\n", key_magic, pkhex,
+		    skhex);
+		sodium_memzero(skhex, sizeof(skhex));
+		fd = openat(dfd, AUDIT_KEY_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd < 0 || write_all(fd, text, (size_t)n) < 0 || fsync(fd) < 0) {
+			err_set(err, "cannot write %s/%s: %s", config, AUDIT_KEY_FILE,
+			    strerror(errno));
+			goto out;
+		}
+	} else {
+		err_set(err, "cannot open %s/%s: %s", config, AUDIT_KEY_FILE, strerror(errno));
+		goto out;
+	}
+	key_id_of(k->pk, k->key_id);
+	/* The public half, for `sbx audit verify`: (re)written when it differs. */
+	hex_encode(pkhex, k->pk, 32);
+	n = snprintf(text, sizeof(text), "%s\n", pkhex);
+	free(file);
+	file = read_untrusted(dfd, AUDIT_PUB_FILE, 256, &len, NULL);
+	if ((!file || strcmp(file, text) != 0) &&
+	    write_atomic(dfd, ".", AUDIT_PUB_FILE, text, (size_t)n, 0644, 0) < 0) {
+		err_set(err, "cannot write %s/%s: %s", config, AUDIT_PUB_FILE, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	sodium_memzero(text, sizeof(text));
+	if (file) {
+		sodium_memzero(file, strlen(file));
+		free(file);
+	}
+	if (fd >= 0)
+		close(fd);
+	close(dfd);
+	if (rc < 0)
+		audit_key_wipe(k);
+	return rc;
+}
+
+static int
+head_load(sqlite3 *db, struct audit_checkpoint *c)
+{
+	sqlite3_stmt *st;
+	const char *h, *k, *s;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT seq, hash, time, key_id, sig FROM audit_head"
+	    " WHERE id = 1", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		c->seq = sqlite3_column_int64(st, 0);
+		c->time = sqlite3_column_int64(st, 2);
+		h = (const char *)sqlite3_column_text(st, 1);
+		k = (const char *)sqlite3_column_text(st, 3);
+		s = (const char *)sqlite3_column_text(st, 4);
+		rc = h && k && s && hex_decode(c->hash, 32, h) == 0 && is_hex(k, 16) &&
+		    hex_decode(c->sig, 64, s) == 0 ? 1 : -1;
+		if (rc == 1)
+			memcpy(c->key_id, k, 17);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int
+head_store(sqlite3 *db, const struct audit_checkpoint *c)
+{
+	char hash[65], sig[129];
+	sqlite3_stmt *st;
+	int rc;
+
+	hex_encode(hash, c->hash, 32);
+	hex_encode(sig, c->sig, 64);
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO audit_head (id, seq, hash, time,"
+	    " key_id, sig) VALUES (1, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, c->seq);
+	sqlite3_bind_text(st, 2, hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, c->time);
+	sqlite3_bind_text(st, 4, c->key_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, sig, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The highest N of .sandbox/audit.NNNNNN.jsonl, 0 when none. */
+static int
+last_segment(int sbfd)
+{
+	struct dirent *de;
+	int fd, n, best = 0;
+	char tail[8];
+	DIR *d;
+
+	if ((fd = dup(sbfd)) < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	rewinddir(d);
+	while ((de = readdir(d)))
+		if (strlen(de->d_name) == 18 && sscanf(de->d_name, "audit.%6d%6s", &n, tail) == 2 &&
+		    strcmp(tail, ".jsonl") == 0 && n > best)
+			best = n;
+	closedir(d);
+	return best;
+}
+
+/*
+ * Finds the last record of buf (and, if want >= 0, the record with that
+ * seq). Returns 0, or -1 with why. *torn gets the bytes after the last
+ * newline.
+ */
+static int
+scan_tail(const char *buf, size_t len, struct audit_line *last, int64_t want,
+    struct audit_line *found, size_t *torn, const char **why)
+{
+	const char *p = buf, *end, *nl;
+	struct audit_line l;
+	int have = 0;
+
+	end = buf + len;
+	while (end > buf && end[-1] != '\n')
+		end--;
+	*torn = (size_t)(buf + len - end);
+	found->seq = -1;
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (audit_line_check(p, (size_t)(nl - p), &l, why) != 0)
+			return -1;
+		if (l.seq == want)
+			*found = l;
+		*last = l;
+		have = 1;
+	}
+	if (!have)
+		last->seq = 0;
+	return 0;
+}
+
+struct audit *
+audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
+    const struct audit_opts *o, struct sbx_err *err)
+{
+	struct audit_checkpoint head;
+	struct audit_line last, found;
+	struct audit *a;
+	struct stat st;
+	char seg[32], *buf = NULL, *emsg = NULL;
+	const char *why = "";
+	size_t len = 0, torn = 0;
+	int have_head;
+
+	if (!(a = calloc(1, sizeof(*a)))) {
+		err_set(err, "out of memory");
+		return NULL;
+	}
+	a->sbfd = sbfd;
+	a->db = db;
+	a->key = key;
+	a->fd = -1;
+	a->segment_bytes = o && o->segment_bytes > 0 ? o->segment_bytes : AUDIT_SEGMENT_BYTES;
+	a->checkpoint_every = o && o->checkpoint_every > 0 ? o->checkpoint_every
+	    : AUDIT_CHECKPOINT_EVERY;
+	if (sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS audit_head (id INTEGER PRIMARY KEY"
+	    " CHECK (id = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL, time INTEGER NOT NULL,"
+	    " key_id TEXT NOT NULL, sig TEXT NOT NULL)", NULL, NULL, &emsg) != SQLITE_OK) {
+		err_set(err, "state.db: %s", emsg ? emsg : "error");
+		sqlite3_free(emsg);
+		goto fail;
+	}
+	if ((have_head = head_load(db, &head)) < 0) {
+		err_set(err, "state.db holds a malformed audit head");
+		goto fail;
+	}
+	if ((a->seg_no = last_segment(sbfd)) < 0) {
+		err_set(err, "cannot list .sandbox: %s", strerror(errno));
+		goto fail;
+	}
+	a->fd = openat(sbfd, ACTIVE, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (a->fd < 0 || fstat(a->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    st.st_uid != geteuid()) {
+		err_set(err, "cannot open .sandbox/%s as a regular file of ours with one link: %s",
+		    ACTIVE, a->fd < 0 ? strerror(errno) : "wrong type, owner or links");
+		goto fail;
+	}
+	snprintf(seg, sizeof(seg), "%s", ACTIVE);
+	if (st.st_size == 0 && a->seg_no > 0)
+		snprintf(seg, sizeof(seg), "audit.%06d.jsonl", a->seg_no);
+	if (!(buf = read_daemon_file(sbfd, seg, 1L << 30, &len, err)))
+		goto fail;
+	if (scan_tail(buf, len, &last, have_head ? head.seq : -1, &found, &torn, &why) < 0) {
+		err_set(err, ".sandbox/%s is damaged (%s); run `sbx audit verify` to see "
+		    "where, and move the log aside to start a new one", seg, why);
+		goto fail;
+	}
+	if (have_head && (last.seq < head.seq || (found.seq == head.seq &&
+	    memcmp(found.hash, head.hash, 32) != 0))) {
+		err_set(err, "the audit log does not match its last signed head (record %lld): "
+		    "it %s; run `sbx audit verify`. To start a new log, move .sandbox/audit*.jsonl "
+		    "aside and delete the audit_head row of state.db", (long long)head.seq,
+		    last.seq < head.seq ? "ends before it (cut off)" : "was rewritten");
+		goto fail;
+	}
+	if (!have_head && last.seq > 0) {
+		err_set(err, "the audit log has %lld records but state.db has no signed head "
+		    "for it; run `sbx audit verify`. To start a new log, move "
+		    ".sandbox/audit*.jsonl aside", (long long)last.seq);
+		goto fail;
+	}
+	if (torn && strcmp(seg, ACTIVE) == 0 && ftruncate(a->fd, (off_t)(len - torn)) < 0) {
+		err_set(err, "cannot cut the torn tail of .sandbox/%s: %s", ACTIVE, strerror(errno));
+		goto fail;
+	}
+	a->seq = last.seq;
+	if (last.seq > 0)
+		memcpy(a->prev, last.hash, 32);
+	a->size = strcmp(seg, ACTIVE) == 0 ? (int64_t)(len - torn) : 0;
+	a->last_ckpt_ms = mono_ms();
+	free(buf);
+	if (torn)
+		audit_log(a, "audit_recovered", NULL, NULL, "daemon", "is", "torn_bytes",
+		    (int64_t)torn, "why", "a record was cut short by a crash before it was synced");
+	return a;
+fail:
+	free(buf);
+	if (a->fd >= 0)
+		close(a->fd);
+	free(a);
+	return NULL;
+}
+
+int
+audit_sync(struct audit *a)
+{
+	if (!a || !a->dirty)
+		return 0;
+	if (fdatasync(a->fd) < 0)
+		return -1;
+	a->dirty = 0;
+	return 0;
+}
+
+static int rotate(struct audit *a);
+
+int
+audit_append(struct audit *a, const char *event, const char *request,
+    const char *session, const char *actor, cJSON *data)
+{
+	unsigned char hash[AUDIT_HASH_LEN];
+	char *line = NULL, *r_req = NULL, *r_sess = NULL, *r_act = NULL;
+	size_t len;
+	int rc = -1;
+
+	if (!a) {
+		cJSON_Delete(data);
+		return 0;
+	}
+	if (!data && !(data = cJSON_CreateObject()))
+		return -1;
+	if (redact_json(data) < 0 || (request && !(r_req = redact_str(request, NULL))) ||
+	    (session && !(r_sess = redact_str(session, NULL))) ||
+	    !(r_act = redact_str(actor ? actor : "daemon", NULL)))
+		goto out;
+	line = audit_record_encode(a->seq + 1, now_ms(), a->prev, event, r_req, r_sess, r_act,
+	    data, hash, &len);
+	if (!line || write_all(a->fd, line, len) < 0)
+		goto out;
+	a->seq++;
+	memcpy(a->prev, hash, sizeof(hash));
+	a->size += (int64_t)len;
+	a->dirty = 1;
+	if (strcmp(event, "checkpoint") != 0)
+		a->since_ckpt++;
+	rc = 0;
+	if (a->in_rotate)
+		goto out;
+	if (a->since_ckpt >= a->checkpoint_every)
+		rc = audit_checkpoint(a);
+	if (rc == 0 && a->size >= a->segment_bytes)
+		rc = rotate(a);
+out:
+	free(line);
+	free(r_req);
+	free(r_sess);
+	free(r_act);
+	cJSON_Delete(data);
+	return rc;
+}
+
+int
+audit_log(struct audit *a, const char *event, const char *request,
+    const char *session, const char *actor, const char *types, ...)
+{
+	char hex[2 * AUDIT_HASH_LEN + 1];
+	const unsigned char *h;
+	const char *key, *s;
+	cJSON *data, *j;
+	va_list ap;
+	int i;
+
+	if (!a) {
+		/* Still consume any cJSON argument. */
+		va_start(ap, types);
+		for (i = 0; types[i]; i++) {
+			(void)va_arg(ap, const char *);
+			if (types[i] == 's')
+				(void)va_arg(ap, const char *);
+			else if (types[i] == 'i')
+				(void)va_arg(ap, int64_t);
+			else if (types[i] == 'b')
+				(void)va_arg(ap, int);
+			else if (types[i] == 'h')
+				(void)va_arg(ap, const unsigned char *);
+			else if (types[i] == 'j')
+				cJSON_Delete(va_arg(ap, cJSON *));
+		}
+		va_end(ap);
+		return 0;
+	}
+	data = cJSON_CreateObject();
+	va_start(ap, types);
+	for (i = 0; types[i]; i++) {
+		key = va_arg(ap, const char *);
+		switch (types[i]) {
+		case 's':
+			s = va_arg(ap, const char *);
+			if (data)
+				s ? cJSON_AddStringToObject(data, key, s)
+				    : cJSON_AddNullToObject(data, key);
+			break;
+		case 'i':
+			if (data)
+				cJSON_AddNumberToObject(data, key, (double)va_arg(ap, int64_t));
+			else
+				(void)va_arg(ap, int64_t);
+			break;
+		case 'b':
+			if (data)
+				cJSON_AddBoolToObject(data, key, va_arg(ap, int));
+			else
+				(void)va_arg(ap, int);
+			break;
+		case 'h':
+			h = va_arg(ap, const unsigned char *);
+			hex_encode(hex, h, AUDIT_HASH_LEN);
+			if (data)
+				cJSON_AddStringToObject(data, key, hex);
+			break;
+		case 'j':
+			j = va_arg(ap, cJSON *);
+			if (data)
+				cJSON_AddItemToObject(data, key, j ? j : cJSON_CreateNull());
+			else
+				cJSON_Delete(j);
+			break;
+		}
+	}
+	va_end(ap);
+	if (!data)
+		return -1;
+	return audit_append(a, event, request, session, actor, data);
+}
+
+int
+audit_checkpoint(struct audit *a)
+{
+	struct audit_checkpoint c = { 0 };
+	unsigned char *msg;
+	cJSON *data;
+	size_t len;
+
+	if (!a || a->seq == 0)
+		return 0;
+	if (audit_sync(a) < 0)
+		return -1;
+	c.seq = a->seq;
+	memcpy(c.hash, a->prev, sizeof(c.hash));
+	c.time = now_ms();
+	memcpy(c.key_id, a->key->key_id, sizeof(c.key_id));
+	if (audit_checkpoint_message(&c, &msg, &len) < 0)
+		return -1;
+	crypto_sign_detached(c.sig, NULL, msg, len, a->key->sk);
+	free(msg);
+	if (head_store(a->db, &c) < 0)
+		return -1;
+	a->since_ckpt = 0;
+	a->last_ckpt_ms = mono_ms();
+	if (!(data = cJSON_CreateObject()) || audit_checkpoint_to_json(&c, data) < 0) {
+		cJSON_Delete(data);
+		return -1;
+	}
+	return audit_append(a, "checkpoint", NULL, NULL, "daemon", data);
+}
+
+/* Closes the active segment as audit.NNNNNN.jsonl and starts a new one
+ * whose first record names it and its head. */
+static int
+rotate(struct audit *a)
+{
+	char name[32];
+	int fd, dfd;
+
+	a->in_rotate = 1;
+	if (audit_checkpoint(a) < 0 || audit_sync(a) < 0)
+		goto fail;
+	snprintf(name, sizeof(name), "audit.%06d.jsonl", a->seg_no + 1);
+	if (renameat2(a->sbfd, ACTIVE, a->sbfd, name, RENAME_NOREPLACE) < 0)
+		goto fail;
+	a->seg_no++;
+	fd = openat(a->sbfd, ACTIVE, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto fail;
+	close(a->fd);
+	a->fd = fd;
+	a->size = 0;
+	if ((dfd = dup(a->sbfd)) >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	a->in_rotate = 0;
+	if (audit_log(a, "segment", NULL, NULL, "daemon", "sih", "previous", name,
+	    "previous_last_seq", a->seq, "previous_last_hash", a->prev) < 0)
+		return -1;
+	return audit_sync(a);
+fail:
+	a->in_rotate = 0;
+	return -1;
+}
+
+void
+audit_tick(struct audit *a)
+{
+	if (!a)
+		return;
+	if (a->since_ckpt > 0 && mono_ms() - a->last_ckpt_ms >= AUDIT_CHECKPOINT_MS)
+		(void)audit_checkpoint(a);
+	(void)audit_sync(a);
+}
+
+void
+audit_close(struct audit *a)
+{
+	if (!a)
+		return;
+	(void)audit_checkpoint(a);
+	(void)audit_sync(a);
+	close(a->fd);
+	free(a);
+}
+
+int
+audit_policy_changed(struct audit *a, const unsigned char hash[32])
+{
+	if (!a || (a->policy_known && memcmp(a->policy, hash, 32) == 0))
+		return 0;
+	memcpy(a->policy, hash, 32);
+	a->policy_known = 1;
+	return 1;
+}
+
+int64_t
+audit_seq(const struct audit *a)
+{
+	return a ? a->seq : 0;
+}

@@ -1,0 +1,96 @@
+/*
+ * audit.h - the folder's audit log, FOLDER/.sandbox/audit.jsonl: sbxd is
+ * its only writer, and this module the only code that writes it.
+ *
+ * Records are hash-chained (common/audit_record.h); every string is
+ * scrubbed of secrets (common/redact.h) before it is encoded. The head
+ * (sequence, hash, time) is signed with the daemon's Ed25519 key
+ * regularly, at rotation and at shutdown; the signed head is kept in
+ * state.db (table audit_head) and as a "checkpoint" record in the log.
+ * The active segment rotates by size into audit.NNNNNN.jsonl; the first
+ * record of a new segment ("segment") names the previous one and its
+ * head.
+ *
+ * Durability: audit_append() writes the line (O_APPEND) at once;
+ * audit_sync() makes everything written so far durable (fdatasync) and
+ * is called before an action is reported (a command started, a result
+ * written) and once per main-loop pass (group commit).
+ *
+ * Errors: functions return 0 / -1; the daemon logs a failed append on
+ * stderr and keeps serving (refusing to serve would not undo the event).
+ */
+#ifndef SBX_AUDIT_H
+#define SBX_AUDIT_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+#include <cjson/cJSON.h>
+
+#include "common/audit_record.h"
+#include "common/util.h"
+
+#define AUDIT_KEY_FILE      "daemon.key"    /* CONFIG/daemon.key, 0600 */
+#define AUDIT_PUB_FILE      "daemon.pub"    /* CONFIG/daemon.pub: 64 hex */
+#define AUDIT_SEGMENT_BYTES (16L * 1024 * 1024)
+#define AUDIT_CHECKPOINT_EVERY 1000         /* records, at the latest */
+#define AUDIT_CHECKPOINT_MS 5000            /* and when idle this long */
+
+struct audit_key {
+	unsigned char pk[32], sk[64];
+	char key_id[17];
+};
+
+/* Loads CONFIG/daemon.key, creating the key pair (and daemon.pub) on
+ * first start. Refuses a key file that others can read. */
+int audit_key_load(const char *config, struct audit_key *k, struct sbx_err *err);
+void audit_key_wipe(struct audit_key *k);
+
+struct audit_opts {
+	long segment_bytes;         /* rotate above this; 0: AUDIT_SEGMENT_BYTES */
+	int checkpoint_every;       /* 0: AUDIT_CHECKPOINT_EVERY */
+};
+
+struct audit;
+
+/*
+ * Opens the log of the folder whose .sandbox is sbfd, and checks its
+ * tail against the signed head in db: a log that ends before the head,
+ * or differs from it, is refused (NULL, err says what to do). A torn
+ * last line (a crash mid-write, never synced) is cut and recorded.
+ * key is borrowed and must outlive the log.
+ */
+struct audit *audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
+    const struct audit_opts *o, struct sbx_err *err);
+
+/* Checkpoints, syncs and frees. NULL is a no-op. */
+void audit_close(struct audit *a);
+
+/*
+ * Appends one record. data (an object, may be NULL) is consumed. Every
+ * string is redacted first. request and session may be NULL.
+ */
+int audit_append(struct audit *a, const char *event, const char *request,
+    const char *session, const char *actor, cJSON *data);
+
+/*
+ * The same with the data given as (key, value) pairs typed by types:
+ * 's' const char * (NULL: null), 'i' int64_t, 'b' int (boolean),
+ * 'h' const unsigned char[32] (hex), 'j' cJSON * (consumed; NULL: null).
+ * a may be NULL (no-op).
+ */
+int audit_log(struct audit *a, const char *event, const char *request,
+    const char *session, const char *actor, const char *types, ...);
+
+int audit_sync(struct audit *a);
+int audit_checkpoint(struct audit *a);
+/* Periodic work: a checkpoint when records wait and the last one is
+ * older than AUDIT_CHECKPOINT_MS; a sync when anything is unsynced. */
+void audit_tick(struct audit *a);
+
+/* 1 when hash differs from the last policy hash seen (and remembers it). */
+int audit_policy_changed(struct audit *a, const unsigned char hash[32]);
+
+/* The head: the last record's sequence number. */
+int64_t audit_seq(const struct audit *a);
+
+#endif
