@@ -15,6 +15,7 @@ int cmd_init(struct sbx_ctx *c, int argc, char **argv);
 int cmd_pending(struct sbx_ctx *c, int argc, char **argv);
 int cmd_show(struct sbx_ctx *c, int argc, char **argv);
 int cmd_decide(struct sbx_ctx *c, int argc, char **argv);   /* approve / deny */
+int cmd_audit(struct sbx_ctx *c, int argc, char **argv);    /* audit verify|show|export */
 
 /* The project folder for -C DIR or the current directory; prints an
  * error and returns -1 when there is none. */

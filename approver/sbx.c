@@ -25,6 +25,12 @@ usage(FILE *f)
 	    "                                 sign an approval; --remember auto-approves the\n"
 	    "                                 same call later\n"
 	    "  deny ID [--reason TEXT]        sign a denial; the reason goes to the agent\n"
+	    "  audit verify [--json] [--evidence FILE [--key HEX]]\n"
+	    "                                 check the audit log's chain and signatures\n"
+	    "  audit show [--request ID] [--session ID] [--since TIME] [--json]\n"
+	    "                                 the audit log as a timeline\n"
+	    "  audit export --syslog | --evidence FILE\n"
+	    "                                 forward to syslog, or bundle for another machine\n"
 	    "\n"
 	    "  -C DIR     the project folder (default: walk up from the current directory)\n"
 	    "ID may be a unique prefix of 4 or more hex digits.\n"
@@ -73,6 +79,8 @@ main(int argc, char **argv)
 		return cmd_show(&c, argc, argv);
 	if (!strcmp(cmd, "approve") || !strcmp(cmd, "deny"))
 		return cmd_decide(&c, argc, argv);
+	if (!strcmp(cmd, "audit"))
+		return cmd_audit(&c, argc, argv);
 	fprintf(stderr, "sbx: unknown command \"%s\"\n", cmd);
 	usage(stderr);
 	return 2;

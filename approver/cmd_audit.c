@@ -1,0 +1,617 @@
+/*
+ * cmd_audit.c - `sbx audit verify|show|export`: reading the folder's
+ * audit log (written only by sbxd; see daemon/audit.h, docs/AUDIT.md).
+ *
+ * Read-only on the folder: segments are read with read_daemon_file(),
+ * the signed head from state.db opened read-only, the daemon's public
+ * key from CONFIG/daemon.pub (or an evidence bundle, or --key).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "approver/cmd.h"
+#include "common/audit_record.h"
+#include "common/db.h"
+#include "common/json.h"
+#include "common/keys.h"
+#include "common/queue.h"
+
+#define MAX_SEGS        1024
+#define SEG_CAP         (1L << 30)
+#define EVIDENCE_MAGIC  "sbx-audit-evidence-v1"
+
+/* The whole log in memory, oldest segment first. Owns its buffers. */
+struct log {
+	struct audit_seg seg[MAX_SEGS];
+	char *buf[MAX_SEGS];
+	char name[MAX_SEGS][32];
+	int n;
+	struct audit_checkpoint head;
+	int have_head;
+	unsigned char pk[32];
+	int have_pk;
+	char *bundle;               /* evidence file text, when read from one */
+};
+
+static void
+log_free(struct log *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->buf[i]);
+	free(l->bundle);
+	l->n = 0;
+}
+
+static int
+seg_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int
+add_seg(struct log *l, int sbfd, const char *name)
+{
+	struct sbx_err err;
+	size_t len;
+	char *buf;
+
+	if (l->n == MAX_SEGS) {
+		fprintf(stderr, "sbx: more than %d audit segments\n", MAX_SEGS);
+		return -1;
+	}
+	if (!(buf = read_daemon_file(sbfd, name, SEG_CAP, &len, &err))) {
+		fprintf(stderr, "sbx: %s\n", err.msg);
+		return -1;
+	}
+	snprintf(l->name[l->n], sizeof(l->name[0]), "%s", name);
+	l->buf[l->n] = buf;
+	l->seg[l->n] = (struct audit_seg){ l->name[l->n], buf, len };
+	l->n++;
+	return 0;
+}
+
+static int
+load_head(const char *folder, struct log *l)
+{
+	struct sbx_err err;
+	sqlite3_stmt *st;
+	const char *h, *k, *s;
+	sqlite3 *db = db_open(folder, 0, &err);
+
+	if (!db)
+		return 0;
+	if (sqlite3_prepare_v2(db, "SELECT seq, hash, time, key_id, sig FROM audit_head"
+	    " WHERE id = 1", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			h = (const char *)sqlite3_column_text(st, 1);
+			k = (const char *)sqlite3_column_text(st, 3);
+			s = (const char *)sqlite3_column_text(st, 4);
+			l->head.seq = sqlite3_column_int64(st, 0);
+			l->head.time = sqlite3_column_int64(st, 2);
+			if (h && k && s && hex_decode(l->head.hash, 32, h) == 0 && is_hex(k, 16) &&
+			    hex_decode(l->head.sig, 64, s) == 0) {
+				memcpy(l->head.key_id, k, 17);
+				l->have_head = 1;
+			}
+		}
+		sqlite3_finalize(st);
+	}
+	db_close(db);
+	return 0;
+}
+
+/* Reads every segment of FOLDER's log, the head and the public key. */
+static int
+log_load(const struct sbx_ctx *c, const char *folder, struct log *l)
+{
+	char *names[MAX_SEGS], tail[8];
+	struct sbx_err err;
+	struct dirent *de;
+	int sbfd, fd, cfd, n = 0, i, num, rc = -1;
+	DIR *d;
+
+	memset(l, 0, sizeof(*l));
+	if ((sbfd = sandbox_open(folder, &err)) < 0) {
+		fprintf(stderr, "sbx: %s\n", err.msg);
+		return -1;
+	}
+	if ((fd = dup(sbfd)) < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, "sbx: cannot list %s/.sandbox: %s\n", folder, strerror(errno));
+		goto out;
+	}
+	while ((de = readdir(d)) && n < MAX_SEGS)
+		if (strlen(de->d_name) == 18 && sscanf(de->d_name, "audit.%6d%6s", &num,
+		    tail) == 2 && strcmp(tail, ".jsonl") == 0)
+			names[n++] = strdup(de->d_name);
+	closedir(d);
+	qsort(names, (size_t)n, sizeof(*names), seg_cmp);
+	for (i = 0; i < n; i++) {
+		if (names[i] && rc == -1 && add_seg(l, sbfd, names[i]) < 0)
+			rc = -2;
+		free(names[i]);
+	}
+	if (rc == -2)
+		goto out;
+	if (faccessat(sbfd, "audit.jsonl", F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    add_seg(l, sbfd, "audit.jsonl") < 0)
+		goto out;
+	if (l->n == 0) {
+		fprintf(stderr, "sbx: %s has no audit log yet (has sbxd run for it?)\n", folder);
+		goto out;
+	}
+	load_head(folder, l);
+	if ((cfd = open(c->config, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		l->have_pk = key_read_public(cfd, "daemon.pub", l->pk, &err) == 0;
+		close(cfd);
+	}
+	rc = 0;
+out:
+	close(sbfd);
+	if (rc < 0)
+		log_free(l);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Parses an evidence bundle (see docs/AUDIT.md). */
+static int
+evidence_load(const char *file, struct log *l)
+{
+	char hash[65], kid[17], sig[129], key[65], name[32];
+	long long seq, t, len;
+	size_t total;
+	char *p, *end, *nl;
+	int fd;
+
+	memset(l, 0, sizeof(*l));
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    !(l->bundle = fd_read_all(fd, (size_t)SEG_CAP * 4, &total))) {
+		fprintf(stderr, "sbx: cannot read %s: %s\n", file, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	p = l->bundle;
+	end = p + total;
+	if (strncmp(p, EVIDENCE_MAGIC "\n", sizeof(EVIDENCE_MAGIC)) != 0)
+		goto bad;
+	for (p += sizeof(EVIDENCE_MAGIC); p < end; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			goto bad;
+		*nl = '\0';
+		if (sscanf(p, "daemon-key %64s", key) == 1) {
+			if (hex_decode(l->pk, 32, key) < 0)
+				goto bad;
+			l->have_pk = 1;
+		} else if (sscanf(p, "head %lld %64s %lld %16s %128s", &seq, hash, &t, kid,
+		    sig) == 5) {
+			l->head.seq = seq;
+			l->head.time = t;
+			if (hex_decode(l->head.hash, 32, hash) < 0 || !is_hex(kid, 16) ||
+			    hex_decode(l->head.sig, 64, sig) < 0)
+				goto bad;
+			memcpy(l->head.key_id, kid, 17);
+			l->have_head = 1;
+		} else if (sscanf(p, "segment %31s %lld", name, &len) == 2) {
+			if (len < 0 || len > end - (nl + 1) || l->n == MAX_SEGS)
+				goto bad;
+			snprintf(l->name[l->n], sizeof(l->name[0]), "%s", name);
+			l->seg[l->n] = (struct audit_seg){ l->name[l->n], nl + 1, (size_t)len };
+			l->n++;
+			nl += len;
+		} else if (strcmp(p, "end") == 0) {
+			return 0;
+		} else if (strncmp(p, "folder ", 7) != 0 && strncmp(p, "created ", 8) != 0 &&
+		    strcmp(p, "head none") != 0) {
+			goto bad;
+		}
+	}
+bad:
+	fprintf(stderr, "sbx: %s is not a well-formed sbx evidence bundle\n", file);
+	free(l->bundle);
+	l->bundle = NULL;
+	return -1;
+}
+
+static void
+fmt_time(int64_t ms, char *out, size_t n)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char s[32];
+
+	localtime_r(&t, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(out, n, "%s.%03d", s, (int)(ms % 1000));
+}
+
+static int
+usage_verify(void)
+{
+	fprintf(stderr, "usage: sbx audit verify [--json] [--evidence FILE [--key HEX]]\n");
+	return 2;
+}
+
+static int
+audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
+{
+	char folder[PATH_MAX], when[40], hex[65], kid[17];
+	const char *evidence = NULL, *pin = NULL;
+	unsigned char pinned[32];
+	struct audit_report r;
+	static struct log l;
+	cJSON *o;
+	char *s;
+	int i, json = 0, rc;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!strcmp(argv[i], "--evidence") && i + 1 < argc)
+			evidence = argv[++i];
+		else if (!strcmp(argv[i], "--key") && i + 1 < argc)
+			pin = argv[++i];
+		else
+			return usage_verify();
+	}
+	if (pin && hex_decode(pinned, 32, pin) < 0) {
+		fprintf(stderr, "sbx: --key wants the daemon's public key, 64 hex digits\n");
+		return 2;
+	}
+	if (evidence) {
+		if (evidence_load(evidence, &l) < 0)
+			return 1;
+	} else if (ctx_folder(c, folder, sizeof(folder)) < 0 || log_load(c, folder, &l) < 0) {
+		return 1;
+	}
+	if (pin) {
+		if (l.have_pk && memcmp(l.pk, pinned, 32) != 0) {
+			fprintf(stderr, "sbx: the bundle's daemon key is not the one given with --key\n");
+			log_free(&l);
+			return 1;
+		}
+		memcpy(l.pk, pinned, 32);
+		l.have_pk = 1;
+	}
+	rc = audit_verify(l.seg, l.n, l.have_pk ? l.pk : NULL, l.have_head ? &l.head : NULL, &r);
+	if (l.have_pk)
+		key_id_of(l.pk, kid);
+	else
+		snprintf(kid, sizeof(kid), "none");
+	if (json) {
+		o = cJSON_CreateObject();
+		cJSON_AddBoolToObject(o, "ok", rc == 0);
+		cJSON_AddNumberToObject(o, "records", (double)r.records);
+		cJSON_AddNumberToObject(o, "segments", (double)r.segments);
+		cJSON_AddNumberToObject(o, "bytes", (double)r.bytes);
+		cJSON_AddNumberToObject(o, "checkpoints", (double)r.checkpoints);
+		cJSON_AddNumberToObject(o, "last_seq", (double)r.last_seq);
+		hex_encode(hex, r.last_hash, 32);
+		cJSON_AddStringToObject(o, "last_hash", hex);
+		cJSON_AddNumberToObject(o, "head_seq", (double)r.head_seq);
+		cJSON_AddNumberToObject(o, "after_head", (double)r.after_head);
+		cJSON_AddStringToObject(o, "daemon_key_id", kid);
+		if (rc != 0) {
+			cJSON_AddStringToObject(o, "kind", r.kind);
+			cJSON_AddStringToObject(o, "segment", r.segment);
+			cJSON_AddNumberToObject(o, "line", (double)r.line);
+			cJSON_AddNumberToObject(o, "seq", (double)r.seq);
+			cJSON_AddStringToObject(o, "message", r.msg);
+		}
+		s = cJSON_Print(o);
+		printf("%s\n", s ? s : "{}");
+		free(s);
+		cJSON_Delete(o);
+	} else if (rc == 0) {
+		fmt_time(l.head.time, when, sizeof(when));
+		printf("audit log OK: %lld records in %lld segment%s (%lld bytes), %lld signed "
+		    "checkpoints; the signed head (record %lld, %s, daemon key %s) matches; %lld "
+		    "record%s after it\n", (long long)r.records, (long long)r.segments,
+		    r.segments == 1 ? "" : "s", (long long)r.bytes, (long long)r.checkpoints,
+		    (long long)r.head_seq, when, kid, (long long)r.after_head,
+		    r.after_head == 1 ? "" : "s");
+		if (evidence && !pin)
+			printf("note: checked with the daemon key in the bundle (id %s); compare it "
+			    "with the daemon's key id, or pass --key\n", kid);
+	} else {
+		if (r.line)
+			fprintf(stderr, "sbx: audit log BROKEN (%s) at %s line %lld, record %lld: %s\n"
+			    "sbx: the %lld records before it verified\n", r.kind, r.segment,
+			    (long long)r.line, (long long)r.seq, r.msg, (long long)r.records);
+		else
+			fprintf(stderr, "sbx: audit log BROKEN (%s): %s\n", r.kind, r.msg);
+	}
+	log_free(&l);
+	return rc == 0 ? 0 : 1;
+}
+
+/* TIME: seconds since the epoch, "YYYY-MM-DD[THH:MM[:SS]]" (local), or
+ * an age: 30s, 10m, 2h, 7d. Returns ms, or -1. */
+static int64_t
+parse_since(const char *s)
+{
+	struct tm tm = { 0 };
+	char *end;
+	const char *e;
+	long long v;
+
+	v = strtoll(s, &end, 10);
+	if (end != s && v >= 0) {
+		if (!*end)
+			return v * 1000;
+		if (end[1] == '\0' && strchr("smhd", *end))
+			return now_ms() - v * 1000 * (*end == 's' ? 1 : *end == 'm' ? 60 :
+			    *end == 'h' ? 3600 : 86400);
+	}
+	tm.tm_isdst = -1;
+	if (((e = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)) && !*e) ||
+	    ((e = strptime(s, "%Y-%m-%dT%H:%M", &tm)) && !*e) ||
+	    ((e = strptime(s, "%Y-%m-%d %H:%M", &tm)) && !*e) ||
+	    ((e = strptime(s, "%Y-%m-%d", &tm)) && !*e))
+		return (int64_t)mktime(&tm) * 1000;
+	return -1;
+}
+
+static const char *
+dstr(const cJSON *d, const char *k)
+{
+	const char *v = json_str(d, k);
+
+	return v ? v : "";
+}
+
+/* One line that says what a record means. */
+static void
+summary(const char *ev, const cJSON *d, char *out, size_t n)
+{
+	int64_t a = 0, b = 0, x = 0;
+	char *canon;
+
+	if (!strcmp(ev, "request_received"))
+		snprintf(out, n, "%s `%.200s` (%s%s%s) -> %s%s%.200s", dstr(d, "tool"),
+		    json_str(d, "command") ? dstr(d, "command") : "...", dstr(d, "trigger"),
+		    *dstr(d, "rule") ? ": " : "", dstr(d, "rule"), dstr(d, "status"),
+		    json_str(d, "why") ? ": " : "", dstr(d, "why"));
+	else if (!strcmp(ev, "decision"))
+		snprintf(out, n, "%s by %s%s%s%s", dstr(d, "verdict"), dstr(d, "approver"),
+		    json_bool(d, "remember") == 1 ? ", remember" : "",
+		    json_bool(d, "auto") == 1 ? " (remembered approval)" : "",
+		    *dstr(d, "reason") ? dstr(d, "reason") : "");
+	else if (!strcmp(ev, "exec_started"))
+		snprintf(out, n, "pid %lld, timeout %lld s, in %s",
+		    (long long)(json_int(d, "pid", &a) == 0 ? a : 0),
+		    (long long)(json_int(d, "timeout_s", &b) == 0 ? b : 0), dstr(d, "cwd"));
+	else if (!strcmp(ev, "exec_finished"))
+		snprintf(out, n, "%s, exit %s%lld, signal %lld, %lld ms, stdout %lld B, stderr "
+		    "%lld B", dstr(d, "status"), json_int(d, "exit_code", &x) == 0 ? "" : "none ",
+		    (long long)(json_int(d, "exit_code", &x) == 0 ? x : 0),
+		    (long long)(json_int(d, "signal", &a) == 0 ? a : 0),
+		    (long long)(json_int(d, "duration_ms", &b) == 0 ? b : 0),
+		    (long long)(json_int(d, "stdout_bytes", &a) == 0 ? a : 0),
+		    (long long)(json_int(d, "stderr_bytes", &b) == 0 ? b : 0));
+	else if (!strcmp(ev, "request_closed"))
+		snprintf(out, n, "%s%s%s", dstr(d, "status"), *dstr(d, "reason") ? ": " : "",
+		    dstr(d, "reason"));
+	else if (!strcmp(ev, "post_tool_use"))
+		snprintf(out, n, "%s %s%s%s", dstr(d, "tool"), json_str(d, "path")
+		    ? dstr(d, "path") : dstr(d, "command"), json_str(d, "after") ? " after " : "",
+		    json_str(d, "after") ? dstr(d, "after") : "");
+	else if ((canon = json_canonical(d))) {
+		snprintf(out, n, "%.300s", canon);
+		free(canon);
+	} else {
+		out[0] = '\0';
+	}
+}
+
+static int
+audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
+{
+	char folder[PATH_MAX], when[40], line[1024];
+	const char *req = NULL, *sess = NULL, *rid, *sid, *ev;
+	const char *p, *end, *nl;
+	int64_t since = -1, t;
+	cJSON *arr = NULL, *doc;
+	static struct log l;
+	int i, json = 0, shown = 0;
+	char *s;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!strcmp(argv[i], "--request") && i + 1 < argc)
+			req = argv[++i];
+		else if (!strcmp(argv[i], "--session") && i + 1 < argc)
+			sess = argv[++i];
+		else if (!strcmp(argv[i], "--since") && i + 1 < argc) {
+			if ((since = parse_since(argv[++i])) < 0) {
+				fprintf(stderr, "sbx: --since wants epoch seconds, YYYY-MM-DD[THH:MM[:SS]] "
+				    "or an age like 30m, 2h, 7d\n");
+				return 2;
+			}
+		} else {
+			fprintf(stderr, "usage: sbx audit show [--request ID] [--session ID] "
+			    "[--since TIME] [--json]\n");
+			return 2;
+		}
+	}
+	if (ctx_folder(c, folder, sizeof(folder)) < 0 || log_load(c, folder, &l) < 0)
+		return 1;
+	if (json)
+		arr = cJSON_CreateArray();
+	for (i = 0; i < l.n; i++) {
+		for (p = l.seg[i].buf, end = p + l.seg[i].len; p < end; p = nl + 1) {
+			if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+				break;
+			if (!(doc = cJSON_ParseWithLength(p, (size_t)(nl - p))))
+				continue;
+			rid = json_str(doc, "request");
+			sid = json_str(doc, "session");
+			ev = json_str(doc, "event");
+			if ((req && (!rid || strncmp(rid, req, strlen(req)) != 0)) ||
+			    (sess && (!sid || strcmp(sid, sess) != 0)) ||
+			    json_int(doc, "time", &t) < 0 || (since >= 0 && t < since) || !ev) {
+				cJSON_Delete(doc);
+				continue;
+			}
+			shown++;
+			if (json) {
+				cJSON_AddItemToArray(arr, doc);
+				continue;
+			}
+			fmt_time(t, when, sizeof(when));
+			summary(ev, cJSON_GetObjectItemCaseSensitive(doc, "data"), line, sizeof(line));
+			printf("%s  #%-6lld %-18s %-16s %-14s %s\n", when,
+			    (long long)cJSON_GetObjectItemCaseSensitive(doc, "seq")->valuedouble, ev,
+			    rid ? rid : "-", dstr(doc, "actor"), line);
+			cJSON_Delete(doc);
+		}
+	}
+	if (json) {
+		s = cJSON_Print(arr);
+		printf("%s\n", s ? s : "[]");
+		free(s);
+		cJSON_Delete(arr);
+	} else if (!shown) {
+		printf("no records%s\n", req || sess || since >= 0 ? " match" : "");
+	}
+	log_free(&l);
+	return 0;
+}
+
+static int
+export_evidence(const char *folder, const struct log *l, const char *file)
+{
+	char hash[65], sig[129], pk[65], hdr[512];
+	int fd, i, n, rc = -1;
+
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "sbx: cannot create %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	hex_encode(pk, l->pk, 32);
+	n = snprintf(hdr, sizeof(hdr), "%s\nfolder %s\ncreated %lld\n", EVIDENCE_MAGIC, folder,
+	    (long long)(now_ms() / 1000));
+	if (n < 0 || (size_t)n >= sizeof(hdr) || write_all(fd, hdr, (size_t)n) < 0)
+		goto out;
+	if (l->have_pk) {
+		n = snprintf(hdr, sizeof(hdr), "daemon-key %s\n", pk);
+		if (write_all(fd, hdr, (size_t)n) < 0)
+			goto out;
+	}
+	if (l->have_head) {
+		hex_encode(hash, l->head.hash, 32);
+		hex_encode(sig, l->head.sig, 64);
+		n = snprintf(hdr, sizeof(hdr), "head %lld %s %lld %s %s\n", (long long)l->head.seq,
+		    hash, (long long)l->head.time, l->head.key_id, sig);
+	} else {
+		n = snprintf(hdr, sizeof(hdr), "head none\n");
+	}
+	if (write_all(fd, hdr, (size_t)n) < 0)
+		goto out;
+	for (i = 0; i < l->n; i++) {
+		n = snprintf(hdr, sizeof(hdr), "segment %s %zu\n", l->seg[i].name, l->seg[i].len);
+		if (write_all(fd, hdr, (size_t)n) < 0 ||
+		    write_all(fd, l->seg[i].buf, l->seg[i].len) < 0)
+			goto out;
+	}
+	if (write_all(fd, "end\n", 4) < 0 || fsync(fd) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc < 0)
+		fprintf(stderr, "sbx: cannot write %s: %s\n", file, strerror(errno));
+	close(fd);
+	return rc < 0 ? 1 : 0;
+}
+
+static int
+export_syslog(const struct log *l, int64_t since)
+{
+	const char *p, *end, *nl;
+	struct audit_line al;
+	const char *why;
+	long sent = 0;
+	int i;
+
+	openlog("sbx-audit", LOG_PID | LOG_NDELAY, LOG_AUTHPRIV);
+	for (i = 0; i < l->n; i++)
+		for (p = l->seg[i].buf, end = p + l->seg[i].len; p < end; p = nl + 1) {
+			if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+				break;
+			if (audit_line_check(p, (size_t)(nl - p), &al, &why) < 0 ||
+			    (since >= 0 && al.time < since))
+				continue;
+			syslog(LOG_INFO, "%.*s", (int)(nl - p), p);
+			sent++;
+		}
+	closelog();
+	printf("sent %ld records to syslog (facility authpriv, tag sbx-audit)\n", sent);
+	return 0;
+}
+
+static int
+audit_export_cmd(struct sbx_ctx *c, int argc, char **argv)
+{
+	char folder[PATH_MAX];
+	const char *evidence = NULL;
+	int64_t since = -1;
+	static struct log l;
+	int i, sys = 0, rc;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--syslog"))
+			sys = 1;
+		else if (!strcmp(argv[i], "--evidence") && i + 1 < argc)
+			evidence = argv[++i];
+		else if (!strcmp(argv[i], "--since") && i + 1 < argc &&
+		    (since = parse_since(argv[i + 1])) >= 0)
+			i++;
+		else
+			break;
+	}
+	if (i < argc || sys == !!evidence) {
+		fprintf(stderr, "usage: sbx audit export --syslog [--since TIME]\n"
+		    "       sbx audit export --evidence FILE\n");
+		return 2;
+	}
+	if (ctx_folder(c, folder, sizeof(folder)) < 0 || log_load(c, folder, &l) < 0)
+		return 1;
+	rc = sys ? export_syslog(&l, since) : export_evidence(folder, &l, evidence);
+	if (rc == 0 && evidence)
+		printf("wrote %s: %d segment%s, %s, %s\n", evidence, l.n, l.n == 1 ? "" : "s",
+		    l.have_head ? "the signed head" : "no signed head",
+		    l.have_pk ? "the daemon's public key" : "no daemon public key");
+	log_free(&l);
+	return rc;
+}
+
+int
+cmd_audit(struct sbx_ctx *c, int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "verify"))
+		return audit_verify_cmd(c, argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "show"))
+		return audit_show_cmd(c, argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "export"))
+		return audit_export_cmd(c, argc - 1, argv + 1);
+	fprintf(stderr, "usage: sbx audit verify [--json] [--evidence FILE [--key HEX]]\n"
+	    "       sbx audit show [--request ID] [--session ID] [--since TIME] [--json]\n"
+	    "       sbx audit export --syslog [--since TIME] | --evidence FILE\n");
+	return 2;
+}
