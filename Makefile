@@ -91,7 +91,12 @@ $(BUILD)/tests/tools/forge: tests/tools/forge.c $(BUILD)/approver/sign.o $(LIBSB
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
 
-test: $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge
+# rechain re-hashes an audit log without the daemon's key (tamper tests).
+$(BUILD)/tests/tools/rechain: tests/tools/rechain.c $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
+
+test: $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/rechain
 	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \
 		sh tests/run.sh
 

@@ -3,6 +3,8 @@
  *
  *   sbx-hook pre     Claude Code (and Codex) PreToolUse: JSON on stdin,
  *                    one JSON answer on stdout, exit 0.
+ *   sbx-hook post    PostToolUse: hands sbxd an audit event (hook/post.h);
+ *                    always answers {} and exits 0.
  *
  * MUST answer with exactly one JSON object on stdout and exit 0, or the
  * client may run the tool (a crash, timeout or other exit code fails
@@ -25,6 +27,7 @@
 #include "common/queue.h"
 #include "common/util.h"
 #include "hook/escalate.h"
+#include "hook/post.h"
 #include "policy/policy.h"
 
 #define SBX_MAX_STDIN  (4 * 1024 * 1024)
@@ -194,9 +197,10 @@ out:
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: sbx-hook pre < payload.json\n"
+	fprintf(f, "usage: sbx-hook pre|post < payload.json\n"
 	    "  pre   Claude Code / Codex PreToolUse hook: answers allow, deny, or\n"
-	    "        escalates the call to a human through FOLDER/.sandbox/queue\n");
+	    "        escalates the call to a human through FOLDER/.sandbox/queue\n"
+	    "  post  PostToolUse hook: records what the tool did in the audit log\n");
 }
 
 int
@@ -213,6 +217,8 @@ main(int argc, char **argv)
 			return deny("sbx: libsodium failed to initialise; the call was not run.");
 		return hook_pre();
 	}
+	if (argc == 2 && strcmp(argv[1], "post") == 0)
+		return hook_post();
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(stdout);
 		return 0;
