@@ -332,6 +332,34 @@ match_keyval(const char *s, size_t *keep)
 	return v + n;
 }
 
+/* curl-style `-u user:PASS` / `--user user:PASS` / `--user=user:PASS`:
+ * keep through "user:". */
+static size_t
+match_userflag(const char *s, size_t *keep)
+{
+	size_t i, n, c;
+
+	if (strncmp(s, "-u", 2) == 0 && (s[2] == ' ' || s[2] == '\t'))
+		i = 3;
+	else if (strncmp(s, "--user", 6) == 0 && (s[6] == ' ' || s[6] == '='))
+		i = 7;
+	else if (strncmp(s, "--proxy-user", 12) == 0 && (s[12] == ' ' || s[12] == '='))
+		i = 13;
+	else
+		return 0;
+	while (s[i] == ' ' || s[i] == '\t')
+		i++;
+	if (s[i] == '\'' || s[i] == '"')
+		i++;
+	n = span(s + i, is_value);
+	for (c = 0; c < n && s[i + c] != ':'; c++)
+		;
+	if (c + 1 >= n || strncmp(s + i + c + 1, "[REDACTED", 9) == 0)
+		return 0;
+	*keep = i + c + 1;
+	return i + n;
+}
+
 /* scheme://user:PASS@host -> keep through "user:"; a long bare user
  * part (a token as user name) is redacted whole. */
 static size_t
@@ -385,6 +413,9 @@ redact_str(const char *s, int *count)
 		else if (boundary && (n = match_auth(s + i, &keep)))
 			kind = NULL;
 		else if (s[i] == ':' && (n = match_url(s + i, &keep)))
+			kind = NULL;
+		else if (s[i] == '-' && (i == 0 || !is_ident((unsigned char)s[i - 1])) &&
+		    (n = match_userflag(s + i, &keep)))
 			kind = NULL;
 		else if ((i == 0 || !is_ident((unsigned char)s[i - 1])) &&
 		    (n = match_keyval(s + i, &keep)))
