@@ -1,0 +1,218 @@
+/*
+ * test_audit.c - unit tests for the audit record encoding and chain
+ * verification (common/audit_record.c) and the writer (daemon/audit.c,
+ * included to run it against a real state.db in a temporary folder).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "common/audit_record.h"
+#include "common/db.h"
+#include "daemon/audit.c"
+#include "tests/tap.h"
+
+static struct audit_key key;
+
+/* A log of n records (with a checkpoint record after each k-th), and the
+ * signed head over its last record. Caller frees. */
+static char *
+make_log(int n, int k, struct audit_checkpoint *head, size_t *total)
+{
+	unsigned char prev[32] = { 0 }, hash[32], *msg;
+	char *all = NULL, *line, *np;
+	size_t len, mlen, t = 0;
+	int64_t seq = 0;
+	cJSON *d;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		d = cJSON_CreateObject();
+		if ((i + 1) % k == 0 && seq > 0) {
+			struct audit_checkpoint c = { .seq = seq, .time = 1000 + seq };
+
+			memcpy(c.hash, prev, 32);
+			memcpy(c.key_id, key.key_id, 17);
+			audit_checkpoint_message(&c, &msg, &mlen);
+			crypto_sign_detached(c.sig, NULL, msg, mlen, key.sk);
+			free(msg);
+			audit_checkpoint_to_json(&c, d);
+			seq++;
+			line = audit_record_encode(seq, 1000 + seq, prev, "checkpoint", NULL, NULL,
+			    "daemon", d, hash, &len);
+		} else {
+			cJSON_AddNumberToObject(d, "i", i);
+			cJSON_AddStringToObject(d, "s", "x\"y\n");
+			seq++;
+			line = audit_record_encode(seq, 1000 + seq, prev, "thing", "0123456789abcdef",
+			    i % 2 ? "sess" : NULL, "daemon", d, hash, &len);
+		}
+		cJSON_Delete(d);
+		np = realloc(all, t + len + 1);
+		all = np;
+		memcpy(all + t, line, len);
+		t += len;
+		all[t] = '\0';
+		free(line);
+		memcpy(prev, hash, 32);
+	}
+	memset(head, 0, sizeof(*head));
+	head->seq = seq;
+	head->time = 5000;
+	memcpy(head->hash, prev, 32);
+	memcpy(head->key_id, key.key_id, 17);
+	audit_checkpoint_message(head, &msg, &mlen);
+	crypto_sign_detached(head->sig, NULL, msg, mlen, key.sk);
+	free(msg);
+	*total = t;
+	return all;
+}
+
+static int
+verify_buf(const char *buf, size_t len, const struct audit_checkpoint *head,
+    struct audit_report *r)
+{
+	struct audit_seg s = { "audit.jsonl", buf, len };
+
+	return audit_verify(&s, 1, key.pk, head, r);
+}
+
+static void
+test_encoding(void)
+{
+	unsigned char prev[32] = { 0 }, h1[32], h2[32];
+	cJSON *a = cJSON_Parse("{\"b\":1,\"a\":[true,null,\"\\u0001\"]}");
+	cJSON *b = cJSON_Parse("{ \"a\" : [true, null, \"\\u0001\"], \"b\" : 1 }");
+	struct audit_line l;
+	const char *why, *want;
+	size_t n1, n2;
+	char *l1 = audit_record_encode(7, 123, prev, "request_received", "0123456789abcdef",
+	    NULL, "hook", a, h1, &n1);
+	char *l2 = audit_record_encode(7, 123, prev, "request_received", "0123456789abcdef",
+	    NULL, "hook", b, h2, &n2);
+
+	ok(l1 && l2 && n1 == n2 && memcmp(l1, l2, n1) == 0 && memcmp(h1, h2, 32) == 0,
+	    "the same record in another key order encodes to the same bytes");
+	want = "{\"seq\":7,\"time\":123,\"prev\":\"0000000000000000000000000000000000000000"
+	    "000000000000000000000000\",\"event\":\"request_received\",\"request\":"
+	    "\"0123456789abcdef\",\"session\":null,\"actor\":\"hook\",\"data\":{\"a\":[true,null,"
+	    "\"\\u0001\"],\"b\":1},\"hash\":\"";
+	ok(l1 && strncmp(l1, want, strlen(want)) == 0 && n1 == strlen(want) + 64 + 3,
+	    "the line layout is fixed");
+	is_int(audit_line_check(l1, n1 - 1, &l, &why), 0, "a line checks");
+	is_int(l.seq, 7, "its seq is read back");
+	is_str(l.event, "request_received", "its event is read back");
+	l1[40] = 'x';
+	is_int(audit_line_check(l1, n1 - 1, &l, &why), -1, "a broken layout is malformed");
+	l1[40] = '0';
+	l1[n1 - 90] ^= 1;
+	is_int(audit_line_check(l1, n1 - 1, &l, &why), 1, "one flipped bit fails the hash");
+	ok(!audit_record_encode(1, 1, prev, "Bad-Event", NULL, NULL, "x", a, h1, &n1),
+	    "event names are [a-z_]");
+	free(l1);
+	free(l2);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+}
+
+static void
+test_verify(void)
+{
+	struct audit_checkpoint head, bad;
+	struct audit_report r;
+	size_t len;
+	char *log = make_log(40, 10, &head, &len), *copy, *p;
+
+	is_int(verify_buf(log, len, &head, &r), 0, "an intact log verifies");
+	is_int(r.records, 40, "all records counted");
+	is_int(r.checkpoints, 4, "checkpoint records verified");
+	/* Alter one byte in record 15's data. */
+	copy = strdup(log);
+	p = strstr(copy, "{\"seq\":15,");
+	p = strstr(p, "\"i\":") + 4;
+	*p = *p == '9' ? '8' : '9';
+	is_int(verify_buf(copy, len, &head, &r), -1, "an altered record fails");
+	is_str(r.kind, "altered", "as altered");
+	is_int(r.seq, 15, "at record 15");
+	is_int(r.line, 15, "line 15");
+	free(copy);
+	/* Truncated: drop the last 5 lines. */
+	for (p = log + len - 1; p > log && *(p - 1) != '\n'; p--)
+		;
+	copy = strndup(log, (size_t)(p - log));
+	is_int(verify_buf(copy, strlen(copy), &head, &r), -1, "a cut-off tail fails");
+	is_str(r.kind, "truncated", "as truncated");
+	free(copy);
+	/* A head signed by another key. */
+	bad = head;
+	bad.sig[0] ^= 1;
+	is_int(verify_buf(log, len, &bad, &r), -1, "a bad head signature fails");
+	is_str(r.kind, "bad-checkpoint", "as a bad checkpoint");
+	bad = head;
+	bad.hash[0] ^= 1;
+	is_int(verify_buf(log, len, &bad, &r), -1, "a head that differs from the log fails");
+	is_int(verify_buf(log, len, NULL, &r), -1, "without a signed head verification fails");
+	is_str(r.kind, "no-checkpoint", "as no-checkpoint");
+	free(log);
+}
+
+static void
+test_writer(void)
+{
+	char dir[] = "/tmp/sbx-unit-audit.XXXXXX", path[256];
+	struct audit_opts o = { .segment_bytes = 4096 };
+	struct audit_checkpoint head;
+	struct sbx_err err;
+	struct audit *a;
+	sqlite3 *db;
+	int sbfd, i;
+
+	ok(mkdtemp(dir) != NULL, "temp folder");
+	snprintf(path, sizeof(path), "%s/.sandbox", dir);
+	mkdir(path, 0700);
+	sbfd = sandbox_open(dir, &err);
+	db = db_open(dir, 1, &err);
+	a = audit_open(sbfd, db, &key, &o, &err);
+	ok(a != NULL, "a new log opens");
+	for (i = 0; i < 50; i++)
+		audit_log(a, "thing", NULL, NULL, "daemon", "is", "i", (int64_t)i, "password",
+		    "hunter2");
+	audit_close(a);
+	is_int(head_load(db, &head), 1, "closing stores a signed head");
+	ok(last_segment(sbfd) >= 2, "the log rotated (%d segments)", last_segment(sbfd));
+	a = audit_open(sbfd, db, &key, &o, &err);
+	ok(a && audit_seq(a) == head.seq + 1, "reopening continues after the checkpoint record");
+	audit_log(a, "thing", NULL, NULL, "daemon", "", NULL);
+	audit_close(a);
+	/* Cut the active segment: the writer refuses to continue. */
+	ok(truncate(strcat(path, "/audit.jsonl"), 0) == 0, "cut the active segment");
+	{
+		/* An empty active segment falls back to the last closed one, which
+		 * ends before the head. */
+		a = audit_open(sbfd, db, &key, &o, &err);
+		ok(a == NULL, "sbxd refuses a log that ends before its signed head");
+		ok(strstr(err.msg, "does not match its last signed head") != NULL, "and says why");
+		audit_close(a);
+	}
+	db_close(db);
+	close(sbfd);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	ok(system(path) == 0, "cleanup");
+}
+
+int
+main(void)
+{
+	if (sodium_init() < 0)
+		return 1;
+	crypto_sign_keypair(key.pk, key.sk);
+	key_id_of(key.pk, key.key_id);
+	test_encoding();
+	test_verify();
+	test_writer();
+	return tap_done();
+}
