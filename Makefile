@@ -110,7 +110,12 @@ $(BUILD)/bench/spawn: tests/bench/spawn.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $<
 
-bench: $(PROGS) $(BUILD)/bench/spawn
+$(BUILD)/bench/auditbench: tests/bench/auditbench.c $(LIBSBX) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) \
+		$(LIB_SQLITE) -lm
+
+bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/auditbench
 	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
 		bash tests/bench/bench.sh
 

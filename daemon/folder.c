@@ -846,7 +846,7 @@ record_result(struct folder *f, const char *id)
 		    " WHERE id=?", "tiiit", status, now_ms() / 1000, sig, ms, id);
 	logf_folder(f, "request %s: %s, exit %lld, signal %lld, %lld ms", id, status,
 	    (long long)code, (long long)sig, (long long)ms);
-	audit_log(f->audit, "exec_finished", id, NULL, "daemon", "sjibiisisis", "status", status,
+	audit_log(f->audit, "exec_finished", id, NULL, "daemon", "sjibiisiss", "status", status,
 	    "exit_code", code >= 0 ? cJSON_CreateNumber((double)code) : NULL, "signal", sig,
 	    "timed_out", json_bool(doc, "timed_out") == 1, "duration_ms", ms,
 	    "stdout_bytes", json_num(doc, "stdout_bytes"), "stdout_blake2b",

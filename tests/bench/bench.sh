@@ -64,3 +64,14 @@ wait %2 2>/dev/null || true
 	{ echo "bench: the round trip did not go through a remembered approval" >&2; exit 1; }
 echo
 echo "requests recorded by sbxd: $(sqlite3 "$F/.sandbox/state.db" "select count(*) from requests where status='done'")"
+
+# The audit log (issue 4): appends with durability, and verification speed
+# next to raw BLAKE2b over the same bytes, measured in this run.
+echo
+echo "audit log, $((N * 2)) records of a request's size (tests/bench/auditbench)"
+mkdir "$T/audit"
+"$SBX_BENCH_BIN/auditbench" "$T/audit" "$N"
+kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; DPID=""
+"$SBX_BIN/sbx" -C "$F" audit verify >/dev/null ||
+	{ echo "bench: the round trip's audit log does not verify" >&2; exit 1; }
+echo "the round trip's audit log: $(wc -l <"$F/.sandbox/audit.jsonl") records, verified"
