@@ -32,6 +32,7 @@
 #include "common/json.h"
 #include "common/keys.h"
 #include "common/queue.h"
+#include "common/redact.h"
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/folder.h"
@@ -40,18 +41,20 @@
 void
 logf_folder(const struct folder *f, const char *fmt, ...)
 {
-	char ts[32];
+	char ts[32], msg[2048], *clean;
 	time_t t = time(NULL);
 	struct tm tm;
 	va_list ap;
 
 	localtime_r(&t, &tm);
 	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
-	fprintf(stderr, "sbxd %s [%s] ", ts, f ? f->path : "-");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* The daemon's own log is scrubbed like the audit log. */
+	clean = redact_str(msg, NULL);
+	fprintf(stderr, "sbxd %s [%s] %s\n", ts, f ? f->path : "-", clean ? clean : msg);
+	free(clean);
 	fflush(stderr);
 }
 

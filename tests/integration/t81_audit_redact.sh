@@ -88,6 +88,11 @@ for s in $ALL; do
 done >"$T/leaks"
 is "$(cat "$T/leaks")" "" "nor in any segment"
 is "$(grep -cE 'eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+' "$LOG")" "0" "no JWT-shaped string is in the log"
+leaks=""
+for s in $ALL; do
+	grep -qF -- "$s" "$T/sbxd.log" && leaks="$leaks $s"
+done
+is "$leaks" "" "nor in sbxd's own log (stderr)"
 is "$(grep -c 'PRIVATE KEY' "$LOG")" "0" "no private key block is in the log"
 n=$(grep -o '\[REDACTED' "$LOG" | wc -l)
 [ "$n" -ge 20 ]
