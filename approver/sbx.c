@@ -18,7 +18,10 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: sbx [-C DIR] COMMAND [ARGS]\n"
 	    "\n"
-	    "  init [--name NAME] [DIR]       prepare DIR/.sandbox and, if missing, an approver key\n"
+	    "  init [--claude [--local]] [--mcp] [--codex] [--cursor] [--name NAME] [DIR]\n"
+	    "                                 prepare DIR/.sandbox and, if missing, an approver\n"
+	    "                                 key; register the hooks / MCP server with agents\n"
+	    "  remove [--purge [--yes]] [DIR] take out what init added (--purge: and .sandbox/)\n"
 	    "  pending [--json]               requests waiting for a decision\n"
 	    "  show ID [--json]               one request: what, why, decision, result\n"
 	    "  approve ID [--remember] [--ttl S]\n"
@@ -67,6 +70,8 @@ main(int argc, char **argv)
 	argv += i;
 	if (!strcmp(cmd, "init"))
 		return cmd_init(&c, argc, argv);
+	if (!strcmp(cmd, "remove"))
+		return cmd_remove(&c, argc, argv);
 	if (!strcmp(cmd, "pending"))
 		return cmd_pending(&c, argc, argv);
 	if (!strcmp(cmd, "show"))

@@ -190,6 +190,58 @@ json_canonical(const cJSON *v)
 	return b.p;
 }
 
+static void
+put_indent(struct buf *b, int depth)
+{
+	int i;
+
+	buf_put(b, "\n", 1);
+	for (i = 0; i < depth; i++)
+		buf_put(b, "  ", 2);
+}
+
+/* Like put_value, in the given order, indented by two spaces. */
+static int
+put_pretty(struct buf *b, const cJSON *v, int depth)
+{
+	const cJSON *c;
+	int obj = cJSON_IsObject(v);
+
+	if (depth > CANON_MAX_DEPTH)
+		return -1;
+	if (!obj && !cJSON_IsArray(v))
+		return put_value(b, v, depth);
+	buf_put(b, obj ? "{" : "[", 1);
+	for (c = v->child; c; c = c->next) {
+		if (c != v->child)
+			buf_put(b, ",", 1);
+		put_indent(b, depth + 1);
+		if (obj) {
+			put_string(b, c->string ? c->string : "");
+			buf_put(b, ": ", 2);
+		}
+		if (put_pretty(b, c, depth + 1) < 0)
+			return -1;
+	}
+	if (v->child)
+		put_indent(b, depth);
+	buf_put(b, obj ? "}" : "]", 1);
+	return b->oom ? -1 : 0;
+}
+
+char *
+json_pretty(const cJSON *v)
+{
+	struct buf b = { 0 };
+
+	if (put_pretty(&b, v, 0) < 0 || (buf_put(&b, "\n", 1), b.oom)) {
+		free(b.p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return b.p;
+}
+
 char *
 json_print_line(const cJSON *v)
 {

@@ -25,6 +25,10 @@ int json_bool(const cJSON *obj, const char *key);
  */
 char *json_canonical(const cJSON *v);
 
+/* Keys in their order, two-space indentation, a final newline: for
+ * files people read and edit (settings). Caller frees. */
+char *json_pretty(const cJSON *v);
+
 /* cJSON_PrintUnformatted plus a newline; caller frees. */
 char *json_print_line(const cJSON *v);
 

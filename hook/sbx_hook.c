@@ -25,6 +25,7 @@
 #include "common/queue.h"
 #include "common/util.h"
 #include "hook/escalate.h"
+#include "hook/session.h"
 #include "policy/policy.h"
 
 #define SBX_MAX_STDIN  (4 * 1024 * 1024)
@@ -194,9 +195,11 @@ out:
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: sbx-hook pre < payload.json\n"
-	    "  pre   Claude Code / Codex PreToolUse hook: answers allow, deny, or\n"
-	    "        escalates the call to a human through FOLDER/.sandbox/queue\n");
+	fprintf(f, "usage: sbx-hook MODE < payload.json\n"
+	    "  pre            Claude Code / Codex PreToolUse hook: answers allow, deny, or\n"
+	    "                 escalates the call to a human through FOLDER/.sandbox/queue\n"
+	    "  session-start  SessionStart hook: tells the model how sbx works and what\n"
+	    "                 is pending or finished\n");
 }
 
 int
@@ -213,6 +216,8 @@ main(int argc, char **argv)
 			return deny("sbx: libsodium failed to initialise; the call was not run.");
 		return hook_pre();
 	}
+	if (argc == 2 && strcmp(argv[1], "session-start") == 0)
+		return hook_session_start();
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(stdout);
 		return 0;
