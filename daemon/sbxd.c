@@ -23,6 +23,7 @@
 #include <inotifytools/inotifytools.h>
 #include <sodium.h>
 
+#include "common/registry.h"
 #include "common/util.h"
 #include "daemon/folder.h"
 
@@ -77,7 +78,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: sbxd [-c CONFIG] [--pass-env NAME]... DIR...\n"
+	    "usage: sbxd [-c CONFIG] [--pass-env NAME]... DIR... | --all\n"
 	    "Serves the sbx queue of each DIR (prepared with `sbx init DIR`) until\n"
 	    "SIGTERM/SIGINT: runs approved commands outside the agent and writes\n"
 	    "their results back.\n"
@@ -85,6 +86,7 @@ usage(FILE *f)
 	    "                       (default $SBX_CONFIG_DIR, $XDG_CONFIG_HOME/sbx, ~/.config/sbx)\n"
 	    "  --pass-env NAME      also pass NAME to executed commands (default:\n"
 	    "                       PATH HOME USER LOGNAME LANG LC_ALL LC_CTYPE TZ SSH_AUTH_SOCK)\n"
+	    "  --all                serve every folder `sbx init` recorded (CONFIG/folders)\n"
 	    "  -v, --verbose        log inotify events\n");
 }
 
@@ -162,6 +164,8 @@ int
 main(int argc, char **argv)
 {
 	static struct folder fs[MAX_FOLDERS];
+	static char listed[MAX_FOLDERS][4096];
+	int all = 0, nall = 0;
 	char config[PATH_MAX], **env = cmd_env;
 	int lock_fds[MAX_FOLDERS], nf = 0, nenv = 0, i, is_dec;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -190,6 +194,8 @@ main(int argc, char **argv)
 				return 2;
 		} else if (!strcmp(argv[i], "--pass-env") && i + 1 < argc) {
 			env_add(env, &nenv, argv[++i]);
+		} else if (!strcmp(argv[i], "--all")) {
+			all = 1;
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			o.verbose = 1;
 		} else if (!strcmp(argv[i], "--")) {
@@ -203,7 +209,7 @@ main(int argc, char **argv)
 			break;
 		}
 	}
-	if (i >= argc) {
+	if ((i >= argc) == !all) {
 		usage(stderr);
 		return 2;
 	}
@@ -211,12 +217,25 @@ main(int argc, char **argv)
 		fprintf(stderr, "sbxd: libsodium failed to initialise\n");
 		return 1;
 	}
-	for (; i < argc; i++) {
+	if (all) {
+		nall = registry_list(config, listed, MAX_FOLDERS, &err);
+		if (nall < 0) {
+			fprintf(stderr, "sbxd: %s\n", err.msg);
+			return 2;
+		}
+		if (nall == 0) {
+			fprintf(stderr, "sbxd: no folders recorded in %s/folders; run `sbx init "
+			    "DIR` first\n", config);
+			return 2;
+		}
+		i = 0;
+	}
+	for (; all ? i < nall : i < argc; i++) {
 		if (nf == MAX_FOLDERS) {
 			fprintf(stderr, "sbxd: at most %d folders\n", MAX_FOLDERS);
 			return 2;
 		}
-		if (folder_open(&fs[nf], argv[i], config, &err) < 0) {
+		if (folder_open(&fs[nf], all ? listed[i] : argv[i], config, &err) < 0) {
 			fprintf(stderr, "sbxd: %s\n", err.msg);
 			return 2;
 		}
