@@ -22,6 +22,7 @@ usage(FILE *f)
 	    "                                 prepare DIR/.sandbox and, if missing, an approver\n"
 	    "                                 key; register the hooks / MCP server with agents\n"
 	    "  remove [--purge [--yes]] [DIR] take out what init added (--purge: and .sandbox/)\n"
+	    "  doctor                         check the folder's setup; says how to fix each problem\n"
 	    "  pending [--json]               requests waiting for a decision\n"
 	    "  show ID [--json]               one request: what, why, decision, result\n"
 	    "  approve ID [--remember] [--ttl S]\n"
@@ -72,6 +73,8 @@ main(int argc, char **argv)
 		return cmd_init(&c, argc, argv);
 	if (!strcmp(cmd, "remove"))
 		return cmd_remove(&c, argc, argv);
+	if (!strcmp(cmd, "doctor"))
+		return cmd_doctor(&c, argc, argv);
 	if (!strcmp(cmd, "pending"))
 		return cmd_pending(&c, argc, argv);
 	if (!strcmp(cmd, "show"))
