@@ -14,6 +14,8 @@ struct sbx_ctx {
 int cmd_init(struct sbx_ctx *c, int argc, char **argv);
 int cmd_remove(struct sbx_ctx *c, int argc, char **argv);
 int cmd_doctor(struct sbx_ctx *c, int argc, char **argv);
+int cmd_history(struct sbx_ctx *c, int argc, char **argv);
+int cmd_restore(struct sbx_ctx *c, int argc, char **argv);
 int cmd_pending(struct sbx_ctx *c, int argc, char **argv);
 int cmd_show(struct sbx_ctx *c, int argc, char **argv);
 int cmd_decide(struct sbx_ctx *c, int argc, char **argv);   /* approve / deny */

@@ -22,6 +22,8 @@ usage(FILE *f)
 	    "                                 prepare DIR/.sandbox and, if missing, an approver\n"
 	    "                                 key; register the hooks / MCP server with agents\n"
 	    "  remove [--purge [--yes]] [DIR] take out what init added (--purge: and .sandbox/)\n"
+	    "  history PATH [--json]          versions of PATH an agent replaced (kept by sbx-hook)\n"
+	    "  restore PATH [--version N]     bring one back (default: the latest kept)\n"
 	    "  doctor                         check the folder's setup; says how to fix each problem\n"
 	    "  pending [--json]               requests waiting for a decision\n"
 	    "  show ID [--json]               one request: what, why, decision, result\n"
@@ -73,6 +75,10 @@ main(int argc, char **argv)
 		return cmd_init(&c, argc, argv);
 	if (!strcmp(cmd, "remove"))
 		return cmd_remove(&c, argc, argv);
+	if (!strcmp(cmd, "history"))
+		return cmd_history(&c, argc, argv);
+	if (!strcmp(cmd, "restore"))
+		return cmd_restore(&c, argc, argv);
 	if (!strcmp(cmd, "doctor"))
 		return cmd_doctor(&c, argc, argv);
 	if (!strcmp(cmd, "pending"))

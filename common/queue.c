@@ -18,6 +18,7 @@
 
 const char *const queue_dirs[] = {
 	"queue", "queue/tmp", "queue/new", "queue/delivered",
+	"queue/originals", "queue/originals/objects", "queue/originals/index",
 	"decisions", "decisions/tmp", "decisions/new",
 	"pending", "done", "results", "rejected", "work",
 	NULL

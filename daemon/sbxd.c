@@ -23,6 +23,7 @@
 #include <inotifytools/inotifytools.h>
 #include <sodium.h>
 
+#include "common/originals.h"
 #include "common/registry.h"
 #include "common/util.h"
 #include "daemon/folder.h"
@@ -30,6 +31,7 @@
 #define MAX_FOLDERS 64
 #define MAX_ENV     64
 #define RESCAN_MS   5000
+#define PRUNE_MS    60000
 
 static volatile sig_atomic_t got_stop, got_child;
 static char *cmd_env[MAX_ENV];   /* the clean environment for commands */
@@ -86,6 +88,8 @@ usage(FILE *f)
 	    "                       (default $SBX_CONFIG_DIR, $XDG_CONFIG_HOME/sbx, ~/.config/sbx)\n"
 	    "  --pass-env NAME      also pass NAME to executed commands (default:\n"
 	    "                       PATH HOME USER LOGNAME LANG LC_ALL LC_CTYPE TZ SSH_AUTH_SOCK)\n"
+	    "  --originals-cap BYTES  prune kept originals oldest-first above this size\n"
+	    "                       (default 256 MiB per folder; checked every minute)\n"
 	    "  --all                serve every folder `sbx init` recorded (CONFIG/folders)\n"
 	    "  -v, --verbose        log inotify events\n");
 }
@@ -172,7 +176,8 @@ main(int argc, char **argv)
 	struct daemon_opts o = { .env = env };
 	struct inotify_event *ev;
 	struct sbx_err err;
-	int64_t next_scan;
+	int64_t next_scan, next_prune = 0;
+	long long originals_cap = SBX_ORIGINALS_CAP;
 	struct folder *f;
 
 	if (config_dir(config, sizeof(config)) < 0) {
@@ -194,6 +199,12 @@ main(int argc, char **argv)
 				return 2;
 		} else if (!strcmp(argv[i], "--pass-env") && i + 1 < argc) {
 			env_add(env, &nenv, argv[++i]);
+		} else if (!strcmp(argv[i], "--originals-cap") && i + 1 < argc) {
+			originals_cap = atoll(argv[++i]);
+			if (originals_cap < 0) {
+				fprintf(stderr, "sbxd: --originals-cap must be >= 0\n");
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--all")) {
 			all = 1;
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
@@ -296,7 +307,11 @@ main(int argc, char **argv)
 				folder_rescan(&fs[i], &o);
 				folder_expire(&fs[i]);
 				folder_sweep(&fs[i], &o);
+				if (mono_ms() >= next_prune)
+					originals_prune(fs[i].sbfd, originals_cap);
 			}
+			if (mono_ms() >= next_prune)
+				next_prune = mono_ms() + PRUNE_MS;
 			next_scan = mono_ms() + RESCAN_MS;
 		}
 	}

@@ -24,6 +24,7 @@
 #include "common/json.h"
 #include "common/queue.h"
 #include "common/util.h"
+#include "common/originals.h"
 #include "hook/escalate.h"
 #include "hook/session.h"
 #include "policy/policy.h"
@@ -84,10 +85,50 @@ deny(const char *fmt, ...)
 	return rc;
 }
 
+/*
+ * Before an allowed Write/Edit/MultiEdit/NotebookEdit changes an existing
+ * file, keeps its content (common/originals.h). -1 with msg when it
+ * could not: the caller denies rather than lose the original.
+ */
+static int
+keep_original(const char *folder, const char *cwd, const char *tool, const cJSON *input,
+    const char *session, char *msg, size_t msgsz)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	const char *target;
+	struct sbx_err err = { "" };
+	int sbfd, rc;
+
+	if (strcmp(tool, "Write") && strcmp(tool, "Edit") && strcmp(tool, "MultiEdit") &&
+	    strcmp(tool, "NotebookEdit"))
+		return 0;
+	target = json_str(input, strcmp(tool, "NotebookEdit") ? "file_path" : "notebook_path");
+	if (!target || !*target)
+		return 0;
+	if (xsnprintf(path, sizeof(path), "%s%s%s", target[0] == '/' ? "" : cwd,
+	    target[0] == '/' ? "" : "/", target) < 0) {
+		snprintf(msg, msgsz, "the path is too long");
+		return -1;
+	}
+	/* A write through a symlink changes its target: keep the target. */
+	if (realpath(path, real))
+		snprintf(path, sizeof(path), "%s", real);
+	if ((sbfd = sandbox_open(folder, &err)) < 0) {
+		snprintf(msg, msgsz, "%s", err.msg);
+		return -1;
+	}
+	rc = originals_keep(sbfd, path, tool, session, &err);
+	close(sbfd);
+	if (rc < 0)
+		snprintf(msg, msgsz, "could not keep the original of %.300s (%.200s)", path,
+		    err.msg[0] ? err.msg : strerror(errno));
+	return rc < 0 ? -1 : 0;
+}
+
 static int
 hook_pre(void)
 {
-	char folder[PATH_MAX], cwd[PATH_MAX], config[PATH_MAX];
+	char folder[PATH_MAX], cwd[PATH_MAX], config[PATH_MAX], msg_buf[600];
 	struct policy_error perr;
 	struct policy_result pr;
 	struct policy_call call;
@@ -155,6 +196,12 @@ hook_pre(void)
 		.folder = folder, .home = home, .config_dir = config };
 	policy_eval(pol, &call, &pr);
 	if (pr.verdict == POLICY_ALLOW) {
+		/* Keep what an allowed file tool is about to replace. */
+		if (keep_original(folder, cwd, tool, input,
+		    json_str(payload, "session_id"), msg_buf, sizeof(msg_buf)) < 0) {
+			rc = deny("sbx: %s; the change was not made.", msg_buf);
+			goto out;
+		}
 		rc = answer("allow", pr.reason);
 		goto out;
 	}
