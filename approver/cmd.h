@@ -15,10 +15,18 @@ int cmd_init(struct sbx_ctx *c, int argc, char **argv);
 int cmd_remove(struct sbx_ctx *c, int argc, char **argv);
 int cmd_doctor(struct sbx_ctx *c, int argc, char **argv);
 int cmd_history(struct sbx_ctx *c, int argc, char **argv);
+int cmd_watch(struct sbx_ctx *c, int argc, char **argv);
 int cmd_restore(struct sbx_ctx *c, int argc, char **argv);
 int cmd_pending(struct sbx_ctx *c, int argc, char **argv);
 int cmd_show(struct sbx_ctx *c, int argc, char **argv);
 int cmd_decide(struct sbx_ctx *c, int argc, char **argv);   /* approve / deny */
+
+struct req_row;
+struct sbx_err;
+
+/* Signs and drops a decision for a pending request. 0 or -1 with err. */
+int decision_write(const char *config, const char *folder, const struct req_row *r,
+    int approve, int remember, const char *reason, int ttl, struct sbx_err *err);
 
 /* The project folder for -C DIR or the current directory; prints an
  * error and returns -1 when there is none. */

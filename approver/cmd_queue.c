@@ -287,16 +287,13 @@ out:
 int
 cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 {
-	char folder[PATH_MAX], id[SBX_ID_LEN + 1], dst[128];
+	char folder[PATH_MAX], id[SBX_ID_LEN + 1];
 	int approve = !strcmp(argv[0], "approve");
-	struct approver_key key;
-	struct decision d;
 	struct sbx_err err;
 	struct req_row r = { 0 };
 	const char *arg = NULL, *reason = "";
 	sqlite3 *db = NULL;
-	char *text = NULL;
-	int i, remember = 0, ttl = 1800, rc = 1, sbfd = -1;
+	int i, remember = 0, ttl = 1800, rc = 1;
 
 	for (i = 1; i < argc; i++) {
 		if (approve && !strcmp(argv[i], "--remember"))
@@ -315,9 +312,9 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 		    : "usage: sbx [-C DIR] deny ID [--reason TEXT] [--ttl SECONDS]\n");
 		return 2;
 	}
-	if (strlen(reason) >= sizeof(d.reason)) {
+	if (strlen(reason) >= sizeof(((struct decision *)0)->reason)) {
 		fprintf(stderr, "sbx: the reason is too long (at most %zu bytes)\n",
-		    sizeof(d.reason) - 1);
+		    sizeof(((struct decision *)0)->reason) - 1);
 		return 2;
 	}
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || !(db = open_db(folder)))
@@ -328,44 +325,59 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 		fprintf(stderr, "sbx: request %s is %s, not pending\n", id, r.status);
 		goto out;
 	}
-	if (approver_key_load(c->config, &key, &err) < 0) {
+	if (decision_write(c->config, folder, &r, approve, remember, reason, ttl, &err) < 0) {
 		fprintf(stderr, "sbx: %s\n", err.msg);
-		goto out;
-	}
-	memset(&d, 0, sizeof(d));
-	memcpy(d.id, id, sizeof(d.id));
-	if (hex_decode(d.hash, SBX_HASH_LEN, r.hash) < 0) {
-		fprintf(stderr, "sbx: request %s has a malformed hash in the database\n", id);
-		approver_key_wipe(&key);
-		goto out;
-	}
-	snprintf(d.verdict, sizeof(d.verdict), "%s", approve ? "approve" : "deny");
-	d.remember = remember;
-	snprintf(d.reason, sizeof(d.reason), "%s", reason);
-	i = decision_sign(&d, &key, ttl);
-	approver_key_wipe(&key);
-	if (i < 0 || !(text = decision_to_json(&d))) {
-		fprintf(stderr, "sbx: cannot sign the decision\n");
-		goto out;
-	}
-	if ((sbfd = sandbox_open(folder, &err)) < 0) {
-		fprintf(stderr, "sbx: %s\n", err.msg);
-		goto out;
-	}
-	snprintf(dst, sizeof(dst), "decisions/new/%s.%s.json", id, d.nonce);
-	if (write_atomic(sbfd, "decisions/tmp", dst, text, strlen(text), 0600, 1) < 0) {
-		fprintf(stderr, "sbx: cannot write %s/.sandbox/%s: %s\n", folder, dst,
-		    strerror(errno));
 		goto out;
 	}
 	printf("%s %s%s: %s\n", approve ? "approved" : "denied", id,
 	    remember ? " (remembered: the same call will run without asking)" : "", what(&r));
 	rc = 0;
 out:
-	if (sbfd >= 0)
-		close(sbfd);
-	free(text);
 	req_row_free(&r);
 	db_close(db);
+	return rc;
+}
+
+int
+decision_write(const char *config, const char *folder, const struct req_row *r,
+    int approve, int remember, const char *reason, int ttl, struct sbx_err *err)
+{
+	struct approver_key key;
+	struct decision d;
+	char dst[128], *text = NULL;
+	int sbfd, rc = -1;
+
+	if (approver_key_load(config, &key, err) < 0)
+		return -1;
+	memset(&d, 0, sizeof(d));
+	snprintf(d.id, sizeof(d.id), "%s", r->id);
+	if (hex_decode(d.hash, SBX_HASH_LEN, r->hash) < 0) {
+		err_set(err, "request %s has a malformed hash in the database", r->id);
+		approver_key_wipe(&key);
+		return -1;
+	}
+	snprintf(d.verdict, sizeof(d.verdict), "%s", approve ? "approve" : "deny");
+	d.remember = remember;
+	if (xsnprintf(d.reason, sizeof(d.reason), "%s", reason ? reason : "") < 0) {
+		err_set(err, "the reason is too long");
+		approver_key_wipe(&key);
+		return -1;
+	}
+	rc = decision_sign(&d, &key, ttl);
+	approver_key_wipe(&key);
+	if (rc < 0 || !(text = decision_to_json(&d))) {
+		err_set(err, "cannot sign the decision");
+		return -1;
+	}
+	rc = -1;
+	if ((sbfd = sandbox_open(folder, err)) >= 0) {
+		snprintf(dst, sizeof(dst), "decisions/new/%s.%s.json", r->id, d.nonce);
+		if (write_atomic(sbfd, "decisions/tmp", dst, text, strlen(text), 0600, 1) < 0)
+			err_set(err, "cannot write %s/.sandbox/%s: %s", folder, dst, strerror(errno));
+		else
+			rc = 0;
+		close(sbfd);
+	}
+	free(text);
 	return rc;
 }

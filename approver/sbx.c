@@ -25,6 +25,8 @@ usage(FILE *f)
 	    "  history PATH [--json]          versions of PATH an agent replaced (kept by sbx-hook)\n"
 	    "  restore PATH [--version N]     bring one back (default: the latest kept)\n"
 	    "  doctor                         check the folder's setup; says how to fix each problem\n"
+	    "  watch [-C DIR]... [--all] [--plain] [--notify CMD]\n"
+	    "                                 the approver's terminal: live list, single keys\n"
 	    "  pending [--json]               requests waiting for a decision\n"
 	    "  show ID [--json]               one request: what, why, decision, result\n"
 	    "  approve ID [--remember] [--ttl S]\n"
@@ -75,6 +77,8 @@ main(int argc, char **argv)
 		return cmd_init(&c, argc, argv);
 	if (!strcmp(cmd, "remove"))
 		return cmd_remove(&c, argc, argv);
+	if (!strcmp(cmd, "watch"))
+		return cmd_watch(&c, argc, argv);
 	if (!strcmp(cmd, "history"))
 		return cmd_history(&c, argc, argv);
 	if (!strcmp(cmd, "restore"))

@@ -22,6 +22,7 @@ have_cmd prove || need="$need perl"
 have_cmd jq || need="$need jq"
 have_cmd sqlite3 || need="$need sqlite3"
 have_cmd git || need="$need git"
+have_cmd tmux || need="$need tmux"
 
 [ -z "$need" ] && exit 0
 

@@ -102,6 +102,7 @@ unlike "$(echo "$out" | reason)" "$id" "with a new id"
 # 6. Large output is trimmed for the model, kept in full on disk.
 set_limits '{"hook_wait_seconds": 20}'
 "$SBX" -C "$FOLDER" deny "$(pending_ids)" >/dev/null
+wait_for 10 bash -c "! $SBX -C $FOLDER pending --json | jq -e 'length > 0'"
 hook_bash "./task.sh big 100000" >"$T/out6" &
 hp=$!
 wait_for 10 has_pending
