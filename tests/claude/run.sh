@@ -123,7 +123,7 @@ echo "# fake API on 127.0.0.1:$PORT"
 
 # --- Claude Code, print mode --------------------------------------------------
 mkdir -p "$T/home"
-t0=$(date +%s)
+t0=$(date +%s%N)
 (cd "$FOLDER" && env -i PATH="$PATH" HOME="$T/home" TMPDIR="${TMPDIR:-/tmp}" \
 	LANG=C.UTF-8 TERM=dumb SBX_CONFIG_DIR="$SBX_CONFIG_DIR" \
 	ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY=sk-ant-sbx-test-dummy \
@@ -136,8 +136,8 @@ t0=$(date +%s)
 		--debug-file "$T/claude-debug.log" \
 	>"$T/claude.jsonl" 2>"$T/claude.err")
 rc=$?
-CLAUDE_SECS=$(( $(date +%s) - t0 ))
-is "$rc" 0 "claude -p exits 0 (took ${CLAUDE_SECS}s)"
+CLAUDE_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+is "$rc" 0 "claude -p exits 0 (took ${CLAUDE_MS} ms)"
 [ "$rc" -eq 0 ] || { tail -20 "$T/claude.err" | diag; tail -20 "$T/claude-debug.log" | diag; }
 is "$(jq -r 'select(.type == "result") | .subtype' "$T/claude.jsonl" 2>/dev/null)" "success" \
 	"Claude Code reports a successful session"
@@ -160,6 +160,10 @@ is_error() { tool_result "$1" | jq -r '.is_error'; }
 like "$(printf '%s' "$LAST" | jq -r '[.body.messages[]? | select(.role == "assistant") | .content[]?
 	| select(.type == "tool_use") | .id] | join(",")')" '^toolu_sbx_01,toolu_sbx_02,toolu_sbx_03$' \
 	"the model's three scripted tool calls all went through the loop"
+is "$(jq -r 'select(.subtype == "hook_response" and .hook_event == "PreToolUse")
+	| "\(.hook_name) \(.exit_code)"' "$T/claude.jsonl" | tr '\n' ';')" \
+	"PreToolUse:Bash 0;PreToolUse:Bash 0;PreToolUse:Write 0;" \
+	"Claude Code asked sbx-hook pre about each call, and it answered (exit 0)"
 
 # 1. A safe command runs inside the agent.
 r=$(content toolu_sbx_01)
@@ -249,7 +253,7 @@ if [ "$_failed" -ne 0 ]; then
 	[ "${SBX_KEEP:-}" ] || echo "# run with SBX_KEEP=1 to keep $T"
 fi
 echo "# test-claude: $_n tests, $_failed failed, with ${CLAUDE_VERSION:-claude} in" \
-	"$(( $(date +%s) - START ))s (claude -p: ${CLAUDE_SECS}s)"
+	"$(( $(date +%s) - START ))s (claude -p: ${CLAUDE_MS} ms)"
 [ -n "$todo" ] && echo "# test-claude: the PostToolUse checks marked TODO do not count until sbx-hook post exists"
 [ "$_failed" -eq 0 ] && echo "# test-claude: PASS" || echo "# test-claude: FAIL"
 done_testing
