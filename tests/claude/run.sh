@@ -26,11 +26,13 @@
 # temporary HOME, a dummy API key, ANTHROPIC_BASE_URL pointing at the
 # stand-in, and the variables that turn off its other traffic.
 HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/integration/lib.sh
 . "$HERE/../integration/lib.sh"
 
 START=$(date +%s)
 FAKE_PID=""
 APPR_PID=""
+# shellcheck disable=SC2317 # called by the trap
 claude_cleanup() {
 	[ -n "$APPR_PID" ] && kill "$APPR_PID" 2>/dev/null && wait "$APPR_PID" 2>/dev/null
 	[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null
