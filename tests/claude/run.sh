@@ -25,6 +25,19 @@
 # Nothing leaves the machine except the npm install: Claude Code gets a
 # temporary HOME, a dummy API key, ANTHROPIC_BASE_URL pointing at the
 # stand-in, and the variables that turn off its other traffic.
+#
+# Observed with Claude Code 2.1.332 (what the assertions rely on):
+# - in print mode it sends only POST /v1/messages?beta=true, streaming, one
+#   per turn (no count_tokens, no title or other side requests), and its
+#   debug log shows no other endpoint with the variables set below;
+# - a PreToolUse deny reason reaches the model as the tool_result content,
+#   prefixed "PreToolUse:Bash hook error: ", with is_error true;
+# - SessionStart additionalContext arrives as a role "system" message
+#   "SessionStart hook additional context: ...";
+# - a PostToolUse hook exiting 2 reaches the model as a role "system"
+#   message "PostToolUse:Bash hook blocking error from command: ...";
+# - --include-hook-events reports each hook run (hook_response with
+#   hook_name, exit_code, outcome) in the stream-json output.
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/integration/lib.sh
 . "$HERE/../integration/lib.sh"
