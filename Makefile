@@ -2,6 +2,7 @@
 #
 #   make            build bin/sbx, bin/sbx-hook, bin/sbxd (installs missing deps first)
 #   make test       build and run every test (unit + integration), prints a TAP summary
+#   make test-claude  the hooks with the real Claude Code CLI (npm) and a fake model API
 #   make demo       run the whole approval loop in a temporary folder
 #   make asan       build with ASan+UBSan into build/asan and run the tests there
 #   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
@@ -95,6 +96,11 @@ test: $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge
 	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \
 		sh tests/run.sh
 
+# The real Claude Code CLI against a scripted stand-in for the model API;
+# installs it from npm into ~/.cache/sbx-test-npm once (tests/claude/run.sh).
+test-claude: $(PROGS)
+	@SBX_BIN=$(abspath $(BIN)) bash tests/claude/run.sh
+
 asan:
 	$(MAKE) BUILD=build/asan BIN=build/asan/bin SAN=1 test
 
@@ -116,6 +122,6 @@ install: $(PROGS)
 clean:
 	rm -rf build bin
 
-.PHONY: all test asan demo bench install clean
+.PHONY: all test test-claude asan demo bench install clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
