@@ -16,6 +16,8 @@ int cmd_remove(struct sbx_ctx *c, int argc, char **argv);
 int cmd_doctor(struct sbx_ctx *c, int argc, char **argv);
 int cmd_history(struct sbx_ctx *c, int argc, char **argv);
 int cmd_watch(struct sbx_ctx *c, int argc, char **argv);
+int cmd_ssh(struct sbx_ctx *c, int argc, char **argv);
+int cmd_approvers(struct sbx_ctx *c, int argc, char **argv);
 int cmd_restore(struct sbx_ctx *c, int argc, char **argv);
 int cmd_pending(struct sbx_ctx *c, int argc, char **argv);
 int cmd_show(struct sbx_ctx *c, int argc, char **argv);

@@ -27,6 +27,11 @@ usage(FILE *f)
 	    "  doctor                         check the folder's setup; says how to fix each problem\n"
 	    "  watch [-C DIR]... [--all] [--plain] [--notify CMD]\n"
 	    "                                 the approver's terminal: live list, single keys\n"
+	    "  approvers [list [--json] | add NAME PUBKEY | rm NAME | self]\n"
+	    "                                 the approver keys sbxd trusts; self prints yours\n"
+	    "  ssh-command -C DIR...          forced command for a remote approver's key\n"
+	    "                                 (contrib/ssh/): allows watch, pending, show,\n"
+	    "                                 approve, deny only\n"
 	    "  pending [--json]               requests waiting for a decision\n"
 	    "  show ID [--json]               one request: what, why, decision, result\n"
 	    "  approve ID [--remember] [--ttl S]\n"
@@ -77,6 +82,10 @@ main(int argc, char **argv)
 		return cmd_init(&c, argc, argv);
 	if (!strcmp(cmd, "remove"))
 		return cmd_remove(&c, argc, argv);
+	if (!strcmp(cmd, "approvers"))
+		return cmd_approvers(&c, argc, argv);
+	if (!strcmp(cmd, "ssh-command"))
+		return cmd_ssh(&c, argc, argv);
 	if (!strcmp(cmd, "watch"))
 		return cmd_watch(&c, argc, argv);
 	if (!strcmp(cmd, "history"))
