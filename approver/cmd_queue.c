@@ -294,10 +294,18 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 	const char *arg = NULL, *reason = "";
 	sqlite3 *db = NULL;
 	int i, remember = 0, ttl = 1800, rc = 1;
+	const char *prefix = NULL;
+	long long dur = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (approve && !strcmp(argv[i], "--remember"))
 			remember = 1;
+		else if (approve && !strcmp(argv[i], "--prefix") && i + 1 < argc)
+			prefix = argv[++i], remember = 1;
+		else if (approve && !strcmp(argv[i], "--for") && i + 1 < argc) {
+			if ((dur = parse_duration(argv[++i])) < 0)
+				i = argc + 1;
+		}
 		else if (!approve && !strcmp(argv[i], "--reason") && i + 1 < argc)
 			reason = argv[++i];
 		else if (!strcmp(argv[i], "--ttl") && i + 1 < argc)
@@ -308,7 +316,8 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 			arg = NULL, i = argc + 1;
 	}
 	if (!arg || i > argc || ttl <= 0) {
-		fprintf(stderr, approve ? "usage: sbx [-C DIR] approve ID [--remember] [--ttl SECONDS]\n"
+		fprintf(stderr, approve ? "usage: sbx [-C DIR] approve ID [--remember [--prefix "
+		    "'WORD WORD...'] [--for DURATION]] [--ttl SECONDS]\n"
 		    : "usage: sbx [-C DIR] deny ID [--reason TEXT] [--ttl SECONDS]\n");
 		return 2;
 	}
@@ -325,12 +334,15 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 		fprintf(stderr, "sbx: request %s is %s, not pending\n", id, r.status);
 		goto out;
 	}
-	if (decision_write(c->config, folder, &r, approve, remember, reason, ttl, &err) < 0) {
+	if (decision_write(c->config, folder, &r, approve, remember, prefix,
+	    remember && dur ? now_ms() / 1000 + dur : 0, reason, ttl, &err) < 0) {
 		fprintf(stderr, "sbx: %s\n", err.msg);
 		goto out;
 	}
-	printf("%s %s%s: %s\n", approve ? "approved" : "denied", id,
-	    remember ? " (remembered: the same call will run without asking)" : "", what(&r));
+	printf("%s %s%s%s%s: %s\n", approve ? "approved" : "denied", id,
+	    !remember ? "" : prefix ? " (remembered: commands starting with \"" :
+	    " (remembered: the same call will run without asking)", prefix ? prefix : "",
+	    remember && prefix ? "\" will run without asking)" : "", what(&r));
 	rc = 0;
 out:
 	req_row_free(&r);
@@ -338,9 +350,31 @@ out:
 	return rc;
 }
 
+long long
+parse_duration(const char *s)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return -1;
+	v = strtoll(s, &end, 10);
+	if (v <= 0 || end == s)
+		return -1;
+	switch (*end) {
+	case '\0': case 's': break;
+	case 'm': v *= 60; break;
+	case 'h': v *= 3600; break;
+	case 'd': v *= 86400; break;
+	default: return -1;
+	}
+	return *end && end[1] ? -1 : v;
+}
+
 int
 decision_write(const char *config, const char *folder, const struct req_row *r,
-    int approve, int remember, const char *reason, int ttl, struct sbx_err *err)
+    int approve, int remember, const char *prefix, long long rule_expires,
+    const char *reason, int ttl, struct sbx_err *err)
 {
 	struct approver_key key;
 	struct decision d;
@@ -358,6 +392,16 @@ decision_write(const char *config, const char *folder, const struct req_row *r,
 	}
 	snprintf(d.verdict, sizeof(d.verdict), "%s", approve ? "approve" : "deny");
 	d.remember = remember;
+	snprintf(d.scope, sizeof(d.scope), "%s", prefix ? "prefix" : "exact");
+	d.rule_expires = rule_expires;
+	if (xsnprintf(d.prefix, sizeof(d.prefix), "%s", prefix ? prefix : "") < 0 ||
+	    (prefix && !prefix_covers(prefix, r->command))) {
+		err_set(err, "the prefix \"%s\" must be at least two words that start the "
+		    "command, and the command must have no shell syntax (; & | $ ...)",
+		    prefix ? prefix : "");
+		approver_key_wipe(&key);
+		return -1;
+	}
 	if (xsnprintf(d.reason, sizeof(d.reason), "%s", reason ? reason : "") < 0) {
 		err_set(err, "the reason is too long");
 		approver_key_wipe(&key);

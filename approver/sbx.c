@@ -34,9 +34,12 @@ usage(FILE *f)
 	    "                                 approve, deny only\n"
 	    "  pending [--json]               requests waiting for a decision\n"
 	    "  show ID [--json]               one request: what, why, decision, result\n"
-	    "  approve ID [--remember] [--ttl S]\n"
+	    "  approve ID [--remember [--prefix 'WORD WORD...'] [--for DURATION]] [--ttl S]\n"
 	    "                                 sign an approval; --remember auto-approves the\n"
-	    "                                 same call later\n"
+	    "                                 same call later (--prefix: commands starting\n"
+	    "                                 with those words; --for: until it expires)\n"
+	    "  rules [list [--json] | add 'WORD WORD...' [--for D] | rm RULE]\n"
+	    "                                 the remembered approvals sbxd applies\n"
 	    "  deny ID [--reason TEXT]        sign a denial; the reason goes to the agent\n"
 	    "\n"
 	    "  -C DIR     the project folder (default: walk up from the current directory)\n"
@@ -82,6 +85,8 @@ main(int argc, char **argv)
 		return cmd_init(&c, argc, argv);
 	if (!strcmp(cmd, "remove"))
 		return cmd_remove(&c, argc, argv);
+	if (!strcmp(cmd, "rules"))
+		return cmd_rules(&c, argc, argv);
 	if (!strcmp(cmd, "approvers"))
 		return cmd_approvers(&c, argc, argv);
 	if (!strcmp(cmd, "ssh-command"))

@@ -429,12 +429,13 @@ read_line(struct watch *w, const char *prompt, char *buf, size_t size)
 }
 
 static void
-decide(struct watch *w, struct item *it, int approve, int remember, const char *reason)
+decide(struct watch *w, struct item *it, int approve, int remember, const char *prefix,
+    long long expires, const char *reason)
 {
 	struct sbx_err err;
 
 	if (decision_write(w->config, w->folders[it->folder], &it->row, approve, remember,
-	    reason, 1800, &err) < 0) {
+	    prefix, expires, reason, 1800, &err) < 0) {
 		snprintf(w->status, sizeof(w->status), "error: %.400s", err.msg);
 		return;
 	}
@@ -489,6 +490,44 @@ view(struct watch *w, const struct item *it)
 	printf("\033[2J");
 }
 
+/* r: approve and remember; asks the scope and an expiry. */
+static void
+remember(struct watch *w, struct item *it)
+{
+	char scope[8], prefix[256], dur[32];
+	const char *cmd = it->row.command;
+	long long secs = 0;
+	size_t n;
+
+	if (read_line(w, "remember: [e]xact request or [p]refix of the command? ", scope,
+	    sizeof(scope)) < 0 || (scope[0] != 'e' && scope[0] != 'p')) {
+		snprintf(w->status, sizeof(w->status), "remember cancelled");
+		return;
+	}
+	prefix[0] = '\0';
+	if (scope[0] == 'p') {
+		if (!cmd) {
+			snprintf(w->status, sizeof(w->status), "only shell commands take a prefix");
+			return;
+		}
+		/* Offer the first two words; the approver may type more. */
+		n = strcspn(cmd, " ");
+		n += cmd[n] ? 1 + strcspn(cmd + n + 1, " ") : 0;
+		if (read_line(w, "prefix (at least two words; enter for the first two): ", prefix,
+		    sizeof(prefix)) < 0)
+			return;
+		if (!prefix[0])
+			snprintf(prefix, sizeof(prefix), "%.*s", (int)n, cmd);
+	}
+	if (read_line(w, "expires after (e.g. 30m, 8h, 7d; enter: never): ", dur, sizeof(dur)) < 0)
+		return;
+	if (dur[0] && (secs = parse_duration(dur)) < 0) {
+		snprintf(w->status, sizeof(w->status), "not a duration: %s", dur);
+		return;
+	}
+	decide(w, it, 1, 1, prefix[0] ? prefix : NULL, secs ? now_ms() / 1000 + secs : 0, "");
+}
+
 static int
 key(struct watch *w, char c)
 {
@@ -508,16 +547,16 @@ key(struct watch *w, char c)
 		break;
 	case 'a':
 		if (it)
-			decide(w, it, 1, 0, "");
+			decide(w, it, 1, 0, NULL, 0, "");
 		break;
 	case 'r':
 		if (it)
-			decide(w, it, 1, 1, "");
+			remember(w, it);
 		break;
 	case 'd':
 		if (it && read_line(w, "deny reason (enter to send, esc to cancel): ", reason,
 		    sizeof(reason)) == 0)
-			decide(w, it, 0, 0, reason);
+			decide(w, it, 0, 0, NULL, 0, reason);
 		else if (it)
 			snprintf(w->status, sizeof(w->status), "deny cancelled");
 		break;
@@ -564,7 +603,8 @@ plain_command(struct watch *w, char *cmdline)
 	if (i == w->n || strlen(id) < 4) {
 		printf("no pending request %s\n", id);
 	} else {
-		decide(w, &w->items[i], verb[0] != 'd', verb[0] == 'r', reason ? reason : "");
+		decide(w, &w->items[i], verb[0] != 'd', verb[0] == 'r', NULL, 0,
+		    reason ? reason : "");
 	}
 	fflush(stdout);
 	return 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/db.h"
+#include "common/queue.h"
 
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS requests ("
@@ -21,9 +22,12 @@ static const char schema[] =
     "CREATE INDEX IF NOT EXISTS requests_created ON requests(created);"
     "CREATE TABLE IF NOT EXISTS nonces ("
     " nonce TEXT PRIMARY KEY, request TEXT NOT NULL, used INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS remembered ("
-    " hash TEXT PRIMARY KEY, tool TEXT, command TEXT, approver TEXT NOT NULL,"
-    " key_id TEXT, created INTEGER NOT NULL, uses INTEGER NOT NULL DEFAULT 0);";
+    "CREATE TABLE IF NOT EXISTS rules ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT, scope TEXT NOT NULL, hash TEXT,"
+    " prefix TEXT, tool TEXT NOT NULL, command TEXT, approver TEXT NOT NULL,"
+    " key_id TEXT, created INTEGER NOT NULL, expires INTEGER NOT NULL DEFAULT 0,"
+    " uses INTEGER NOT NULL DEFAULT 0, last_used INTEGER);"
+    "CREATE INDEX IF NOT EXISTS rules_hash ON rules(hash);";
 
 sqlite3 *
 db_open(const char *folder, int writable, struct sbx_err *err)
@@ -174,18 +178,33 @@ db_rows_free(struct req_row *rows, int n)
 	free(rows);
 }
 
-char *
-db_remembered(sqlite3 *db, const char *hash)
+int64_t
+db_rule_match(sqlite3 *db, const char *hash, const char *tool, const char *command,
+    int64_t now, char **approver)
 {
 	sqlite3_stmt *st;
-	char *who = NULL;
+	int64_t id = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT approver FROM remembered WHERE hash = ?",
-	    -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		who = col_str(st, 0);
+	*approver = NULL;
+	/* Exact rules first, then the longest prefix that covers the command. */
+	if (sqlite3_prepare_v2(db, "SELECT id, approver, scope, prefix FROM rules"
+	    " WHERE (expires = 0 OR expires > ?1) AND tool = ?2"
+	    " AND (hash = ?3 OR scope = 'prefix')"
+	    " ORDER BY scope = 'exact' DESC, length(prefix) DESC", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_text(st, 2, tool, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, hash, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *scope = (const char *)sqlite3_column_text(st, 2);
+		const char *prefix = (const char *)sqlite3_column_text(st, 3);
+
+		if (scope && strcmp(scope, "prefix") == 0 && !prefix_covers(prefix, command))
+			continue;
+		id = sqlite3_column_int64(st, 0);
+		*approver = col_str(st, 1);
+		break;
+	}
 	sqlite3_finalize(st);
-	return who;
+	return *approver ? id : 0;
 }

@@ -352,7 +352,7 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	cJSON *doc = NULL;
 	char *text, *input_text = NULL, *who = NULL;
 	const char *hash, *tool, *cmd, *name = path + strlen("pending/");
-	int64_t now = now_ms() / 1000;
+	int64_t now = now_ms() / 1000, rule = 0;
 	size_t len;
 	int rc;
 
@@ -404,7 +404,8 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 			snprintf(err.msg, sizeof(err.msg), "%d requests are pending already",
 			    lim.max_pending);
 	}
-	who = err.msg[0] ? NULL : db_remembered(f->db, hash);
+	if (!err.msg[0])
+		rule = db_rule_match(f->db, hash, tool, cmd, now, &who);
 
 	if (exec_sql(f, "BEGIN IMMEDIATE") < 0)
 		goto out;
@@ -420,7 +421,8 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	    err.msg[0] ? err.msg : NULL, who, (int64_t)(who != NULL),
 	    who ? now : 0, who ? now : 0);
 	if (rc >= 0 && who)
-		rc = sql_run(f, "UPDATE remembered SET uses = uses + 1 WHERE hash=?", "t", hash);
+		rc = sql_run(f, "UPDATE rules SET uses = uses + 1, last_used = ? WHERE id = ?",
+		    "ii", now, rule);
 	if (rc < 0 || exec_sql(f, "COMMIT") < 0) {
 		exec_sql(f, "ROLLBACK");
 		reject_file(f, "pending", name,
@@ -432,8 +434,8 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 		finish_unrun(f, id, hash, "rejected", "", err.msg);
 		logf_folder(f, "request %s rejected: %s", id, err.msg);
 	} else if (who) {
-		logf_folder(f, "request %s: %s `%s` auto-approved (remembered, by %s)", id, tool,
-		    cmd, who);
+		logf_folder(f, "request %s: %s `%s` auto-approved by remembered rule %lld (by %s)",
+		    id, tool, cmd, (long long)rule, who);
 		if (db_get(f->db, id, &row) == 1) {
 			start_run(f, o, &row, who, 1, &lim);
 			req_row_free(&row);
@@ -532,6 +534,54 @@ out:
 	return rc;
 }
 
+/*
+ * A signed rule change that names no request: "rule" adds a prefix rule,
+ * "revoke" removes one. The nonce is consumed in the same transaction.
+ */
+static void
+rule_decision(struct folder *f, const char *name, const struct decision *d,
+    const struct trusted_key *key)
+{
+	static const unsigned char zero[SBX_HASH_LEN];
+	char path[512];
+	int64_t now = now_ms() / 1000;
+	int rc;
+
+	if (strcmp(d->id, SBX_NO_REQUEST) != 0 || memcmp(d->hash, zero, sizeof(zero)) != 0) {
+		reject_file(f, "decisions/new", name, "a rule change must name no request");
+		return;
+	}
+	if (!strcmp(d->verdict, "rule") && (strcmp(d->scope, "prefix") != 0 ||
+	    !prefix_valid(d->prefix))) {
+		reject_file(f, "decisions/new", name, "a rule needs a prefix of at least two "
+		    "words without shell syntax");
+		return;
+	}
+	if (exec_sql(f, "BEGIN IMMEDIATE") < 0)
+		return;
+	rc = sql_run(f, "INSERT INTO nonces (nonce, request, used) VALUES (?,?,?)", "tti",
+	    d->nonce, d->id, now);
+	if (rc >= 0 && !strcmp(d->verdict, "rule"))
+		rc = sql_run(f, "INSERT INTO rules (scope, prefix, tool, approver, key_id, created,"
+		    " expires) VALUES ('prefix', ?, 'Bash', ?, ?, ?, ?)", "tttii", d->prefix,
+		    key->name, key->key_id, now, d->rule_expires);
+	else if (rc >= 0)
+		rc = sql_run(f, "DELETE FROM rules WHERE id = ?", "i", d->rule_id) == 1 ? 1 : -3;
+	if (rc < 0 || exec_sql(f, "COMMIT") < 0) {
+		exec_sql(f, "ROLLBACK");
+		reject_file(f, "decisions/new", name, rc == -2 ? "replayed decision (nonce already "
+		    "used)" : rc == -3 ? "no such rule" : "database error");
+		return;
+	}
+	snprintf(path, sizeof(path), "decisions/new/%s", name);
+	(void)unlinkat(f->sbfd, path, 0);
+	if (!strcmp(d->verdict, "rule"))
+		logf_folder(f, "rule added by %s: Bash prefix \"%s\"%s", key->name, d->prefix,
+		    d->rule_expires ? " (expires)" : "");
+	else
+		logf_folder(f, "rule %lld removed by %s", (long long)d->rule_id, key->name);
+}
+
 void
 folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 {
@@ -550,6 +600,10 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		return;
 	}
 	hex_encode(hash, d.hash, SBX_HASH_LEN);
+	if (!strcmp(d.verdict, "rule") || !strcmp(d.verdict, "revoke")) {
+		rule_decision(f, name, &d, &key);
+		return;
+	}
 	if ((rc = db_get(f->db, d.id, &row)) != 1) {
 		reject_file(f, "decisions/new", name, rc == 0 ? "no such request"
 		    : "database error");
@@ -581,11 +635,21 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		reject_file(f, "decisions/new", name, err.msg);
 		goto out;
 	}
-	if (approve && d.remember && sql_run(f, "INSERT OR REPLACE INTO remembered (hash, tool,"
-	    " command, approver, key_id, created) VALUES (?,?,?,?,?,?)", "ttttti",
-	    hash, row.tool, row.command, key.name, key.key_id, now) < 0) {
-		exec_sql(f, "ROLLBACK");
-		goto out;
+	if (approve && d.remember) {
+		/* A prefix rule must cover this very request and stay narrow. */
+		if (!strcmp(d.scope, "prefix") && !prefix_covers(d.prefix, row.command)) {
+			exec_sql(f, "ROLLBACK");
+			reject_file(f, "decisions/new", name, "the remembered prefix does not cover "
+			    "this request, has fewer than two words, or the command has shell syntax");
+			goto out;
+		}
+		if (sql_run(f, "INSERT INTO rules (scope, hash, prefix, tool, command, approver,"
+		    " key_id, created, expires) VALUES (?,?,?,?,?,?,?,?,?)", "tttttttii",
+		    d.scope, hash, !strcmp(d.scope, "prefix") ? d.prefix : NULL, row.tool,
+		    row.command, key.name, key.key_id, now, d.rule_expires) < 0) {
+			exec_sql(f, "ROLLBACK");
+			goto out;
+		}
 	}
 	if (exec_sql(f, "COMMIT") < 0) {
 		exec_sql(f, "ROLLBACK");
@@ -593,8 +657,9 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	}
 	snprintf(path, sizeof(path), "decisions/new/%s", name);
 	(void)unlinkat(f->sbfd, path, 0);
-	logf_folder(f, "request %s %s by %s%s", d.id, approve ? "approved" : "denied",
-	    key.name, d.remember ? " (remembered)" : "");
+	logf_folder(f, "request %s %s by %s%s%s%s", d.id, approve ? "approved" : "denied",
+	    key.name, d.remember ? " (remembered: " : "", d.remember ? (!strcmp(d.scope,
+	    "prefix") ? d.prefix : "this exact call") : "", d.remember ? ")" : "");
 	if (approve)
 		start_run(f, o, &row, key.name, 0, NULL);
 	else

@@ -43,6 +43,12 @@ hook_bash "./task.sh w2" >"$T/h2" &
 hp=$!
 wait_for 10 screen_has "task.sh w2"
 $TM send-keys -t w r
+wait_for 5 screen_has "remember: \\[e\\]xact request or \\[p\\]refix"
+ok $? "r asks for the scope of the remembered rule"
+$TM send-keys -t w e Enter
+wait_for 5 screen_has "expires after"
+ok $? "and for an expiry"
+$TM send-keys -t w Enter
 wait "$hp"
 out=$(hook_bash "./task.sh w2")
 like "$(echo "$out" | reason | head -1)" "remembered approval" "r approves and remembers: the same call runs without asking"
