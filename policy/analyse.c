@@ -664,6 +664,43 @@ check_catastrophic_tree(struct ev *ev, struct cmdv *v, const char *what)
 	}
 }
 
+/* rm -r of the project folder itself, or of * in it: escalate. */
+static void
+check_whole_project(struct ev *ev, struct cmdv *v)
+{
+	char res[SBX_PATH_MAX], dir[SBX_PATH_MAX];
+	const char *s;
+	size_t n;
+	int k;
+
+	if (ev->p->folder == NULL)
+		return;
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (is_opt(&v->w[k]) || (v->w[k].flags & (SH_W_VAR | SH_W_SUBST)))
+			continue;
+		if (v->w[k].flags & SH_W_GLOB) {
+			n = strlen(s);
+			if (n == 0 || s[n - 1] != '*' || n >= sizeof(dir))
+				continue;
+			memcpy(dir, s, n - 1);
+			dir[n - 1] = '\0';
+			if (n >= 2 && dir[n - 2] != '/')
+				continue;       /* build-* : a pattern, not all */
+			s = n == 1 ? "." : dir;
+		}
+		if ((s[0] != '/' && s[0] != '~' && !ev->cwd_known) ||
+		    path_resolve(ev->cwd, ev->call->home, s, res, sizeof(res)) < 0)
+			continue;
+		if (strcmp(res, ev->p->folder) == 0 ||
+		    path_within(ev->p->folder, res)) {
+			ev_factor(ev, F_DESTRUCTIVE);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: whole project",
+			    "rm -r on %s removes the whole project", res);
+		}
+	}
+}
+
 /* :(){ :|:& };: and friends. */
 static int
 fork_bomb(const char *t, size_t len)
@@ -778,6 +815,7 @@ cls_write(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		if (recursive) {
 			ev_factor(ev, F_DESTRUCTIVE);
 			check_catastrophic_tree(ev, v, "rm -r");
+			check_whole_project(ev, v);
 		}
 	}
 	if (strcmp(pr->name, "shred") == 0)
@@ -1788,7 +1826,10 @@ cls_find(struct ev *ev, struct cmdv *v)
 			for (j = 0; j < in.n; j++) {
 				in.w[j] = v->w[k + 1 + j];
 				if (strstr(in.w[j].s, "{}") != NULL && j > 0) {
-					if (npaths == 1 && wtext(path) != NULL) {
+					/* {} glued into a word (sh -c 'rm {}') puts a
+					 * file name into code: unknown */
+					if (npaths == 1 && wtext(path) != NULL &&
+					    strcmp(in.w[j].s, "{}") == 0) {
 						char buf[SBX_PATH_MAX];
 						char *d;
 
@@ -2239,8 +2280,8 @@ static void
 cls_xargs(struct ev *ev, struct cmdv *v)
 {
 	static const char *const with_arg = "IiLlnPsdEeaJRS";
-	int k;
-	const char *s;
+	int k, j;
+	const char *s, *repl = NULL;
 	struct cmdv in;
 
 	for (k = 1; k < v->n; k++) {
@@ -2261,6 +2302,16 @@ cls_xargs(struct ev *ev, struct cmdv *v)
 		}
 		if (strcmp(s, "-a") == 0 && k + 1 < v->n)
 			op_read(ev, v, &v->w[k + 1], 0);
+		if ((strcmp(s, "-I") == 0 || strcmp(s, "-J") == 0) && k + 1 < v->n)
+			repl = v->w[k + 1].s;
+		else if (strncmp(s, "-I", 2) == 0 || strncmp(s, "-J", 2) == 0)
+			repl = s + 2;
+		else if (strcmp(s, "-i") == 0 || strcmp(s, "--replace") == 0)
+			repl = "{}";
+		else if (strncmp(s, "-i", 2) == 0)
+			repl = s + 2;
+		else if (strncmp(s, "--replace=", 10) == 0)
+			repl = s + 10;
 		if (strncmp(s, "--arg-file=", 11) == 0)
 			trig_read(ev, s + 11, "xargs");
 		if (s[1] != '-' && strlen(s) == 2 && strchr(with_arg, s[1]) != NULL &&
@@ -2276,7 +2327,25 @@ cls_xargs(struct ev *ev, struct cmdv *v)
 	in.w = v->w + k;
 	in.n = v->n - k;
 	in.extra = 1;
+	if (repl == NULL || repl[0] == '\0') {
+		eval_argv(ev, &in);
+		return;
+	}
+	/* words holding the replace string carry input data: unknown */
+	in.w = malloc((size_t)in.n * sizeof(*in.w));
+	if (in.w == NULL) {
+		ev_note(ev, POLICY_DENY, "shell", "builtin: memory", "out of memory");
+		return;
+	}
+	for (j = 0; j < in.n; j++) {
+		in.w[j] = v->w[k + j];
+		if (strstr(in.w[j].s, repl) != NULL) {
+			in.w[j].flags |= SH_W_VAR;
+			in.w[j].flags &= ~(unsigned)SH_W_LITERAL;
+		}
+	}
 	eval_argv(ev, &in);
+	free(in.w);
 }
 
 static void
@@ -2492,14 +2561,17 @@ eval_argv(struct ev *ev, struct cmdv *v)
 		/* An allow rule settles this simple command, but what it
 		 * writes is still checked for self-protection and denials. */
 		struct policy_result tmp, *saved = ev->res;
+		int saved_rank = ev->rank;
 
 		memset(&tmp, 0, sizeof(tmp));
 		ev->res = &tmp;
+		ev->rank = 0;
 		pr = prog_find(name);
 		if (pr != NULL && (pr->cls == C_WRITE || pr->cls == C_CPMV ||
 		    pr->cls == C_MODE))
 			operands(ev, v, 1, pr->optarg, op_write);
 		ev->res = saved;
+		ev->rank = saved_rank;
 		saved->factors |= tmp.factors;
 		if (tmp.verdict == POLICY_DENY)
 			ev_note(ev, POLICY_DENY, tmp.trigger, tmp.rule, "%s",

@@ -67,6 +67,7 @@ struct ev {
 	char (*stack)[SBX_PATH_MAX];    /* saved cwds for subshells */
 	int *stack_known;
 	int nstack, capstack;
+	int rank;                       /* risk when the reason was written */
 };
 
 /* Risk factors: short names for the POLICY_F_* bits. */

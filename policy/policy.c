@@ -142,6 +142,17 @@ static const struct {
 	{ POLICY_F_UNKNOWN, "not analysable" },
 };
 
+const char *
+policy_factor_name(unsigned bit)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(factor_names) / sizeof(factor_names[0]); k++)
+		if (factor_names[k].bit == bit)
+			return factor_names[k].name;
+	return NULL;
+}
+
 char *
 policy_factors_text(unsigned factors, char *buf, size_t bufsz)
 {
@@ -246,7 +257,7 @@ policy_limits(const struct policy *p)
 
 __attribute__((format(printf, 2, 3)))
 static void
-err_set(struct policy_error *err, const char *fmt, ...)
+perr_set(struct policy_error *err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -303,7 +314,7 @@ ld_fail(const struct ld *ld, size_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(m, sizeof(m), fmt, ap);
 	va_end(ap);
-	err_set(ld->err, "%s line %d: %s", ld->name, line_at(ld, off), m);
+	perr_set(ld->err, "%s line %d: %s", ld->name, line_at(ld, off), m);
 	return -1;
 }
 
@@ -793,16 +804,16 @@ policy_load_buffer(const char *name, const char *text, size_t len,
 	if (name == NULL)
 		name = "policy";
 	if (text == NULL) {
-		err_set(err, "%s: no text", name);
+		perr_set(err, "%s: no text", name);
 		return NULL;
 	}
 	if (len > POLICY_MAX_FILE) {
-		err_set(err, "%s: larger than %d bytes",
+		perr_set(err, "%s: larger than %d bytes",
 		    name, POLICY_MAX_FILE);
 		return NULL;
 	}
 	if (folder != NULL && folder[0] != '/') {
-		err_set(err, "%s: project folder \"%s\" "
+		perr_set(err, "%s: project folder \"%s\" "
 		    "is not absolute", name, folder);
 		return NULL;
 	}
@@ -831,7 +842,7 @@ policy_load_buffer(const char *name, const char *text, size_t len,
 	return p;
 oom:
 	policy_free(p);
-	err_set(err, "%s: out of memory", name);
+	perr_set(err, "%s: out of memory", name);
 	return NULL;
 }
 
@@ -848,12 +859,12 @@ policy_load(const char *folder, const char *config_dir, struct policy_error *err
 
 	err->msg[0] = '\0';
 	if (folder == NULL || folder[0] != '/') {
-		err_set(err, "no absolute project folder");
+		perr_set(err, "no absolute project folder");
 		return NULL;
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/.sandbox/policy.json",
 	    folder) >= sizeof(path)) {
-		err_set(err, "project folder path too long");
+		perr_set(err, "project folder path too long");
 		return NULL;
 	}
 	dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -862,26 +873,26 @@ policy_load(const char *folder, const char *config_dir, struct policy_error *err
 		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			err_set(err, "%s: missing (run sbx "
+			perr_set(err, "%s: missing (run sbx "
 			    "init in %s)", path, folder);
 		else
-			err_set(err, "%s: cannot open: %s%s",
+			perr_set(err, "%s: cannot open: %s%s",
 			    path, strerror(errno), errno == ELOOP ?
 			    " (a symlink is not accepted)" : "");
 		goto out;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		err_set(err, "%s: not a regular file", path);
+		perr_set(err, "%s: not a regular file", path);
 		goto out;
 	}
 	if (st.st_size > POLICY_MAX_FILE) {
-		err_set(err, "%s: larger than %d bytes",
+		perr_set(err, "%s: larger than %d bytes",
 		    path, POLICY_MAX_FILE);
 		goto out;
 	}
 	text = malloc((size_t)st.st_size + 1);
 	if (text == NULL) {
-		err_set(err, "%s: out of memory", path);
+		perr_set(err, "%s: out of memory", path);
 		goto out;
 	}
 	while (got < (size_t)st.st_size) {
@@ -889,7 +900,7 @@ policy_load(const char *folder, const char *config_dir, struct policy_error *err
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			err_set(err, "%s: cannot read: %s",
+			perr_set(err, "%s: cannot read: %s",
 			    path, strerror(errno));
 			goto out;
 		}
@@ -1052,10 +1063,15 @@ ev_note(struct ev *ev, enum policy_verdict v, const char *trigger,
     const char *rule, const char *fmt, ...)
 {
 	struct policy_result *r = ev->res;
+	int rank = (int)risk_of(r->factors);
 	va_list ap;
 
-	if (v < r->verdict || (v == r->verdict && r->reason[0] != '\0'))
+	/* The worst verdict wins; among equals, the finding made when the
+	 * risk had grown (curl | sh: the pipe, not the download). */
+	if (v < r->verdict || (v == r->verdict && r->reason[0] != '\0' &&
+	    rank <= ev->rank))
 		return;
+	ev->rank = rank;
 	r->verdict = v;
 	snprintf(r->trigger, sizeof(r->trigger), "%s", trigger);
 	snprintf(r->rule, sizeof(r->rule), "%s", rule);

@@ -108,6 +108,9 @@ const char *policy_risk_name(enum policy_risk r);
  */
 char *policy_factors_text(unsigned factors, char *buf, size_t bufsz);
 
+/* The name of one POLICY_F_* bit ("secret read"), or NULL. */
+const char *policy_factor_name(unsigned bit);
+
 /*
  * The effective policy after merging the built-in defaults, the file and
  * the self-protection rules, as a JSON object (caller frees with
