@@ -2510,8 +2510,27 @@ rule_text(const struct cmdv *v, const char *name, char *buf, size_t bufsz)
 	return 0;
 }
 
+static void eval_argv1(struct ev *ev, struct cmdv *v);
+
+/* Wrappers recurse (nice nice ... rm): the depth is capped. */
 static void
 eval_argv(struct ev *ev, struct cmdv *v)
+{
+	if (v->n == 0)
+		return;
+	if (ev->wraps >= SBX_EV_MAX_WRAPS) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: nesting",
+		    "more than %d wrapper commands in a row", SBX_EV_MAX_WRAPS);
+		return;
+	}
+	ev->wraps++;
+	eval_argv1(ev, v);
+	ev->wraps--;
+}
+
+static void
+eval_argv1(struct ev *ev, struct cmdv *v)
 {
 	const struct prog *pr;
 	const struct rule *r;
@@ -2519,8 +2538,6 @@ eval_argv(struct ev *ev, struct cmdv *v)
 	char norm[SBX_PATH_MAX], text[4096];
 	int text_ok;
 
-	if (v->n == 0)
-		return;
 	if (!lit(&v->w[0])) {
 		ev_factor(ev, F_UNKNOWN);
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: dynamic name",

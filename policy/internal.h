@@ -53,6 +53,7 @@ struct policy {
 };
 
 #define SBX_EV_MAX_STRINGS 8    /* nesting of bash -c / eval strings */
+#define SBX_EV_MAX_WRAPS   32   /* sudo nice env ... in a row */
 
 struct ev {
 	const struct policy *p;
@@ -68,6 +69,7 @@ struct ev {
 	int *stack_known;
 	int nstack, capstack;
 	int rank;                       /* risk when the reason was written */
+	int wraps;                      /* current wrapper nesting */
 };
 
 /* Risk factors: short names for the POLICY_F_* bits. */

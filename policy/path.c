@@ -284,9 +284,11 @@ glob_rec(const char *p, const char *s, long *budget)
 int
 path_match(const char *pattern, const char *path)
 {
-	long budget = 100000;
+	long budget = 200000;
+	int m;
 
 	if (pattern[0] != '/' || path[0] != '/')
 		return 0;
-	return glob_rec(pattern, path, &budget);
+	m = glob_rec(pattern, path, &budget);
+	return budget < 0 ? -1 : m;
 }

@@ -974,16 +974,19 @@ pattern_expand(const char *pat, int claude_form, const char *folder,
 	return path_normalize(tmp, out, outsz);
 }
 
-/* Bash rule text match: "*" matches any run of characters. */
+/*
+ * Bash rule text match: "*" matches any run of characters. Returns 1, 0,
+ * or -1 when the step budget ran out (callers fail closed).
+ */
 static int
 text_glob(const char *p, const char *s)
 {
 	const char *sp = NULL, *ss = NULL;
-	long budget = 1000000;
+	long budget = 200000;
 
 	while (*s != '\0') {
 		if (--budget < 0)
-			return 0;
+			return -1;
 		if (*p == '*') {
 			sp = ++p;
 			ss = s;
@@ -1002,39 +1005,51 @@ text_glob(const char *p, const char *s)
 	return *p == '\0';
 }
 
+/* 1 if r matches s; an exhausted glob budget matches deny and escalate
+ * rules and never allow rules (fail closed). */
 static int
 rule_matches(const struct rule *r, const char *s, const struct policy *p,
     const struct policy_call *call)
 {
 	char pat[SBX_PATH_MAX];
 	size_t n;
+	int m;
 
 	switch (r->kind) {
 	case RK_BASH:
-		if (r->prefix) {
+		if (r->prefix && strchr(r->arg, '*') == NULL) {
 			n = strlen(r->arg);
-			if (strchr(r->arg, '*') != NULL) {
-				char tmp[POLICY_MAX_ENTRY + 4];
-
-				snprintf(tmp, sizeof(tmp), "%s*", r->arg);
-				return text_glob(r->arg, s) || text_glob(tmp, s);
-			}
 			return strncmp(s, r->arg, n) == 0 &&
 			    (s[n] == '\0' || s[n] == ' ');
 		}
-		return text_glob(r->arg, s);
+		if (r->prefix) {
+			char tmp[POLICY_MAX_ENTRY + 4];
+
+			snprintf(tmp, sizeof(tmp), "%s *", r->arg);
+			m = text_glob(r->arg, s);
+			if (m == 0)
+				m = text_glob(tmp, s);
+		} else {
+			m = text_glob(r->arg, s);
+		}
+		break;
 	case RK_READ:
 	case RK_WRITE:
 		if (pattern_expand(r->arg, 1, p->folder, call ? call->home : NULL,
 		    pat, sizeof(pat)) < 0)
 			return 0;
-		return path_match(pat, s);
+		m = path_match(pat, s);
+		break;
 	case RK_FETCH:
 		return domain_match(r->arg, s);
 	case RK_TOOL:
 		return fnmatch(r->arg, s, 0) == 0;
+	default:
+		return 0;
 	}
-	return 0;
+	if (m < 0)
+		return r->verdict != POLICY_ALLOW;
+	return m;
 }
 
 const struct rule *

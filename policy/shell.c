@@ -141,6 +141,7 @@ struct sc {
 	char *problem;          /* == out->problem */
 	struct heredoc pend[16];
 	int npend;
+	int compound;           /* open { if while until for, not yet closed */
 };
 
 static void parse_list(struct sc *sc, int term);
@@ -487,6 +488,8 @@ backtick(struct sc *sc)
 	scope(&sub, SH_POP);
 	if (!bad(&sub) && sub.npend > 0)
 		fail(sc, "here-document inside backticks");
+	if (!bad(&sub) && sub.compound != sc->compound)
+		fail(sc, "compound command not closed inside backticks");
 	sc->capcmds = sub.capcmds;
 	sc->pipelines = sub.pipelines;
 	sc->depth--;
@@ -1084,8 +1087,18 @@ parse_command(struct sc *sc)
 			for (k = reserved_skip; *k != NULL; k++)
 				if (strcmp(w.s, *k) == 0)
 					skip = 1;
-			if (skip)
+			if (skip) {
+				/* keep compound commands balanced */
+				if (strcmp(w.s, "{") == 0 || strcmp(w.s, "if") == 0 ||
+				    strcmp(w.s, "while") == 0 || strcmp(w.s, "until") == 0)
+					sc->compound++;
+				else if ((strcmp(w.s, "}") == 0 || strcmp(w.s, "fi") == 0 ||
+				    strcmp(w.s, "done") == 0) && --sc->compound < 0) {
+					fail(sc, "\"%s\" without its opening word", w.s);
+					goto out;
+				}
 				continue;
+			}
 			if (strcmp(w.s, "case") == 0 || strcmp(w.s, "select") == 0 ||
 			    strcmp(w.s, "function") == 0 ||
 			    strcmp(w.s, "coproc") == 0) {
@@ -1100,6 +1113,7 @@ parse_command(struct sc *sc)
 					fail(sc, "arithmetic for loop is not analysed");
 					goto out;
 				}
+				sc->compound++;
 				w.s = (char *)"for";
 				w.len = 3;
 				w.flags = SH_W_LITERAL;
@@ -1148,6 +1162,10 @@ parse_pipeline(struct sc *sc)
 		c = parse_command(sc);
 		if (bad(sc))
 			return;
+		if (c == NULL && stage > 0) {
+			fail(sc, "pipe without a command after it");
+			return;
+		}
 		if (c != NULL) {
 			int k;
 
@@ -1326,6 +1344,8 @@ sh_parse(const char *text, size_t len, int depth, struct sh_parse *out)
 		fail(&sc, "unexpected \"%c\"", sc.s[sc.i]);
 	if (!bad(&sc) && sc.npend > 0)
 		fail(&sc, "here-document not closed by \"%s\"", sc.pend[0].delim);
+	if (!bad(&sc) && sc.compound != 0)
+		fail(&sc, "compound command (if, while, for, { }) not closed");
 	return bad(&sc) ? -1 : 0;
 }
 

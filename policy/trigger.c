@@ -26,17 +26,23 @@ home_of(const struct ev *ev)
 	return ev->call->home;
 }
 
+/*
+ * The first entry of l matching path. deny: a list that restricts, where
+ * an exhausted glob budget counts as a match (fail closed).
+ */
 static const char *
-plist_match(const struct ev *ev, const struct plist *l, const char *path)
+plist_match(const struct ev *ev, const struct plist *l, const char *path,
+    int deny)
 {
 	char pat[SBX_PATH_MAX];
-	int k;
+	int k, m;
 
 	for (k = 0; k < l->n; k++) {
 		if (pattern_expand(l->v[k], 0, ev->p->folder, home_of(ev), pat,
 		    sizeof(pat)) < 0)
 			continue;
-		if (path_match(pat, path))
+		m = path_match(pat, path);
+		if (m > 0 || (m < 0 && deny))
 			return l->v[k];
 	}
 	return NULL;
@@ -137,7 +143,7 @@ trig_write(struct ev *ev, const char *path, const char *what)
 	}
 	if (is_harmless_device(res))
 		return;
-	if ((m = plist_match(ev, &ev->p->self_write, res)) != NULL) {
+	if ((m = plist_match(ev, &ev->p->self_write, res, 1)) != NULL) {
 		ev_factor(ev, F_PROTECTED);
 		ev_note(ev, POLICY_DENY, "write", "self-protection", "%s writes to "
 		    "%s, which sbx protects (%s): no tool may change it", what,
@@ -155,7 +161,7 @@ trig_write(struct ev *ev, const char *path, const char *what)
 		    "%s writes to the device %s", what, res);
 		return;
 	}
-	if ((m = plist_match(ev, &ev->p->deny_write, res)) != NULL) {
+	if ((m = plist_match(ev, &ev->p->deny_write, res, 1)) != NULL) {
 		if (path_within(res, "/") && ev->p->folder != NULL &&
 		    !path_within(res, ev->p->folder))
 			ev_factor(ev, F_WRITE_OUT);
@@ -170,7 +176,7 @@ trig_write(struct ev *ev, const char *path, const char *what)
 	}
 	if ((r = rule_find(ev->p, RK_WRITE, POLICY_ALLOW, res, ev->call)) != NULL)
 		return;
-	if (plist_match(ev, &ev->p->allow_write, res) != NULL)
+	if (plist_match(ev, &ev->p->allow_write, res, 0) != NULL)
 		return;
 	if (ev->p->folder != NULL && path_within(res, ev->p->folder))
 		return;
@@ -206,10 +212,10 @@ trig_read(struct ev *ev, const char *path, const char *what)
 		    "%s reads %s, which the policy denies", what, res);
 		return;
 	}
-	if (plist_match(ev, &ev->p->allow_read, res) != NULL ||
+	if (plist_match(ev, &ev->p->allow_read, res, 0) != NULL ||
 	    rule_find(ev->p, RK_READ, POLICY_ALLOW, res, ev->call) != NULL)
 		return;
-	if ((m = plist_match(ev, &ev->p->deny_read, res)) != NULL) {
+	if ((m = plist_match(ev, &ev->p->deny_read, res, 1)) != NULL) {
 		ev_factor(ev, F_SECRET);
 		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
 		    "%s reads %s, which may hold secrets (denyRead %s)", what, res,
