@@ -237,11 +237,13 @@ static const struct prog progs[] = {
 	{ "pkexec", C_PRIV, "", 0 },
 	{ "pkill", C_ESC, "", 0 },
 	{ "pnpm", C_BUILD, "", 0 },
+	{ "popd", C_CD, "", 0 },
 	{ "podman", C_CLI, "", 0 },
 	{ "poweroff", C_ADMIN, "", 0 },
 	{ "printenv", C_NOFILE, "", 0 },
 	{ "printf", C_NOFILE, "v", 0 },
 	{ "ps", C_NOFILE, "", 0 },
+	{ "pushd", C_CD, "", 0 },
 	{ "pwd", C_NOFILE, "", 0 },
 	{ "py.test", C_BUILD, "", 0 },
 	{ "pytest", C_BUILD, "", 0 },
@@ -580,6 +582,16 @@ write_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
 		trig_write(ev, NULL, v->w[0].s);
 }
 
+/* As write_word, for writes that act on a whole tree (rm -r, mv). */
+static void
+write_tree_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
+{
+	if (wtext(w) != NULL)
+		trig_write_tree(ev, w->s, v->w[0].s);
+	else
+		write_word(ev, v, w);
+}
+
 static void
 op_write(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 {
@@ -588,10 +600,24 @@ op_write(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 }
 
 static void
+op_write_tree(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
+{
+	(void)idx;
+	write_tree_word(ev, v, w);
+}
+
+static void
 op_write_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 {
 	if (idx > 0)
 		write_word(ev, v, w);
+}
+
+static void
+op_write_tree_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
+{
+	if (idx > 0)
+		write_tree_word(ev, v, w);
 }
 
 static void
@@ -820,7 +846,9 @@ cls_write(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	}
 	if (strcmp(pr->name, "shred") == 0)
 		ev_factor(ev, F_DESTRUCTIVE);
-	if (operands(ev, v, 1, pr->optarg, op_write) == 0 && !v->extra &&
+	if (operands(ev, v, 1, pr->optarg, strcmp(pr->name, "rm") == 0 ||
+	    strcmp(pr->name, "rmdir") == 0 ? op_write_tree : op_write) == 0 &&
+	    !v->extra &&
 	    strcmp(pr->name, "tee") != 0)
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: operands",
 		    "%s without a target: nothing to judge", pr->name);
@@ -837,7 +865,9 @@ cls_mode(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			ref = 1;
 	if (has_short(v, 1, 'R', "") || has_word(v, 1, "--recursive"))
 		check_catastrophic_tree(ev, v, pr->name);
-	operands(ev, v, 1, "", ref ? op_write : op_write_skip1);
+	operands(ev, v, 1, "", ref ? op_write_tree : op_write_skip1);
+	if (!ref && (has_short(v, 1, 'R', "") || has_word(v, 1, "--recursive")))
+		operands(ev, v, 1, "", op_write_tree_skip1);
 	for (k = 1; k < v->n; k++) {
 		const char *s = v->w[k].s;
 
@@ -890,11 +920,11 @@ cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		last = k;
 	}
 	if (target >= 0)
-		write_word(ev, v, &v->w[target]);
+		write_tree_word(ev, v, &v->w[target]);
 	else if (v->extra)
 		trig_write(ev, NULL, pr->name);
 	else if (last >= 0 && n >= 2)
-		write_word(ev, v, &v->w[last]);
+		write_tree_word(ev, v, &v->w[last]);
 	else if (n < 2 && target < 0) {
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: operands",
 		    "%s with fewer than two operands", pr->name);
@@ -915,7 +945,7 @@ cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		if (k == last && target < 0)
 			continue;
 		if (is_mv)
-			write_word(ev, v, &v->w[k]);
+			write_tree_word(ev, v, &v->w[k]);
 		else if (wtext(&v->w[k]) != NULL)
 			trig_read(ev, v->w[k].s, pr->name);
 	}
@@ -1728,6 +1758,27 @@ cls_git(struct ev *ev, struct cmdv *v)
 			git_destructive(ev, "git switch --discard-changes");
 			return;
 		}
+	} else if (strcmp(sub, "mv") == 0 || strcmp(sub, "rm") == 0) {
+		for (k = i; k < v->n; k++)
+			if (!is_opt(&v->w[k]))
+				write_tree_word(ev, v, &v->w[k]);
+		if (v->extra)
+			trig_write(ev, NULL, "git");
+	} else if (strcmp(sub, "apply") == 0 || strcmp(sub, "am") == 0) {
+		if (strcmp(sub, "apply") == 0 && (has_word(v, i, "--check") ||
+		    has_word(v, i, "--stat") || has_word(v, i, "--numstat") ||
+		    has_word(v, i, "--summary")) && !has_word(v, i, "--apply"))
+			return;
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git patch",
+		    "git %s applies a patch the policy cannot see; it may change "
+		    "any file, sbx's own included", sub);
+		return;
+	} else if (strcmp(sub, "update-index") == 0 ||
+	    strcmp(sub, "update-ref") == 0 || strcmp(sub, "symbolic-ref") == 0) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git plumbing",
+		    "git %s can rewrite any tracked file or ref, sbx's own "
+		    "included", sub);
+		return;
 	} else if (strcmp(sub, "gc") == 0 || strcmp(sub, "prune") == 0 ||
 	    strcmp(sub, "repack") == 0 || strcmp(sub, "filter-branch") == 0) {
 		git_destructive(ev, "git gc/prune/filter-branch");
@@ -1787,12 +1838,12 @@ cls_find(struct ev *ev, struct cmdv *v)
 		if (strcmp(s, "-delete") == 0) {
 			ev_factor(ev, F_DESTRUCTIVE);
 			if (npaths == 0) {
-				trig_write(ev, ".", "find -delete");
+				trig_write_tree(ev, ".", "find -delete");
 			} else {
 				for (j = 1; j < v->n; j++) {
 					if (v->w[j].s[0] == '-' && lit(&v->w[j]))
 						break;
-					write_word(ev, v, &v->w[j]);
+					write_tree_word(ev, v, &v->w[j]);
 				}
 			}
 			check_catastrophic_tree(ev, v, "find -delete");
@@ -2157,7 +2208,9 @@ check_assign(struct ev *ev, const char *a)
 		"GIT_DIR", "GIT_WORK_TREE", "PYTHONSTARTUP", "PYTHONPATH",
 		"NODE_OPTIONS", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB",
 		"DYLD_INSERT_LIBRARIES", "LESSOPEN", "MANPAGER", "SUDO_ASKPASS",
-		"SSH_ASKPASS", "BROWSER", "HOME", "ZDOTDIR", NULL,
+		"SSH_ASKPASS", "BROWSER", "HOME", "ZDOTDIR", "GIT_SEQUENCE_EDITOR",
+		"GIT_ASKPASS", "GIT_TEMPLATE_DIR", "GIT_INDEX_FILE",
+		"GIT_OBJECT_DIRECTORY", NULL,
 	};
 	const char *const *b;
 	size_t n = strcspn(a, "+=");

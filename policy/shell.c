@@ -688,7 +688,7 @@ read_word(struct sc *sc, struct sh_word *w, int in_test)
 {
 	struct buf b = {0};
 	unsigned flags = SH_W_LITERAL;
-	int c, name_ok = 1, brace_open = 0, brace_comma = 0;
+	int c, name_ok = 1, brace_open = 0, brace_comma = 0, bracket_open = 0;
 	size_t start = sc->i;
 
 	while (!bad(sc)) {
@@ -761,8 +761,16 @@ read_word(struct sc *sc, struct sh_word *w, int in_test)
 			flags &= ~(unsigned)SH_W_LITERAL;
 			backtick(sc);
 			continue;
-		case '*': case '?': case '[':
+		case '*': case '?':
 			flags |= SH_W_GLOB;
+			break;
+		case '[':
+			/* a bracket expression needs its ]: "[" and "[[" are words */
+			bracket_open = 1;
+			break;
+		case ']':
+			if (bracket_open)
+				flags |= SH_W_GLOB;
 			break;
 		case '{':
 			brace_open = 1;

@@ -187,6 +187,65 @@ trig_write(struct ev *ev, const char *path, const char *what)
 	    "%s writes to %s, outside the project", what, res);
 }
 
+/*
+ * 1 if a write to the tree at res reaches something pattern protects:
+ * res is the parent of what a glob pattern names, or an ancestor of it.
+ * Patterns that start with a glob (the any-depth ones, like the sbx binaries)
+ * are left to the direct check: they cannot be placed under a given tree.
+ */
+static int
+tree_reaches(const struct ev *ev, const char *pattern, const char *res)
+{
+	char pat[SBX_PATH_MAX];
+	size_t n;
+	int glob;
+
+	if (pattern_expand(pattern, 0, ev->p->folder, home_of(ev), pat,
+	    sizeof(pat)) < 0)
+		return 0;
+	n = strcspn(pat, "*?[");
+	glob = pat[n] != '\0';
+	pat[n] = '\0';
+	if (glob) {
+		while (n > 0 && pat[n - 1] != '/')
+			n--;
+		if (n <= 1)
+			return 0;
+		pat[n - 1] = '\0';
+	}
+	if (!path_within(pat, res))
+		return 0;
+	return strcmp(pat, res) != 0 || glob;
+}
+
+void
+trig_write_tree(struct ev *ev, const char *path, const char *what)
+{
+	char res[SBX_PATH_MAX];
+	int k;
+
+	if (path != NULL && path[0] != '\0' && !is_harmless_device(path) &&
+	    (path[0] == '/' || path[0] == '~' || ev->cwd_known) &&
+	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) == 0) {
+		for (k = 0; k < ev->p->self_write.n; k++)
+			if (tree_reaches(ev, ev->p->self_write.v[k], res)) {
+				ev_factor(ev, F_PROTECTED);
+				ev_note(ev, POLICY_DENY, "write", "self-protection",
+				    "%s changes %s, which holds files sbx protects (%s)",
+				    what, res, ev->p->self_write.v[k]);
+				return;
+			}
+		for (k = 0; k < ev->p->deny_write.n; k++)
+			if (tree_reaches(ev, ev->p->deny_write.v[k], res)) {
+				ev_note(ev, POLICY_ESCALATE, "write",
+				    "filesystem.denyWrite", "%s changes %s, which holds "
+				    "%s (denyWrite)", what, res, ev->p->deny_write.v[k]);
+				break;
+			}
+	}
+	trig_write(ev, path, what);
+}
+
 void
 trig_read(struct ev *ev, const char *path, const char *what)
 {
@@ -204,6 +263,12 @@ trig_read(struct ev *ev, const char *path, const char *what)
 		ev_note(ev, POLICY_ESCALATE, "read", "builtin: unresolved path",
 		    "%s reads %s, which cannot be resolved with certainty", what,
 		    path);
+		return;
+	}
+	if (is_block_device(res)) {
+		ev_factor(ev, F_SECRET);
+		ev_note(ev, POLICY_ESCALATE, "read", "builtin: raw device",
+		    "%s reads the raw device %s", what, res);
 		return;
 	}
 	if ((r = rule_find(ev->p, RK_READ, POLICY_DENY, res, ev->call)) != NULL) {
