@@ -587,7 +587,7 @@ static void
 write_tree_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
 {
 	if (wtext(w) != NULL)
-		trig_write_tree(ev, w->s, v->w[0].s);
+		trig_write_tree(ev, w->s, v->w[0].s, 0);
 	else
 		write_word(ev, v, w);
 }
@@ -1838,12 +1838,15 @@ cls_find(struct ev *ev, struct cmdv *v)
 		if (strcmp(s, "-delete") == 0) {
 			ev_factor(ev, F_DESTRUCTIVE);
 			if (npaths == 0) {
-				trig_write_tree(ev, ".", "find -delete");
+				trig_write_tree(ev, ".", "find -delete", 1);
 			} else {
 				for (j = 1; j < v->n; j++) {
 					if (v->w[j].s[0] == '-' && lit(&v->w[j]))
 						break;
-					write_tree_word(ev, v, &v->w[j]);
+					if (wtext(&v->w[j]) != NULL)
+						trig_write_tree(ev, v->w[j].s, "find -delete", 1);
+					else
+						write_word(ev, v, &v->w[j]);
 				}
 			}
 			check_catastrophic_tree(ev, v, "find -delete");
@@ -2563,104 +2566,10 @@ rule_text(const struct cmdv *v, const char *name, char *buf, size_t bufsz)
 	return 0;
 }
 
-static void eval_argv1(struct ev *ev, struct cmdv *v);
-
-/* Wrappers recurse (nice nice ... rm): the depth is capped. */
+/* Judges one command of a known program by its class. */
 static void
-eval_argv(struct ev *ev, struct cmdv *v)
+classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *name)
 {
-	if (v->n == 0)
-		return;
-	if (ev->wraps >= SBX_EV_MAX_WRAPS) {
-		ev_factor(ev, F_UNKNOWN);
-		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: nesting",
-		    "more than %d wrapper commands in a row", SBX_EV_MAX_WRAPS);
-		return;
-	}
-	ev->wraps++;
-	eval_argv1(ev, v);
-	ev->wraps--;
-}
-
-static void
-eval_argv1(struct ev *ev, struct cmdv *v)
-{
-	const struct prog *pr;
-	const struct rule *r;
-	const char *name;
-	char norm[SBX_PATH_MAX], text[4096];
-	int text_ok;
-
-	if (!lit(&v->w[0])) {
-		ev_factor(ev, F_UNKNOWN);
-		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: dynamic name",
-		    "the command name \"%s\" is only known at run time",
-		    v->w[0].s);
-		return;
-	}
-	name = v->w[0].s;
-	if (name[0] == '\0') {
-		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: empty name",
-		    "empty command name");
-		return;
-	}
-	if (strchr(name, '/') != NULL) {
-		const char *base;
-
-		if (name[0] != '/' || path_normalize(name, norm, sizeof(norm)) < 0 ||
-		    (base = strrchr(norm, '/')) == NULL ||
-		    !std_bin_dir(norm, (size_t)(base - norm)) || base[1] == '\0') {
-			run_file(ev, &v->w[0], name);
-			return;
-		}
-		name = base + 1;
-	}
-	text_ok = rule_text(v, name, text, sizeof(text)) == 0;
-	if (text_ok && (r = rule_find(ev->p, RK_BASH, POLICY_DENY, text,
-	    ev->call)) != NULL) {
-		ev_note(ev, POLICY_DENY, "shell", r->text,
-		    "the policy denies \"%s\"", text);
-		return;
-	}
-	if (text_ok && (r = rule_find(ev->p, RK_BASH, POLICY_ESCALATE, text,
-	    ev->call)) != NULL)
-		ev_note(ev, POLICY_ESCALATE, "shell", r->text,
-		    "the policy escalates \"%s\"", text);
-	if (text_ok && !v->extra && (r = rule_find(ev->p, RK_BASH, POLICY_ALLOW,
-	    text, ev->call)) != NULL) {
-		/* An allow rule settles this simple command, but what it
-		 * writes is still checked for self-protection and denials. */
-		struct policy_result tmp, *saved = ev->res;
-		int saved_rank = ev->rank;
-
-		memset(&tmp, 0, sizeof(tmp));
-		ev->res = &tmp;
-		ev->rank = 0;
-		pr = prog_find(name);
-		if (pr != NULL && (pr->cls == C_WRITE || pr->cls == C_CPMV ||
-		    pr->cls == C_MODE))
-			operands(ev, v, 1, pr->optarg, op_write);
-		ev->res = saved;
-		ev->rank = saved_rank;
-		saved->factors |= tmp.factors;
-		if (tmp.verdict == POLICY_DENY)
-			ev_note(ev, POLICY_DENY, tmp.trigger, tmp.rule, "%s",
-			    tmp.reason);
-		return;
-	}
-	pr = prog_find(name);
-	if (pr == NULL) {
-		int k;
-
-		for (k = 1; k < v->n; k++)
-			if (lit(&v->w[k]) && strcmp(v->w[k].s, "--help") == 0 &&
-			    k == v->n - 1 && 0)
-				return;
-		ev_factor(ev, F_UNKNOWN);
-		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: unknown program",
-		    "%s is not a program the policy knows; a human decides", name);
-		return;
-	}
 	switch (pr->cls) {
 	case C_NOFILE:
 		if (strcmp(name, "export") == 0 || strcmp(name, "declare") == 0 ||
@@ -2782,6 +2691,101 @@ eval_argv1(struct ev *ev, struct cmdv *v)
 		    "%s is escalated by the built-in defaults", name);
 		break;
 	}
+}
+
+static void eval_argv1(struct ev *ev, struct cmdv *v);
+
+/* Wrappers recurse (nice nice ... rm): the depth is capped. */
+static void
+eval_argv(struct ev *ev, struct cmdv *v)
+{
+	if (v->n == 0)
+		return;
+	if (ev->wraps >= SBX_EV_MAX_WRAPS) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: nesting",
+		    "more than %d wrapper commands in a row", SBX_EV_MAX_WRAPS);
+		return;
+	}
+	ev->wraps++;
+	eval_argv1(ev, v);
+	ev->wraps--;
+}
+
+static void
+eval_argv1(struct ev *ev, struct cmdv *v)
+{
+	const struct prog *pr;
+	const struct rule *r;
+	const char *name;
+	char norm[SBX_PATH_MAX], text[4096];
+	int text_ok;
+
+	if (!lit(&v->w[0])) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: dynamic name",
+		    "the command name \"%s\" is only known at run time",
+		    v->w[0].s);
+		return;
+	}
+	name = v->w[0].s;
+	if (name[0] == '\0') {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: empty name",
+		    "empty command name");
+		return;
+	}
+	if (strchr(name, '/') != NULL) {
+		const char *base;
+
+		if (name[0] != '/' || path_normalize(name, norm, sizeof(norm)) < 0 ||
+		    (base = strrchr(norm, '/')) == NULL ||
+		    !std_bin_dir(norm, (size_t)(base - norm)) || base[1] == '\0') {
+			run_file(ev, &v->w[0], name);
+			return;
+		}
+		name = base + 1;
+	}
+	text_ok = rule_text(v, name, text, sizeof(text)) == 0;
+	if (text_ok && (r = rule_find(ev->p, RK_BASH, POLICY_DENY, text,
+	    ev->call)) != NULL) {
+		ev_note(ev, POLICY_DENY, "shell", r->text,
+		    "the policy denies \"%s\"", text);
+		return;
+	}
+	if (text_ok && (r = rule_find(ev->p, RK_BASH, POLICY_ESCALATE, text,
+	    ev->call)) != NULL)
+		ev_note(ev, POLICY_ESCALATE, "shell", r->text,
+		    "the policy escalates \"%s\"", text);
+	if (text_ok && !v->extra && (r = rule_find(ev->p, RK_BASH, POLICY_ALLOW,
+	    text, ev->call)) != NULL) {
+		/* An allow rule settles this simple command, but it is still
+		 * judged in full and any denial (self-protection, deny rules,
+		 * catastrophes) stands. */
+		struct policy_result tmp, *saved = ev->res;
+		int saved_rank = ev->rank;
+
+		memset(&tmp, 0, sizeof(tmp));
+		ev->res = &tmp;
+		ev->rank = 0;
+		pr = prog_find(name);
+		if (pr != NULL)
+			classify(ev, v, pr, name);
+		ev->res = saved;
+		ev->rank = saved_rank;
+		saved->factors |= tmp.factors;
+		if (tmp.verdict == POLICY_DENY)
+			ev_note(ev, POLICY_DENY, tmp.trigger, tmp.rule, "%s",
+			    tmp.reason);
+		return;
+	}
+	pr = prog_find(name);
+	if (pr == NULL) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: unknown program",
+		    "%s is not a program the policy knows; a human decides", name);
+		return;
+	}
+	classify(ev, v, pr, name);
 }
 
 static void

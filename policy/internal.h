@@ -93,8 +93,11 @@ void ev_factor(struct ev *ev, unsigned f);
 /* Triggers (trigger.c). Paths are as written; they are resolved here. */
 void trig_write(struct ev *ev, const char *path, const char *what);
 /* A write to a whole tree (rm -r, mv, cp -r into): also checks the
- * protected paths below it. */
-void trig_write_tree(struct ev *ev, const char *path, const char *what);
+ * protected paths below it. filtered: only some files of the tree are
+ * touched (find -name x -delete): reaching protected paths escalates
+ * instead of denying. */
+void trig_write_tree(struct ev *ev, const char *path, const char *what,
+    int filtered);
 void trig_read(struct ev *ev, const char *path, const char *what);
 void trig_network(struct ev *ev, const char *host, const char *what);
 /* Claude-form rule lookup: the strongest rule of kind matching s. */

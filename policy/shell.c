@@ -234,6 +234,42 @@ scope(struct sc *sc, enum sh_cmd_kind kind)
 	(void)new_cmd(sc, kind);
 }
 
+static void dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq);
+static void backtick(struct sc *sc);
+
+/* Parses the substitutions of an expanded here-document body. */
+static void
+heredoc_expand(struct sc *sc, const char *body, size_t len)
+{
+	struct sc sub = *sc;
+	struct buf dummy = {0};
+	unsigned flags = 0;
+	int c, saved = sc->in_subst;
+
+	sub.s = body;
+	sub.n = len;
+	sub.i = 0;
+	sub.npend = 0;
+	sub.in_subst = 1;
+	while (!bad(&sub) && (c = peek(&sub, 0)) != -1) {
+		sub.i++;
+		if (c == '\\')
+			sub.i += peek(&sub, 0) != -1;
+		else if (c == '$')
+			dollar(&sub, &dummy, &flags, 1);
+		else if (c == '`')
+			backtick(&sub);
+		dummy.len = 0;
+	}
+	if (!bad(&sub) && sub.npend > 0)
+		fail(sc, "here-document inside a here-document");
+	sc->capcmds = sub.capcmds;
+	sc->pipelines = sub.pipelines;
+	sc->compound = sub.compound;
+	sc->in_subst = saved;
+	free(dummy.p);
+}
+
 /* Reads pending here-document bodies; sc->i is just past a newline. */
 static void
 read_heredocs(struct sc *sc)
@@ -276,24 +312,10 @@ read_heredocs(struct sc *sc)
 			break;
 		h->r->body = astr(sc, b.p ? b.p : "", b.len);
 		h->r->body_len = b.len;
-		/* An unquoted delimiter means the body is expanded: $(...) in
-		 * it runs. Such bodies are not analysed: escalate. */
-		if (!h->r->body_literal && h->r->body != NULL) {
-			size_t j;
-
-			for (j = 0; j < b.len; j++) {
-				char c = b.p[j];
-
-				if (c == '\\') {
-					j++;
-				} else if (c == '`' || (c == '$' && j + 1 < b.len &&
-				    (b.p[j + 1] == '(' || b.p[j + 1] == '{'))) {
-					fail(sc, "here-document body with an unquoted "
-					    "delimiter contains a command substitution");
-					break;
-				}
-			}
-		}
+		/* An unquoted delimiter means the body is expanded like a
+		 * double-quoted string: the $(...) and `...` in it run. */
+		if (!h->r->body_literal && h->r->body != NULL)
+			heredoc_expand(sc, h->r->body, b.len);
 	}
 	sc->npend = 0;
 	free(b.p);
@@ -519,7 +541,6 @@ cmd_subst(struct sc *sc)
 	sc->depth--;
 }
 
-static void dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq);
 
 /* Skips a quoted string inside ${...} or $((...)); parses $( and `. */
 static void

@@ -219,7 +219,8 @@ tree_reaches(const struct ev *ev, const char *pattern, const char *res)
 }
 
 void
-trig_write_tree(struct ev *ev, const char *path, const char *what)
+trig_write_tree(struct ev *ev, const char *path, const char *what,
+    int filtered)
 {
 	char res[SBX_PATH_MAX];
 	int k;
@@ -230,7 +231,8 @@ trig_write_tree(struct ev *ev, const char *path, const char *what)
 		for (k = 0; k < ev->p->self_write.n; k++)
 			if (tree_reaches(ev, ev->p->self_write.v[k], res)) {
 				ev_factor(ev, F_PROTECTED);
-				ev_note(ev, POLICY_DENY, "write", "self-protection",
+				ev_note(ev, filtered ? POLICY_ESCALATE : POLICY_DENY,
+				    "write", "self-protection",
 				    "%s changes %s, which holds files sbx protects (%s)",
 				    what, res, ev->p->self_write.v[k]);
 				return;

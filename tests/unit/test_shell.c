@@ -131,8 +131,8 @@ main(void)
 	is_str(render("cat <<< 'hi'"), "[cat] R9:hi", "here-string");
 	is_str(render("cat > notes.md <<'EOF'\nhello $(rm x)\nEOF"),
 	    "[cat] R1:notes.md R8:EOF", "quoted here-doc body is data");
-	ok(!parses("cat <<EOF\n$(rm x)\nEOF"), "unquoted here-doc with $( ) is "
-	    "not judged");
+	is_str(render("cat <<EOF\nhi $(rm x) `id` ${y}\nEOF"),
+	    "[cat] R8:EOF ; [rm] [x] ; [id]", "unquoted here-doc: substitutions run");
 	is_str(render("git commit -m \"$(cat <<'EOF'\nmsg\n\nEOF\n)\""),
 	    "[cat] R8:EOF ; [git] [commit] [-m] []", "commit message idiom");
 	is_str(render("exec 3>&- >& /dev/tcp/h/1"), "[exec] R5:- R6:/dev/tcp/h/1",
