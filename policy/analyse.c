@@ -18,6 +18,7 @@
  */
 #include "policy/internal.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,7 +106,7 @@ static const struct prog progs[] = {
 	{ "cp", C_CPMV, "tS", 0 },
 	{ "crontab", C_ADMIN, "", 0 },
 	{ "cryptsetup", C_ADMIN, "", 0 },
-	{ "curl", C_NET, "oOdFTKHXAeuEbcrwmyYz", 0 },
+	{ "curl", C_NET, "odFTKHXAeuEbcrwmyYzx", 0 },
 	{ "cut", C_READ, "bcdf", 0 },
 	{ "dash", C_SHELL, "oO", 0 },
 	{ "date", C_NOFILE, "drf", 0 },
@@ -346,7 +347,7 @@ static const struct prog progs[] = {
 	{ "w", C_NOFILE, "", 0 },
 	{ "wait", C_NOFILE, "", 0 },
 	{ "wc", C_READ, "", 0 },
-	{ "wget", C_NET, "OoPaeUTtw", 0 },
+	{ "wget", C_NET, "OoPaeUTtwi", 0 },
 	{ "whereis", C_NOFILE, "", 0 },
 	{ "which", C_NOFILE, "", 0 },
 	{ "who", C_NOFILE, "", 0 },
@@ -486,13 +487,80 @@ wtext(const struct sh_word *w)
 	    (SH_W_VAR | SH_W_SUBST | SH_W_GLOB | SH_W_BRACE))) ? w->s : NULL;
 }
 
+#define UNKNOWN_DIR "/sbx-unknown"
+
+/*
+ * The path a word names, for the triggers: its text when literal, or with
+ * $HOME and $PWD expanded. Returns 1 when exact; 0 when other variables
+ * were replaced by UNKNOWN_DIR (a guess, good enough to spot a secret's
+ * name: "$DIR/.env"); -1 when the word is not a path we can read
+ * (command substitution, glob, brace expansion, too long).
+ */
+static int
+word_path(const struct ev *ev, const struct sh_word *w, char *out,
+    size_t outsz)
+{
+	const char *p = w->s, *e, *val;
+	size_t o = 0, n;
+	int exact = 1;
+
+	if (wtext(w) != NULL) {
+		if (w->len + 1 > outsz)
+			return -1;
+		memcpy(out, w->s, w->len + 1);
+		return 1;
+	}
+	if (w->flags & (SH_W_SUBST | SH_W_GLOB | SH_W_BRACE) ||
+	    !(w->flags & SH_W_VAR))
+		return -1;
+	while (*p != '\0') {
+		if (*p != SH_VAR_MARK) {
+			if (o + 1 >= outsz)
+				return -1;
+			out[o++] = *p++;
+			continue;
+		}
+		e = strchr(p + 1, SH_VAR_MARK);
+		if (e == NULL)
+			return -1;
+		n = (size_t)(e - p - 1);
+		val = NULL;
+		if (n == 4 && strncmp(p + 1, "HOME", 4) == 0)
+			val = ev->call->home;
+		else if (n == 3 && strncmp(p + 1, "PWD", 3) == 0 && ev->cwd_known)
+			val = ev->cwd;
+		if (val == NULL) {
+			val = UNKNOWN_DIR;
+			exact = 0;
+		}
+		if (o + strlen(val) + 1 >= outsz)
+			return -1;
+		memcpy(out + o, val, strlen(val));
+		o += strlen(val);
+		p = e + 1;
+	}
+	out[o] = '\0';
+	/* "$X" with nothing else: any file at all; no guess to make */
+	if (!exact && strcmp(out, UNKNOWN_DIR) == 0)
+		return -1;
+	return exact;
+}
+
+static void glob_read(struct ev *ev, struct cmdv *v, const struct sh_word *w);
+
 static void
 op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 {
+	char path[SBX_PATH_MAX];
+
 	(void)idx;
-	(void)v;
-	if (wtext(w) != NULL && strcmp(w->s, "-") != 0)
-		trig_read(ev, w->s, v->w[0].s);
+	if (lit(w) && strcmp(w->s, "-") == 0)
+		return;
+	if (word_path(ev, w, path, sizeof(path)) >= 0)
+		trig_read(ev, path, v->w[0].s);
+	else if ((w->flags & SH_W_GLOB) && !(w->flags & (SH_W_SUBST | SH_W_VAR |
+	    SH_W_BRACE)))
+		glob_read(ev, v, w);
 }
 
 static void
@@ -569,14 +637,68 @@ glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w)
 	trig_write(ev, probe, v->w[0].s);
 }
 
+/*
+ * A read through a glob: its directory is read, and a last component
+ * that could match a secret's name (.e*, *.pem) is a secret read.
+ * Programs that only look at names (ls, stat, du) are not asked.
+ */
+static void
+glob_read(struct ev *ev, struct cmdv *v, const struct sh_word *w)
+{
+	static const char *const secrets[] = {
+		".env", ".env.local", ".env.production", "id_rsa", "id_ed25519",
+		"id_ecdsa", "server.pem", "server.key", NULL,
+	};
+	static const char *const names_only[] = {
+		"ls", "stat", "du", "file", "realpath", "readlink", "tree", NULL,
+	};
+	char probe[SBX_PATH_MAX];
+	const char *s = w->s, *g, *slash = NULL, *rest;
+	const char *const *k;
+	size_t dl;
+
+	g = s + strcspn(s, "*?[");
+	for (const char *q = s; q < g; q++)
+		if (*q == '/')
+			slash = q;
+	rest = slash ? slash + 1 : s;
+	dl = slash ? (size_t)(slash - s) : 0;
+	if (dl + 2 >= sizeof(probe))
+		return;
+	if (slash == s)
+		snprintf(probe, sizeof(probe), "/");
+	else if (dl == 0)
+		snprintf(probe, sizeof(probe), ".");
+	else
+		snprintf(probe, sizeof(probe), "%.*s", (int)dl, s);
+	trig_read(ev, probe, v->w[0].s);
+	if (strchr(rest, '/') != NULL || strcmp(rest, "*") == 0)
+		return;
+	for (k = names_only; *k != NULL; k++)
+		if (strcmp(v->w[0].s, *k) == 0)
+			return;
+	for (k = secrets; *k != NULL; k++)
+		if (fnmatch(rest, *k, FNM_PERIOD) == 0) {
+			ev_factor(ev, F_SECRET);
+			ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+			    "%s reads through the pattern %s, which can match "
+			    "secret files such as %s", v->w[0].s, s, *k);
+			return;
+		}
+}
+
 static void
 write_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
 {
+	char path[SBX_PATH_MAX];
+	int r;
+
 	if (strcmp(w->s, "-") == 0 && lit(w))
 		return;
-	if (wtext(w) != NULL)
-		trig_write(ev, w->s, v->w[0].s);
-	else if (w->flags & SH_W_GLOB)
+	r = word_path(ev, w, path, sizeof(path));
+	if (r == 1)
+		trig_write(ev, path, v->w[0].s);
+	else if (r < 0 && (w->flags & SH_W_GLOB))
 		glob_write(ev, v, w);
 	else
 		trig_write(ev, NULL, v->w[0].s);
@@ -586,8 +708,10 @@ write_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
 static void
 write_tree_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
 {
-	if (wtext(w) != NULL)
-		trig_write_tree(ev, w->s, v->w[0].s, 0);
+	char path[SBX_PATH_MAX];
+
+	if (word_path(ev, w, path, sizeof(path)) == 1)
+		trig_write_tree(ev, path, v->w[0].s, 0);
 	else
 		write_word(ev, v, w);
 }
@@ -664,10 +788,12 @@ check_catastrophic_tree(struct ev *ev, struct cmdv *v, const char *what)
 		if (opts && is_opt(&v->w[k]))
 			continue;
 		if (v->w[k].flags & (SH_W_VAR | SH_W_SUBST)) {
-			/* $HOME, ${TMPDIR}/..: unknown, escalated by the writes */
-			continue;
-		}
-		if (v->w[k].flags & SH_W_GLOB) {
+			/* $HOME is known; ${TMPDIR}/.. is not, and the write
+			 * escalates */
+			if (word_path(ev, &v->w[k], dir, sizeof(dir)) != 1)
+				continue;
+			s = dir;
+		} else if (v->w[k].flags & SH_W_GLOB) {
 			size_t n = strcspn(s, "*?[");
 
 			while (n > 0 && s[n - 1] != '/')
@@ -764,24 +890,24 @@ fork_bomb(const char *t, size_t len)
 static void
 run_file(struct ev *ev, const struct sh_word *w, const char *what)
 {
-	char res[SBX_PATH_MAX];
+	char res[SBX_PATH_MAX], path[SBX_PATH_MAX];
 
 	ev_factor(ev, F_CODE);
-	if (wtext(w) == NULL) {
+	if (word_path(ev, w, path, sizeof(path)) != 1) {
 		ev_factor(ev, F_UNKNOWN);
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: run file",
 		    "%s runs a file whose name is only known at run time", what);
 		return;
 	}
-	if ((w->s[0] != '/' && w->s[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, ev->call->home, w->s, res, sizeof(res)) < 0) {
+	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
+	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) < 0) {
 		ev_factor(ev, F_UNKNOWN);
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: run file",
 		    "%s runs %s, which cannot be resolved with certainty", what,
-		    w->s);
+		    path);
 		return;
 	}
-	trig_read(ev, w->s, what);
+	trig_read(ev, path, what);
 	if (ev->p->folder == NULL || !path_within(res, ev->p->folder)) {
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: run file",
 		    "%s runs %s, which is outside the project", what, res);
@@ -807,12 +933,23 @@ cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	operands(ev, v, 1, pr->optarg, pr->cls == C_GREP &&
 	    !has_short(v, 1, 'e', pr->optarg) && !has_short(v, 1, 'f',
 	    pr->optarg) ? op_read_skip1 : op_read);
-	/* output options of "read" programs */
+	/* output options of "read" programs, and options that run commands */
 	for (k = 1; k < v->n; k++) {
 		const char *s = v->w[k].s;
 
 		if (!lit(&v->w[k]))
 			continue;
+		if ((strcmp(name, "fd") == 0 && (strcmp(s, "-x") == 0 ||
+		    strcmp(s, "-X") == 0 || strncmp(s, "--exec", 6) == 0)) ||
+		    (strcmp(name, "rg") == 0 && strncmp(s, "--pre", 5) == 0) ||
+		    (strcmp(name, "less") == 0 && (s[1] == 'o' || s[1] == 'O' ||
+		    strncmp(s, "--log-file", 10) == 0 ||
+		    strncmp(s, "--LOG-FILE", 10) == 0) && s[0] == '-')) {
+			ev_factor(ev, F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
+			    "%s %s runs a command or writes a file", name, s);
+			continue;
+		}
 		if ((strcmp(name, "sort") == 0 || strcmp(name, "tree") == 0 ||
 		    strcmp(name, "iconv") == 0) && strcmp(s, "-o") == 0 &&
 		    k + 1 < v->n)
@@ -893,6 +1030,58 @@ cls_mode(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	unknown_targets(ev, v);
 }
 
+/*
+ * ln TARGET... LINK: a link to a file outside the project lets a later
+ * write through the link (even in the same line) land outside. The target
+ * of a symbolic link is resolved from the link's directory.
+ */
+static void
+ln_targets(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest)
+{
+	char base[SBX_PATH_MAX], path[SBX_PATH_MAX], res[SBX_PATH_MAX];
+	int k, opts = 1;
+	const char *s;
+
+	if (dest >= 0 && word_path(ev, &v->w[dest], path, sizeof(path)) == 1 &&
+	    (ev->cwd_known || path[0] == '/') &&
+	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) == 0) {
+		char *slash = strrchr(res, '/');
+
+		/* the link's directory, or the link itself when it is one */
+		if (slash != NULL && slash != res)
+			*slash = '\0';
+		snprintf(base, sizeof(base), "%s", res);
+	} else if (ev->cwd_known) {
+		snprintf(base, sizeof(base), "%s", ev->cwd);
+	} else {
+		base[0] = '\0';
+	}
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (opts && lit(&v->w[k]) && strcmp(s, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && is_opt(&v->w[k])) {
+			if (s[1] != '-' && strlen(s) == 2 && strchr(pr->optarg, s[1]))
+				k++;
+			continue;
+		}
+		if (k == dest)
+			continue;
+		if (word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
+		    base[0] == '\0' || path_resolve(base, ev->call->home, path, res,
+		    sizeof(res)) < 0 || ev->p->folder == NULL ||
+		    !path_within(res, ev->p->folder)) {
+			ev_factor(ev, F_WRITE_OUT);
+			ev_note(ev, POLICY_ESCALATE, "write", "builtin: link outside",
+			    "ln links to %s, outside the project: writes through the "
+			    "link would land there", s);
+			return;
+		}
+	}
+}
+
 static void
 cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
@@ -929,6 +1118,9 @@ cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: operands",
 		    "%s with fewer than two operands", pr->name);
 	}
+	/* ln: writes through the new link land on its target */
+	if (strcmp(pr->name, "ln") == 0)
+		ln_targets(ev, v, pr, target >= 0 ? target : last);
 	/* sources: read; mv also removes them */
 	opts = 1;
 	for (k = 1; k < v->n; k++) {
@@ -946,8 +1138,8 @@ cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			continue;
 		if (is_mv)
 			write_tree_word(ev, v, &v->w[k]);
-		else if (wtext(&v->w[k]) != NULL)
-			trig_read(ev, v->w[k].s, pr->name);
+		else
+			op_read(ev, v, &v->w[k], 0);
 	}
 }
 
@@ -1026,58 +1218,90 @@ cls_net(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			continue;
 		}
 		if (opts && is_opt(w)) {
-			const char *val = NULL;
+			const char *val = NULL, *q;
+			char letter = 0;
+			int has_val = 0;
 
-			if (s[1] != '-' && strlen(s) == 2 &&
-			    strchr(pr->optarg, s[1]) != NULL && k + 1 < v->n) {
-				val = v->w[k + 1].s;
-				if (!lit(&v->w[k + 1]))
-					val = NULL;
-				k++;
-			} else if (s[1] == '-' && strchr(s, '=') != NULL) {
+			if (s[1] != '-') {
+				/* a cluster: -sSLo FILE, -d@FILE, -fsSLO */
+				for (q = s + 1; *q != '\0'; q++) {
+					if (is_curl && *q == 'O') {
+						outfile = 1;
+						trig_write(ev, ".", name);
+					}
+					if (strchr(pr->optarg, *q) == NULL)
+						continue;
+					letter = *q;
+					has_val = 1;
+					if (q[1] != '\0') {
+						val = q + 1;
+					} else if (k + 1 < v->n) {
+						k++;
+						val = lit(&v->w[k]) ? v->w[k].s : NULL;
+					}
+					break;
+				}
+			} else if (strchr(s, '=') != NULL) {
 				val = strchr(s, '=') + 1;
-			} else if (s[1] == '-' && k + 1 < v->n && (is_curl || is_wget) &&
+				has_val = 1;
+			} else if ((is_curl || is_wget) && k + 1 < v->n &&
 			    (strcmp(s, "--output") == 0 || strcmp(s, "--data") == 0 ||
-			    strcmp(s, "--data-binary") == 0 ||
-			    strcmp(s, "--data-raw") == 0 ||
-			    strcmp(s, "--data-urlencode") == 0 ||
+			    strncmp(s, "--data-", 7) == 0 ||
 			    strcmp(s, "--upload-file") == 0 || strcmp(s, "--form") == 0 ||
 			    strcmp(s, "--config") == 0 || strcmp(s, "--header") == 0 ||
 			    strcmp(s, "--output-document") == 0 ||
 			    strcmp(s, "--post-file") == 0 || strcmp(s, "--user") == 0 ||
-			    strcmp(s, "--request") == 0 || strcmp(s, "--url") == 0)) {
-				val = lit(&v->w[k + 1]) ? v->w[k + 1].s : NULL;
+			    strcmp(s, "--request") == 0 || strcmp(s, "--url") == 0 ||
+			    strcmp(s, "--directory-prefix") == 0 ||
+			    strcmp(s, "--output-file") == 0 ||
+			    strcmp(s, "--append-output") == 0 ||
+			    strcmp(s, "--body-file") == 0 ||
+			    strcmp(s, "--form-string") == 0)) {
 				k++;
+				val = lit(&v->w[k]) ? v->w[k].s : NULL;
+				has_val = 1;
 			}
-			if (is_curl && (strcmp(s, "-o") == 0 ||
-			    strncmp(s, "--output", 8) == 0)) {
-				outfile = 1;
-				if (val != NULL)
-					trig_write(ev, val, name);
-				else
-					trig_write(ev, NULL, name);
-			} else if (is_curl && (strcmp(s, "-O") == 0 ||
-			    strcmp(s, "--remote-name") == 0 ||
-			    strcmp(s, "--remote-name-all") == 0)) {
+			if (is_curl && (s[1] == '-' ? strcmp(s, "--remote-name") == 0 ||
+			    strcmp(s, "--remote-name-all") == 0 : 0)) {
 				outfile = 1;
 				trig_write(ev, ".", name);
-			} else if (is_wget && (strcmp(s, "-O") == 0 ||
-			    strncmp(s, "--output-document", 17) == 0)) {
-				outfile = 1;
-				if (val != NULL && strcmp(val, "-") != 0)
-					trig_write(ev, val, name);
-				else if (val == NULL)
+			}
+			if (!has_val)
+				continue;
+			if ((is_curl && (letter == 'o' || strncmp(s, "--output", 8) == 0)) ||
+			    (is_wget && (letter == 'O' || letter == 'o' || letter == 'a' ||
+			    strncmp(s, "--output-document", 17) == 0 ||
+			    strncmp(s, "--output-file", 13) == 0 ||
+			    strncmp(s, "--append-output", 15) == 0))) {
+				if (letter == 'O' || letter == 'o' ||
+				    strncmp(s, "--output", 8) == 0)
+					outfile = 1;
+				if (val == NULL)
 					trig_write(ev, NULL, name);
-			} else if (is_wget && (strcmp(s, "-P") == 0 ||
+				else if (strcmp(val, "-") != 0)
+					trig_write(ev, val, name);
+			} else if (is_wget && (letter == 'P' ||
 			    strncmp(s, "--directory-prefix", 18) == 0)) {
 				outfile = 1;
-				trig_write(ev, val, name);
-			} else if (val != NULL && val[0] == '@' && val[1] != '\0' &&
-			    is_curl) {
+				if (val == NULL)
+					trig_write(ev, NULL, name);
+				else
+					trig_write(ev, val, name);
+			} else if (val == NULL) {
+				/* a value only known at run time: data to send? */
+				if (is_curl && (letter == 'd' || letter == 'F' ||
+				    letter == 'T' || strncmp(s, "--data", 6) == 0 ||
+				    strncmp(s, "--upload", 8) == 0))
+					ev_note(ev, POLICY_ESCALATE, "network",
+					    "builtin: network", "%s sends data only known "
+					    "at run time", name);
+			} else if (is_curl && val[0] == '@' && val[1] != '\0' &&
+			    (letter == 'd' || strncmp(s, "--data", 6) == 0 ||
+			    letter == 'K')) {
 				trig_read(ev, val + 1, name);
-			} else if (val != NULL && is_curl && strchr(val, '@') != NULL &&
-			    (strcmp(s, "-F") == 0 || strncmp(s, "--form", 6) == 0)) {
-				const char *at = strchr(val, '@');
+			} else if (is_curl && strchr(val, '@') != NULL &&
+			    (letter == 'F' || strncmp(s, "--form", 6) == 0)) {
+				const char *at = strchr(val, '@'), *lt;
 				char f[SBX_PATH_MAX];
 				size_t n = strcspn(at + 1, ";");
 
@@ -1086,21 +1310,26 @@ cls_net(struct ev *ev, struct cmdv *v, const struct prog *pr)
 					f[n] = '\0';
 					trig_read(ev, f, name);
 				}
-			} else if (val != NULL && (strcmp(s, "-T") == 0 ||
+				lt = strchr(val, '<');
+				if (lt != NULL)
+					trig_read(ev, lt + 1, name);
+			} else if (is_curl && strchr(val, '<') != NULL &&
+			    (letter == 'F' || strncmp(s, "--form", 6) == 0)) {
+				trig_read(ev, strchr(val, '<') + 1, name);
+			} else if (letter == 'T' || letter == 'K' ||
 			    strncmp(s, "--upload-file", 13) == 0 ||
 			    strncmp(s, "--post-file", 11) == 0 ||
-			    strcmp(s, "-K") == 0 || strncmp(s, "--config", 8) == 0)) {
+			    strncmp(s, "--body-file", 11) == 0 ||
+			    strncmp(s, "--config", 8) == 0) {
 				trig_read(ev, val, name);
-			} else if (val != NULL && strcmp(name, "ssh") == 0 &&
-			    (strcmp(s, "-i") == 0 || strcmp(s, "-F") == 0)) {
-				trig_read(ev, val, name);
+			} else if (strcmp(name, "ssh") == 0 || strcmp(name, "scp") == 0) {
+				if (letter == 'i' || letter == 'F')
+					trig_read(ev, val, name);
 			}
 			if (val != NULL && strstr(val, "://") != NULL) {
 				net_host_word(ev, name, val);
 				hosts++;
 			}
-			if (strcmp(name, "rsync") == 0 || strcmp(name, "scp") == 0)
-				continue;
 			continue;
 		}
 		if (!lit(w)) {
@@ -1413,6 +1642,11 @@ cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		    "%s runs build or test code outside the project", name);
 		return;
 	}
+	for (k = 1; k + 1 < v->n; k++)
+		if (lit(&v->w[k]) && (strcmp(v->w[k].s, "-f") == 0 ||
+		    strcmp(v->w[k].s, "--file") == 0 ||
+		    strcmp(v->w[k].s, "--makefile") == 0) && strcmp(name, "make") == 0)
+			run_file(ev, &v->w[k + 1], "make -f");
 	for (k = 1; k < v->n; k++)
 		if (lit(&v->w[k]) && (strcmp(v->w[k].s, "-C") == 0 ||
 		    strcmp(v->w[k].s, "--directory") == 0) && k + 1 < v->n &&
@@ -1585,6 +1819,13 @@ cls_git(struct ev *ev, struct cmdv *v)
 	if (in_list(sub, git_read)) {
 		for (k = i; k < v->n; k++) {
 			s = v->w[k].s;
+			/* paths and REV:PATH name files whose content is shown */
+			if (!is_opt(&v->w[k]) && lit(&v->w[k])) {
+				const char *colon = strchr(s, ':');
+
+				trig_read(ev, colon != NULL && colon[1] != '\0' ?
+				    colon + 1 : s, "git");
+			}
 			if (strncmp(s, "--output=", 9) == 0)
 				trig_write(ev, s + 9, "git");
 			else if ((strcmp(s, "--output") == 0 || strcmp(s, "-o") == 0) &&
@@ -1828,8 +2069,7 @@ cls_find(struct ev *ev, struct cmdv *v)
 			continue;
 		npaths++;
 		path = &v->w[k];
-		if (wtext(&v->w[k]) != NULL)
-			trig_read(ev, s, "find");
+		op_read(ev, v, &v->w[k], 0);
 	}
 	for (; k < v->n; k++) {
 		s = v->w[k].s;
@@ -1843,8 +2083,10 @@ cls_find(struct ev *ev, struct cmdv *v)
 				for (j = 1; j < v->n; j++) {
 					if (v->w[j].s[0] == '-' && lit(&v->w[j]))
 						break;
-					if (wtext(&v->w[j]) != NULL)
-						trig_write_tree(ev, v->w[j].s, "find -delete", 1);
+					char p2[SBX_PATH_MAX];
+
+					if (word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
+						trig_write_tree(ev, p2, "find -delete", 1);
 					else
 						write_word(ev, v, &v->w[j]);
 				}
@@ -2085,8 +2327,8 @@ cls_sed(struct ev *ev, struct cmdv *v)
 		}
 		if (inplace)
 			write_word(ev, v, w);
-		else if (wtext(w) != NULL)
-			trig_read(ev, s, "sed");
+		else
+			op_read(ev, v, w, 0);
 	}
 	if (inplace && v->extra)
 		trig_write(ev, NULL, "sed -i");
@@ -2152,8 +2394,8 @@ cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			}
 			continue;
 		}
-		if (wtext(w) != NULL && strchr(s, '=') == NULL)
-			trig_read(ev, s, pr->name);
+		if (!(w->flags & SH_W_ASSIGN) && !(lit(w) && strchr(s, '=') != NULL))
+			op_read(ev, v, w, 0);
 	}
 }
 
@@ -2162,7 +2404,7 @@ cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
 static void
 cls_cd(struct ev *ev, struct cmdv *v)
 {
-	char res[SBX_PATH_MAX];
+	char res[SBX_PATH_MAX], path[SBX_PATH_MAX];
 	const char *name = v->w[0].s;
 	int k = 1;
 
@@ -2184,14 +2426,14 @@ cls_cd(struct ev *ev, struct cmdv *v)
 		}
 		return;
 	}
-	if (wtext(&v->w[k]) == NULL || strcmp(v->w[k].s, "-") == 0 ||
-	    (v->w[k].s[0] != '/' && v->w[k].s[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, ev->call->home, v->w[k].s, res,
-	    sizeof(res)) < 0) {
+	if (word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
+	    strcmp(path, "-") == 0 ||
+	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
+	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) < 0) {
 		ev->cwd_known = 0;
 		return;
 	}
-	trig_read(ev, v->w[k].s, "cd");
+	trig_read(ev, path, "cd");
 	strcpy(ev->cwd, res);
 	ev->cwd_known = 1;
 	/* cd x || ...: afterwards we cannot tell where we are */
@@ -2213,7 +2455,7 @@ check_assign(struct ev *ev, const char *a)
 		"DYLD_INSERT_LIBRARIES", "LESSOPEN", "MANPAGER", "SUDO_ASKPASS",
 		"SSH_ASKPASS", "BROWSER", "HOME", "ZDOTDIR", "GIT_SEQUENCE_EDITOR",
 		"GIT_ASKPASS", "GIT_TEMPLATE_DIR", "GIT_INDEX_FILE",
-		"GIT_OBJECT_DIRECTORY", NULL,
+		"GIT_OBJECT_DIRECTORY", "CDPATH", "PROMPT_COMMAND", NULL,
 	};
 	const char *const *b;
 	size_t n = strcspn(a, "+=");
@@ -2589,8 +2831,12 @@ classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *name)
 			ev_factor(ev, F_PRIV);
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: admin",
 			    "hostname NAME changes the host name");
-		} else if (strcmp(name, "printf") == 0 || strcmp(name, "read") == 0) {
-			/* -v VAR assigns: harmless */
+		} else if (strcmp(name, "man") == 0 && (has_short(v, 1, 'P', "") ||
+		    has_word(v, 1, "--pager") || has_short(v, 1, 'H', "") ||
+		    strncmp(v->n > 1 ? v->w[1].s : "", "--pager=", 8) == 0 ||
+		    strncmp(v->n > 1 ? v->w[1].s : "", "--html", 6) == 0)) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
+			    "man with a pager or browser command");
 		}
 		break;
 	case C_READ:
@@ -2797,6 +3043,8 @@ eval_redirs(struct ev *ev, const struct sh_cmd *c)
 		const struct sh_redir *r = &c->redir[k];
 		struct cmdv v;
 		struct sh_word w0;
+		char path[SBX_PATH_MAX];
+		int pr;
 
 		switch (r->op) {
 		case SH_R_OUT: case SH_R_APPEND: case SH_R_CLOBBER:
@@ -2810,16 +3058,17 @@ eval_redirs(struct ev *ev, const struct sh_cmd *c)
 			v.sp = NULL;
 			v.pid = 0;
 			v.extra = 0;
-			if (wtext(&r->target) != NULL)
-				trig_write(ev, r->target.s, "a redirection");
-			else if (r->target.flags & SH_W_GLOB)
+			pr = word_path(ev, &r->target, path, sizeof(path));
+			if (pr == 1)
+				trig_write(ev, path, "a redirection");
+			else if (pr < 0 && (r->target.flags & SH_W_GLOB))
 				glob_write(ev, &v, &r->target);
 			else
 				trig_write(ev, NULL, "a redirection");
 			break;
 		case SH_R_IN:
-			if (wtext(&r->target) != NULL)
-				trig_read(ev, r->target.s, "a redirection");
+			if (word_path(ev, &r->target, path, sizeof(path)) >= 0)
+				trig_read(ev, path, "a redirection");
 			break;
 		default:
 			break;

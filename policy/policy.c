@@ -1093,6 +1093,10 @@ ev_note(struct ev *ev, enum policy_verdict v, const char *trigger,
 	va_start(ap, fmt);
 	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
 	va_end(ap);
+	/* variable markers of the shell reader read as "$" */
+	for (char *q = r->reason; *q != '\0'; q++)
+		if (*q == SH_VAR_MARK)
+			*q = '$';
 }
 
 static const char *

@@ -428,6 +428,10 @@ ansi_c(struct sc *sc, struct buf *b)
 			}
 			sc->i++;
 			c &= 0x1f;
+			if (c == SH_VAR_MARK) {
+				fail(sc, "$'...' decodes to the control byte \\x01");
+				return;
+			}
 			break;
 		case 'x': case 'u': case 'U':
 			max = c == 'x' ? 2 : c == 'u' ? 4 : 8;
@@ -441,7 +445,15 @@ ansi_c(struct sc *sc, struct buf *b)
 					goto oom;
 				continue;
 			}
+			if (v == (unsigned long)SH_VAR_MARK) {
+				fail(sc, "$'...' decodes to the control byte \\x01");
+				return;
+			}
 			if (max == 2) {
+				if (v == (unsigned long)SH_VAR_MARK) {
+					fail(sc, "$'...' decodes to the control byte \\x01");
+					return;
+				}
 				if (buf_addc(b, (char)v) < 0)
 					goto oom;
 			} else if (put_utf8(b, v) < 0) {
@@ -455,6 +467,10 @@ ansi_c(struct sc *sc, struct buf *b)
 				    peek(sc, 0) <= '7'; k++)
 					v = v * 8 + (unsigned long)(sc->s[sc->i++] - '0');
 				c = (int)(v & 0xff);
+				if (c == SH_VAR_MARK) {
+					fail(sc, "$'...' decodes to the control byte \\x01");
+					return;
+				}
 			} else if (c != '\\' && c != '\'' && c != '"' && c != '?') {
 				if (buf_addc(b, '\\') < 0)
 					goto oom;
@@ -589,6 +605,19 @@ skip_nested(struct sc *sc, int open, int close, unsigned *flags)
 	sc->depth--;
 }
 
+static int name_char(int c, int first);
+
+/* $NAME and ${NAME} leave SH_VAR_MARK NAME SH_VAR_MARK in the text. */
+static void
+var_marker(struct sc *sc, struct buf *b, const char *name, size_t n)
+{
+	char m = SH_VAR_MARK;
+
+	if (buf_add(b, &m, 1) < 0 || buf_add(b, name, n) < 0 ||
+	    buf_add(b, &m, 1) < 0)
+		fail(sc, "out of memory");
+}
+
 /* A '$' was consumed; reads the expansion after it. */
 static void
 dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
@@ -614,9 +643,20 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		return;
 	}
 	if (c == '{') {
+		size_t start = sc->i + 1, e;
+
 		sc->i++;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
+		/* ${NAME} alone is kept as a marker, like $NAME */
+		for (e = start; e < sc->n && name_char((unsigned char)sc->s[e],
+		    e == start); e++)
+			;
+		if (e > start && e < sc->n && sc->s[e] == '}') {
+			var_marker(sc, b, sc->s + start, e - start);
+			sc->i = e + 1;
+			return;
+		}
 		skip_nested(sc, '{', '}', flags);
 		return;
 	}
@@ -632,12 +672,15 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 	}
 	if (c != -1 && (c == '_' || (c >= 'a' && c <= 'z') ||
 	    (c >= 'A' && c <= 'Z'))) {
+		size_t start = sc->i;
+
 		while ((c = peek(sc, 0)) != -1 && (c == '_' ||
 		    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		    (c >= '0' && c <= '9')))
 			sc->i++;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
+		var_marker(sc, b, sc->s + start, sc->i - start);
 		return;
 	}
 	if (c != -1 && strchr("0123456789@*#?$!-", c) != NULL) {
@@ -1352,6 +1395,11 @@ sh_parse(const char *text, size_t len, int depth, struct sh_parse *out)
 	if (memchr(text, '\0', len) != NULL) {
 		snprintf(out->problem, sizeof(out->problem),
 		    "command contains a NUL byte");
+		return -1;
+	}
+	if (memchr(text, SH_VAR_MARK, len) != NULL) {
+		snprintf(out->problem, sizeof(out->problem),
+		    "command contains the control byte \\x01");
 		return -1;
 	}
 	out->arena = calloc(1, sizeof(*out->arena));

@@ -26,9 +26,16 @@ render(const char *line)
 			continue;
 		if (o > 0)
 			o += (size_t)snprintf(out + o, sizeof(out) - o, " ; ");
-		for (j = 0; j < c->argc; j++)
+		for (j = 0; j < c->argc; j++) {
+			size_t start = o;
+
 			o += (size_t)snprintf(out + o, sizeof(out) - o, "%s[%s]",
 			    j ? " " : "", c->argv[j].s);
+			/* variable markers show as $ */
+			for (; start < o && start < sizeof(out); start++)
+				if (out[start] == SH_VAR_MARK)
+					out[start] = '$';
+		}
 		for (j = 0; j < c->nredir; j++)
 			o += (size_t)snprintf(out + o, sizeof(out) - o, " R%d:%s",
 			    (int)c->redir[j].op, c->redir[j].target.s);
@@ -85,9 +92,9 @@ main(void)
 	is_str(render("if true; then ls; else pwd; fi"), "[true] ; [ls] ; [pwd]",
 	    "if is seen through");
 	is_str(render("for f in a b; do cat $f; done"),
-	    "[for] [f] [in] [a] [b] ; [cat] []", "for loop");
+	    "[for] [f] [in] [a] [b] ; [cat] [$f$]", "for loop");
 	is_str(render("while read l; do echo $l; done < in.txt"),
-	    "[read] [l] ; [echo] [] ;  R0:in.txt", "while with redirection");
+	    "[read] [l] ; [echo] [$l$] ;  R0:in.txt", "while with redirection");
 	/* quoting */
 	is_str(render("echo 'a b' \"c d\" e\\ f"), "[echo] [a b] [c d] [e f]",
 	    "quotes");
@@ -100,6 +107,10 @@ main(void)
 	is_str(render("ec\\\nho hi"), "[echo] [hi]", "line continuation");
 	ok((flags0("$'\\x72m'", 0) & SH_W_LITERAL) != 0, "ANSI-C word is literal");
 	ok((flags0("$x", 0) & SH_W_LITERAL) == 0, "$x is not literal");
+	is_str(render("cat $HOME/a ${HOME}b \"$X\" ${X:-y}"),
+	    "[cat] [$HOME$/a] [$HOME$b] [$X$] []", "variable markers");
+	ok(!parses("echo $'\\x01'"), "$'\\x01' would forge a marker");
+	ok(!parses("echo \x01"), "a raw \\x01 byte is refused");
 	ok((flags0("${IFS}", 0) & SH_W_LITERAL) == 0, "${IFS} is not literal");
 	ok((flags0("r$IFS'm'", 0) & SH_W_LITERAL) == 0, "$IFS trick not literal");
 	ok((flags0("$(echo sudo)", 0) & SH_W_SUBST) != 0, "$(...) flagged");
