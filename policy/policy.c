@@ -581,11 +581,12 @@ read_limit(const struct ld *ld, const cJSON *lim, const char *key, size_t from,
 	off = key_offset(ld, key, from);
 	if (!cJSON_IsNumber(c))
 		return ld_fail(ld, off, "limits.%s must be a number", key);
-	if (c->valuedouble != (double)(long long)c->valuedouble)
-		return ld_fail(ld, off, "limits.%s must be a whole number", key);
-	if (c->valuedouble < lo || c->valuedouble > hi)
+	/* range first: casting an out-of-range double is undefined */
+	if (!(c->valuedouble >= lo && c->valuedouble <= hi))
 		return ld_fail(ld, off, "limits.%s must be between %.0f and %.0f",
 		    key, lo, hi);
+	if (c->valuedouble != (double)(long long)c->valuedouble)
+		return ld_fail(ld, off, "limits.%s must be a whole number", key);
 	*out = c->valuedouble;
 	return 0;
 }
@@ -883,6 +884,10 @@ policy_load(const char *folder, const char *config_dir, struct policy_error *err
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		perr_set(err, "%s: not a regular file", path);
+		goto out;
+	}
+	if (st.st_mode & S_IWOTH) {
+		perr_set(err, "%s: writable by everyone; run chmod o-w on it", path);
 		goto out;
 	}
 	if (st.st_size > POLICY_MAX_FILE) {

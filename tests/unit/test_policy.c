@@ -121,6 +121,10 @@ test_loading(void)
 	ok(p == NULL && strstr(err.msg, "whole") != NULL, "limit fraction");
 	p = load_text("{\"limits\": {\"max_pending\": 0}}", &err);
 	ok(p == NULL && strstr(err.msg, "between") != NULL, "limit range");
+	p = load_text("{\"limits\": {\"max_pending\": 1e999}}", &err);
+	ok(p == NULL && strstr(err.msg, "between") != NULL, "limit overflow");
+	p = load_text("{\"limits\": {\"max_pending\": -1e999}}", &err);
+	ok(p == NULL, "limit -inf");
 	p = load_text("{\"limits\": {\"max_pendnig\": 3}}", &err);
 	ok(p == NULL && strstr(err.msg, "max_pending") != NULL, "limit hint");
 	p = load_text("{\"limits\": {\"max_pending\": 5, \"hook_wait_seconds\": 60,"
@@ -177,6 +181,11 @@ test_loading(void)
 	ok(p == NULL && strstr(err.msg, "line 3") != NULL &&
 	    strstr(err.msg, "object") != NULL, "wrong type from disk: %s", err.msg);
 	write_file(path, policy_default_text());
+	chmod(path, 0666);
+	p = policy_load(folder, cfg, &err);
+	ok(p == NULL && strstr(err.msg, "everyone") != NULL,
+	    "world-writable policy refused: %s", err.msg);
+	chmod(path, 0644);
 	p = policy_load(folder, cfg, &err);
 	ok(p != NULL, "default text loads from disk");
 	policy_free(p);
