@@ -20,6 +20,7 @@
 
 #include <fnmatch.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1082,6 +1083,77 @@ ln_targets(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest)
 	}
 }
 
+static int
+is_dir(const struct ev *ev, const char *path)
+{
+	char res[SBX_PATH_MAX];
+	struct stat st;
+
+	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
+	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) < 0)
+		return 0;
+	return stat(res, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * The destination of cp/mv/ln/install. Into an existing directory, each
+ * source lands at DIR/basename; a recursive copy into it may overwrite
+ * anything below (escalated when that reaches protected files); onto a
+ * new name, the name is written (replaced whole by mv and cp -r).
+ */
+static void
+cpmv_dest(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest,
+    int tflag)
+{
+	char path[SBX_PATH_MAX], src[SBX_PATH_MAX], probe[SBX_PATH_MAX * 2];
+	int k, opts = 1, recursive, is_mv = strcmp(pr->name, "mv") == 0;
+	const char *s, *base;
+
+	recursive = strcmp(pr->name, "cp") == 0 && (has_short(v, 1, 'r', "") ||
+	    has_short(v, 1, 'R', "") || has_short(v, 1, 'a', "") ||
+	    has_word(v, 1, "--recursive") || has_word(v, 1, "--archive"));
+	if (word_path(ev, &v->w[dest], path, sizeof(path)) != 1) {
+		write_word(ev, v, &v->w[dest]);
+		return;
+	}
+	if (!is_dir(ev, path) && tflag < 0) {
+		if (recursive || is_mv)
+			trig_write_tree(ev, path, pr->name, 0);
+		else
+			trig_write(ev, path, pr->name);
+		return;
+	}
+	if (recursive) {
+		trig_write_tree(ev, path, pr->name, 1);
+		return;
+	}
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (opts && lit(&v->w[k]) && strcmp(s, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && is_opt(&v->w[k])) {
+			if (strcmp(s, "-t") == 0 || (s[1] != '-' && strlen(s) == 2 &&
+			    strchr(pr->optarg, s[1])))
+				k++;
+			continue;
+		}
+		if (k == dest)
+			continue;
+		if (word_path(ev, &v->w[k], src, sizeof(src)) != 1) {
+			trig_write(ev, NULL, pr->name);
+			continue;
+		}
+		while (strlen(src) > 1 && src[strlen(src) - 1] == '/')
+			src[strlen(src) - 1] = '\0';
+		base = strrchr(src, '/');
+		base = base ? base + 1 : src;
+		snprintf(probe, sizeof(probe), "%s/%s", path, base);
+		trig_write(ev, probe, pr->name);
+	}
+}
+
 static void
 cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
@@ -1109,11 +1181,11 @@ cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		last = k;
 	}
 	if (target >= 0)
-		write_tree_word(ev, v, &v->w[target]);
+		cpmv_dest(ev, v, pr, target, target);
 	else if (v->extra)
 		trig_write(ev, NULL, pr->name);
 	else if (last >= 0 && n >= 2)
-		write_tree_word(ev, v, &v->w[last]);
+		cpmv_dest(ev, v, pr, last, -1);
 	else if (n < 2 && target < 0) {
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: operands",
 		    "%s with fewer than two operands", pr->name);
@@ -2283,6 +2355,9 @@ cls_sed(struct ev *ev, struct cmdv *v)
 			opts = 0;
 			continue;
 		}
+		if (lit(w) && w->len == 0 && k > 1 && lit(&v->w[k - 1]) &&
+		    strcmp(v->w[k - 1].s, "-i") == 0)
+			continue;       /* BSD sed -i '': the suffix */
 		if (opts && is_opt(w)) {
 			if (strcmp(s, "-e") == 0 || strcmp(s, "--expression") == 0) {
 				if (k + 1 < v->n) {
@@ -2446,7 +2521,7 @@ check_assign(struct ev *ev, const char *a)
 {
 	static const char *const bad_vars[] = {
 		"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PATH", "BASH_ENV",
-		"ENV", "PROMPT_COMMAND", "IFS", "PS4", "SHELLOPTS", "BASHOPTS",
+		"ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS",
 		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_EXTERNAL_DIFF",
 		"GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
 		"GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_PARAMETERS",
@@ -2987,6 +3062,12 @@ eval_argv1(struct ev *ev, struct cmdv *v)
 		    (base = strrchr(norm, '/')) == NULL ||
 		    !std_bin_dir(norm, (size_t)(base - norm)) || base[1] == '\0') {
 			run_file(ev, &v->w[0], name);
+			/* .venv/bin/pip, node_modules/.bin/jest, ./rm: judged as
+			 * the program they are named after too (findings only add) */
+			base = strrchr(name, '/');
+			if (base != NULL && base[1] != '\0' &&
+			    (pr = prog_find(base + 1)) != NULL)
+				classify(ev, v, pr, base + 1);
 			return;
 		}
 		name = base + 1;

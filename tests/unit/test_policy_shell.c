@@ -275,6 +275,20 @@ static const struct tcase cases[] = {
 	{ "less -o log.txt x", E },
 	{ "make -f /tmp/Makefile", E },
 	{ "CDPATH=/etc cd x", E },
+	{ "cp ../x.txt .", A },
+	{ "cp src/a.txt .", A },
+	{ "cp -r src/. .", E },
+	{ "cp -r ~/.ssh .", E },
+	{ "cp a.json .claude/", A },
+	{ "cp x/settings.json .claude/", D },
+	{ "cp -t .claude x/settings.local.json", D },
+	{ "mv settings.json .claude/", D },
+	{ "cp -r tmpl/ newdir", A },
+	{ "while IFS= read -r l; do echo \"$l\"; done < f", A },
+	{ "sed -i '' 's/a/b/w /etc/x' f", E },
+	{ ".venv/bin/pip install x", E },
+	{ ".venv/bin/python -c 'import os'", E },
+	{ "./rm -rf /", D },
 	/* ordinary work */
 	{ "ls -la", A },
 	{ "cat README.md", A },
@@ -535,6 +549,8 @@ main(void)
 	mkdir(folder, 0700);
 	mkdir(home, 0700);
 	snprintf(sub, sizeof(sub), "%s/sub", folder);
+	mkdir(sub, 0700);
+	snprintf(sub, sizeof(sub), "%s/.claude", folder);
 	mkdir(sub, 0700);
 	p = policy_load_buffer("defaults", policy_default_text(),
 	    strlen(policy_default_text()), folder, cfg, &err);
