@@ -526,7 +526,18 @@ word_path(const struct ev *ev, const struct sh_word *w, char *out,
 			return -1;
 		n = (size_t)(e - p - 1);
 		val = NULL;
-		if (n == 4 && strncmp(p + 1, "HOME", 4) == 0)
+		for (int j = 0; j < ev->nvars; j++)
+			if (strlen(ev->vars[j].name) == n &&
+			    strncmp(ev->vars[j].name, p + 1, n) == 0) {
+				/* assigned earlier in the line */
+				val = ev->vars[j].known ? ev->vars[j].value : UNKNOWN_DIR;
+				if (!ev->vars[j].known)
+					exact = 0;
+				break;
+			}
+		if (val != NULL) {
+			/* found */
+		} else if (n == 4 && strncmp(p + 1, "HOME", 4) == 0)
 			val = ev->call->home;
 		else if (n == 3 && strncmp(p + 1, "PWD", 3) == 0 && ev->cwd_known)
 			val = ev->cwd;
@@ -933,7 +944,23 @@ cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 
 	operands(ev, v, 1, pr->optarg, pr->cls == C_GREP &&
 	    !has_short(v, 1, 'e', pr->optarg) && !has_short(v, 1, 'f',
-	    pr->optarg) ? op_read_skip1 : op_read);
+	    pr->optarg) && !has_word(v, 1, "--files") &&
+	    !has_word(v, 1, "--regexp") && !has_word(v, 1, "--file") ?
+	    op_read_skip1 : op_read);
+	/* pattern files: grep -f FILE, -fFILE, --file=FILE */
+	for (k = 1; pr->cls == C_GREP && k < v->n; k++) {
+		const char *s = v->w[k].s;
+
+		if (!lit(&v->w[k]) || s[0] != '-')
+			continue;
+		if ((strcmp(s, "-f") == 0 || strcmp(s, "--file") == 0) && k + 1 < v->n)
+			op_read(ev, v, &v->w[k + 1], 0);
+		else if (strncmp(s, "--file=", 7) == 0)
+			trig_read(ev, s + 7, name);
+		else if (s[1] != '-' && strchr(s, 'f') != NULL &&
+		    strchr(s, 'f')[1] != '\0')
+			trig_read(ev, strchr(s, 'f') + 1, name);
+	}
 	/* output options of "read" programs, and options that run commands */
 	for (k = 1; k < v->n; k++) {
 		const char *s = v->w[k].s;
@@ -1854,7 +1881,9 @@ cls_git(struct ev *ev, struct cmdv *v)
 	if (sub == NULL)
 		return;         /* git alone prints help */
 	i = k + 1;
-	if (has_word(v, i, "--help") || has_word(v, i, "-h"))
+	/* git CMD --help shows the manual; elsewhere it may be a value */
+	if (i < v->n && (strcmp(v->w[i].s, "--help") == 0 ||
+	    (strcmp(v->w[i].s, "-h") == 0 && v->n == i + 1)))
 		return;
 	if (strcmp(sub, "push") == 0) {
 		ev_factor(ev, F_NETWORK);
@@ -2123,6 +2152,20 @@ cls_git(struct ev *ev, struct cmdv *v)
 
 /* ---- find, sed, awk -------------------------------------------------------- */
 
+/* The -name/-iname pattern of a find, or "found" (names the {} file). */
+static const char *
+find_name(const struct cmdv *v)
+{
+	int k;
+
+	for (k = 1; k + 1 < v->n; k++)
+		if (lit(&v->w[k]) && (strcmp(v->w[k].s, "-name") == 0 ||
+		    strcmp(v->w[k].s, "-iname") == 0) && lit(&v->w[k + 1]) &&
+		    strchr(v->w[k + 1].s, '/') == NULL && v->w[k + 1].s[0] != '\0')
+			return v->w[k + 1].s;
+	return "found";
+}
+
 static void
 cls_find(struct ev *ev, struct cmdv *v)
 {
@@ -2168,8 +2211,11 @@ cls_find(struct ev *ev, struct cmdv *v)
 			if (k + 1 < v->n)
 				write_word(ev, v, &v->w[k + 1]);
 			k++;
-		} else if (strcmp(s, "-exec") == 0 || strcmp(s, "-execdir") == 0 ||
-		    strcmp(s, "-ok") == 0 || strcmp(s, "-okdir") == 0) {
+		} else if (strcmp(s, "-ok") == 0 || strcmp(s, "-okdir") == 0) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: find",
+			    "find %s asks on a terminal the agent does not have", s);
+			return;
+		} else if (strcmp(s, "-exec") == 0 || strcmp(s, "-execdir") == 0) {
 			struct cmdv in = *v;
 			int end;
 
@@ -2201,7 +2247,9 @@ cls_find(struct ev *ev, struct cmdv *v)
 						char buf[SBX_PATH_MAX];
 						char *d;
 
-						snprintf(buf, sizeof(buf), "%s/found", path->s);
+						/* a file below the path, named as -name says */
+						snprintf(buf, sizeof(buf), "%s/%s", path->s,
+						    find_name(v));
 						d = sh_strdup(v->sp, buf, strlen(buf));
 						if (d != NULL) {
 							in.w[j].s = d;
@@ -2419,7 +2467,7 @@ cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		struct sh_word *w = &v->w[k];
 
 		s = w->s;
-		if (lit(w) && (strcmp(s, "-f") == 0 || strncmp(s, "--file", 6) == 0 ||
+		if (lit(w) && (strncmp(s, "-f", 2) == 0 || strncmp(s, "--file", 6) == 0 ||
 		    strcmp(s, "-i") == 0 || strncmp(s, "--include", 9) == 0 ||
 		    strcmp(s, "-E") == 0 || strcmp(s, "--exec") == 0 ||
 		    strcmp(s, "-l") == 0 || strcmp(s, "--load") == 0)) {
@@ -2544,6 +2592,48 @@ check_assign(struct ev *ev, const char *a)
 	if (strncmp(a, "GIT_CONFIG_", 11) == 0)
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
 		    "setting %.*s changes git's configuration", (int)n, a);
+}
+
+/*
+ * Remembers NAME=value for later words of the line ($NAME): the value
+ * when it is known (literal, or $HOME-like), else "assigned, unknown".
+ */
+static void
+remember_var(struct ev *ev, const struct sh_word *w)
+{
+	const char *eq = strchr(w->s, '=');
+	struct sh_word val;
+	struct ev_var *slot = NULL;
+	size_t n;
+	int k, r;
+
+	if (eq == NULL)
+		return;
+	n = (size_t)(eq - w->s);
+	if (n > 0 && w->s[n - 1] == '+')
+		n--;                    /* NAME+=x: value unknown below */
+	if (n == 0 || n >= sizeof(ev->vars[0].name))
+		return;
+	for (k = 0; k < ev->nvars; k++)
+		if (strlen(ev->vars[k].name) == n &&
+		    strncmp(ev->vars[k].name, w->s, n) == 0)
+			slot = &ev->vars[k];
+	if (slot == NULL) {
+		if (ev->nvars == SBX_EV_MAX_VARS)
+			slot = &ev->vars[SBX_EV_MAX_VARS - 1];
+		else
+			slot = &ev->vars[ev->nvars++];
+		memcpy(slot->name, w->s, n);
+		slot->name[n] = '\0';
+	}
+	val = *w;
+	val.s = (char *)eq + 1;
+	val.len = strlen(val.s);
+	val.flags &= ~(unsigned)SH_W_ASSIGN;
+	r = word_path(ev, &val, slot->value, sizeof(slot->value));
+	slot->known = r == 1 && w->s[(size_t)(eq - w->s) - 1] != '+';
+	if (r == 0)
+		slot->known = 0;
 }
 
 /* Judges the command that starts at word k of v (after a wrapper). */
@@ -2889,13 +2979,34 @@ classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *name)
 {
 	switch (pr->cls) {
 	case C_NOFILE:
-		if (strcmp(name, "export") == 0 || strcmp(name, "declare") == 0 ||
+		if (strcmp(name, "for") == 0 && v->n >= 2 &&
+		    strlen(v->w[1].s) < 64) {
+			/* for f in a: $f is a; for f in a b ...: unknown */
+			char as[1100];
+			struct sh_word fake;
+
+			if (v->n == 4 && strcmp(v->w[2].s, "in") == 0 &&
+			    v->w[3].len < 1000) {
+				snprintf(as, sizeof(as), "%s=%s", v->w[1].s, v->w[3].s);
+				fake.flags = v->w[3].flags | SH_W_ASSIGN;
+			} else {
+				snprintf(as, sizeof(as), "%s=%c?%c", v->w[1].s,
+				    SH_VAR_MARK, SH_VAR_MARK);
+				fake.flags = SH_W_VAR | SH_W_ASSIGN;
+			}
+			fake.s = as;
+			fake.len = strlen(as);
+			remember_var(ev, &fake);
+		} else if (strcmp(name, "export") == 0 || strcmp(name, "declare") == 0 ||
 		    strcmp(name, "typeset") == 0 || strcmp(name, "local") == 0 ||
 		    strcmp(name, "readonly") == 0) {
 			int k;
 
-			for (k = 1; k < v->n; k++)
+			for (k = 1; k < v->n; k++) {
 				check_assign(ev, v->w[k].s);
+				if (strchr(v->w[k].s, '=') != NULL && v->w[k].s[0] != '-')
+					remember_var(ev, &v->w[k]);
+			}
 		} else if (strcmp(name, "date") == 0 && (has_short(v, 1, 's', "drf") ||
 		    has_word(v, 1, "--set"))) {
 			ev_factor(ev, F_PRIV);
@@ -3166,8 +3277,12 @@ eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
 	for (i = 0; i < c->argc && (c->argv[i].flags & SH_W_ASSIGN); i++)
 		check_assign(ev, c->argv[i].s);
 	eval_redirs(ev, c);
-	if (i == c->argc)
+	if (i == c->argc) {
+		/* NAME=value alone sets a shell variable for what follows */
+		for (i = 0; i < c->argc; i++)
+			remember_var(ev, &c->argv[i]);
 		return;
+	}
 	v.w = c->argv + i;
 	v.n = c->argc - i;
 	v.c = c;

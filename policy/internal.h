@@ -54,6 +54,13 @@ struct policy {
 
 #define SBX_EV_MAX_STRINGS 8    /* nesting of bash -c / eval strings */
 #define SBX_EV_MAX_WRAPS   32   /* sudo nice env ... in a row */
+#define SBX_EV_MAX_VARS    16   /* f=.env; cat $f: variables tracked */
+
+struct ev_var {
+	char name[64];
+	char value[1024];
+	int known;                      /* 0: assigned, value unknown */
+};
 
 struct ev {
 	const struct policy *p;
@@ -70,6 +77,8 @@ struct ev {
 	int nstack, capstack;
 	int rank;                       /* risk when the reason was written */
 	int wraps;                      /* current wrapper nesting */
+	struct ev_var vars[SBX_EV_MAX_VARS];
+	int nvars;
 };
 
 /* Risk factors: short names for the POLICY_F_* bits. */

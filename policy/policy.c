@@ -40,7 +40,9 @@ static const char *const builtin_deny_read[] = {
 	"~/.config/gh/hosts.yml", "~/.pgpass", "~/.npmrc", "~/.pypirc",
 	"/**/.env*", "/**/*.pem", "/**/*.key", "/**/id_rsa*", "/**/id_dsa*",
 	"/**/id_ecdsa*", "/**/id_ed25519*", "/etc/shadow", "/etc/gshadow",
-	"/etc/sudoers", NULL,
+	"/etc/sudoers", "~/.claude/.credentials.json", "~/.codex/auth.json",
+	"~/.config/gcloud", "~/.azure", "/**/auth.json", "/**/.credentials.json",
+	"/**/.npmrc", "/**/.pypirc", "/**/.netrc", NULL,
 };
 
 /* Writes inside the project that run code later (escalated). */

@@ -628,6 +628,7 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		sc->i += 2;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
+		var_marker(sc, b, "?", 1);
 		skip_nested(sc, '(', ')', flags);
 		if (!bad(sc) && peek(sc, 0) == ')')
 			sc->i++;
@@ -657,6 +658,12 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 			sc->i = e + 1;
 			return;
 		}
+		/* ${NAME:-x}, ${NAME#x}: the value is NAME's, or close to it;
+		 * ${#x}, ${!x}, ${1}: unknown */
+		if (e > start)
+			var_marker(sc, b, sc->s + start, e - start);
+		else
+			var_marker(sc, b, "?", 1);
 		skip_nested(sc, '{', '}', flags);
 		return;
 	}
@@ -687,6 +694,7 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		sc->i++;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
+		var_marker(sc, b, "?", 1);
 		return;
 	}
 	if (buf_addc(b, '$') < 0)
