@@ -141,6 +141,7 @@ static const struct prog progs[] = {
 	{ "fgrep", C_GREP, "efABCmd", 0 },
 	{ "file", C_READ, "fmFP", 0 },
 	{ "find", C_FIND, "", 0 },
+	{ "fish", C_SHELL, "", 0 },
 	{ "fmt", C_READ, "w", 0 },
 	{ "fold", C_READ, "w", 0 },
 	{ "for", C_NOFILE, "", 0 },
@@ -239,8 +240,8 @@ static const struct prog progs[] = {
 	{ "pkexec", C_PRIV, "", 0 },
 	{ "pkill", C_ESC, "", 0 },
 	{ "pnpm", C_BUILD, "", 0 },
-	{ "popd", C_CD, "", 0 },
 	{ "podman", C_CLI, "", 0 },
+	{ "popd", C_CD, "", 0 },
 	{ "poweroff", C_ADMIN, "", 0 },
 	{ "printenv", C_NOFILE, "", 0 },
 	{ "printf", C_NOFILE, "v", 0 },
@@ -373,9 +374,27 @@ prog_cmp(const void *k, const void *e)
 	return strcmp(k, ((const struct prog *)e)->name);
 }
 
+/* The table must be sorted for bsearch; checked once, fail closed. */
+static int
+progs_sorted(void)
+{
+	static int state;       /* 0 unknown, 1 sorted, -1 not */
+	int k;
+
+	if (state == 0) {
+		state = 1;
+		for (k = 1; k < NPROGS; k++)
+			if (strcmp(progs[k - 1].name, progs[k].name) >= 0)
+				state = -1;
+	}
+	return state > 0;
+}
+
 static const struct prog *
 prog_find(const char *name)
 {
+	if (!progs_sorted())
+		return NULL;    /* every program unknown: escalate */
 	if (strncmp(name, "mkfs.", 5) == 0)
 		return prog_find("mkfs");
 	if (strncmp(name, "python3.", 8) == 0)
@@ -2457,11 +2476,85 @@ cls_sed(struct ev *ev, struct cmdv *v)
 		trig_write(ev, NULL, "sed -i");
 }
 
+/*
+ * Scans an awk program for what reaches outside it. Returns NULL when
+ * harmless, else why not. Comparisons (NR > 1, $1 > 10, a || b) are not
+ * redirections: ">" counts only inside a print or printf statement and
+ * outside parentheses; "print > \"FILE\"" is a write to FILE.
+ */
+static const char *
+awk_program_danger(struct ev *ev, const char *s)
+{
+	const char *q;
+	int in_print = 0, paren = 0;
+
+	for (q = s; *q != '\0'; q++) {
+		if (*q == '\\' && q[1] != '\0') {
+			q++;
+			continue;
+		}
+		if (*q == '"') {
+			for (q++; *q != '\0' && *q != '"'; q++)
+				if (*q == '\\' && q[1] != '\0')
+					q++;
+			if (*q == '\0')
+				return "unterminated string";
+			continue;
+		}
+		if (strncmp(q, "system", 6) == 0)
+			return "system() runs commands";
+		if (strncmp(q, "getline", 7) == 0)
+			return "getline reads commands or files";
+		if (strncmp(q, "ENVIRON", 7) == 0)
+			return "ENVIRON reads the environment";
+		if (*q == '|') {
+			if (q[1] == '|') {
+				q++;
+				continue;
+			}
+			return "a pipe runs a command";
+		}
+		if ((strncmp(q, "print", 5) == 0) && (q == s || !(q[-1] == '_' ||
+		    (q[-1] >= 'a' && q[-1] <= 'z') || (q[-1] >= 'A' && q[-1] <= 'Z')))) {
+			in_print = 1;
+			paren = 0;
+			q += 4;
+			continue;
+		}
+		if (*q == ';' || *q == '}' || *q == '\n') {
+			in_print = 0;
+			continue;
+		}
+		if (*q == '(')
+			paren++;
+		else if (*q == ')' && paren > 0)
+			paren--;
+		if (*q == '>' && in_print && paren == 0) {
+			const char *t = q + 1 + (q[1] == '>');
+			char file[SBX_PATH_MAX];
+			size_t n;
+
+			while (*t == ' ' || *t == '\t')
+				t++;
+			if (*t != '"')
+				return "output goes to a file named at run time";
+			n = strcspn(t + 1, "\"");
+			if (t[1 + n] != '"' || n == 0 || n >= sizeof(file))
+				return "output goes to a file named at run time";
+			memcpy(file, t + 1, n);
+			file[n] = '\0';
+			trig_write(ev, file, "awk");
+			q = t + 1 + n;
+		}
+	}
+	return NULL;
+}
+
 static void
 cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	int k, prog_seen = 0;
-	const char *s, *q;
+	const char *s, *q = NULL, *why;
 
 	for (k = 1; k < v->n; k++) {
 		struct sh_word *w = &v->w[k];
@@ -2496,24 +2589,13 @@ cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
 				    "awk program is only known at run time");
 				return;
 			}
-			for (q = s; *q != '\0'; q++) {
-				if (*q == '\\' && q[1] != '\0') {
-					q++;
-					continue;
-				}
-				if (*q == '"')
-					in_str = !in_str;
-				if (in_str)
-					continue;
-				if (*q == '|' || *q == '>' || strncmp(q, "system", 6) == 0 ||
-				    strncmp(q, "getline", 7) == 0 ||
-				    strncmp(q, "ENVIRON", 7) == 0) {
-					ev_factor(ev, F_UNKNOWN);
-					ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
-					    "awk program uses system(), pipes, getline or "
-					    "output redirection, which are not analysed");
-					return;
-				}
+			(void)in_str;
+			(void)q;
+			if ((why = awk_program_danger(ev, s)) != NULL) {
+				ev_factor(ev, F_UNKNOWN);
+				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
+				    "awk program: %s", why);
+				return;
 			}
 			continue;
 		}
@@ -2718,9 +2800,28 @@ cls_env(struct ev *ev, struct cmdv *v)
 		}
 		if (strcmp(s, "-S") == 0 || strncmp(s, "--split-string", 14) == 0 ||
 		    (s[0] == '-' && s[1] != '-' && strchr(s, 'S') != NULL)) {
-			ev_factor(ev, F_UNKNOWN);
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: env -S",
-			    "env -S splits a string into a command; not analysed");
+			/* env -S STRING: split like a shell would (close enough,
+			 * and it over-reads rather than under-reads) */
+			const struct sh_word *str = NULL;
+
+			if (strncmp(s, "--split-string=", 15) == 0) {
+				eval_string(ev, s + 15, strlen(s + 15), "env -S");
+				return;
+			}
+			if (strchr(s, 'S')[1] != '\0') {
+				eval_string(ev, strchr(s, 'S') + 1,
+				    strlen(strchr(s, 'S') + 1), "env -S");
+				return;
+			}
+			if (k + 1 < v->n)
+				str = &v->w[k + 1];
+			if (str == NULL || !lit(str)) {
+				ev_factor(ev, F_UNKNOWN);
+				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: env -S",
+				    "env -S splits a string known only at run time");
+				return;
+			}
+			eval_string(ev, str->s, str->len, "env -S");
 			return;
 		}
 		if (strcmp(s, "-C") == 0 || strncmp(s, "--chdir", 7) == 0) {
@@ -2729,7 +2830,8 @@ cls_env(struct ev *ev, struct cmdv *v)
 				k++;
 			continue;
 		}
-		if (strcmp(s, "-u") == 0 || strcmp(s, "-P") == 0) {
+		if (strcmp(s, "-u") == 0 || strcmp(s, "-P") == 0 ||
+		    strcmp(s, "--unset") == 0) {
 			k++;
 			continue;
 		}
