@@ -1256,6 +1256,13 @@ eval_tool(struct ev *ev)
 		ev_note(ev, POLICY_ALLOW, "tool", r->text, "%s is allowed by %s",
 		    tool, r->origin == RO_BUILTIN ? "the built-in defaults" :
 		    "the policy");
+		/* An MCP tool that runs a shell command: the command is judged
+		 * too, and its escalations and denials stand. (sbx's own tools
+		 * queue for a human already.) */
+		s = str_field(input, "command");
+		if (r->origin != RO_BUILTIN && strncmp(tool, "mcp__", 5) == 0 &&
+		    s != NULL)
+			shell_eval(ev, s, strlen(s));
 	} else if (strcmp(tool, "WebSearch") == 0) {
 		ev_factor(ev, F_NETWORK);
 		ev_note(ev, POLICY_ESCALATE, "network", "builtin: network",

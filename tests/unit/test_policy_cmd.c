@@ -43,6 +43,7 @@ run(const char *fold, int argc, char **argv)
 	lseek(fe, 0, SEEK_SET);
 	n = read(fe, errbuf, sizeof(errbuf) - 1);
 	errbuf[n > 0 ? n : 0] = '\0';
+	errbuf[strcspn(errbuf, "\n")] = '\0';        /* first line */
 	close(fo);
 	close(fe);
 	return rc;

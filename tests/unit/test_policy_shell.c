@@ -355,10 +355,23 @@ test_cases(const struct policy *p)
 	struct policy_result r;
 
 	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char shown[512];
+		size_t i, o = 0;
+
+		/* one TAP line per test: newlines shown as \n */
+		for (i = 0; cases[k].cmd[i] != '\0' && o + 3 < sizeof(shown); i++) {
+			if (cases[k].cmd[i] == '\n') {
+				shown[o++] = '\\';
+				shown[o++] = 'n';
+			} else {
+				shown[o++] = cases[k].cmd[i];
+			}
+		}
+		shown[o] = '\0';
 		r = judge(p, cases[k].cmd);
 		if (!is_str(policy_verdict_name(r.verdict),
 		    policy_verdict_name(cases[k].want), "%s: %s",
-		    policy_verdict_name(cases[k].want), cases[k].cmd))
+		    policy_verdict_name(cases[k].want), shown))
 			printf("#   reason: %s [%s]\n", r.reason, r.rule);
 		ok(r.reason[0] != '\0' && r.trigger[0] != '\0' && r.rule[0] != '\0',
 		    "reason, trigger and rule are set");
@@ -550,6 +563,13 @@ test_rules(void)
 		c.tool = "mcp__tracker__delete";
 		policy_eval(p, &c, &r);
 		is_int(r.verdict, D, "deny beats allow for MCP tools");
+		c.tool = "mcp__tracker__run";
+		cJSON_AddStringToObject(in, "command", "ls -la");
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, A, "allowed MCP tool running ls");
+		cJSON_ReplaceItemInObject(in, "command", cJSON_CreateString("sudo id"));
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, E, "allowed MCP tool: its shell command is judged");
 		cJSON_Delete(in);
 	}
 	is_int(judge(p, "curl https://github.com/x").verdict, A,
