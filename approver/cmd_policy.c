@@ -273,7 +273,9 @@ check_hook(const struct check *ck, const char *name)
 	}
 	memset(&r, 0, sizeof(r));
 	memset(&call, 0, sizeof(call));
-	if (len > CHECK_MAX_HOOK)
+	/* cJSON cuts strings at \u0000: what we would judge is not what the
+	 * client would run. Such a payload is malformed. */
+	if (len > CHECK_MAX_HOOK || memmem(buf, len, "\\u0000", 6) != NULL)
 		root = NULL;
 	else
 		root = cJSON_ParseWithLength(buf, len);

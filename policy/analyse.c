@@ -1652,9 +1652,10 @@ cls_interp(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		s = v->w[k].s;
 		if (!lit(&v->w[k]))
 			break;
+		/* -v is node's --version, but python's and perl's verbose */
 		if (strcmp(s, "--version") == 0 || strcmp(s, "-V") == 0 ||
 		    strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0 ||
-		    strcmp(s, "-v") == 0) {
+		    (strcmp(s, "-v") == 0 && strncmp(name, "node", 4) == 0)) {
 			if (v->n == 2)
 				return;
 			continue;

@@ -1158,6 +1158,64 @@ eval_patch(struct ev *ev, const char *text)
 		    "apply_patch text names no file");
 }
 
+/*
+ * A command given as an argument vector (["bash", "-lc", "..."], as Codex
+ * can send it) runs without a shell: it is judged as the shell line that
+ * would run exactly those words, each single-quoted.
+ */
+static void
+eval_argv_array(struct ev *ev, const cJSON *arr)
+{
+	const cJSON *c;
+	char *line = NULL, *nl;
+	size_t len = 0, cap = 0, n, k;
+
+	for (c = arr->child; c != NULL; c = c->next) {
+		if (!cJSON_IsString(c)) {
+			ev_note(ev, POLICY_DENY, "shell", "builtin: input",
+			    "command array holds something that is not a string");
+			goto out;
+		}
+		n = strlen(c->valuestring);
+		if (len + n * 4 + 4 > (size_t)SH_MAX_INPUT) {
+			ev_factor(ev, F_UNKNOWN);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: input",
+			    "command longer than %ld bytes", SH_MAX_INPUT);
+			goto out;
+		}
+		if (len + n * 4 + 4 > cap) {
+			cap = (len + n * 4 + 4) * 2;
+			nl = realloc(line, cap);
+			if (nl == NULL) {
+				ev_note(ev, POLICY_DENY, "shell", "builtin: memory",
+				    "out of memory");
+				goto out;
+			}
+			line = nl;
+		}
+		if (len > 0)
+			line[len++] = ' ';
+		line[len++] = '\'';
+		for (k = 0; k < n; k++) {
+			if (c->valuestring[k] == '\'') {
+				memcpy(line + len, "'\\''", 4);
+				len += 4;
+			} else {
+				line[len++] = c->valuestring[k];
+			}
+		}
+		line[len++] = '\'';
+	}
+	if (line == NULL) {
+		ev_note(ev, POLICY_DENY, "shell", "builtin: input",
+		    "empty command array");
+		goto out;
+	}
+	shell_eval(ev, line, len);
+out:
+	free(line);
+}
+
 static void
 eval_tool(struct ev *ev)
 {
@@ -1175,6 +1233,12 @@ eval_tool(struct ev *ev)
 	if (strcmp(tool, "Bash") == 0 || strcmp(tool, "shell") == 0 ||
 	    strcmp(tool, "local_shell") == 0) {
 		s = str_field(input, "command");
+		if (s == NULL && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(input,
+		    "command"))) {
+			eval_argv_array(ev, cJSON_GetObjectItemCaseSensitive(input,
+			    "command"));
+			return;
+		}
 		if (s == NULL) {
 			ev_note(ev, POLICY_DENY, "shell", "builtin: input",
 			    "Bash call without a command string");

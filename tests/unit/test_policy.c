@@ -247,6 +247,31 @@ test_defaults(void)
 	is_int(r.verdict, POLICY_DENY, "Write without a path denies");
 	r = eval_tool(p, "Bash", NULL, NULL, NULL);
 	is_int(r.verdict, POLICY_DENY, "Bash without a command denies");
+	{
+		struct policy_call c;
+		cJSON *in = cJSON_Parse("{\"command\": [\"bash\", \"-lc\", "
+		    "\"rm -rf /\"]}");
+
+		memset(&c, 0, sizeof(c));
+		c.tool = "Bash";
+		c.input = in;
+		c.cwd = folder;
+		c.folder = folder;
+		c.home = home;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_DENY, "argv array: bash -lc 'rm -rf /'");
+		cJSON_Delete(in);
+		in = cJSON_Parse("{\"command\": [\"echo\", \"it's; rm -rf /\"]}");
+		c.input = in;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_ALLOW, "argv array: words are not code");
+		cJSON_Delete(in);
+		in = cJSON_Parse("{\"command\": [\"ls\", 3]}");
+		c.input = in;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_DENY, "argv array with a number denies");
+		cJSON_Delete(in);
+	}
 	r = eval_tool(p, "WebFetch", "url", "https://example.com/x", NULL);
 	is_int(r.verdict, POLICY_ESCALATE, "WebFetch unknown host escalates");
 	is_str(r.trigger, "network", "WebFetch trigger");

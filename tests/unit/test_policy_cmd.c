@@ -163,6 +163,11 @@ main(void)
 		is_str(cJSON_GetStringValue(cJSON_GetObjectItem(j, "tool")), "Write",
 		    "hook-json: tool named");
 		cJSON_Delete(j);
+		put("hook.json", "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":"
+		    "\"ls\\u0000; rm -rf /\"}}");
+		rc = run(folder, 4, argv);
+		ok(rc == 0 && strstr(out, "\"deny\"") != NULL,
+		    "\\u0000 in a payload: deny, not a truncated judgement");
 		put("hook.json", "{not json");
 		rc = run(folder, 4, argv);
 		is_int(rc, 0, "malformed hook payload: still a verdict");
