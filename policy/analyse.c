@@ -3252,9 +3252,9 @@ eval_argv1(struct ev *ev, struct cmdv *v)
 {
 	const struct prog *pr;
 	const struct rule *r;
-	const char *name;
+	const char *name, *base_name;
 	char norm[SBX_PATH_MAX], text[4096];
-	int text_ok;
+	int text_ok, is_file = 0;
 
 	if (!lit(&v->w[0])) {
 		ev_factor(ev, F_UNKNOWN);
@@ -3269,23 +3269,23 @@ eval_argv1(struct ev *ev, struct cmdv *v)
 		    "empty command name");
 		return;
 	}
+	/*
+	 * Which program: /usr/bin/rm is rm; any other path (./deploy.sh,
+	 * .venv/bin/pip) is a file that runs, named by its last component
+	 * for the program table and as typed for the rules.
+	 */
 	if (strchr(name, '/') != NULL) {
 		const char *base;
 
-		if (name[0] != '/' || path_normalize(name, norm, sizeof(norm)) < 0 ||
-		    (base = strrchr(norm, '/')) == NULL ||
-		    !std_bin_dir(norm, (size_t)(base - norm)) || base[1] == '\0') {
-			run_file(ev, &v->w[0], name);
-			/* .venv/bin/pip, node_modules/.bin/jest, ./rm: judged as
-			 * the program they are named after too (findings only add) */
-			base = strrchr(name, '/');
-			if (base != NULL && base[1] != '\0' &&
-			    (pr = prog_find(base + 1)) != NULL)
-				classify(ev, v, pr, base + 1);
-			return;
-		}
-		name = base + 1;
+		if (name[0] == '/' && path_normalize(name, norm, sizeof(norm)) == 0 &&
+		    (base = strrchr(norm, '/')) != NULL && base[1] != '\0' &&
+		    std_bin_dir(norm, (size_t)(base - norm)))
+			name = base + 1;
+		else
+			is_file = 1;
 	}
+	base_name = is_file ? strrchr(name, '/') + 1 : name;
+	/* The user's rules come first, for scripts too (Bash(./deploy.sh:*)). */
 	text_ok = rule_text(v, name, text, sizeof(text)) == 0;
 	if (text_ok && (r = rule_find(ev->p, RK_BASH, POLICY_DENY, text,
 	    ev->call)) != NULL) {
@@ -3308,15 +3308,23 @@ eval_argv1(struct ev *ev, struct cmdv *v)
 		memset(&tmp, 0, sizeof(tmp));
 		ev->res = &tmp;
 		ev->rank = 0;
-		pr = prog_find(name);
+		pr = base_name[0] != '\0' ? prog_find(base_name) : NULL;
 		if (pr != NULL)
-			classify(ev, v, pr, name);
+			classify(ev, v, pr, base_name);
 		ev->res = saved;
 		ev->rank = saved_rank;
 		saved->factors |= tmp.factors;
 		if (tmp.verdict == POLICY_DENY)
 			ev_note(ev, POLICY_DENY, tmp.trigger, tmp.rule, "%s",
 			    tmp.reason);
+		return;
+	}
+	if (is_file) {
+		run_file(ev, &v->w[0], name);
+		/* .venv/bin/pip, node_modules/.bin/jest, ./rm: judged as the
+		 * program they are named after too (findings only add) */
+		if (base_name[0] != '\0' && (pr = prog_find(base_name)) != NULL)
+			classify(ev, v, pr, base_name);
 		return;
 	}
 	pr = prog_find(name);

@@ -421,10 +421,12 @@ static const char rules_json[] =
 	"{\"allow\": [\"Bash(npm run test:*)\", \"Bash(git push origin feat)\","
 	"  \"Bash(./deploy.sh *)\", \"WebFetch(domain:docs.python.org)\","
 	"  \"mcp__tracker__*\", \"WebSearch\", \"Read(~/.aws/config)\","
-	"  \"Edit(//tmp/scratch/**)\", \"Bash(rm:*)\"],"
+	"  \"Edit(//tmp/scratch/**)\", \"Bash(rm:*)\", \"Bash(/opt/tools/lint.sh:*)\"],"
 	" \"escalate\": [\"Bash(make deploy:*)\", \"Read(./secrets/**)\","
+	"  \"Bash(./stage.sh)\","
 	"  \"Edit(/docs/**)\"],"
 	" \"deny\": [\"Bash(git push --force:*)\", \"Read(./.env.prod)\","
+	"  \"Bash(./release.sh:*)\","
 	"  \"WebFetch(domain:evil.example)\", \"mcp__tracker__delete\","
 	"  \"Edit(/vendor/**)\"],"
 	" \"filesystem\": {\"allowRead\": [\"./.env.example\"],"
@@ -463,6 +465,12 @@ test_rules(void)
 	    "deny rules see through wrappers");
 	is_int(judge(p, "make deploy prod").verdict, E, "escalate Bash rule");
 	is_int(judge(p, "./deploy.sh staging").verdict, A, "glob Bash rule");
+	is_int(judge(p, "./release.sh now").verdict, D,
+	    "deny rule on a project script beats runs-project-code");
+	is_int(judge(p, "./stage.sh").verdict, E,
+	    "escalate rule on a project script");
+	is_int(judge(p, "/opt/tools/lint.sh x").verdict, A,
+	    "allow rule on a script outside the project");
 	is_int(judge(p, "rm /tmp/elsewhere").verdict, A, "Bash(rm:*) allows rm "
 	    "outside");
 	is_int(judge(p, "rm .sandbox/policy.json").verdict, D,
