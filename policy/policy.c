@@ -1343,6 +1343,28 @@ eval_tool(struct ev *ev)
 		    "the policy escalates %s", tool);
 }
 
+/* The trigger an allowed call is reported under. */
+static const char *
+default_trigger(const char *tool)
+{
+	static const struct {
+		const char *tool, *trigger;
+	} map[] = {
+		{ "Bash", "shell" }, { "shell", "shell" }, { "local_shell", "shell" },
+		{ "Read", "read" }, { "Glob", "read" }, { "Grep", "read" },
+		{ "LS", "read" }, { "Write", "write" }, { "Edit", "write" },
+		{ "MultiEdit", "write" }, { "NotebookEdit", "write" },
+		{ "apply_patch", "write" }, { "WebFetch", "network" },
+		{ "WebSearch", "network" },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(map) / sizeof(map[0]); k++)
+		if (strcmp(map[k].tool, tool) == 0)
+			return map[k].trigger;
+	return "tool";
+}
+
 void
 policy_eval(const struct policy *p, const struct policy_call *call,
     struct policy_result *res)
@@ -1379,8 +1401,7 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 	res->risk = risk_of(res->factors);
 	if (res->reason[0] == '\0') {
 		snprintf(res->trigger, sizeof(res->trigger), "%s",
-		    strcmp(call->tool, "Bash") == 0 ? "shell" :
-		    strcmp(call->tool, "Read") == 0 ? "read" : "write");
+		    default_trigger(call->tool));
 		snprintf(res->rule, sizeof(res->rule), "builtin: defaults");
 		policy_factors_text(res->factors, fac, sizeof(fac));
 		snprintf(res->reason, sizeof(res->reason),

@@ -227,6 +227,11 @@ test_defaults(void)
 	is_int(r.verdict, POLICY_ESCALATE, "Read the config dir escalates");
 	r = eval_tool(p, "Glob", "pattern", "**/*.c", NULL);
 	is_int(r.verdict, POLICY_ALLOW, "Glob in the project");
+	is_str(r.trigger, "read", "Glob is a read");
+	r = eval_tool(p, "Edit", "file_path", "a.c", NULL);
+	is_str(r.trigger, "write", "Edit is a write");
+	r = eval_tool(p, "Bash", "command", "ls", NULL);
+	is_str(r.trigger, "shell", "Bash is the shell");
 	r = eval_tool(p, "Grep", "path", "~/.aws", NULL);
 	is_int(r.verdict, POLICY_ESCALATE, "Grep in ~/.aws escalates");
 	r = eval_tool(p, "Write", "file_path", "notes.md", NULL);
