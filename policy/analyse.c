@@ -2376,10 +2376,15 @@ sed_script_danger(const char *s)
 			return "the e command runs a command";
 		case 'r': case 'R':
 			return "the r command reads a file";
+		case '#':
+			while (*p != '\0' && *p != '\n')
+				p++;
+			break;
 		case 'a': case 'i': case 'c':
-		case ':': case 'b': case 't': case 'T': case '#':
-			while (*p != '\0' && *p != '\n' && !(*p == ';' &&
-			    strchr("btT", p[0]) == NULL && 0))
+		case ':': case 'b': case 't': case 'T':
+			/* text or a label. Stopping at ";" too may read text as
+			 * commands: that can only escalate, never hide a "w". */
+			while (*p != '\0' && *p != '\n' && *p != ';')
 				p++;
 			break;
 		case 'q': case 'Q': case 'l': case 'L':
@@ -2555,7 +2560,7 @@ static void
 cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	int k, prog_seen = 0;
-	const char *s, *q = NULL, *why;
+	const char *s, *why;
 
 	for (k = 1; k < v->n; k++) {
 		struct sh_word *w = &v->w[k];
@@ -2575,14 +2580,9 @@ cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			k++;
 			continue;
 		}
-		if (lit(w) && s[0] == '-' && s[1] != '\0') {
-			if (strcmp(s, "--") == 0)
-				continue;
-			continue;
-		}
+		if (lit(w) && s[0] == '-' && s[1] != '\0')
+			continue;       /* other options, and "--" */
 		if (!prog_seen) {
-			int in_str = 0;
-
 			prog_seen = 1;
 			if (!lit(w)) {
 				ev_factor(ev, F_UNKNOWN);
@@ -2590,8 +2590,6 @@ cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
 				    "awk program is only known at run time");
 				return;
 			}
-			(void)in_str;
-			(void)q;
 			if ((why = awk_program_danger(ev, s)) != NULL) {
 				ev_factor(ev, F_UNKNOWN);
 				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",

@@ -634,7 +634,6 @@ static int
 add_builtins(struct policy *p)
 {
 	const char *const *s;
-	char buf[SBX_PATH_MAX + 8];
 
 	for (s = builtin_deny_read; *s != NULL; s++)
 		if (plist_add(&p->deny_read, *s) < 0)
@@ -646,13 +645,8 @@ add_builtins(struct policy *p)
 		if (add_rule(p, POLICY_ALLOW, RK_TOOL, RO_BUILTIN, *s, *s,
 		    strlen(*s)) < 0)
 			return -1;
-	if (p->config_dir != NULL) {
-		if (plist_add(&p->deny_read, p->config_dir) < 0)
-			return -1;
-		if ((size_t)snprintf(buf, sizeof(buf), "%s", p->config_dir) >=
-		    sizeof(buf))
-			return -1;
-	}
+	if (p->config_dir != NULL && plist_add(&p->deny_read, p->config_dir) < 0)
+		return -1;
 	return 0;
 }
 

@@ -1216,10 +1216,6 @@ parse_command(struct sc *sc)
 			goto out;
 		kw_ok = 0;
 	}
-	if (cb.nw > 0 && strcmp(cb.w[0].s, "for") == 0 &&
-	    (cb.w[0].flags & SH_W_QUOTED) == 0) {
-		/* a lone "do" can follow on the next command; fine */
-	}
 	if (cb.nw > 0 || cb.nr > 0)
 		last = emit(sc, &cb);
 out:

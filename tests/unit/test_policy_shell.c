@@ -150,6 +150,8 @@ static const struct tcase cases[] = {
 	{ "sed -i s/a/b/ /etc/hosts", E },
 	{ "sed 's/a/b/w /etc/x' f", E },
 	{ "sed 1e f", E },
+	{ "sed -e ':a;w /etc/x' f", E },
+	{ "sed '/x/b end; w /etc/x' f", E },
 	{ "find . -name '*.o' -delete", E },
 	{ "find build -name '*.o' -delete", A },
 	{ "find / -delete", D },
