@@ -30,6 +30,7 @@ struct check {
 	const char *config_dir;
 	char cwd[PATH_MAX];
 	const char *home;
+	const char *tmpdir;             /* as the hook sees it: $TMPDIR or /tmp */
 };
 
 static void
@@ -126,6 +127,7 @@ eval_command(const struct check *ck, const char *command,
 	call.folder = ck->folder;
 	call.home = ck->home;
 	call.config_dir = ck->config_dir;
+	call.tmpdir = ck->tmpdir;
 	policy_eval(ck->p, &call, r);
 	cJSON_Delete(in);
 }
@@ -301,6 +303,7 @@ check_hook(const struct check *ck, const char *name)
 	call.folder = ck->folder;
 	call.home = ck->home;
 	call.config_dir = ck->config_dir;
+	call.tmpdir = ck->tmpdir;
 	policy_eval(ck->p, &call, &r);
 	{
 		const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(input, "command");
@@ -347,6 +350,9 @@ load(struct check *ck, const char *folder, const char *config_dir)
 	char here[PATH_MAX];
 
 	ck->config_dir = config_dir;
+	ck->tmpdir = getenv("TMPDIR");
+	if (ck->tmpdir == NULL || ck->tmpdir[0] != '/')
+		ck->tmpdir = "/tmp";
 	ck->home = getenv("HOME");
 	if (ck->home != NULL && ck->home[0] != '/')
 		ck->home = NULL;

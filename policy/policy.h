@@ -65,6 +65,9 @@ struct policy_call {
 	const char *folder;         /* absolute, resolved project folder (holds .sandbox/) */
 	const char *home;           /* the user's home, for ~; may be NULL */
 	const char *config_dir;     /* the sbx config dir (keys), always protected */
+	const char *tmpdir;         /* the session's temp dir ($TMPDIR or /tmp):
+	                               writes below it are allowed like the
+	                               project's; NULL: none */
 };
 
 struct policy_result {

@@ -116,6 +116,20 @@ dev_net(struct ev *ev, const char *path, const char *what)
 	return 1;
 }
 
+/* Below the session's temp dir (not the dir itself)? */
+static int
+in_tmpdir(const struct ev *ev, const char *res)
+{
+	char tmp[SBX_PATH_MAX];
+	const char *t = ev->call->tmpdir;
+
+	if (t == NULL || t[0] != '/' ||
+	    path_resolve("/", NULL, t, tmp, sizeof(tmp)) < 0 ||
+	    strcmp(tmp, "/") == 0)
+		return 0;
+	return path_within(res, tmp) && strcmp(res, tmp) != 0;
+}
+
 void
 trig_write(struct ev *ev, const char *path, const char *what)
 {
@@ -179,6 +193,8 @@ trig_write(struct ev *ev, const char *path, const char *what)
 	if (plist_match(ev, &ev->p->allow_write, res, 0) != NULL)
 		return;
 	if (ev->p->folder != NULL && path_within(res, ev->p->folder))
+		return;
+	if (in_tmpdir(ev, res))
 		return;
 	ev_factor(ev, F_WRITE_OUT);
 	if (is_system_path(res))

@@ -242,6 +242,28 @@ test_defaults(void)
 	r = eval_tool(p, "Write", "file_path", "/etc/passwd", NULL);
 	is_int(r.verdict, POLICY_ESCALATE, "Write outside escalates");
 	ok(r.factors & POLICY_F_WRITE_OUTSIDE, "write-outside factor");
+	{
+		struct policy_call c;
+		cJSON *in = cJSON_Parse("{\"file_path\": \"/var/tmp/sbx-t/x\"}");
+
+		memset(&c, 0, sizeof(c));
+		c.tool = "Write";
+		c.input = in;
+		c.cwd = folder;
+		c.folder = folder;
+		c.home = home;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_ESCALATE, "no temp dir given: outside");
+		c.tmpdir = "/var/tmp";
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_ALLOW, "Write in the session's temp dir");
+		cJSON_Delete(in);
+		in = cJSON_Parse("{\"file_path\": \"/var/tmp/../etc/x\"}");
+		c.input = in;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_ESCALATE, "the temp dir does not lead out");
+		cJSON_Delete(in);
+	}
 	r = eval_tool(p, "Write", "file_path", "../other/x", NULL);
 	is_int(r.verdict, POLICY_ESCALATE, "Write via .. escalates");
 	r = eval_tool(p, "Write", "file_path", ".git/hooks/pre-commit", NULL);
