@@ -1924,6 +1924,22 @@ cls_git(struct ev *ev, struct cmdv *v)
 	    strcmp(sub, "send-email") == 0 || strcmp(sub, "request-pull") == 0) {
 		int hosts = 0;
 
+		/* options that run programs or plant hooks in the new repo */
+		for (k = i; k < v->n; k++) {
+			s = v->w[k].s;
+			if (strncmp(s, "--upload-pack", 13) == 0 ||
+			    strcmp(s, "-u") == 0 || strncmp(s, "--receive-pack", 14) == 0 ||
+			    strncmp(s, "--exec", 6) == 0 || strcmp(s, "-c") == 0 ||
+			    strncmp(s, "--config", 8) == 0 ||
+			    strncmp(s, "--template", 10) == 0 ||
+			    strncmp(s, "--separate-git-dir", 18) == 0) {
+				ev_factor(ev, F_CODE);
+				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git",
+				    "git %s %s can run programs or install hooks", sub, s);
+				return;
+			}
+		}
+
 		for (k = i; k < v->n; k++)
 			if (lit(&v->w[k]) && strstr(v->w[k].s, "://") != NULL) {
 				net_host_word(ev, "git", v->w[k].s);

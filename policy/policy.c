@@ -45,9 +45,10 @@ static const char *const builtin_deny_read[] = {
 	"/**/.npmrc", "/**/.pypirc", "/**/.netrc", NULL,
 };
 
-/* Writes inside the project that run code later (escalated). */
+/* Writes inside the project that run code later, for the agent or for the
+ * human (git hooks, direnv, husky), are escalated. */
 static const char *const builtin_deny_write[] = {
-	"./.git/hooks", "./.git/config", NULL,
+	"./.git/hooks", "./.git/config", "./.envrc", "./.husky", NULL,
 };
 
 /* Self-protection: writes by any tool are denied, whatever the file says. */

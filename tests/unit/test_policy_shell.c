@@ -200,6 +200,8 @@ static const struct tcase cases[] = {
 	{ "git push", E },
 	{ "git push --force", E },
 	{ "git pull", E },
+	{ "echo 'rm -rf ~' > .envrc", E },
+	{ "echo x > .husky/pre-commit", E },
 	{ "git config user.name", A },
 	{ "git config user.name x", E },
 	{ "git mv a .claude/settings.json", D },
@@ -588,6 +590,10 @@ test_rules(void)
 	    "curl to a denied domain");
 	is_int(judge(p, "git clone https://github.com/x/y").verdict, A,
 	    "git clone from an allowed domain");
+	is_int(judge(p, "git clone --upload-pack='touch x' https://github.com/x/y")
+	    .verdict, E, "git clone --upload-pack runs a program");
+	is_int(judge(p, "git clone -c core.hooksPath=h https://github.com/x/y")
+	    .verdict, E, "git clone -c can plant hooks");
 	is_int(judge(p, "curl -o /etc/x https://github.com/x").verdict, E,
 	    "curl -o outside the project");
 	policy_free(p);
