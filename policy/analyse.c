@@ -167,7 +167,7 @@ static const struct prog progs[] = {
 	{ "history", C_NOFILE, "", 0 },
 	{ "host", C_NET, "", 0 },
 	{ "hostname", C_NOFILE, "", 0 },
-	{ "iconv", C_READ, "ft", 0 },
+	{ "iconv", C_READ, "fto", 0 },
 	{ "id", C_NOFILE, "", 0 },
 	{ "insmod", C_ADMIN, "", 0 },
 	{ "install", C_CPMV, "tSmogb", 0 },
@@ -462,6 +462,43 @@ has_short(const struct cmdv *v, int from, char ch, const char *optarg)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Writes named by a short option that takes a value (-o FILE), wherever it
+ * appears: alone, at the end of a cluster (-uo FILE) or with the value
+ * attached (-oFILE, -uoFILE). optarg lists the letters that take values.
+ */
+static void write_word(struct ev *ev, struct cmdv *v, struct sh_word *w);
+
+static void
+short_value_writes(struct ev *ev, struct cmdv *v, char letter,
+    const char *optarg)
+{
+	const char *s, *q;
+	int k;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (!is_opt(&v->w[k]) || s[1] == '-') {
+			if (lit(&v->w[k]) && strcmp(s, "--") == 0)
+				return;
+			continue;
+		}
+		for (q = s + 1; *q != '\0'; q++) {
+			if (strchr(optarg, *q) == NULL)
+				continue;
+			if (*q == letter) {
+				if (q[1] != '\0')
+					trig_write(ev, q + 1, v->w[0].s);
+				else if (k + 1 < v->n)
+					write_word(ev, v, &v->w[k + 1]);
+			}
+			if (q[1] == '\0')
+				k++;    /* the next word is this option's value */
+			break;
+		}
+	}
 }
 
 /*
@@ -997,17 +1034,17 @@ cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			    "%s %s runs a command or writes a file", name, s);
 			continue;
 		}
-		if ((strcmp(name, "sort") == 0 || strcmp(name, "tree") == 0 ||
-		    strcmp(name, "iconv") == 0) && strcmp(s, "-o") == 0 &&
-		    k + 1 < v->n)
-			write_word(ev, v, &v->w[k + 1]);
-		else if ((strcmp(name, "sort") == 0 || strcmp(name, "iconv") == 0) &&
+		if ((strcmp(name, "sort") == 0 || strcmp(name, "iconv") == 0) &&
 		    strncmp(s, "--output=", 9) == 0)
 			trig_write(ev, s + 9, name);
-		else if (strcmp(name, "sort") == 0 && strncmp(s, "-o", 2) == 0 &&
-		    s[2] != '\0')
-			trig_write(ev, s + 2, name);
+		else if ((strcmp(name, "sort") == 0 || strcmp(name, "iconv") == 0) &&
+		    strcmp(s, "--output") == 0 && k + 1 < v->n)
+			write_word(ev, v, &v->w[k + 1]);
 	}
+	/* -o FILE, also inside a cluster: sort -uo out.txt, -oout.txt */
+	if (strcmp(name, "sort") == 0 || strcmp(name, "tree") == 0 ||
+	    strcmp(name, "iconv") == 0)
+		short_value_writes(ev, v, 'o', pr->optarg);
 	if (strcmp(name, "uniq") == 0 || strcmp(name, "xxd") == 0) {
 		/* a second operand is the output file */
 		operands(ev, v, 1, pr->optarg, op_write_skip1);
