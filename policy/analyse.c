@@ -465,6 +465,23 @@ has_short(const struct cmdv *v, int from, char ch, const char *optarg)
 }
 
 /*
+ * 1 if the short-option cluster s (-Eu, -n) ends with a letter that takes
+ * a value, so that the value is the next word (sudo -Eu root cmd).
+ */
+static int
+cluster_takes_next(const char *s, const char *optarg)
+{
+	const char *q;
+
+	if (s[0] != '-' || s[1] == '-' || s[1] == '\0')
+		return 0;
+	for (q = s + 1; *q != '\0'; q++)
+		if (strchr(optarg, *q) != NULL)
+			return q[1] == '\0';
+	return 0;
+}
+
+/*
  * Writes named by a short option that takes a value (-o FILE), wherever it
  * appears: alone, at the end of a cluster (-uo FILE) or with the value
  * attached (-oFILE, -uoFILE). optarg lists the letters that take values.
@@ -2814,7 +2831,7 @@ cls_wrap(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			return;
 		if (strcmp(name, "nice") == 0 && s[1] >= '0' && s[1] <= '9')
 			continue;
-		if (s[1] != '-' && strlen(s) == 2 && strchr(pr->optarg, s[1]) != NULL)
+		if (cluster_takes_next(s, pr->optarg))
 			k++;
 	}
 	for (; pos > 0 && k < v->n; pos--)
@@ -2984,9 +3001,10 @@ cls_priv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		}
 		if (s[0] != '-')
 			break;
-		if (s[1] != '-' && strlen(s) == 2 && strchr(pr->optarg, s[1]) != NULL)
+		if (cluster_takes_next(s, pr->optarg))
 			k++;
-		else if (strcmp(s, "--user") == 0)
+		else if (strcmp(s, "--user") == 0 || strcmp(s, "--group") == 0 ||
+		    strcmp(s, "--chdir") == 0 || strcmp(s, "--prompt") == 0)
 			k++;
 	}
 	/* the inner command is judged too: sudo rm -rf / is denied */
