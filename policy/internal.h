@@ -2,8 +2,8 @@
  * internal.h - what the policy modules share; not part of the contract.
  *
  * policy.c loads policies and judges tool calls; the four triggers
- * (shell, write, network, read) live in trigger.c; the shell-command
- * knowledge (programs, wrappers, git, find, sed, awk ...) in analyse.c.
+ * (shell, write, network, read) live in trigger.c; the shell analyser in
+ * analyse.c and the modules listed in analyse.h.
  *
  * Ownership: a struct policy owns every string in it. A struct ev lives
  * on the stack of policy_eval() for one call and borrows everything.
