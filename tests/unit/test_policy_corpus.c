@@ -17,6 +17,10 @@
  * - of the core_safe.txt lines labelled safe by Dippy (read-only), those
  *   that do not use the network, 95 % or more are allowed, and every one
  *   that is not is on the list of deliberate escalations below, with why.
+ * It also prints, without asserting, the same figures for the whole
+ * curated corpus (dangerous.txt, safe.txt). The 3 dangerous.txt lines
+ * allowed at the time of writing are harmless: awk printing to
+ * /dev/stderr, bash -c '' and command -V (a lookup).
  */
 #include "policy/policy.h"
 #include "tests/tap.h"
@@ -268,6 +272,34 @@ main(void)
 	    "(%.1f %%); %d network lines left out\n", safe_allowed, safe_total,
 	    safe_total ? 100.0 * safe_allowed / safe_total : 0.0, safe_net);
 	ok(safe_total > 100, "enough safe lines to measure (%d)", safe_total);
+	/* For information: the whole curated corpus, nothing asserted. */
+	f = open_corpus(dir, "dangerous.txt");
+	if (f != NULL) {
+		int all = 0, na = 0;
+
+		while (read_line(f, line, sizeof(line))) {
+			all++;
+			judge(&cx, line, cx.outside, &r);
+			na += r.verdict != POLICY_ALLOW;
+		}
+		fclose(f);
+		printf("# dangerous.txt (all sources): %d of %d not allowed\n", na, all);
+	}
+	f = open_corpus(dir, "safe.txt");
+	if (f != NULL) {
+		int all = 0, al = 0;
+
+		while (read_line(f, line, sizeof(line))) {
+			if (!dippy_safe(dir, line) || uses_network(line))
+				continue;
+			all++;
+			judge(&cx, line, cx.outside, &r);
+			al += r.verdict == POLICY_ALLOW;
+		}
+		fclose(f);
+		printf("# safe.txt, Dippy read-only without network: %d of %d allowed"
+		    " (%.1f %%)\n", al, all, all ? 100.0 * al / all : 0.0);
+	}
 	ok(safe_total > 0 && safe_allowed * 100 >= safe_total * 95,
 	    "95 %% or more of the local read-only safe lines are allowed");
 	policy_free(cx.p);
