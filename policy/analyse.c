@@ -221,12 +221,12 @@ an_cls_env(struct ev *ev, struct cmdv *v)
 			const struct sh_word *str = NULL;
 
 			if (strncmp(s, "--split-string=", 15) == 0) {
-				an_eval_string(ev, s + 15, strlen(s + 15), "env -S");
+				an_eval_string(ev, s + 15, strlen(s + 15), "env -S", 0);
 				return;
 			}
 			if (strchr(s, 'S')[1] != '\0') {
 				an_eval_string(ev, strchr(s, 'S') + 1,
-				    strlen(strchr(s, 'S') + 1), "env -S");
+				    strlen(strchr(s, 'S') + 1), "env -S", 0);
 				return;
 			}
 			if (k + 1 < v->n)
@@ -237,7 +237,7 @@ an_cls_env(struct ev *ev, struct cmdv *v)
 				    "env -S splits a string known only at run time");
 				return;
 			}
-			an_eval_string(ev, str->s, str->len, "env -S");
+			an_eval_string(ev, str->s, str->len, "env -S", 0);
 			return;
 		}
 		if (strcmp(s, "-C") == 0 || strncmp(s, "--chdir", 7) == 0) {
@@ -369,7 +369,8 @@ an_cls_su(struct ev *ev, struct cmdv *v)
 	for (k = 1; k + 1 < v->n; k++)
 		if (an_lit(&v->w[k]) && (strcmp(v->w[k].s, "-c") == 0 ||
 		    strcmp(v->w[k].s, "--command") == 0) && an_lit(&v->w[k + 1]))
-			an_eval_string(ev, v->w[k + 1].s, v->w[k + 1].len, v->w[0].s);
+			an_eval_string(ev, v->w[k + 1].s, v->w[k + 1].len,
+			    v->w[0].s, 0);
 }
 
 void
@@ -448,7 +449,7 @@ an_cls_eval(struct ev *ev, struct cmdv *v)
 		o += v->w[k].len;
 		buf[o++] = ' ';
 	}
-	an_eval_string(ev, buf, o - 1, "eval");
+	an_eval_string(ev, buf, o - 1, "eval", 1);
 	free(buf);
 }
 
@@ -704,11 +705,17 @@ pop_cwd(struct ev *ev, int to)
 	}
 }
 
+/*
+ * Judges a line of shell code. same_shell: it runs in the current shell
+ * (eval), so its cd stays in effect after it; otherwise it is a child
+ * (bash -c, a here-document fed to sh) and the directory is restored.
+ */
 void
-an_eval_string(struct ev *ev, const char *text, size_t len, const char *what)
+an_eval_string(struct ev *ev, const char *text, size_t len,
+    const char *what, int same_shell)
 {
 	struct sh_parse sp;
-	int k, base, pid, rc;
+	int k, base, floor, pid, rc;
 
 	if (ev->strings >= SBX_EV_MAX_STRINGS) {
 		ev_factor(ev, F_UNKNOWN);
@@ -733,11 +740,12 @@ an_eval_string(struct ev *ev, const char *text, size_t len, const char *what)
 	ev->strings++;
 	pid = ++ev->parses;
 	base = ev->nstack;
-	if (push_cwd(ev) < 0) {
+	if (!same_shell && push_cwd(ev) < 0) {
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: nesting",
 		    "subshells nested too deep");
 		goto out;
 	}
+	floor = ev->nstack;     /* the line's own subshells pop down to here */
 	for (k = 0; k < sp.ncmds; k++) {
 		const struct sh_cmd *c = &sp.cmds[k];
 
@@ -748,14 +756,14 @@ an_eval_string(struct ev *ev, const char *text, size_t len, const char *what)
 				break;
 			}
 		} else if (c->kind == SH_POP) {
-			if (ev->nstack > base + 1)
+			if (ev->nstack > floor)
 				pop_cwd(ev, ev->nstack - 1);
 		} else {
 			eval_simple(ev, &sp, c, pid);
 		}
 	}
-	/* a top-level string keeps its cd for nothing after it; restore */
-	pop_cwd(ev, base);
+	/* a child's cd ends with it; eval's stays */
+	pop_cwd(ev, same_shell ? floor : base);
 out:
 	ev->strings--;
 	sh_parse_free(&sp);
@@ -764,5 +772,5 @@ out:
 void
 shell_eval(struct ev *ev, const char *text, size_t len)
 {
-	an_eval_string(ev, text, len, "the command");
+	an_eval_string(ev, text, len, "the command", 0);
 }

@@ -127,6 +127,6 @@ void an_check_assign(struct ev *ev, const char *a);
 void an_remember_var(struct ev *ev, const struct sh_word *w);
 void an_eval_argv(struct ev *ev, struct cmdv *v);
 void an_eval_string(struct ev *ev, const char *text, size_t len,
-    const char *what);
+    const char *what, int same_shell);
 
 #endif

@@ -80,7 +80,8 @@ piped_code(struct ev *ev, struct cmdv *v, const char *kind)
 			return;
 		}
 		if (strcmp(kind, "shell") == 0)
-			an_eval_string(ev, r->target.s, r->target.len, v->w[0].s);
+			an_eval_string(ev, r->target.s, r->target.len,
+			    v->w[0].s, 0);
 		else
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: inline code",
 			    "%s runs code from a here-string; the code is not "
@@ -89,7 +90,7 @@ piped_code(struct ev *ev, struct cmdv *v, const char *kind)
 	}
 	if (r != NULL && r->op == SH_R_HEREDOC) {
 		if (strcmp(kind, "shell") == 0 && r->body != NULL)
-			an_eval_string(ev, r->body, r->body_len, v->w[0].s);
+			an_eval_string(ev, r->body, r->body_len, v->w[0].s, 0);
 		else
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: inline code",
 			    "%s runs code from a here-document; the code is not "
@@ -135,7 +136,7 @@ an_cls_shell(struct ev *ev, struct cmdv *v)
 			    v->w[0].s);
 			return;
 		}
-		an_eval_string(ev, s->s, s->len, v->w[0].s);
+		an_eval_string(ev, s->s, s->len, v->w[0].s, 0);
 		return;
 	}
 	if (k < v->n) {

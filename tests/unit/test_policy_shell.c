@@ -132,6 +132,8 @@ static const struct tcase cases[] = {
 	{ "bash -c \"$CMD\"", E },
 	{ "eval 'rm -rf /'", D },
 	{ "eval ls", A },
+	{ "eval cd /etc; rm -f passwd", E },
+	{ "bash -c 'cd /etc'; rm -f x", A },
 	{ "eval \"$x\"", E },
 	{ "source ~/.bashrc", E },
 	{ ". ./env.sh", A },
