@@ -90,6 +90,25 @@ an_check_assign(struct ev *ev, const char *a)
 	if (strncmp(a, "GIT_CONFIG_", 11) == 0)
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
 		    "setting %.*s changes git's configuration", (int)n, a);
+	an_check_code_text(ev, a);
+}
+
+/*
+ * Quoted text that looks like command substitution is harmless as data,
+ * but bash evaluates some data again: a variable used in arithmetic
+ * (x='a[$(cmd)]'; echo $((x))), and array subscripts in names given to
+ * printf -v, read, declare, unset, test -v. Such text in a value or a
+ * name escalates.
+ */
+void
+an_check_code_text(struct ev *ev, const char *s)
+{
+	if (strstr(s, "$(") == NULL && strchr(s, '`') == NULL)
+		return;
+	ev_factor(ev, F_UNKNOWN);
+	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: code in data",
+	    "\"%.60s\" holds command-substitution text that bash can evaluate "
+	    "again (arithmetic, array subscripts)", s);
 }
 
 /*

@@ -124,6 +124,7 @@ void an_cls_editor(struct ev *ev, struct cmdv *v);
 void an_cls_kill(struct ev *ev, struct cmdv *v);
 void an_cls_eval(struct ev *ev, struct cmdv *v);
 void an_check_assign(struct ev *ev, const char *a);
+void an_check_code_text(struct ev *ev, const char *s);
 void an_remember_var(struct ev *ev, const struct sh_word *w);
 void an_eval_argv(struct ev *ev, struct cmdv *v);
 void an_eval_string(struct ev *ev, const char *text, size_t len,

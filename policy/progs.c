@@ -388,6 +388,15 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 			fake.s = as;
 			fake.len = strlen(as);
 			an_remember_var(ev, &fake);
+		} else if (strcmp(name, "printf") == 0 || strcmp(name, "read") == 0 ||
+		    strcmp(name, "unset") == 0 || strcmp(name, "test") == 0 ||
+		    strcmp(name, "[") == 0 || strcmp(name, "[[") == 0) {
+			/* names with subscripts: printf -v 'a[$(cmd)]' runs cmd */
+			int k;
+
+			for (k = 1; k < v->n; k++)
+				if (strchr(v->w[k].s, '[') != NULL)
+					an_check_code_text(ev, v->w[k].s);
 		} else if (strcmp(name, "export") == 0 || strcmp(name, "declare") == 0 ||
 		    strcmp(name, "typeset") == 0 || strcmp(name, "local") == 0 ||
 		    strcmp(name, "readonly") == 0) {
