@@ -182,6 +182,68 @@ dippy_safe(const char *dir, const char *cmd)
 	return 0;
 }
 
+/* Quotes s for the inside of '...'. Returns a static buffer. */
+static const char *
+squote(const char *s)
+{
+	static char out[MAX_LINE * 4];
+	size_t o = 0;
+
+	for (; *s != '\0' && o + 5 < sizeof(out); s++) {
+		if (*s == '\'') {
+			memcpy(out + o, "'\\''", 4);
+			o += 4;
+		} else {
+			out[o++] = *s;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/*
+ * Every core_dangerous line, wrapped in constructs that run it: none may
+ * become allowed. Returns how many did (each is reported).
+ */
+static int
+wrapped_dangerous(const struct ctx *cx, const char *dir)
+{
+	static const struct {
+		const char *pre, *post;
+		int quote;              /* inside '...' */
+	} wraps[] = {
+		{ "bash -c '", "'", 1 }, { "sh -c '", "'", 1 }, { "eval '", "'", 1 },
+		{ "echo $( ", " )", 0 }, { "sudo ", "", 0 }, { "(", ")", 0 },
+		{ "{ ", "; }", 0 }, { "echo x | ", "", 0 }, { "true && ", "", 0 },
+		{ "false || ", "", 0 }, { "", " &", 0 }, { "nice ", "", 0 },
+		{ "env ", "", 0 }, { "timeout 5 ", "", 0 },
+		{ "if true; then ", "; fi", 0 }, { "for i in 1; do ", "; done", 0 },
+	};
+	size_t w;
+	char line[MAX_LINE], cmd[MAX_LINE * 5];
+	struct policy_result r;
+	FILE *f = open_corpus(dir, "core_dangerous.txt");
+	int bad = 0, total = 0;
+
+	if (f == NULL)
+		return 1;
+	while (read_line(f, line, sizeof(line))) {
+		for (w = 0; w < sizeof(wraps) / sizeof(wraps[0]); w++) {
+			snprintf(cmd, sizeof(cmd), "%s%s%s", wraps[w].pre,
+			    wraps[w].quote ? squote(line) : line, wraps[w].post);
+			total++;
+			judge(cx, cmd, cx->outside, &r);
+			if (r.verdict == POLICY_ALLOW) {
+				bad++;
+				printf("#   allowed when wrapped: %s\n", cmd);
+			}
+		}
+	}
+	fclose(f);
+	printf("# %d wrapped dangerous commands judged\n", total);
+	return bad;
+}
+
 int
 main(void)
 {
@@ -237,6 +299,9 @@ main(void)
 	fclose(f);
 	printf("# core_dangerous: %d of %d lines get a verdict other than allow\n",
 	    nonallow, n);
+	is_int(wrapped_dangerous(&cx, dir), 0,
+	    "no dangerous line becomes allowed when wrapped in sh -c, $( ), "
+	    "eval, sudo, a subshell, a group, a pipe or a list");
 	printf("# (judged from inside the project, %d of them are allowed: writes\n"
 	    "#  and project code inside the project, allowed by design)\n",
 	    inside_allowed);
