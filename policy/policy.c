@@ -513,6 +513,15 @@ parse_rule(const struct ld *ld, struct policy *p, enum policy_verdict v,
 	} else {
 		return ld_fail(ld, off, "rule \"%s\": %s takes no pattern", s, tool);
 	}
+	/* A pattern that could never match would be a silent hole in a deny
+	 * rule: refuse what cannot be expanded. */
+	if ((kind == RK_READ || kind == RK_WRITE) && arg[0] == '~' && al > 1 &&
+	    arg[1] != '/')
+		return ld_fail(ld, off, "rule \"%s\": ~user paths are not "
+		    "supported; write the absolute path", s);
+	if (kind == RK_FETCH && strcspn(arg, "/: ") < al)
+		return ld_fail(ld, off, "rule \"%s\": write a host name "
+		    "(domain:example.com or domain:*.example.com)", s);
 	return add_rule(p, v, kind, RO_FILE, s, arg, al) < 0 ?
 	    ld_fail(ld, off, "out of memory") : 0;
 }

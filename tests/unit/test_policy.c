@@ -157,6 +157,11 @@ test_loading(void)
 	ok(p == NULL && strstr(err.msg, "domain") != NULL, "URL is not a domain");
 	p = load_text("{\"allow\": [\"Bash()\"]}", &err);
 	ok(p == NULL, "empty pattern rejected");
+	p = load_text("{\"deny\": [\"Read(~bob/.ssh/**)\"]}", &err);
+	ok(p == NULL && strstr(err.msg, "~user") != NULL,
+	    "a deny rule that could never match is refused: %s", err.msg);
+	p = load_text("{\"deny\": [\"WebFetch(domain:https://x.com)\"]}", &err);
+	ok(p == NULL && strstr(err.msg, "host name") != NULL, "domain: takes a host");
 	p = load_text("{\"allow\": [\"Bash(npm run test:*)\", \"Read(./.env)\","
 	    "\"Edit(/src/**)\", \"WebFetch(domain:github.com)\", \"mcp__srv__tool\","
 	    "\"WebSearch\"], \"escalate\": [\"Bash(git push:*)\"],"
