@@ -1048,7 +1048,7 @@ rule_matches(const struct rule *r, const char *s, const struct policy *p,
 	case RK_WRITE:
 		if (pattern_expand(r->arg, 1, p->folder, call ? call->home : NULL,
 		    pat, sizeof(pat)) < 0)
-			return 0;
+			return r->verdict != POLICY_ALLOW;      /* fail closed */
 		m = path_match(pat, s);
 		break;
 	case RK_FETCH:

@@ -63,7 +63,9 @@ struct policy_call {
 	const cJSON *input;         /* tool_input object; may be NULL */
 	const char *cwd;            /* absolute working directory of the call */
 	const char *folder;         /* absolute, resolved project folder (holds .sandbox/) */
-	const char *home;           /* the user's home, for ~; may be NULL */
+	const char *home;           /* the user's home, for ~. NULL: rules
+	                               written with ~ cannot be placed, so the
+	                               restricting ones match every path */
 	const char *config_dir;     /* the sbx config dir (keys), always protected */
 	const char *tmpdir;         /* the session's temp dir ($TMPDIR or /tmp):
 	                               writes below it are allowed like the

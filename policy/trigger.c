@@ -38,9 +38,14 @@ plist_match(const struct ev *ev, const struct plist *l, const char *path,
 	int k, m;
 
 	for (k = 0; k < l->n; k++) {
+		/* no home or folder to expand ~ or ./ with: a restricting
+		 * list matches (fail closed), an allowing one does not */
 		if (pattern_expand(l->v[k], 0, ev->p->folder, home_of(ev), pat,
-		    sizeof(pat)) < 0)
+		    sizeof(pat)) < 0) {
+			if (deny)
+				return l->v[k];
 			continue;
+		}
 		m = path_match(pat, path);
 		if (m > 0 || (m < 0 && deny))
 			return l->v[k];
@@ -218,7 +223,7 @@ tree_reaches(const struct ev *ev, const char *pattern, const char *res)
 
 	if (pattern_expand(pattern, 0, ev->p->folder, home_of(ev), pat,
 	    sizeof(pat)) < 0)
-		return 0;
+		return 1;       /* cannot tell: fail closed */
 	n = strcspn(pat, "*?[");
 	glob = pat[n] != '\0';
 	pat[n] = '\0';

@@ -317,6 +317,25 @@ test_defaults(void)
 	is_int(r.verdict, POLICY_ALLOW, "sbx's own MCP tools pass");
 	r = eval_tool(p, "TodoWrite", NULL, NULL, NULL);
 	is_int(r.verdict, POLICY_ALLOW, "TodoWrite passes");
+	{
+		struct policy_call c;
+		cJSON *in = cJSON_Parse("{\"file_path\": \"/root/.ssh/id_rsa\"}");
+
+		memset(&c, 0, sizeof(c));
+		c.tool = "Read";
+		c.input = in;
+		c.cwd = folder;
+		c.folder = folder;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_ESCALATE, "no home: ~ rules fail closed");
+		cJSON_Delete(in);
+		in = cJSON_Parse("{\"file_path\": \"src/a.c\"}");
+		c.input = in;
+		c.tool = "Write";
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_DENY, "no home: ~/.claude protection holds");
+		cJSON_Delete(in);
+	}
 	r = eval_tool(NULL, "Read", "file_path", "x", NULL);
 	is_int(r.verdict, POLICY_DENY, "no policy denies");
 	r = eval_tool(p, "", NULL, NULL, NULL);
