@@ -806,6 +806,7 @@ policy_load_buffer(const char *name, const char *text, size_t len,
 {
 	struct policy *p;
 	struct ld ld;
+	char real[SBX_PATH_MAX];
 
 	err->msg[0] = '\0';
 	if (name == NULL)
@@ -829,7 +830,14 @@ policy_load_buffer(const char *name, const char *text, size_t len,
 		goto oom;
 	p->limits = *policy_limits(NULL);
 	p->name = strdup(name);
+	/* rules compare resolved paths: keep the folder resolved too */
+	if (folder != NULL && path_resolve("/", NULL, folder, real,
+	    sizeof(real)) == 0)
+		folder = real;
 	p->folder = folder != NULL ? strdup(folder) : NULL;
+	if (config_dir != NULL && config_dir[0] == '/' && path_resolve("/", NULL,
+	    config_dir, real, sizeof(real)) == 0)
+		config_dir = real;
 	p->config_dir = config_dir != NULL ? strdup(config_dir) : NULL;
 	if (p->name == NULL || (folder != NULL && p->folder == NULL) ||
 	    (config_dir != NULL && p->config_dir == NULL))
@@ -1393,11 +1401,13 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 	ev.call = call;
 	ev.res = res;
 	ev.net_pipeline = -1;
+	/* the real directory, as the folder is: a cwd reached through a
+	 * symlink is still inside the project */
 	if (call->cwd != NULL && call->cwd[0] == '/' &&
-	    path_normalize(call->cwd, ev.cwd, sizeof(ev.cwd)) == 0)
+	    path_resolve("/", NULL, call->cwd, ev.cwd, sizeof(ev.cwd)) == 0)
 		ev.cwd_known = 1;
 	else if (p->folder != NULL &&
-	    path_normalize(p->folder, ev.cwd, sizeof(ev.cwd)) == 0)
+	    path_resolve("/", NULL, p->folder, ev.cwd, sizeof(ev.cwd)) == 0)
 		ev.cwd_known = 1;
 	eval_tool(&ev);
 	free(ev.stack);

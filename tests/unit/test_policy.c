@@ -455,6 +455,37 @@ test_paths(void)
 	is_int(r.verdict, POLICY_ESCALATE, "dot-dot out of the project");
 	r = eval_tool(p, "Write", "file_path", "/dev/null", NULL);
 	is_int(r.verdict, POLICY_ALLOW, "/dev/null is harmless");
+	{
+		char alias[PATH_MAX * 2];
+
+		/* the agent's cwd reached through a symlink to the project */
+		snprintf(alias, sizeof(alias), "%s/../proj-alias", folder);
+		unlink(alias);
+		ok(symlink(folder, alias) == 0, "symlink to the project planted");
+		r = eval_tool(p, "Bash", "command", "make && echo x > out.txt", alias);
+		is_int(r.verdict, POLICY_ALLOW, "cwd through a symlink is inside");
+		{
+			/* and a policy loaded with the symlinked folder */
+			struct policy *q = policy_load_buffer("x", "{}", 2, alias, cfg,
+			    &err);
+			struct policy_result r2;
+			struct policy_call c;
+			cJSON *in = cJSON_Parse("{\"command\": \"echo x > o.txt\"}");
+
+			memset(&c, 0, sizeof(c));
+			c.tool = "Bash";
+			c.input = in;
+			c.cwd = alias;
+			c.folder = alias;
+			c.home = home;
+			policy_eval(q, &c, &r2);
+			is_int(r2.verdict, POLICY_ALLOW,
+			    "folder given through a symlink still holds its files");
+			cJSON_Delete(in);
+			policy_free(q);
+		}
+		unlink(alias);
+	}
 	policy_free(p);
 }
 
