@@ -79,6 +79,8 @@ struct ev {
 	int wraps;                      /* current wrapper nesting */
 	struct ev_var vars[SBX_EV_MAX_VARS];
 	int nvars;
+	struct policy_call callx;       /* the call, with home resolved */
+	char home[SBX_PATH_MAX];
 };
 
 /* Risk factors: short names for the POLICY_F_* bits. */

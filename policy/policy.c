@@ -1398,7 +1398,12 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 	}
 	memset(&ev, 0, sizeof(ev));
 	ev.p = p;
-	ev.call = call;
+	/* the home, resolved once: rules compare resolved paths */
+	ev.callx = *call;
+	if (call->home != NULL && call->home[0] == '/' &&
+	    path_resolve("/", NULL, call->home, ev.home, sizeof(ev.home)) == 0)
+		ev.callx.home = ev.home;
+	ev.call = &ev.callx;
 	ev.res = res;
 	ev.net_pipeline = -1;
 	/* the real directory, as the folder is: a cwd reached through a

@@ -486,6 +486,29 @@ test_paths(void)
 		}
 		unlink(alias);
 	}
+	{
+		char halias[PATH_MAX * 2], secret[PATH_MAX * 2];
+		struct policy_call c;
+		cJSON *in;
+
+		/* a home given through a symlink still protects the real one */
+		snprintf(halias, sizeof(halias), "%s/../home-alias", folder);
+		snprintf(secret, sizeof(secret), "{\"file_path\": \"%s/.ssh/id_rsa\"}",
+		    home);
+		unlink(halias);
+		ok(symlink(home, halias) == 0, "symlink to the home planted");
+		in = cJSON_Parse(secret);
+		memset(&c, 0, sizeof(c));
+		c.tool = "Read";
+		c.input = in;
+		c.cwd = folder;
+		c.folder = folder;
+		c.home = halias;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_ESCALATE, "home through a symlink: ~/.ssh");
+		cJSON_Delete(in);
+		unlink(halias);
+	}
 	policy_free(p);
 }
 
