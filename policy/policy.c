@@ -1408,7 +1408,12 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 	ev.net_pipeline = -1;
 	/* the real directory, as the folder is: a cwd reached through a
 	 * symlink is still inside the project */
-	if (call->cwd != NULL && call->cwd[0] == '/' &&
+	if (call->cwd != NULL && p->folder != NULL &&
+	    strcmp(call->cwd, p->folder) == 0 &&
+	    strlen(p->folder) < sizeof(ev.cwd)) {
+		strcpy(ev.cwd, p->folder);      /* resolved at load */
+		ev.cwd_known = 1;
+	} else if (call->cwd != NULL && call->cwd[0] == '/' &&
 	    path_resolve("/", NULL, call->cwd, ev.cwd, sizeof(ev.cwd)) == 0)
 		ev.cwd_known = 1;
 	else if (p->folder != NULL &&
