@@ -44,6 +44,43 @@ in_list(const char *s, const char *const *l)
 	return 0;
 }
 
+/*
+ * The paths a checkout or restore rewrites: its operands that look like
+ * paths (after "--", or with a "/" or "."). Each is a tree: checking out
+ * .claude may rewrite the settings in it, if they are tracked.
+ */
+static void
+git_path_writes(struct ev *ev, struct cmdv *v, int from)
+{
+	int k, paths = 0;
+	const char *s;
+
+	for (k = from; k < v->n; k++) {
+		s = v->w[k].s;
+		if (an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
+			paths = 1;
+			continue;
+		}
+		if (an_is_opt(&v->w[k])) {
+			if (strcmp(s, "-b") == 0 || strcmp(s, "-B") == 0 ||
+			    strcmp(s, "-s") == 0 || strcmp(s, "--source") == 0)
+				k++;
+			continue;
+		}
+		if (paths || strchr(s, '/') != NULL || strchr(s, '.') != NULL ||
+		    !an_lit(&v->w[k])) {
+			char p[SBX_PATH_MAX];
+
+			/* a protected file named: denied; a tree holding one
+			 * (only tracked files change): escalated */
+			if (an_word_path(ev, &v->w[k], p, sizeof(p)) == 1)
+				trig_write_tree(ev, p, "git", 1);
+			else
+				trig_write(ev, NULL, "git");
+		}
+	}
+}
+
 static void
 git_destructive(struct ev *ev, const char *what)
 {
@@ -326,6 +363,7 @@ an_cls_git(struct ev *ev, struct cmdv *v)
 			    strchr(s, '/') != NULL) && !(k > i &&
 			    (strcmp(v->w[k - 1].s, "-b") == 0 ||
 			    strcmp(v->w[k - 1].s, "-B") == 0)))) {
+				git_path_writes(ev, v, i);
 				git_destructive(ev, "git checkout of paths");
 				return;
 			}
@@ -333,6 +371,7 @@ an_cls_git(struct ev *ev, struct cmdv *v)
 	} else if (strcmp(sub, "restore") == 0) {
 		if (!((an_has_word(v, i, "--staged") || an_has_short(v, i, 'S', "s")) &&
 		    !an_has_word(v, i, "--worktree") && !an_has_short(v, i, 'W', "s"))) {
+			git_path_writes(ev, v, i);
 			git_destructive(ev, "git restore");
 			return;
 		}

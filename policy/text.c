@@ -125,6 +125,25 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 					}
 				}
 			}
+			/* a writer run on found files changes the tree below the
+			 * search path: like -delete, escalate if that reaches a
+			 * protected file */
+			if (in.n > 0 && an_lit(&in.w[0])) {
+				const struct prog *xp = an_prog_find(in.w[0].s);
+
+				if (xp == NULL || (xp->cls != C_READ &&
+				    xp->cls != C_GREP && xp->cls != C_NOFILE)) {
+					if (npaths == 0)
+						trig_write_tree(ev, ".", "find -exec", 1);
+					for (j = 1; j <= npaths && j < v->n; j++) {
+						char p2[SBX_PATH_MAX];
+
+						if (an_word_path(ev, &v->w[j], p2,
+						    sizeof(p2)) == 1)
+							trig_write_tree(ev, p2, "find -exec", 1);
+					}
+				}
+			}
 			an_eval_argv(ev, &in);
 			free(in.w);
 			k = end;
