@@ -66,6 +66,17 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		    strcmp(s, "--output") == 0 && k + 1 < v->n)
 			an_write_word(ev, v, &v->w[k + 1]);
 	}
+	/* files named by long options are read too: wc --files0-from=F
+	 * echoes what it cannot open, grep --file=F */
+	for (k = 1; k < v->n; k++) {
+		const char *s = v->w[k].s, *eq;
+
+		if (!an_lit(&v->w[k]) || strncmp(s, "--", 2) != 0 ||
+		    (eq = strchr(s, '=')) == NULL)
+			continue;
+		if (strstr(s, "-from=") != NULL || strncmp(s, "--file=", 7) == 0)
+			trig_read(ev, eq + 1, name);
+	}
 	/* -o FILE, also inside a cluster: sort -uo out.txt, -oout.txt */
 	if (strcmp(name, "sort") == 0 || strcmp(name, "tree") == 0 ||
 	    strcmp(name, "iconv") == 0)

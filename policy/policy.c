@@ -1312,8 +1312,27 @@ eval_tool(struct ev *ev)
 					trig_read(ev, s, tool);
 			}
 		}
+		/* a glob that picks secret files by name */
 		s = str_field(input, "glob");
-		(void)s;
+		if (s != NULL && strcmp(tool, "Grep") == 0) {
+			static const char *const secrets[] = {
+				".env", ".env.local", "id_rsa", "id_ed25519",
+				"server.pem", "server.key", "credentials.json", NULL,
+			};
+			const char *base = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
+			int k;
+
+			for (k = 0; secrets[k] != NULL; k++)
+				if (fnmatch(base, secrets[k], FNM_PERIOD) == 0 &&
+				    strcmp(base, "*") != 0) {
+					ev_factor(ev, F_SECRET);
+					ev_note(ev, POLICY_ESCALATE, "read",
+					    "filesystem.denyRead", "Grep searches files "
+					    "matching %s, which can match secret files such "
+					    "as %s", s, secrets[k]);
+					break;
+				}
+		}
 	} else if (strcmp(tool, "WebFetch") == 0) {
 		s = str_field(input, "url");
 		if (s == NULL || url_host(s, host, sizeof(host)) < 0) {

@@ -424,6 +424,25 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
 			    "man with a pager or browser command");
 		}
+		{
+			int k;
+
+			/* date -f FILE prints the lines it cannot parse; man
+			 * ./FILE formats a local file: both show its content */
+			for (k = 1; k < v->n; k++) {
+				const char *s = v->w[k].s;
+
+				if (strcmp(name, "date") == 0 && (strcmp(s, "-f") == 0 ||
+				    strcmp(s, "--file") == 0) && k + 1 < v->n)
+					an_op_read(ev, v, &v->w[k + 1], 0);
+				else if (strcmp(name, "date") == 0 &&
+				    strncmp(s, "--file=", 7) == 0)
+					trig_read(ev, s + 7, name);
+				else if (strcmp(name, "man") == 0 && s[0] != '-' &&
+				    strchr(s, '/') != NULL)
+					an_op_read(ev, v, &v->w[k], 0);
+			}
+		}
 		break;
 	case C_READ:
 	case C_GREP:

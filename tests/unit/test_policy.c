@@ -239,6 +239,10 @@ test_defaults(void)
 	is_str(r.trigger, "shell", "Bash is the shell");
 	r = eval_tool(p, "Grep", "path", "~/.aws", NULL);
 	is_int(r.verdict, POLICY_ESCALATE, "Grep in ~/.aws escalates");
+	r = eval_tool(p, "Grep", "glob", ".env*", NULL);
+	is_int(r.verdict, POLICY_ESCALATE, "Grep with a glob for .env escalates");
+	r = eval_tool(p, "Grep", "glob", "*.py", NULL);
+	is_int(r.verdict, POLICY_ALLOW, "Grep with a glob for *.py passes");
 	r = eval_tool(p, "Write", "file_path", "notes.md", NULL);
 	is_int(r.verdict, POLICY_ALLOW, "Write in the project");
 	snprintf(path, sizeof(path), "%s/src/new/file.c", folder);

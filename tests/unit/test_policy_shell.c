@@ -344,6 +344,11 @@ static const struct tcase cases[] = {
 	{ "env -S 'FOO=bar ls'", A },
 	{ "env -S 'rm -rf /'", D },
 	{ "fish -c 'ls'", A },
+	{ "date -f ~/.ssh/id_rsa", E },
+	{ "man ./.env", E },
+	{ "man ls", A },
+	{ "wc --files0-from=.env", E },
+	{ "date +%s", A },
 	/* ordinary work */
 	{ "ls -la", A },
 	{ "cat README.md", A },
