@@ -128,6 +128,11 @@ path_resolve(const char *cwd, const char *home, const char *in, char *out,
 				cur[1] = '\0';
 			else if (s != NULL)
 				*s = '\0';
+			/* back in a directory that exists (missing/../link): what
+			 * follows may be a symlink again. The kernel would need
+			 * "missing" to exist, and the same line may create it. */
+			if (!exists && lstat(cur, &st) == 0)
+				exists = 1;
 			continue;
 		}
 		clen = strlen(cur);

@@ -449,6 +449,8 @@ test_paths(void)
 	is_int(r.verdict, POLICY_ESCALATE, "new file under a symlinked dir");
 	snprintf(cmd, sizeof(cmd), "echo x > link-to-etc/cron.d/job");
 	SH(p, cmd, POLICY_ESCALATE);
+	SH(p, "mkdir -p fresh && echo x > fresh/../link-to-etc/passwd",
+	    POLICY_ESCALATE);
 	snprintf(link, sizeof(link), "%s/link-to-sandbox", folder);
 	unlink(link);
 	snprintf(cmd, sizeof(cmd), "%s/.sandbox", folder);
