@@ -273,6 +273,44 @@ cpmv_dest(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest,
 	}
 }
 
+/*
+ * cp -a/-P/-R copy a symlink as a symlink: a copy of a link to /etc is a
+ * new way out, and a write through it later in the line is not seen.
+ * A source that is itself a link to outside the project escalates.
+ */
+static void
+copies_link_out(struct ev *ev, const struct sh_word *w, const char *what)
+{
+	char path[SBX_PATH_MAX], dir[SBX_PATH_MAX], res[SBX_PATH_MAX * 2];
+	const char *slash;
+	struct stat st;
+
+	if (an_word_path(ev, w, path, sizeof(path)) != 1 ||
+	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known))
+		return;
+	while (strlen(path) > 1 && path[strlen(path) - 1] == '/')
+		path[strlen(path) - 1] = '\0';
+	slash = strrchr(path, '/');
+	if (slash == NULL) {
+		snprintf(dir, sizeof(dir), ".");
+	} else {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1), path);
+	}
+	if (path_resolve(ev->cwd, ev->call->home, dir, res, SBX_PATH_MAX) < 0)
+		return;
+	snprintf(res + strlen(res), sizeof(res) - strlen(res), "/%s",
+	    slash ? slash + 1 : path);
+	if (lstat(res, &st) < 0 || !S_ISLNK(st.st_mode))
+		return;
+	if (path_resolve(ev->cwd, ev->call->home, path, dir, sizeof(dir)) == 0 &&
+	    ev->p->folder != NULL && path_within(dir, ev->p->folder))
+		return;
+	ev_factor(ev, F_WRITE_OUT);
+	ev_note(ev, POLICY_ESCALATE, "write", "builtin: link outside",
+	    "%s copies %s, a link to outside the project: writes through the "
+	    "copy would land there", what, path);
+}
+
 void
 an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
@@ -327,10 +365,12 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		}
 		if (k == last && target < 0)
 			continue;
-		if (is_mv)
+		if (is_mv) {
 			an_write_tree_word(ev, v, &v->w[k]);
-		else
+		} else {
 			an_op_read(ev, v, &v->w[k], 0);
+			copies_link_out(ev, &v->w[k], pr->name);
+		}
 	}
 }
 

@@ -451,6 +451,9 @@ test_paths(void)
 	SH(p, cmd, POLICY_ESCALATE);
 	SH(p, "mkdir -p fresh && echo x > fresh/../link-to-etc/passwd",
 	    POLICY_ESCALATE);
+	SH(p, "cp -a link-to-etc newlink && echo x > newlink/passwd",
+	    POLICY_ESCALATE);
+	SH(p, "mv link-to-etc moved && echo x > moved/passwd", POLICY_ESCALATE);
 	snprintf(link, sizeof(link), "%s/link-to-sandbox", folder);
 	unlink(link);
 	snprintf(cmd, sizeof(cmd), "%s/.sandbox", folder);
