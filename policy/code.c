@@ -275,19 +275,44 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		    strcmp(v->w[k].s, "--file") == 0 ||
 		    strcmp(v->w[k].s, "--makefile") == 0) && strcmp(name, "make") == 0)
 			an_run_file(ev, &v->w[k + 1], "make -f");
-	for (k = 1; k < v->n; k++)
-		if (an_lit(&v->w[k]) && (strcmp(v->w[k].s, "-C") == 0 ||
-		    strcmp(v->w[k].s, "--directory") == 0) && k + 1 < v->n &&
-		    strcmp(name, "make") == 0) {
-			char res[SBX_PATH_MAX];
+	/* where the tool works or what it runs: a directory option, or an
+	 * operand naming a path (pytest /tmp/t.py, go test ../other/...) */
+	for (k = 1; k < v->n; k++) {
+		const struct sh_word *w = &v->w[k], *val = NULL;
+		const char *s = w->s;
+		char path[SBX_PATH_MAX], res[SBX_PATH_MAX];
 
-			if (!an_lit(&v->w[k + 1]) || path_resolve(ev->cwd,
-			    ev->call->home, v->w[k + 1].s, res, sizeof(res)) < 0 ||
-			    ev->p->folder == NULL || !path_within(res, ev->p->folder))
+		if (an_lit(w) && (strcmp(s, "-C") == 0 || strcmp(s, "--directory") == 0 ||
+		    strcmp(s, "--prefix") == 0 || strcmp(s, "--manifest-path") == 0 ||
+		    strcmp(s, "--cwd") == 0 || strcmp(s, "--dir") == 0 ||
+		    strcmp(s, "--rootdir") == 0 || strcmp(s, "--project") == 0 ||
+		    strcmp(s, "--config") == 0 || strcmp(s, "-c") == 0) &&
+		    k + 1 < v->n) {
+			val = &v->w[++k];
+		} else if (an_lit(w) && strncmp(s, "--", 2) == 0 &&
+		    strchr(s, '=') != NULL && strchr(strchr(s, '='), '/') != NULL) {
+			/* --manifest-path=/x/Cargo.toml */
+			snprintf(path, sizeof(path), "%s", strchr(s, '=') + 1);
+			if (path_resolve(ev->cwd, ev->call->home, path, res,
+			    sizeof(res)) < 0 || ev->p->folder == NULL ||
+			    !path_within(res, ev->p->folder))
 				ev_note(ev, POLICY_ESCALATE, "shell",
-				    "builtin: build outside",
-				    "make -C runs a build outside the project");
+				    "builtin: build outside", "%s %s reaches outside "
+				    "the project", name, s);
+			continue;
+		} else if (!an_is_opt(w) && (strchr(s, '/') != NULL ||
+		    strncmp(s, "..", 2) == 0 || s[0] == '~')) {
+			val = w;
 		}
+		if (val == NULL)
+			continue;
+		if (an_word_path(ev, val, path, sizeof(path)) != 1 ||
+		    path_resolve(ev->cwd, ev->call->home, path, res,
+		    sizeof(res)) < 0 || ev->p->folder == NULL ||
+		    !path_within(res, ev->p->folder))
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: build outside",
+			    "%s works on %s, outside the project", name, val->s);
+	}
 }
 
 void

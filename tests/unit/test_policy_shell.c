@@ -349,6 +349,13 @@ static const struct tcase cases[] = {
 	{ "man ls", A },
 	{ "wc --files0-from=.env", E },
 	{ "date +%s", A },
+	{ "pytest /tmp/t.py", E },
+	{ "pytest tests/test_a.py", A },
+	{ "go test ../other/...", E },
+	{ "go test ./...", A },
+	{ "cargo build --manifest-path /opt/x/Cargo.toml", E },
+	{ "npm --prefix /opt/x run build", E },
+	{ "make -C sub", A },
 	/* ordinary work */
 	{ "ls -la", A },
 	{ "cat README.md", A },
