@@ -89,8 +89,8 @@ git_destructive(struct ev *ev, const char *what)
 	    "%s discards work that cannot be restored", what);
 }
 
-void
-an_cls_git(struct ev *ev, struct cmdv *v)
+static void
+git_judge(struct ev *ev, struct cmdv *v)
 {
 	const char *sub = NULL, *s, *dir = ".";
 	char repo[SBX_PATH_MAX];
@@ -111,9 +111,7 @@ an_cls_git(struct ev *ev, struct cmdv *v)
 			return;
 		}
 		if (strcmp(s, "-C") == 0 && k + 1 < v->n) {
-			if (!an_lit(&v->w[k + 1]))
-				unknown_repo = 1;
-			dir = v->w[++k].s;
+			k++;    /* applied to the working directory by an_cls_git */
 			continue;
 		}
 		if (strcmp(s, "-c") == 0 || strncmp(s, "--config-env", 12) == 0 ||
@@ -429,4 +427,42 @@ an_cls_git(struct ev *ev, struct cmdv *v)
 	trig_write(ev, dir, "git");
 	if (v->extra)
 		trig_write(ev, NULL, "git");
+}
+
+/*
+ * git -C DIR works in DIR: its operands (git rm, checkout paths) and its
+ * repository are there. The working directory is moved for the judgement
+ * and put back after.
+ */
+void
+an_cls_git(struct ev *ev, struct cmdv *v)
+{
+	char saved[SBX_PATH_MAX], path[SBX_PATH_MAX], res[SBX_PATH_MAX];
+	int saved_known = ev->cwd_known, moved = 0, k;
+
+	memcpy(saved, ev->cwd, sizeof(saved));
+	for (k = 1; k + 1 < v->n; k++) {
+		const char *s = v->w[k].s;
+
+		if (!an_lit(&v->w[k]) || s[0] != '-')
+			break;          /* the subcommand: global options end */
+		if (strcmp(s, "-C") != 0)
+			continue;
+		moved = 1;
+		k++;
+		if (an_word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
+		    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
+		    path_resolve(ev->cwd, ev->call->home, path, res,
+		    sizeof(res)) < 0) {
+			ev->cwd_known = 0;
+			continue;
+		}
+		memcpy(ev->cwd, res, sizeof(res));
+		ev->cwd_known = 1;
+	}
+	git_judge(ev, v);
+	if (moved) {
+		memcpy(ev->cwd, saved, sizeof(saved));
+		ev->cwd_known = saved_known;
+	}
 }

@@ -356,6 +356,10 @@ static const struct tcase cases[] = {
 	{ "cargo build --manifest-path /opt/x/Cargo.toml", E },
 	{ "npm --prefix /opt/x run build", E },
 	{ "make -C sub", A },
+	{ "git -C / rm -r etc", E },
+	{ "git -C sub status", A },
+	{ "git -C sub add x", A },
+	{ "git -C $D add x", E },
 	/* ordinary work */
 	{ "ls -la", A },
 	{ "cat README.md", A },
