@@ -42,7 +42,8 @@ static const char *const builtin_deny_read[] = {
 	"/**/id_ecdsa*", "/**/id_ed25519*", "/etc/shadow", "/etc/gshadow",
 	"/etc/sudoers", "~/.claude/.credentials.json", "~/.codex/auth.json",
 	"~/.config/gcloud", "~/.azure", "/**/auth.json", "/**/.credentials.json",
-	"/**/.npmrc", "/**/.pypirc", "/**/.netrc", NULL,
+	"/**/.npmrc", "/**/.pypirc", "/**/.netrc", "/proc/*/environ",
+	"/proc/*/mem", NULL,
 };
 
 /* Writes inside the project that run code later, for the agent or for the

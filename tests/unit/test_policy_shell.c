@@ -360,6 +360,8 @@ static const struct tcase cases[] = {
 	{ "git -C sub status", A },
 	{ "git -C sub add x", A },
 	{ "git -C $D add x", E },
+	{ "cat /proc/self/environ", E },
+	{ "strings /proc/1/environ", E },
 	/* ordinary work */
 	{ "ls -la", A },
 	{ "cat README.md", A },
