@@ -171,12 +171,12 @@ an_cls_interp(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		}
 		if (s[0] != '-')
 			break;
-		if (strcmp(s, "-c") == 0 || strcmp(s, "-e") == 0 ||
-		    strcmp(s, "-E") == 0 || strcmp(s, "-r") == 0 ||
-		    strcmp(s, "-p") == 0 || strcmp(s, "--eval") == 0 ||
-		    strcmp(s, "--print") == 0 || (s[1] != '-' && (strchr(s, 'e') ||
-		    strchr(s, 'c')) && strcmp(name, "perl") == 0) ||
-		    strncmp(s, "-c", 2) == 0 || strncmp(s, "--eval=", 7) == 0) {
+		/* inline code: -c, -e, -E, -p, -r, -B (php) alone or in a
+		 * cluster (python -Bc, ruby -ne, perl -pie, node -pe) */
+		if ((s[1] != '-' && strpbrk(s + 1, "ceEprRB") != NULL) ||
+		    strncmp(s, "--eval", 6) == 0 || strncmp(s, "--print", 7) == 0 ||
+		    strncmp(s, "--command", 9) == 0 ||
+		    strncmp(s, "--require", 9) == 0 || strcmp(s, "--import") == 0) {
 			ev_factor(ev, F_CODE | F_UNKNOWN);
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: inline code",
 			    "%s %s runs inline code, which is not analysed", name, s);
