@@ -265,79 +265,118 @@ sed_script_danger(const char *s)
 	return NULL;
 }
 
+/*
+ * The options of one sed short-option cluster, read as getopt would:
+ * -i[SUFFIX] (in place; the rest is the suffix), -e SCRIPT, -f FILE and
+ * -l N take the rest of the cluster or the next word. Returns the index
+ * of the last word used; sets *inplace, *script (NULL if none), *file.
+ */
+static int
+sed_cluster(struct cmdv *v, int k, int *inplace, const char **script,
+    int *file)
+{
+	const char *q = v->w[k].s + 1;
+
+	for (; *q != '\0'; q++) {
+		switch (*q) {
+		case 'i':
+			*inplace = 1;
+			return k;       /* the rest is a backup suffix */
+		case 'e': case 'f': case 'l':
+			if (*q == 'f')
+				*file = 1;
+			if (q[1] != '\0') {
+				if (*q == 'e')
+					*script = q + 1;
+				return k;
+			}
+			if (k + 1 < v->n) {
+				k++;
+				if (*q == 'e')
+					*script = an_lit(&v->w[k]) ? v->w[k].s :
+					    "w unknown";
+			}
+			return k;
+		default:
+			break;          /* n, E, r, s, u, z: flags */
+		}
+	}
+	return k;
+}
+
 void
 an_cls_sed(struct ev *ev, struct cmdv *v)
 {
-	int k, inplace = 0, script_seen = 0, opts = 1;
+	int k, inplace = 0, script_seen = 0, opts = 1, file = 0, first_pass;
 	const char *s, *why;
 
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		if (!an_lit(&v->w[k]))
-			continue;
-		if (strncmp(s, "--in-place", 10) == 0 ||
-		    (s[0] == '-' && s[1] != '-' && strchr(s, 'i') != NULL &&
-		    strchr(s, 'e') == NULL))
-			inplace = 1;
-	}
-	for (k = 1; k < v->n; k++) {
-		struct sh_word *w = &v->w[k];
-		const char *script = NULL;
+	/* two passes: options may follow the files (sed s/a/b/ f -i) */
+	for (first_pass = 1; first_pass >= 0; first_pass--) {
+		opts = 1;
+		script_seen = 0;
+		for (k = 1; k < v->n; k++) {
+			struct sh_word *w = &v->w[k];
+			const char *script = NULL;
 
-		s = w->s;
-		if (opts && an_lit(w) && strcmp(s, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (an_lit(w) && w->len == 0 && k > 1 && an_lit(&v->w[k - 1]) &&
-		    strcmp(v->w[k - 1].s, "-i") == 0)
-			continue;       /* BSD sed -i '': the suffix */
-		if (opts && an_is_opt(w)) {
-			if (strcmp(s, "-e") == 0 || strcmp(s, "--expression") == 0) {
-				if (k + 1 < v->n) {
-					script = v->w[++k].s;
-					if (!an_lit(&v->w[k]))
-						script = "w unknown";
-				}
-			} else if (strncmp(s, "--expression=", 13) == 0) {
-				script = s + 13;
-			} else if (strcmp(s, "-f") == 0 || strncmp(s, "--file", 6) == 0) {
-				ev_factor(ev, F_UNKNOWN);
-				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
-				    "sed -f runs a script file that is not analysed");
-				return;
-			} else if (strcmp(s, "-l") == 0) {
-				k++;
+			s = w->s;
+			if (opts && an_lit(w) && strcmp(s, "--") == 0) {
+				opts = 0;
+				continue;
 			}
-			if (script != NULL) {
+			if (an_lit(w) && w->len == 0 && k > 1 &&
+			    an_lit(&v->w[k - 1]) && strcmp(v->w[k - 1].s, "-i") == 0)
+				continue;       /* BSD sed -i '': the suffix */
+			if (opts && an_is_opt(w)) {
+				if (strncmp(s, "--in-place", 10) == 0) {
+					inplace = 1;
+				} else if (strcmp(s, "--expression") == 0 && k + 1 < v->n) {
+					k++;
+					script = an_lit(&v->w[k]) ? v->w[k].s : "w unknown";
+				} else if (strncmp(s, "--expression=", 13) == 0) {
+					script = s + 13;
+				} else if (strncmp(s, "--file", 6) == 0) {
+					file = 1;
+				} else if (s[1] != '-') {
+					k = sed_cluster(v, k, &inplace, &script, &file);
+				}
+				if (file) {
+					ev_factor(ev, F_UNKNOWN);
+					ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
+					    "sed -f runs a script file that is not analysed");
+					return;
+				}
+				if (script != NULL) {
+					script_seen = 1;
+					if ((why = sed_script_danger(script)) != NULL) {
+						ev_note(ev, POLICY_ESCALATE, "shell",
+						    "builtin: sed", "sed script: %s", why);
+						return;
+					}
+				}
+				continue;
+			}
+			if (!script_seen) {
 				script_seen = 1;
-				if ((why = sed_script_danger(script)) != NULL) {
+				if (!an_lit(w)) {
+					ev_factor(ev, F_UNKNOWN);
+					ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
+					    "sed script is only known at run time");
+					return;
+				}
+				if ((why = sed_script_danger(s)) != NULL) {
 					ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
 					    "sed script: %s", why);
 					return;
 				}
+				continue;
 			}
-			continue;
+			if (first_pass)
+				continue;       /* files: once inplace is known */
+			if (inplace)
+				an_write_word(ev, v, w);
+			else
+				an_op_read(ev, v, w, 0);
 		}
-		if (!script_seen) {
-			script_seen = 1;
-			if (!an_lit(w)) {
-				ev_factor(ev, F_UNKNOWN);
-				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
-				    "sed script is only known at run time");
-				return;
-			}
-			if ((why = sed_script_danger(s)) != NULL) {
-				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
-				    "sed script: %s", why);
-				return;
-			}
-			continue;
-		}
-		if (inplace)
-			an_write_word(ev, v, w);
-		else
-			an_op_read(ev, v, w, 0);
 	}
 	if (inplace && v->extra)
 		trig_write(ev, NULL, "sed -i");
