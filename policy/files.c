@@ -242,10 +242,10 @@ cpmv_dest(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest,
 			trig_write(ev, path, pr->name);
 		return;
 	}
-	if (recursive) {
+	/* each source lands at DIR/basename; a recursive copy may also
+	 * overwrite anything below (escalated if that reaches sbx's files) */
+	if (recursive)
 		trig_write_tree(ev, path, pr->name, 1);
-		return;
-	}
 	for (k = 1; k < v->n; k++) {
 		s = v->w[k].s;
 		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
@@ -253,8 +253,7 @@ cpmv_dest(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest,
 			continue;
 		}
 		if (opts && an_is_opt(&v->w[k])) {
-			if (strcmp(s, "-t") == 0 || (s[1] != '-' && strlen(s) == 2 &&
-			    strchr(pr->optarg, s[1])))
+			if (an_cluster_takes_next(s, pr->optarg))
 				k++;
 			continue;
 		}
@@ -315,6 +314,7 @@ void
 an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	int k, n = 0, opts = 1, target = -1, last = -1;
+	const char *tdir = NULL;
 	const char *s;
 	int is_mv = strcmp(pr->name, "mv") == 0;
 
@@ -325,25 +325,58 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			continue;
 		}
 		if (opts && an_is_opt(&v->w[k])) {
-			if (strcmp(s, "-t") == 0 && k + 1 < v->n)
+			const char *q;
+
+			if (strncmp(s, "--target-directory=", 19) == 0) {
+				tdir = s + 19;
+				continue;
+			}
+			if (strcmp(s, "--target-directory") == 0 && k + 1 < v->n) {
 				target = ++k;
-			else if (strncmp(s, "--target-directory=", 19) == 0)
-				trig_write(ev, s + 19, pr->name);
-			else if (s[1] != '-' && strlen(s) == 2 &&
-			    strchr(pr->optarg, s[1]) != NULL)
-				k++;
+				continue;
+			}
+			if (s[1] == '-')
+				continue;
+			/* a cluster (-rt DIR, -tDIR, -fS .bak) read as getopt */
+			for (q = s + 1; *q != '\0'; q++) {
+				if (strchr(pr->optarg, *q) == NULL)
+					continue;
+				if (*q == 't' && q[1] != '\0')
+					tdir = q + 1;
+				else if (*q == 't' && k + 1 < v->n)
+					target = ++k;
+				else if (q[1] == '\0' && k + 1 < v->n)
+					k++;
+				break;
+			}
 			continue;
 		}
 		n++;
 		last = k;
 	}
-	if (target >= 0)
+	if (tdir != NULL) {
+		/* -tDIR or --target-directory=DIR: each source lands in DIR */
+		char probe[SBX_PATH_MAX * 2];
+		int j;
+
+		for (j = 1; j < v->n; j++) {
+			const char *b;
+
+			if (an_is_opt(&v->w[j]) || !an_lit(&v->w[j]))
+				continue;
+			b = strrchr(v->w[j].s, '/');
+			snprintf(probe, sizeof(probe), "%s/%s", tdir,
+			    b ? b + 1 : v->w[j].s);
+			trig_write(ev, probe, pr->name);
+		}
+		trig_write_tree(ev, tdir, pr->name, 1);
+	} else if (target >= 0)
 		cpmv_dest(ev, v, pr, target, target);
 	else if (v->extra)
 		trig_write(ev, NULL, pr->name);
 	else if (last >= 0 && n >= 2)
 		cpmv_dest(ev, v, pr, last, -1);
-	else if (n < 2 && target < 0) {
+	else if (n < 2 && target < 0 && tdir == NULL) {
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: an_operands",
 		    "%s with fewer than two an_operands", pr->name);
 	}
