@@ -111,7 +111,11 @@ $(BUILD)/bench/spawn: tests/bench/spawn.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $<
 
-bench: $(PROGS) $(BUILD)/bench/spawn
+$(BUILD)/bench/policy_bench: tests/bench/policy_bench.c $(LIBSBX) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) -lm
+
+bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench
 	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
 		bash tests/bench/bench.sh
 

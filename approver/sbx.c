@@ -10,6 +10,7 @@
 #include <sodium.h>
 
 #include "approver/cmd.h"
+#include "approver/cmd_policy.h"
 #include "common/util.h"
 
 static void
@@ -27,6 +28,9 @@ usage(FILE *f)
 	    "  doctor                         check the folder's setup; says how to fix each problem\n"
 	    "  watch [-C DIR]... [--all] [--plain] [--notify CMD]\n"
 	    "                                 the approver's terminal: live list, single keys\n"
+	    "  policy check [--json] -- CMD | check --batch FILE | check --hook-json FILE | show\n"
+	    "                                 classify a command or a hook payload; the\n"
+	    "                                 effective policy (docs/POLICY.md)\n"
 	    "  approvers [list [--json] | add NAME PUBKEY | rm NAME | self]\n"
 	    "                                 the approver keys sbxd trusts; self prints yours\n"
 	    "  ssh-command -C DIR...          forced command for a remote approver's key\n"
@@ -85,6 +89,13 @@ main(int argc, char **argv)
 		return cmd_init(&c, argc, argv);
 	if (!strcmp(cmd, "remove"))
 		return cmd_remove(&c, argc, argv);
+	if (!strcmp(cmd, "policy")) {
+		char folder[4096];
+		const char *start = c.dir ? c.dir : ".";
+
+		return cmd_policy(argc, argv, find_folder(start, folder, sizeof(folder)) == 0
+		    ? folder : NULL, c.config);
+	}
 	if (!strcmp(cmd, "rules"))
 		return cmd_rules(&c, argc, argv);
 	if (!strcmp(cmd, "approvers"))

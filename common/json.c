@@ -11,6 +11,18 @@
 
 #define CANON_MAX_DEPTH 64
 
+int
+json_has_nul(const char *text, size_t len)
+{
+	size_t i;
+
+	/* Over-cautious on purpose: "\\u0000" (an escaped backslash) counts too. */
+	for (i = 0; i + 6 <= len; i++)
+		if (text[i] == '\\' && text[i + 1] == 'u' && !memcmp(text + i + 2, "0000", 4))
+			return 1;
+	return 0;
+}
+
 const char *
 json_str(const cJSON *obj, const char *key)
 {

@@ -137,7 +137,7 @@ originals_list(int sbfd, struct original **out)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(v->name))
 			continue;
-		snprintf(rel, sizeof(rel), "queue/originals/index/%s", de->d_name);
+		snprintf(rel, sizeof(rel), "queue/originals/index/%.63s", de->d_name);
 		if (!(text = read_untrusted(sbfd, rel, 64 * 1024, &len, &err)))
 			continue;
 		o = cJSON_ParseWithLength(text, len);
@@ -155,7 +155,7 @@ originals_list(int sbfd, struct original **out)
 			v = nv;
 		}
 		memset(&v[n], 0, sizeof(v[n]));
-		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
+		snprintf(v[n].name, sizeof(v[n].name), "%.63s", de->d_name);
 		snprintf(v[n].path, sizeof(v[n].path), "%s", json_str(o, "path"));
 		snprintf(v[n].hash, sizeof(v[n].hash), "%s", json_str(o, "hash"));
 		snprintf(v[n].tool, sizeof(v[n].tool), "%s", json_str(o, "tool") ? json_str(o, "tool") : "");

@@ -135,7 +135,7 @@ hook_pre(void)
 	struct esc_request rq;
 	struct esc_outcome eo;
 	struct policy *pol = NULL;
-	const char *tool, *event, *cwd_in, *envdir, *home;
+	const char *tool, *event, *cwd_in, *envdir, *home, *tmpdir;
 	const cJSON *input;
 	cJSON *payload = NULL;
 	char *text, *msg;
@@ -146,6 +146,13 @@ hook_pre(void)
 	if (!text)
 		return deny("sbx: could not read the hook input (%s); the call was not run.",
 		    errno == EFBIG ? "larger than 4 MiB" : strerror(errno));
+	/* cJSON ends a string at \u0000 while the client reads on: the hook
+	 * would judge "ls" where the client runs "ls\u0000; rm -rf ~". */
+	if (json_has_nul(text, len)) {
+		free(text);
+		return deny("sbx: the hook input contains a \\u0000 escape, which sbx cannot "
+		    "judge safely; the call was not run.");
+	}
 	payload = cJSON_ParseWithLength(text, len);
 	free(text);
 	if (!cJSON_IsObject(payload)) {
@@ -192,8 +199,10 @@ hook_pre(void)
 	/* The wait is bounded by the policy; the alarm stays just above it. */
 	alarm((unsigned)policy_limits(pol)->hook_wait_seconds + 5);
 	home = getenv("HOME");
+	tmpdir = getenv("TMPDIR");
 	call = (struct policy_call){ .tool = tool, .input = input, .cwd = cwd,
-		.folder = folder, .home = home, .config_dir = config };
+		.folder = folder, .home = home, .config_dir = config,
+		.tmpdir = tmpdir && *tmpdir == '/' ? tmpdir : "/tmp" };
 	policy_eval(pol, &call, &pr);
 	if (pr.verdict == POLICY_ALLOW) {
 		/* Keep what an allowed file tool is about to replace. */

@@ -62,5 +62,7 @@ wait %2 2>/dev/null || true
 "$SBX_BIN/sbx-hook" pre <"$T/esc.json" | jq -r .hookSpecificOutput.permissionDecisionReason |
 	head -1 | grep -q "remembered approval" ||
 	{ echo "bench: the round trip did not go through a remembered approval" >&2; exit 1; }
-echo
 echo "requests recorded by sbxd: $(sqlite3 "$F/.sandbox/state.db" "select count(*) from requests where status='done'")"
+echo
+echo "policy engine, one core (tests/bench/policy_bench):"
+"$SBX_BENCH_BIN/policy_bench" "${SBX_CORPUS:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/corpus}" 3
