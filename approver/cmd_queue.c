@@ -99,6 +99,9 @@ row_json(const struct req_row *r)
 	cJSON_AddNumberToObject(o, "created", (double)r->created);
 	cJSON_AddNumberToObject(o, "expires", (double)r->expires);
 	cJSON_AddBoolToObject(o, "auto_approved", r->is_auto);
+	cJSON_AddNumberToObject(o, "approvals_needed", r->approvals_needed ? r->approvals_needed : 1);
+	if (r->approved_by)
+		cJSON_AddStringToObject(o, "approved_by", r->approved_by);
 	if (r->approver)
 		cJSON_AddStringToObject(o, "approver", r->approver);
 	if (r->deny_reason)
@@ -187,6 +190,9 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 			printf("%s  %4llds ago  %-8s %s\n", rows[i].id,
 			    (long long)(now - rows[i].created), rows[i].tool, what(&rows[i]));
 			printf("%16s  why: %s\n", "", rows[i].reason ? rows[i].reason : "");
+			if (rows[i].approvals_needed > 1)
+				printf("%16s  needs two approvers; approved so far by: %s\n", "",
+				    rows[i].approved_by ? rows[i].approved_by : "nobody");
 		}
 		db_rows_free(rows, n);
 		/* The quieter list: what remembered approvals ran lately. */
@@ -350,6 +356,22 @@ out:
 	return rc;
 }
 
+/* Whether name is one of the "+"-separated approvers in list. */
+static int
+approved_by_name(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while (p && *p) {
+		if (!strncmp(p, name, n) && (p[n] == '+' || p[n] == '\0'))
+			return 1;
+		p = strchr(p, '+');
+		p = p ? p + 1 : NULL;
+	}
+	return 0;
+}
+
 long long
 parse_duration(const char *s)
 {
@@ -383,6 +405,12 @@ decision_write(const char *config, const char *folder, const struct req_row *r,
 
 	if (approver_key_load(config, &key, err) < 0)
 		return -1;
+	if (approve && r->approvals_needed > 1 && approved_by_name(r->approved_by, key.name)) {
+		err_set(err, "%s approved request %s already; dual control needs a second, "
+		    "different approver", key.name, r->id);
+		approver_key_wipe(&key);
+		return -1;
+	}
 	memset(&d, 0, sizeof(d));
 	snprintf(d.id, sizeof(d.id), "%s", r->id);
 	if (hex_decode(d.hash, SBX_HASH_LEN, r->hash) < 0) {

@@ -371,6 +371,11 @@ draw(struct watch *w)
 		line(w, "folder  %s", w->folders[it->folder]);
 		line(w, "tool    %s   risk: %s", it->row.tool, it->risk);
 		line(w, "why     %s", it->row.reason ? it->row.reason : "");
+		if (it->row.approvals_needed > 1) {
+			line(w, "DUAL CONTROL: needs two approvers; approved so far by %s",
+			    it->row.approved_by ? it->row.approved_by : "nobody");
+			used++;
+		}
 		line(w, "session %s   waited %llds   %s", it->row.session ? it->row.session : "",
 		    (long long)(now - it->row.created), left > 0 ? "" : "(the hook stopped waiting)");
 		if (left > 0)

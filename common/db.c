@@ -17,7 +17,11 @@ static const char schema[] =
     " created INTEGER NOT NULL, expires INTEGER NOT NULL,"
     " status TEXT NOT NULL, approver TEXT, key_id TEXT, auto INTEGER NOT NULL DEFAULT 0,"
     " decided INTEGER, deny_reason TEXT, started INTEGER, finished INTEGER,"
-    " exit_code INTEGER, signal INTEGER, duration_ms INTEGER);"
+    " exit_code INTEGER, signal INTEGER, duration_ms INTEGER,"
+    " approvals_needed INTEGER NOT NULL DEFAULT 1);"
+    "CREATE TABLE IF NOT EXISTS approvals ("
+    " request TEXT NOT NULL, key_id TEXT NOT NULL, approver TEXT NOT NULL,"
+    " time INTEGER NOT NULL, PRIMARY KEY (request, key_id));"
     "CREATE INDEX IF NOT EXISTS requests_status ON requests(status);"
     "CREATE INDEX IF NOT EXISTS requests_created ON requests(created);"
     "CREATE TABLE IF NOT EXISTS nonces ("
@@ -77,12 +81,14 @@ req_row_free(struct req_row *r)
 	free(r->cwd); free(r->session); free(r->agent); free(r->trigger); free(r->rule);
 	free(r->reason); free(r->status); free(r->approver); free(r->key_id);
 	free(r->deny_reason);
+	free(r->approved_by);
 	memset(r, 0, sizeof(*r));
 }
 
 #define COLS "id, hash, tool, command, input, cwd, session, agent, trigger, rule," \
 	" reason, status, approver, key_id, deny_reason, created, expires, decided," \
-	" started, finished, duration_ms, exit_code, signal, auto"
+	" started, finished, duration_ms, exit_code, signal, auto, approvals_needed," \
+	" (SELECT group_concat(approver, '+') FROM approvals WHERE request = requests.id)"
 
 static char *
 col_str(sqlite3_stmt *st, int i)
@@ -110,6 +116,8 @@ row_read(sqlite3_stmt *st, struct req_row *r)
 	    : sqlite3_column_int64(st, 21);
 	r->signal = sqlite3_column_int64(st, 22);
 	r->is_auto = sqlite3_column_int(st, 23);
+	r->approvals_needed = sqlite3_column_int(st, 24);
+	r->approved_by = col_str(st, 25);
 }
 
 int
@@ -140,9 +148,9 @@ db_list(sqlite3 *db, const char *status, int limit, struct req_row **rows)
 	*rows = NULL;
 	if (sqlite3_prepare_v2(db, status
 	    ? "SELECT " COLS " FROM (SELECT * FROM requests WHERE status = ?1"
-	      " ORDER BY created DESC, rowid DESC LIMIT ?2) ORDER BY created, rowid"
+	      " ORDER BY created DESC, rowid DESC LIMIT ?2) AS requests ORDER BY created, rowid"
 	    : "SELECT " COLS " FROM (SELECT * FROM requests"
-	      " ORDER BY created DESC, rowid DESC LIMIT ?2) ORDER BY created, rowid",
+	      " ORDER BY created DESC, rowid DESC LIMIT ?2) AS requests ORDER BY created, rowid",
 	    -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	if (status)

@@ -24,6 +24,8 @@ struct req_row {
 	int64_t created, expires, decided, started, finished, duration_ms;
 	int64_t exit_code, signal;  /* exit_code -1 when none */
 	int is_auto;
+	int approvals_needed;       /* 2 under dual control */
+	char *approved_by;          /* "alice+bob": approvals so far, or NULL */
 };
 
 /* NULL with err set on failure. */

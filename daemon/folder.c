@@ -353,6 +353,7 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	char *text, *input_text = NULL, *who = NULL;
 	const char *hash, *tool, *cmd, *name = path + strlen("pending/");
 	int64_t now = now_ms() / 1000, rule = 0;
+	int needed = 1;
 	size_t len;
 	int rc;
 
@@ -392,6 +393,7 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 			.cwd = json_str(doc, "cwd"), .folder = f->path, .home = getenv("HOME"),
 			.config_dir = f->config };
 		policy_eval(pol, &call, &pr);
+		needed = policy_approvals_needed(pol, &call, &pr);
 		if (pr.verdict == POLICY_DENY)
 			snprintf(err.msg, sizeof(err.msg), "denied by policy (%.150s): %.300s",
 			    pr.rule, pr.reason);
@@ -404,22 +406,23 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 			snprintf(err.msg, sizeof(err.msg), "%d requests are pending already",
 			    lim.max_pending);
 	}
-	if (!err.msg[0])
+	/* Dual control is for every run: remembered rules never stand in. */
+	if (!err.msg[0] && needed < 2)
 		rule = db_rule_match(f->db, hash, tool, cmd, now, &who);
 
 	if (exec_sql(f, "BEGIN IMMEDIATE") < 0)
 		goto out;
 	rc = sql_run(f, "INSERT INTO requests (id, hash, tool, command, input, cwd, session,"
 	    " agent, trigger, rule, reason, created, expires, status, deny_reason, approver,"
-	    " auto, decided, started)"
-	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", "tttttttttttiitttiii",
+	    " auto, decided, started, approvals_needed)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", "tttttttttttiitttiiii",
 	    id, hash, tool, cmd, input_text, json_str(doc, "cwd"),
 	    json_str(doc, "session_id"), json_str(doc, "agent"), json_str(doc, "trigger"),
 	    json_str(doc, "rule"), json_str(doc, "reason"), now,
 	    now + lim.request_ttl_seconds,
 	    err.msg[0] ? "rejected" : who ? "running" : "pending",
 	    err.msg[0] ? err.msg : NULL, who, (int64_t)(who != NULL),
-	    who ? now : 0, who ? now : 0);
+	    who ? now : 0, who ? now : 0, (int64_t)needed);
 	if (rc >= 0 && who)
 		rc = sql_run(f, "UPDATE rules SET uses = uses + 1, last_used = ? WHERE id = ?",
 		    "ii", now, rule);
@@ -441,7 +444,8 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 			req_row_free(&row);
 		}
 	} else {
-		logf_folder(f, "request %s pending: %s `%s` (%s)", id, tool, cmd, pr.reason);
+		logf_folder(f, "request %s pending: %s `%s` (%s)%s", id, tool, cmd, pr.reason,
+		    needed > 1 ? " - needs two approvers" : "");
 	}
 out:
 	free(who);
@@ -582,16 +586,32 @@ rule_decision(struct folder *f, const char *name, const struct decision *d,
 		logf_folder(f, "rule %lld removed by %s", (long long)d->rule_id, key->name);
 }
 
+static int
+count_approvals(struct folder *f, const char *id)
+{
+	sqlite3_stmt *st;
+	int n = -1;
+
+	if (sqlite3_prepare_v2(f->db, "SELECT count(*) FROM approvals WHERE request = ?",
+	    -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 void
 folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 {
-	char hash[2 * SBX_HASH_LEN + 1], path[512];
+	char hash[2 * SBX_HASH_LEN + 1], path[512], who[160];
 	struct trusted_key key;
 	struct sbx_err err = { "" };
 	struct decision d;
 	struct req_row row = { 0 };
 	int64_t now = now_ms() / 1000;
-	int approve, rc;
+	int approve, rc, votes;
 
 	if (name[0] == '.')
 		return;
@@ -625,9 +645,36 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		    "already used)" : "database error");
 		goto out;
 	}
+	/* Dual control: record this approval; run only at the second key. */
+	if (approve && row.approvals_needed > 1) {
+		rc = sql_run(f, "INSERT INTO approvals (request, key_id, approver, time)"
+		    " VALUES (?,?,?,?)", "ttti", d.id, key.key_id, key.name, now);
+		if (rc < 0) {
+			exec_sql(f, "ROLLBACK");
+			reject_file(f, "decisions/new", name, rc == -2 ? "this key approved "
+			    "already; dual control needs a second, different approver"
+			    : "database error");
+			goto out;
+		}
+		if ((votes = count_approvals(f, d.id)) < row.approvals_needed) {
+			if (votes < 0 || exec_sql(f, "COMMIT") < 0) {
+				exec_sql(f, "ROLLBACK");
+				goto out;
+			}
+			snprintf(path, sizeof(path), "decisions/new/%s", name);
+			(void)unlinkat(f->sbfd, path, 0);
+			logf_folder(f, "request %s: approval %d of %d, by %s; waiting for a "
+			    "different approver", d.id, votes, row.approvals_needed, key.name);
+			goto out;
+		}
+		snprintf(who, sizeof(who), "%s+%s", row.approved_by ? row.approved_by : "?",
+		    key.name);
+	} else {
+		snprintf(who, sizeof(who), "%s", key.name);
+	}
 	rc = sql_run(f, "UPDATE requests SET status=?, approver=?, key_id=?, decided=?,"
 	    " started=?, deny_reason=? WHERE id=? AND status='pending'", "tttiitt",
-	    approve ? "running" : "denied", key.name, key.key_id, now, approve ? now : 0,
+	    approve ? "running" : "denied", who, key.key_id, now, approve ? now : 0,
 	    approve ? NULL : d.reason, d.id);
 	if (rc != 1) {
 		exec_sql(f, "ROLLBACK");
@@ -635,7 +682,9 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		reject_file(f, "decisions/new", name, err.msg);
 		goto out;
 	}
-	if (approve && d.remember) {
+	if (approve && d.remember && row.approvals_needed > 1) {
+		logf_folder(f, "request %s: not remembered, it needs two approvers each time", d.id);
+	} else if (approve && d.remember) {
 		/* A prefix rule must cover this very request and stay narrow. */
 		if (!strcmp(d.scope, "prefix") && !prefix_covers(d.prefix, row.command)) {
 			exec_sql(f, "ROLLBACK");
@@ -661,7 +710,7 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	    key.name, d.remember ? " (remembered: " : "", d.remember ? (!strcmp(d.scope,
 	    "prefix") ? d.prefix : "this exact call") : "", d.remember ? ")" : "");
 	if (approve)
-		start_run(f, o, &row, key.name, 0, NULL);
+		start_run(f, o, &row, who, 0, NULL);
 	else
 		finish_unrun(f, d.id, row.hash, "denied", key.name, d.reason);
 out:

@@ -50,6 +50,8 @@ struct policy {
 	struct plist allowed_domains, denied_domains;
 	struct plist self_write;        /* self-protection: writes denied */
 	struct policy_limits limits;
+	int dual_risk;                  /* two approvers at this risk and above; -1 never */
+	struct plist dual_bash;         /* two approvers for these Bash(...) patterns */
 };
 
 #define SBX_EV_MAX_STRINGS 8    /* nesting of bash -c / eval strings */

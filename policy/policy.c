@@ -243,6 +243,7 @@ policy_free(struct policy *p)
 	plist_free(&p->allowed_domains);
 	plist_free(&p->denied_domains);
 	plist_free(&p->self_write);
+	plist_free(&p->dual_bash);
 	free(p->name);
 	free(p->folder);
 	free(p->config_dir);
@@ -569,8 +570,9 @@ read_strings(const struct ld *ld, const cJSON *arr, const char *where,
 
 static const char *const top_keys[] = {
 	"version", "comment", "allow", "escalate", "deny", "filesystem",
-	"network", "limits", NULL,
+	"network", "limits", "two_approvers", NULL,
 };
+static const char *const dual_keys[] = { "risk", "rules", NULL };
 static const char *const fs_keys[] = {
 	"denyRead", "allowRead", "allowWrite", "denyWrite", NULL,
 };
@@ -581,6 +583,84 @@ static const char *const limit_keys[] = {
 	"hook_wait_seconds", "max_pending", "max_per_minute",
 	"request_ttl_seconds", "exec_timeout_seconds", "output_cap_bytes", NULL,
 };
+
+/*
+ * "two_approvers": {"risk": "critical", "rules": ["Bash(terraform apply:*)"]}:
+ * which escalated requests sbxd runs only after two different approvers.
+ */
+static int
+read_dual(const struct ld *ld, const cJSON *c, size_t from, struct policy *p)
+{
+	static const char *const risks[] = { "low", "medium", "high", "critical", NULL };
+	const cJSON *r, *x;
+	size_t n;
+	int k;
+
+	if (!cJSON_IsObject(c))
+		return ld_fail(ld, from, "two_approvers must be an object");
+	if (check_keys(ld, c, "two_approvers", dual_keys, from) < 0)
+		return -1;
+	r = cJSON_GetObjectItemCaseSensitive(c, "risk");
+	if (r != NULL) {
+		if (!cJSON_IsString(r))
+			return ld_fail(ld, key_offset(ld, "risk", from),
+			    "two_approvers.risk must be a string");
+		for (k = 0; risks[k] && strcmp(risks[k], r->valuestring); k++)
+			;
+		if (!risks[k] && strcmp(r->valuestring, "none") != 0)
+			return ld_fail(ld, key_offset(ld, "risk", from), "two_approvers.risk "
+			    "must be none, low, medium, high or critical");
+		p->dual_risk = risks[k] ? k : -1;
+	}
+	r = cJSON_GetObjectItemCaseSensitive(c, "rules");
+	if (r == NULL)
+		return 0;
+	if (!cJSON_IsArray(r))
+		return ld_fail(ld, key_offset(ld, "rules", from),
+		    "two_approvers.rules must be an array of \"Bash(...)\" rules");
+	cJSON_ArrayForEach(x, r) {
+		if (!cJSON_IsString(x) || strncmp(x->valuestring, "Bash(", 5) != 0 ||
+		    (n = strlen(x->valuestring)) < 7 || x->valuestring[n - 1] != ')')
+			return ld_fail(ld, key_offset(ld, "rules", from),
+			    "two_approvers.rules: each must be a \"Bash(...)\" rule");
+		if (plist_add(&p->dual_bash, x->valuestring) < 0)
+			return ld_fail(ld, from, "out of memory");
+	}
+	return 0;
+}
+
+int
+policy_approvals_needed(const struct policy *p, const struct policy_call *call,
+    const struct policy_result *res)
+{
+	const char *cmd = NULL;
+	char pat[POLICY_MAX_ENTRY + 8];
+	const cJSON *c;
+	size_t n;
+	int k;
+
+	if (p->dual_risk >= 0 && (int)res->risk >= p->dual_risk)
+		return 2;
+	if (call->tool && !strcmp(call->tool, "Bash") && cJSON_IsObject(call->input) &&
+	    cJSON_IsString(c = cJSON_GetObjectItemCaseSensitive(call->input, "command")))
+		cmd = c->valuestring;
+	for (k = 0; cmd && k < p->dual_bash.n; k++) {
+		/* "Bash(X:*)": X, then a space or the end; "Bash(X)": exactly X. */
+		n = strlen(p->dual_bash.v[k]) - 6;
+		if (n >= sizeof(pat))
+			continue;
+		memcpy(pat, p->dual_bash.v[k] + 5, n);
+		pat[n] = '\0';
+		if (n >= 2 && !strcmp(pat + n - 2, ":*")) {
+			pat[n - 2] = '\0';
+			if (!strncmp(cmd, pat, n - 2) && (cmd[n - 2] == '\0' || cmd[n - 2] == ' '))
+				return 2;
+		} else if (!strcmp(cmd, pat)) {
+			return 2;
+		}
+	}
+	return 1;
+}
 
 static int
 read_limit(const struct ld *ld, const cJSON *lim, const char *key, size_t from,
@@ -795,6 +875,9 @@ parse_policy(const struct ld *ld, struct policy *p)
 	if (c != NULL && read_limits(ld, c, key_offset(ld, "limits", 0),
 	    &p->limits) < 0)
 		goto out;
+	c = cJSON_GetObjectItemCaseSensitive(root, "two_approvers");
+	if (c != NULL && read_dual(ld, c, key_offset(ld, "two_approvers", 0), p) < 0)
+		goto out;
 	rc = 0;
 out:
 	cJSON_Delete((cJSON *)root);
@@ -830,6 +913,7 @@ policy_load_buffer(const char *name, const char *text, size_t len,
 	if (p == NULL)
 		goto oom;
 	p->limits = *policy_limits(NULL);
+	p->dual_risk = -1;
 	p->name = strdup(name);
 	/* rules compare resolved paths: keep the folder resolved too */
 	if (folder != NULL && path_resolve("/", NULL, folder, real,
@@ -1515,6 +1599,11 @@ policy_to_json(const struct policy *p)
 	    p->limits.exec_timeout_seconds) ||
 	    !cJSON_AddNumberToObject(o, "output_cap_bytes",
 	    (double)p->limits.output_cap_bytes))
+		goto fail;
+	o = cJSON_AddObjectToObject(root, "two_approvers");
+	if (o == NULL || !cJSON_AddStringToObject(o, "risk", p->dual_risk < 0 ? "none" :
+	    policy_risk_name((enum policy_risk)p->dual_risk)) ||
+	    json_list(o, "rules", &p->dual_bash) < 0)
 		goto fail;
 	return root;
 fail:

@@ -99,6 +99,14 @@ void policy_eval(const struct policy *p, const struct policy_call *call,
 
 const struct policy_limits *policy_limits(const struct policy *p);
 
+/*
+ * How many different approvers an escalated call needs: 2 when its risk
+ * reaches "two_approvers.risk" or its command matches one of
+ * "two_approvers.rules" (dual control), else 1.
+ */
+int policy_approvals_needed(const struct policy *p, const struct policy_call *call,
+    const struct policy_result *res);
+
 /* The default policy.json text that `sbx init` writes (static storage). */
 const char *policy_default_text(void);
 
