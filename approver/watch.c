@@ -50,6 +50,8 @@ struct watch {
 	const char *config;
 	struct item items[MAX_ITEMS];
 	int n, sel, top;
+	char autos[3][200];         /* latest auto-approved, for the quieter list */
+	int nautos;
 	char seen[MAX_ITEMS][SBX_ID_LEN + 1];   /* ids already announced */
 	int nseen;
 	char status[512];           /* one line under the list */
@@ -213,6 +215,16 @@ refresh(struct watch *w)
 	for (f = 0; f < w->nfolders; f++) {
 		if (!(db = db_open(w->folders[f], 0, &err)))
 			continue;
+		/* The quieter list: what remembered rules approved lately. */
+		if (f == 0)
+			w->nautos = 0;
+		n = db_list(db, NULL, 50, &rows);
+		for (i = n - 1; i >= 0; i--)
+			if (rows[i].is_auto && w->nautos < 3 && now_ms() / 1000 - rows[i].created < 3600)
+				snprintf(w->autos[w->nautos++], sizeof(w->autos[0]), "%.8s %-7s %.150s",
+				    rows[i].id, rows[i].status, what(&rows[i]));
+		if (n > 0)
+			db_rows_free(rows, n);
 		n = db_list(db, "pending", MAX_ITEMS, &rows);
 		for (i = 0; i < n; i++) {
 			if (w->n == MAX_ITEMS) {
@@ -361,6 +373,16 @@ draw(struct watch *w)
 	if (w->n == 0) {
 		line(w, "  (nothing pending; waiting for requests)");
 		used++;
+	}
+	if (w->nautos > 0 && w->rows >= 20) {
+		line(w, "%s", "");
+		line(w, "auto-approved (remembered), latest first:");
+		used += 2;
+		for (i = 0; i < w->nautos; i++, used++) {
+			printf("%s", w->color ? "\033[2m" : "");
+			line(w, "  %s", w->autos[i]);
+			printf("%s", w->color ? "\033[0m" : "");
+		}
 	}
 	line(w, "%s", "");
 	used++;

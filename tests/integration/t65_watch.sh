@@ -52,6 +52,8 @@ $TM send-keys -t w Enter
 wait "$hp"
 out=$(hook_bash "./task.sh w2")
 like "$(echo "$out" | reason | head -1)" "remembered approval" "r approves and remembers: the same call runs without asking"
+wait_for 5 screen_has "auto-approved \\(remembered\\)"
+ok $? "auto-approved requests are shown in a separate list"
 
 # Deny with a reason typed on one line.
 hook_bash "./task.sh w3" >"$T/h3" &
