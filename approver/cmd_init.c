@@ -34,6 +34,19 @@ default_name(void)
 	return pw && valid_name(pw->pw_name) ? pw->pw_name : "approver";
 }
 
+/* DIR, or -C DIR, or "."; resolved into folder (PATH_MAX). */
+static int
+resolve_dir(const struct sbx_ctx *c, const char *dir, char *folder)
+{
+	if (!dir)
+		dir = c->dir ? c->dir : ".";
+	if (!realpath(dir, folder)) {
+		fprintf(stderr, "sbx: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* The directory this sbx runs from: sbx-hook and sbx-mcp live beside it. */
 static int
 self_dir(char *out, size_t outsz)
@@ -163,12 +176,8 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 		} else
 			dir = argv[i];
 	}
-	if (!dir)
-		dir = c->dir ? c->dir : ".";
-	if (!realpath(dir, folder)) {
-		fprintf(stderr, "sbx: %s: %s\n", dir, strerror(errno));
+	if (resolve_dir(c, dir, folder) < 0)
 		return 1;
-	}
 	if (prepare(folder) < 0)
 		return 1;
 	made = approver_key_create(c->config, name ? name : default_name(), &err);
@@ -274,12 +283,8 @@ cmd_remove(struct sbx_ctx *c, int argc, char **argv)
 		} else
 			dir = argv[i];
 	}
-	if (!dir)
-		dir = c->dir ? c->dir : ".";
-	if (!realpath(dir, folder)) {
-		fprintf(stderr, "sbx: %s: %s\n", dir, strerror(errno));
+	if (resolve_dir(c, dir, folder) < 0)
 		return 1;
-	}
 	snprintf(lock, sizeof(lock), "%s/.sandbox", folder);
 	if (access(lock, F_OK) < 0) {
 		fprintf(stderr, "sbx: %s has no .sandbox/; nothing to remove\n", folder);

@@ -152,23 +152,32 @@ get_or_add(cJSON *parent, const char *key, int array, cJSON *created, const char
 	return v;
 }
 
+/* root.hooks.EVENT, made (and recorded as made) when missing. */
+static cJSON *
+event_list(cJSON *root, const char *event, cJSON *created, struct sbx_err *err)
+{
+	char path[64];
+	cJSON *hooks, *list;
+
+	if (!(hooks = get_or_add(root, "hooks", 0, created, "hooks"))) {
+		err_set(err, "\"hooks\" is not an object");
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "hooks.%.50s", event);
+	if (!(list = get_or_add(hooks, event, 1, created, path)))
+		err_set(err, "\"hooks.%s\" is not an array", event);
+	return list;
+}
+
 /* Claude Code / Codex layout: hooks.EVENT[] = {matcher?, hooks: [{type, command, timeout}]} */
 static int
 add_hook(cJSON *root, const char *event, const char *matcher, const char *command,
     int timeout, cJSON *created, struct sbx_err *err)
 {
-	char path[64];
-	cJSON *hooks, *list, *group, *h, *inner;
+	cJSON *list, *group, *h, *inner;
 
-	if (!(hooks = get_or_add(root, "hooks", 0, created, "hooks"))) {
-		err_set(err, "\"hooks\" is not an object");
+	if (!(list = event_list(root, event, created, err)))
 		return -1;
-	}
-	snprintf(path, sizeof(path), "hooks.%s", event);
-	if (!(list = get_or_add(hooks, event, 1, created, path))) {
-		err_set(err, "\"hooks.%s\" is not an array", event);
-		return -1;
-	}
 	cJSON_ArrayForEach(group, list) {
 		cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(group, "hooks")) {
 			const char *c = json_str(h, "command");
@@ -196,22 +205,14 @@ static int
 add_cursor_hook(cJSON *root, const char *event, const char *command, cJSON *created,
     struct sbx_err *err)
 {
-	char path[64];
-	cJSON *hooks, *list, *h;
+	cJSON *list, *h;
 
 	if (!cJSON_GetObjectItemCaseSensitive(root, "version")) {
 		cJSON_AddNumberToObject(root, "version", 1);
 		cJSON_AddItemToArray(created, cJSON_CreateString("version"));
 	}
-	if (!(hooks = get_or_add(root, "hooks", 0, created, "hooks"))) {
-		err_set(err, "\"hooks\" is not an object");
+	if (!(list = event_list(root, event, created, err)))
 		return -1;
-	}
-	snprintf(path, sizeof(path), "hooks.%s", event);
-	if (!(list = get_or_add(hooks, event, 1, created, path))) {
-		err_set(err, "\"hooks.%s\" is not an array", event);
-		return -1;
-	}
 	cJSON_ArrayForEach(h, list) {
 		const char *c = json_str(h, "command");
 
