@@ -2,6 +2,7 @@
 #
 #   make            build bin/sbx, bin/sbx-hook, bin/sbxd (installs missing deps first)
 #   make test       build and run every test (unit + integration), prints a TAP summary
+#   make test-claude  the hooks with the real Claude Code CLI (npm) and a fake model API
 #   make demo       run the whole approval loop in a temporary folder
 #   make asan       build with ASan+UBSan into build/asan and run the tests there
 #   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
@@ -100,6 +101,11 @@ test: $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/recha
 	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \
 		sh tests/run.sh
 
+# The real Claude Code CLI against a scripted stand-in for the model API;
+# installs it from npm into ~/.cache/sbx-test-npm once (tests/claude/run.sh).
+test-claude: $(PROGS)
+	@SBX_BIN=$(abspath $(BIN)) bash tests/claude/run.sh
+
 asan:
 	$(MAKE) BUILD=build/asan BIN=build/asan/bin SAN=1 test
 
@@ -110,12 +116,16 @@ $(BUILD)/bench/spawn: tests/bench/spawn.c $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $<
 
+$(BUILD)/bench/policy_bench: tests/bench/policy_bench.c $(LIBSBX) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) -lm
+
 $(BUILD)/bench/auditbench: tests/bench/auditbench.c $(LIBSBX) $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) \
 		$(LIB_SQLITE) -lm
 
-bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/auditbench
+bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench $(BUILD)/bench/auditbench
 	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
 		bash tests/bench/bench.sh
 
@@ -126,6 +136,6 @@ install: $(PROGS)
 clean:
 	rm -rf build bin
 
-.PHONY: all test asan demo bench install clean
+.PHONY: all test test-claude asan demo bench install clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

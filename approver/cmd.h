@@ -12,10 +12,34 @@ struct sbx_ctx {
 };
 
 int cmd_init(struct sbx_ctx *c, int argc, char **argv);
+int cmd_remove(struct sbx_ctx *c, int argc, char **argv);
+int cmd_doctor(struct sbx_ctx *c, int argc, char **argv);
+int cmd_history(struct sbx_ctx *c, int argc, char **argv);
+int cmd_watch(struct sbx_ctx *c, int argc, char **argv);
+int cmd_ssh(struct sbx_ctx *c, int argc, char **argv);
+int cmd_approvers(struct sbx_ctx *c, int argc, char **argv);
+int cmd_restore(struct sbx_ctx *c, int argc, char **argv);
 int cmd_pending(struct sbx_ctx *c, int argc, char **argv);
 int cmd_show(struct sbx_ctx *c, int argc, char **argv);
 int cmd_decide(struct sbx_ctx *c, int argc, char **argv);   /* approve / deny */
 int cmd_audit(struct sbx_ctx *c, int argc, char **argv);    /* audit verify|show|export */
+
+struct req_row;
+struct sbx_err;
+
+/*
+ * Signs and drops a decision for a pending request. With remember, the
+ * rule covers this exact call, or with prefix the Bash commands starting
+ * with those words; rule_expires is 0 (never) or a time. 0 or -1.
+ */
+int decision_write(const char *config, const char *folder, const struct req_row *r,
+    int approve, int remember, const char *prefix, long long rule_expires,
+    const char *reason, int ttl, struct sbx_err *err);
+
+/* "90s", "30m", "8h", "7d" or plain seconds; -1 if malformed. */
+long long parse_duration(const char *s);
+
+int cmd_rules(struct sbx_ctx *c, int argc, char **argv);
 
 /* The project folder for -C DIR or the current directory; prints an
  * error and returns -1 when there is none. */

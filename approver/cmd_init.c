@@ -1,7 +1,9 @@
 /*
- * cmd_init.c - `sbx init DIR`: prepares a folder and the approver key.
- * Idempotent: existing files are kept as they are.
+ * cmd_init.c - `sbx init` and `sbx remove`: preparing a folder, wiring
+ * it into agents, and taking that out again. Idempotent: existing files
+ * are kept, entries already present are not added twice.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "approver/cmd.h"
+#include "approver/setup.h"
 #include "approver/sign.h"
 #include "common/queue.h"
+#include "common/registry.h"
 #include "policy/policy.h"
 
 static const char *
@@ -29,42 +34,72 @@ default_name(void)
 	return pw && valid_name(pw->pw_name) ? pw->pw_name : "approver";
 }
 
-int
-cmd_init(struct sbx_ctx *c, int argc, char **argv)
+/* DIR, or -C DIR, or "."; resolved into folder (PATH_MAX). */
+static int
+resolve_dir(const struct sbx_ctx *c, const char *dir, char *folder)
 {
-	char folder[PATH_MAX], path[PATH_MAX + 64];
-	const char *dir = NULL, *name = NULL, *text;
-	struct sbx_err err;
-	struct stat st;
-	int i, fd, made, sbfd;
-
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--name") && i + 1 < argc)
-			name = argv[++i];
-		else if (argv[i][0] == '-' || dir) {
-			fprintf(stderr, "usage: sbx init [--name APPROVER] [DIR]\n");
-			return 2;
-		} else
-			dir = argv[i];
-	}
 	if (!dir)
 		dir = c->dir ? c->dir : ".";
 	if (!realpath(dir, folder)) {
 		fprintf(stderr, "sbx: %s: %s\n", dir, strerror(errno));
-		return 1;
+		return -1;
 	}
+	return 0;
+}
+
+/* The directory this sbx runs from: sbx-hook and sbx-mcp live beside it. */
+static int
+self_dir(char *out, size_t outsz)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	if (!(slash = strrchr(exe, '/')))
+		return -1;
+	*slash = '\0';
+	return xsnprintf(out, outsz, "%s", exe) < 0 ? -1 : 0;
+}
+
+static int
+write_new(int dfd, const char *name, const char *text, mode_t mode)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+
+	if (fd < 0)
+		return errno == EEXIST ? 0 : -1;
+	if (write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 1;
+}
+
+/* FOLDER/.sandbox with its queue, policy and .gitignore. */
+static int
+prepare(const char *folder)
+{
+	char path[PATH_MAX + 16];
+	struct sbx_err err;
+	struct stat st;
+	int i, sbfd, r;
+
 	snprintf(path, sizeof(path), "%s/.sandbox", folder);
 	if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "sbx: %s exists and is not a directory\n", path);
-		return 1;
+		return -1;
 	}
 	if (mkdir(path, 0700) < 0 && errno != EEXIST) {
 		fprintf(stderr, "sbx: cannot create %s: %s\n", path, strerror(errno));
-		return 1;
+		return -1;
 	}
 	if ((sbfd = sandbox_open(folder, &err)) < 0) {
 		fprintf(stderr, "sbx: %s\n", err.msg);
-		return 1;
+		return -1;
 	}
 	if (fchmod(sbfd, 0700) < 0)
 		fprintf(stderr, "sbx: warning: cannot chmod %s: %s\n", path, strerror(errno));
@@ -73,27 +108,78 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 			fprintf(stderr, "sbx: cannot create %s/%s: %s\n", path, queue_dirs[i],
 			    strerror(errno));
 			close(sbfd);
-			return 1;
+			return -1;
 		}
-	text = policy_default_text();
-	fd = openat(sbfd, "policy.json", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		if (write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
-			fprintf(stderr, "sbx: cannot write %s/policy.json: %s\n", path, strerror(errno));
-			close(fd);
-			close(sbfd);
-			return 1;
-		}
-		close(fd);
-		printf("created %s/policy.json (the default policy)\n", path);
-	} else if (errno != EEXIST) {
-		fprintf(stderr, "sbx: cannot create %s/policy.json: %s\n", path, strerror(errno));
+	if ((r = write_new(sbfd, "policy.json", policy_default_text(), 0600)) < 0) {
+		fprintf(stderr, "sbx: cannot write %s/policy.json: %s\n", path, strerror(errno));
 		close(sbfd);
-		return 1;
+		return -1;
+	}
+	if (r)
+		printf("created %s/policy.json (the default policy)\n", path);
+	/* State, queue and log are not source: keep them out of git. */
+	if ((r = write_new(sbfd, ".gitignore", "# sbx state, queue and log: not source\n*\n",
+	    0644)) < 0) {
+		fprintf(stderr, "sbx: cannot write %s/.gitignore: %s\n", path, strerror(errno));
+		close(sbfd);
+		return -1;
 	}
 	close(sbfd);
-	printf("prepared %s\n", path);
+	printf("prepared %s (ignored by git)\n", path);
+	return 0;
+}
 
+static int
+hook_timeout(const char *folder, const char *config)
+{
+	struct policy_error perr;
+	struct policy *p = policy_load(folder, config, &perr);
+	int t;
+
+	if (!p) {
+		fprintf(stderr, "sbx: %s\n", perr.msg);
+		return -1;
+	}
+	/* Longer than the hook's own deadline (it answers by wait + 5 s). */
+	t = policy_limits(p)->hook_wait_seconds + 30;
+	policy_free(p);
+	return t;
+}
+
+int
+cmd_init(struct sbx_ctx *c, int argc, char **argv)
+{
+	static const struct { const char *flag; enum setup_kind kind; } clients[] = {
+		{ "--claude", SETUP_CLAUDE }, { "--mcp", SETUP_CLAUDE_MCP },
+		{ "--codex", SETUP_CODEX }, { "--cursor", SETUP_CURSOR },
+	};
+	char folder[PATH_MAX];
+	const char *dir = NULL, *name = NULL, *file;
+	struct setup_opts so = { 0 };
+	struct sbx_err err = { "" };
+	char bindir[PATH_MAX], hookbin[PATH_MAX + 16];
+	int want[4] = { 0 }, local = 0, i, k, made, any = 0, r;
+
+	for (i = 1; i < argc; i++) {
+		for (k = 0; k < 4 && strcmp(argv[i], clients[k].flag) != 0; k++)
+			;
+		if (k < 4)
+			want[k] = any = 1;
+		else if (!strcmp(argv[i], "--local"))
+			local = 1;
+		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
+			name = argv[++i];
+		else if (argv[i][0] == '-' || dir) {
+			fprintf(stderr, "usage: sbx init [--claude [--local]] [--mcp] [--codex] "
+			    "[--cursor] [--name APPROVER] [DIR]\n");
+			return 2;
+		} else
+			dir = argv[i];
+	}
+	if (resolve_dir(c, dir, folder) < 0)
+		return 1;
+	if (prepare(folder) < 0)
+		return 1;
 	made = approver_key_create(c->config, name ? name : default_name(), &err);
 	if (made < 0) {
 		fprintf(stderr, "sbx: %s\n", err.msg);
@@ -102,7 +188,149 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 	if (made)
 		printf("created approver key %s/approver.key (trusted in %s/approvers/)\n",
 		    c->config, c->config);
-	printf("next: run `sbxd %s` (it executes approved commands), then `sbx -C %s "
-	    "pending` to see requests\n", folder, folder);
+	if ((r = registry_add(c->config, folder, &err)) < 0) {
+		fprintf(stderr, "sbx: %s\n", err.msg);
+		return 1;
+	}
+	if (r)
+		printf("recorded %s in %s/folders (for sbxd --all)\n", folder, c->config);
+
+	if (any) {
+		if (self_dir(bindir, sizeof(bindir)) < 0) {
+			fprintf(stderr, "sbx: cannot tell where sbx is installed\n");
+			return 1;
+		}
+		snprintf(hookbin, sizeof(hookbin), "%s/sbx-hook", bindir);
+		if (access(hookbin, X_OK) < 0) {
+			fprintf(stderr, "sbx: %s is missing; install sbx-hook beside sbx\n", hookbin);
+			return 1;
+		}
+		so = (struct setup_opts){ .folder = folder, .bindir = bindir, .local = local,
+			.timeout = hook_timeout(folder, c->config) };
+		if (so.timeout < 0)
+			return 1;
+	}
+	for (k = 0; k < 4; k++) {
+		if (!want[k])
+			continue;
+		if ((r = setup_add(clients[k].kind, &so, &file, &err)) < 0) {
+			fprintf(stderr, "sbx: %s\n", err.msg);
+			return 1;
+		}
+		printf(r ? "registered sbx in %s\n" : "%s already has sbx\n", file);
+		if (clients[k].kind == SETUP_CURSOR) {
+			if ((r = setup_add(SETUP_CURSOR_MCP, &so, &file, &err)) < 0) {
+				fprintf(stderr, "sbx: %s\n", err.msg);
+				return 1;
+			}
+			printf(r ? "registered sbx in %s\n" : "%s already has sbx\n", file);
+		}
+		if (clients[k].kind == SETUP_CODEX)
+			printf("for Codex's MCP client add to ~/.codex/config.toml:\n"
+			    "  [mcp_servers.sbx]\n  command = \"%s/sbx-mcp\"\n  args = []\n", bindir);
+	}
+	printf("next: run `sbxd %s` (it executes approved commands; `sbxd --all` serves "
+	    "every recorded folder),\n      then `sbx -C %s pending` to see requests\n",
+	    folder, folder);
+	return 0;
+}
+
+/* rm -r of DIRFD/NAME without following symlinks. */
+static int
+remove_tree(int at, const char *name)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, rc = 0;
+
+	if (unlinkat(at, name, 0) == 0)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return errno == ENOENT ? 0 : -1;
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    remove_tree(dirfd(d), de->d_name) < 0)
+			rc = -1;
+	closedir(d);
+	if (rc == 0 && unlinkat(at, name, AT_REMOVEDIR) < 0)
+		rc = -1;
+	return rc;
+}
+
+int
+cmd_remove(struct sbx_ctx *c, int argc, char **argv)
+{
+	char folder[PATH_MAX], answer[16], lock[PATH_MAX + 32];
+	const char *dir = NULL;
+	struct sbx_err err = { "" };
+	int i, purge = 0, yes = 0, fd, dfd;
+	FILE *tty;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--purge"))
+			purge = 1;
+		else if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y"))
+			yes = 1;
+		else if (argv[i][0] == '-' || dir) {
+			fprintf(stderr, "usage: sbx remove [--purge [--yes]] [DIR]\n");
+			return 2;
+		} else
+			dir = argv[i];
+	}
+	if (resolve_dir(c, dir, folder) < 0)
+		return 1;
+	snprintf(lock, sizeof(lock), "%s/.sandbox", folder);
+	if (access(lock, F_OK) < 0) {
+		fprintf(stderr, "sbx: %s has no .sandbox/; nothing to remove\n", folder);
+		return 1;
+	}
+	if (setup_remove_all(folder, &err) < 0) {
+		fprintf(stderr, "sbx: %s\n", err.msg);
+		return 1;
+	}
+	if (registry_remove(c->config, folder, &err) < 0)
+		fprintf(stderr, "sbx: warning: %s\n", err.msg);
+	if (!purge) {
+		printf("kept %s/.sandbox (state, queue and results); `sbx remove --purge` "
+		    "deletes it\n", folder);
+		return 0;
+	}
+	snprintf(lock, sizeof(lock), "%s/.sandbox/sbxd.lock", folder);
+	if ((fd = open(lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			fprintf(stderr, "sbx: sbxd is serving %s; stop it before --purge\n", folder);
+			close(fd);
+			return 1;
+		}
+		close(fd);
+	}
+	if (!yes) {
+		tty = fopen("/dev/tty", "r");
+		fprintf(stderr, "delete %s/.sandbox with its state, queue and results? [y/N] ",
+		    folder);
+		if (!tty || !fgets(answer, sizeof(answer), tty) ||
+		    (answer[0] != 'y' && answer[0] != 'Y')) {
+			if (tty)
+				fclose(tty);
+			fprintf(stderr, "\nsbx: not deleted (use --yes when there is no terminal)\n");
+			return 1;
+		}
+		fclose(tty);
+	}
+	if ((dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    remove_tree(dfd, ".sandbox") < 0) {
+		fprintf(stderr, "sbx: cannot delete %s/.sandbox: %s\n", folder, strerror(errno));
+		if (dfd >= 0)
+			close(dfd);
+		return 1;
+	}
+	close(dfd);
+	printf("deleted %s/.sandbox\n", folder);
 	return 0;
 }

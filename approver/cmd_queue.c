@@ -99,6 +99,9 @@ row_json(const struct req_row *r)
 	cJSON_AddNumberToObject(o, "created", (double)r->created);
 	cJSON_AddNumberToObject(o, "expires", (double)r->expires);
 	cJSON_AddBoolToObject(o, "auto_approved", r->is_auto);
+	cJSON_AddNumberToObject(o, "approvals_needed", r->approvals_needed ? r->approvals_needed : 1);
+	if (r->approved_by)
+		cJSON_AddStringToObject(o, "approved_by", r->approved_by);
 	if (r->approver)
 		cJSON_AddStringToObject(o, "approver", r->approver);
 	if (r->deny_reason)
@@ -187,6 +190,9 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 			printf("%s  %4llds ago  %-8s %s\n", rows[i].id,
 			    (long long)(now - rows[i].created), rows[i].tool, what(&rows[i]));
 			printf("%16s  why: %s\n", "", rows[i].reason ? rows[i].reason : "");
+			if (rows[i].approvals_needed > 1)
+				printf("%16s  needs two approvers; approved so far by: %s\n", "",
+				    rows[i].approved_by ? rows[i].approved_by : "nobody");
 		}
 		db_rows_free(rows, n);
 		/* The quieter list: what remembered approvals ran lately. */
@@ -287,20 +293,25 @@ out:
 int
 cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 {
-	char folder[PATH_MAX], id[SBX_ID_LEN + 1], dst[128];
+	char folder[PATH_MAX], id[SBX_ID_LEN + 1];
 	int approve = !strcmp(argv[0], "approve");
-	struct approver_key key;
-	struct decision d;
 	struct sbx_err err;
 	struct req_row r = { 0 };
 	const char *arg = NULL, *reason = "";
 	sqlite3 *db = NULL;
-	char *text = NULL;
-	int i, remember = 0, ttl = 1800, rc = 1, sbfd = -1;
+	int i, remember = 0, ttl = 1800, rc = 1;
+	const char *prefix = NULL;
+	long long dur = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (approve && !strcmp(argv[i], "--remember"))
 			remember = 1;
+		else if (approve && !strcmp(argv[i], "--prefix") && i + 1 < argc)
+			prefix = argv[++i], remember = 1;
+		else if (approve && !strcmp(argv[i], "--for") && i + 1 < argc) {
+			if ((dur = parse_duration(argv[++i])) < 0)
+				i = argc + 1;
+		}
 		else if (!approve && !strcmp(argv[i], "--reason") && i + 1 < argc)
 			reason = argv[++i];
 		else if (!strcmp(argv[i], "--ttl") && i + 1 < argc)
@@ -311,13 +322,14 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 			arg = NULL, i = argc + 1;
 	}
 	if (!arg || i > argc || ttl <= 0) {
-		fprintf(stderr, approve ? "usage: sbx [-C DIR] approve ID [--remember] [--ttl SECONDS]\n"
+		fprintf(stderr, approve ? "usage: sbx [-C DIR] approve ID [--remember [--prefix "
+		    "'WORD WORD...'] [--for DURATION]] [--ttl SECONDS]\n"
 		    : "usage: sbx [-C DIR] deny ID [--reason TEXT] [--ttl SECONDS]\n");
 		return 2;
 	}
-	if (strlen(reason) >= sizeof(d.reason)) {
+	if (strlen(reason) >= sizeof(((struct decision *)0)->reason)) {
 		fprintf(stderr, "sbx: the reason is too long (at most %zu bytes)\n",
-		    sizeof(d.reason) - 1);
+		    sizeof(((struct decision *)0)->reason) - 1);
 		return 2;
 	}
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || !(db = open_db(folder)))
@@ -328,44 +340,116 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 		fprintf(stderr, "sbx: request %s is %s, not pending\n", id, r.status);
 		goto out;
 	}
-	if (approver_key_load(c->config, &key, &err) < 0) {
+	if (decision_write(c->config, folder, &r, approve, remember, prefix,
+	    remember && dur ? now_ms() / 1000 + dur : 0, reason, ttl, &err) < 0) {
 		fprintf(stderr, "sbx: %s\n", err.msg);
 		goto out;
 	}
-	memset(&d, 0, sizeof(d));
-	memcpy(d.id, id, sizeof(d.id));
-	if (hex_decode(d.hash, SBX_HASH_LEN, r.hash) < 0) {
-		fprintf(stderr, "sbx: request %s has a malformed hash in the database\n", id);
+	printf("%s %s%s%s%s: %s\n", approve ? "approved" : "denied", id,
+	    !remember ? "" : prefix ? " (remembered: commands starting with \"" :
+	    " (remembered: the same call will run without asking)", prefix ? prefix : "",
+	    remember && prefix ? "\" will run without asking)" : "", what(&r));
+	rc = 0;
+out:
+	req_row_free(&r);
+	db_close(db);
+	return rc;
+}
+
+/* Whether name is one of the "+"-separated approvers in list. */
+static int
+approved_by_name(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	while (p && *p) {
+		if (!strncmp(p, name, n) && (p[n] == '+' || p[n] == '\0'))
+			return 1;
+		p = strchr(p, '+');
+		p = p ? p + 1 : NULL;
+	}
+	return 0;
+}
+
+long long
+parse_duration(const char *s)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return -1;
+	v = strtoll(s, &end, 10);
+	if (v <= 0 || end == s)
+		return -1;
+	switch (*end) {
+	case '\0': case 's': break;
+	case 'm': v *= 60; break;
+	case 'h': v *= 3600; break;
+	case 'd': v *= 86400; break;
+	default: return -1;
+	}
+	return *end && end[1] ? -1 : v;
+}
+
+int
+decision_write(const char *config, const char *folder, const struct req_row *r,
+    int approve, int remember, const char *prefix, long long rule_expires,
+    const char *reason, int ttl, struct sbx_err *err)
+{
+	struct approver_key key;
+	struct decision d;
+	char dst[128], *text = NULL;
+	int sbfd, rc = -1;
+
+	if (approver_key_load(config, &key, err) < 0)
+		return -1;
+	if (approve && r->approvals_needed > 1 && approved_by_name(r->approved_by, key.name)) {
+		err_set(err, "%s approved request %s already; dual control needs a second, "
+		    "different approver", key.name, r->id);
 		approver_key_wipe(&key);
-		goto out;
+		return -1;
+	}
+	memset(&d, 0, sizeof(d));
+	snprintf(d.id, sizeof(d.id), "%s", r->id);
+	if (hex_decode(d.hash, SBX_HASH_LEN, r->hash) < 0) {
+		err_set(err, "request %s has a malformed hash in the database", r->id);
+		approver_key_wipe(&key);
+		return -1;
 	}
 	snprintf(d.verdict, sizeof(d.verdict), "%s", approve ? "approve" : "deny");
 	d.remember = remember;
-	snprintf(d.reason, sizeof(d.reason), "%s", reason);
-	i = decision_sign(&d, &key, ttl);
+	snprintf(d.scope, sizeof(d.scope), "%s", prefix ? "prefix" : "exact");
+	d.rule_expires = rule_expires;
+	if (xsnprintf(d.prefix, sizeof(d.prefix), "%s", prefix ? prefix : "") < 0 ||
+	    (prefix && !prefix_covers(prefix, r->command))) {
+		err_set(err, "the prefix \"%s\" must be at least two words that start the "
+		    "command, and the command must have no shell syntax (; & | $ ...)",
+		    prefix ? prefix : "");
+		approver_key_wipe(&key);
+		return -1;
+	}
+	if (xsnprintf(d.reason, sizeof(d.reason), "%s", reason ? reason : "") < 0) {
+		err_set(err, "the reason is too long");
+		approver_key_wipe(&key);
+		return -1;
+	}
+	rc = decision_sign(&d, &key, ttl);
 	approver_key_wipe(&key);
-	if (i < 0 || !(text = decision_to_json(&d))) {
-		fprintf(stderr, "sbx: cannot sign the decision\n");
-		goto out;
+	if (rc < 0 || !(text = decision_to_json(&d))) {
+		err_set(err, "cannot sign the decision");
+		return -1;
 	}
-	if ((sbfd = sandbox_open(folder, &err)) < 0) {
-		fprintf(stderr, "sbx: %s\n", err.msg);
-		goto out;
-	}
-	snprintf(dst, sizeof(dst), "decisions/new/%s.%s.json", id, d.nonce);
-	if (write_atomic(sbfd, "decisions/tmp", dst, text, strlen(text), 0600, 1) < 0) {
-		fprintf(stderr, "sbx: cannot write %s/.sandbox/%s: %s\n", folder, dst,
-		    strerror(errno));
-		goto out;
-	}
-	printf("%s %s%s: %s\n", approve ? "approved" : "denied", id,
-	    remember ? " (remembered: the same call will run without asking)" : "", what(&r));
-	rc = 0;
-out:
-	if (sbfd >= 0)
+	rc = -1;
+	if ((sbfd = sandbox_open(folder, err)) >= 0) {
+		snprintf(dst, sizeof(dst), "decisions/new/%s.%s.json", r->id, d.nonce);
+		if (write_atomic(sbfd, "decisions/tmp", dst, text, strlen(text), 0600, 1) < 0)
+			err_set(err, "cannot write %s/.sandbox/%s: %s", folder, dst, strerror(errno));
+		else
+			rc = 0;
 		close(sbfd);
+	}
 	free(text);
-	req_row_free(&r);
-	db_close(db);
 	return rc;
 }

@@ -10,6 +10,7 @@
 #include <sodium.h>
 
 #include "approver/cmd.h"
+#include "approver/cmd_policy.h"
 #include "common/util.h"
 
 static void
@@ -18,12 +19,31 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: sbx [-C DIR] COMMAND [ARGS]\n"
 	    "\n"
-	    "  init [--name NAME] [DIR]       prepare DIR/.sandbox and, if missing, an approver key\n"
+	    "  init [--claude [--local]] [--mcp] [--codex] [--cursor] [--name NAME] [DIR]\n"
+	    "                                 prepare DIR/.sandbox and, if missing, an approver\n"
+	    "                                 key; register the hooks / MCP server with agents\n"
+	    "  remove [--purge [--yes]] [DIR] take out what init added (--purge: and .sandbox/)\n"
+	    "  history PATH [--json]          versions of PATH an agent replaced (kept by sbx-hook)\n"
+	    "  restore PATH [--version N]     bring one back (default: the latest kept)\n"
+	    "  doctor                         check the folder's setup; says how to fix each problem\n"
+	    "  watch [-C DIR]... [--all] [--plain] [--notify CMD]\n"
+	    "                                 the approver's terminal: live list, single keys\n"
+	    "  policy check [--json] -- CMD | check --batch FILE | check --hook-json FILE | show\n"
+	    "                                 classify a command or a hook payload; the\n"
+	    "                                 effective policy (docs/POLICY.md)\n"
+	    "  approvers [list [--json] | add NAME PUBKEY | rm NAME | self]\n"
+	    "                                 the approver keys sbxd trusts; self prints yours\n"
+	    "  ssh-command -C DIR...          forced command for a remote approver's key\n"
+	    "                                 (contrib/ssh/): allows watch, pending, show,\n"
+	    "                                 approve, deny only\n"
 	    "  pending [--json]               requests waiting for a decision\n"
 	    "  show ID [--json]               one request: what, why, decision, result\n"
-	    "  approve ID [--remember] [--ttl S]\n"
+	    "  approve ID [--remember [--prefix 'WORD WORD...'] [--for DURATION]] [--ttl S]\n"
 	    "                                 sign an approval; --remember auto-approves the\n"
-	    "                                 same call later\n"
+	    "                                 same call later (--prefix: commands starting\n"
+	    "                                 with those words; --for: until it expires)\n"
+	    "  rules [list [--json] | add 'WORD WORD...' [--for D] | rm RULE]\n"
+	    "                                 the remembered approvals sbxd applies\n"
 	    "  deny ID [--reason TEXT]        sign a denial; the reason goes to the agent\n"
 	    "  audit verify [--json] [--evidence FILE [--key HEX]]\n"
 	    "                                 check the audit log's chain and signatures\n"
@@ -73,6 +93,29 @@ main(int argc, char **argv)
 	argv += i;
 	if (!strcmp(cmd, "init"))
 		return cmd_init(&c, argc, argv);
+	if (!strcmp(cmd, "remove"))
+		return cmd_remove(&c, argc, argv);
+	if (!strcmp(cmd, "policy")) {
+		char folder[4096];
+		const char *start = c.dir ? c.dir : ".";
+
+		return cmd_policy(argc, argv, find_folder(start, folder, sizeof(folder)) == 0
+		    ? folder : NULL, c.config);
+	}
+	if (!strcmp(cmd, "rules"))
+		return cmd_rules(&c, argc, argv);
+	if (!strcmp(cmd, "approvers"))
+		return cmd_approvers(&c, argc, argv);
+	if (!strcmp(cmd, "ssh-command"))
+		return cmd_ssh(&c, argc, argv);
+	if (!strcmp(cmd, "watch"))
+		return cmd_watch(&c, argc, argv);
+	if (!strcmp(cmd, "history"))
+		return cmd_history(&c, argc, argv);
+	if (!strcmp(cmd, "restore"))
+		return cmd_restore(&c, argc, argv);
+	if (!strcmp(cmd, "doctor"))
+		return cmd_doctor(&c, argc, argv);
 	if (!strcmp(cmd, "pending"))
 		return cmd_pending(&c, argc, argv);
 	if (!strcmp(cmd, "show"))

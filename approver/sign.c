@@ -138,6 +138,8 @@ decision_sign(struct decision *d, const struct approver_key *k, int ttl_seconds)
 	unsigned char nonce[SBX_NONCE_LEN], *msg;
 	size_t len;
 
+	if (!d->scope[0])
+		snprintf(d->scope, sizeof(d->scope), "exact");
 	memcpy(d->approver, k->name, sizeof(d->approver));
 	memcpy(d->key_id, k->key_id, sizeof(d->key_id));
 	d->created = now_ms() / 1000;

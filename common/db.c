@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/db.h"
+#include "common/queue.h"
 
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS requests ("
@@ -16,14 +17,21 @@ static const char schema[] =
     " created INTEGER NOT NULL, expires INTEGER NOT NULL,"
     " status TEXT NOT NULL, approver TEXT, key_id TEXT, auto INTEGER NOT NULL DEFAULT 0,"
     " decided INTEGER, deny_reason TEXT, started INTEGER, finished INTEGER,"
-    " exit_code INTEGER, signal INTEGER, duration_ms INTEGER);"
+    " exit_code INTEGER, signal INTEGER, duration_ms INTEGER,"
+    " approvals_needed INTEGER NOT NULL DEFAULT 1);"
+    "CREATE TABLE IF NOT EXISTS approvals ("
+    " request TEXT NOT NULL, key_id TEXT NOT NULL, approver TEXT NOT NULL,"
+    " time INTEGER NOT NULL, PRIMARY KEY (request, key_id));"
     "CREATE INDEX IF NOT EXISTS requests_status ON requests(status);"
     "CREATE INDEX IF NOT EXISTS requests_created ON requests(created);"
     "CREATE TABLE IF NOT EXISTS nonces ("
     " nonce TEXT PRIMARY KEY, request TEXT NOT NULL, used INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS remembered ("
-    " hash TEXT PRIMARY KEY, tool TEXT, command TEXT, approver TEXT NOT NULL,"
-    " key_id TEXT, created INTEGER NOT NULL, uses INTEGER NOT NULL DEFAULT 0);";
+    "CREATE TABLE IF NOT EXISTS rules ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT, scope TEXT NOT NULL, hash TEXT,"
+    " prefix TEXT, tool TEXT NOT NULL, command TEXT, approver TEXT NOT NULL,"
+    " key_id TEXT, created INTEGER NOT NULL, expires INTEGER NOT NULL DEFAULT 0,"
+    " uses INTEGER NOT NULL DEFAULT 0, last_used INTEGER);"
+    "CREATE INDEX IF NOT EXISTS rules_hash ON rules(hash);";
 
 sqlite3 *
 db_open(const char *folder, int writable, struct sbx_err *err)
@@ -73,12 +81,14 @@ req_row_free(struct req_row *r)
 	free(r->cwd); free(r->session); free(r->agent); free(r->trigger); free(r->rule);
 	free(r->reason); free(r->status); free(r->approver); free(r->key_id);
 	free(r->deny_reason);
+	free(r->approved_by);
 	memset(r, 0, sizeof(*r));
 }
 
 #define COLS "id, hash, tool, command, input, cwd, session, agent, trigger, rule," \
 	" reason, status, approver, key_id, deny_reason, created, expires, decided," \
-	" started, finished, duration_ms, exit_code, signal, auto"
+	" started, finished, duration_ms, exit_code, signal, auto, approvals_needed," \
+	" (SELECT group_concat(approver, '+') FROM approvals WHERE request = requests.id)"
 
 static char *
 col_str(sqlite3_stmt *st, int i)
@@ -106,6 +116,8 @@ row_read(sqlite3_stmt *st, struct req_row *r)
 	    : sqlite3_column_int64(st, 21);
 	r->signal = sqlite3_column_int64(st, 22);
 	r->is_auto = sqlite3_column_int(st, 23);
+	r->approvals_needed = sqlite3_column_int(st, 24);
+	r->approved_by = col_str(st, 25);
 }
 
 int
@@ -136,9 +148,9 @@ db_list(sqlite3 *db, const char *status, int limit, struct req_row **rows)
 	*rows = NULL;
 	if (sqlite3_prepare_v2(db, status
 	    ? "SELECT " COLS " FROM (SELECT * FROM requests WHERE status = ?1"
-	      " ORDER BY created DESC, rowid DESC LIMIT ?2) ORDER BY created, rowid"
+	      " ORDER BY created DESC, rowid DESC LIMIT ?2) AS requests ORDER BY created, rowid"
 	    : "SELECT " COLS " FROM (SELECT * FROM requests"
-	      " ORDER BY created DESC, rowid DESC LIMIT ?2) ORDER BY created, rowid",
+	      " ORDER BY created DESC, rowid DESC LIMIT ?2) AS requests ORDER BY created, rowid",
 	    -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	if (status)
@@ -174,18 +186,33 @@ db_rows_free(struct req_row *rows, int n)
 	free(rows);
 }
 
-char *
-db_remembered(sqlite3 *db, const char *hash)
+int64_t
+db_rule_match(sqlite3 *db, const char *hash, const char *tool, const char *command,
+    int64_t now, char **approver)
 {
 	sqlite3_stmt *st;
-	char *who = NULL;
+	int64_t id = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT approver FROM remembered WHERE hash = ?",
-	    -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		who = col_str(st, 0);
+	*approver = NULL;
+	/* Exact rules first, then the longest prefix that covers the command. */
+	if (sqlite3_prepare_v2(db, "SELECT id, approver, scope, prefix FROM rules"
+	    " WHERE (expires = 0 OR expires > ?1) AND tool = ?2"
+	    " AND (hash = ?3 OR scope = 'prefix')"
+	    " ORDER BY scope = 'exact' DESC, length(prefix) DESC", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_text(st, 2, tool, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, hash, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *scope = (const char *)sqlite3_column_text(st, 2);
+		const char *prefix = (const char *)sqlite3_column_text(st, 3);
+
+		if (scope && strcmp(scope, "prefix") == 0 && !prefix_covers(prefix, command))
+			continue;
+		id = sqlite3_column_int64(st, 0);
+		*approver = col_str(st, 1);
+		break;
+	}
 	sqlite3_finalize(st);
-	return who;
+	return *approver ? id : 0;
 }

@@ -24,6 +24,8 @@ struct req_row {
 	int64_t created, expires, decided, started, finished, duration_ms;
 	int64_t exit_code, signal;  /* exit_code -1 when none */
 	int is_auto;
+	int approvals_needed;       /* 2 under dual control */
+	char *approved_by;          /* "alice+bob": approvals so far, or NULL */
 };
 
 /* NULL with err set on failure. */
@@ -41,8 +43,12 @@ int db_get(sqlite3 *db, const char *id, struct req_row *r);
 int db_list(sqlite3 *db, const char *status, int limit, struct req_row **rows);
 void db_rows_free(struct req_row *rows, int n);
 
-/* The approver name of a remembered approval for this hash, or NULL
- * (caller frees). */
-char *db_remembered(sqlite3 *db, const char *hash);
+/*
+ * The remembered rule that approves this call now: an exact rule for its
+ * hash, else the longest prefix rule that covers the command (see
+ * prefix_covers). Returns the rule id and *approver (caller frees), or 0.
+ */
+int64_t db_rule_match(sqlite3 *db, const char *hash, const char *tool,
+    const char *command, int64_t now, char **approver);
 
 #endif

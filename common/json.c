@@ -11,6 +11,18 @@
 
 #define CANON_MAX_DEPTH 64
 
+int
+json_has_nul(const char *text, size_t len)
+{
+	size_t i;
+
+	/* Over-cautious on purpose: "\\u0000" (an escaped backslash) counts too. */
+	for (i = 0; i + 6 <= len; i++)
+		if (text[i] == '\\' && text[i + 1] == 'u' && !memcmp(text + i + 2, "0000", 4))
+			return 1;
+	return 0;
+}
+
 const char *
 json_str(const cJSON *obj, const char *key)
 {
@@ -183,6 +195,58 @@ json_canonical(const cJSON *v)
 	struct buf b = { 0 };
 
 	if (put_value(&b, v, 0) < 0 || b.oom) {
+		free(b.p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return b.p;
+}
+
+static void
+put_indent(struct buf *b, int depth)
+{
+	int i;
+
+	buf_put(b, "\n", 1);
+	for (i = 0; i < depth; i++)
+		buf_put(b, "  ", 2);
+}
+
+/* Like put_value, in the given order, indented by two spaces. */
+static int
+put_pretty(struct buf *b, const cJSON *v, int depth)
+{
+	const cJSON *c;
+	int obj = cJSON_IsObject(v);
+
+	if (depth > CANON_MAX_DEPTH)
+		return -1;
+	if (!obj && !cJSON_IsArray(v))
+		return put_value(b, v, depth);
+	buf_put(b, obj ? "{" : "[", 1);
+	for (c = v->child; c; c = c->next) {
+		if (c != v->child)
+			buf_put(b, ",", 1);
+		put_indent(b, depth + 1);
+		if (obj) {
+			put_string(b, c->string ? c->string : "");
+			buf_put(b, ": ", 2);
+		}
+		if (put_pretty(b, c, depth + 1) < 0)
+			return -1;
+	}
+	if (v->child)
+		put_indent(b, depth);
+	buf_put(b, obj ? "}" : "]", 1);
+	return b->oom ? -1 : 0;
+}
+
+char *
+json_pretty(const cJSON *v)
+{
+	struct buf b = { 0 };
+
+	if (put_pretty(&b, v, 0) < 0 || (buf_put(&b, "\n", 1), b.oom)) {
 		free(b.p);
 		errno = ENOMEM;
 		return NULL;

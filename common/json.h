@@ -8,6 +8,7 @@
 #ifndef SBX_JSON_H
 #define SBX_JSON_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
@@ -24,6 +25,13 @@ int json_bool(const cJSON *obj, const char *key);
  * order or spacing it arrived in. Caller frees. NULL on OOM or depth.
  */
 char *json_canonical(const cJSON *v);
+
+/* 1 when text has a \u0000 escape (cJSON would cut the string there). */
+int json_has_nul(const char *text, size_t len);
+
+/* Keys in their order, two-space indentation, a final newline: for
+ * files people read and edit (settings). Caller frees. */
+char *json_pretty(const cJSON *v);
 
 /* cJSON_PrintUnformatted plus a newline; caller frees. */
 char *json_print_line(const cJSON *v);

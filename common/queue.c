@@ -18,6 +18,7 @@
 
 const char *const queue_dirs[] = {
 	"queue", "queue/tmp", "queue/new", "queue/delivered", "queue/events",
+	"queue/originals", "queue/originals/objects", "queue/originals/index",
 	"decisions", "decisions/tmp", "decisions/new",
 	"pending", "done", "results", "rejected", "work",
 	NULL
@@ -162,6 +163,34 @@ valid_name(const char *s)
 	return 1;
 }
 
+int
+prefix_valid(const char *prefix)
+{
+	const char *p = prefix;
+	int words = 0, in = 0;
+
+	if (!prefix || strpbrk(prefix, ";&|$`<>()\n\r\\'\"*?[]{}~#"))
+		return 0;
+	for (; *p; p++) {
+		if (*p == ' ' || *p == '\t')
+			in = 0;
+		else if (!in++)
+			words++;
+	}
+	return words >= 2 && prefix[0] != ' ' && p[-1] != ' ';
+}
+
+int
+prefix_covers(const char *prefix, const char *command)
+{
+	size_t n;
+
+	if (!prefix_valid(prefix) || !command || strpbrk(command, ";&|$`<>()\n\r"))
+		return 0;
+	n = strlen(prefix);
+	return strncmp(command, prefix, n) == 0 && (command[n] == '\0' || command[n] == ' ');
+}
+
 void
 key_id_of(const unsigned char pk[32], char out[17])
 {
@@ -232,6 +261,12 @@ decision_message(const struct decision *d, unsigned char **out, size_t *len)
 	snprintf(num, sizeof(num), "%lld", (long long)d->expires);
 	put_lps(&b, num);
 	put_lps(&b, d->nonce);
+	put_lps(&b, d->scope);
+	put_lps(&b, d->prefix);
+	snprintf(num, sizeof(num), "%lld", (long long)d->rule_expires);
+	put_lps(&b, num);
+	snprintf(num, sizeof(num), "%lld", (long long)d->rule_id);
+	put_lps(&b, num);
 	if (b.oom) {
 		free(b.p);
 		errno = ENOMEM;
@@ -264,6 +299,10 @@ decision_to_json(const struct decision *d)
 	cJSON_AddNumberToObject(o, "created", (double)d->created);
 	cJSON_AddNumberToObject(o, "expires", (double)d->expires);
 	cJSON_AddStringToObject(o, "nonce", d->nonce);
+	cJSON_AddStringToObject(o, "scope", d->scope);
+	cJSON_AddStringToObject(o, "prefix", d->prefix);
+	cJSON_AddNumberToObject(o, "rule_expires", (double)d->rule_expires);
+	cJSON_AddNumberToObject(o, "rule", (double)d->rule_id);
 	cJSON_AddStringToObject(o, "sig", sig);
 	s = json_print_line(o);
 	cJSON_Delete(o);
@@ -293,7 +332,8 @@ decision_from_json(const char *text, size_t len, struct decision *d,
 {
 	static const char *const keys[] = {
 		"v", "request", "request_hash", "verdict", "remember", "reason",
-		"approver", "key_id", "created", "expires", "nonce", "sig", NULL,
+		"approver", "key_id", "created", "expires", "nonce", "sig", "scope",
+		"prefix", "rule_expires", "rule", NULL,
 	};
 	char hash[2 * SBX_HASH_LEN + 1], sig[129];
 	const cJSON *c;
@@ -332,6 +372,18 @@ decision_from_json(const char *text, size_t len, struct decision *d,
 		err_set(err, "decision: \"remember\" must be true or false");
 		goto out;
 	}
+	if (copy_str(o, "scope", d->scope, sizeof(d->scope), err) < 0 ||
+	    copy_str(o, "prefix", d->prefix, sizeof(d->prefix), err) < 0)
+		goto out;
+	if (json_int(o, "rule_expires", &d->rule_expires) < 0 ||
+	    json_int(o, "rule", &d->rule_id) < 0) {
+		err_set(err, "decision: \"rule_expires\"/\"rule\" must be integers");
+		goto out;
+	}
+	if (strcmp(d->scope, "exact") != 0 && strcmp(d->scope, "prefix") != 0) {
+		err_set(err, "decision: scope must be \"exact\" or \"prefix\"");
+		goto out;
+	}
 	if (json_int(o, "created", &d->created) < 0 ||
 	    json_int(o, "expires", &d->expires) < 0) {
 		err_set(err, "decision: \"created\"/\"expires\" must be integers");
@@ -343,8 +395,9 @@ decision_from_json(const char *text, size_t len, struct decision *d,
 		err_set(err, "decision: malformed id, hash, key id, nonce or signature");
 		goto out;
 	}
-	if (strcmp(d->verdict, "approve") != 0 && strcmp(d->verdict, "deny") != 0) {
-		err_set(err, "decision: verdict must be \"approve\" or \"deny\"");
+	if (strcmp(d->verdict, "approve") != 0 && strcmp(d->verdict, "deny") != 0 &&
+	    strcmp(d->verdict, "rule") != 0 && strcmp(d->verdict, "revoke") != 0) {
+		err_set(err, "decision: verdict must be approve, deny, rule or revoke");
 		goto out;
 	}
 	rc = 0;

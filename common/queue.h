@@ -66,13 +66,18 @@ const char *request_command(const char *tool, const cJSON *input);
  * The decision's signed bytes: "sbx-decision-v1\0" then, each as a
  * 4-byte big-endian length and the bytes: id, raw request hash,
  * verdict, remember ("0"/"1"), reason, approver, key id, created and
- * expires (decimal seconds), nonce. Caller frees *out.
+ * expires (decimal seconds), nonce, scope, prefix, rule expiry and rule
+ * id (decimal). Caller frees *out.
  */
 struct decision {
-	char id[SBX_ID_LEN + 1];
+	char id[SBX_ID_LEN + 1];    /* all zeros for "rule" and "revoke" */
 	unsigned char hash[SBX_HASH_LEN];
-	char verdict[16];           /* "approve" | "deny" */
-	int remember;
+	char verdict[16];           /* "approve" | "deny" | "rule" | "revoke" */
+	int remember;               /* approve: also remember (see scope) */
+	char scope[8];              /* remember/rule: "exact" (this hash) | "prefix" */
+	char prefix[256];           /* scope prefix: the command words it covers */
+	int64_t rule_expires;       /* remember/rule: 0 never, else a time */
+	int64_t rule_id;            /* revoke: the rule to remove */
 	char reason[1024];
 	char approver[64];
 	char key_id[17];
@@ -87,6 +92,18 @@ char *decision_to_json(const struct decision *d);
 /* Strict parse: unknown keys and wrong types are errors. */
 int decision_from_json(const char *text, size_t len, struct decision *d,
     struct sbx_err *err);
+
+/* The id used by decisions that name no request (rules). */
+#define SBX_NO_REQUEST "0000000000000000"
+
+/*
+ * Whether a prefix rule may cover this command: the prefix has at least
+ * two words, and the command is those words (then a space or the end),
+ * with no shell syntax anywhere (; & | $ ` < > ( ) newline), so that a
+ * rule for "git push" never covers "git push && rm -rf ~".
+ */
+int prefix_covers(const char *prefix, const char *command);
+int prefix_valid(const char *prefix);
 
 /* Key ids: the first 8 bytes of BLAKE2b-256(public key), in hex. */
 void key_id_of(const unsigned char pk[32], char out[17]);

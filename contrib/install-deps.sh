@@ -22,6 +22,8 @@ have_cmd prove || need="$need perl"
 have_cmd jq || need="$need jq"
 have_cmd sqlite3 || need="$need sqlite3"
 have_cmd git || need="$need git"
+have_cmd tmux || need="$need tmux"
+[ -x /usr/sbin/sshd ] || need="$need openssh-server openssh-client"
 
 [ -z "$need" ] && exit 0
 

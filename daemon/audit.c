@@ -324,8 +324,10 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 	a->last_ckpt_ms = mono_ms();
 	free(buf);
 	if (torn)
-		audit_log(a, "audit_recovered", NULL, NULL, "daemon", "is", "torn_bytes",
-		    (int64_t)torn, "why", "a record was cut short by a crash before it was synced");
+		audit_log(a, "audit_recovered", NULL, NULL, "daemon",
+		    AU_I("torn_bytes", (int64_t)torn),
+		    AU_S("why", "a record was cut short by a crash before it was synced"),
+		    AU_END);
 	return a;
 fail:
 	free(buf);
@@ -395,39 +397,22 @@ out:
 
 int
 audit_log(struct audit *a, const char *event, const char *request,
-    const char *session, const char *actor, const char *types, ...)
+    const char *session, const char *actor, ...)
 {
 	char hex[2 * AUDIT_HASH_LEN + 1];
 	const unsigned char *h;
 	const char *key, *s;
 	cJSON *data, *j;
+	int64_t n;
 	va_list ap;
-	int i;
+	int tag, b;
 
-	if (!a) {
-		/* Still consume any cJSON argument. */
-		va_start(ap, types);
-		for (i = 0; types[i]; i++) {
-			(void)va_arg(ap, const char *);
-			if (types[i] == 's')
-				(void)va_arg(ap, const char *);
-			else if (types[i] == 'i')
-				(void)va_arg(ap, int64_t);
-			else if (types[i] == 'b')
-				(void)va_arg(ap, int);
-			else if (types[i] == 'h')
-				(void)va_arg(ap, const unsigned char *);
-			else if (types[i] == 'j')
-				cJSON_Delete(va_arg(ap, cJSON *));
-		}
-		va_end(ap);
-		return 0;
-	}
-	data = cJSON_CreateObject();
-	va_start(ap, types);
-	for (i = 0; types[i]; i++) {
+	/* Always walk the items: a cJSON item is consumed even when a is NULL. */
+	data = a ? cJSON_CreateObject() : NULL;
+	va_start(ap, actor);
+	while ((tag = va_arg(ap, int)) != 0) {
 		key = va_arg(ap, const char *);
-		switch (types[i]) {
+		switch (tag) {
 		case 's':
 			s = va_arg(ap, const char *);
 			if (data)
@@ -435,22 +420,21 @@ audit_log(struct audit *a, const char *event, const char *request,
 				    : cJSON_AddNullToObject(data, key);
 			break;
 		case 'i':
+			n = va_arg(ap, int64_t);
 			if (data)
-				cJSON_AddNumberToObject(data, key, (double)va_arg(ap, int64_t));
-			else
-				(void)va_arg(ap, int64_t);
+				cJSON_AddNumberToObject(data, key, (double)n);
 			break;
 		case 'b':
+			b = va_arg(ap, int);
 			if (data)
-				cJSON_AddBoolToObject(data, key, va_arg(ap, int));
-			else
-				(void)va_arg(ap, int);
+				cJSON_AddBoolToObject(data, key, b);
 			break;
 		case 'h':
 			h = va_arg(ap, const unsigned char *);
-			hex_encode(hex, h, AUDIT_HASH_LEN);
-			if (data)
+			if (data) {
+				hex_encode(hex, h, AUDIT_HASH_LEN);
 				cJSON_AddStringToObject(data, key, hex);
+			}
 			break;
 		case 'j':
 			j = va_arg(ap, cJSON *);
@@ -459,9 +443,17 @@ audit_log(struct audit *a, const char *event, const char *request,
 			else
 				cJSON_Delete(j);
 			break;
+		default:
+			/* Not built by the AU_ macros: stop rather than misread. */
+			va_end(ap);
+			cJSON_Delete(data);
+			errno = EINVAL;
+			return -1;
 		}
 	}
 	va_end(ap);
+	if (!a)
+		return 0;
 	if (!data)
 		return -1;
 	return audit_append(a, event, request, session, actor, data);
@@ -525,8 +517,9 @@ rotate(struct audit *a)
 		close(dfd);
 	}
 	a->in_rotate = 0;
-	if (audit_log(a, "segment", NULL, NULL, "daemon", "sih", "previous", name,
-	    "previous_last_seq", a->seq, "previous_last_hash", a->prev) < 0)
+	if (audit_log(a, "segment", NULL, NULL, "daemon", AU_S("previous", name),
+	    AU_I("previous_last_seq", a->seq), AU_H("previous_last_hash", a->prev),
+	    AU_END) < 0)
 		return -1;
 	return audit_sync(a);
 fail:

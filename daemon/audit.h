@@ -73,13 +73,31 @@ int audit_append(struct audit *a, const char *event, const char *request,
     const char *session, const char *actor, cJSON *data);
 
 /*
- * The same with the data given as (key, value) pairs typed by types:
- * 's' const char * (NULL: null), 'i' int64_t, 'b' int (boolean),
- * 'h' const unsigned char[32] (hex), 'j' cJSON * (consumed; NULL: null).
- * a may be NULL (no-op).
+ * The same with the data given as typed (key, value) items, ended by
+ * AU_END:
+ *
+ *   audit_log(a, "exec_started", id, session, "daemon",
+ *       AU_I("pid", pid), AU_S("cwd", cwd), AU_B("auto", is_auto), AU_END);
+ *
+ * Each item carries its own type tag, and the helper functions below make
+ * the compiler check each value's type: AU_S a string (NULL: null), AU_I
+ * an integer, AU_B a boolean, AU_H a 32-byte hash (written as hex), AU_J
+ * a cJSON item (consumed; NULL: null). a may be NULL (no-op).
  */
+static inline const char *au_s(const char *v) { return v; }
+static inline int64_t au_i(int64_t v) { return v; }
+static inline int au_b(int v) { return v != 0; }
+static inline const unsigned char *au_h(const unsigned char *v) { return v; }
+static inline cJSON *au_j(cJSON *v) { return v; }
+#define AU_S(k, v)  's', (const char *)(k), au_s(v)
+#define AU_I(k, v)  'i', (const char *)(k), au_i(v)
+#define AU_B(k, v)  'b', (const char *)(k), au_b(v)
+#define AU_H(k, v)  'h', (const char *)(k), au_h(v)
+#define AU_J(k, v)  'j', (const char *)(k), au_j(v)
+#define AU_END      0
+
 int audit_log(struct audit *a, const char *event, const char *request,
-    const char *session, const char *actor, const char *types, ...);
+    const char *session, const char *actor, ...);
 
 int audit_sync(struct audit *a);
 int audit_checkpoint(struct audit *a);

@@ -139,8 +139,8 @@ reject_file(struct folder *f, const char *dir, const char *name, const char *why
 
 	logf_folder(f, "rejected %s/%s: %s", dir, name, why);
 	audit_log(f->audit, "file_rejected", valid_request_name(name, id) ||
-	    valid_decision_name(name, id) ? id : NULL, NULL, "daemon", "sss", "dir", dir,
-	    "name", name, "why", why);
+	    valid_decision_name(name, id) ? id : NULL, NULL, "daemon", AU_S("dir", dir),
+	    AU_S("name", name), AU_S("why", why), AU_END);
 	if (xsnprintf(from, sizeof(from), "%s/%s", dir, name) < 0 ||
 	    xsnprintf(to, sizeof(to), "rejected/%lld-%s", (long long)t, name) < 0)
 		return;
@@ -177,8 +177,9 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 	snprintf(from, sizeof(from), "pending/%s.json", id);
 	snprintf(to, sizeof(to), "done/%s.json", id);
 	if (renameat(f->sbfd, from, f->sbfd, to) == 0) {
-		audit_log(f->audit, delivered ? "result_delivered" : "result_unclaimed", id, NULL,
-		    delivered ? "hook" : "daemon", "i", "result_time", (int64_t)st.st_mtime);
+		audit_log(f->audit, delivered ? "result_delivered" : "result_unclaimed",
+		    id, NULL, delivered ? "hook" : "daemon",
+		    AU_I("result_time", (int64_t)st.st_mtime), AU_END);
 		(void)unlinkat(f->sbfd, rcpt, 0);
 	}
 }
@@ -252,8 +253,9 @@ load_policy(struct folder *f, struct policy_error *perr)
 		crypto_generichash(h, sizeof(h), (unsigned char *)text, len, NULL, 0);
 	free(text);
 	if (audit_policy_changed(f->audit, h))
-		audit_log(f->audit, "policy_loaded", NULL, NULL, "daemon", "hbs", "hash", h,
-		    "valid", p != NULL, "error", p ? NULL : perr->msg);
+		audit_log(f->audit, "policy_loaded", NULL, NULL, "daemon",
+		    AU_H("hash", h), AU_B("valid", p != NULL),
+		    AU_S("error", p ? NULL : perr->msg), AU_END);
 	return p;
 }
 
@@ -290,13 +292,15 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 		    "sbxd could not start the command (too many running or fork failed)");
 		sql_run(f, "UPDATE requests SET status='interrupted', finished=? WHERE id=?",
 		    "it", now_ms() / 1000, r->id);
-		audit_log(f->audit, "exec_failed", r->id, r->session, "daemon", "s", "why",
-		    "too many running or fork failed");
+		audit_log(f->audit, "exec_failed", r->id, r->session, "daemon",
+		    AU_S("why", "too many running or fork failed"), AU_END);
 		return;
 	}
-	audit_log(f->audit, "exec_started", r->id, r->session, "daemon", "iiissb", "pid",
-	    (int64_t)pid, "timeout_s", (int64_t)lim.exec_timeout_seconds, "output_cap",
-	    (int64_t)lim.output_cap_bytes, "cwd", r->cwd, "approver", approver, "auto", is_auto);
+	audit_log(f->audit, "exec_started", r->id, r->session, "daemon",
+	    AU_I("pid", (int64_t)pid),
+	    AU_I("timeout_s", (int64_t)lim.exec_timeout_seconds),
+	    AU_I("output_cap", (int64_t)lim.output_cap_bytes), AU_S("cwd", r->cwd),
+	    AU_S("approver", approver), AU_B("auto", is_auto), AU_END);
 	f->run[slot].pid = pid;
 	memcpy(f->run[slot].id, r->id, sizeof(f->run[slot].id));
 	logf_folder(f, "request %s: running (approved by %s%s), executor pid %ld", r->id,
@@ -309,8 +313,8 @@ finish_unrun(struct folder *f, const char *id, const char *hash, const char *sta
     const char *approver, const char *reason)
 {
 	/* Recorded (and synced) before the agent can read the result. */
-	audit_log(f->audit, "request_closed", id, NULL, "daemon", "sss", "status", status,
-	    "approver", approver, "reason", reason);
+	audit_log(f->audit, "request_closed", id, NULL, "daemon", AU_S("status", status),
+	    AU_S("approver", approver), AU_S("reason", reason), AU_END);
 	(void)audit_sync(f->audit);
 	if (result_write_status(f->sbfd, id, hash, status, approver, reason) < 0 &&
 	    errno != EEXIST)
@@ -385,7 +389,8 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	cJSON *doc = NULL;
 	char *text, *input_text = NULL, *who = NULL;
 	const char *hash, *tool, *cmd, *name = path + strlen("pending/");
-	int64_t now = now_ms() / 1000;
+	int64_t now = now_ms() / 1000, rule = 0;
+	int needed = 1;
 	size_t len;
 	int rc;
 
@@ -425,6 +430,7 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 			.cwd = json_str(doc, "cwd"), .folder = f->path, .home = getenv("HOME"),
 			.config_dir = f->config };
 		policy_eval(pol, &call, &pr);
+		needed = policy_approvals_needed(pol, &call, &pr);
 		if (pr.verdict == POLICY_DENY)
 			snprintf(err.msg, sizeof(err.msg), "denied by policy (%.150s): %.300s",
 			    pr.rule, pr.reason);
@@ -437,23 +443,26 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 			snprintf(err.msg, sizeof(err.msg), "%d requests are pending already",
 			    lim.max_pending);
 	}
-	who = err.msg[0] ? NULL : db_remembered(f->db, hash);
+	/* Dual control is for every run: remembered rules never stand in. */
+	if (!err.msg[0] && needed < 2)
+		rule = db_rule_match(f->db, hash, tool, cmd, now, &who);
 
 	if (exec_sql(f, "BEGIN IMMEDIATE") < 0)
 		goto out;
 	rc = sql_run(f, "INSERT INTO requests (id, hash, tool, command, input, cwd, session,"
 	    " agent, trigger, rule, reason, created, expires, status, deny_reason, approver,"
-	    " auto, decided, started)"
-	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", "tttttttttttiitttiii",
+	    " auto, decided, started, approvals_needed)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", "tttttttttttiitttiiii",
 	    id, hash, tool, cmd, input_text, json_str(doc, "cwd"),
 	    json_str(doc, "session_id"), json_str(doc, "agent"), json_str(doc, "trigger"),
 	    json_str(doc, "rule"), json_str(doc, "reason"), now,
 	    now + lim.request_ttl_seconds,
 	    err.msg[0] ? "rejected" : who ? "running" : "pending",
 	    err.msg[0] ? err.msg : NULL, who, (int64_t)(who != NULL),
-	    who ? now : 0, who ? now : 0);
+	    who ? now : 0, who ? now : 0, (int64_t)needed);
 	if (rc >= 0 && who)
-		rc = sql_run(f, "UPDATE remembered SET uses = uses + 1 WHERE hash=?", "t", hash);
+		rc = sql_run(f, "UPDATE rules SET uses = uses + 1, last_used = ? WHERE id = ?",
+		    "ii", now, rule);
 	if (rc < 0 || exec_sql(f, "COMMIT") < 0) {
 		exec_sql(f, "ROLLBACK");
 		reject_file(f, "pending", name,
@@ -462,27 +471,32 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	}
 
 	audit_log(f->audit, "request_received", id, json_str(doc, "session_id"), "hook",
-	    "sssjssssssss", "tool", tool, "command", cmd, "cwd", json_str(doc, "cwd"),
-	    "input", cJSON_Duplicate(input, 1), "hash", hash, "agent", json_str(doc, "agent"),
-	    "tool_use_id", json_str(doc, "tool_use_id"), "trigger", json_str(doc, "trigger"),
-	    "rule", json_str(doc, "rule"), "reason", json_str(doc, "reason"),
-	    "status", err.msg[0] ? "rejected" : who ? "running" : "pending",
-	    "why", err.msg[0] ? err.msg : NULL);
+	    AU_S("tool", tool), AU_S("command", cmd), AU_S("cwd", json_str(doc, "cwd")),
+	    AU_J("input", cJSON_Duplicate(input, 1)), AU_S("hash", hash),
+	    AU_S("agent", json_str(doc, "agent")),
+	    AU_S("tool_use_id", json_str(doc, "tool_use_id")),
+	    AU_S("trigger", json_str(doc, "trigger")),
+	    AU_S("rule", json_str(doc, "rule")), AU_S("reason", json_str(doc, "reason")),
+	    AU_S("status", err.msg[0] ? "rejected" : who ? "running" : "pending"),
+	    AU_S("why", err.msg[0] ? err.msg : NULL), AU_END);
 	if (who)
-		audit_log(f->audit, "decision", id, json_str(doc, "session_id"), "daemon", "ssbb",
-		    "verdict", "approve", "approver", who, "remembered", 1, "auto", 1);
+		audit_log(f->audit, "decision", id, json_str(doc, "session_id"), "daemon",
+		    AU_S("verdict", "approve"), AU_S("approver", who),
+		    AU_B("remembered", 1), AU_B("auto", 1), AU_I("rule", (int64_t)rule),
+		    AU_END);
 	if (err.msg[0]) {
 		finish_unrun(f, id, hash, "rejected", "", err.msg);
 		logf_folder(f, "request %s rejected: %s", id, err.msg);
 	} else if (who) {
-		logf_folder(f, "request %s: %s `%s` auto-approved (remembered, by %s)", id, tool,
-		    cmd, who);
+		logf_folder(f, "request %s: %s `%s` auto-approved by remembered rule %lld (by %s)",
+		    id, tool, cmd, (long long)rule, who);
 		if (db_get(f->db, id, &row) == 1) {
 			start_run(f, o, &row, who, 1, &lim);
 			req_row_free(&row);
 		}
 	} else {
-		logf_folder(f, "request %s pending: %s `%s` (%s)", id, tool, cmd, pr.reason);
+		logf_folder(f, "request %s pending: %s `%s` (%s)%s", id, tool, cmd, pr.reason,
+		    needed > 1 ? " - needs two approvers" : "");
 	}
 out:
 	free(who);
@@ -575,16 +589,87 @@ out:
 	return rc;
 }
 
+/*
+ * A signed rule change that names no request: "rule" adds a prefix rule,
+ * "revoke" removes one. The nonce is consumed in the same transaction.
+ */
+static void
+rule_decision(struct folder *f, const char *name, const struct decision *d,
+    const struct trusted_key *key)
+{
+	static const unsigned char zero[SBX_HASH_LEN];
+	char path[512];
+	int64_t now = now_ms() / 1000;
+	int rc;
+
+	if (strcmp(d->id, SBX_NO_REQUEST) != 0 || memcmp(d->hash, zero, sizeof(zero)) != 0) {
+		reject_file(f, "decisions/new", name, "a rule change must name no request");
+		return;
+	}
+	if (!strcmp(d->verdict, "rule") && (strcmp(d->scope, "prefix") != 0 ||
+	    !prefix_valid(d->prefix))) {
+		reject_file(f, "decisions/new", name, "a rule needs a prefix of at least two "
+		    "words without shell syntax");
+		return;
+	}
+	if (exec_sql(f, "BEGIN IMMEDIATE") < 0)
+		return;
+	rc = sql_run(f, "INSERT INTO nonces (nonce, request, used) VALUES (?,?,?)", "tti",
+	    d->nonce, d->id, now);
+	if (rc >= 0 && !strcmp(d->verdict, "rule"))
+		rc = sql_run(f, "INSERT INTO rules (scope, prefix, tool, approver, key_id, created,"
+		    " expires) VALUES ('prefix', ?, 'Bash', ?, ?, ?, ?)", "tttii", d->prefix,
+		    key->name, key->key_id, now, d->rule_expires);
+	else if (rc >= 0)
+		rc = sql_run(f, "DELETE FROM rules WHERE id = ?", "i", d->rule_id) == 1 ? 1 : -3;
+	if (rc < 0 || exec_sql(f, "COMMIT") < 0) {
+		exec_sql(f, "ROLLBACK");
+		reject_file(f, "decisions/new", name, rc == -2 ? "replayed decision (nonce already "
+		    "used)" : rc == -3 ? "no such rule" : "database error");
+		return;
+	}
+	snprintf(path, sizeof(path), "approver:%s", key->name);
+	audit_log(f->audit, !strcmp(d->verdict, "rule") ? "rule_added" : "rule_removed",
+	    NULL, NULL, path,
+	    AU_S("prefix", !strcmp(d->verdict, "rule") ? d->prefix : NULL),
+	    AU_S("approver", key->name), AU_S("key_id", key->key_id),
+	    AU_I("rule", d->rule_id), AU_I("expires", d->rule_expires),
+	    AU_S("nonce", d->nonce), AU_END);
+	snprintf(path, sizeof(path), "decisions/new/%s", name);
+	(void)unlinkat(f->sbfd, path, 0);
+	if (!strcmp(d->verdict, "rule"))
+		logf_folder(f, "rule added by %s: Bash prefix \"%s\"%s", key->name, d->prefix,
+		    d->rule_expires ? " (expires)" : "");
+	else
+		logf_folder(f, "rule %lld removed by %s", (long long)d->rule_id, key->name);
+}
+
+static int
+count_approvals(struct folder *f, const char *id)
+{
+	sqlite3_stmt *st;
+	int n = -1;
+
+	if (sqlite3_prepare_v2(f->db, "SELECT count(*) FROM approvals WHERE request = ?",
+	    -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 void
 folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 {
-	char hash[2 * SBX_HASH_LEN + 1], path[512], actor[80];
+	char hash[2 * SBX_HASH_LEN + 1], path[512], who[160], actor[80];
 	struct trusted_key key;
 	struct sbx_err err = { "" };
 	struct decision d;
 	struct req_row row = { 0 };
 	int64_t now = now_ms() / 1000;
-	int approve, rc;
+	int approve, rc, votes;
 
 	if (name[0] == '.')
 		return;
@@ -593,6 +678,10 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		return;
 	}
 	hex_encode(hash, d.hash, SBX_HASH_LEN);
+	if (!strcmp(d.verdict, "rule") || !strcmp(d.verdict, "revoke")) {
+		rule_decision(f, name, &d, &key);
+		return;
+	}
 	if ((rc = db_get(f->db, d.id, &row)) != 1) {
 		reject_file(f, "decisions/new", name, rc == 0 ? "no such request"
 		    : "database error");
@@ -614,9 +703,42 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		    "already used)" : "database error");
 		goto out;
 	}
+	/* Dual control: record this approval; run only at the second key. */
+	if (approve && row.approvals_needed > 1) {
+		rc = sql_run(f, "INSERT INTO approvals (request, key_id, approver, time)"
+		    " VALUES (?,?,?,?)", "ttti", d.id, key.key_id, key.name, now);
+		if (rc < 0) {
+			exec_sql(f, "ROLLBACK");
+			reject_file(f, "decisions/new", name, rc == -2 ? "this key approved "
+			    "already; dual control needs a second, different approver"
+			    : "database error");
+			goto out;
+		}
+		if ((votes = count_approvals(f, d.id)) < row.approvals_needed) {
+			if (votes < 0 || exec_sql(f, "COMMIT") < 0) {
+				exec_sql(f, "ROLLBACK");
+				goto out;
+			}
+			snprintf(actor, sizeof(actor), "approver:%s", key.name);
+			audit_log(f->audit, "decision", d.id, row.session, actor,
+			    AU_S("verdict", "approve"), AU_S("approver", key.name),
+			    AU_S("key_id", key.key_id), AU_I("approval", (int64_t)votes),
+			    AU_I("approvals_needed", (int64_t)row.approvals_needed),
+			    AU_S("nonce", d.nonce), AU_END);
+			snprintf(path, sizeof(path), "decisions/new/%s", name);
+			(void)unlinkat(f->sbfd, path, 0);
+			logf_folder(f, "request %s: approval %d of %d, by %s; waiting for a "
+			    "different approver", d.id, votes, row.approvals_needed, key.name);
+			goto out;
+		}
+		snprintf(who, sizeof(who), "%s+%s", row.approved_by ? row.approved_by : "?",
+		    key.name);
+	} else {
+		snprintf(who, sizeof(who), "%s", key.name);
+	}
 	rc = sql_run(f, "UPDATE requests SET status=?, approver=?, key_id=?, decided=?,"
 	    " started=?, deny_reason=? WHERE id=? AND status='pending'", "tttiitt",
-	    approve ? "running" : "denied", key.name, key.key_id, now, approve ? now : 0,
+	    approve ? "running" : "denied", who, key.key_id, now, approve ? now : 0,
 	    approve ? NULL : d.reason, d.id);
 	if (rc != 1) {
 		exec_sql(f, "ROLLBACK");
@@ -624,29 +746,45 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		reject_file(f, "decisions/new", name, err.msg);
 		goto out;
 	}
-	if (approve && d.remember && sql_run(f, "INSERT OR REPLACE INTO remembered (hash, tool,"
-	    " command, approver, key_id, created) VALUES (?,?,?,?,?,?)", "ttttti",
-	    hash, row.tool, row.command, key.name, key.key_id, now) < 0) {
-		exec_sql(f, "ROLLBACK");
-		goto out;
+	if (approve && d.remember && row.approvals_needed > 1) {
+		logf_folder(f, "request %s: not remembered, it needs two approvers each time", d.id);
+	} else if (approve && d.remember) {
+		/* A prefix rule must cover this very request and stay narrow. */
+		if (!strcmp(d.scope, "prefix") && !prefix_covers(d.prefix, row.command)) {
+			exec_sql(f, "ROLLBACK");
+			reject_file(f, "decisions/new", name, "the remembered prefix does not cover "
+			    "this request, has fewer than two words, or the command has shell syntax");
+			goto out;
+		}
+		if (sql_run(f, "INSERT INTO rules (scope, hash, prefix, tool, command, approver,"
+		    " key_id, created, expires) VALUES (?,?,?,?,?,?,?,?,?)", "tttttttii",
+		    d.scope, hash, !strcmp(d.scope, "prefix") ? d.prefix : NULL, row.tool,
+		    row.command, key.name, key.key_id, now, d.rule_expires) < 0) {
+			exec_sql(f, "ROLLBACK");
+			goto out;
+		}
 	}
 	if (exec_sql(f, "COMMIT") < 0) {
 		exec_sql(f, "ROLLBACK");
 		goto out;
 	}
 	snprintf(actor, sizeof(actor), "approver:%s", key.name);
-	audit_log(f->audit, "decision", d.id, row.session, actor, "sssbssii", "verdict",
-	    d.verdict, "approver", key.name, "key_id", key.key_id, "remember", d.remember,
-	    "reason", d.reason, "nonce", d.nonce, "created", d.created, "expires", d.expires);
+	audit_log(f->audit, "decision", d.id, row.session, actor,
+	    AU_S("verdict", d.verdict), AU_S("approver", key.name),
+	    AU_S("approvers", who), AU_S("key_id", key.key_id),
+	    AU_B("remember", d.remember), AU_S("scope", d.scope),
+	    AU_S("prefix", d.prefix), AU_S("reason", d.reason), AU_S("nonce", d.nonce),
+	    AU_I("created", d.created), AU_I("expires", d.expires), AU_END);
 	if (approve)
-		audit_log(f->audit, "approval_consumed", d.id, row.session, "daemon", "ss",
-		    "nonce", d.nonce, "approver", key.name);
+		audit_log(f->audit, "approval_consumed", d.id, row.session, "daemon",
+		    AU_S("nonce", d.nonce), AU_S("approver", who), AU_END);
 	snprintf(path, sizeof(path), "decisions/new/%s", name);
 	(void)unlinkat(f->sbfd, path, 0);
-	logf_folder(f, "request %s %s by %s%s", d.id, approve ? "approved" : "denied",
-	    key.name, d.remember ? " (remembered)" : "");
+	logf_folder(f, "request %s %s by %s%s%s%s", d.id, approve ? "approved" : "denied",
+	    key.name, d.remember ? " (remembered: " : "", d.remember ? (!strcmp(d.scope,
+	    "prefix") ? d.prefix : "this exact call") : "", d.remember ? ")" : "");
 	if (approve)
-		start_run(f, o, &row, key.name, 0, NULL);
+		start_run(f, o, &row, who, 0, NULL);
 	else
 		finish_unrun(f, d.id, row.hash, "denied", key.name, d.reason);
 out:
@@ -849,12 +987,14 @@ record_result(struct folder *f, const char *id)
 		    " WHERE id=?", "tiiit", status, now_ms() / 1000, sig, ms, id);
 	logf_folder(f, "request %s: %s, exit %lld, signal %lld, %lld ms", id, status,
 	    (long long)code, (long long)sig, (long long)ms);
-	audit_log(f->audit, "exec_finished", id, NULL, "daemon", "sjibiisiss", "status", status,
-	    "exit_code", code >= 0 ? cJSON_CreateNumber((double)code) : NULL, "signal", sig,
-	    "timed_out", json_bool(doc, "timed_out") == 1, "duration_ms", ms,
-	    "stdout_bytes", json_num(doc, "stdout_bytes"), "stdout_blake2b",
-	    json_str(doc, "stdout_blake2b"), "stderr_bytes", json_num(doc, "stderr_bytes"),
-	    "stderr_blake2b", json_str(doc, "stderr_blake2b"), "reason", json_str(doc, "reason"));
+	audit_log(f->audit, "exec_finished", id, NULL, "daemon", AU_S("status", status),
+	    AU_J("exit_code", code >= 0 ? cJSON_CreateNumber((double)code) : NULL),
+	    AU_I("signal", sig), AU_B("timed_out", json_bool(doc, "timed_out") == 1),
+	    AU_I("duration_ms", ms), AU_I("stdout_bytes", json_num(doc, "stdout_bytes")),
+	    AU_S("stdout_blake2b", json_str(doc, "stdout_blake2b")),
+	    AU_I("stderr_bytes", json_num(doc, "stderr_bytes")),
+	    AU_S("stderr_blake2b", json_str(doc, "stderr_blake2b")),
+	    AU_S("reason", json_str(doc, "reason")), AU_END);
 	cJSON_Delete(doc);
 }
 

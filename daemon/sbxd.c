@@ -23,6 +23,8 @@
 #include <inotifytools/inotifytools.h>
 #include <sodium.h>
 
+#include "common/originals.h"
+#include "common/registry.h"
 #include "common/util.h"
 #include "daemon/audit.h"
 #include "daemon/folder.h"
@@ -30,6 +32,7 @@
 #define MAX_FOLDERS 64
 #define MAX_ENV     64
 #define RESCAN_MS   5000
+#define PRUNE_MS    60000
 
 static volatile sig_atomic_t got_stop, got_child;
 static char *cmd_env[MAX_ENV];   /* the clean environment for commands */
@@ -78,7 +81,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: sbxd [-c CONFIG] [--pass-env NAME]... DIR...\n"
+	    "usage: sbxd [-c CONFIG] [--pass-env NAME]... DIR... | --all\n"
 	    "Serves the sbx queue of each DIR (prepared with `sbx init DIR`) until\n"
 	    "SIGTERM/SIGINT: runs approved commands outside the agent and writes\n"
 	    "their results back.\n"
@@ -88,6 +91,9 @@ usage(FILE *f)
 	    "                       PATH HOME USER LOGNAME LANG LC_ALL LC_CTYPE TZ SSH_AUTH_SOCK)\n"
 	    "  --audit-segment-bytes N\n"
 	    "                       rotate the audit log above N bytes (default 16 MiB)\n"
+	    "  --originals-cap BYTES  prune kept originals oldest-first above this size\n"
+	    "                       (default 256 MiB per folder; checked every minute)\n"
+	    "  --all                serve every folder `sbx init` recorded (CONFIG/folders)\n"
 	    "  -v, --verbose        log inotify events\n");
 }
 
@@ -166,6 +172,8 @@ int
 main(int argc, char **argv)
 {
 	static struct folder fs[MAX_FOLDERS];
+	static char listed[MAX_FOLDERS][4096];
+	int all = 0, nall = 0;
 	char config[PATH_MAX], **env = cmd_env;
 	int lock_fds[MAX_FOLDERS], nf = 0, nenv = 0, i, is_dec;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -174,7 +182,8 @@ main(int argc, char **argv)
 	struct audit_opts aopts = { 0 };
 	struct inotify_event *ev;
 	struct sbx_err err;
-	int64_t next_scan;
+	int64_t next_scan, next_prune = 0;
+	long long originals_cap = SBX_ORIGINALS_CAP;
 	struct folder *f;
 
 	if (config_dir(config, sizeof(config)) < 0) {
@@ -202,6 +211,14 @@ main(int argc, char **argv)
 				fprintf(stderr, "sbxd: --audit-segment-bytes wants 4096 or more\n");
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--originals-cap") && i + 1 < argc) {
+			originals_cap = atoll(argv[++i]);
+			if (originals_cap < 0) {
+				fprintf(stderr, "sbxd: --originals-cap must be >= 0\n");
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--all")) {
+			all = 1;
 		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			o.verbose = 1;
 		} else if (!strcmp(argv[i], "--")) {
@@ -215,7 +232,7 @@ main(int argc, char **argv)
 			break;
 		}
 	}
-	if (i >= argc) {
+	if ((i >= argc) == !all) {
 		usage(stderr);
 		return 2;
 	}
@@ -227,12 +244,25 @@ main(int argc, char **argv)
 		fprintf(stderr, "sbxd: %s\n", err.msg);
 		return 1;
 	}
-	for (; i < argc; i++) {
+	if (all) {
+		nall = registry_list(config, listed, MAX_FOLDERS, &err);
+		if (nall < 0) {
+			fprintf(stderr, "sbxd: %s\n", err.msg);
+			return 2;
+		}
+		if (nall == 0) {
+			fprintf(stderr, "sbxd: no folders recorded in %s/folders; run `sbx init "
+			    "DIR` first\n", config);
+			return 2;
+		}
+		i = 0;
+	}
+	for (; all ? i < nall : i < argc; i++) {
 		if (nf == MAX_FOLDERS) {
 			fprintf(stderr, "sbxd: at most %d folders\n", MAX_FOLDERS);
 			return 2;
 		}
-		if (folder_open(&fs[nf], argv[i], config, &err) < 0) {
+		if (folder_open(&fs[nf], all ? listed[i] : argv[i], config, &err) < 0) {
 			fprintf(stderr, "sbxd: %s\n", err.msg);
 			return 2;
 		}
@@ -240,9 +270,10 @@ main(int argc, char **argv)
 			fprintf(stderr, "sbxd: %s: %s\n", fs[nf].path, err.msg);
 			return 2;
 		}
-		audit_log(fs[nf].audit, "daemon_start", NULL, NULL, "daemon", "sisss", "version",
-		    SBX_VERSION, "pid", (int64_t)getpid(), "key_id", akey.key_id, "config", config,
-		    "folder", fs[nf].path);
+		audit_log(fs[nf].audit, "daemon_start", NULL, NULL, "daemon",
+		    AU_S("version", SBX_VERSION), AU_I("pid", (int64_t)getpid()),
+		    AU_S("key_id", akey.key_id), AU_S("config", config),
+		    AU_S("folder", fs[nf].path), AU_END);
 		lock_fds[nf] = fs[nf].lockfd;
 		nf++;
 	}
@@ -304,7 +335,11 @@ main(int argc, char **argv)
 				folder_rescan(&fs[i], &o);
 				folder_expire(&fs[i]);
 				folder_sweep(&fs[i], &o);
+				if (mono_ms() >= next_prune)
+					originals_prune(fs[i].sbfd, originals_cap);
 			}
+			if (mono_ms() >= next_prune)
+				next_prune = mono_ms() + PRUNE_MS;
 			next_scan = mono_ms() + RESCAN_MS;
 		}
 		/* Group commit: whatever this pass logged is made durable. */
@@ -313,7 +348,8 @@ main(int argc, char **argv)
 	}
 	stop_all(fs, nf);
 	for (i = 0; i < nf; i++) {
-		audit_log(fs[i].audit, "daemon_stop", NULL, NULL, "daemon", "s", "reason", "signal");
+		audit_log(fs[i].audit, "daemon_stop", NULL, NULL, "daemon",
+		    AU_S("reason", "signal"), AU_END);
 		audit_close(fs[i].audit);
 		fs[i].audit = NULL;
 		logf_folder(&fs[i], "stopped");

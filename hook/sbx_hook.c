@@ -26,8 +26,10 @@
 #include "common/json.h"
 #include "common/queue.h"
 #include "common/util.h"
+#include "common/originals.h"
 #include "hook/escalate.h"
 #include "hook/post.h"
+#include "hook/session.h"
 #include "policy/policy.h"
 
 #define SBX_MAX_STDIN  (4 * 1024 * 1024)
@@ -86,17 +88,57 @@ deny(const char *fmt, ...)
 	return rc;
 }
 
+/*
+ * Before an allowed Write/Edit/MultiEdit/NotebookEdit changes an existing
+ * file, keeps its content (common/originals.h). -1 with msg when it
+ * could not: the caller denies rather than lose the original.
+ */
+static int
+keep_original(const char *folder, const char *cwd, const char *tool, const cJSON *input,
+    const char *session, char *msg, size_t msgsz)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	const char *target;
+	struct sbx_err err = { "" };
+	int sbfd, rc;
+
+	if (strcmp(tool, "Write") && strcmp(tool, "Edit") && strcmp(tool, "MultiEdit") &&
+	    strcmp(tool, "NotebookEdit"))
+		return 0;
+	target = json_str(input, strcmp(tool, "NotebookEdit") ? "file_path" : "notebook_path");
+	if (!target || !*target)
+		return 0;
+	if (xsnprintf(path, sizeof(path), "%s%s%s", target[0] == '/' ? "" : cwd,
+	    target[0] == '/' ? "" : "/", target) < 0) {
+		snprintf(msg, msgsz, "the path is too long");
+		return -1;
+	}
+	/* A write through a symlink changes its target: keep the target. */
+	if (realpath(path, real))
+		snprintf(path, sizeof(path), "%s", real);
+	if ((sbfd = sandbox_open(folder, &err)) < 0) {
+		snprintf(msg, msgsz, "%s", err.msg);
+		return -1;
+	}
+	rc = originals_keep(sbfd, path, tool, session, &err);
+	close(sbfd);
+	if (rc < 0)
+		snprintf(msg, msgsz, "could not keep the original of %.300s (%.200s)", path,
+		    err.msg[0] ? err.msg : strerror(errno));
+	return rc < 0 ? -1 : 0;
+}
+
 static int
 hook_pre(void)
 {
-	char folder[PATH_MAX], cwd[PATH_MAX], config[PATH_MAX];
+	char folder[PATH_MAX], cwd[PATH_MAX], config[PATH_MAX], msg_buf[600];
 	struct policy_error perr;
 	struct policy_result pr;
 	struct policy_call call;
 	struct esc_request rq;
 	struct esc_outcome eo;
 	struct policy *pol = NULL;
-	const char *tool, *event, *cwd_in, *envdir, *home;
+	const char *tool, *event, *cwd_in, *envdir, *home, *tmpdir;
 	const cJSON *input;
 	cJSON *payload = NULL;
 	char *text, *msg;
@@ -107,6 +149,13 @@ hook_pre(void)
 	if (!text)
 		return deny("sbx: could not read the hook input (%s); the call was not run.",
 		    errno == EFBIG ? "larger than 4 MiB" : strerror(errno));
+	/* cJSON ends a string at \u0000 while the client reads on: the hook
+	 * would judge "ls" where the client runs "ls\u0000; rm -rf ~". */
+	if (json_has_nul(text, len)) {
+		free(text);
+		return deny("sbx: the hook input contains a \\u0000 escape, which sbx cannot "
+		    "judge safely; the call was not run.");
+	}
 	payload = cJSON_ParseWithLength(text, len);
 	free(text);
 	if (!cJSON_IsObject(payload)) {
@@ -153,10 +202,18 @@ hook_pre(void)
 	/* The wait is bounded by the policy; the alarm stays just above it. */
 	alarm((unsigned)policy_limits(pol)->hook_wait_seconds + 5);
 	home = getenv("HOME");
+	tmpdir = getenv("TMPDIR");
 	call = (struct policy_call){ .tool = tool, .input = input, .cwd = cwd,
-		.folder = folder, .home = home, .config_dir = config };
+		.folder = folder, .home = home, .config_dir = config,
+		.tmpdir = tmpdir && *tmpdir == '/' ? tmpdir : "/tmp" };
 	policy_eval(pol, &call, &pr);
 	if (pr.verdict == POLICY_ALLOW) {
+		/* Keep what an allowed file tool is about to replace. */
+		if (keep_original(folder, cwd, tool, input,
+		    json_str(payload, "session_id"), msg_buf, sizeof(msg_buf)) < 0) {
+			rc = deny("sbx: %s; the change was not made.", msg_buf);
+			goto out;
+		}
 		rc = answer("allow", pr.reason);
 		goto out;
 	}
@@ -197,10 +254,13 @@ out:
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: sbx-hook pre|post < payload.json\n"
-	    "  pre   Claude Code / Codex PreToolUse hook: answers allow, deny, or\n"
-	    "        escalates the call to a human through FOLDER/.sandbox/queue\n"
-	    "  post  PostToolUse hook: records what the tool did in the audit log\n");
+	fprintf(f, "usage: sbx-hook MODE < payload.json\n"
+	    "  pre            Claude Code / Codex PreToolUse hook: answers allow, deny, or\n"
+	    "                 escalates the call to a human through FOLDER/.sandbox/queue\n"
+	    "  session-start  SessionStart hook: tells the model how sbx works and what\n"
+	    "                 is pending or finished\n"
+	    "  post           PostToolUse hook: records what the tool did in the audit\n"
+	    "                 log; always answers {}\n");
 }
 
 int
@@ -219,6 +279,8 @@ main(int argc, char **argv)
 	}
 	if (argc == 2 && strcmp(argv[1], "post") == 0)
 		return hook_post();
+	if (argc == 2 && strcmp(argv[1], "session-start") == 0)
+		return hook_session_start();
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(stdout);
 		return 0;

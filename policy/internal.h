@@ -2,8 +2,8 @@
  * internal.h - what the policy modules share; not part of the contract.
  *
  * policy.c loads policies and judges tool calls; the four triggers
- * (shell, write, network, read) live in trigger.c; the shell-command
- * knowledge (programs, wrappers, git, find, sed, awk ...) in analyse.c.
+ * (shell, write, network, read) live in trigger.c; the shell analyser in
+ * analyse.c and the modules listed in analyse.h.
  *
  * Ownership: a struct policy owns every string in it. A struct ev lives
  * on the stack of policy_eval() for one call and borrows everything.
@@ -50,9 +50,19 @@ struct policy {
 	struct plist allowed_domains, denied_domains;
 	struct plist self_write;        /* self-protection: writes denied */
 	struct policy_limits limits;
+	int dual_risk;                  /* two approvers at this risk and above; -1 never */
+	struct plist dual_bash;         /* two approvers for these Bash(...) patterns */
 };
 
 #define SBX_EV_MAX_STRINGS 8    /* nesting of bash -c / eval strings */
+#define SBX_EV_MAX_WRAPS   32   /* sudo nice env ... in a row */
+#define SBX_EV_MAX_VARS    16   /* f=.env; cat $f: variables tracked */
+
+struct ev_var {
+	char name[64];
+	char value[1024];
+	int known;                      /* 0: assigned, value unknown */
+};
 
 struct ev {
 	const struct policy *p;
@@ -67,6 +77,12 @@ struct ev {
 	char (*stack)[SBX_PATH_MAX];    /* saved cwds for subshells */
 	int *stack_known;
 	int nstack, capstack;
+	int rank;                       /* risk when the reason was written */
+	int wraps;                      /* current wrapper nesting */
+	struct ev_var vars[SBX_EV_MAX_VARS];
+	int nvars;
+	struct policy_call callx;       /* the call, with home resolved */
+	char home[SBX_PATH_MAX];
 };
 
 /* Risk factors: short names for the POLICY_F_* bits. */
@@ -89,6 +105,12 @@ void ev_factor(struct ev *ev, unsigned f);
 
 /* Triggers (trigger.c). Paths are as written; they are resolved here. */
 void trig_write(struct ev *ev, const char *path, const char *what);
+/* A write to a whole tree (rm -r, mv, cp -r into): also checks the
+ * protected paths below it. filtered: only some files of the tree are
+ * touched (find -name x -delete): reaching protected paths escalates
+ * instead of denying. */
+void trig_write_tree(struct ev *ev, const char *path, const char *what,
+    int filtered);
 void trig_read(struct ev *ev, const char *path, const char *what);
 void trig_network(struct ev *ev, const char *host, const char *what);
 /* Claude-form rule lookup: the strongest rule of kind matching s. */

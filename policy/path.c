@@ -128,6 +128,11 @@ path_resolve(const char *cwd, const char *home, const char *in, char *out,
 				cur[1] = '\0';
 			else if (s != NULL)
 				*s = '\0';
+			/* back in a directory that exists (missing/../link): what
+			 * follows may be a symlink again. The kernel would need
+			 * "missing" to exist, and the same line may create it. */
+			if (!exists && lstat(cur, &st) == 0)
+				exists = 1;
 			continue;
 		}
 		clen = strlen(cur);
@@ -284,9 +289,11 @@ glob_rec(const char *p, const char *s, long *budget)
 int
 path_match(const char *pattern, const char *path)
 {
-	long budget = 100000;
+	long budget = 200000;
+	int m;
 
 	if (pattern[0] != '/' || path[0] != '/')
 		return 0;
-	return glob_rec(pattern, path, &budget);
+	m = glob_rec(pattern, path, &budget);
+	return budget < 0 ? -1 : m;
 }

@@ -34,7 +34,9 @@ int path_within(const char *path, const char *dir);
  * Glob match of an absolute path: "*" and "?" and "[...]" within one
  * component, "**" as a whole component for any number of components.
  * A pattern also matches everything below what it matches (a directory
- * rule covers its contents). Returns 1 match, 0 no match.
+ * rule covers its contents). Returns 1 match, 0 no match, -1 when the
+ * step budget ran out: callers MUST then fail closed (a deny list
+ * matches, an allow list does not).
  */
 int path_match(const char *pattern, const char *path);
 

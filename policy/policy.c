@@ -40,12 +40,16 @@ static const char *const builtin_deny_read[] = {
 	"~/.config/gh/hosts.yml", "~/.pgpass", "~/.npmrc", "~/.pypirc",
 	"/**/.env*", "/**/*.pem", "/**/*.key", "/**/id_rsa*", "/**/id_dsa*",
 	"/**/id_ecdsa*", "/**/id_ed25519*", "/etc/shadow", "/etc/gshadow",
-	"/etc/sudoers", NULL,
+	"/etc/sudoers", "~/.claude/.credentials.json", "~/.codex/auth.json",
+	"~/.config/gcloud", "~/.azure", "/**/auth.json", "/**/.credentials.json",
+	"/**/.npmrc", "/**/.pypirc", "/**/.netrc", "/proc/*/environ",
+	"/proc/*/mem", NULL,
 };
 
-/* Writes inside the project that run code later (escalated). */
+/* Writes inside the project that run code later, for the agent or for the
+ * human (git hooks, direnv, husky), are escalated. */
 static const char *const builtin_deny_write[] = {
-	"./.git/hooks", "./.git/config", NULL,
+	"./.git/hooks", "./.git/config", "./.envrc", "./.husky", NULL,
 };
 
 /* Self-protection: writes by any tool are denied, whatever the file says. */
@@ -142,6 +146,17 @@ static const struct {
 	{ POLICY_F_UNKNOWN, "not analysable" },
 };
 
+const char *
+policy_factor_name(unsigned bit)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(factor_names) / sizeof(factor_names[0]); k++)
+		if (factor_names[k].bit == bit)
+			return factor_names[k].name;
+	return NULL;
+}
+
 char *
 policy_factors_text(unsigned factors, char *buf, size_t bufsz)
 {
@@ -228,6 +243,7 @@ policy_free(struct policy *p)
 	plist_free(&p->allowed_domains);
 	plist_free(&p->denied_domains);
 	plist_free(&p->self_write);
+	plist_free(&p->dual_bash);
 	free(p->name);
 	free(p->folder);
 	free(p->config_dir);
@@ -246,7 +262,7 @@ policy_limits(const struct policy *p)
 
 __attribute__((format(printf, 2, 3)))
 static void
-err_set(struct policy_error *err, const char *fmt, ...)
+perr_set(struct policy_error *err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -303,7 +319,7 @@ ld_fail(const struct ld *ld, size_t off, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(m, sizeof(m), fmt, ap);
 	va_end(ap);
-	err_set(ld->err, "%s line %d: %s", ld->name, line_at(ld, off), m);
+	perr_set(ld->err, "%s line %d: %s", ld->name, line_at(ld, off), m);
 	return -1;
 }
 
@@ -499,6 +515,15 @@ parse_rule(const struct ld *ld, struct policy *p, enum policy_verdict v,
 	} else {
 		return ld_fail(ld, off, "rule \"%s\": %s takes no pattern", s, tool);
 	}
+	/* A pattern that could never match would be a silent hole in a deny
+	 * rule: refuse what cannot be expanded. */
+	if ((kind == RK_READ || kind == RK_WRITE) && arg[0] == '~' && al > 1 &&
+	    arg[1] != '/')
+		return ld_fail(ld, off, "rule \"%s\": ~user paths are not "
+		    "supported; write the absolute path", s);
+	if (kind == RK_FETCH && strcspn(arg, "/: ") < al)
+		return ld_fail(ld, off, "rule \"%s\": write a host name "
+		    "(domain:example.com or domain:*.example.com)", s);
 	return add_rule(p, v, kind, RO_FILE, s, arg, al) < 0 ?
 	    ld_fail(ld, off, "out of memory") : 0;
 }
@@ -545,8 +570,9 @@ read_strings(const struct ld *ld, const cJSON *arr, const char *where,
 
 static const char *const top_keys[] = {
 	"version", "comment", "allow", "escalate", "deny", "filesystem",
-	"network", "limits", NULL,
+	"network", "limits", "two_approvers", NULL,
 };
+static const char *const dual_keys[] = { "risk", "rules", NULL };
 static const char *const fs_keys[] = {
 	"denyRead", "allowRead", "allowWrite", "denyWrite", NULL,
 };
@@ -557,6 +583,84 @@ static const char *const limit_keys[] = {
 	"hook_wait_seconds", "max_pending", "max_per_minute",
 	"request_ttl_seconds", "exec_timeout_seconds", "output_cap_bytes", NULL,
 };
+
+/*
+ * "two_approvers": {"risk": "critical", "rules": ["Bash(terraform apply:*)"]}:
+ * which escalated requests sbxd runs only after two different approvers.
+ */
+static int
+read_dual(const struct ld *ld, const cJSON *c, size_t from, struct policy *p)
+{
+	static const char *const risks[] = { "low", "medium", "high", "critical", NULL };
+	const cJSON *r, *x;
+	size_t n;
+	int k;
+
+	if (!cJSON_IsObject(c))
+		return ld_fail(ld, from, "two_approvers must be an object");
+	if (check_keys(ld, c, "two_approvers", dual_keys, from) < 0)
+		return -1;
+	r = cJSON_GetObjectItemCaseSensitive(c, "risk");
+	if (r != NULL) {
+		if (!cJSON_IsString(r))
+			return ld_fail(ld, key_offset(ld, "risk", from),
+			    "two_approvers.risk must be a string");
+		for (k = 0; risks[k] && strcmp(risks[k], r->valuestring); k++)
+			;
+		if (!risks[k] && strcmp(r->valuestring, "none") != 0)
+			return ld_fail(ld, key_offset(ld, "risk", from), "two_approvers.risk "
+			    "must be none, low, medium, high or critical");
+		p->dual_risk = risks[k] ? k : -1;
+	}
+	r = cJSON_GetObjectItemCaseSensitive(c, "rules");
+	if (r == NULL)
+		return 0;
+	if (!cJSON_IsArray(r))
+		return ld_fail(ld, key_offset(ld, "rules", from),
+		    "two_approvers.rules must be an array of \"Bash(...)\" rules");
+	cJSON_ArrayForEach(x, r) {
+		if (!cJSON_IsString(x) || strncmp(x->valuestring, "Bash(", 5) != 0 ||
+		    (n = strlen(x->valuestring)) < 7 || x->valuestring[n - 1] != ')')
+			return ld_fail(ld, key_offset(ld, "rules", from),
+			    "two_approvers.rules: each must be a \"Bash(...)\" rule");
+		if (plist_add(&p->dual_bash, x->valuestring) < 0)
+			return ld_fail(ld, from, "out of memory");
+	}
+	return 0;
+}
+
+int
+policy_approvals_needed(const struct policy *p, const struct policy_call *call,
+    const struct policy_result *res)
+{
+	const char *cmd = NULL;
+	char pat[POLICY_MAX_ENTRY + 8];
+	const cJSON *c;
+	size_t n;
+	int k;
+
+	if (p->dual_risk >= 0 && (int)res->risk >= p->dual_risk)
+		return 2;
+	if (call->tool && !strcmp(call->tool, "Bash") && cJSON_IsObject(call->input) &&
+	    cJSON_IsString(c = cJSON_GetObjectItemCaseSensitive(call->input, "command")))
+		cmd = c->valuestring;
+	for (k = 0; cmd && k < p->dual_bash.n; k++) {
+		/* "Bash(X:*)": X, then a space or the end; "Bash(X)": exactly X. */
+		n = strlen(p->dual_bash.v[k]) - 6;
+		if (n >= sizeof(pat))
+			continue;
+		memcpy(pat, p->dual_bash.v[k] + 5, n);
+		pat[n] = '\0';
+		if (n >= 2 && !strcmp(pat + n - 2, ":*")) {
+			pat[n - 2] = '\0';
+			if (!strncmp(cmd, pat, n - 2) && (cmd[n - 2] == '\0' || cmd[n - 2] == ' '))
+				return 2;
+		} else if (!strcmp(cmd, pat)) {
+			return 2;
+		}
+	}
+	return 1;
+}
 
 static int
 read_limit(const struct ld *ld, const cJSON *lim, const char *key, size_t from,
@@ -570,11 +674,12 @@ read_limit(const struct ld *ld, const cJSON *lim, const char *key, size_t from,
 	off = key_offset(ld, key, from);
 	if (!cJSON_IsNumber(c))
 		return ld_fail(ld, off, "limits.%s must be a number", key);
-	if (c->valuedouble != (double)(long long)c->valuedouble)
-		return ld_fail(ld, off, "limits.%s must be a whole number", key);
-	if (c->valuedouble < lo || c->valuedouble > hi)
+	/* range first: casting an out-of-range double is undefined */
+	if (!(c->valuedouble >= lo && c->valuedouble <= hi))
 		return ld_fail(ld, off, "limits.%s must be between %.0f and %.0f",
 		    key, lo, hi);
+	if (c->valuedouble != (double)(long long)c->valuedouble)
+		return ld_fail(ld, off, "limits.%s must be a whole number", key);
 	*out = c->valuedouble;
 	return 0;
 }
@@ -620,7 +725,6 @@ static int
 add_builtins(struct policy *p)
 {
 	const char *const *s;
-	char buf[SBX_PATH_MAX + 8];
 
 	for (s = builtin_deny_read; *s != NULL; s++)
 		if (plist_add(&p->deny_read, *s) < 0)
@@ -632,13 +736,8 @@ add_builtins(struct policy *p)
 		if (add_rule(p, POLICY_ALLOW, RK_TOOL, RO_BUILTIN, *s, *s,
 		    strlen(*s)) < 0)
 			return -1;
-	if (p->config_dir != NULL) {
-		if (plist_add(&p->deny_read, p->config_dir) < 0)
-			return -1;
-		if ((size_t)snprintf(buf, sizeof(buf), "%s", p->config_dir) >=
-		    sizeof(buf))
-			return -1;
-	}
+	if (p->config_dir != NULL && plist_add(&p->deny_read, p->config_dir) < 0)
+		return -1;
 	return 0;
 }
 
@@ -776,6 +875,9 @@ parse_policy(const struct ld *ld, struct policy *p)
 	if (c != NULL && read_limits(ld, c, key_offset(ld, "limits", 0),
 	    &p->limits) < 0)
 		goto out;
+	c = cJSON_GetObjectItemCaseSensitive(root, "two_approvers");
+	if (c != NULL && read_dual(ld, c, key_offset(ld, "two_approvers", 0), p) < 0)
+		goto out;
 	rc = 0;
 out:
 	cJSON_Delete((cJSON *)root);
@@ -788,21 +890,22 @@ policy_load_buffer(const char *name, const char *text, size_t len,
 {
 	struct policy *p;
 	struct ld ld;
+	char real[SBX_PATH_MAX];
 
 	err->msg[0] = '\0';
 	if (name == NULL)
 		name = "policy";
 	if (text == NULL) {
-		err_set(err, "%s: no text", name);
+		perr_set(err, "%s: no text", name);
 		return NULL;
 	}
 	if (len > POLICY_MAX_FILE) {
-		err_set(err, "%s: larger than %d bytes",
+		perr_set(err, "%s: larger than %d bytes",
 		    name, POLICY_MAX_FILE);
 		return NULL;
 	}
 	if (folder != NULL && folder[0] != '/') {
-		err_set(err, "%s: project folder \"%s\" "
+		perr_set(err, "%s: project folder \"%s\" "
 		    "is not absolute", name, folder);
 		return NULL;
 	}
@@ -810,8 +913,16 @@ policy_load_buffer(const char *name, const char *text, size_t len,
 	if (p == NULL)
 		goto oom;
 	p->limits = *policy_limits(NULL);
+	p->dual_risk = -1;
 	p->name = strdup(name);
+	/* rules compare resolved paths: keep the folder resolved too */
+	if (folder != NULL && path_resolve("/", NULL, folder, real,
+	    sizeof(real)) == 0)
+		folder = real;
 	p->folder = folder != NULL ? strdup(folder) : NULL;
+	if (config_dir != NULL && config_dir[0] == '/' && path_resolve("/", NULL,
+	    config_dir, real, sizeof(real)) == 0)
+		config_dir = real;
 	p->config_dir = config_dir != NULL ? strdup(config_dir) : NULL;
 	if (p->name == NULL || (folder != NULL && p->folder == NULL) ||
 	    (config_dir != NULL && p->config_dir == NULL))
@@ -831,7 +942,7 @@ policy_load_buffer(const char *name, const char *text, size_t len,
 	return p;
 oom:
 	policy_free(p);
-	err_set(err, "%s: out of memory", name);
+	perr_set(err, "%s: out of memory", name);
 	return NULL;
 }
 
@@ -848,12 +959,12 @@ policy_load(const char *folder, const char *config_dir, struct policy_error *err
 
 	err->msg[0] = '\0';
 	if (folder == NULL || folder[0] != '/') {
-		err_set(err, "no absolute project folder");
+		perr_set(err, "no absolute project folder");
 		return NULL;
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/.sandbox/policy.json",
 	    folder) >= sizeof(path)) {
-		err_set(err, "project folder path too long");
+		perr_set(err, "project folder path too long");
 		return NULL;
 	}
 	dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -862,26 +973,30 @@ policy_load(const char *folder, const char *config_dir, struct policy_error *err
 		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			err_set(err, "%s: missing (run sbx "
+			perr_set(err, "%s: missing (run sbx "
 			    "init in %s)", path, folder);
 		else
-			err_set(err, "%s: cannot open: %s%s",
+			perr_set(err, "%s: cannot open: %s%s",
 			    path, strerror(errno), errno == ELOOP ?
 			    " (a symlink is not accepted)" : "");
 		goto out;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		err_set(err, "%s: not a regular file", path);
+		perr_set(err, "%s: not a regular file", path);
+		goto out;
+	}
+	if (st.st_mode & S_IWOTH) {
+		perr_set(err, "%s: writable by everyone; run chmod o-w on it", path);
 		goto out;
 	}
 	if (st.st_size > POLICY_MAX_FILE) {
-		err_set(err, "%s: larger than %d bytes",
+		perr_set(err, "%s: larger than %d bytes",
 		    path, POLICY_MAX_FILE);
 		goto out;
 	}
 	text = malloc((size_t)st.st_size + 1);
 	if (text == NULL) {
-		err_set(err, "%s: out of memory", path);
+		perr_set(err, "%s: out of memory", path);
 		goto out;
 	}
 	while (got < (size_t)st.st_size) {
@@ -889,7 +1004,7 @@ policy_load(const char *folder, const char *config_dir, struct policy_error *err
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			err_set(err, "%s: cannot read: %s",
+			perr_set(err, "%s: cannot read: %s",
 			    path, strerror(errno));
 			goto out;
 		}
@@ -963,16 +1078,19 @@ pattern_expand(const char *pat, int claude_form, const char *folder,
 	return path_normalize(tmp, out, outsz);
 }
 
-/* Bash rule text match: "*" matches any run of characters. */
+/*
+ * Bash rule text match: "*" matches any run of characters. Returns 1, 0,
+ * or -1 when the step budget ran out (callers fail closed).
+ */
 static int
 text_glob(const char *p, const char *s)
 {
 	const char *sp = NULL, *ss = NULL;
-	long budget = 1000000;
+	long budget = 200000;
 
 	while (*s != '\0') {
 		if (--budget < 0)
-			return 0;
+			return -1;
 		if (*p == '*') {
 			sp = ++p;
 			ss = s;
@@ -991,39 +1109,51 @@ text_glob(const char *p, const char *s)
 	return *p == '\0';
 }
 
+/* 1 if r matches s; an exhausted glob budget matches deny and escalate
+ * rules and never allow rules (fail closed). */
 static int
 rule_matches(const struct rule *r, const char *s, const struct policy *p,
     const struct policy_call *call)
 {
 	char pat[SBX_PATH_MAX];
 	size_t n;
+	int m;
 
 	switch (r->kind) {
 	case RK_BASH:
-		if (r->prefix) {
+		if (r->prefix && strchr(r->arg, '*') == NULL) {
 			n = strlen(r->arg);
-			if (strchr(r->arg, '*') != NULL) {
-				char tmp[POLICY_MAX_ENTRY + 4];
-
-				snprintf(tmp, sizeof(tmp), "%s*", r->arg);
-				return text_glob(r->arg, s) || text_glob(tmp, s);
-			}
 			return strncmp(s, r->arg, n) == 0 &&
 			    (s[n] == '\0' || s[n] == ' ');
 		}
-		return text_glob(r->arg, s);
+		if (r->prefix) {
+			char tmp[POLICY_MAX_ENTRY + 4];
+
+			snprintf(tmp, sizeof(tmp), "%s *", r->arg);
+			m = text_glob(r->arg, s);
+			if (m == 0)
+				m = text_glob(tmp, s);
+		} else {
+			m = text_glob(r->arg, s);
+		}
+		break;
 	case RK_READ:
 	case RK_WRITE:
 		if (pattern_expand(r->arg, 1, p->folder, call ? call->home : NULL,
 		    pat, sizeof(pat)) < 0)
-			return 0;
-		return path_match(pat, s);
+			return r->verdict != POLICY_ALLOW;      /* fail closed */
+		m = path_match(pat, s);
+		break;
 	case RK_FETCH:
 		return domain_match(r->arg, s);
 	case RK_TOOL:
 		return fnmatch(r->arg, s, 0) == 0;
+	default:
+		return 0;
 	}
-	return 0;
+	if (m < 0)
+		return r->verdict != POLICY_ALLOW;
+	return m;
 }
 
 const struct rule *
@@ -1052,16 +1182,25 @@ ev_note(struct ev *ev, enum policy_verdict v, const char *trigger,
     const char *rule, const char *fmt, ...)
 {
 	struct policy_result *r = ev->res;
+	int rank = (int)risk_of(r->factors);
 	va_list ap;
 
-	if (v < r->verdict || (v == r->verdict && r->reason[0] != '\0'))
+	/* The worst verdict wins; among equals, the finding made when the
+	 * risk had grown (curl | sh: the pipe, not the download). */
+	if (v < r->verdict || (v == r->verdict && r->reason[0] != '\0' &&
+	    rank <= ev->rank))
 		return;
+	ev->rank = rank;
 	r->verdict = v;
 	snprintf(r->trigger, sizeof(r->trigger), "%s", trigger);
 	snprintf(r->rule, sizeof(r->rule), "%s", rule);
 	va_start(ap, fmt);
 	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
 	va_end(ap);
+	/* variable markers of the shell reader read as "$" */
+	for (char *q = r->reason; *q != '\0'; q++)
+		if (*q == SH_VAR_MARK)
+			*q = '$';
 }
 
 static const char *
@@ -1116,6 +1255,64 @@ eval_patch(struct ev *ev, const char *text)
 		    "apply_patch text names no file");
 }
 
+/*
+ * A command given as an argument vector (["bash", "-lc", "..."], as Codex
+ * can send it) runs without a shell: it is judged as the shell line that
+ * would run exactly those words, each single-quoted.
+ */
+static void
+eval_argv_array(struct ev *ev, const cJSON *arr)
+{
+	const cJSON *c;
+	char *line = NULL, *nl;
+	size_t len = 0, cap = 0, n, k;
+
+	for (c = arr->child; c != NULL; c = c->next) {
+		if (!cJSON_IsString(c)) {
+			ev_note(ev, POLICY_DENY, "shell", "builtin: input",
+			    "command array holds something that is not a string");
+			goto out;
+		}
+		n = strlen(c->valuestring);
+		if (len + n * 4 + 4 > (size_t)SH_MAX_INPUT) {
+			ev_factor(ev, F_UNKNOWN);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: input",
+			    "command longer than %ld bytes", SH_MAX_INPUT);
+			goto out;
+		}
+		if (len + n * 4 + 4 > cap) {
+			cap = (len + n * 4 + 4) * 2;
+			nl = realloc(line, cap);
+			if (nl == NULL) {
+				ev_note(ev, POLICY_DENY, "shell", "builtin: memory",
+				    "out of memory");
+				goto out;
+			}
+			line = nl;
+		}
+		if (len > 0)
+			line[len++] = ' ';
+		line[len++] = '\'';
+		for (k = 0; k < n; k++) {
+			if (c->valuestring[k] == '\'') {
+				memcpy(line + len, "'\\''", 4);
+				len += 4;
+			} else {
+				line[len++] = c->valuestring[k];
+			}
+		}
+		line[len++] = '\'';
+	}
+	if (line == NULL) {
+		ev_note(ev, POLICY_DENY, "shell", "builtin: input",
+		    "empty command array");
+		goto out;
+	}
+	shell_eval(ev, line, len);
+out:
+	free(line);
+}
+
 static void
 eval_tool(struct ev *ev)
 {
@@ -1133,6 +1330,12 @@ eval_tool(struct ev *ev)
 	if (strcmp(tool, "Bash") == 0 || strcmp(tool, "shell") == 0 ||
 	    strcmp(tool, "local_shell") == 0) {
 		s = str_field(input, "command");
+		if (s == NULL && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(input,
+		    "command"))) {
+			eval_argv_array(ev, cJSON_GetObjectItemCaseSensitive(input,
+			    "command"));
+			return;
+		}
 		if (s == NULL) {
 			ev_note(ev, POLICY_DENY, "shell", "builtin: input",
 			    "Bash call without a command string");
@@ -1194,8 +1397,27 @@ eval_tool(struct ev *ev)
 					trig_read(ev, s, tool);
 			}
 		}
+		/* a glob that picks secret files by name */
 		s = str_field(input, "glob");
-		(void)s;
+		if (s != NULL && strcmp(tool, "Grep") == 0) {
+			static const char *const secrets[] = {
+				".env", ".env.local", "id_rsa", "id_ed25519",
+				"server.pem", "server.key", "credentials.json", NULL,
+			};
+			const char *base = strrchr(s, '/') ? strrchr(s, '/') + 1 : s;
+			int k;
+
+			for (k = 0; secrets[k] != NULL; k++)
+				if (fnmatch(base, secrets[k], FNM_PERIOD) == 0 &&
+				    strcmp(base, "*") != 0) {
+					ev_factor(ev, F_SECRET);
+					ev_note(ev, POLICY_ESCALATE, "read",
+					    "filesystem.denyRead", "Grep searches files "
+					    "matching %s, which can match secret files such "
+					    "as %s", s, secrets[k]);
+					break;
+				}
+		}
 	} else if (strcmp(tool, "WebFetch") == 0) {
 		s = str_field(input, "url");
 		if (s == NULL || url_host(s, host, sizeof(host)) < 0) {
@@ -1214,6 +1436,13 @@ eval_tool(struct ev *ev)
 		ev_note(ev, POLICY_ALLOW, "tool", r->text, "%s is allowed by %s",
 		    tool, r->origin == RO_BUILTIN ? "the built-in defaults" :
 		    "the policy");
+		/* An MCP tool that runs a shell command: the command is judged
+		 * too, and its escalations and denials stand. (sbx's own tools
+		 * queue for a human already.) */
+		s = str_field(input, "command");
+		if (r->origin != RO_BUILTIN && strncmp(tool, "mcp__", 5) == 0 &&
+		    s != NULL)
+			shell_eval(ev, s, strlen(s));
 	} else if (strcmp(tool, "WebSearch") == 0) {
 		ev_factor(ev, F_NETWORK);
 		ev_note(ev, POLICY_ESCALATE, "network", "builtin: network",
@@ -1228,6 +1457,28 @@ eval_tool(struct ev *ev)
 	if ((r = rule_find(ev->p, RK_TOOL, POLICY_ESCALATE, tool, call)) != NULL)
 		ev_note(ev, POLICY_ESCALATE, "tool", r->text,
 		    "the policy escalates %s", tool);
+}
+
+/* The trigger an allowed call is reported under. */
+static const char *
+default_trigger(const char *tool)
+{
+	static const struct {
+		const char *tool, *trigger;
+	} map[] = {
+		{ "Bash", "shell" }, { "shell", "shell" }, { "local_shell", "shell" },
+		{ "Read", "read" }, { "Glob", "read" }, { "Grep", "read" },
+		{ "LS", "read" }, { "Write", "write" }, { "Edit", "write" },
+		{ "MultiEdit", "write" }, { "NotebookEdit", "write" },
+		{ "apply_patch", "write" }, { "WebFetch", "network" },
+		{ "WebSearch", "network" },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(map) / sizeof(map[0]); k++)
+		if (strcmp(map[k].tool, tool) == 0)
+			return map[k].trigger;
+	return "tool";
 }
 
 void
@@ -1251,14 +1502,26 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 	}
 	memset(&ev, 0, sizeof(ev));
 	ev.p = p;
-	ev.call = call;
+	/* the home, resolved once: rules compare resolved paths */
+	ev.callx = *call;
+	if (call->home != NULL && call->home[0] == '/' &&
+	    path_resolve("/", NULL, call->home, ev.home, sizeof(ev.home)) == 0)
+		ev.callx.home = ev.home;
+	ev.call = &ev.callx;
 	ev.res = res;
 	ev.net_pipeline = -1;
-	if (call->cwd != NULL && call->cwd[0] == '/' &&
-	    path_normalize(call->cwd, ev.cwd, sizeof(ev.cwd)) == 0)
+	/* the real directory, as the folder is: a cwd reached through a
+	 * symlink is still inside the project */
+	if (call->cwd != NULL && p->folder != NULL &&
+	    strcmp(call->cwd, p->folder) == 0 &&
+	    strlen(p->folder) < sizeof(ev.cwd)) {
+		strcpy(ev.cwd, p->folder);      /* resolved at load */
+		ev.cwd_known = 1;
+	} else if (call->cwd != NULL && call->cwd[0] == '/' &&
+	    path_resolve("/", NULL, call->cwd, ev.cwd, sizeof(ev.cwd)) == 0)
 		ev.cwd_known = 1;
 	else if (p->folder != NULL &&
-	    path_normalize(p->folder, ev.cwd, sizeof(ev.cwd)) == 0)
+	    path_resolve("/", NULL, p->folder, ev.cwd, sizeof(ev.cwd)) == 0)
 		ev.cwd_known = 1;
 	eval_tool(&ev);
 	free(ev.stack);
@@ -1266,8 +1529,7 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 	res->risk = risk_of(res->factors);
 	if (res->reason[0] == '\0') {
 		snprintf(res->trigger, sizeof(res->trigger), "%s",
-		    strcmp(call->tool, "Bash") == 0 ? "shell" :
-		    strcmp(call->tool, "Read") == 0 ? "read" : "write");
+		    default_trigger(call->tool));
 		snprintf(res->rule, sizeof(res->rule), "builtin: defaults");
 		policy_factors_text(res->factors, fac, sizeof(fac));
 		snprintf(res->reason, sizeof(res->reason),
@@ -1337,6 +1599,11 @@ policy_to_json(const struct policy *p)
 	    p->limits.exec_timeout_seconds) ||
 	    !cJSON_AddNumberToObject(o, "output_cap_bytes",
 	    (double)p->limits.output_cap_bytes))
+		goto fail;
+	o = cJSON_AddObjectToObject(root, "two_approvers");
+	if (o == NULL || !cJSON_AddStringToObject(o, "risk", p->dual_risk < 0 ? "none" :
+	    policy_risk_name((enum policy_risk)p->dual_risk)) ||
+	    json_list(o, "rules", &p->dual_bash) < 0)
 		goto fail;
 	return root;
 fail:

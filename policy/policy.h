@@ -63,8 +63,13 @@ struct policy_call {
 	const cJSON *input;         /* tool_input object; may be NULL */
 	const char *cwd;            /* absolute working directory of the call */
 	const char *folder;         /* absolute, resolved project folder (holds .sandbox/) */
-	const char *home;           /* the user's home, for ~; may be NULL */
+	const char *home;           /* the user's home, for ~. NULL: rules
+	                               written with ~ cannot be placed, so the
+	                               restricting ones match every path */
 	const char *config_dir;     /* the sbx config dir (keys), always protected */
+	const char *tmpdir;         /* the session's temp dir ($TMPDIR or /tmp):
+	                               writes below it are allowed like the
+	                               project's; NULL: none */
 };
 
 struct policy_result {
@@ -94,6 +99,14 @@ void policy_eval(const struct policy *p, const struct policy_call *call,
 
 const struct policy_limits *policy_limits(const struct policy *p);
 
+/*
+ * How many different approvers an escalated call needs: 2 when its risk
+ * reaches "two_approvers.risk" or its command matches one of
+ * "two_approvers.rules" (dual control), else 1.
+ */
+int policy_approvals_needed(const struct policy *p, const struct policy_call *call,
+    const struct policy_result *res);
+
 /* The default policy.json text that `sbx init` writes (static storage). */
 const char *policy_default_text(void);
 
@@ -107,6 +120,9 @@ const char *policy_risk_name(enum policy_risk r);
  * Returns buf; an empty string when there are none.
  */
 char *policy_factors_text(unsigned factors, char *buf, size_t bufsz);
+
+/* The name of one POLICY_F_* bit ("secret read"), or NULL. */
+const char *policy_factor_name(unsigned bit);
 
 /*
  * The effective policy after merging the built-in defaults, the file and

@@ -141,6 +141,7 @@ struct sc {
 	char *problem;          /* == out->problem */
 	struct heredoc pend[16];
 	int npend;
+	int compound;           /* open { if while until for, not yet closed */
 };
 
 static void parse_list(struct sc *sc, int term);
@@ -233,6 +234,42 @@ scope(struct sc *sc, enum sh_cmd_kind kind)
 	(void)new_cmd(sc, kind);
 }
 
+static void dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq);
+static void backtick(struct sc *sc);
+
+/* Parses the substitutions of an expanded here-document body. */
+static void
+heredoc_expand(struct sc *sc, const char *body, size_t len)
+{
+	struct sc sub = *sc;
+	struct buf dummy = {0};
+	unsigned flags = 0;
+	int c, saved = sc->in_subst;
+
+	sub.s = body;
+	sub.n = len;
+	sub.i = 0;
+	sub.npend = 0;
+	sub.in_subst = 1;
+	while (!bad(&sub) && (c = peek(&sub, 0)) != -1) {
+		sub.i++;
+		if (c == '\\')
+			sub.i += peek(&sub, 0) != -1;
+		else if (c == '$')
+			dollar(&sub, &dummy, &flags, 1);
+		else if (c == '`')
+			backtick(&sub);
+		dummy.len = 0;
+	}
+	if (!bad(&sub) && sub.npend > 0)
+		fail(sc, "here-document inside a here-document");
+	sc->capcmds = sub.capcmds;
+	sc->pipelines = sub.pipelines;
+	sc->compound = sub.compound;
+	sc->in_subst = saved;
+	free(dummy.p);
+}
+
 /* Reads pending here-document bodies; sc->i is just past a newline. */
 static void
 read_heredocs(struct sc *sc)
@@ -275,24 +312,10 @@ read_heredocs(struct sc *sc)
 			break;
 		h->r->body = astr(sc, b.p ? b.p : "", b.len);
 		h->r->body_len = b.len;
-		/* An unquoted delimiter means the body is expanded: $(...) in
-		 * it runs. Such bodies are not analysed: escalate. */
-		if (!h->r->body_literal && h->r->body != NULL) {
-			size_t j;
-
-			for (j = 0; j < b.len; j++) {
-				char c = b.p[j];
-
-				if (c == '\\') {
-					j++;
-				} else if (c == '`' || (c == '$' && j + 1 < b.len &&
-				    (b.p[j + 1] == '(' || b.p[j + 1] == '{'))) {
-					fail(sc, "here-document body with an unquoted "
-					    "delimiter contains a command substitution");
-					break;
-				}
-			}
-		}
+		/* An unquoted delimiter means the body is expanded like a
+		 * double-quoted string: the $(...) and `...` in it run. */
+		if (!h->r->body_literal && h->r->body != NULL)
+			heredoc_expand(sc, h->r->body, b.len);
 	}
 	sc->npend = 0;
 	free(b.p);
@@ -405,6 +428,10 @@ ansi_c(struct sc *sc, struct buf *b)
 			}
 			sc->i++;
 			c &= 0x1f;
+			if (c == SH_VAR_MARK) {
+				fail(sc, "$'...' decodes to the control byte \\x01");
+				return;
+			}
 			break;
 		case 'x': case 'u': case 'U':
 			max = c == 'x' ? 2 : c == 'u' ? 4 : 8;
@@ -418,7 +445,15 @@ ansi_c(struct sc *sc, struct buf *b)
 					goto oom;
 				continue;
 			}
+			if (v == (unsigned long)SH_VAR_MARK) {
+				fail(sc, "$'...' decodes to the control byte \\x01");
+				return;
+			}
 			if (max == 2) {
+				if (v == (unsigned long)SH_VAR_MARK) {
+					fail(sc, "$'...' decodes to the control byte \\x01");
+					return;
+				}
 				if (buf_addc(b, (char)v) < 0)
 					goto oom;
 			} else if (put_utf8(b, v) < 0) {
@@ -432,6 +467,10 @@ ansi_c(struct sc *sc, struct buf *b)
 				    peek(sc, 0) <= '7'; k++)
 					v = v * 8 + (unsigned long)(sc->s[sc->i++] - '0');
 				c = (int)(v & 0xff);
+				if (c == SH_VAR_MARK) {
+					fail(sc, "$'...' decodes to the control byte \\x01");
+					return;
+				}
 			} else if (c != '\\' && c != '\'' && c != '"' && c != '?') {
 				if (buf_addc(b, '\\') < 0)
 					goto oom;
@@ -487,6 +526,8 @@ backtick(struct sc *sc)
 	scope(&sub, SH_POP);
 	if (!bad(&sub) && sub.npend > 0)
 		fail(sc, "here-document inside backticks");
+	if (!bad(&sub) && sub.compound != sc->compound)
+		fail(sc, "compound command not closed inside backticks");
 	sc->capcmds = sub.capcmds;
 	sc->pipelines = sub.pipelines;
 	sc->depth--;
@@ -516,7 +557,6 @@ cmd_subst(struct sc *sc)
 	sc->depth--;
 }
 
-static void dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq);
 
 /* Skips a quoted string inside ${...} or $((...)); parses $( and `. */
 static void
@@ -565,6 +605,19 @@ skip_nested(struct sc *sc, int open, int close, unsigned *flags)
 	sc->depth--;
 }
 
+static int name_char(int c, int first);
+
+/* $NAME and ${NAME} leave SH_VAR_MARK NAME SH_VAR_MARK in the text. */
+static void
+var_marker(struct sc *sc, struct buf *b, const char *name, size_t n)
+{
+	char m = SH_VAR_MARK;
+
+	if (buf_add(b, &m, 1) < 0 || buf_add(b, name, n) < 0 ||
+	    buf_add(b, &m, 1) < 0)
+		fail(sc, "out of memory");
+}
+
 /* A '$' was consumed; reads the expansion after it. */
 static void
 dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
@@ -575,6 +628,7 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		sc->i += 2;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
+		var_marker(sc, b, "?", 1);
 		skip_nested(sc, '(', ')', flags);
 		if (!bad(sc) && peek(sc, 0) == ')')
 			sc->i++;
@@ -590,9 +644,26 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		return;
 	}
 	if (c == '{') {
+		size_t start = sc->i + 1, e;
+
 		sc->i++;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
+		/* ${NAME} alone is kept as a marker, like $NAME */
+		for (e = start; e < sc->n && name_char((unsigned char)sc->s[e],
+		    e == start); e++)
+			;
+		if (e > start && e < sc->n && sc->s[e] == '}') {
+			var_marker(sc, b, sc->s + start, e - start);
+			sc->i = e + 1;
+			return;
+		}
+		/* ${NAME:-x}, ${NAME#x}: the value is NAME's, or close to it;
+		 * ${#x}, ${!x}, ${1}: unknown */
+		if (e > start)
+			var_marker(sc, b, sc->s + start, e - start);
+		else
+			var_marker(sc, b, "?", 1);
 		skip_nested(sc, '{', '}', flags);
 		return;
 	}
@@ -608,18 +679,22 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 	}
 	if (c != -1 && (c == '_' || (c >= 'a' && c <= 'z') ||
 	    (c >= 'A' && c <= 'Z'))) {
+		size_t start = sc->i;
+
 		while ((c = peek(sc, 0)) != -1 && (c == '_' ||
 		    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		    (c >= '0' && c <= '9')))
 			sc->i++;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
+		var_marker(sc, b, sc->s + start, sc->i - start);
 		return;
 	}
 	if (c != -1 && strchr("0123456789@*#?$!-", c) != NULL) {
 		sc->i++;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
+		var_marker(sc, b, "?", 1);
 		return;
 	}
 	if (buf_addc(b, '$') < 0)
@@ -685,7 +760,7 @@ read_word(struct sc *sc, struct sh_word *w, int in_test)
 {
 	struct buf b = {0};
 	unsigned flags = SH_W_LITERAL;
-	int c, name_ok = 1, brace_open = 0, brace_comma = 0;
+	int c, name_ok = 1, brace_open = 0, brace_comma = 0, bracket_open = 0;
 	size_t start = sc->i;
 
 	while (!bad(sc)) {
@@ -758,8 +833,16 @@ read_word(struct sc *sc, struct sh_word *w, int in_test)
 			flags &= ~(unsigned)SH_W_LITERAL;
 			backtick(sc);
 			continue;
-		case '*': case '?': case '[':
+		case '*': case '?':
 			flags |= SH_W_GLOB;
+			break;
+		case '[':
+			/* a bracket expression needs its ]: "[" and "[[" are words */
+			bracket_open = 1;
+			break;
+		case ']':
+			if (bracket_open)
+				flags |= SH_W_GLOB;
 			break;
 		case '{':
 			brace_open = 1;
@@ -1084,8 +1167,18 @@ parse_command(struct sc *sc)
 			for (k = reserved_skip; *k != NULL; k++)
 				if (strcmp(w.s, *k) == 0)
 					skip = 1;
-			if (skip)
+			if (skip) {
+				/* keep compound commands balanced */
+				if (strcmp(w.s, "{") == 0 || strcmp(w.s, "if") == 0 ||
+				    strcmp(w.s, "while") == 0 || strcmp(w.s, "until") == 0)
+					sc->compound++;
+				else if ((strcmp(w.s, "}") == 0 || strcmp(w.s, "fi") == 0 ||
+				    strcmp(w.s, "done") == 0) && --sc->compound < 0) {
+					fail(sc, "\"%s\" without its opening word", w.s);
+					goto out;
+				}
 				continue;
+			}
 			if (strcmp(w.s, "case") == 0 || strcmp(w.s, "select") == 0 ||
 			    strcmp(w.s, "function") == 0 ||
 			    strcmp(w.s, "coproc") == 0) {
@@ -1100,6 +1193,7 @@ parse_command(struct sc *sc)
 					fail(sc, "arithmetic for loop is not analysed");
 					goto out;
 				}
+				sc->compound++;
 				w.s = (char *)"for";
 				w.len = 3;
 				w.flags = SH_W_LITERAL;
@@ -1121,10 +1215,6 @@ parse_command(struct sc *sc)
 		if (cb_word(sc, &cb, &w) < 0)
 			goto out;
 		kw_ok = 0;
-	}
-	if (cb.nw > 0 && strcmp(cb.w[0].s, "for") == 0 &&
-	    (cb.w[0].flags & SH_W_QUOTED) == 0) {
-		/* a lone "do" can follow on the next command; fine */
 	}
 	if (cb.nw > 0 || cb.nr > 0)
 		last = emit(sc, &cb);
@@ -1148,6 +1238,10 @@ parse_pipeline(struct sc *sc)
 		c = parse_command(sc);
 		if (bad(sc))
 			return;
+		if (c == NULL && stage > 0) {
+			fail(sc, "pipe without a command after it");
+			return;
+		}
 		if (c != NULL) {
 			int k;
 
@@ -1307,6 +1401,11 @@ sh_parse(const char *text, size_t len, int depth, struct sh_parse *out)
 		    "command contains a NUL byte");
 		return -1;
 	}
+	if (memchr(text, SH_VAR_MARK, len) != NULL) {
+		snprintf(out->problem, sizeof(out->problem),
+		    "command contains the control byte \\x01");
+		return -1;
+	}
 	out->arena = calloc(1, sizeof(*out->arena));
 	if (out->arena == NULL) {
 		snprintf(out->problem, sizeof(out->problem), "out of memory");
@@ -1326,6 +1425,8 @@ sh_parse(const char *text, size_t len, int depth, struct sh_parse *out)
 		fail(&sc, "unexpected \"%c\"", sc.s[sc.i]);
 	if (!bad(&sc) && sc.npend > 0)
 		fail(&sc, "here-document not closed by \"%s\"", sc.pend[0].delim);
+	if (!bad(&sc) && sc.compound != 0)
+		fail(&sc, "compound command (if, while, for, { }) not closed");
 	return bad(&sc) ? -1 : 0;
 }
 

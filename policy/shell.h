@@ -35,6 +35,13 @@
 #define SH_W_TILDE      0x40    /* starts with an unquoted ~ */
 #define SH_W_BRACE      0x80    /* unquoted brace expansion {a,b} */
 
+/*
+ * In a word's text, a plain $NAME or ${NAME} is kept as SH_VAR_MARK NAME
+ * SH_VAR_MARK, so the analyser can tell "$HOME/.ssh" from "/.ssh". Other
+ * expansions leave nothing in the text.
+ */
+#define SH_VAR_MARK     '\x01'
+
 struct sh_word {
 	char *s;                /* decoded text, NUL-terminated (arena) */
 	size_t len;

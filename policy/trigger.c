@@ -26,17 +26,28 @@ home_of(const struct ev *ev)
 	return ev->call->home;
 }
 
+/*
+ * The first entry of l matching path. deny: a list that restricts, where
+ * an exhausted glob budget counts as a match (fail closed).
+ */
 static const char *
-plist_match(const struct ev *ev, const struct plist *l, const char *path)
+plist_match(const struct ev *ev, const struct plist *l, const char *path,
+    int deny)
 {
 	char pat[SBX_PATH_MAX];
-	int k;
+	int k, m;
 
 	for (k = 0; k < l->n; k++) {
+		/* no home or folder to expand ~ or ./ with: a restricting
+		 * list matches (fail closed), an allowing one does not */
 		if (pattern_expand(l->v[k], 0, ev->p->folder, home_of(ev), pat,
-		    sizeof(pat)) < 0)
+		    sizeof(pat)) < 0) {
+			if (deny)
+				return l->v[k];
 			continue;
-		if (path_match(pat, path))
+		}
+		m = path_match(pat, path);
+		if (m > 0 || (m < 0 && deny))
 			return l->v[k];
 	}
 	return NULL;
@@ -110,6 +121,20 @@ dev_net(struct ev *ev, const char *path, const char *what)
 	return 1;
 }
 
+/* Below the session's temp dir (not the dir itself)? */
+static int
+in_tmpdir(const struct ev *ev, const char *res)
+{
+	char tmp[SBX_PATH_MAX];
+	const char *t = ev->call->tmpdir;
+
+	if (t == NULL || t[0] != '/' ||
+	    path_resolve("/", NULL, t, tmp, sizeof(tmp)) < 0 ||
+	    strcmp(tmp, "/") == 0)
+		return 0;
+	return path_within(res, tmp) && strcmp(res, tmp) != 0;
+}
+
 void
 trig_write(struct ev *ev, const char *path, const char *what)
 {
@@ -137,7 +162,7 @@ trig_write(struct ev *ev, const char *path, const char *what)
 	}
 	if (is_harmless_device(res))
 		return;
-	if ((m = plist_match(ev, &ev->p->self_write, res)) != NULL) {
+	if ((m = plist_match(ev, &ev->p->self_write, res, 1)) != NULL) {
 		ev_factor(ev, F_PROTECTED);
 		ev_note(ev, POLICY_DENY, "write", "self-protection", "%s writes to "
 		    "%s, which sbx protects (%s): no tool may change it", what,
@@ -155,7 +180,7 @@ trig_write(struct ev *ev, const char *path, const char *what)
 		    "%s writes to the device %s", what, res);
 		return;
 	}
-	if ((m = plist_match(ev, &ev->p->deny_write, res)) != NULL) {
+	if ((m = plist_match(ev, &ev->p->deny_write, res, 1)) != NULL) {
 		if (path_within(res, "/") && ev->p->folder != NULL &&
 		    !path_within(res, ev->p->folder))
 			ev_factor(ev, F_WRITE_OUT);
@@ -170,15 +195,78 @@ trig_write(struct ev *ev, const char *path, const char *what)
 	}
 	if ((r = rule_find(ev->p, RK_WRITE, POLICY_ALLOW, res, ev->call)) != NULL)
 		return;
-	if (plist_match(ev, &ev->p->allow_write, res) != NULL)
+	if (plist_match(ev, &ev->p->allow_write, res, 0) != NULL)
 		return;
 	if (ev->p->folder != NULL && path_within(res, ev->p->folder))
+		return;
+	if (in_tmpdir(ev, res))
 		return;
 	ev_factor(ev, F_WRITE_OUT);
 	if (is_system_path(res))
 		ev_factor(ev, F_PRIV);
 	ev_note(ev, POLICY_ESCALATE, "write", "builtin: write outside",
 	    "%s writes to %s, outside the project", what, res);
+}
+
+/*
+ * 1 if a write to the tree at res reaches something pattern protects:
+ * res is the parent of what a glob pattern names, or an ancestor of it.
+ * Patterns that start with a glob (the any-depth ones, like the sbx binaries)
+ * are left to the direct check: they cannot be placed under a given tree.
+ */
+static int
+tree_reaches(const struct ev *ev, const char *pattern, const char *res)
+{
+	char pat[SBX_PATH_MAX];
+	size_t n;
+	int glob;
+
+	if (pattern_expand(pattern, 0, ev->p->folder, home_of(ev), pat,
+	    sizeof(pat)) < 0)
+		return 1;       /* cannot tell: fail closed */
+	n = strcspn(pat, "*?[");
+	glob = pat[n] != '\0';
+	pat[n] = '\0';
+	if (glob) {
+		while (n > 0 && pat[n - 1] != '/')
+			n--;
+		if (n <= 1)
+			return 0;
+		pat[n - 1] = '\0';
+	}
+	if (!path_within(pat, res))
+		return 0;
+	return strcmp(pat, res) != 0 || glob;
+}
+
+void
+trig_write_tree(struct ev *ev, const char *path, const char *what,
+    int filtered)
+{
+	char res[SBX_PATH_MAX];
+	int k;
+
+	if (path != NULL && path[0] != '\0' && !is_harmless_device(path) &&
+	    (path[0] == '/' || path[0] == '~' || ev->cwd_known) &&
+	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) == 0) {
+		for (k = 0; k < ev->p->self_write.n; k++)
+			if (tree_reaches(ev, ev->p->self_write.v[k], res)) {
+				ev_factor(ev, F_PROTECTED);
+				ev_note(ev, filtered ? POLICY_ESCALATE : POLICY_DENY,
+				    "write", "self-protection",
+				    "%s changes %s, which holds files sbx protects (%s)",
+				    what, res, ev->p->self_write.v[k]);
+				return;
+			}
+		for (k = 0; k < ev->p->deny_write.n; k++)
+			if (tree_reaches(ev, ev->p->deny_write.v[k], res)) {
+				ev_note(ev, POLICY_ESCALATE, "write",
+				    "filesystem.denyWrite", "%s changes %s, which holds "
+				    "%s (denyWrite)", what, res, ev->p->deny_write.v[k]);
+				break;
+			}
+	}
+	trig_write(ev, path, what);
 }
 
 void
@@ -200,16 +288,22 @@ trig_read(struct ev *ev, const char *path, const char *what)
 		    path);
 		return;
 	}
+	if (is_block_device(res)) {
+		ev_factor(ev, F_SECRET);
+		ev_note(ev, POLICY_ESCALATE, "read", "builtin: raw device",
+		    "%s reads the raw device %s", what, res);
+		return;
+	}
 	if ((r = rule_find(ev->p, RK_READ, POLICY_DENY, res, ev->call)) != NULL) {
 		ev_factor(ev, F_SECRET);
 		ev_note(ev, POLICY_DENY, "read", r->text,
 		    "%s reads %s, which the policy denies", what, res);
 		return;
 	}
-	if (plist_match(ev, &ev->p->allow_read, res) != NULL ||
+	if (plist_match(ev, &ev->p->allow_read, res, 0) != NULL ||
 	    rule_find(ev->p, RK_READ, POLICY_ALLOW, res, ev->call) != NULL)
 		return;
-	if ((m = plist_match(ev, &ev->p->deny_read, res)) != NULL) {
+	if ((m = plist_match(ev, &ev->p->deny_read, res, 1)) != NULL) {
 		ev_factor(ev, F_SECRET);
 		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
 		    "%s reads %s, which may hold secrets (denyRead %s)", what, res,

@@ -18,11 +18,12 @@ static int tap_n, tap_failed;
 	tap_is_int((long long)(got), (long long)(want), __FILE__, __LINE__, __VA_ARGS__)
 #define is_str(got, want, ...) tap_is_str((got), (want), __FILE__, __LINE__, __VA_ARGS__)
 
-__attribute__((format(printf, 4, 5)))
+__attribute__((format(printf, 4, 5), unused))
 static int tap_ok(int pass, const char *file, int line, const char *fmt, ...);
 
 #include <stdarg.h>
 
+__attribute__((unused))
 static int
 tap_vok(int pass, const char *file, int line, const char *fmt, va_list ap)
 {
@@ -38,6 +39,7 @@ tap_vok(int pass, const char *file, int line, const char *fmt, va_list ap)
 	return pass;
 }
 
+__attribute__((unused))
 static int
 tap_ok(int pass, const char *file, int line, const char *fmt, ...)
 {
@@ -50,7 +52,7 @@ tap_ok(int pass, const char *file, int line, const char *fmt, ...)
 	return r;
 }
 
-__attribute__((format(printf, 5, 6)))
+__attribute__((format(printf, 5, 6), unused))
 static int
 tap_is_int(long long got, long long want, const char *file, int line,
     const char *fmt, ...)
@@ -66,7 +68,7 @@ tap_is_int(long long got, long long want, const char *file, int line,
 	return r;
 }
 
-__attribute__((format(printf, 5, 6)))
+__attribute__((format(printf, 5, 6), unused))
 static int
 tap_is_str(const char *got, const char *want, const char *file, int line,
     const char *fmt, ...)

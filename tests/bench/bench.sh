@@ -62,8 +62,10 @@ wait %2 2>/dev/null || true
 "$SBX_BIN/sbx-hook" pre <"$T/esc.json" | jq -r .hookSpecificOutput.permissionDecisionReason |
 	head -1 | grep -q "remembered approval" ||
 	{ echo "bench: the round trip did not go through a remembered approval" >&2; exit 1; }
-echo
 echo "requests recorded by sbxd: $(sqlite3 "$F/.sandbox/state.db" "select count(*) from requests where status='done'")"
+echo
+echo "policy engine, one core (tests/bench/policy_bench):"
+"$SBX_BENCH_BIN/policy_bench" "${SBX_CORPUS:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/corpus}" 3
 
 # The audit log (issue 4): appends with durability, and verification speed
 # next to raw BLAKE2b over the same bytes, measured in this run.

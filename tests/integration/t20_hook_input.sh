@@ -27,6 +27,7 @@ expect_deny "5 MB of input" "larger than 4 MiB" < <(head -c 5000000 /dev/zero | 
 expect_deny "a different event" "not PreToolUse" < <(bash_payload "ls" | jq -c '.hook_event_name = "PostToolUse"')
 expect_deny "no tool_name" "no tool_name" < <(bash_payload "ls" | jq -c 'del(.tool_name)')
 expect_deny "tool_input not an object" "malformed tool_input" < <(bash_payload "ls" | jq -c '.tool_input = "ls"')
+expect_deny "a \\u0000 escape (cJSON would cut the command there)" "u0000" < <(printf '{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls\\u0000; rm -rf ~"}, "cwd": "%s"}' "$FOLDER")
 expect_deny "tool_name not a string" "no tool_name" < <(bash_payload "ls" | jq -c '.tool_name = 42')
 
 # Folder discovery.

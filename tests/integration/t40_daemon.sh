@@ -94,8 +94,22 @@ DPID=""
 is "$(jq -r .status "$FOLDER/.sandbox/results/$id.json")" "interrupted" "the running request is recorded as interrupted"
 like "$(sqlite3 "$FOLDER/.sandbox/state.db" "select status from requests where id='$id'")" "interrupted" "in the database too"
 
-# sbxd undoes nothing it cannot prove: a running row without an executor.
 start_daemon
 ok $? "sbxd restarts after all that"
+stop_daemon
+
+# sbxd --all serves every folder sbx init recorded.
+mkdir -p "$T/second"
+"$SBX" init "$T/second" >/dev/null
+"$SBXD" --all 2>"$T/all.log" &
+DPID=$!
+wait_for 10 bash -c "grep -c serving $T/all.log | grep -qx 2"
+ok $? "sbxd --all serves both recorded folders"
+stop_daemon
+env SBX_CONFIG_DIR="$T/empty-config" "$SBXD" --all 2>"$T/none.err"
+is "$?" "2" "sbxd --all with nothing recorded exits 2"
+like "$(cat "$T/none.err")" "no folders recorded" "and says why"
+"$SBXD" --all "$FOLDER" 2>/dev/null
+is "$?" "2" "--all and a DIR together are a usage error"
 
 done_testing

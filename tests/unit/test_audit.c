@@ -179,14 +179,14 @@ test_writer(void)
 	a = audit_open(sbfd, db, &key, &o, &err);
 	ok(a != NULL, "a new log opens");
 	for (i = 0; i < 50; i++)
-		audit_log(a, "thing", NULL, NULL, "daemon", "is", "i", (int64_t)i, "password",
-		    "hunter2");
+		audit_log(a, "thing", NULL, NULL, "daemon", AU_I("i", (int64_t)i),
+		    AU_S("password", "hunter2"), AU_END);
 	audit_close(a);
 	is_int(head_load(db, &head), 1, "closing stores a signed head");
 	ok(last_segment(sbfd) >= 2, "the log rotated (%d segments)", last_segment(sbfd));
 	a = audit_open(sbfd, db, &key, &o, &err);
 	ok(a && audit_seq(a) == head.seq + 1, "reopening continues after the checkpoint record");
-	audit_log(a, "thing", NULL, NULL, "daemon", "", NULL);
+	audit_log(a, "thing", NULL, NULL, "daemon", AU_END);
 	audit_close(a);
 	/* Cut the active segment: the writer refuses to continue. */
 	ok(truncate(strcat(path, "/audit.jsonl"), 0) == 0, "cut the active segment");

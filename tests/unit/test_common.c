@@ -109,6 +109,7 @@ test_decision(void)
 	snprintf(d.approver, sizeof(d.approver), "alice");
 	snprintf(d.key_id, sizeof(d.key_id), "0011223344556677");
 	snprintf(d.nonce, sizeof(d.nonce), "%032d", 5);
+	snprintf(d.scope, sizeof(d.scope), "exact");
 	d.created = 100;
 	d.expires = 200;
 	text = decision_to_json(&d);
@@ -131,6 +132,23 @@ test_decision(void)
 	memcpy(p, "APPROVE", 7);
 	ok(decision_from_json(text, strlen(text), &e, &err) < 0, "an unknown verdict is refused");
 	free(text);
+}
+
+static void
+test_prefix(void)
+{
+	ok(prefix_valid("git push"), "two words make a prefix");
+	ok(!prefix_valid("git"), "one word does not");
+	ok(!prefix_valid("git push;"), "shell syntax is not a prefix");
+	ok(!prefix_valid(" git push") && !prefix_valid("git push "), "no stray spaces");
+	ok(prefix_covers("git push", "git push origin main"), "a prefix covers longer commands");
+	ok(prefix_covers("git push", "git push"), "and itself");
+	ok(!prefix_covers("git push", "git pushx"), "only at a word boundary");
+	ok(!prefix_covers("git push", "git push && rm -rf ~"), "never a list");
+	ok(!prefix_covers("git push", "git push $(rm -rf ~)"), "never a substitution");
+	ok(!prefix_covers("git push", "git push | sh"), "never a pipe");
+	ok(!prefix_covers("git push", "git push\nrm -rf ~"), "never a second line");
+	ok(!prefix_covers("git push", NULL), "not a non-shell call");
 }
 
 static void
@@ -214,6 +232,7 @@ main(void)
 	test_hex_names();
 	test_request_hash();
 	test_decision();
+	test_prefix();
 	test_utf8();
 	test_files();
 	return tap_done();

@@ -121,6 +121,10 @@ test_loading(void)
 	ok(p == NULL && strstr(err.msg, "whole") != NULL, "limit fraction");
 	p = load_text("{\"limits\": {\"max_pending\": 0}}", &err);
 	ok(p == NULL && strstr(err.msg, "between") != NULL, "limit range");
+	p = load_text("{\"limits\": {\"max_pending\": 1e999}}", &err);
+	ok(p == NULL && strstr(err.msg, "between") != NULL, "limit overflow");
+	p = load_text("{\"limits\": {\"max_pending\": -1e999}}", &err);
+	ok(p == NULL, "limit -inf");
 	p = load_text("{\"limits\": {\"max_pendnig\": 3}}", &err);
 	ok(p == NULL && strstr(err.msg, "max_pending") != NULL, "limit hint");
 	p = load_text("{\"limits\": {\"max_pending\": 5, \"hook_wait_seconds\": 60,"
@@ -153,6 +157,11 @@ test_loading(void)
 	ok(p == NULL && strstr(err.msg, "domain") != NULL, "URL is not a domain");
 	p = load_text("{\"allow\": [\"Bash()\"]}", &err);
 	ok(p == NULL, "empty pattern rejected");
+	p = load_text("{\"deny\": [\"Read(~bob/.ssh/**)\"]}", &err);
+	ok(p == NULL && strstr(err.msg, "~user") != NULL,
+	    "a deny rule that could never match is refused: %s", err.msg);
+	p = load_text("{\"deny\": [\"WebFetch(domain:https://x.com)\"]}", &err);
+	ok(p == NULL && strstr(err.msg, "host name") != NULL, "domain: takes a host");
 	p = load_text("{\"allow\": [\"Bash(npm run test:*)\", \"Read(./.env)\","
 	    "\"Edit(/src/**)\", \"WebFetch(domain:github.com)\", \"mcp__srv__tool\","
 	    "\"WebSearch\"], \"escalate\": [\"Bash(git push:*)\"],"
@@ -177,6 +186,11 @@ test_loading(void)
 	ok(p == NULL && strstr(err.msg, "line 3") != NULL &&
 	    strstr(err.msg, "object") != NULL, "wrong type from disk: %s", err.msg);
 	write_file(path, policy_default_text());
+	chmod(path, 0666);
+	p = policy_load(folder, cfg, &err);
+	ok(p == NULL && strstr(err.msg, "everyone") != NULL,
+	    "world-writable policy refused: %s", err.msg);
+	chmod(path, 0644);
 	p = policy_load(folder, cfg, &err);
 	ok(p != NULL, "default text loads from disk");
 	policy_free(p);
@@ -218,8 +232,17 @@ test_defaults(void)
 	is_int(r.verdict, POLICY_ESCALATE, "Read the config dir escalates");
 	r = eval_tool(p, "Glob", "pattern", "**/*.c", NULL);
 	is_int(r.verdict, POLICY_ALLOW, "Glob in the project");
+	is_str(r.trigger, "read", "Glob is a read");
+	r = eval_tool(p, "Edit", "file_path", "a.c", NULL);
+	is_str(r.trigger, "write", "Edit is a write");
+	r = eval_tool(p, "Bash", "command", "ls", NULL);
+	is_str(r.trigger, "shell", "Bash is the shell");
 	r = eval_tool(p, "Grep", "path", "~/.aws", NULL);
 	is_int(r.verdict, POLICY_ESCALATE, "Grep in ~/.aws escalates");
+	r = eval_tool(p, "Grep", "glob", ".env*", NULL);
+	is_int(r.verdict, POLICY_ESCALATE, "Grep with a glob for .env escalates");
+	r = eval_tool(p, "Grep", "glob", "*.py", NULL);
+	is_int(r.verdict, POLICY_ALLOW, "Grep with a glob for *.py passes");
 	r = eval_tool(p, "Write", "file_path", "notes.md", NULL);
 	is_int(r.verdict, POLICY_ALLOW, "Write in the project");
 	snprintf(path, sizeof(path), "%s/src/new/file.c", folder);
@@ -228,6 +251,28 @@ test_defaults(void)
 	r = eval_tool(p, "Write", "file_path", "/etc/passwd", NULL);
 	is_int(r.verdict, POLICY_ESCALATE, "Write outside escalates");
 	ok(r.factors & POLICY_F_WRITE_OUTSIDE, "write-outside factor");
+	{
+		struct policy_call c;
+		cJSON *in = cJSON_Parse("{\"file_path\": \"/var/tmp/sbx-t/x\"}");
+
+		memset(&c, 0, sizeof(c));
+		c.tool = "Write";
+		c.input = in;
+		c.cwd = folder;
+		c.folder = folder;
+		c.home = home;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_ESCALATE, "no temp dir given: outside");
+		c.tmpdir = "/var/tmp";
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_ALLOW, "Write in the session's temp dir");
+		cJSON_Delete(in);
+		in = cJSON_Parse("{\"file_path\": \"/var/tmp/../etc/x\"}");
+		c.input = in;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_ESCALATE, "the temp dir does not lead out");
+		cJSON_Delete(in);
+	}
 	r = eval_tool(p, "Write", "file_path", "../other/x", NULL);
 	is_int(r.verdict, POLICY_ESCALATE, "Write via .. escalates");
 	r = eval_tool(p, "Write", "file_path", ".git/hooks/pre-commit", NULL);
@@ -238,6 +283,31 @@ test_defaults(void)
 	is_int(r.verdict, POLICY_DENY, "Write without a path denies");
 	r = eval_tool(p, "Bash", NULL, NULL, NULL);
 	is_int(r.verdict, POLICY_DENY, "Bash without a command denies");
+	{
+		struct policy_call c;
+		cJSON *in = cJSON_Parse("{\"command\": [\"bash\", \"-lc\", "
+		    "\"rm -rf /\"]}");
+
+		memset(&c, 0, sizeof(c));
+		c.tool = "Bash";
+		c.input = in;
+		c.cwd = folder;
+		c.folder = folder;
+		c.home = home;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_DENY, "argv array: bash -lc 'rm -rf /'");
+		cJSON_Delete(in);
+		in = cJSON_Parse("{\"command\": [\"echo\", \"it's; rm -rf /\"]}");
+		c.input = in;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_ALLOW, "argv array: words are not code");
+		cJSON_Delete(in);
+		in = cJSON_Parse("{\"command\": [\"ls\", 3]}");
+		c.input = in;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_DENY, "argv array with a number denies");
+		cJSON_Delete(in);
+	}
 	r = eval_tool(p, "WebFetch", "url", "https://example.com/x", NULL);
 	is_int(r.verdict, POLICY_ESCALATE, "WebFetch unknown host escalates");
 	is_str(r.trigger, "network", "WebFetch trigger");
@@ -251,6 +321,25 @@ test_defaults(void)
 	is_int(r.verdict, POLICY_ALLOW, "sbx's own MCP tools pass");
 	r = eval_tool(p, "TodoWrite", NULL, NULL, NULL);
 	is_int(r.verdict, POLICY_ALLOW, "TodoWrite passes");
+	{
+		struct policy_call c;
+		cJSON *in = cJSON_Parse("{\"file_path\": \"/root/.ssh/id_rsa\"}");
+
+		memset(&c, 0, sizeof(c));
+		c.tool = "Read";
+		c.input = in;
+		c.cwd = folder;
+		c.folder = folder;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_ESCALATE, "no home: ~ rules fail closed");
+		cJSON_Delete(in);
+		in = cJSON_Parse("{\"file_path\": \"src/a.c\"}");
+		c.input = in;
+		c.tool = "Write";
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_DENY, "no home: ~/.claude protection holds");
+		cJSON_Delete(in);
+	}
 	r = eval_tool(NULL, "Read", "file_path", "x", NULL);
 	is_int(r.verdict, POLICY_DENY, "no policy denies");
 	r = eval_tool(p, "", NULL, NULL, NULL);
@@ -360,6 +449,11 @@ test_paths(void)
 	is_int(r.verdict, POLICY_ESCALATE, "new file under a symlinked dir");
 	snprintf(cmd, sizeof(cmd), "echo x > link-to-etc/cron.d/job");
 	SH(p, cmd, POLICY_ESCALATE);
+	SH(p, "mkdir -p fresh && echo x > fresh/../link-to-etc/passwd",
+	    POLICY_ESCALATE);
+	SH(p, "cp -a link-to-etc newlink && echo x > newlink/passwd",
+	    POLICY_ESCALATE);
+	SH(p, "mv link-to-etc moved && echo x > moved/passwd", POLICY_ESCALATE);
 	snprintf(link, sizeof(link), "%s/link-to-sandbox", folder);
 	unlink(link);
 	snprintf(cmd, sizeof(cmd), "%s/.sandbox", folder);
@@ -370,6 +464,60 @@ test_paths(void)
 	is_int(r.verdict, POLICY_ESCALATE, "dot-dot out of the project");
 	r = eval_tool(p, "Write", "file_path", "/dev/null", NULL);
 	is_int(r.verdict, POLICY_ALLOW, "/dev/null is harmless");
+	{
+		char alias[PATH_MAX * 2];
+
+		/* the agent's cwd reached through a symlink to the project */
+		snprintf(alias, sizeof(alias), "%s/../proj-alias", folder);
+		unlink(alias);
+		ok(symlink(folder, alias) == 0, "symlink to the project planted");
+		r = eval_tool(p, "Bash", "command", "make && echo x > out.txt", alias);
+		is_int(r.verdict, POLICY_ALLOW, "cwd through a symlink is inside");
+		{
+			/* and a policy loaded with the symlinked folder */
+			struct policy *q = policy_load_buffer("x", "{}", 2, alias, cfg,
+			    &err);
+			struct policy_result r2;
+			struct policy_call c;
+			cJSON *in = cJSON_Parse("{\"command\": \"echo x > o.txt\"}");
+
+			memset(&c, 0, sizeof(c));
+			c.tool = "Bash";
+			c.input = in;
+			c.cwd = alias;
+			c.folder = alias;
+			c.home = home;
+			policy_eval(q, &c, &r2);
+			is_int(r2.verdict, POLICY_ALLOW,
+			    "folder given through a symlink still holds its files");
+			cJSON_Delete(in);
+			policy_free(q);
+		}
+		unlink(alias);
+	}
+	{
+		char halias[PATH_MAX * 2], secret[PATH_MAX * 2];
+		struct policy_call c;
+		cJSON *in;
+
+		/* a home given through a symlink still protects the real one */
+		snprintf(halias, sizeof(halias), "%s/../home-alias", folder);
+		snprintf(secret, sizeof(secret), "{\"file_path\": \"%s/.ssh/id_rsa\"}",
+		    home);
+		unlink(halias);
+		ok(symlink(home, halias) == 0, "symlink to the home planted");
+		in = cJSON_Parse(secret);
+		memset(&c, 0, sizeof(c));
+		c.tool = "Read";
+		c.input = in;
+		c.cwd = folder;
+		c.folder = folder;
+		c.home = halias;
+		policy_eval(p, &c, &r);
+		is_int(r.verdict, POLICY_ESCALATE, "home through a symlink: ~/.ssh");
+		cJSON_Delete(in);
+		unlink(halias);
+	}
 	policy_free(p);
 }
 

@@ -26,9 +26,16 @@ render(const char *line)
 			continue;
 		if (o > 0)
 			o += (size_t)snprintf(out + o, sizeof(out) - o, " ; ");
-		for (j = 0; j < c->argc; j++)
+		for (j = 0; j < c->argc; j++) {
+			size_t start = o;
+
 			o += (size_t)snprintf(out + o, sizeof(out) - o, "%s[%s]",
 			    j ? " " : "", c->argv[j].s);
+			/* variable markers show as $ */
+			for (; start < o && start < sizeof(out); start++)
+				if (out[start] == SH_VAR_MARK)
+					out[start] = '$';
+		}
 		for (j = 0; j < c->nredir; j++)
 			o += (size_t)snprintf(out + o, sizeof(out) - o, " R%d:%s",
 			    (int)c->redir[j].op, c->redir[j].target.s);
@@ -85,9 +92,9 @@ main(void)
 	is_str(render("if true; then ls; else pwd; fi"), "[true] ; [ls] ; [pwd]",
 	    "if is seen through");
 	is_str(render("for f in a b; do cat $f; done"),
-	    "[for] [f] [in] [a] [b] ; [cat] []", "for loop");
+	    "[for] [f] [in] [a] [b] ; [cat] [$f$]", "for loop");
 	is_str(render("while read l; do echo $l; done < in.txt"),
-	    "[read] [l] ; [echo] [] ;  R0:in.txt", "while with redirection");
+	    "[read] [l] ; [echo] [$l$] ;  R0:in.txt", "while with redirection");
 	/* quoting */
 	is_str(render("echo 'a b' \"c d\" e\\ f"), "[echo] [a b] [c d] [e f]",
 	    "quotes");
@@ -100,6 +107,11 @@ main(void)
 	is_str(render("ec\\\nho hi"), "[echo] [hi]", "line continuation");
 	ok((flags0("$'\\x72m'", 0) & SH_W_LITERAL) != 0, "ANSI-C word is literal");
 	ok((flags0("$x", 0) & SH_W_LITERAL) == 0, "$x is not literal");
+	is_str(render("cat $HOME/a ${HOME}b \"$X\" ${X:-y} $1 ${#x}"),
+	    "[cat] [$HOME$/a] [$HOME$b] [$X$] [$X$] [$?$] [$?$]",
+	    "variable markers");
+	ok(!parses("echo $'\\x01'"), "$'\\x01' would forge a marker");
+	ok(!parses("echo \x01"), "a raw \\x01 byte is refused");
 	ok((flags0("${IFS}", 0) & SH_W_LITERAL) == 0, "${IFS} is not literal");
 	ok((flags0("r$IFS'm'", 0) & SH_W_LITERAL) == 0, "$IFS trick not literal");
 	ok((flags0("$(echo sudo)", 0) & SH_W_SUBST) != 0, "$(...) flagged");
@@ -120,7 +132,7 @@ main(void)
 	    "process substitution");
 	is_str(render("echo $(echo $(echo deep))"),
 	    "[echo] [deep] ; [echo] [] ; [echo] []", "nested $( )");
-	is_str(render("x=${a:-$(rm y)}"), "[rm] [y] ; [x=]", "$( ) inside ${ }");
+	is_str(render("x=${a:-$(rm y)}"), "[rm] [y] ; [x=$a$]", "$( ) inside ${ }");
 	/* redirections */
 	is_str(render("ls > out 2>&1"), "[ls] R1:out R5:1", "redir and dup");
 	is_str(render("ls >>log 2>err <in"), "[ls] R2:log R1:err R0:in",
@@ -131,8 +143,8 @@ main(void)
 	is_str(render("cat <<< 'hi'"), "[cat] R9:hi", "here-string");
 	is_str(render("cat > notes.md <<'EOF'\nhello $(rm x)\nEOF"),
 	    "[cat] R1:notes.md R8:EOF", "quoted here-doc body is data");
-	ok(!parses("cat <<EOF\n$(rm x)\nEOF"), "unquoted here-doc with $( ) is "
-	    "not judged");
+	is_str(render("cat <<EOF\nhi $(rm x) `id` ${y}\nEOF"),
+	    "[cat] R8:EOF ; [rm] [x] ; [id]", "unquoted here-doc: substitutions run");
 	is_str(render("git commit -m \"$(cat <<'EOF'\nmsg\n\nEOF\n)\""),
 	    "[cat] R8:EOF ; [git] [commit] [-m] []", "commit message idiom");
 	is_str(render("exec 3>&- >& /dev/tcp/h/1"), "[exec] R5:- R6:/dev/tcp/h/1",

@@ -1,0 +1,218 @@
+/*
+ * cmd_doctor.c - `sbx doctor`: checks a folder's setup and explains each
+ * problem with the command that fixes it. Exit 1 when a check fails.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "approver/cmd.h"
+#include "approver/sign.h"
+#include "common/json.h"
+#include "common/keys.h"
+#include "policy/policy.h"
+
+struct doc {
+	int failed, warned;
+};
+
+__attribute__((format(printf, 3, 4)))
+static void
+report(struct doc *d, const char *level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!strcmp(level, "FAIL"))
+		d->failed++;
+	else if (!strcmp(level, "warn"))
+		d->warned++;
+	printf("%-4s  ", level);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* The command of a hook entry for MODE in a Claude settings file. */
+static void
+check_claude(struct doc *d, const char *folder, int wait)
+{
+	static const char *const files[] = { ".claude/settings.json",
+		".claude/settings.local.json" };
+	static const char *const events[] = { "PreToolUse", "PostToolUse", "SessionStart" };
+	char path[PATH_MAX + 64], exe[PATH_MAX];
+	const cJSON *g, *h;
+	cJSON *root;
+	size_t len;
+	char *text;
+	int i, k, fd, found[3] = { 0 };
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", folder, files[i]);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		text = fd_read_all(fd, 4 << 20, &len);
+		close(fd);
+		root = text ? cJSON_ParseWithLength(text, len) : NULL;
+		free(text);
+		if (!cJSON_IsObject(root)) {
+			report(d, "FAIL", "%s is not valid JSON; Claude Code will ignore it. Fix it, "
+			    "then run `sbx init --claude %s`", path, folder);
+			cJSON_Delete(root);
+			continue;
+		}
+		for (k = 0; k < 3; k++) {
+			cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(
+			    cJSON_GetObjectItemCaseSensitive(root, "hooks"), events[k])) {
+				cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(g, "hooks")) {
+					const char *c = json_str(h, "command");
+					int64_t t = 60;
+
+					if (!c || !strstr(c, "sbx-hook"))
+						continue;
+					found[k] = 1;
+					/* The executable is the first word (maybe quoted). */
+					if (xsnprintf(exe, sizeof(exe), "%s", c + (c[0] == 0x27)) < 0)
+						continue;
+					exe[strcspn(exe, c[0] == '\'' ? "'" : " ")] = '\0';
+					if (access(exe, X_OK) < 0)
+						report(d, "FAIL", "%s: %s hook runs %s, which is missing; run "
+						    "`sbx init --claude %s`", files[i], events[k], exe, folder);
+					if (k == 0) {
+						json_int(h, "timeout", &t);
+						if (t <= wait + 5)
+							report(d, "FAIL", "%s: the PreToolUse timeout (%lld s) is "
+							    "not longer than the hook's wait (%d s): a timed-out "
+							    "hook lets the tool run. Set it above %d", files[i],
+							    (long long)t, wait, wait + 5);
+					}
+				}
+			}
+		}
+		cJSON_Delete(root);
+	}
+	if (!found[0])
+		report(d, "FAIL", "no sbx PreToolUse hook is registered for Claude Code; run "
+		    "`sbx init --claude %s`", folder);
+	else
+		report(d, "ok", "Claude Code hooks: PreToolUse%s%s", found[1] ? ", PostToolUse" : "",
+		    found[2] ? ", SessionStart" : "");
+	if (found[0] && (!found[1] || !found[2]))
+		report(d, "warn", "PostToolUse or SessionStart is not registered; run "
+		    "`sbx init --claude %s`", folder);
+}
+
+static void
+check_daemon(struct doc *d, const char *folder)
+{
+	char path[PATH_MAX + 64], pid[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/.sandbox/sbxd.lock", folder);
+	if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		report(d, "FAIL", "sbxd is not running for this folder: escalated calls wait "
+		    "and expire. Start it: `sbxd %s` (or `sbxd --all`)", folder);
+	} else {
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		report(d, "ok", "sbxd is running for this folder (pid %s)", pid);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+static long
+read_long(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atol(buf) : -1;
+}
+
+int
+cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
+{
+	char folder[PATH_MAX], path[PATH_MAX + 64];
+	struct policy_error perr;
+	struct approver_key key;
+	struct trusted_key tk;
+	struct sbx_err err;
+	struct doc d = { 0 };
+	struct policy *p;
+	struct stat st;
+	int wait = 300;
+	long v;
+
+	if (argc > 1) {
+		fprintf(stderr, "usage: sbx [-C DIR] doctor\n");
+		return 2;
+	}
+	(void)argv;
+	if (ctx_folder(c, folder, sizeof(folder)) < 0) {
+		printf("FAIL  no .sandbox/ here; run `sbx init DIR`\n");
+		return 1;
+	}
+	printf("sbx doctor: %s\n", folder);
+	snprintf(path, sizeof(path), "%s/.sandbox", folder);
+	if (lstat(path, &st) == 0 && (st.st_mode & 077))
+		report(&d, "FAIL", "%s is accessible by others; run `chmod 700 %s`", path, path);
+	else
+		report(&d, "ok", "%s is private (0700)", path);
+	if (!(p = policy_load(folder, c->config, &perr))) {
+		report(&d, "FAIL", "policy: %s; every call is denied until it is fixed "
+		    "(`sbx policy check`)", perr.msg);
+	} else {
+		wait = policy_limits(p)->hook_wait_seconds;
+		report(&d, "ok", "policy.json is valid (hook waits up to %d s)", wait);
+		policy_free(p);
+	}
+	if (approver_key_load(c->config, &key, &err) < 0) {
+		report(&d, "FAIL", "%s", err.msg);
+	} else {
+		int r = trusted_key_find(c->config, key.key_id, &tk, &err);
+
+		if (r == 1)
+			report(&d, "ok", "approver key \"%s\" (%s), mode 0600, trusted by sbxd",
+			    key.name, key.key_id);
+		else
+			report(&d, "FAIL", "your approver key %s is not in %s/approvers/: sbxd will "
+			    "reject your decisions. Run `sbx init %s` again", key.key_id, c->config,
+			    folder);
+		approver_key_wipe(&key);
+	}
+	if (stat(c->config, &st) == 0 && (st.st_mode & 077))
+		report(&d, "warn", "%s is readable by others; run `chmod 700 %s`", c->config,
+		    c->config);
+	check_claude(&d, folder, wait);
+	check_daemon(&d, folder);
+	v = read_long("/proc/sys/fs/inotify/max_user_watches");
+	if (v >= 0 && v < 1024)
+		report(&d, "warn", "fs.inotify.max_user_watches is %ld; raise it: `sysctl "
+		    "fs.inotify.max_user_watches=65536`", v);
+	else
+		report(&d, "ok", "inotify limits (max_user_watches %ld, max_user_instances %ld)",
+		    v, read_long("/proc/sys/fs/inotify/max_user_instances"));
+	if (access("/usr/bin/bwrap", X_OK) == 0)
+		report(&d, "ok", "bubblewrap is installed (/usr/bin/bwrap)");
+	else
+		report(&d, "warn", "bubblewrap is not installed (optional, for isolation): "
+		    "`apt-get install bubblewrap`");
+	printf("%d problem(s), %d warning(s)\n", d.failed, d.warned);
+	return d.failed ? 1 : 0;
+}

@@ -1,0 +1,480 @@
+/*
+ * cmd_policy.c - `sbx policy check` and `sbx policy show` (see
+ * cmd_policy.h). People, tests and benchmarks use it to ask the engine
+ * what it would decide, without an agent.
+ *
+ * Rules:
+ * - MUST judge exactly as the hook does: same policy_load(), same
+ *   policy_eval(); the only difference is where the call comes from.
+ * - Input is capped: CHECK_MAX_LINE bytes per --batch line (longer lines
+ *   still get a verdict: escalate), CHECK_MAX_HOOK bytes of hook JSON.
+ * - A malformed hook payload gets the verdict the hook would give it
+ *   (deny), not an error: exit 0 whenever a verdict was printed.
+ */
+#include "approver/cmd_policy.h"
+#include "policy/policy.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CHECK_MAX_LINE  ((size_t)2 << 20)       /* 2 MiB per batch line */
+#define CHECK_MAX_HOOK  ((size_t)8 << 20)       /* 8 MiB hook payload */
+
+struct check {
+	struct policy *p;
+	const char *folder;             /* NULL: none */
+	const char *config_dir;
+	char cwd[PATH_MAX];
+	const char *home;
+	const char *tmpdir;             /* as the hook sees it: $TMPDIR or /tmp */
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: sbx [-C DIR] policy check [--json] [--cwd DIR] -- COMMAND...\n"
+	    "       sbx [-C DIR] policy check --batch FILE|-\n"
+	    "       sbx [-C DIR] policy check --hook-json FILE|-\n"
+	    "       sbx [-C DIR] policy show\n"
+	    "\n"
+	    "  check        the verdict (allow, escalate, deny), the trigger, the\n"
+	    "               rule that decided and why, for one shell command\n"
+	    "  --batch      one JSON line per input line (each line a command)\n"
+	    "  --hook-json  the verdict for a whole Claude Code hook payload\n"
+	    "  --cwd DIR    judge as if run in DIR (default: the project folder)\n"
+	    "  show         the effective policy: defaults, file, self-protection\n"
+	    "\n"
+	    "Exit: 0 a verdict was printed, 1 the policy or input cannot be read,\n"
+	    "2 usage error.\n");
+}
+
+static cJSON *
+result_json(const char *command, const char *tool, const struct policy_result *r)
+{
+	cJSON *o = cJSON_CreateObject(), *f;
+	unsigned bit;
+
+	if (o == NULL)
+		return NULL;
+	if (command != NULL && cJSON_AddStringToObject(o, "command", command) == NULL)
+		goto fail;
+	if (tool != NULL && cJSON_AddStringToObject(o, "tool", tool) == NULL)
+		goto fail;
+	if (cJSON_AddStringToObject(o, "verdict", policy_verdict_name(r->verdict)) ==
+	    NULL || cJSON_AddStringToObject(o, "trigger", r->trigger) == NULL ||
+	    cJSON_AddStringToObject(o, "rule", r->rule) == NULL ||
+	    cJSON_AddStringToObject(o, "reason", r->reason) == NULL ||
+	    cJSON_AddStringToObject(o, "risk", policy_risk_name(r->risk)) == NULL)
+		goto fail;
+	f = cJSON_AddArrayToObject(o, "factors");
+	if (f == NULL)
+		goto fail;
+	for (bit = 1; bit != 0 && bit <= r->factors; bit <<= 1)
+		if ((r->factors & bit) && policy_factor_name(bit) != NULL &&
+		    !cJSON_AddItemToArray(f, cJSON_CreateString(policy_factor_name(bit))))
+			goto fail;
+	return o;
+fail:
+	cJSON_Delete(o);
+	return NULL;
+}
+
+/* Prints o on one line (compact) or pretty; frees it. */
+static int
+print_json(cJSON *o, int pretty)
+{
+	char *s;
+
+	if (o == NULL) {
+		fprintf(stderr, "sbx: out of memory\n");
+		return 1;
+	}
+	s = pretty ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (s == NULL) {
+		fprintf(stderr, "sbx: out of memory\n");
+		return 1;
+	}
+	printf("%s\n", s);
+	free(s);
+	return 0;
+}
+
+static void
+eval_command(const struct check *ck, const char *command,
+    struct policy_result *r)
+{
+	struct policy_call call;
+	cJSON *in = cJSON_CreateObject();
+
+	memset(&call, 0, sizeof(call));
+	if (in == NULL || cJSON_AddStringToObject(in, "command", command) == NULL) {
+		cJSON_Delete(in);
+		memset(r, 0, sizeof(*r));
+		r->verdict = POLICY_DENY;
+		snprintf(r->trigger, sizeof(r->trigger), "shell");
+		snprintf(r->reason, sizeof(r->reason), "out of memory");
+		return;
+	}
+	call.tool = "Bash";
+	call.input = in;
+	call.cwd = ck->cwd;
+	call.folder = ck->folder;
+	call.home = ck->home;
+	call.config_dir = ck->config_dir;
+	call.tmpdir = ck->tmpdir;
+	policy_eval(ck->p, &call, r);
+	cJSON_Delete(in);
+}
+
+static int
+check_one(const struct check *ck, const char *command, int json)
+{
+	struct policy_result r;
+	char fac[256];
+
+	eval_command(ck, command, &r);
+	if (json)
+		return print_json(result_json(command, NULL, &r), 0);
+	policy_factors_text(r.factors, fac, sizeof(fac));
+	printf("verdict: %s\n", policy_verdict_name(r.verdict));
+	printf("risk:    %s%s%s%s\n", policy_risk_name(r.risk), fac[0] ? " (" : "",
+	    fac, fac[0] ? ")" : "");
+	printf("trigger: %s\n", r.trigger);
+	printf("rule:    %s\n", r.rule);
+	printf("reason:  %s\n", r.reason);
+	return 0;
+}
+
+static FILE *
+open_input(const char *name)
+{
+	FILE *f;
+
+	if (strcmp(name, "-") == 0)
+		return stdin;
+	f = fopen(name, "r");
+	if (f == NULL)
+		fprintf(stderr, "sbx: %s: %s\n", name, strerror(errno));
+	return f;
+}
+
+/* One JSON line per input line; a line over the cap is escalated. */
+static int
+check_batch(const struct check *ck, const char *name)
+{
+	FILE *f = open_input(name);
+	char *line = NULL;
+	size_t len = 0;
+	int c, over = 0, rc = 0, any = 0;
+
+	if (f == NULL)
+		return 1;
+	line = malloc(CHECK_MAX_LINE + 1);
+	if (line == NULL) {
+		fprintf(stderr, "sbx: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	for (;;) {
+		c = getc(f);
+		if (c != EOF && c != '\n') {
+			if (len < CHECK_MAX_LINE)
+				line[len++] = (char)c;
+			else
+				over = 1;
+			any = 1;
+			continue;
+		}
+		if (c == EOF && !any)
+			break;
+		line[len] = '\0';
+		if (len > 0 && line[len - 1] == '\r')
+			line[--len] = '\0';
+		if (over) {
+			struct policy_result r;
+
+			memset(&r, 0, sizeof(r));
+			r.verdict = POLICY_ESCALATE;
+			r.risk = POLICY_RISK_MEDIUM;
+			r.factors = POLICY_F_UNKNOWN;
+			snprintf(r.trigger, sizeof(r.trigger), "shell");
+			snprintf(r.rule, sizeof(r.rule), "builtin: input");
+			snprintf(r.reason, sizeof(r.reason), "command longer than %zu "
+			    "bytes", CHECK_MAX_LINE);
+			line[64] = '\0';
+			if (print_json(result_json(line, NULL, &r), 0) != 0)
+				rc = 1;
+		} else if (memchr(line, '\0', len) != NULL) {
+			struct policy_result r;
+
+			memset(&r, 0, sizeof(r));
+			r.verdict = POLICY_ESCALATE;
+			r.risk = POLICY_RISK_MEDIUM;
+			r.factors = POLICY_F_UNKNOWN;
+			snprintf(r.trigger, sizeof(r.trigger), "shell");
+			snprintf(r.rule, sizeof(r.rule), "builtin: input");
+			snprintf(r.reason, sizeof(r.reason),
+			    "command contains a NUL byte");
+			if (print_json(result_json(line, NULL, &r), 0) != 0)
+				rc = 1;
+		} else if (check_one(ck, line, 1) != 0) {
+			rc = 1;
+		}
+		len = 0;
+		over = 0;
+		any = 0;
+		if (c == EOF)
+			break;
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "sbx: %s: read error\n", name);
+		rc = 1;
+	}
+out:
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+static int
+check_hook(const struct check *ck, const char *name)
+{
+	FILE *f = open_input(name);
+	char *buf = NULL;
+	size_t len = 0, n;
+	cJSON *root = NULL;
+	const cJSON *tool, *input, *cwd;
+	struct policy_result r;
+	struct policy_call call;
+	int rc = 0;
+
+	if (f == NULL)
+		return 1;
+	buf = malloc(CHECK_MAX_HOOK + 1);
+	if (buf == NULL) {
+		fprintf(stderr, "sbx: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	while ((n = fread(buf + len, 1, CHECK_MAX_HOOK + 1 - len, f)) > 0) {
+		len += n;
+		if (len > CHECK_MAX_HOOK)
+			break;
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "sbx: %s: read error\n", name);
+		rc = 1;
+		goto out;
+	}
+	memset(&r, 0, sizeof(r));
+	memset(&call, 0, sizeof(call));
+	/* cJSON cuts strings at \u0000: what we would judge is not what the
+	 * client would run. Such a payload is malformed. */
+	if (len > CHECK_MAX_HOOK || memmem(buf, len, "\\u0000", 6) != NULL)
+		root = NULL;
+	else
+		root = cJSON_ParseWithLength(buf, len);
+	tool = cJSON_GetObjectItemCaseSensitive(root, "tool_name");
+	input = cJSON_GetObjectItemCaseSensitive(root, "tool_input");
+	cwd = cJSON_GetObjectItemCaseSensitive(root, "cwd");
+	if (!cJSON_IsObject(root) || !cJSON_IsString(tool) ||
+	    (input != NULL && !cJSON_IsObject(input))) {
+		/* what the hook would answer */
+		r.verdict = POLICY_DENY;
+		r.risk = POLICY_RISK_HIGH;
+		snprintf(r.trigger, sizeof(r.trigger), "tool");
+		snprintf(r.rule, sizeof(r.rule), "builtin: input");
+		snprintf(r.reason, sizeof(r.reason), "%s", len > CHECK_MAX_HOOK ?
+		    "hook payload too large" : "malformed hook payload");
+		rc = print_json(result_json(NULL, NULL, &r), 0);
+		goto out;
+	}
+	call.tool = tool->valuestring;
+	call.input = input;
+	call.cwd = cJSON_IsString(cwd) && cwd->valuestring[0] == '/' ?
+	    cwd->valuestring : ck->cwd;
+	call.folder = ck->folder;
+	call.home = ck->home;
+	call.config_dir = ck->config_dir;
+	call.tmpdir = ck->tmpdir;
+	policy_eval(ck->p, &call, &r);
+	{
+		const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(input, "command");
+
+		rc = print_json(result_json(cJSON_IsString(cmd) ? cmd->valuestring :
+		    NULL, tool->valuestring, &r), 0);
+	}
+out:
+	cJSON_Delete(root);
+	free(buf);
+	if (f != stdin)
+		fclose(f);
+	return rc;
+}
+
+/* Joins argv[from..] with spaces into a new string (caller frees). */
+static char *
+join_args(int argc, char **argv, int from)
+{
+	size_t len = 1, o = 0, n;
+	char *s;
+	int k;
+
+	for (k = from; k < argc; k++)
+		len += strlen(argv[k]) + 1;
+	s = malloc(len);
+	if (s == NULL)
+		return NULL;
+	for (k = from; k < argc; k++) {
+		n = strlen(argv[k]);
+		if (o > 0)
+			s[o++] = ' ';
+		memcpy(s + o, argv[k], n);
+		o += n;
+	}
+	s[o] = '\0';
+	return s;
+}
+
+static int
+load(struct check *ck, const char *folder, const char *config_dir)
+{
+	struct policy_error err;
+	char here[PATH_MAX];
+
+	ck->config_dir = config_dir;
+	ck->tmpdir = getenv("TMPDIR");
+	if (ck->tmpdir == NULL || ck->tmpdir[0] != '/')
+		ck->tmpdir = "/tmp";
+	ck->home = getenv("HOME");
+	if (ck->home != NULL && ck->home[0] != '/')
+		ck->home = NULL;
+	if (folder != NULL) {
+		ck->folder = folder;
+		ck->p = policy_load(folder, config_dir, &err);
+		if (ck->p == NULL) {
+			fprintf(stderr, "sbx: %s\n", err.msg);
+			return -1;
+		}
+		snprintf(ck->cwd, sizeof(ck->cwd), "%s", folder);
+		return 0;
+	}
+	if (getcwd(here, sizeof(here)) == NULL) {
+		fprintf(stderr, "sbx: cannot find the current directory: %s\n",
+		    strerror(errno));
+		return -1;
+	}
+	fprintf(stderr, "sbx: no project folder found: using the built-in "
+	    "defaults, with %s as the project\n", here);
+	snprintf(ck->cwd, sizeof(ck->cwd), "%s", here);
+	ck->folder = ck->cwd;
+	ck->p = policy_load_buffer("built-in defaults", policy_default_text(),
+	    strlen(policy_default_text()), ck->cwd, config_dir, &err);
+	if (ck->p == NULL) {
+		fprintf(stderr, "sbx: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cmd_check(int argc, char **argv, struct check *ck)
+{
+	const char *batch = NULL, *hook = NULL, *cwd = NULL;
+	int k, json = 0, rc;
+	char *command;
+
+	for (k = 1; k < argc; k++) {
+		if (strcmp(argv[k], "--") == 0) {
+			k++;
+			break;
+		}
+		if (strcmp(argv[k], "--json") == 0) {
+			json = 1;
+		} else if (strcmp(argv[k], "--batch") == 0 && k + 1 < argc) {
+			batch = argv[++k];
+		} else if (strcmp(argv[k], "--hook-json") == 0 && k + 1 < argc) {
+			hook = argv[++k];
+		} else if (strcmp(argv[k], "--cwd") == 0 && k + 1 < argc) {
+			cwd = argv[++k];
+		} else if (strcmp(argv[k], "-h") == 0 || strcmp(argv[k], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "sbx: policy check: unexpected \"%s\"\n", argv[k]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if ((batch != NULL) + (hook != NULL) + (k < argc) != 1) {
+		fprintf(stderr, "sbx: policy check: give one of -- COMMAND, --batch "
+		    "or --hook-json\n");
+		usage(stderr);
+		return 2;
+	}
+	if (cwd != NULL) {
+		if (realpath(cwd, ck->cwd) == NULL) {
+			fprintf(stderr, "sbx: %s: %s\n", cwd, strerror(errno));
+			return 1;
+		}
+	}
+	if (batch != NULL)
+		return check_batch(ck, batch);
+	if (hook != NULL)
+		return check_hook(ck, hook);
+	command = join_args(argc, argv, k);
+	if (command == NULL) {
+		fprintf(stderr, "sbx: out of memory\n");
+		return 1;
+	}
+	rc = check_one(ck, command, json);
+	free(command);
+	return rc;
+}
+
+int
+cmd_policy(int argc, char **argv, const char *folder, const char *config_dir)
+{
+	struct check ck;
+	int rc;
+
+	memset(&ck, 0, sizeof(ck));
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "edit") == 0 || strcmp(argv[1], "accept") == 0) {
+		fprintf(stderr, "sbx: policy %s is not available yet: it needs the "
+		    "approver's signing key support\n", argv[1]);
+		return 1;
+	}
+	if (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "show") != 0) {
+		fprintf(stderr, "sbx: policy: unknown sub-command \"%s\"\n", argv[1]);
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "show") == 0 && argc > 2) {
+		fprintf(stderr, "sbx: policy show takes no arguments\n");
+		return 2;
+	}
+	if (load(&ck, folder, config_dir) < 0)
+		return 1;
+	if (strcmp(argv[1], "show") == 0)
+		rc = print_json(policy_to_json(ck.p), 1);
+	else
+		rc = cmd_check(argc - 1, argv + 1, &ck);
+	policy_free(ck.p);
+	return rc;
+}

@@ -1,0 +1,175 @@
+/*
+ * cmd_rules.c - `sbx rules list | add | rm`: the remembered approvals
+ * sbxd applies without asking. The approver cannot write sbxd's
+ * database: add and rm are signed decisions that name no request.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "approver/cmd.h"
+#include "approver/sign.h"
+#include "common/db.h"
+#include "common/json.h"
+#include "common/queue.h"
+
+static int
+usage(void)
+{
+	fprintf(stderr, "usage: sbx [-C DIR] rules list [--json] | add 'WORD WORD...' "
+	    "[--for DURATION] | rm RULE\n");
+	return 2;
+}
+
+static int
+rule_write(const struct sbx_ctx *c, const char *folder, const char *verdict,
+    const char *prefix, long long expires, long long rule_id)
+{
+	struct approver_key key;
+	struct decision d;
+	struct sbx_err err;
+	char dst[128], *text = NULL;
+	int sbfd, rc = 1;
+
+	if (approver_key_load(c->config, &key, &err) < 0) {
+		fprintf(stderr, "sbx: %s\n", err.msg);
+		return 1;
+	}
+	memset(&d, 0, sizeof(d));
+	snprintf(d.id, sizeof(d.id), "%s", SBX_NO_REQUEST);
+	snprintf(d.verdict, sizeof(d.verdict), "%s", verdict);
+	snprintf(d.scope, sizeof(d.scope), "prefix");
+	snprintf(d.prefix, sizeof(d.prefix), "%s", prefix ? prefix : "");
+	d.rule_expires = expires;
+	d.rule_id = rule_id;
+	rc = decision_sign(&d, &key, 1800) < 0 || !(text = decision_to_json(&d));
+	approver_key_wipe(&key);
+	if (rc) {
+		fprintf(stderr, "sbx: cannot sign the rule change\n");
+		return 1;
+	}
+	rc = 1;
+	if ((sbfd = sandbox_open(folder, &err)) < 0) {
+		fprintf(stderr, "sbx: %s\n", err.msg);
+	} else {
+		snprintf(dst, sizeof(dst), "decisions/new/%s.%s.json", d.id, d.nonce);
+		if (write_atomic(sbfd, "decisions/tmp", dst, text, strlen(text), 0600, 1) < 0)
+			fprintf(stderr, "sbx: cannot write %s: %s\n", dst, strerror(errno));
+		else
+			rc = 0;
+		close(sbfd);
+	}
+	free(text);
+	return rc;
+}
+
+static int
+list(const char *folder, int json)
+{
+	struct sbx_err err;
+	sqlite3_stmt *st;
+	sqlite3 *db = db_open(folder, 0, &err);
+	cJSON *arr, *o;
+	char when[32];
+	int64_t now = now_ms() / 1000;
+	time_t t;
+	int n = 0;
+
+	if (!db) {
+		fprintf(stderr, "sbx: %s (has sbxd run here yet?)\n", err.msg);
+		return 1;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT id, scope, coalesce(prefix, command, ''), tool,"
+	    " approver, created, expires, uses, coalesce(last_used, 0) FROM rules ORDER BY id",
+	    -1, &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "sbx: database: %s\n", sqlite3_errmsg(db));
+		db_close(db);
+		return 1;
+	}
+	arr = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t exp = sqlite3_column_int64(st, 6);
+
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddStringToObject(o, "scope", (const char *)sqlite3_column_text(st, 1));
+		cJSON_AddStringToObject(o, "match", (const char *)sqlite3_column_text(st, 2));
+		cJSON_AddStringToObject(o, "tool", (const char *)sqlite3_column_text(st, 3));
+		cJSON_AddStringToObject(o, "approver", (const char *)sqlite3_column_text(st, 4));
+		cJSON_AddNumberToObject(o, "created", (double)sqlite3_column_int64(st, 5));
+		cJSON_AddNumberToObject(o, "expires", (double)exp);
+		cJSON_AddBoolToObject(o, "expired", exp && exp <= now);
+		cJSON_AddNumberToObject(o, "uses", (double)sqlite3_column_int64(st, 7));
+		cJSON_AddNumberToObject(o, "last_used", (double)sqlite3_column_int64(st, 8));
+		cJSON_AddItemToArray(arr, o);
+		if (!json) {
+			if (exp) {
+				t = (time_t)exp;
+				strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&t));
+			} else {
+				snprintf(when, sizeof(when), "never");
+			}
+			printf("%4lld  %-6s %-40.40s by %-10s expires %s%s, used %lld time(s)\n",
+			    (long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1),
+			    sqlite3_column_text(st, 2), sqlite3_column_text(st, 4), when,
+			    exp && exp <= now ? " (expired)" : "",
+			    (long long)sqlite3_column_int64(st, 7));
+		}
+		n++;
+	}
+	sqlite3_finalize(st);
+	db_close(db);
+	if (json) {
+		char *s = cJSON_Print(arr);
+
+		printf("%s\n", s ? s : "[]");
+		free(s);
+	} else if (n == 0) {
+		printf("no remembered rules\n");
+	}
+	cJSON_Delete(arr);
+	return 0;
+}
+
+int
+cmd_rules(struct sbx_ctx *c, int argc, char **argv)
+{
+	char folder[PATH_MAX];
+	long long dur = 0;
+	char *end;
+	long long id;
+
+	if (ctx_folder(c, folder, sizeof(folder)) < 0)
+		return 1;
+	if (argc < 2 || !strcmp(argv[1], "list"))
+		return argc <= 2 ? list(folder, 0) : argc == 3 && !strcmp(argv[2], "--json")
+		    ? list(folder, 1) : usage();
+	if (!strcmp(argv[1], "add") && (argc == 3 || (argc == 5 && !strcmp(argv[3], "--for")))) {
+		if (!prefix_valid(argv[2])) {
+			fprintf(stderr, "sbx: a rule needs at least two words and no shell syntax "
+			    "(\"git push\" yes, \"git\" no)\n");
+			return 2;
+		}
+		if (argc == 5 && (dur = parse_duration(argv[4])) < 0)
+			return usage();
+		if (rule_write(c, folder, "rule", argv[2], dur ? now_ms() / 1000 + dur : 0, 0))
+			return 1;
+		printf("sent to sbxd: remember Bash commands starting with \"%s\"%s\n", argv[2],
+		    dur ? " for a while" : "");
+		return 0;
+	}
+	if (!strcmp(argv[1], "rm") && argc == 3) {
+		id = strtoll(argv[2], &end, 10);
+		if (id <= 0 || *end)
+			return usage();
+		if (rule_write(c, folder, "revoke", NULL, 0, id))
+			return 1;
+		printf("sent to sbxd: forget rule %lld\n", id);
+		return 0;
+	}
+	return usage();
+}

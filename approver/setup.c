@@ -1,0 +1,510 @@
+/*
+ * setup.c - merging sbx into agents' configuration files; see setup.h.
+ *
+ * MUST NOT write a file it could not parse. MUST NOT follow a symlink
+ * when replacing a file (it refuses symlinked config files instead).
+ * MUST write by temp file + rename, keeping the file's mode.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "approver/setup.h"
+#include "common/json.h"
+
+#define MAX_CONFIG (4 * 1024 * 1024)
+
+/* The record of what init added: FOLDER/.sandbox/setup.json
+ * {"entries": [{"kind": K, "file": F, "created_file": bool,
+ *   "created_dir": bool, "created": ["hooks", "hooks.PreToolUse", ...],
+ *   "commands": [...], "server": "sbx"}]} */
+
+static const char *const kind_names[] = { "claude", "claude-mcp", "codex", "cursor",
+	"cursor-mcp" };
+
+int
+shell_quote(const char *s, char *out, size_t outsz)
+{
+	size_t o = 0;
+	const char *p;
+
+	if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+")
+	    == strlen(s))
+		return xsnprintf(out, outsz, "%s", s) < 0 ? -1 : 0;
+	if (outsz < 3)
+		return -1;
+	out[o++] = '\'';
+	for (p = s; *p; p++) {
+		if (*p == '\'') {
+			if (o + 5 >= outsz)
+				return -1;
+			memcpy(out + o, "'\\''", 4);
+			o += 4;
+		} else {
+			if (o + 2 >= outsz)
+				return -1;
+			out[o++] = *p;
+		}
+	}
+	out[o++] = '\'';
+	out[o] = '\0';
+	return 0;
+}
+
+/* Reads FOLDER/REL as a JSON object; *root = NULL when it does not exist. */
+static int
+load_json(const char *folder, const char *rel, cJSON **root, struct sbx_err *err)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	size_t len;
+	char *text;
+	int fd;
+
+	*root = NULL;
+	if (xsnprintf(path, sizeof(path), "%s/%s", folder, rel) < 0) {
+		err_set(err, "path too long");
+		return -1;
+	}
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		err_set(err, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		err_set(err, "%s is a symlink; sbx will not replace it (edit it by hand)", path);
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    !(text = fd_read_all(fd, MAX_CONFIG, &len))) {
+		err_set(err, "cannot read %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	*root = cJSON_ParseWithLength(text, len);
+	free(text);
+	if (!cJSON_IsObject(*root)) {
+		cJSON_Delete(*root);
+		*root = NULL;
+		err_set(err, "%s is not a JSON object; fix or move it, nothing was written", path);
+		return -1;
+	}
+	return 1;
+}
+
+static int
+save_json(const char *folder, const char *rel, const cJSON *root, int *created_dir,
+    struct sbx_err *err)
+{
+	char path[PATH_MAX], dir[PATH_MAX], *slash, *text;
+	struct stat st;
+	mode_t mode = 0644;
+	int dfd, rc;
+
+	if (xsnprintf(path, sizeof(path), "%s/%s", folder, rel) < 0 ||
+	    xsnprintf(dir, sizeof(dir), "%s", path) < 0)
+		return -1;
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	if (created_dir)
+		*created_dir = 0;
+	if (mkdir(dir, 0755) == 0) {
+		if (created_dir)
+			*created_dir = 1;
+	} else if (errno != EEXIST) {
+		err_set(err, "cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(path, &st) == 0)
+		mode = st.st_mode & 07777;
+	if (!(text = json_pretty(root)) || (dfd = open(dir, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0) {
+		free(text);
+		err_set(err, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = write_atomic(dfd, ".", slash + 1, text, strlen(text), mode, 0);
+	if (rc < 0)
+		err_set(err, "cannot write %s: %s", path, strerror(errno));
+	close(dfd);
+	free(text);
+	return rc;
+}
+
+static cJSON *
+get_or_add(cJSON *parent, const char *key, int array, cJSON *created, const char *path)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(parent, key);
+
+	if (v)
+		return (array ? cJSON_IsArray(v) : cJSON_IsObject(v)) ? v : NULL;
+	v = array ? cJSON_CreateArray() : cJSON_CreateObject();
+	cJSON_AddItemToObject(parent, key, v);
+	cJSON_AddItemToArray(created, cJSON_CreateString(path));
+	return v;
+}
+
+/* root.hooks.EVENT, made (and recorded as made) when missing. */
+static cJSON *
+event_list(cJSON *root, const char *event, cJSON *created, struct sbx_err *err)
+{
+	char path[64];
+	cJSON *hooks, *list;
+
+	if (!(hooks = get_or_add(root, "hooks", 0, created, "hooks"))) {
+		err_set(err, "\"hooks\" is not an object");
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "hooks.%.50s", event);
+	if (!(list = get_or_add(hooks, event, 1, created, path)))
+		err_set(err, "\"hooks.%s\" is not an array", event);
+	return list;
+}
+
+/* Claude Code / Codex layout: hooks.EVENT[] = {matcher?, hooks: [{type, command, timeout}]} */
+static int
+add_hook(cJSON *root, const char *event, const char *matcher, const char *command,
+    int timeout, cJSON *created, struct sbx_err *err)
+{
+	cJSON *list, *group, *h, *inner;
+
+	if (!(list = event_list(root, event, created, err)))
+		return -1;
+	cJSON_ArrayForEach(group, list) {
+		cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(group, "hooks")) {
+			const char *c = json_str(h, "command");
+
+			if (c && strcmp(c, command) == 0)
+				return 0;
+		}
+	}
+	group = cJSON_CreateObject();
+	if (matcher)
+		cJSON_AddStringToObject(group, "matcher", matcher);
+	inner = cJSON_AddArrayToObject(group, "hooks");
+	h = cJSON_CreateObject();
+	cJSON_AddStringToObject(h, "type", "command");
+	cJSON_AddStringToObject(h, "command", command);
+	if (timeout > 0)
+		cJSON_AddNumberToObject(h, "timeout", timeout);
+	cJSON_AddItemToArray(inner, h);
+	cJSON_AddItemToArray(list, group);
+	return 1;
+}
+
+/* Cursor layout: {"version": 1, "hooks": {EVENT: [{"command": ...}]}} */
+static int
+add_cursor_hook(cJSON *root, const char *event, const char *command, cJSON *created,
+    struct sbx_err *err)
+{
+	cJSON *list, *h;
+
+	if (!cJSON_GetObjectItemCaseSensitive(root, "version")) {
+		cJSON_AddNumberToObject(root, "version", 1);
+		cJSON_AddItemToArray(created, cJSON_CreateString("version"));
+	}
+	if (!(list = event_list(root, event, created, err)))
+		return -1;
+	cJSON_ArrayForEach(h, list) {
+		const char *c = json_str(h, "command");
+
+		if (c && strcmp(c, command) == 0)
+			return 0;
+	}
+	h = cJSON_CreateObject();
+	cJSON_AddStringToObject(h, "command", command);
+	cJSON_AddItemToArray(list, h);
+	return 1;
+}
+
+static int
+add_mcp_server(cJSON *root, const char *command, int with_type, cJSON *created,
+    struct sbx_err *err)
+{
+	cJSON *servers, *s;
+	const char *c;
+
+	if (!(servers = get_or_add(root, "mcpServers", 0, created, "mcpServers"))) {
+		err_set(err, "\"mcpServers\" is not an object");
+		return -1;
+	}
+	if ((s = cJSON_GetObjectItemCaseSensitive(servers, "sbx"))) {
+		c = json_str(s, "command");
+		if (c && strcmp(c, command) == 0)
+			return 0;
+		err_set(err, "an MCP server named \"sbx\" exists already with another command "
+		    "(%s); remove it first", c ? c : "none");
+		return -1;
+	}
+	s = cJSON_CreateObject();
+	if (with_type)
+		cJSON_AddStringToObject(s, "type", "stdio");
+	cJSON_AddStringToObject(s, "command", command);
+	cJSON_AddArrayToObject(s, "args");
+	cJSON_AddItemToObject(servers, "sbx", s);
+	cJSON_AddItemToArray(created, cJSON_CreateString("mcpServers.sbx"));
+	return 1;
+}
+
+static int
+record(const char *folder, enum setup_kind kind, const char *file, int created_file,
+    int created_dir, cJSON *created, cJSON *commands, struct sbx_err *err)
+{
+	cJSON *root = NULL, *entries, *e, *next;
+	char rel[64];
+	int rc;
+
+	snprintf(rel, sizeof(rel), ".sandbox/setup.json");
+	if (load_json(folder, rel, &root, err) < 0)
+		return -1;
+	if (!root)
+		root = cJSON_CreateObject();
+	if (!(entries = cJSON_GetObjectItemCaseSensitive(root, "entries")))
+		entries = cJSON_AddArrayToObject(root, "entries");
+	/* One entry per kind and file: merge with an earlier one. */
+	for (e = entries->child; e; e = next) {
+		next = e->next;
+		if (json_str(e, "kind") && !strcmp(json_str(e, "kind"), kind_names[kind]) &&
+		    json_str(e, "file") && !strcmp(json_str(e, "file"), file)) {
+			const cJSON *c;
+
+			created_file |= json_bool(e, "created_file") == 1;
+			created_dir |= json_bool(e, "created_dir") == 1;
+			cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(e, "created"))
+				cJSON_AddItemToArray(created, cJSON_Duplicate(c, 1));
+			cJSON_Delete(cJSON_DetachItemViaPointer(entries, e));
+			break;
+		}
+	}
+	e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "kind", kind_names[kind]);
+	cJSON_AddStringToObject(e, "file", file);
+	cJSON_AddBoolToObject(e, "created_file", created_file);
+	cJSON_AddBoolToObject(e, "created_dir", created_dir);
+	cJSON_AddItemToObject(e, "created", cJSON_Duplicate(created, 1));
+	cJSON_AddItemToObject(e, "commands", cJSON_Duplicate(commands, 1));
+	cJSON_AddItemToArray(entries, e);
+	rc = save_json(folder, rel, root, NULL, err);
+	cJSON_Delete(root);
+	return rc;
+}
+
+int
+setup_add(enum setup_kind kind, const struct setup_opts *o, const char **file,
+    struct sbx_err *err)
+{
+	char hook[PATH_MAX], mcp[PATH_MAX], q[PATH_MAX * 2], cmd[PATH_MAX * 2 + 32];
+	cJSON *root = NULL, *created = cJSON_CreateArray(), *commands = cJSON_CreateArray();
+	int existed, changed = 0, r, created_dir = 0;
+	const char *rel;
+
+	static const char *const rels[] = { ".claude/settings.json", ".mcp.json",
+		".codex/hooks.json", ".cursor/hooks.json", ".cursor/mcp.json" };
+
+	rel = kind == SETUP_CLAUDE && o->local ? ".claude/settings.local.json" : rels[kind];
+	*file = rel;
+	if (xsnprintf(hook, sizeof(hook), "%s/sbx-hook", o->bindir) < 0 ||
+	    xsnprintf(mcp, sizeof(mcp), "%s/sbx-mcp", o->bindir) < 0 ||
+	    shell_quote(kind == SETUP_CLAUDE_MCP || kind == SETUP_CURSOR_MCP ? mcp : hook,
+	    q, sizeof(q)) < 0) {
+		err_set(err, "path too long");
+		goto fail;
+	}
+	if ((existed = load_json(o->folder, rel, &root, err)) < 0)
+		goto fail;
+	if (!root)
+		root = cJSON_CreateObject();
+
+#define ADD(expr) do { if ((r = (expr)) < 0) goto fail; changed |= r; } while (0)
+#define CMD(mode) (snprintf(cmd, sizeof(cmd), "%s %s", q, mode), \
+	cJSON_AddItemToArray(commands, cJSON_CreateString(cmd)), cmd)
+	switch (kind) {
+	case SETUP_CLAUDE:
+		ADD(add_hook(root, "PreToolUse", "*", CMD("pre"), o->timeout, created, err));
+		ADD(add_hook(root, "PostToolUse", "*", CMD("post"), 30, created, err));
+		ADD(add_hook(root, "SessionStart", NULL, CMD("session-start"), 30, created, err));
+		break;
+	case SETUP_CODEX:
+		ADD(add_hook(root, "PreToolUse", "*", CMD("pre"), o->timeout, created, err));
+		ADD(add_hook(root, "PostToolUse", "*", CMD("post"), 30, created, err));
+		break;
+	case SETUP_CURSOR:
+		ADD(add_cursor_hook(root, "beforeShellExecution", CMD("cursor"), created, err));
+		ADD(add_cursor_hook(root, "beforeMCPExecution", CMD("cursor"), created, err));
+		ADD(add_cursor_hook(root, "beforeReadFile", CMD("cursor"), created, err));
+		break;
+	case SETUP_CLAUDE_MCP:
+	case SETUP_CURSOR_MCP:
+		cJSON_AddItemToArray(commands, cJSON_CreateString(mcp));
+		ADD(add_mcp_server(root, mcp, kind == SETUP_CLAUDE_MCP, created, err));
+		break;
+	}
+#undef ADD
+#undef CMD
+	if (changed && save_json(o->folder, rel, root, &created_dir, err) < 0)
+		goto fail;
+	if (changed && record(o->folder, kind, rel, !existed, created_dir, created, commands,
+	    err) < 0)
+		goto fail;
+	cJSON_Delete(root);
+	cJSON_Delete(created);
+	cJSON_Delete(commands);
+	return changed;
+fail:
+	if (!err->msg[0])
+		err_set(err, "cannot update %s/%s", o->folder, rel);
+	else if (!strstr(err->msg, rel)) {
+		char m[sizeof(err->msg)];
+
+		snprintf(m, sizeof(m), "%s", err->msg);
+		err_set(err, "%s/%s: %s", o->folder, rel, m);
+	}
+	cJSON_Delete(root);
+	cJSON_Delete(created);
+	cJSON_Delete(commands);
+	return -1;
+}
+
+static int
+is_ours(const char *c, const cJSON *commands)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, commands)
+		if (cJSON_IsString(x) && c && strcmp(x->valuestring, c) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+was_created(const cJSON *created, const char *path)
+{
+	return is_ours(path, created);
+}
+
+/* Takes our entries out of one file. Returns 1 if the file changed. */
+static int
+strip(cJSON *root, const cJSON *e)
+{
+	const cJSON *commands = cJSON_GetObjectItemCaseSensitive(e, "commands");
+	const cJSON *created = cJSON_GetObjectItemCaseSensitive(e, "created");
+	cJSON *hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks"), *ev, *nev, *g, *ng, *h, *nh;
+	cJSON *servers = cJSON_GetObjectItemCaseSensitive(root, "mcpServers"), *s;
+	char path[300];
+	int changed = 0;
+
+	for (ev = hooks ? hooks->child : NULL; ev; ev = nev) {
+		nev = ev->next;
+		for (g = ev->child; g; g = ng) {
+			ng = g->next;
+			/* Cursor: the entry itself has the command. */
+			if (is_ours(json_str(g, "command"), commands)) {
+				cJSON_Delete(cJSON_DetachItemViaPointer(ev, g));
+				changed = 1;
+				continue;
+			}
+			cJSON *inner = cJSON_GetObjectItemCaseSensitive(g, "hooks");
+			int took = 0;
+
+			for (h = inner ? inner->child : NULL; h; h = nh) {
+				nh = h->next;
+				if (is_ours(json_str(h, "command"), commands)) {
+					cJSON_Delete(cJSON_DetachItemViaPointer(inner, h));
+					took = changed = 1;
+				}
+			}
+			/* A group left empty by us goes too. */
+			if (inner && !inner->child && took)
+				cJSON_Delete(cJSON_DetachItemViaPointer(ev, g));
+		}
+		snprintf(path, sizeof(path), "hooks.%s", ev->string);
+		if (!ev->child && was_created(created, path))
+			cJSON_Delete(cJSON_DetachItemViaPointer(hooks, ev));
+	}
+	if (hooks && !hooks->child && was_created(created, "hooks"))
+		cJSON_DeleteItemFromObjectCaseSensitive(root, "hooks");
+	if (servers && (s = cJSON_GetObjectItemCaseSensitive(servers, "sbx")) &&
+	    is_ours(json_str(s, "command"), commands)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(servers, "sbx");
+		changed = 1;
+		if (!servers->child && was_created(created, "mcpServers"))
+			cJSON_DeleteItemFromObjectCaseSensitive(root, "mcpServers");
+	}
+	if (was_created(created, "version") && cJSON_GetArraySize(root) == 1)
+		cJSON_DeleteItemFromObjectCaseSensitive(root, "version");
+	return changed;
+}
+
+int
+setup_remove_all(const char *folder, struct sbx_err *err)
+{
+	cJSON *rec = NULL, *root, *e;
+	char path[PATH_MAX], dir[PATH_MAX];
+	const char *file;
+	int r;
+
+	if (load_json(folder, ".sandbox/setup.json", &rec, err) < 0)
+		return -1;
+	if (!rec) {
+		printf("no client configuration recorded by sbx init in %s\n", folder);
+		return 0;
+	}
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rec, "entries")) {
+		if (!(file = json_str(e, "file")) || strstr(file, "..") || file[0] == '/')
+			continue;
+		if ((r = load_json(folder, file, &root, err)) < 0) {
+			cJSON_Delete(rec);
+			return -1;
+		}
+		if (!root) {
+			printf("%s: already gone\n", file);
+			continue;
+		}
+		if (strip(root, e)) {
+			snprintf(path, sizeof(path), "%s/%s", folder, file);
+			if (!root->child && json_bool(e, "created_file") == 1) {
+				if (unlink(path) < 0) {
+					err_set(err, "cannot remove %s: %s", path, strerror(errno));
+					cJSON_Delete(root);
+					cJSON_Delete(rec);
+					return -1;
+				}
+				printf("removed %s (sbx init created it)\n", file);
+			} else if (save_json(folder, file, root, NULL, err) < 0) {
+				cJSON_Delete(root);
+				cJSON_Delete(rec);
+				return -1;
+			} else {
+				printf("took sbx out of %s\n", file);
+			}
+		} else {
+			printf("%s: no sbx entries left\n", file);
+		}
+		cJSON_Delete(root);
+	}
+	/* Directories init created go once empty (after all their files). */
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rec, "entries")) {
+		if (json_bool(e, "created_dir") != 1 || !(file = json_str(e, "file")) ||
+		    strstr(file, "..") || !strchr(file, '/'))
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", folder, file);
+		*strrchr(dir, '/') = '\0';
+		if (rmdir(dir) == 0)
+			printf("removed %s/ (empty, sbx init created it)\n", dir + strlen(folder) + 1);
+	}
+	cJSON_Delete(rec);
+	snprintf(path, sizeof(path), "%s/.sandbox/setup.json", folder);
+	if (unlink(path) < 0 && errno != ENOENT) {
+		err_set(err, "cannot remove %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

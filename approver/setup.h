@@ -1,0 +1,44 @@
+/*
+ * setup.h - wiring a folder into agents' configuration files, and
+ * taking it out again.
+ *
+ * Each edit merges into the client's JSON file: the user's other keys,
+ * hooks and servers stay as they were, in their order; running it twice
+ * changes nothing. A file that exists but does not parse as a JSON
+ * object is an error naming it, and nothing is written. What an edit
+ * created (the file, a key) is recorded in .sandbox/setup.json so that
+ * `sbx remove` takes out exactly that.
+ */
+#ifndef SBX_SETUP_H
+#define SBX_SETUP_H
+
+#include "common/util.h"
+
+enum setup_kind {
+	SETUP_CLAUDE,           /* .claude/settings.json (or settings.local.json) */
+	SETUP_CLAUDE_MCP,       /* .mcp.json */
+	SETUP_CODEX,            /* .codex/hooks.json */
+	SETUP_CURSOR,           /* .cursor/hooks.json */
+	SETUP_CURSOR_MCP,       /* .cursor/mcp.json */
+};
+
+struct setup_opts {
+	const char *folder;     /* resolved project folder */
+	const char *bindir;     /* where sbx-hook and sbx-mcp live */
+	int local;              /* Claude: settings.local.json */
+	int timeout;            /* hook timeout in seconds (Claude, Codex) */
+};
+
+/* Adds sbx to one client's file. 1 changed, 0 already there, -1 error.
+ * *file gets the path edited (relative to the folder). */
+int setup_add(enum setup_kind kind, const struct setup_opts *o, const char **file,
+    struct sbx_err *err);
+
+/* Takes out what setup_add recorded, for every kind. Prints what it did.
+ * 0 or -1. */
+int setup_remove_all(const char *folder, struct sbx_err *err);
+
+/* Quotes s for sh -c when it needs quoting; out gets the result. */
+int shell_quote(const char *s, char *out, size_t outsz);
+
+#endif

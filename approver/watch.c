@@ -1,0 +1,790 @@
+/*
+ * watch.c - `sbx watch`: the approver's terminal. A live list of pending
+ * requests across folders (inotify on each folder's pending/ and
+ * results/), the selected request in detail, single keys to act.
+ *
+ * Two faces: a full-screen view on termios + ANSI escapes, and a plain
+ * line mode (TERM=dumb, not a terminal, or --plain) that prints new
+ * requests and reads commands such as "a 3f9a" from stdin.
+ *
+ * MUST restore the terminal on every exit path, signals included.
+ * MUST sign only what is shown: the decision binds the request hash of
+ * the row displayed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "approver/cmd.h"
+#include "common/db.h"
+#include "common/json.h"
+#include "common/queue.h"
+#include "common/registry.h"
+#include "policy/policy.h"
+
+#define MAX_FOLDERS SBX_MAX_FOLDERS
+#define MAX_ITEMS   200
+#define LINE_MAX_W  1024
+
+struct item {
+	struct req_row row;
+	int folder;                 /* index into w->folders */
+	char risk[80];              /* "high: privilege change, network egress" */
+	int hook_wait;              /* seconds the hook waits */
+};
+
+struct watch {
+	char folders[MAX_FOLDERS][4096];
+	int nfolders;
+	const char *config;
+	struct item items[MAX_ITEMS];
+	int n, sel, top;
+	char autos[3][200];         /* latest auto-approved, for the quieter list */
+	int nautos;
+	char seen[MAX_ITEMS][SBX_ID_LEN + 1];   /* ids already announced */
+	int nseen;
+	char status[512];           /* one line under the list */
+	char waiting_id[SBX_ID_LEN + 1];        /* decided, result not yet shown */
+	int waiting_folder;
+	int rows, cols;
+	int plain, color;
+	const char *notify;         /* command fed each new request's summary */
+	int ifd;
+};
+
+static struct termios saved_tio;
+static volatile sig_atomic_t tty_raw, got_winch, got_stop;
+static int sig_pipe[2] = { -1, -1 };
+
+static const char restore_seq[] = "\033[0m\033[?25h\033[?1049l";
+
+/* Async-signal-safe: puts the terminal back as it was. */
+static void
+tty_restore(void)
+{
+	if (!tty_raw)
+		return;
+	tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
+	(void)!write(STDOUT_FILENO, restore_seq, sizeof(restore_seq) - 1);
+	tty_raw = 0;
+}
+
+static void
+on_signal(int sig)
+{
+	int saved = errno;
+
+	if (sig == SIGWINCH)
+		got_winch = 1;
+	else
+		got_stop = sig;
+	if (sig_pipe[1] >= 0)
+		(void)!write(sig_pipe[1], "x", 1);
+	errno = saved;
+}
+
+static int
+tty_enter(void)
+{
+	struct termios t;
+
+	if (tcgetattr(STDIN_FILENO, &saved_tio) < 0)
+		return -1;
+	t = saved_tio;
+	t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &t) < 0)
+		return -1;
+	tty_raw = 1;
+	atexit(tty_restore);
+	printf("\033[?1049h\033[?25l");
+	fflush(stdout);
+	return 0;
+}
+
+static void
+term_size(struct watch *w)
+{
+	struct winsize ws;
+
+	w->rows = 24;
+	w->cols = 80;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
+		w->rows = ws.ws_row;
+		w->cols = ws.ws_col;
+	}
+}
+
+static void
+items_free(struct watch *w)
+{
+	int i;
+
+	for (i = 0; i < w->n; i++)
+		req_row_free(&w->items[i].row);
+	w->n = 0;
+}
+
+/* The risk as the policy sees it now, for display. */
+static void
+assess(struct watch *w, struct item *it)
+{
+	struct policy_error perr;
+	struct policy_result pr;
+	struct policy_call call;
+	struct policy *p = policy_load(w->folders[it->folder], w->config, &perr);
+	cJSON *input;
+	char factors[256];
+
+	it->hook_wait = 300;
+	if (!p) {
+		snprintf(it->risk, sizeof(it->risk), "unknown (policy invalid)");
+		return;
+	}
+	it->hook_wait = policy_limits(p)->hook_wait_seconds;
+	input = cJSON_Parse(it->row.input ? it->row.input : "{}");
+	call = (struct policy_call){ .tool = it->row.tool, .input = input,
+		.cwd = it->row.cwd, .folder = w->folders[it->folder], .home = getenv("HOME"),
+		.config_dir = w->config };
+	policy_eval(p, &call, &pr);
+	policy_factors_text(pr.factors, factors, sizeof(factors));
+	snprintf(it->risk, sizeof(it->risk), "%s%s%.60s", policy_risk_name(pr.risk),
+	    factors[0] ? ": " : "", factors);
+	cJSON_Delete(input);
+	policy_free(p);
+}
+
+/* Runs the notify command with the summary on its stdin; never waits. */
+static void
+notify(const struct watch *w, const char *summary)
+{
+	int p[2];
+	pid_t pid;
+
+	if (!w->notify || pipe(p) < 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		/* Double fork: the grandchild is reaped by init. */
+		if (fork() == 0) {
+			dup2(p[0], 0);
+			close(p[0]);
+			close(p[1]);
+			execl("/bin/sh", "sh", "-c", w->notify, (char *)NULL);
+			_exit(127);
+		}
+		_exit(0);
+	}
+	close(p[0]);
+	if (pid > 0) {
+		(void)!write(p[1], summary, strlen(summary));
+		waitpid(pid, NULL, 0);
+	}
+	close(p[1]);
+}
+
+static const char *
+what(const struct req_row *r)
+{
+	return r->command ? r->command : r->input ? r->input : "";
+}
+
+/* Reloads the pending requests of every folder; announces new ones. */
+static void
+refresh(struct watch *w)
+{
+	struct req_row *rows;
+	struct sbx_err err;
+	char summary[LINE_MAX_W];
+	int f, i, k, n, fresh = 0;
+	sqlite3 *db;
+
+	items_free(w);
+	for (f = 0; f < w->nfolders; f++) {
+		if (!(db = db_open(w->folders[f], 0, &err)))
+			continue;
+		/* The quieter list: what remembered rules approved lately. */
+		if (f == 0)
+			w->nautos = 0;
+		n = db_list(db, NULL, 50, &rows);
+		for (i = n - 1; i >= 0; i--)
+			if (rows[i].is_auto && w->nautos < 3 && now_ms() / 1000 - rows[i].created < 3600)
+				snprintf(w->autos[w->nautos++], sizeof(w->autos[0]), "%.8s %-7s %.150s",
+				    rows[i].id, rows[i].status, what(&rows[i]));
+		if (n > 0)
+			db_rows_free(rows, n);
+		n = db_list(db, "pending", MAX_ITEMS, &rows);
+		for (i = 0; i < n; i++) {
+			if (w->n == MAX_ITEMS) {
+				req_row_free(&rows[i]);
+				continue;
+			}
+			w->items[w->n].row = rows[i];
+			w->items[w->n].folder = f;
+			assess(w, &w->items[w->n]);
+			w->n++;
+		}
+		free(rows);
+		db_close(db);
+	}
+	for (i = 0; i < w->n; i++) {
+		for (k = 0; k < w->nseen && strcmp(w->seen[k], w->items[i].row.id); k++)
+			;
+		if (k < w->nseen)
+			continue;
+		fresh = 1;
+		if (w->nseen < MAX_ITEMS)
+			snprintf(w->seen[w->nseen++], SBX_ID_LEN + 1, "%s", w->items[i].row.id);
+		snprintf(summary, sizeof(summary), "sbx: request %s in %s: %s %s\nwhy: %s\n",
+		    w->items[i].row.id, w->folders[w->items[i].folder], w->items[i].row.tool,
+		    what(&w->items[i].row), w->items[i].row.reason ? w->items[i].row.reason : "");
+		notify(w, summary);
+		if (w->plain) {
+			printf("\nnew request %s  [%s]  %s\n  %s: %s\n  why: %s\n  risk: %s\n",
+			    w->items[i].row.id, w->folders[w->items[i].folder], w->items[i].row.tool,
+			    w->items[i].row.tool, what(&w->items[i].row),
+			    w->items[i].row.reason ? w->items[i].row.reason : "", w->items[i].risk);
+		}
+	}
+	if (fresh && !w->plain)
+		(void)!write(STDOUT_FILENO, "\a", 1);
+	if (w->sel >= w->n)
+		w->sel = w->n ? w->n - 1 : 0;
+}
+
+/* Shows the result of the request decided last, once sbxd wrote it. */
+static void
+check_result(struct watch *w)
+{
+	char path[PATH_MAX + 64], first[200] = "";
+	struct sbx_err err;
+	int64_t code = -1, sig = 0;
+	const char *out, *status;
+	cJSON *r;
+	size_t len;
+	char *text;
+	int sbfd;
+
+	if (!w->waiting_id[0] ||
+	    (sbfd = sandbox_open(w->folders[w->waiting_folder], &err)) < 0)
+		return;
+	snprintf(path, sizeof(path), "results/%s.json", w->waiting_id);
+	text = read_daemon_file(sbfd, path, SBX_MAX_RESULT, &len, &err);
+	close(sbfd);
+	if (!text)
+		return;
+	r = cJSON_ParseWithLength(text, len);
+	free(text);
+	status = json_str(r, "status");
+	json_int(r, "exit_code", &code);
+	json_int(r, "signal", &sig);
+	out = json_str(r, "stdout");
+	if (!out || !*out)
+		out = json_str(r, "stderr");
+	if (out)
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(out, "\n"), out);
+	snprintf(w->status, sizeof(w->status), "result %s: %s, exit %lld%s%s | %s",
+	    w->waiting_id, status ? status : "?", (long long)code,
+	    sig ? ", signal " : "", sig ? "set" : "", first);
+	if (w->plain)
+		printf("%s\n", w->status);
+	w->waiting_id[0] = '\0';
+	cJSON_Delete(r);
+}
+
+static void
+watch_inotify(struct watch *w)
+{
+	static const char *const subs[] = { "pending", "results", "queue/new" };
+	char path[4096 + 32];
+	int f, k;
+
+	w->ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	for (f = 0; w->ifd >= 0 && f < w->nfolders; f++)
+		for (k = 0; k < 3; k++) {
+			snprintf(path, sizeof(path), "%s/.sandbox/%s", w->folders[f], subs[k]);
+			inotify_add_watch(w->ifd, path, IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
+			    IN_DELETE | IN_CLOSE_WRITE);
+		}
+}
+
+/* Prints s cut to width columns (bytes; control characters shown as ?). */
+static void
+put_cut(const char *s, int width)
+{
+	int i;
+
+	for (i = 0; s[i] && i < width; i++)
+		putchar((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
+}
+
+static void
+line(struct watch *w, const char *fmt, ...)
+{
+	char buf[LINE_MAX_W * 4];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	put_cut(buf, w->cols - 1);
+	printf("\033[K\r\n");
+}
+
+static void
+draw(struct watch *w)
+{
+	const struct item *it;
+	int64_t now = now_ms() / 1000, left;
+	int i, list_rows, used = 0, k;
+	const char *cmd;
+
+	term_size(w);
+	printf("\033[H");
+	line(w, "sbx watch - %d pending in %d folder%s", w->n, w->nfolders,
+	    w->nfolders == 1 ? "" : "s");
+	used++;
+	list_rows = w->rows / 3 > 3 ? w->rows / 3 : 3;
+	if (w->sel < w->top)
+		w->top = w->sel;
+	if (w->sel >= w->top + list_rows)
+		w->top = w->sel - list_rows + 1;
+	for (i = w->top; i < w->n && i < w->top + list_rows; i++, used++) {
+		it = &w->items[i];
+		if (i == w->sel && w->color)
+			printf("\033[7m");
+		line(w, "%s %.8s %4llds %-6s %s", i == w->sel ? ">" : " ", it->row.id,
+		    (long long)(now - it->row.created), it->row.tool, what(&it->row));
+		if (i == w->sel && w->color)
+			printf("\033[0m");
+	}
+	if (w->n == 0) {
+		line(w, "  (nothing pending; waiting for requests)");
+		used++;
+	}
+	if (w->nautos > 0 && w->rows >= 20) {
+		line(w, "%s", "");
+		line(w, "auto-approved (remembered), latest first:");
+		used += 2;
+		for (i = 0; i < w->nautos; i++, used++) {
+			printf("%s", w->color ? "\033[2m" : "");
+			line(w, "  %s", w->autos[i]);
+			printf("%s", w->color ? "\033[0m" : "");
+		}
+	}
+	line(w, "%s", "");
+	used++;
+	if (w->n > 0) {
+		it = &w->items[w->sel];
+		left = it->row.created + it->hook_wait - now;
+		line(w, "request %s", it->row.id);
+		line(w, "folder  %s", w->folders[it->folder]);
+		line(w, "tool    %s   risk: %s", it->row.tool, it->risk);
+		line(w, "why     %s", it->row.reason ? it->row.reason : "");
+		if (it->row.approvals_needed > 1) {
+			line(w, "DUAL CONTROL: needs two approvers; approved so far by %s",
+			    it->row.approved_by ? it->row.approved_by : "nobody");
+			used++;
+		}
+		line(w, "session %s   waited %llds   %s", it->row.session ? it->row.session : "",
+		    (long long)(now - it->row.created), left > 0 ? "" : "(the hook stopped waiting)");
+		if (left > 0)
+			line(w, "the hook answers the agent in %llds; expires in %llds",
+			    (long long)left, (long long)(it->row.expires - now));
+		used += 6;
+		cmd = what(&it->row);
+		/* The exact command, wrapped over the remaining rows. */
+		for (k = 0; *cmd && used < w->rows - 3; used++, k++) {
+			int n = (int)strcspn(cmd, "\n");
+			int width = w->cols - 3;
+
+			if (n > width)
+				n = width;
+			printf("%s", k == 0 ? "$ " : "  ");
+			put_cut(cmd, n);
+			printf("\033[K\r\n");
+			cmd += n;
+			if (*cmd == '\n')
+				cmd++;
+		}
+	}
+	for (; used < w->rows - 2; used++)
+		printf("\033[K\r\n");
+	line(w, "%s", w->status);
+	printf("%s", w->color ? "\033[1m" : "");
+	put_cut("[a]pprove [r]emember [d]eny [v]iew [j/k]move [q]uit", w->cols - 1);
+	printf("%s\033[K", w->color ? "\033[0m" : "");
+	fflush(stdout);
+}
+
+/* Reads one line in raw mode at the bottom of the screen. -1: cancelled. */
+static int
+read_line(struct watch *w, const char *prompt, char *buf, size_t size)
+{
+	size_t n = 0;
+	char c;
+
+	buf[0] = '\0';
+	for (;;) {
+		printf("\033[%d;1H\033[K%s%s", w->rows, prompt, buf);
+		fflush(stdout);
+		if (read(STDIN_FILENO, &c, 1) != 1 || got_stop)
+			return -1;
+		if (c == '\r' || c == '\n')
+			return 0;
+		if (c == 27 || c == 3)
+			return -1;
+		if ((c == 127 || c == 8) && n > 0)
+			buf[--n] = '\0';
+		else if ((unsigned char)c >= 0x20 && c != 127 && n + 1 < size) {
+			buf[n++] = c;
+			buf[n] = '\0';
+		}
+	}
+}
+
+static void
+decide(struct watch *w, struct item *it, int approve, int remember, const char *prefix,
+    long long expires, const char *reason)
+{
+	struct sbx_err err;
+
+	if (decision_write(w->config, w->folders[it->folder], &it->row, approve, remember,
+	    prefix, expires, reason, 1800, &err) < 0) {
+		snprintf(w->status, sizeof(w->status), "error: %.400s", err.msg);
+		return;
+	}
+	snprintf(w->status, sizeof(w->status), "%s %s%s; waiting for sbxd",
+	    approve ? "approved" : "denied", it->row.id, remember ? " (remembered)" : "");
+	snprintf(w->waiting_id, sizeof(w->waiting_id), "%s", it->row.id);
+	w->waiting_folder = it->folder;
+	if (w->plain)
+		printf("%s\n", w->status);
+}
+
+/* The whole request, scrollable, until q. */
+static void
+view(struct watch *w, const struct item *it)
+{
+	cJSON *input = cJSON_Parse(it->row.input ? it->row.input : "{}");
+	char *text = input ? json_pretty(input) : NULL, *p, c;
+	char *lines[2048];
+	int n = 0, top = 0, i;
+
+	cJSON_Delete(input);
+	if (!text)
+		return;
+	for (p = text; *p && n < 2048; n++) {
+		lines[n] = p;
+		p += strcspn(p, "\n");
+		if (*p)
+			*p++ = '\0';
+	}
+	for (;;) {
+		term_size(w);
+		printf("\033[H");
+		line(w, "request %s (%s) - input, line %d of %d", it->row.id, it->row.tool,
+		    top + 1, n);
+		for (i = top; i < n && i < top + w->rows - 2; i++)
+			line(w, "%s", lines[i]);
+		for (; i < top + w->rows - 2; i++)
+			printf("\033[K\r\n");
+		put_cut("[j/k] scroll  [space] page  [q] back", w->cols - 1);
+		printf("\033[K");
+		fflush(stdout);
+		if (read(STDIN_FILENO, &c, 1) != 1 || got_stop || c == 'q' || c == 27)
+			break;
+		if (c == 'j' && top + 1 < n)
+			top++;
+		else if (c == 'k' && top > 0)
+			top--;
+		else if (c == ' ')
+			top = top + w->rows - 2 < n ? top + w->rows - 2 : top;
+	}
+	free(text);
+	printf("\033[2J");
+}
+
+/* r: approve and remember; asks the scope and an expiry. */
+static void
+remember(struct watch *w, struct item *it)
+{
+	char scope[8], prefix[256], dur[32];
+	const char *cmd = it->row.command;
+	long long secs = 0;
+	size_t n;
+
+	if (read_line(w, "remember: [e]xact request or [p]refix of the command? ", scope,
+	    sizeof(scope)) < 0 || (scope[0] != 'e' && scope[0] != 'p')) {
+		snprintf(w->status, sizeof(w->status), "remember cancelled");
+		return;
+	}
+	prefix[0] = '\0';
+	if (scope[0] == 'p') {
+		if (!cmd) {
+			snprintf(w->status, sizeof(w->status), "only shell commands take a prefix");
+			return;
+		}
+		/* Offer the first two words; the approver may type more. */
+		n = strcspn(cmd, " ");
+		n += cmd[n] ? 1 + strcspn(cmd + n + 1, " ") : 0;
+		if (read_line(w, "prefix (at least two words; enter for the first two): ", prefix,
+		    sizeof(prefix)) < 0)
+			return;
+		if (!prefix[0])
+			snprintf(prefix, sizeof(prefix), "%.*s", (int)n, cmd);
+	}
+	if (read_line(w, "expires after (e.g. 30m, 8h, 7d; enter: never): ", dur, sizeof(dur)) < 0)
+		return;
+	if (dur[0] && (secs = parse_duration(dur)) < 0) {
+		snprintf(w->status, sizeof(w->status), "not a duration: %s", dur);
+		return;
+	}
+	decide(w, it, 1, 1, prefix[0] ? prefix : NULL, secs ? now_ms() / 1000 + secs : 0, "");
+}
+
+static int
+key(struct watch *w, char c)
+{
+	char reason[512];
+	struct item *it = w->n ? &w->items[w->sel] : NULL;
+
+	switch (c) {
+	case 'q':
+		return 1;
+	case 'j':
+		if (w->sel + 1 < w->n)
+			w->sel++;
+		break;
+	case 'k':
+		if (w->sel > 0)
+			w->sel--;
+		break;
+	case 'a':
+		if (it)
+			decide(w, it, 1, 0, NULL, 0, "");
+		break;
+	case 'r':
+		if (it)
+			remember(w, it);
+		break;
+	case 'd':
+		if (it && read_line(w, "deny reason (enter to send, esc to cancel): ", reason,
+		    sizeof(reason)) == 0)
+			decide(w, it, 0, 0, NULL, 0, reason);
+		else if (it)
+			snprintf(w->status, sizeof(w->status), "deny cancelled");
+		break;
+	case 'v':
+		if (it)
+			view(w, it);
+		break;
+	case 12: /* ^L */
+		printf("\033[2J");
+		break;
+	}
+	return 0;
+}
+
+/* Line mode: "a ID", "r ID", "d ID reason", "l" (list), "q". */
+static int
+plain_command(struct watch *w, char *cmdline)
+{
+	char *verb = strtok(cmdline, " \t\n"), *id = strtok(NULL, " \t\n");
+	char *reason = strtok(NULL, "\n");
+	int i;
+
+	if (!verb)
+		return 0;
+	if (!strcmp(verb, "q") || !strcmp(verb, "quit"))
+		return 1;
+	if (!strcmp(verb, "l") || !strcmp(verb, "list")) {
+		if (w->n == 0)
+			printf("nothing pending\n");
+		for (i = 0; i < w->n; i++)
+			printf("%s  %-6s %s\n", w->items[i].row.id, w->items[i].row.tool,
+			    what(&w->items[i].row));
+		fflush(stdout);
+		return 0;
+	}
+	if (!id || (strcmp(verb, "a") && strcmp(verb, "r") && strcmp(verb, "d"))) {
+		printf("commands: l (list), a ID (approve), r ID (approve and remember), "
+		    "d ID [reason] (deny), q (quit)\n");
+		fflush(stdout);
+		return 0;
+	}
+	for (i = 0; i < w->n && strncmp(w->items[i].row.id, id, strlen(id)); i++)
+		;
+	if (i == w->n || strlen(id) < 4) {
+		printf("no pending request %s\n", id);
+	} else {
+		decide(w, &w->items[i], verb[0] != 'd', verb[0] == 'r', NULL, 0,
+		    reason ? reason : "");
+	}
+	fflush(stdout);
+	return 0;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: sbx watch [-C DIR]... [--all] [--plain] [--notify CMD]\n"
+	    "  keys: a approve, r approve and remember, d deny (type a reason), v view the\n"
+	    "  whole request, j/k move, q quit. --plain (or TERM=dumb, or no terminal)\n"
+	    "  prints requests as lines and reads: l, a ID, r ID, d ID [reason], q.\n"
+	    "  --notify CMD runs CMD with each new request's summary on stdin\n"
+	    "  (also $SBX_NOTIFY); NO_COLOR turns off colour.\n");
+}
+
+int
+cmd_watch(struct sbx_ctx *c, int argc, char **argv)
+{
+	static struct watch w;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct sbx_err err;
+	struct pollfd pfd[3];
+	const char *term = getenv("TERM");
+	char buf[512], evbuf[4096];
+	int i, all = 0, quit = 0, n;
+	size_t plen = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.config = c->config;
+	w.notify = getenv("SBX_NOTIFY");
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-C") && i + 1 < argc) {
+			if (w.nfolders < MAX_FOLDERS && find_folder(argv[++i],
+			    w.folders[w.nfolders], sizeof(w.folders[0])) == 0)
+				w.nfolders++;
+			else {
+				fprintf(stderr, "sbx: no .sandbox/ at or above %s\n", argv[i]);
+				return 1;
+			}
+		} else if (!strcmp(argv[i], "--all")) {
+			all = 1;
+		} else if (!strcmp(argv[i], "--plain")) {
+			w.plain = 1;
+		} else if (!strcmp(argv[i], "--notify") && i + 1 < argc) {
+			w.notify = argv[++i];
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (all) {
+		n = registry_list(c->config, w.folders + w.nfolders, MAX_FOLDERS - w.nfolders, &err);
+		if (n < 0) {
+			fprintf(stderr, "sbx: %s\n", err.msg);
+			return 1;
+		}
+		w.nfolders += n;
+	}
+	if (w.nfolders == 0) {
+		if (ctx_folder(c, w.folders[0], sizeof(w.folders[0])) < 0)
+			return 1;
+		w.nfolders = 1;
+	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) || !term || !strcmp(term, "dumb"))
+		w.plain = 1;
+	w.color = !w.plain && !getenv("NO_COLOR");
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return 1;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sigaction(SIGWINCH, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (!w.plain && tty_enter() < 0)
+		w.plain = 1;
+	if (w.plain) {
+		printf("sbx watch: %d folder(s); commands: l, a ID, r ID, d ID [reason], q\n",
+		    w.nfolders);
+		fflush(stdout);
+	} else {
+		printf("\033[2J");
+	}
+	watch_inotify(&w);
+	refresh(&w);
+	while (!quit && !got_stop) {
+		if (!w.plain)
+			draw(&w);
+		else
+			fflush(stdout);
+		pfd[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = w.ifd, .events = POLLIN };
+		pfd[2] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
+		if ((n = poll(pfd, 3, 1000)) < 0 && errno != EINTR)
+			break;
+		/* inotify is the hint; the database is the truth, and sbxd records
+		 * a request just after it lands in pending/: look again each second. */
+		if (n == 0)
+			refresh(&w);
+		if (pfd[2].revents)
+			while (read(sig_pipe[0], evbuf, sizeof(evbuf)) > 0)
+				;
+		if (got_winch) {
+			got_winch = 0;
+			if (!w.plain)
+				printf("\033[2J");
+		}
+		if (pfd[1].revents & POLLIN) {
+			while (read(w.ifd, evbuf, sizeof(evbuf)) > 0)
+				;
+			refresh(&w);
+		}
+		check_result(&w);
+		if (pfd[0].revents & (POLLIN | POLLHUP)) {
+			if (w.plain) {
+				ssize_t r = read(STDIN_FILENO, buf + plen, sizeof(buf) - 1 - plen);
+				char *nl;
+
+				if (r <= 0)
+					break;
+				plen += (size_t)r;
+				buf[plen] = '\0';
+				while ((nl = strchr(buf, '\n'))) {
+					*nl = '\0';
+					quit |= plain_command(&w, buf);
+					memmove(buf, nl + 1, strlen(nl + 1) + 1);
+					plen = strlen(buf);
+					refresh(&w);
+				}
+				if (plen == sizeof(buf) - 1)
+					plen = 0;
+			} else {
+				char ch;
+
+				if (read(STDIN_FILENO, &ch, 1) != 1)
+					break;
+				quit = key(&w, ch);
+				refresh(&w);
+			}
+		}
+	}
+	tty_restore();
+	items_free(&w);
+	if (w.ifd >= 0)
+		close(w.ifd);
+	if (got_stop) {
+		/* Leave as the signal asked, with the terminal already restored. */
+		signal(got_stop, SIG_DFL);
+		raise(got_stop);
+	}
+	return 0;
+}

@@ -1,0 +1,133 @@
+/*
+ * analyse.h - what the modules of the shell analyser share (internal; the
+ * policy-wide parts are in internal.h).
+ *
+ * The analyser is split by concern:
+ *   analyse.c  the line: strings, simple commands, redirections,
+ *              variables, cd, wrappers (env, sudo, nice, xargs ...)
+ *   progs.c    the table of known programs, the dispatcher by class
+ *   args.c     options, operands, paths of words, globs, catastrophes
+ *   files.c    file utilities: cat, rm, cp, mv, ln, chmod, dd
+ *   net.c      network clients: curl, wget, ssh, nc ...
+ *   code.c     code runners: shells, interpreters, build tools, CLIs
+ *   git.c      git, subcommand by subcommand
+ *   text.c     find, sed, awk
+ *
+ * Rules: handlers judge through the triggers (trigger.c) and ev_note(),
+ * which only ever raises a verdict; nothing here can lower one. A struct
+ * cmdv borrows the words of a parse for one call.
+ */
+#ifndef SBX_POLICY_ANALYSE_H
+#define SBX_POLICY_ANALYSE_H
+
+#include "policy/internal.h"
+
+enum cls {
+	C_NOFILE,       /* no file arguments: echo, pwd */
+	C_READ,         /* arguments are files it reads */
+	C_GREP,         /* first argument a pattern, then files */
+	C_WRITE,        /* arguments are files it writes */
+	C_MODE,         /* chmod/chown: first argument a mode, then files */
+	C_CPMV,         /* cp/mv/ln/install: last argument written */
+	C_DD,
+	C_PRIV,         /* sudo, doas: privilege change, then a command */
+	C_ADMIN,        /* system administration: escalate */
+	C_CATA,         /* mkfs and friends: deny */
+	C_NET,          /* curl, ssh ...: network */
+	C_SHELL,        /* sh, bash ...: -c strings, scripts, stdin */
+	C_INTERP,       /* python, node ...: inline code, scripts */
+	C_WRAP,         /* nice, timeout ...: then a command */
+	C_BUILD,        /* make, cargo ...: runs project code */
+	C_CLI,          /* known CLIs (cloud, containers): only --help passes */
+	C_GIT, C_FIND, C_SED, C_AWK, C_CD, C_SOURCE, C_EVAL, C_XARGS, C_ENV,
+	C_SU, C_EDITOR, C_KILL, C_ESC,
+};
+
+struct prog {
+	const char *name;
+	enum cls cls;
+	const char *optarg;     /* short options that take a value */
+	int npos;               /* C_WRAP: positional words before the command */
+};
+
+/* A view of words: the command being judged. */
+struct cmdv {
+	struct sh_word *w;
+	int n;
+	const struct sh_cmd *c;         /* the simple command it came from */
+	struct sh_parse *sp;            /* for allocations */
+	int pid;                        /* parse id, for pipeline tracking */
+	int extra;                      /* xargs/find -exec add unknown words */
+};
+
+/* Called for each operand of a command (see an_operands). */
+typedef void (*operand_fn)(struct ev *, struct cmdv *, struct sh_word *, int);
+
+const struct prog *an_prog_find(const char *name);
+void an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr,
+    const char *name);
+int an_lit(const struct sh_word *w);
+int an_is_opt(const struct sh_word *w);
+int an_has_word(const struct cmdv *v, int from, const char *s);
+int an_has_short(const struct cmdv *v, int from, char ch, const char *optarg);
+int an_cluster_takes_next(const char *s, const char *optarg);
+void an_short_value_writes(struct ev *ev, struct cmdv *v, char letter,
+    const char *optarg);
+int an_operands(struct ev *ev, struct cmdv *v, int from,
+    const char *optarg, operand_fn fn);
+const char *an_wtext(const struct sh_word *w);
+int an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
+    size_t outsz);
+void an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
+void an_op_read_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w,
+    int idx);
+void an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w);
+void an_glob_read(struct ev *ev, struct cmdv *v, const struct sh_word *w);
+void an_write_word(struct ev *ev, struct cmdv *v, struct sh_word *w);
+void an_write_tree_word(struct ev *ev, struct cmdv *v, struct sh_word *w);
+void an_op_write(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
+void an_op_write_tree(struct ev *ev, struct cmdv *v, struct sh_word *w,
+    int idx);
+void an_op_write_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w,
+    int idx);
+void an_op_write_tree_skip1(struct ev *ev, struct cmdv *v,
+    struct sh_word *w, int idx);
+void an_unknown_targets(struct ev *ev, struct cmdv *v);
+void an_check_catastrophic_tree(struct ev *ev, struct cmdv *v,
+    const char *what);
+void an_check_whole_project(struct ev *ev, struct cmdv *v);
+int an_fork_bomb(const char *t, size_t len);
+void an_run_file(struct ev *ev, const struct sh_word *w, const char *what);
+int an_cwd_in_project(const struct ev *ev);
+void an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_write(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_mode(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_dd(struct ev *ev, struct cmdv *v);
+void an_cls_net(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_net_host_word(struct ev *ev, const char *what, const char *s);
+void an_cls_shell(struct ev *ev, struct cmdv *v);
+void an_cls_interp(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_cli(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_git(struct ev *ev, struct cmdv *v);
+void an_cls_find(struct ev *ev, struct cmdv *v);
+void an_cls_sed(struct ev *ev, struct cmdv *v);
+void an_cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_cd(struct ev *ev, struct cmdv *v);
+void an_cls_wrap(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_env(struct ev *ev, struct cmdv *v);
+void an_cls_xargs(struct ev *ev, struct cmdv *v);
+void an_cls_priv(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_su(struct ev *ev, struct cmdv *v);
+void an_cls_editor(struct ev *ev, struct cmdv *v);
+void an_cls_kill(struct ev *ev, struct cmdv *v);
+void an_cls_eval(struct ev *ev, struct cmdv *v);
+void an_check_assign(struct ev *ev, const char *a);
+void an_check_code_text(struct ev *ev, const char *s);
+void an_remember_var(struct ev *ev, const struct sh_word *w);
+void an_eval_argv(struct ev *ev, struct cmdv *v);
+void an_eval_string(struct ev *ev, const char *text, size_t len,
+    const char *what, int same_shell);
+
+#endif

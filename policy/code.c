@@ -1,0 +1,342 @@
+/*
+ * code.c - programs that run code: shells (sh -c STRING), interpreters
+ * (python -c, node -e), build and test tools, and command-line clients of
+ * remote systems.
+ *
+ * Rules:
+ * - A shell string is parsed and judged like the line itself.
+ * - Inline code of other languages, and text piped into a shell or an
+ *   interpreter, cannot be read: escalate (code from the network when the
+ *   pipe starts at a network client).
+ * - Build and test tools run project code: allowed inside the project only.
+ */
+#include "policy/analyse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parses shell options; returns the index of the first operand. */
+static int
+shell_opts(const struct cmdv *v, int *has_c)
+{
+	int k;
+	const char *s;
+
+	*has_c = 0;
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (!an_lit(&v->w[k]))
+			return k;
+		if (strcmp(s, "--") == 0 || strcmp(s, "-") == 0)
+			return k + 1;
+		if (s[0] == '+' && (s[1] == 'O' || s[1] == 'o') && s[2] == '\0') {
+			k++;
+			continue;
+		}
+		if (s[0] != '-' || s[1] == '\0')
+			return k;
+		if (s[1] == '-') {
+			if (strcmp(s, "--rcfile") == 0 || strcmp(s, "--init-file") == 0)
+				k++;
+			continue;
+		}
+		if (strchr(s + 1, 'c') != NULL)
+			*has_c = 1;
+		if ((strchr(s + 1, 'o') != NULL || strchr(s + 1, 'O') != NULL) &&
+		    k + 1 < v->n)
+			k++;
+	}
+	return k;
+}
+
+/* Feeds a here-document or here-string of this command to fn. */
+static const struct sh_redir *
+stdin_script(const struct cmdv *v)
+{
+	int k;
+
+	for (k = v->c->nredir - 1; k >= 0; k--) {
+		const struct sh_redir *r = &v->c->redir[k];
+
+		if ((r->op == SH_R_HEREDOC || r->op == SH_R_HERESTR ||
+		    r->op == SH_R_IN) && (r->fd == -1 || r->fd == 0))
+			return r;
+	}
+	return NULL;
+}
+
+static void
+piped_code(struct ev *ev, struct cmdv *v, const char *kind)
+{
+	const struct sh_redir *r = stdin_script(v);
+
+	if (r != NULL && r->op == SH_R_HERESTR) {
+		if (!an_lit(&r->target)) {
+			ev_factor(ev, F_UNKNOWN);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: here-string",
+			    "a here-string fed to %s is only known at run time",
+			    v->w[0].s);
+			return;
+		}
+		if (strcmp(kind, "shell") == 0)
+			an_eval_string(ev, r->target.s, r->target.len,
+			    v->w[0].s, 0);
+		else
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: inline code",
+			    "%s runs code from a here-string; the code is not "
+			    "analysed", v->w[0].s);
+		return;
+	}
+	if (r != NULL && r->op == SH_R_HEREDOC) {
+		if (strcmp(kind, "shell") == 0 && r->body != NULL)
+			an_eval_string(ev, r->body, r->body_len, v->w[0].s, 0);
+		else
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: inline code",
+			    "%s runs code from a here-document; the code is not "
+			    "analysed", v->w[0].s);
+		return;
+	}
+	if (r != NULL && r->op == SH_R_IN) {
+		an_run_file(ev, &r->target, v->w[0].s);
+		return;
+	}
+	ev_factor(ev, F_UNKNOWN | F_CODE);
+	if (v->c->pipe_in) {
+		if (ev->net_pipeline == v->c->pipeline && ev->parse_id == v->pid &&
+		    v->c->pipeline >= 0)
+			ev_factor(ev, F_NETCODE);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: pipe to shell",
+		    "text piped into %s runs as code that cannot be analysed",
+		    v->w[0].s);
+		return;
+	}
+	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: interactive",
+	    "%s without a script reads commands from its input", v->w[0].s);
+}
+
+void
+an_cls_shell(struct ev *ev, struct cmdv *v)
+{
+	int has_c, k;
+	struct sh_word *s;
+
+	k = shell_opts(v, &has_c);
+	if (has_c) {
+		if (k >= v->n) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: -c",
+			    "%s -c without a command string", v->w[0].s);
+			return;
+		}
+		s = &v->w[k];
+		if (!an_lit(s)) {
+			ev_factor(ev, F_UNKNOWN);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: -c",
+			    "%s -c runs a string that is only known at run time",
+			    v->w[0].s);
+			return;
+		}
+		an_eval_string(ev, s->s, s->len, v->w[0].s, 0);
+		return;
+	}
+	if (k < v->n) {
+		an_run_file(ev, &v->w[k], v->w[0].s);
+		return;
+	}
+	if (v->extra) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: xargs",
+		    "%s runs scripts named only at run time", v->w[0].s);
+		return;
+	}
+	piped_code(ev, v, "shell");
+}
+
+void
+an_cls_interp(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	int k;
+	const char *s, *name = pr->name;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (!an_lit(&v->w[k]))
+			break;
+		/* -v is node's --version, but python's and perl's verbose */
+		if (strcmp(s, "--version") == 0 || strcmp(s, "-V") == 0 ||
+		    strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0 ||
+		    (strcmp(s, "-v") == 0 && strncmp(name, "node", 4) == 0)) {
+			if (v->n == 2)
+				return;
+			continue;
+		}
+		if (s[0] != '-')
+			break;
+		/* inline code: -c, -e, -E, -p, -r, -B (php) alone or in a
+		 * cluster (python -Bc, ruby -ne, perl -pie, node -pe) */
+		if ((s[1] != '-' && strpbrk(s + 1, "ceEprRB") != NULL) ||
+		    strncmp(s, "--eval", 6) == 0 || strncmp(s, "--print", 7) == 0 ||
+		    strncmp(s, "--command", 9) == 0 ||
+		    strncmp(s, "--require", 9) == 0 || strcmp(s, "--import") == 0) {
+			ev_factor(ev, F_CODE | F_UNKNOWN);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: inline code",
+			    "%s %s runs inline code, which is not analysed", name, s);
+			return;
+		}
+		if (strcmp(s, "-m") == 0) {
+			if (k + 1 < v->n && an_lit(&v->w[k + 1]) &&
+			    (strcmp(v->w[k + 1].s, "pytest") == 0 ||
+			    strcmp(v->w[k + 1].s, "unittest") == 0 ||
+			    strcmp(v->w[k + 1].s, "mypy") == 0 ||
+			    strcmp(v->w[k + 1].s, "py_compile") == 0 ||
+			    strcmp(v->w[k + 1].s, "compileall") == 0) &&
+			    an_cwd_in_project(ev)) {
+				ev_factor(ev, F_CODE);
+				return;
+			}
+			ev_factor(ev, F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: python -m",
+			    "%s -m runs a module the policy does not know", name);
+			return;
+		}
+		if (strcmp(s, "-") == 0)
+			break;
+		/* other flags (-u, -B, -O, -W x ...) */
+		if (strcmp(s, "-W") == 0 || strcmp(s, "-X") == 0 ||
+		    strcmp(s, "-r") == 0 || strcmp(s, "--require") == 0 ||
+		    strcmp(s, "-I") == 0)
+			k++;
+	}
+	if (k < v->n && !(an_lit(&v->w[k]) && strcmp(v->w[k].s, "-") == 0)) {
+		an_run_file(ev, &v->w[k], name);
+		return;
+	}
+	piped_code(ev, v, "interpreter");
+}
+
+void
+an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	static const char *const net_sub[] = {
+		"install", "i", "ci", "add", "publish", "update", "upgrade", "up",
+		"remove", "rm", "uninstall", "un", "link", "login", "logout",
+		"dlx", "exec", "x", "get", "fetch", "login", "owner", "yank",
+		"audit", "outdated", "search", "view", "info", "pack", "unpublish",
+		"deprecate", "dist-tag", "create", "init", "mod", "global", NULL,
+	};
+	const char *name = pr->name, *sub = NULL;
+	const char *const *n;
+	int k;
+
+	for (k = 1; k < v->n; k++) {
+		if (!an_lit(&v->w[k]))
+			break;
+		if (v->w[k].s[0] != '-') {
+			sub = v->w[k].s;
+			break;
+		}
+		if (strcmp(v->w[k].s, "--version") == 0 ||
+		    strcmp(v->w[k].s, "-v") == 0 || strcmp(v->w[k].s, "--help") == 0)
+			if (v->n == 2)
+				return;
+	}
+	if (sub != NULL && (strcmp(name, "npm") == 0 || strcmp(name, "yarn") == 0 ||
+	    strcmp(name, "pnpm") == 0 || strcmp(name, "bun") == 0 ||
+	    strcmp(name, "cargo") == 0 || strcmp(name, "go") == 0)) {
+		for (n = net_sub; *n != NULL; n++)
+			if (strcmp(sub, *n) == 0) {
+				ev_factor(ev, F_NETWORK | F_CODE);
+				ev_note(ev, POLICY_ESCALATE, "network",
+				    "builtin: package manager", "%s %s fetches or "
+				    "publishes packages over the network", name, sub);
+				return;
+			}
+	}
+	if (strcmp(name, "yarn") == 0 && sub == NULL) {
+		ev_factor(ev, F_NETWORK);
+		ev_note(ev, POLICY_ESCALATE, "network", "builtin: package manager",
+		    "yarn with no command installs packages");
+		return;
+	}
+	/* compilers: -o names an output file */
+	for (k = 1; k < v->n; k++)
+		if (an_lit(&v->w[k]) && strcmp(v->w[k].s, "-o") == 0 && k + 1 < v->n &&
+		    (strcmp(name, "cc") == 0 || strcmp(name, "gcc") == 0 ||
+		    strcmp(name, "clang") == 0 || strcmp(name, "g++") == 0 ||
+		    strcmp(name, "c++") == 0 || strcmp(name, "rustc") == 0))
+			an_write_word(ev, v, &v->w[k + 1]);
+	ev_factor(ev, F_CODE);
+	if (!an_cwd_in_project(ev)) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: build outside",
+		    "%s runs build or test code outside the project", name);
+		return;
+	}
+	for (k = 1; k + 1 < v->n; k++)
+		if (an_lit(&v->w[k]) && (strcmp(v->w[k].s, "-f") == 0 ||
+		    strcmp(v->w[k].s, "--file") == 0 ||
+		    strcmp(v->w[k].s, "--makefile") == 0) && strcmp(name, "make") == 0)
+			an_run_file(ev, &v->w[k + 1], "make -f");
+	/* where the tool works or what it runs: a directory option, or an
+	 * operand naming a path (pytest /tmp/t.py, go test ../other/...) */
+	for (k = 1; k < v->n; k++) {
+		const struct sh_word *w = &v->w[k], *val = NULL;
+		const char *s = w->s;
+		char path[SBX_PATH_MAX], res[SBX_PATH_MAX];
+
+		if (an_lit(w) && (strcmp(s, "-C") == 0 || strcmp(s, "--directory") == 0 ||
+		    strcmp(s, "--prefix") == 0 || strcmp(s, "--manifest-path") == 0 ||
+		    strcmp(s, "--cwd") == 0 || strcmp(s, "--dir") == 0 ||
+		    strcmp(s, "--rootdir") == 0 || strcmp(s, "--project") == 0 ||
+		    strcmp(s, "--config") == 0 || strcmp(s, "-c") == 0) &&
+		    k + 1 < v->n) {
+			val = &v->w[++k];
+		} else if (an_lit(w) && strncmp(s, "--", 2) == 0 &&
+		    strchr(s, '=') != NULL && strchr(strchr(s, '='), '/') != NULL) {
+			/* --manifest-path=/x/Cargo.toml */
+			snprintf(path, sizeof(path), "%s", strchr(s, '=') + 1);
+			if (path_resolve(ev->cwd, ev->call->home, path, res,
+			    sizeof(res)) < 0 || ev->p->folder == NULL ||
+			    !path_within(res, ev->p->folder))
+				ev_note(ev, POLICY_ESCALATE, "shell",
+				    "builtin: build outside", "%s %s reaches outside "
+				    "the project", name, s);
+			continue;
+		} else if (!an_is_opt(w) && (strchr(s, '/') != NULL ||
+		    strncmp(s, "..", 2) == 0 || s[0] == '~')) {
+			val = w;
+		}
+		if (val == NULL)
+			continue;
+		if (an_word_path(ev, val, path, sizeof(path)) != 1 ||
+		    path_resolve(ev->cwd, ev->call->home, path, res,
+		    sizeof(res)) < 0 || ev->p->folder == NULL ||
+		    !path_within(res, ev->p->folder))
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: build outside",
+			    "%s works on %s, outside the project", name, val->s);
+	}
+}
+
+void
+an_cls_cli(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	const char *name = pr->name;
+	int k;
+
+	for (k = 1; k < v->n; k++)
+		if (an_lit(&v->w[k]) && (strcmp(v->w[k].s, "--help") == 0 ||
+		    (strcmp(v->w[k].s, "help") == 0 && k == 1) ||
+		    (strcmp(v->w[k].s, "--version") == 0 && v->n == 2) ||
+		    (strcmp(v->w[k].s, "version") == 0 && v->n == 2)))
+			return;
+	if (strcmp(name, "uv") == 0 && v->n >= 3 && strcmp(v->w[1].s, "pip") == 0 &&
+	    (strcmp(v->w[2].s, "list") == 0 || strcmp(v->w[2].s, "show") == 0 ||
+	    strcmp(v->w[2].s, "freeze") == 0))
+		return;
+	if ((strcmp(name, "pip") == 0 || strcmp(name, "pip3") == 0) && v->n >= 2 &&
+	    (strcmp(v->w[1].s, "list") == 0 || strcmp(v->w[1].s, "show") == 0 ||
+	    strcmp(v->w[1].s, "freeze") == 0))
+		return;
+	ev_factor(ev, F_NETWORK);
+	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: privileged CLI",
+	    "%s acts on remote systems, containers or packages; a human "
+	    "decides", name);
+}

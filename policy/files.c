@@ -1,0 +1,429 @@
+/*
+ * files.c - file utilities: readers (cat, grep, sort ...), writers (rm,
+ * touch, tee ...), chmod/chown, cp/mv/ln/install and dd.
+ *
+ * Rules:
+ * - Every operand a utility writes goes through the write trigger; a
+ *   whole-tree write (rm -r, mv, cp -r into) also checks the protected
+ *   files below it.
+ * - Output options of "read" programs (sort -o, tree -o) are writes.
+ * - A link to a target outside the project escalates: a later write
+ *   through it would land there.
+ */
+#include "policy/analyse.h"
+
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	const char *name = pr->name;
+	int k;
+
+	an_operands(ev, v, 1, pr->optarg, pr->cls == C_GREP &&
+	    !an_has_short(v, 1, 'e', pr->optarg) && !an_has_short(v, 1, 'f',
+	    pr->optarg) && !an_has_word(v, 1, "--files") &&
+	    !an_has_word(v, 1, "--regexp") && !an_has_word(v, 1, "--file") ?
+	    an_op_read_skip1 : an_op_read);
+	/* pattern files: grep -f FILE, -fFILE, --file=FILE */
+	for (k = 1; pr->cls == C_GREP && k < v->n; k++) {
+		const char *s = v->w[k].s;
+
+		if (!an_lit(&v->w[k]) || s[0] != '-')
+			continue;
+		if ((strcmp(s, "-f") == 0 || strcmp(s, "--file") == 0) && k + 1 < v->n)
+			an_op_read(ev, v, &v->w[k + 1], 0);
+		else if (strncmp(s, "--file=", 7) == 0)
+			trig_read(ev, s + 7, name);
+		else if (s[1] != '-' && strchr(s, 'f') != NULL &&
+		    strchr(s, 'f')[1] != '\0')
+			trig_read(ev, strchr(s, 'f') + 1, name);
+	}
+	/* output options of "read" programs, and options that run commands */
+	for (k = 1; k < v->n; k++) {
+		const char *s = v->w[k].s;
+
+		if (!an_lit(&v->w[k]))
+			continue;
+		if ((strcmp(name, "fd") == 0 && (strcmp(s, "-x") == 0 ||
+		    strcmp(s, "-X") == 0 || strncmp(s, "--exec", 6) == 0)) ||
+		    (strcmp(name, "rg") == 0 && strncmp(s, "--pre", 5) == 0) ||
+		    (strcmp(name, "less") == 0 && (s[1] == 'o' || s[1] == 'O' ||
+		    strncmp(s, "--log-file", 10) == 0 ||
+		    strncmp(s, "--LOG-FILE", 10) == 0) && s[0] == '-')) {
+			ev_factor(ev, F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
+			    "%s %s runs a command or writes a file", name, s);
+			continue;
+		}
+		if ((strcmp(name, "sort") == 0 || strcmp(name, "iconv") == 0) &&
+		    strncmp(s, "--output=", 9) == 0)
+			trig_write(ev, s + 9, name);
+		else if ((strcmp(name, "sort") == 0 || strcmp(name, "iconv") == 0) &&
+		    strcmp(s, "--output") == 0 && k + 1 < v->n)
+			an_write_word(ev, v, &v->w[k + 1]);
+	}
+	/* files named by long options are read too: wc --files0-from=F
+	 * echoes what it cannot open, grep --file=F */
+	for (k = 1; k < v->n; k++) {
+		const char *s = v->w[k].s, *eq;
+
+		if (!an_lit(&v->w[k]) || strncmp(s, "--", 2) != 0 ||
+		    (eq = strchr(s, '=')) == NULL)
+			continue;
+		if (strstr(s, "-from=") != NULL || strncmp(s, "--file=", 7) == 0)
+			trig_read(ev, eq + 1, name);
+	}
+	/* -o FILE, also inside a cluster: sort -uo out.txt, -oout.txt */
+	if (strcmp(name, "sort") == 0 || strcmp(name, "tree") == 0 ||
+	    strcmp(name, "iconv") == 0)
+		an_short_value_writes(ev, v, 'o', pr->optarg);
+	if (strcmp(name, "uniq") == 0 || strcmp(name, "xxd") == 0) {
+		/* a second operand is the output file */
+		an_operands(ev, v, 1, pr->optarg, an_op_write_skip1);
+	}
+}
+
+void
+an_cls_write(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	int recursive;
+
+	if (strcmp(pr->name, "rm") == 0) {
+		recursive = an_has_short(v, 1, 'r', "") || an_has_short(v, 1, 'R', "") ||
+		    an_has_word(v, 1, "--recursive");
+		if (recursive) {
+			ev_factor(ev, F_DESTRUCTIVE);
+			an_check_catastrophic_tree(ev, v, "rm -r");
+			an_check_whole_project(ev, v);
+		}
+	}
+	if (strcmp(pr->name, "shred") == 0)
+		ev_factor(ev, F_DESTRUCTIVE);
+	if (an_operands(ev, v, 1, pr->optarg, strcmp(pr->name, "rm") == 0 ||
+	    strcmp(pr->name, "rmdir") == 0 ? an_op_write_tree : an_op_write) == 0 &&
+	    !v->extra &&
+	    strcmp(pr->name, "tee") != 0)
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: an_operands",
+		    "%s without a target: nothing to judge", pr->name);
+	an_unknown_targets(ev, v);
+}
+
+void
+an_cls_mode(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	int ref = 0, k;
+
+	for (k = 1; k < v->n; k++)
+		if (an_lit(&v->w[k]) && strncmp(v->w[k].s, "--reference", 11) == 0)
+			ref = 1;
+	if (an_has_short(v, 1, 'R', "") || an_has_word(v, 1, "--recursive"))
+		an_check_catastrophic_tree(ev, v, pr->name);
+	an_operands(ev, v, 1, "", ref ? an_op_write_tree : an_op_write_skip1);
+	if (!ref && (an_has_short(v, 1, 'R', "") || an_has_word(v, 1, "--recursive")))
+		an_operands(ev, v, 1, "", an_op_write_tree_skip1);
+	for (k = 1; k < v->n; k++) {
+		const char *s = v->w[k].s;
+
+		if (strcmp(pr->name, "chmod") == 0 && an_lit(&v->w[k]) &&
+		    (strchr(s, 's') != NULL && (s[0] == '+' || s[0] == 'u' ||
+		    s[0] == 'g' || s[0] == 'a' || s[0] == '=') )) {
+			ev_factor(ev, F_PRIV);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
+			    "chmod %s sets a setuid/setgid bit", s);
+		}
+		if (strcmp(pr->name, "chmod") == 0 && an_lit(&v->w[k]) &&
+		    strlen(s) == 4 && strspn(s, "01234567") == 4 && s[0] >= '2') {
+			ev_factor(ev, F_PRIV);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
+			    "chmod %s sets a setuid/setgid/sticky bit", s);
+		}
+	}
+	if (strcmp(pr->name, "chown") == 0 || strcmp(pr->name, "chgrp") == 0) {
+		ev_factor(ev, F_PRIV);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: ownership",
+		    "%s changes file ownership", pr->name);
+	}
+	an_unknown_targets(ev, v);
+}
+
+/*
+ * ln TARGET... LINK: a link to a file outside the project lets a later
+ * write through the link (even in the same line) land outside. The target
+ * of a symbolic link is resolved from the link's directory.
+ */
+static void
+ln_targets(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest)
+{
+	char base[SBX_PATH_MAX], path[SBX_PATH_MAX], res[SBX_PATH_MAX];
+	int k, opts = 1;
+	const char *s;
+
+	if (dest >= 0 && an_word_path(ev, &v->w[dest], path, sizeof(path)) == 1 &&
+	    (ev->cwd_known || path[0] == '/') &&
+	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) == 0) {
+		char *slash = strrchr(res, '/');
+
+		/* the link's directory, or the link itself when it is one */
+		if (slash != NULL && slash != res)
+			*slash = '\0';
+		snprintf(base, sizeof(base), "%s", res);
+	} else if (ev->cwd_known) {
+		snprintf(base, sizeof(base), "%s", ev->cwd);
+	} else {
+		base[0] = '\0';
+	}
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && an_is_opt(&v->w[k])) {
+			if (s[1] != '-' && strlen(s) == 2 && strchr(pr->optarg, s[1]))
+				k++;
+			continue;
+		}
+		if (k == dest)
+			continue;
+		if (an_word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
+		    base[0] == '\0' || path_resolve(base, ev->call->home, path, res,
+		    sizeof(res)) < 0 || ev->p->folder == NULL ||
+		    !path_within(res, ev->p->folder)) {
+			ev_factor(ev, F_WRITE_OUT);
+			ev_note(ev, POLICY_ESCALATE, "write", "builtin: link outside",
+			    "ln links to %s, outside the project: writes through the "
+			    "link would land there", s);
+			return;
+		}
+	}
+}
+
+static int
+is_dir(const struct ev *ev, const char *path)
+{
+	char res[SBX_PATH_MAX];
+	struct stat st;
+
+	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
+	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) < 0)
+		return 0;
+	return stat(res, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * The destination of cp/mv/ln/install. Into an existing directory, each
+ * source lands at DIR/basename; a recursive copy into it may overwrite
+ * anything below (escalated when that reaches protected files); onto a
+ * new name, the name is written (replaced whole by mv and cp -r).
+ */
+static void
+cpmv_dest(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest,
+    int tflag)
+{
+	char path[SBX_PATH_MAX], src[SBX_PATH_MAX], probe[SBX_PATH_MAX * 2];
+	int k, opts = 1, recursive, is_mv = strcmp(pr->name, "mv") == 0;
+	const char *s, *base;
+
+	recursive = strcmp(pr->name, "cp") == 0 && (an_has_short(v, 1, 'r', "") ||
+	    an_has_short(v, 1, 'R', "") || an_has_short(v, 1, 'a', "") ||
+	    an_has_word(v, 1, "--recursive") || an_has_word(v, 1, "--archive"));
+	if (an_word_path(ev, &v->w[dest], path, sizeof(path)) != 1) {
+		an_write_word(ev, v, &v->w[dest]);
+		return;
+	}
+	if (!is_dir(ev, path) && tflag < 0) {
+		if (recursive || is_mv)
+			trig_write_tree(ev, path, pr->name, 0);
+		else
+			trig_write(ev, path, pr->name);
+		return;
+	}
+	/* each source lands at DIR/basename; a recursive copy may also
+	 * overwrite anything below (escalated if that reaches sbx's files) */
+	if (recursive)
+		trig_write_tree(ev, path, pr->name, 1);
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && an_is_opt(&v->w[k])) {
+			if (an_cluster_takes_next(s, pr->optarg))
+				k++;
+			continue;
+		}
+		if (k == dest)
+			continue;
+		if (an_word_path(ev, &v->w[k], src, sizeof(src)) != 1) {
+			trig_write(ev, NULL, pr->name);
+			continue;
+		}
+		while (strlen(src) > 1 && src[strlen(src) - 1] == '/')
+			src[strlen(src) - 1] = '\0';
+		base = strrchr(src, '/');
+		base = base ? base + 1 : src;
+		snprintf(probe, sizeof(probe), "%s/%s", path, base);
+		trig_write(ev, probe, pr->name);
+	}
+}
+
+/*
+ * cp -a/-P/-R copy a symlink as a symlink: a copy of a link to /etc is a
+ * new way out, and a write through it later in the line is not seen.
+ * A source that is itself a link to outside the project escalates.
+ */
+static void
+copies_link_out(struct ev *ev, const struct sh_word *w, const char *what)
+{
+	char path[SBX_PATH_MAX], dir[SBX_PATH_MAX], res[SBX_PATH_MAX * 2];
+	const char *slash;
+	struct stat st;
+
+	if (an_word_path(ev, w, path, sizeof(path)) != 1 ||
+	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known))
+		return;
+	while (strlen(path) > 1 && path[strlen(path) - 1] == '/')
+		path[strlen(path) - 1] = '\0';
+	slash = strrchr(path, '/');
+	if (slash == NULL) {
+		snprintf(dir, sizeof(dir), ".");
+	} else {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1), path);
+	}
+	if (path_resolve(ev->cwd, ev->call->home, dir, res, SBX_PATH_MAX) < 0)
+		return;
+	snprintf(res + strlen(res), sizeof(res) - strlen(res), "/%s",
+	    slash ? slash + 1 : path);
+	if (lstat(res, &st) < 0 || !S_ISLNK(st.st_mode))
+		return;
+	if (path_resolve(ev->cwd, ev->call->home, path, dir, sizeof(dir)) == 0 &&
+	    ev->p->folder != NULL && path_within(dir, ev->p->folder))
+		return;
+	ev_factor(ev, F_WRITE_OUT);
+	ev_note(ev, POLICY_ESCALATE, "write", "builtin: link outside",
+	    "%s copies %s, a link to outside the project: writes through the "
+	    "copy would land there", what, path);
+}
+
+void
+an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	int k, n = 0, opts = 1, target = -1, last = -1;
+	const char *tdir = NULL;
+	const char *s;
+	int is_mv = strcmp(pr->name, "mv") == 0;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && an_is_opt(&v->w[k])) {
+			const char *q;
+
+			if (strncmp(s, "--target-directory=", 19) == 0) {
+				tdir = s + 19;
+				continue;
+			}
+			if (strcmp(s, "--target-directory") == 0 && k + 1 < v->n) {
+				target = ++k;
+				continue;
+			}
+			if (s[1] == '-')
+				continue;
+			/* a cluster (-rt DIR, -tDIR, -fS .bak) read as getopt */
+			for (q = s + 1; *q != '\0'; q++) {
+				if (strchr(pr->optarg, *q) == NULL)
+					continue;
+				if (*q == 't' && q[1] != '\0')
+					tdir = q + 1;
+				else if (*q == 't' && k + 1 < v->n)
+					target = ++k;
+				else if (q[1] == '\0' && k + 1 < v->n)
+					k++;
+				break;
+			}
+			continue;
+		}
+		n++;
+		last = k;
+	}
+	if (tdir != NULL) {
+		/* -tDIR or --target-directory=DIR: each source lands in DIR */
+		char probe[SBX_PATH_MAX * 2];
+		int j;
+
+		for (j = 1; j < v->n; j++) {
+			const char *b;
+
+			if (an_is_opt(&v->w[j]) || !an_lit(&v->w[j]))
+				continue;
+			b = strrchr(v->w[j].s, '/');
+			snprintf(probe, sizeof(probe), "%s/%s", tdir,
+			    b ? b + 1 : v->w[j].s);
+			trig_write(ev, probe, pr->name);
+		}
+		trig_write_tree(ev, tdir, pr->name, 1);
+	} else if (target >= 0)
+		cpmv_dest(ev, v, pr, target, target);
+	else if (v->extra)
+		trig_write(ev, NULL, pr->name);
+	else if (last >= 0 && n >= 2)
+		cpmv_dest(ev, v, pr, last, -1);
+	else if (n < 2 && target < 0 && tdir == NULL) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: an_operands",
+		    "%s with fewer than two an_operands", pr->name);
+	}
+	/* ln: writes through the new link land on its target */
+	if (strcmp(pr->name, "ln") == 0)
+		ln_targets(ev, v, pr, target >= 0 ? target : last);
+	/* sources: read; mv also removes them */
+	opts = 1;
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && an_is_opt(&v->w[k])) {
+			if (s[1] != '-' && strlen(s) == 2 && strchr(pr->optarg, s[1]))
+				k++;
+			continue;
+		}
+		if (k == last && target < 0)
+			continue;
+		if (is_mv) {
+			an_write_tree_word(ev, v, &v->w[k]);
+		} else {
+			an_op_read(ev, v, &v->w[k], 0);
+			copies_link_out(ev, &v->w[k], pr->name);
+		}
+	}
+}
+
+void
+an_cls_dd(struct ev *ev, struct cmdv *v)
+{
+	int k;
+
+	if (v->extra)
+		trig_write(ev, NULL, "dd");
+	for (k = 1; k < v->n; k++) {
+		struct sh_word *w = &v->w[k];
+
+		if (strncmp(w->s, "of=", 3) == 0) {
+			if (an_lit(w))
+				trig_write(ev, w->s + 3, "dd");
+			else
+				trig_write(ev, NULL, "dd");
+		} else if (strncmp(w->s, "if=", 3) == 0 && an_lit(w)) {
+			trig_read(ev, w->s + 3, "dd");
+		}
+	}
+}

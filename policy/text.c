@@ -1,0 +1,504 @@
+/*
+ * text.c - find, sed and awk: their scripts and -exec commands.
+ *
+ * Rules:
+ * - find -exec CMD is judged as CMD, with {} standing for a file below the
+ *   search path; {} glued into a word (sh -c 'rm {}') is unknown data.
+ * - sed and awk programs are scanned for what reaches outside them (sed w,
+ *   e, r; awk system(), pipes, getline, print > FILE); what the scanner
+ *   does not understand escalates.
+ */
+#include "policy/analyse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The -name/-iname pattern of a find, or "found" (names the {} file). */
+static const char *
+find_name(const struct cmdv *v)
+{
+	int k;
+
+	for (k = 1; k + 1 < v->n; k++)
+		if (an_lit(&v->w[k]) && (strcmp(v->w[k].s, "-name") == 0 ||
+		    strcmp(v->w[k].s, "-iname") == 0) && an_lit(&v->w[k + 1]) &&
+		    strchr(v->w[k + 1].s, '/') == NULL && v->w[k + 1].s[0] != '\0')
+			return v->w[k + 1].s;
+	return "found";
+}
+
+void
+an_cls_find(struct ev *ev, struct cmdv *v)
+{
+	int k, j, npaths = 0;
+	const struct sh_word *path = NULL;
+	const char *s;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (an_lit(&v->w[k]) && (s[0] == '-' || s[0] == '(' || s[0] == '!') &&
+		    strcmp(s, "-") != 0 && !(k == 1 && (strcmp(s, "-H") == 0 ||
+		    strcmp(s, "-L") == 0 || strcmp(s, "-P") == 0)))
+			break;
+		if (k == 1 && an_lit(&v->w[k]) && (strcmp(s, "-H") == 0 ||
+		    strcmp(s, "-L") == 0 || strcmp(s, "-P") == 0))
+			continue;
+		npaths++;
+		path = &v->w[k];
+		an_op_read(ev, v, &v->w[k], 0);
+	}
+	for (; k < v->n; k++) {
+		s = v->w[k].s;
+		if (!an_lit(&v->w[k]))
+			continue;
+		if (strcmp(s, "-delete") == 0) {
+			ev_factor(ev, F_DESTRUCTIVE);
+			if (npaths == 0) {
+				trig_write_tree(ev, ".", "find -delete", 1);
+			} else {
+				for (j = 1; j < v->n; j++) {
+					if (v->w[j].s[0] == '-' && an_lit(&v->w[j]))
+						break;
+					char p2[SBX_PATH_MAX];
+
+					if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
+						trig_write_tree(ev, p2, "find -delete", 1);
+					else
+						an_write_word(ev, v, &v->w[j]);
+				}
+			}
+			an_check_catastrophic_tree(ev, v, "find -delete");
+		} else if (strncmp(s, "-fprint", 7) == 0 || strcmp(s, "-fls") == 0) {
+			if (k + 1 < v->n)
+				an_write_word(ev, v, &v->w[k + 1]);
+			k++;
+		} else if (strcmp(s, "-ok") == 0 || strcmp(s, "-okdir") == 0) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: find",
+			    "find %s asks on a terminal the agent does not have", s);
+			return;
+		} else if (strcmp(s, "-exec") == 0 || strcmp(s, "-execdir") == 0) {
+			struct cmdv in = *v;
+			int end;
+
+			for (end = k + 1; end < v->n; end++)
+				if (an_lit(&v->w[end]) && (strcmp(v->w[end].s, ";") == 0 ||
+				    strcmp(v->w[end].s, "+") == 0))
+					break;
+			if (end == k + 1) {
+				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: find",
+				    "find %s without a command", s);
+				return;
+			}
+			/* {} stands for a file found below the search path */
+			in.w = malloc((size_t)(end - k - 1) * sizeof(*in.w));
+			if (in.w == NULL) {
+				ev_note(ev, POLICY_DENY, "shell", "builtin: memory",
+				    "out of memory");
+				return;
+			}
+			in.n = end - k - 1;
+			in.extra = 0;
+			for (j = 0; j < in.n; j++) {
+				in.w[j] = v->w[k + 1 + j];
+				if (strstr(in.w[j].s, "{}") != NULL && j > 0) {
+					/* {} glued into a word (sh -c 'rm {}') puts a
+					 * file name into code: unknown */
+					if (npaths == 1 && an_wtext(path) != NULL &&
+					    strcmp(in.w[j].s, "{}") == 0) {
+						char buf[SBX_PATH_MAX];
+						char *d;
+
+						/* a file below the path, named as -name says */
+						snprintf(buf, sizeof(buf), "%s/%s", path->s,
+						    find_name(v));
+						d = sh_strdup(v->sp, buf, strlen(buf));
+						if (d != NULL) {
+							in.w[j].s = d;
+							in.w[j].len = strlen(d);
+							in.w[j].flags = SH_W_LITERAL;
+						} else {
+							in.w[j].flags = SH_W_VAR;
+						}
+					} else {
+						in.w[j].flags = SH_W_VAR;
+					}
+				}
+			}
+			/* a writer run on found files changes the tree below the
+			 * search path: like -delete, escalate if that reaches a
+			 * protected file */
+			if (in.n > 0 && an_lit(&in.w[0])) {
+				const struct prog *xp = an_prog_find(in.w[0].s);
+
+				if (xp == NULL || (xp->cls != C_READ &&
+				    xp->cls != C_GREP && xp->cls != C_NOFILE)) {
+					if (npaths == 0)
+						trig_write_tree(ev, ".", "find -exec", 1);
+					for (j = 1; j <= npaths && j < v->n; j++) {
+						char p2[SBX_PATH_MAX];
+
+						if (an_word_path(ev, &v->w[j], p2,
+						    sizeof(p2)) == 1)
+							trig_write_tree(ev, p2, "find -exec", 1);
+					}
+				}
+			}
+			an_eval_argv(ev, &in);
+			free(in.w);
+			k = end;
+		}
+	}
+}
+
+/* Scans a sed script; returns NULL when harmless, else why not. */
+static const char *
+sed_script_danger(const char *s)
+{
+	const char *p = s;
+	char d;
+
+	while (*p != '\0') {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == ';' ||
+		    *p == '{' || *p == '}' || *p == '!')
+			p++;
+		if (*p == '\0')
+			break;
+		/* addresses */
+		for (;;) {
+			if (*p >= '0' && *p <= '9') {
+				while ((*p >= '0' && *p <= '9') || *p == '~')
+					p++;
+			} else if (*p == '$') {
+				p++;
+			} else if (*p == '/' || *p == '\\') {
+				d = *p == '\\' ? p[1] : '/';
+				p += *p == '\\' ? 2 : 1;
+				while (*p != '\0' && *p != d) {
+					if (*p == '\\' && p[1] != '\0')
+						p++;
+					p++;
+				}
+				if (*p == '\0')
+					return "unterminated address";
+				p++;
+				while (*p == 'I' || *p == 'M')
+					p++;
+			} else {
+				break;
+			}
+			while (*p == ' ')
+				p++;
+			if (*p == ',' || *p == '+' || *p == '~') {
+				p++;
+				continue;
+			}
+			break;
+		}
+		while (*p == ' ' || *p == '!')
+			p++;
+		switch (*p) {
+		case '\0':
+			return NULL;
+		case 's':
+		case 'y':
+			{
+				char cmd = *p;
+				int part;
+
+				d = p[1];
+				if (d == '\0' || d == '\n' || d == '\\')
+					return "malformed s command";
+				p += 2;
+				for (part = 0; part < 2; part++) {
+					while (*p != '\0' && *p != d) {
+						if (*p == '\\' && p[1] != '\0')
+							p++;
+						p++;
+					}
+					if (*p == '\0')
+						return "unterminated s command";
+					p++;
+				}
+				if (cmd == 's')
+					while (*p != '\0' && *p != ';' && *p != '\n' &&
+					    *p != '}' && *p != ' ') {
+						if (*p == 'w' || *p == 'W')
+							return "the s///w flag writes a file";
+						if (*p == 'e')
+							return "the s///e flag runs a command";
+						p++;
+					}
+			}
+			break;
+		case 'w': case 'W':
+			return "the w command writes a file";
+		case 'e':
+			return "the e command runs a command";
+		case 'r': case 'R':
+			return "the r command reads a file";
+		case '#':
+			while (*p != '\0' && *p != '\n')
+				p++;
+			break;
+		case 'a': case 'i': case 'c':
+		case ':': case 'b': case 't': case 'T':
+			/* text or a label. Stopping at ";" too may read text as
+			 * commands: that can only escalate, never hide a "w". */
+			while (*p != '\0' && *p != '\n' && *p != ';')
+				p++;
+			break;
+		case 'q': case 'Q': case 'l': case 'L':
+			p++;
+			while (*p >= '0' && *p <= '9')
+				p++;
+			break;
+		case 'p': case 'P': case 'd': case 'D': case 'n': case 'N':
+		case 'g': case 'G': case 'h': case 'H': case 'x': case '=':
+		case 'z': case 'F':
+			p++;
+			break;
+		default:
+			return "a sed command the policy does not understand";
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The options of one sed short-option cluster, read as getopt would:
+ * -i[SUFFIX] (in place; the rest is the suffix), -e SCRIPT, -f FILE and
+ * -l N take the rest of the cluster or the next word. Returns the index
+ * of the last word used; sets *inplace, *script (NULL if none), *file.
+ */
+static int
+sed_cluster(struct cmdv *v, int k, int *inplace, const char **script,
+    int *file)
+{
+	const char *q = v->w[k].s + 1;
+
+	for (; *q != '\0'; q++) {
+		switch (*q) {
+		case 'i':
+			*inplace = 1;
+			return k;       /* the rest is a backup suffix */
+		case 'e': case 'f': case 'l':
+			if (*q == 'f')
+				*file = 1;
+			if (q[1] != '\0') {
+				if (*q == 'e')
+					*script = q + 1;
+				return k;
+			}
+			if (k + 1 < v->n) {
+				k++;
+				if (*q == 'e')
+					*script = an_lit(&v->w[k]) ? v->w[k].s :
+					    "w unknown";
+			}
+			return k;
+		default:
+			break;          /* n, E, r, s, u, z: flags */
+		}
+	}
+	return k;
+}
+
+void
+an_cls_sed(struct ev *ev, struct cmdv *v)
+{
+	int k, inplace = 0, script_seen = 0, opts = 1, file = 0, first_pass;
+	const char *s, *why;
+
+	/* two passes: options may follow the files (sed s/a/b/ f -i) */
+	for (first_pass = 1; first_pass >= 0; first_pass--) {
+		opts = 1;
+		script_seen = 0;
+		for (k = 1; k < v->n; k++) {
+			struct sh_word *w = &v->w[k];
+			const char *script = NULL;
+
+			s = w->s;
+			if (opts && an_lit(w) && strcmp(s, "--") == 0) {
+				opts = 0;
+				continue;
+			}
+			if (an_lit(w) && w->len == 0 && k > 1 &&
+			    an_lit(&v->w[k - 1]) && strcmp(v->w[k - 1].s, "-i") == 0)
+				continue;       /* BSD sed -i '': the suffix */
+			if (opts && an_is_opt(w)) {
+				if (strncmp(s, "--in-place", 10) == 0) {
+					inplace = 1;
+				} else if (strcmp(s, "--expression") == 0 && k + 1 < v->n) {
+					k++;
+					script = an_lit(&v->w[k]) ? v->w[k].s : "w unknown";
+				} else if (strncmp(s, "--expression=", 13) == 0) {
+					script = s + 13;
+				} else if (strncmp(s, "--file", 6) == 0) {
+					file = 1;
+				} else if (s[1] != '-') {
+					k = sed_cluster(v, k, &inplace, &script, &file);
+				}
+				if (file) {
+					ev_factor(ev, F_UNKNOWN);
+					ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
+					    "sed -f runs a script file that is not analysed");
+					return;
+				}
+				if (script != NULL) {
+					script_seen = 1;
+					if ((why = sed_script_danger(script)) != NULL) {
+						ev_note(ev, POLICY_ESCALATE, "shell",
+						    "builtin: sed", "sed script: %s", why);
+						return;
+					}
+				}
+				continue;
+			}
+			if (!script_seen) {
+				script_seen = 1;
+				if (!an_lit(w)) {
+					ev_factor(ev, F_UNKNOWN);
+					ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
+					    "sed script is only known at run time");
+					return;
+				}
+				if ((why = sed_script_danger(s)) != NULL) {
+					ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
+					    "sed script: %s", why);
+					return;
+				}
+				continue;
+			}
+			if (first_pass)
+				continue;       /* files: once inplace is known */
+			if (inplace)
+				an_write_word(ev, v, w);
+			else
+				an_op_read(ev, v, w, 0);
+		}
+	}
+	if (inplace && v->extra)
+		trig_write(ev, NULL, "sed -i");
+}
+
+/*
+ * Scans an awk program for what reaches outside it. Returns NULL when
+ * harmless, else why not. Comparisons (NR > 1, $1 > 10, a || b) are not
+ * redirections: ">" counts only inside a print or printf statement and
+ * outside parentheses; "print > \"FILE\"" is a write to FILE.
+ */
+static const char *
+awk_program_danger(struct ev *ev, const char *s)
+{
+	const char *q;
+	int in_print = 0, paren = 0;
+
+	for (q = s; *q != '\0'; q++) {
+		if (*q == '\\' && q[1] != '\0') {
+			q++;
+			continue;
+		}
+		if (*q == '"') {
+			for (q++; *q != '\0' && *q != '"'; q++)
+				if (*q == '\\' && q[1] != '\0')
+					q++;
+			if (*q == '\0')
+				return "unterminated string";
+			continue;
+		}
+		if (strncmp(q, "system", 6) == 0)
+			return "system() runs commands";
+		if (strncmp(q, "getline", 7) == 0)
+			return "getline reads commands or files";
+		if (strncmp(q, "ENVIRON", 7) == 0)
+			return "ENVIRON reads the environment";
+		if (*q == '|') {
+			if (q[1] == '|') {
+				q++;
+				continue;
+			}
+			return "a pipe runs a command";
+		}
+		if ((strncmp(q, "print", 5) == 0) && (q == s || !(q[-1] == '_' ||
+		    (q[-1] >= 'a' && q[-1] <= 'z') || (q[-1] >= 'A' && q[-1] <= 'Z')))) {
+			in_print = 1;
+			paren = 0;
+			q += 4;
+			continue;
+		}
+		if (*q == ';' || *q == '}' || *q == '\n') {
+			in_print = 0;
+			continue;
+		}
+		if (*q == '(')
+			paren++;
+		else if (*q == ')' && paren > 0)
+			paren--;
+		if (*q == '>' && in_print && paren == 0) {
+			const char *t = q + 1 + (q[1] == '>');
+			char file[SBX_PATH_MAX];
+			size_t n;
+
+			while (*t == ' ' || *t == '\t')
+				t++;
+			if (*t != '"')
+				return "output goes to a file named at run time";
+			n = strcspn(t + 1, "\"");
+			if (t[1 + n] != '"' || n == 0 || n >= sizeof(file))
+				return "output goes to a file named at run time";
+			memcpy(file, t + 1, n);
+			file[n] = '\0';
+			trig_write(ev, file, "awk");
+			q = t + 1 + n;
+		}
+	}
+	return NULL;
+}
+
+void
+an_cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	int k, prog_seen = 0;
+	const char *s, *why;
+
+	for (k = 1; k < v->n; k++) {
+		struct sh_word *w = &v->w[k];
+
+		s = w->s;
+		if (an_lit(w) && (strncmp(s, "-f", 2) == 0 || strncmp(s, "--file", 6) == 0 ||
+		    strcmp(s, "-i") == 0 || strncmp(s, "--include", 9) == 0 ||
+		    strcmp(s, "-E") == 0 || strcmp(s, "--exec") == 0 ||
+		    strcmp(s, "-l") == 0 || strcmp(s, "--load") == 0)) {
+			ev_factor(ev, F_UNKNOWN | F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
+			    "%s %s runs a program file that is not analysed",
+			    pr->name, s);
+			return;
+		}
+		if (an_lit(w) && (strcmp(s, "-F") == 0 || strcmp(s, "-v") == 0)) {
+			k++;
+			continue;
+		}
+		if (an_lit(w) && s[0] == '-' && s[1] != '\0')
+			continue;       /* other options, and "--" */
+		if (!prog_seen) {
+			prog_seen = 1;
+			if (!an_lit(w)) {
+				ev_factor(ev, F_UNKNOWN);
+				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
+				    "awk program is only known at run time");
+				return;
+			}
+			if ((why = awk_program_danger(ev, s)) != NULL) {
+				ev_factor(ev, F_UNKNOWN);
+				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
+				    "awk program: %s", why);
+				return;
+			}
+			continue;
+		}
+		if (!(w->flags & SH_W_ASSIGN) && !(an_lit(w) && strchr(s, '=') != NULL))
+			an_op_read(ev, v, w, 0);
+	}
+}

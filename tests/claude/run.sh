@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# run.sh - sbx with the real Claude Code CLI (`make test-claude`).
+#
+# Installs @anthropic-ai/claude-code from npm into a cache outside the
+# repository if it is missing, then runs `claude -p` in a folder prepared
+# with `sbx init --claude`, against fake-api.mjs (a scripted stand-in for
+# the model API on 127.0.0.1), with sbxd running and a scripted approver
+# approving whatever is pending. The stand-in's scripted model makes three
+# tool calls:
+#   1. Bash `ls`                     safe: runs inside the agent
+#   2. Bash `git push origin main`   escalated, approved, run by sbxd
+#   3. Write .claude/settings.json   denied by sbx's self-protection
+# and the test reads what the model received (the stand-in records every
+# request) and what Claude Code reported about its hooks (stream-json with
+# --include-hook-events). Prints TAP.
+#
+# Environment:
+#   SBX_BIN               directory of sbx, sbx-hook, sbxd (set by make)
+#   SBX_CLAUDE            use this claude executable instead of the cache
+#   SBX_CLAUDE_CACHE      the npm prefix it is installed into (default
+#                         ${XDG_CACHE_HOME:-$HOME/.cache}/sbx-test-npm/claude-code)
+#   SBX_CLAUDE_VERSION    install this version (default: latest, once)
+#   SBX_KEEP=1            keep the temporary folder for a look afterwards
+#
+# Nothing leaves the machine except the npm install: Claude Code gets a
+# temporary HOME, a dummy API key, ANTHROPIC_BASE_URL pointing at the
+# stand-in, and the variables that turn off its other traffic.
+#
+# Observed with Claude Code 2.1.332 (what the assertions rely on):
+# - in print mode it sends only POST /v1/messages?beta=true, streaming, one
+#   per turn (no count_tokens, no title or other side requests), and its
+#   debug log shows no other endpoint with the variables set below;
+# - a PreToolUse deny reason reaches the model as the tool_result content,
+#   prefixed "PreToolUse:Bash hook error: ", with is_error true;
+# - SessionStart additionalContext arrives as a role "system" message
+#   "SessionStart hook additional context: ...";
+# - a PostToolUse hook exiting 2 reaches the model as a role "system"
+#   message "PostToolUse:Bash hook blocking error from command: ...";
+# - --include-hook-events reports each hook run (hook_response with
+#   hook_name, exit_code, outcome) in the stream-json output.
+HERE=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/integration/lib.sh
+. "$HERE/../integration/lib.sh"
+
+START=$(date +%s)
+FAKE_PID=""
+APPR_PID=""
+# shellcheck disable=SC2317 # called by the trap
+claude_cleanup() {
+	[ -n "$APPR_PID" ] && kill "$APPR_PID" 2>/dev/null && wait "$APPR_PID" 2>/dev/null
+	[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null
+	[ "${SBX_KEEP:-}" ] && echo "# kept $T"
+	cleanup
+}
+trap claude_cleanup EXIT
+diag() { sed 's/^/#   /'; }
+bail() { echo "Bail out! $*"; exit 1; }
+
+for tool in node npm jq git; do
+	command -v "$tool" >/dev/null || bail "test-claude needs $tool"
+done
+
+# --- The real client, installed once into a cache outside the repo ------
+CACHE=${SBX_CLAUDE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sbx-test-npm/claude-code}
+installed_version() {
+	jq -r .version "$CACHE/node_modules/@anthropic-ai/claude-code/package.json" 2>/dev/null
+}
+if [ -n "${SBX_CLAUDE:-}" ]; then
+	CLAUDE=$SBX_CLAUDE
+else
+	CLAUDE="$CACHE/node_modules/.bin/claude"
+	want=${SBX_CLAUDE_VERSION:-}
+	if [ ! -x "$CLAUDE" ] || { [ -n "$want" ] && [ "$(installed_version)" != "$want" ]; }; then
+		mkdir -p "$CACHE" || bail "cannot create $CACHE"
+		echo "# installing @anthropic-ai/claude-code@${want:-latest} into $CACHE (npm)"
+		# A lock, so two runs do not install into the same prefix at once.
+		if ! flock "$CACHE/.lock" timeout 600 npm install --prefix "$CACHE" \
+			--no-audit --no-fund --loglevel=error \
+			"@anthropic-ai/claude-code@${want:-latest}" >"$T/npm.log" 2>&1; then
+			diag <"$T/npm.log"
+			bail "npm install @anthropic-ai/claude-code failed (see above)"
+		fi
+	fi
+fi
+[ -x "$CLAUDE" ] || bail "no claude executable at $CLAUDE"
+CLAUDE_VERSION=$("$CLAUDE" --version 2>/dev/null | head -1)
+echo "# Claude Code: ${CLAUDE_VERSION:-unknown} ($CLAUDE)"
+
+# --- The folder: a git repo with a local bare remote, sbx init --claude ---
+git init -q --bare "$T/remote.git"
+git -C "$FOLDER" init -q -b main
+git -C "$FOLDER" -c user.name=sbx-test -c user.email=sbx-test@example.invalid \
+	commit -q --allow-empty -m "first commit"
+git -C "$FOLDER" remote add origin "$T/remote.git"
+MARKER="marker-$$-$RANDOM.txt"
+echo "only ls shows this name" >"$FOLDER/$MARKER"
+"$SBX" init --claude "$FOLDER" >"$T/init.out" 2>&1
+ok $? "sbx init --claude prepares the folder and registers the hooks"
+SETTINGS="$FOLDER/.claude/settings.json"
+cp "$SETTINGS" "$T/settings.before"
+is "$(jq -r '[.hooks.PreToolUse[0].hooks[0].command, .hooks.PostToolUse[0].hooks[0].command,
+	      .hooks.SessionStart[0].hooks[0].command] | join(",")' "$SETTINGS")" \
+	"$HOOK pre,$HOOK post,$HOOK session-start" \
+	"settings.json runs sbx-hook pre, post and session-start by absolute path"
+# Do not sit for minutes if something is off (the registered hook timeout
+# stays longer than this wait).
+set_limits '{"hook_wait_seconds": 60}'
+
+start_daemon
+ok $? "sbxd starts and serves the folder"
+
+# The scripted approver: approves whatever is pending, logs what it did.
+(
+	while :; do
+		"$SBX" -C "$FOLDER" pending --json 2>/dev/null | jq -r '.[] | [.id, .command] | @tsv' |
+		while IFS=$(printf '\t') read -r id cmd; do
+			"$SBX" -C "$FOLDER" approve "$id" >/dev/null 2>>"$T/approver.err" &&
+				printf '%s\t%s\n' "$id" "$cmd" >>"$T/approved"
+		done
+		sleep 0.2
+	done
+) &
+APPR_PID=$!
+
+# --- The stand-in for the model API -----------------------------------------
+jq -n --arg settings "$SETTINGS" '[
+  {name: "Bash",  input: {command: "ls", description: "List the folder"}},
+  {name: "Bash",  input: {command: "git push origin main", description: "Publish main"}},
+  {name: "Write", input: {file_path: $settings, content: "{\"hooks\": {}}\n"}}
+]' >"$T/script.json"
+REQ="$T/requests.jsonl"
+: >"$REQ"
+node "$HERE/fake-api.mjs" "$T/script.json" "$REQ" "$T/port" 2>"$T/fake-api.err" &
+FAKE_PID=$!
+wait_for 10 test -s "$T/port" || { diag <"$T/fake-api.err"; bail "the fake API did not start"; }
+PORT=$(cat "$T/port")
+echo "# fake API on 127.0.0.1:$PORT"
+
+# --- Claude Code, print mode --------------------------------------------------
+mkdir -p "$T/home"
+t0=$(date +%s%N)
+(cd "$FOLDER" && env -i PATH="$PATH" HOME="$T/home" TMPDIR="${TMPDIR:-/tmp}" \
+	LANG=C.UTF-8 TERM=dumb SBX_CONFIG_DIR="$SBX_CONFIG_DIR" \
+	ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY=sk-ant-sbx-test-dummy \
+	NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost \
+	CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 \
+	DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 IS_SANDBOX=1 \
+	timeout 240 "$CLAUDE" -p "Run the scripted steps." \
+		--permission-mode bypassPermissions --no-session-persistence \
+		--output-format stream-json --verbose --include-hook-events \
+		--debug-file "$T/claude-debug.log" \
+	>"$T/claude.jsonl" 2>"$T/claude.err")
+rc=$?
+CLAUDE_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+is "$rc" 0 "claude -p exits 0 (took ${CLAUDE_MS} ms)"
+[ "$rc" -eq 0 ] || { tail -20 "$T/claude.err" | diag; tail -20 "$T/claude-debug.log" | diag; }
+is "$(jq -r 'select(.type == "result") | .subtype' "$T/claude.jsonl" 2>/dev/null)" "success" \
+	"Claude Code reports a successful session"
+echo "# the stand-in answered $(wc -l <"$REQ" | tr -d ' ') request(s):" \
+	"$(jq -r '"\(.method) \(.url | split("?")[0])"' "$REQ" | sort | uniq -c | tr -s ' \n' ' ')"
+
+# What the model received: the last agent-loop request holds the whole
+# conversation. tool_result TOOLU: that result as {content (text), is_error}.
+LAST=$(jq -c 'select(.body.tools? and any(.body.tools[]; .name == "Bash"))' "$REQ" | tail -1)
+[ -n "$LAST" ] || LAST='{}'
+tool_result() {
+	printf '%s' "$LAST" | jq -c --arg id "$1" '[.body.messages[]? | select(.content | type == "array")
+	  | .content[] | select(.type == "tool_result" and .tool_use_id == $id)][0] // {}
+	  | {is_error: (.is_error // false),
+	     content: (if (.content | type) == "string" then .content
+		       else ([.content[]? | .text? // empty] | join("\n")) end)}'
+}
+content() { tool_result "$1" | jq -r '.content // ""'; }
+is_error() { tool_result "$1" | jq -r '.is_error'; }
+like "$(printf '%s' "$LAST" | jq -r '[.body.messages[]? | select(.role == "assistant") | .content[]?
+	| select(.type == "tool_use") | .id] | join(",")')" '^toolu_sbx_01,toolu_sbx_02,toolu_sbx_03$' \
+	"the model's three scripted tool calls all went through the loop"
+is "$(jq -r 'select(.subtype == "hook_response" and .hook_event == "PreToolUse")
+	| "\(.hook_name) \(.exit_code)"' "$T/claude.jsonl" | tr '\n' ';')" \
+	"PreToolUse:Bash 0;PreToolUse:Bash 0;PreToolUse:Write 0;" \
+	"Claude Code asked sbx-hook pre about each call, and it answered (exit 0)"
+
+# 1. A safe command runs inside the agent.
+r=$(content toolu_sbx_01)
+like "$r" "$MARKER" "ls ran inside the agent: its real output is the tool_result"
+is "$(is_error toolu_sbx_01)" "false" "and it is not an error"
+unlike "$r" "sbx:" "and sbx did not answer for it"
+
+# 2. An escalated command: approved, executed by sbxd, output to the model.
+r=$(content toolu_sbx_02)
+like "$r" "sbx: approved by [^ ]+ and ALREADY EXECUTED outside the agent as request [0-9a-f]{16} \\(exit status 0" \
+	"git push: the model is told it was approved and ALREADY EXECUTED"
+like "$r" "To $T/remote.git" "the tool_result holds git push's real output (destination)"
+like "$r" "\\[new branch\\] +main -> main" "and its real output (the branch it pushed)"
+is "$(is_error toolu_sbx_02)" "true" "it arrives as a deny (is_error), so Claude Code never ran it itself"
+id=$(printf '%s' "$r" | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
+is "$(cut -f2 "$T/approved" 2>/dev/null | tr '\n' ';')" "git push origin main;" \
+	"the approver was asked exactly once, for git push origin main"
+show=$("$SBX" -C "$FOLDER" show "${id:-none}" --json 2>/dev/null)
+is "$(printf '%s' "$show" | jq -r '"\(.status) \(.result.exit_code)"')" \
+	"done 0" "sbx show: request ${id:-?} done by sbxd, exit 0"
+is "$(printf '%s' "$show" | jq -r '"\(.agent) \(.session)"')" \
+	"claude-code $(jq -r 'select(.type == "system" and .subtype == "init") | .session_id' "$T/claude.jsonl" 2>/dev/null)" \
+	"the request came from this Claude Code session"
+is "$(git -C "$T/remote.git" rev-parse main 2>/dev/null)" "$(git -C "$FOLDER" rev-parse HEAD)" \
+	"the remote really has the commit"
+
+# 3. A write to the hook configuration is denied.
+r=$(content toolu_sbx_03)
+like "$r" "sbx: denied by policy \\(self-protection\\).*$SETTINGS" \
+	"Write .claude/settings.json: the model gets sbx's self-protection reason"
+is "$(is_error toolu_sbx_03)" "true" "as an error"
+cmp -s "$T/settings.before" "$SETTINGS"
+ok $? ".claude/settings.json is unchanged"
+
+# 4. SessionStart: sbx's context reached the model.
+first=$(jq -c 'select(.body.tools? and any(.body.tools[]; .name == "Bash"))' "$REQ" | head -1)
+like "$first" "This project is guarded by sbx \\(folder $FOLDER\\)" \
+	"SessionStart: sbx's additionalContext is in the model's first request"
+is "$(jq -r 'select(.subtype == "hook_response" and .hook_event == "SessionStart")
+	| "\(.exit_code) \(.outcome)"' "$T/claude.jsonl" | sort -u | tr '\n' ';')" "0 success;" \
+	"Claude Code reports the SessionStart hook succeeded"
+
+# 5. PostToolUse: the hook ran after the tool that ran (ls), without error.
+# Until `sbx-hook post` lands (another branch), it exits 2 as an unknown
+# mode: these checks are then reported as TODO, and count once it exists.
+todo=""
+"$HOOK" post </dev/null >/dev/null 2>"$T/post-probe.err"
+[ $? -eq 2 ] && grep -q '^usage:' "$T/post-probe.err" &&
+	todo=" # TODO sbx-hook post is not built on this branch yet"
+post_ok() {	# like ok, but a TODO failure does not fail the run
+	if [ -n "$todo" ]; then
+		_n=$((_n + 1))
+		if [ "$1" -eq 0 ]; then echo "ok $_n - $2$todo"; else echo "not ok $_n - $2$todo"; fi
+	else
+		ok "$1" "$2"
+	fi
+}
+posts=$(jq -r 'select(.subtype == "hook_response" and .hook_event == "PostToolUse")
+	| "\(.hook_name) \(.exit_code) \(.outcome)"' "$T/claude.jsonl")
+printf '%s\n' "$posts" | grep -q '^PostToolUse:Bash '
+ok $? "PostToolUse: Claude Code ran sbx-hook post after the ls call"
+[ -n "$posts" ] && ! printf '%s\n' "$posts" | grep -vq ' 0 success$'
+post_ok $? "PostToolUse: every sbx-hook post run exited 0"
+[ -n "$todo" ] && printf '%s\n' "$posts" | diag
+! grep -Eq 'PostToolUse:[A-Za-z]+ hook (blocking )?error' "$REQ"
+post_ok $? "PostToolUse: no hook error text reached the model"
+
+# The audit-log check goes here once the audit log lands: sbx-hook post
+# hands sbxd an event per tool call (file tools: path and hash after the
+# change; Bash: exit status, interrupted). Then assert that the log holds
+# an event for the ls call (exit 0, not interrupted) and none for the
+# calls sbx denied (git push ran in sbxd, the Write never ran).
+check_audit_log() {
+	_n=$((_n + 1))
+	echo "ok $_n - PostToolUse: the audit log records the ls call # SKIP the audit log is not built yet"
+}
+check_audit_log
+
+unlike "$(cat "$T/claude.err")" "[Hh]ook.*(error|fail)" "claude's stderr names no hook error"
+
+# --- Summary -------------------------------------------------------------------
+if [ "$_failed" -ne 0 ]; then
+	echo "# --- for a look: the last request's messages, claude's stderr, sbxd"
+	printf '%s' "$LAST" | jq -c '.body.messages[]?' 2>/dev/null | cut -c1-300 | diag
+	tail -20 "$T/claude.err" | diag
+	tail -20 "$T/sbxd.log" | diag
+	[ "${SBX_KEEP:-}" ] || echo "# run with SBX_KEEP=1 to keep $T"
+fi
+echo "# test-claude: $_n tests, $_failed failed, with ${CLAUDE_VERSION:-claude} in" \
+	"$(( $(date +%s) - START ))s (claude -p: ${CLAUDE_MS} ms)"
+[ -n "$todo" ] && echo "# test-claude: the PostToolUse checks marked TODO do not count until sbx-hook post exists"
+[ "$_failed" -eq 0 ] && echo "# test-claude: PASS" || echo "# test-claude: FAIL"
+done_testing
