@@ -246,14 +246,30 @@ post_ok $? "PostToolUse: every sbx-hook post run exited 0"
 ! grep -Eq 'PostToolUse:[A-Za-z]+ hook (blocking )?error' "$REQ"
 post_ok $? "PostToolUse: no hook error text reached the model"
 
-# The audit-log check goes here once the audit log lands: sbx-hook post
-# hands sbxd an event per tool call (file tools: path and hash after the
-# change; Bash: exit status, interrupted). Then assert that the log holds
-# an event for the ls call (exit 0, not interrupted) and none for the
-# calls sbx denied (git push ran in sbxd, the Write never ran).
+# The audit log: sbx-hook post hands sbxd an event per tool call that ran
+# (file tools: path and hashes; Bash: command, exit status when Claude Code
+# reports one, interrupted). The log holds one for the ls call and none
+# for the calls sbx denied (git push ran in sbxd, the Write never ran).
 check_audit_log() {
-	_n=$((_n + 1))
-	echo "ok $_n - PostToolUse: the audit log records the ls call # SKIP the audit log is not built yet"
+	local log="$FOLDER/.sandbox/audit.jsonl" ev
+	if [ -n "$todo" ] || [ ! -e "$log" ]; then
+		_n=$((_n + 1))
+		echo "ok $_n - PostToolUse: the audit log records the ls call # SKIP no audit log on this branch"
+		return
+	fi
+	wait_for 10 grep -q '"event":"post_tool_use"' "$log"
+	ev=$(jq -c 'select(.event == "post_tool_use" and .data.tool == "Bash")' "$log")
+	like "$(printf '%s' "$ev" | jq -r .data.command)" '^ls( |$)' \
+		"PostToolUse: the audit log records the ls call"
+	is "$(printf '%s' "$ev" | jq -r '"\(.data.interrupted) \(.data.exit_code // 0)"')" "false 0" \
+		"PostToolUse: not interrupted, exit 0"
+	is "$(jq -r 'select(.event == "post_tool_use") | .data.tool' "$log" | tr '\n' ';')" "Bash;" \
+		"PostToolUse: no event for the calls sbx denied (git push ran in sbxd, the Write never ran)"
+	is "$(jq -r 'select(.request == "'"${id:-none}"'") | .event' "$log" | head -5 | tr '\n' ' ')" \
+		"request_received decision approval_consumed exec_started exec_finished " \
+		"the audit log tells the git push request's story"
+	"$SBX" -C "$FOLDER" audit verify >/dev/null 2>&1
+	ok $? "sbx audit verify passes on the session's log"
 }
 check_audit_log
 
