@@ -18,6 +18,7 @@
 #include <sodium.h>
 
 #include "common/json.h"
+#include "common/originals.h"
 #include "common/queue.h"
 #include "common/util.h"
 #include "hook/post.h"
@@ -83,6 +84,35 @@ hash_file(const char *path, char hex[65], const char **why)
 	return 0;
 }
 
+/*
+ * The hash of the newest original of path that `sbx-hook pre` kept (in
+ * the last 10 minutes) before an allowed file tool replaced it: the
+ * file's hash before the change, when the client does not report it.
+ */
+static int
+original_hash(int sbfd, const char *path, char hex[65])
+{
+	char real[PATH_MAX];
+	struct original *v;
+	int n, i, rc = -1;
+
+	if (realpath(path, real))
+		path = real;
+	if ((n = originals_list(sbfd, &v)) <= 0)
+		return -1;
+	for (i = n - 1; i >= 0; i--) {
+		if (strcmp(v[i].path, path) != 0)
+			continue;
+		if (v[i].hash[0] && now_ms() - v[i].time_ms < 600000) {
+			memcpy(hex, v[i].hash, 65);
+			rc = 0;
+		}
+		break;
+	}
+	free(v);
+	return rc;
+}
+
 static void
 add_text(cJSON *o, const char *key, const char *s)
 {
@@ -105,7 +135,7 @@ is_file_tool(const char *tool)
 
 /* Builds the event document for this payload; NULL when there is none. */
 static cJSON *
-event_of(const cJSON *payload, const char *cwd)
+event_of(int sbfd, const cJSON *payload, const char *cwd)
 {
 	const cJSON *input = cJSON_GetObjectItemCaseSensitive(payload, "tool_input");
 	const cJSON *resp = cJSON_GetObjectItemCaseSensitive(payload, "tool_response");
@@ -131,18 +161,23 @@ event_of(const cJSON *payload, const char *cwd)
 		if (!p)
 			p = json_str(input, "notebook_path");
 		if (p && xsnprintf(path, sizeof(path), "%s%s%s", p[0] == '/' ? "" : cwd,
-		    p[0] == '/' ? "" : "/", p) >= 0) {
+		    p[0] == '/' ? "" : "/", p) < 0)
+			p = NULL;
+		if (p) {
 			add_text(ev, "path", path);
 			if (hash_file(path, hex, &why) == 0)
 				cJSON_AddStringToObject(ev, "after", hex);
 			else
 				cJSON_AddStringToObject(ev, "error", why);
 		}
-		/* Claude Code reports the original content of an edited file. */
+		/* The client may report the original content; else the original
+		 * sbx-hook pre kept tells the hash before the change. */
 		if ((orig = json_str(resp, "originalFile"))) {
 			crypto_generichash(h, sizeof(h), (const unsigned char *)orig, strlen(orig),
 			    NULL, 0);
 			hex_encode(hex, h, sizeof(h));
+			cJSON_AddStringToObject(ev, "before", hex);
+		} else if (p && original_hash(sbfd, path, hex) == 0) {
 			cJSON_AddStringToObject(ev, "before", hex);
 		}
 	} else if (!strcmp(tool, "Bash")) {
@@ -187,7 +222,7 @@ hook_post(void)
 	if (find_folder(cwd, folder, sizeof(folder)) < 0 &&
 	    (!envdir || find_folder(envdir, folder, sizeof(folder)) < 0))
 		goto out;
-	if ((sbfd = sandbox_open(folder, &err)) < 0 || !(ev = event_of(payload, cwd)))
+	if ((sbfd = sandbox_open(folder, &err)) < 0 || !(ev = event_of(sbfd, payload, cwd)))
 		goto out;
 	if (!(text = json_print_line(ev)))
 		goto out;

@@ -2,8 +2,9 @@
  * post.h - `sbx-hook post`: the PostToolUse hook. It records what the
  * agent actually did by handing sbxd an event file for the audit log
  * (.sandbox/queue/events/ID.json, written by atomic rename): for file
- * tools the path and BLAKE2b-256 hashes of the file before (when the
- * client reports the original content) and after the change; for Bash
+ * tools the path and BLAKE2b-256 hashes of the file before (from the
+ * original content the client reports, else from the original that
+ * `sbx-hook pre` kept in queue/originals/) and after the change; for Bash
  * the command, exit status (when reported) and `interrupted`.
  *
  * MUST never block for long (an alarm bounds it) and never fail the tool:

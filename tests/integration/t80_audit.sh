@@ -47,6 +47,14 @@ out=$(post_payload Write "{\"file_path\": \"$FOLDER/notes.txt\", \"content\": \"
 rc=$?
 is "$out" "{}" "sbx-hook post answers {}"
 is "$rc" 0 "and exits 0"
+# Without originalFile, the original that sbx-hook pre kept gives "before".
+printf 'first version\n' >"$FOLDER/kept.txt"
+payload Write "{\"file_path\": \"$FOLDER/kept.txt\", \"content\": \"second\\n\"}" |
+	CLAUDE_PROJECT_DIR="$FOLDER" "$HOOK" pre >"$T/pre-write.out"
+is "$(decision <"$T/pre-write.out")" "allow" "an allowed Write (sbx-hook pre keeps the original)"
+printf 'second\n' >"$FOLDER/kept.txt"
+post_payload Write "{\"file_path\": \"$FOLDER/kept.txt\", \"content\": \"second\\n\"}" \
+	'{"type": "update"}' | "$HOOK" post >/dev/null
 out=$(post_payload Bash '{"command": "make test"}' '{"stdout": "", "stderr": "", "interrupted": false, "exit_code": 2}' |
 	"$HOOK" post)
 is "$out" "{}" "sbx-hook post answers {} for Bash"
@@ -98,11 +106,15 @@ is "$(jq -r 'select(.request == "'"$id2"'" and .event == "request_closed") | .da
 	"denied: not today" "a denial is closed with its reason"
 like "$(jq -r 'select(.event == "file_rejected") | .data.name' "$LOG")" "not-a-request.json" \
 	"a rejected queue file is logged with why"
-w=$(jq -c 'select(.event == "post_tool_use" and .data.tool == "Write") | .data' "$LOG")
+w=$(jq -c 'select(.event == "post_tool_use" and (.data.path // "" | endswith("notes.txt"))) | .data' "$LOG")
 is "$(echo "$w" | jq -r .after)" "$(b2sum -l 256 "$FOLDER/notes.txt" | cut -d' ' -f1)" \
 	"PostToolUse Write: the file's hash after the change"
 is "$(echo "$w" | jq -r .before)" "$(printf 'old content\n' | b2sum -l 256 | cut -d' ' -f1)" \
 	"and before it (from the client's originalFile)"
+k=$(jq -c 'select(.event == "post_tool_use" and (.data.path // "" | endswith("kept.txt"))) | .data' "$LOG")
+is "$(echo "$k" | jq -r .before)" "$(printf 'first version\n' | b2sum -l 256 | cut -d' ' -f1)" \
+	"PostToolUse Write without originalFile: before is the original sbx-hook pre kept"
+is "$(echo "$k" | jq -r .after)" "$(printf 'second\n' | b2sum -l 256 | cut -d' ' -f1)" "and after the new content"
 is "$(jq -r 'select(.event == "post_tool_use" and .data.tool == "Bash") | .session' "$LOG")" "sess-1" \
 	"PostToolUse events carry the session id"
 is "$(jq -r 'select(.event == "policy_loaded") | .data.hash' "$LOG" | head -1)" \
