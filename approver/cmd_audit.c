@@ -116,7 +116,7 @@ load_head(const char *folder, struct log *l)
 static int
 log_load(const struct sbx_ctx *c, const char *folder, struct log *l)
 {
-	char *names[MAX_SEGS], tail[8];
+	char *names[MAX_SEGS];
 	struct sbx_err err;
 	struct dirent *de;
 	int sbfd, fd, cfd, n = 0, i, num, rc = -1;
@@ -134,8 +134,7 @@ log_load(const struct sbx_ctx *c, const char *folder, struct log *l)
 		goto out;
 	}
 	while ((de = readdir(d)) && n < MAX_SEGS)
-		if (strlen(de->d_name) == 18 && sscanf(de->d_name, "audit.%6d%6s", &num,
-		    tail) == 2 && strcmp(tail, ".jsonl") == 0)
+		if (audit_segment_number(de->d_name, &num))
 			names[n++] = strdup(de->d_name);
 	closedir(d);
 	qsort(names, (size_t)n, sizeof(*names), seg_cmp);
@@ -424,7 +423,7 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 	char folder[PATH_MAX], when[40], line[1024];
 	const char *req = NULL, *sess = NULL, *rid, *sid, *ev;
 	const char *p, *end, *nl;
-	int64_t since = -1, t;
+	int64_t since = -1, t, seq;
 	cJSON *arr = NULL, *doc;
 	static struct log l;
 	int i, json = 0, shown = 0;
@@ -475,8 +474,9 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 			}
 			fmt_time(t, when, sizeof(when));
 			summary(ev, cJSON_GetObjectItemCaseSensitive(doc, "data"), line, sizeof(line));
-			printf("%s  #%-6lld %-18s %-16s %-14s %s\n", when,
-			    (long long)cJSON_GetObjectItemCaseSensitive(doc, "seq")->valuedouble, ev,
+			if (json_int(doc, "seq", &seq) < 0)
+				seq = -1;
+			printf("%s  #%-6lld %-18s %-16s %-14s %s\n", when, (long long)seq, ev,
 			    rid ? rid : "-", dstr(doc, "actor"), line);
 			cJSON_Delete(doc);
 		}

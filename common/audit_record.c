@@ -360,6 +360,23 @@ audit_checkpoint_to_json(const struct audit_checkpoint *c, cJSON *o)
 	return 0;
 }
 
+int
+audit_segment_number(const char *name, int *n)
+{
+	int i, v = 0;
+
+	if (strlen(name) != 18 || strncmp(name, "audit.", 6) != 0 ||
+	    strcmp(name + 12, ".jsonl") != 0)
+		return 0;
+	for (i = 6; i < 12; i++) {
+		if (name[i] < '0' || name[i] > '9')
+			return 0;
+		v = v * 10 + (name[i] - '0');
+	}
+	*n = v;
+	return v > 0;
+}
+
 __attribute__((format(printf, 6, 7)))
 static int
 fail(struct audit_report *r, const char *kind, const char *seg, int64_t line,

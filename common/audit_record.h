@@ -74,6 +74,10 @@ int audit_checkpoint_from_json(const cJSON *o, struct audit_checkpoint *c);
 /* Adds those keys to o. 0 or -1. */
 int audit_checkpoint_to_json(const struct audit_checkpoint *c, cJSON *o);
 
+/* 1 when name is a rotated segment "audit.NNNNNN.jsonl" (six digits),
+ * with *n its number. */
+int audit_segment_number(const char *name, int *n);
+
 /* One segment of the log, in order (oldest first). */
 struct audit_seg {
 	const char *name;

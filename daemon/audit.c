@@ -44,6 +44,8 @@ struct audit {
 	int since_ckpt;             /* records after the last checkpoint */
 	int64_t last_ckpt_ms;
 	int in_rotate;
+	int broken;                 /* a torn write could not be undone: append no more */
+	int64_t failures;           /* records that could not be written */
 	unsigned char policy[32];
 	int policy_known;
 };
@@ -193,7 +195,6 @@ last_segment(int sbfd)
 {
 	struct dirent *de;
 	int fd, n, best = 0;
-	char tail[8];
 	DIR *d;
 
 	if ((fd = dup(sbfd)) < 0 || !(d = fdopendir(fd))) {
@@ -203,8 +204,7 @@ last_segment(int sbfd)
 	}
 	rewinddir(d);
 	while ((de = readdir(d)))
-		if (strlen(de->d_name) == 18 && sscanf(de->d_name, "audit.%6d%6s", &n, tail) == 2 &&
-		    strcmp(tail, ".jsonl") == 0 && n > best)
+		if (audit_segment_number(de->d_name, &n) && n > best)
 			best = n;
 	closedir(d);
 	return best;
@@ -357,11 +357,17 @@ audit_append(struct audit *a, const char *event, const char *request,
 	unsigned char hash[AUDIT_HASH_LEN];
 	char *line = NULL, *r_req = NULL, *r_sess = NULL, *r_act = NULL;
 	size_t len;
-	int rc = -1;
+	int rc = -1, written = 0;
 
 	if (!a) {
 		cJSON_Delete(data);
 		return 0;
+	}
+	if (a->broken) {
+		cJSON_Delete(data);
+		a->failures++;
+		errno = EIO;
+		return -1;
 	}
 	if (!data && !(data = cJSON_CreateObject()))
 		return -1;
@@ -371,8 +377,14 @@ audit_append(struct audit *a, const char *event, const char *request,
 		goto out;
 	line = audit_record_encode(a->seq + 1, now_ms(), a->prev, event, r_req, r_sess, r_act,
 	    data, hash, &len);
-	if (!line || write_all(a->fd, line, len) < 0)
+	if (!line)
 		goto out;
+	if (write_all(a->fd, line, len) < 0) {
+		/* Never leave half a record for the next one to follow. */
+		if (ftruncate(a->fd, (off_t)a->size) < 0)
+			a->broken = 1;  /* the next sbxd start cuts the torn tail */
+		goto out;
+	}
 	a->seq++;
 	memcpy(a->prev, hash, sizeof(hash));
 	a->size += (int64_t)len;
@@ -380,6 +392,7 @@ audit_append(struct audit *a, const char *event, const char *request,
 	if (strcmp(event, "checkpoint") != 0)
 		a->since_ckpt++;
 	rc = 0;
+	written = 1;
 	if (a->in_rotate)
 		goto out;
 	if (a->since_ckpt >= a->checkpoint_every)
@@ -387,6 +400,8 @@ audit_append(struct audit *a, const char *event, const char *request,
 	if (rc == 0 && a->size >= a->segment_bytes)
 		rc = rotate(a);
 out:
+	if (!written)
+		a->failures++;
 	free(line);
 	free(r_req);
 	free(r_sess);
@@ -556,6 +571,12 @@ audit_policy_changed(struct audit *a, const unsigned char hash[32])
 	memcpy(a->policy, hash, 32);
 	a->policy_known = 1;
 	return 1;
+}
+
+int64_t
+audit_failures(const struct audit *a)
+{
+	return a ? a->failures : 0;
 }
 
 int64_t

@@ -108,6 +108,10 @@ void audit_tick(struct audit *a);
 /* 1 when hash differs from the last policy hash seen (and remembers it). */
 int audit_policy_changed(struct audit *a, const unsigned char hash[32]);
 
+/* How many records could not be written (disk full, I/O error) so far:
+ * sbxd reports a change on stderr. */
+int64_t audit_failures(const struct audit *a);
+
 /* The head: the last record's sequence number. */
 int64_t audit_seq(const struct audit *a);
 

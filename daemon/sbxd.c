@@ -179,6 +179,7 @@ main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct daemon_opts o = { .env = env };
 	static struct audit_key akey;
+	static int64_t audit_failed[MAX_FOLDERS];
 	struct audit_opts aopts = { 0 };
 	struct inotify_event *ev;
 	struct sbx_err err;
@@ -343,8 +344,15 @@ main(int argc, char **argv)
 			next_scan = mono_ms() + RESCAN_MS;
 		}
 		/* Group commit: whatever this pass logged is made durable. */
-		for (i = 0; i < nf; i++)
+		for (i = 0; i < nf; i++) {
 			audit_tick(fs[i].audit);
+			if (audit_failures(fs[i].audit) != audit_failed[i]) {
+				audit_failed[i] = audit_failures(fs[i].audit);
+				logf_folder(&fs[i], "AUDIT LOG: %lld record(s) could not be written "
+				    "(disk full or I/O error); check .sandbox/audit.jsonl",
+				    (long long)audit_failed[i]);
+			}
+		}
 	}
 	stop_all(fs, nf);
 	for (i = 0; i < nf; i++) {

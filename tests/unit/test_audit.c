@@ -117,6 +117,16 @@ test_encoding(void)
 	free(l2);
 	cJSON_Delete(a);
 	cJSON_Delete(b);
+	{
+		int n = 0;
+
+		ok(audit_segment_number("audit.000042.jsonl", &n) && n == 42, "segment names");
+		ok(!audit_segment_number("audit.+00042.jsonl", &n) &&
+		    !audit_segment_number("audit.000000.jsonl", &n) &&
+		    !audit_segment_number("audit.00042.jsonl", &n) &&
+		    !audit_segment_number("audit.000042.jsonl.tmp", &n),
+		    "only six digits, from 1, make a segment name");
+	}
 }
 
 static void
