@@ -28,6 +28,7 @@
 
 #include <sodium.h>
 
+#include "common/accept.h"
 #include "common/db.h"
 #include "common/json.h"
 #include "common/keys.h"
@@ -232,7 +233,7 @@ sql_count(struct folder *f, const char *sql, int64_t arg)
 static struct policy *
 load_policy(struct folder *f, struct policy_error *perr)
 {
-	return policy_load(f->path, f->config, perr);
+	return policy_load_accepted(f->path, f->config, perr->msg, sizeof(perr->msg));
 }
 
 /* Starts the executor for a request that is now "running". */

@@ -24,6 +24,7 @@
 #include "common/json.h"
 #include "common/queue.h"
 #include "common/util.h"
+#include "common/accept.h"
 #include "common/originals.h"
 #include "hook/escalate.h"
 #include "hook/session.h"
@@ -129,7 +130,6 @@ static int
 hook_pre(void)
 {
 	char folder[PATH_MAX], cwd[PATH_MAX], config[PATH_MAX], msg_buf[600];
-	struct policy_error perr;
 	struct policy_result pr;
 	struct policy_call call;
 	struct esc_request rq;
@@ -191,9 +191,9 @@ hook_pre(void)
 		rc = deny("sbx: cannot find the sbx config dir; the call was not run.");
 		goto out;
 	}
-	if (!(pol = policy_load(folder, config, &perr))) {
-		rc = deny("sbx: the sandbox policy is invalid, so every call is denied: %s. "
-		    "Ask the user to fix it (`sbx policy check`).", perr.msg);
+	if (!(pol = policy_load_accepted(folder, config, msg_buf, sizeof(msg_buf)))) {
+		rc = deny("sbx: the sandbox policy is invalid or not accepted, so every call is "
+		    "denied: %s. Ask the user to fix it.", msg_buf);
 		goto out;
 	}
 	/* The wait is bounded by the policy; the alarm stays just above it. */
