@@ -218,7 +218,7 @@ run(enum dialect dl)
 				input = owned;
 			}
 			if ((s = json_str(payload, "tool_name")) && *s &&
-			    cursor_mcp_name(payload, s, mcp_name, sizeof(mcp_name)) == 0)
+			    cursor_mcp_name(payload, s, mcp_name, sizeof(mcp_name)) >= 0)
 				tool = mcp_name;
 		} else {
 			rc = deny(dl, event, "sbx: sbx-hook cursor got event \"%s\"; it handles "

@@ -583,7 +583,7 @@ tool_check_request(struct mcp_server *s, const cJSON *args)
 		/* The request may still wait for its delivery receipt: this
 		 * hands it over, so sbxd can file it under done/. */
 		if (exists_at(sbfd, "pending", id, ".json") &&
-		    xsnprintf(name, sizeof(name), "queue/delivered/%s", id) == 0 &&
+		    xsnprintf(name, sizeof(name), "queue/delivered/%s", id) >= 0 &&
 		    (fd = openat(sbfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 		    O_CLOEXEC, 0600)) >= 0)
 			close(fd);
