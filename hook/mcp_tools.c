@@ -491,7 +491,7 @@ out:
 
 /* Whether DIR/ID SUFFIX exists (not following a link). */
 static int
-exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
+queue_has(int sbfd, const char *dir, const char *id, const char *suffix)
 {
 	char name[128];
 
@@ -582,7 +582,7 @@ tool_check_request(struct mcp_server *s, const cJSON *args)
 	if ((res = read_json_at(sbfd, "results", id))) {
 		/* The request may still wait for its delivery receipt: this
 		 * hands it over, so sbxd can file it under done/. */
-		if (exists_at(sbfd, "pending", id, ".json") &&
+		if (queue_has(sbfd, "pending", id, ".json") &&
 		    xsnprintf(name, sizeof(name), "queue/delivered/%s", id) >= 0 &&
 		    (fd = openat(sbfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 		    O_CLOEXEC, 0600)) >= 0)
@@ -592,9 +592,9 @@ tool_check_request(struct mcp_server *s, const cJSON *args)
 		close(sbfd);
 		return r;
 	}
-	if (exists_at(sbfd, "pending", id, ".json")) {
-		status = exists_at(sbfd, "work", id, ".stdout") ? "running" : "pending";
-	} else if (exists_at(sbfd, "queue/new", id, ".json")) {
+	if (queue_has(sbfd, "pending", id, ".json")) {
+		status = queue_has(sbfd, "work", id, ".stdout") ? "running" : "pending";
+	} else if (queue_has(sbfd, "queue/new", id, ".json")) {
 		status = "pending";
 	} else {
 		close(sbfd);
@@ -636,9 +636,9 @@ count_requests(int sbfd, const char *dir, int *pending, int *running, cJSON *lis
 		return;
 	}
 	while ((de = readdir(d))) {
-		if (!valid_request_name(de->d_name, id) || exists_at(sbfd, "results", id, ".json"))
+		if (!valid_request_name(de->d_name, id) || queue_has(sbfd, "results", id, ".json"))
 			continue;
-		run = exists_at(sbfd, "work", id, ".stdout");
+		run = queue_has(sbfd, "work", id, ".stdout");
 		*(run ? running : pending) += 1;
 		if (cJSON_GetArraySize(list) >= 10 || !(e = cJSON_CreateObject()))
 			continue;
