@@ -39,19 +39,21 @@ static const char *
 instead(const char *tool)
 {
 	if (strcmp(tool, "WebFetch") == 0 || strcmp(tool, "WebSearch") == 0)
-		return "use the sbx MCP tool fetch_url, which fetches it outside the agent "
-		    "once a human approves";
+		return "use the sbx MCP tool fetch_url if you have it (it fetches the URL "
+		    "outside the agent once a human approves), or ask the user";
 	if (strcmp(tool, "Read") == 0 || strcmp(tool, "Glob") == 0 ||
 	    strcmp(tool, "Grep") == 0 || strcmp(tool, "LS") == 0)
-		return "use the sbx MCP tool request_path_access (mode \"read\"), which reads "
-		    "it outside the agent once a human approves";
+		return "use the sbx MCP tool request_path_access (mode \"read\") if you have "
+		    "it (it reads the file outside the agent once a human approves), or ask "
+		    "the user";
 	if (strcmp(tool, "Write") == 0 || strcmp(tool, "Edit") == 0 ||
 	    strcmp(tool, "MultiEdit") == 0 || strcmp(tool, "NotebookEdit") == 0 ||
 	    strcmp(tool, "apply_patch") == 0)
-		return "use the sbx MCP tool request_path_access (mode \"write\" with the whole "
-		    "new content), which writes it outside the agent once a human approves";
-	return "ask the user to run it, or use the sbx MCP tool run_privileged for a shell "
-	    "command";
+		return "use the sbx MCP tool request_path_access (mode \"write\", with the "
+		    "whole new content) if you have it (it writes the file outside the agent "
+		    "once a human approves), or ask the user";
+	return "ask the user to do it; sbx can only run shell commands for you (the sbx "
+	    "MCP tool run_privileged)";
 }
 
 void

@@ -113,4 +113,12 @@ mkdir -p "$T/elsewhere"
 out=$(jq -cn --arg d "$T/elsewhere" '{hook_event_name: "beforeShellExecution", command: "ls", cwd: $d, workspace_roots: [$d]}' | cursor)
 like "$(echo "$out" | agent_msg)" "no .sandbox/ folder" "cursor: outside a prepared folder every call is denied"
 
+# ---- all dialects: escalations sbxd cannot run point at the MCP tools -------
+out=$(payload WebFetch '{"url": "https://unlisted.example.net/x", "prompt": "p"}' | "$HOOK" pre)
+is "$(echo "$out" | decision)" "deny" "pre: a WebFetch to an unlisted host is not run"
+like "$(echo "$out" | reason)" "fetch_url" "pre: and points the model at fetch_url"
+out=$(payload Write "$(jq -cn --arg p "$T/outside.txt" '{file_path: $p, content: "x"}')" | "$HOOK" pre)
+like "$(echo "$out" | reason)" "request_path_access" "pre: a write outside the project points at request_path_access"
+is "$(ls "$FOLDER/.sandbox/queue/new" | wc -l | tr -d ' ')" "0" "neither was queued for sbxd to reject"
+
 done_testing
