@@ -78,6 +78,16 @@ is "$(echo "$out" | head -1 | jq -c '[.id, .error.code]')" '[null,-32700]' "a 2 
 is "$(echo "$out" | by_id 15 | jq -c .result)" "{}" "and the next message is still answered"
 is "$(echo "$out" | wc -l | tr -d ' ')" "2" "exactly one reply for the huge line"
 
+# Random bytes: the server survives, answers each non-empty line with an
+# error at most, and stays on protocol.
+head -c 200000 /dev/urandom >"$T/noise.in"
+printf '\n{"jsonrpc":"2.0","id":"last","method":"ping"}\n' >>"$T/noise.in"
+(cd "$FOLDER" && "$MCP" <"$T/noise.in" >"$T/noise.out" 2>/dev/null)
+is "$?" "0" "200 kB of random bytes: the server exits 0 at EOF"
+is "$(jq -r .jsonrpc "$T/noise.out" 2>/dev/null | sort -u)" "2.0" "every reply to noise is a JSON-RPC message"
+is "$(jq -c 'select(.id == "last") | .result' "$T/noise.out")" "{}" "and a good message after the noise is answered"
+is "$(jq -r 'select(.result != null and .id != "last") | .id' "$T/noise.out" | wc -l | tr -d ' ')" "0" "noise never produces a result"
+
 # Every stdout line is a JSON-RPC message; EOF ends the server with 0.
 (cd "$FOLDER" && printf '%s\n' "$INIT" 'x' '[1]' '{"jsonrpc":"2.0","id":1,"method":"nope"}' | "$MCP" >"$T/all.out" 2>"$T/all.err")
 is "$?" "0" "exit 0 on EOF"
