@@ -8,7 +8,9 @@
  *   mcp_rpc.c    the protocol: one line in, at most one line out
  *   mcp_tools.c  run_privileged, request_path_access, fetch_url,
  *                check_request, sandbox_status
- *   mcp_main.c   the stdin line reader and main()
+ *   mcp_main.c   the stdin line reader, tool calls in child processes
+ *                (so pings, cancellations and parallel calls are served
+ *                while a call waits for a human), and main()
  *
  * Errors: a malformed message gets a JSON-RPC error (-32700, -32600,
  * -32601, -32602); a failure inside a tool, bad arguments included, is
@@ -39,8 +41,19 @@ struct mcp_server {
  */
 char *mcp_handle(struct mcp_server *s, const char *line, size_t len);
 
-/* The reply to a message that was too large to read (-32700, id null). */
-char *mcp_error_line(int code, const char *message);
+/*
+ * How the server loop treats a line: MCP_INLINE, answer it now with
+ * mcp_handle(); MCP_APART, a tools/call request, which may wait minutes
+ * for a human, so it runs in a child process (*id: a copy of its id);
+ * MCP_CANCEL, notifications/cancelled (*id: a copy of the requestId).
+ * The caller frees *id with cJSON_Delete.
+ */
+enum mcp_kind { MCP_INLINE, MCP_APART, MCP_CANCEL };
+enum mcp_kind mcp_classify(const char *line, size_t len, cJSON **id);
+
+/* An error reply for id (NULL: null), e.g. -32700 for a message too
+ * large to read or -32603 for a tool call whose process died. */
+char *mcp_error_line(const cJSON *id, int code, const char *message);
 
 /* The tool descriptions for tools/list: a new array (caller frees). */
 cJSON *mcp_tools_list(void);

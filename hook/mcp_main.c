@@ -9,14 +9,19 @@
  *
  * MUST write only protocol lines to stdout (logs go to stderr). MUST
  * bound every message (SBX_MCP_MAX_LINE): a longer line is skipped to its
- * end and answered -32700. MUST exit 0 on EOF, 1 when stdout is gone.
+ * end and answered -32700. MUST write stdout from this process only (tool
+ * calls run in children that hand their reply over a pipe). MUST exit 0
+ * on EOF, once the calls still running are answered; 1 when stdout is gone.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -64,32 +69,232 @@ find_project(struct mcp_server *s, const char *arg)
 }
 
 /*
+ * Tool calls run in child processes, at most MAX_CALLS at a time: one may
+ * wait minutes for a human, and meanwhile the loop answers pings, starts
+ * other calls and honours notifications/cancelled (the child is stopped;
+ * a queued request stays queued, and check_request still finds it). A
+ * child writes its one reply line into a pipe; only this process writes
+ * stdout, so replies never interleave.
+ */
+#define MAX_CALLS   8
+#define MAX_REPLY   (4 * 1024 * 1024)
+
+struct call {
+	pid_t pid;                  /* 0: a free slot */
+	int fd;                     /* read end of the child's reply pipe */
+	cJSON *id;                  /* the request's id (owned) */
+	int cancelled;              /* no reply: the client withdrew it */
+	char *buf;                  /* the reply so far (owned) */
+	size_t len;
+};
+
+static struct call calls[MAX_CALLS];
+
+static int
+calls_active(void)
+{
+	int k, n = 0;
+
+	for (k = 0; k < MAX_CALLS; k++)
+		n += calls[k].pid != 0;
+	return n;
+}
+
+/* Ends call k: reaps the child and sends its reply (or an error). */
+static int
+call_finish(struct call *c)
+{
+	int rc = 0, st;
+
+	close(c->fd);
+	while (waitpid(c->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!c->cancelled) {
+		if (c->len > 0 && c->buf[c->len - 1] == '\n') {
+			if (write_all(STDOUT_FILENO, c->buf, c->len) < 0)
+				rc = -1;
+		} else {
+			rc = send_line(mcp_error_line(c->id, -32603,
+			    "Internal error: the tool call ended without an answer"));
+		}
+	}
+	free(c->buf);
+	cJSON_Delete(c->id);
+	memset(c, 0, sizeof(*c));
+	return rc;
+}
+
+/* Reads what call c has written; finishes it at EOF. */
+static int
+call_read(struct call *c)
+{
+	char chunk[16384], *nb;
+	ssize_t r = read(c->fd, chunk, sizeof(chunk));
+
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (r > 0 && c->len + (size_t)r <= MAX_REPLY) {
+		if (!(nb = realloc(c->buf, c->len + (size_t)r)))
+			goto cut;
+		c->buf = nb;
+		memcpy(c->buf + c->len, chunk, (size_t)r);
+		c->len += (size_t)r;
+		return 0;
+	}
+	if (r == 0 || r < 0)
+		return call_finish(c);
+cut:
+	/* Over the cap or out of memory: stop it and say so. */
+	kill(c->pid, SIGKILL);
+	c->len = 0;
+	return call_finish(c);
+}
+
+/* Waits up to timeout ms (-1: until one) for replies and handles them. */
+static int
+calls_pump(int timeout)
+{
+	struct pollfd pfd[MAX_CALLS];
+	int map[MAX_CALLS], n = 0, k, r;
+
+	for (k = 0; k < MAX_CALLS; k++)
+		if (calls[k].pid) {
+			pfd[n] = (struct pollfd){ .fd = calls[k].fd, .events = POLLIN };
+			map[n++] = k;
+		}
+	if (n == 0)
+		return 0;
+	r = poll(pfd, (nfds_t)n, timeout);
+	if (r < 0)
+		return errno == EINTR ? 0 : -1;
+	for (k = 0; k < n; k++)
+		if (pfd[k].revents && call_read(&calls[map[k]]) < 0)
+			return -1;
+	return 0;
+}
+
+/* Starts a tools/call in a child; takes id. */
+static int
+call_start(struct mcp_server *s, const char *line, size_t len, cJSON *id)
+{
+	char msg[160];
+	struct call *c;
+	int p[2], k;
+	char *out;
+	pid_t pid;
+
+	while (calls_active() == MAX_CALLS)
+		if (calls_pump(-1) < 0)
+			goto fail_id;
+	for (k = 0; calls[k].pid; k++)
+		;
+	c = &calls[k];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		goto fail;
+	if ((pid = fork()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		goto fail;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		close(STDIN_FILENO);
+		signal(SIGTERM, SIG_DFL);
+		out = mcp_handle(s, line, len);
+		_exit(out && write_all(p[1], out, strlen(out)) == 0 ? 0 : 1);
+	}
+	close(p[1]);
+	*c = (struct call){ .pid = pid, .fd = p[0], .id = id };
+	return 0;
+fail:
+	snprintf(msg, sizeof(msg), "Internal error: cannot start the tool call: %s",
+	    strerror(errno));
+	k = send_line(mcp_error_line(id, -32603, msg));
+	cJSON_Delete(id);
+	return k;
+fail_id:
+	cJSON_Delete(id);
+	return -1;
+}
+
+static void
+call_cancel(const cJSON *id)
+{
+	int k;
+
+	for (k = 0; k < MAX_CALLS; k++)
+		if (calls[k].pid && !calls[k].cancelled && cJSON_Compare(calls[k].id, id, 1)) {
+			calls[k].cancelled = 1;
+			kill(calls[k].pid, SIGTERM);
+		}
+}
+
+/* One complete line: answered now, or run apart. */
+static int
+dispatch(struct mcp_server *s, const char *line, size_t len)
+{
+	cJSON *id;
+
+	switch (mcp_classify(line, len, &id)) {
+	case MCP_APART:
+		return call_start(s, line, len, id);
+	case MCP_CANCEL:
+		call_cancel(id);
+		cJSON_Delete(id);
+		return 0;
+	default:
+		return send_line(mcp_handle(s, line, len));
+	}
+}
+
+/*
  * Reads messages line by line from stdin and answers each. Lines are
- * bounded; an over-long one is skipped to its newline. Returns 0 on EOF,
- * -1 when stdin or stdout fails.
+ * bounded; an over-long one is skipped to its newline. At EOF, calls
+ * still running are finished and answered. Returns 0 on EOF, -1 when
+ * stdin or stdout fails.
  */
 static int
 serve(struct mcp_server *s)
 {
+	struct pollfd pfd[1 + MAX_CALLS];
+	int map[1 + MAX_CALLS];
 	char *buf, *nl;
 	size_t len = 0, start, n;
 	ssize_t r;
-	int skipping = 0, rc = -1;
+	int skipping = 0, rc = -1, eof = 0, k, np;
 
 	if (!(buf = malloc(SBX_MCP_MAX_LINE + 1)))
 		return -1;
-	for (;;) {
+	while (!eof || calls_active() > 0) {
+		np = 0;
+		if (!eof)
+			pfd[np++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		for (k = 0; k < MAX_CALLS; k++)
+			if (calls[k].pid) {
+				map[np] = k;
+				pfd[np++] = (struct pollfd){ .fd = calls[k].fd, .events = POLLIN };
+			}
+		if (poll(pfd, (nfds_t)np, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			goto out;
+		}
+		for (k = eof ? 0 : 1; k < np; k++)
+			if (pfd[k].revents && call_read(&calls[map[k]]) < 0)
+				goto out;
+		if (eof || !pfd[0].revents)
+			continue;
 		r = read(STDIN_FILENO, buf + len, SBX_MCP_MAX_LINE + 1 - len);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r < 0)
 			goto out;
 		if (r == 0) {
 			/* EOF: a last line without a newline still counts. */
-			if (len > 0 && !skipping && send_line(mcp_handle(s, buf, len)) < 0)
+			eof = 1;
+			if (len > 0 && !skipping && dispatch(s, buf, len) < 0)
 				goto out;
-			rc = 0;
-			goto out;
+			continue;
 		}
 		len += (size_t)r;
 		start = 0;
@@ -100,7 +305,7 @@ serve(struct mcp_server *s)
 			} else {
 				if (n > 0 && buf[start + n - 1] == '\r')
 					n--;
-				if (n > 0 && send_line(mcp_handle(s, buf + start, n)) < 0)
+				if (n > 0 && dispatch(s, buf + start, n) < 0)
 					goto out;
 			}
 			start += (size_t)(nl - (buf + start)) + 1;
@@ -109,14 +314,21 @@ serve(struct mcp_server *s)
 		len -= start;
 		if (len > SBX_MCP_MAX_LINE) {
 			/* Too long: answer once, drop it up to its newline. */
-			if (!skipping && send_line(mcp_error_line(-32700,
+			if (!skipping && send_line(mcp_error_line(NULL, -32700,
 			    "Parse error: message larger than 1 MiB")) < 0)
 				goto out;
 			skipping = 1;
 			len = 0;
 		}
 	}
+	rc = 0;
 out:
+	for (k = 0; k < MAX_CALLS; k++)
+		if (calls[k].pid) {
+			calls[k].cancelled = 1;
+			kill(calls[k].pid, SIGTERM);
+			call_finish(&calls[k]);
+		}
 	free(buf);
 	return rc;
 }

@@ -67,9 +67,41 @@ out:
 }
 
 char *
-mcp_error_line(int code, const char *message)
+mcp_error_line(const cJSON *id, int code, const char *message)
 {
-	return reply(NULL, NULL, code, message);
+	return reply(id, NULL, code, message);
+}
+
+enum mcp_kind
+mcp_classify(const char *line, size_t len, cJSON **id)
+{
+	const cJSON *v, *params;
+	const char *method, *jr;
+	enum mcp_kind kind = MCP_INLINE;
+	cJSON *msg;
+
+	*id = NULL;
+	if (!(msg = cJSON_ParseWithLength(line, len)) || !cJSON_IsObject(msg))
+		goto out;
+	method = json_str(msg, "method");
+	jr = json_str(msg, "jsonrpc");
+	v = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	if (!method || !jr || strcmp(jr, "2.0") != 0)
+		goto out;
+	if (v && (cJSON_IsString(v) || cJSON_IsNumber(v)) &&
+	    strcmp(method, "tools/call") == 0) {
+		if ((*id = cJSON_Duplicate(v, 1)))
+			kind = MCP_APART;
+	} else if (!v && strcmp(method, "notifications/cancelled") == 0 &&
+	    (v = cJSON_GetObjectItemCaseSensitive(params, "requestId")) &&
+	    (cJSON_IsString(v) || cJSON_IsNumber(v))) {
+		if ((*id = cJSON_Duplicate(v, 1)))
+			kind = MCP_CANCEL;
+	}
+out:
+	cJSON_Delete(msg);
+	return kind;
 }
 
 static cJSON *

@@ -16,9 +16,11 @@ mkfifo "$T/mcp.in"
 MPID=$!
 exec 7>"$T/mcp.in"
 send() { printf '%s\n' "$1" >&7; }
+# (Not jq -e: jq 1.6 sets its status from the last input only.)
+reply_line() { jq -c --argjson id "$1" 'select(.id == $id)' "$T/mcp.out" 2>/dev/null; }
+has_reply() { [ -n "$(reply_line "$1")" ]; }
 reply() {	# reply ID: waits for and prints the reply to request ID
-	wait_for 30 jq -e --argjson id "$1" 'select(.id == $id)' "$T/mcp.out" &&
-		jq -c --argjson id "$1" 'select(.id == $id)' "$T/mcp.out"
+	wait_for 30 has_reply "$1" && reply_line "$1"
 }
 call() {
 	send "$(jq -cn --argjson id "$1" --arg n "$2" --argjson a "$3" \
@@ -107,6 +109,33 @@ call 11 request_path_access "$(jq -cn --arg p "$T/outside/missing" '{path: $p, m
 approve_next
 r=$(reply 11)
 is "$(echo "$r" | jq -r '[.result.isError, .result.structuredContent.exit_code] | join(",")')" "true,1" "a read that fails is an error with its exit status"
+
+# While a call waits for a human the server still answers: ping, a second
+# call in parallel; a cancelled call gets no reply and stays queued.
+call 20 run_privileged '{"command": "./task.sh par1"}'
+wait_for 10 has_pending
+send '{"jsonrpc":"2.0","id":21,"method":"ping"}'
+is "$(reply 21 | jq -c .result)" "{}" "a ping is answered while a call waits for a human"
+! has_reply 20
+ok $? "and the waiting call has not been answered yet"
+call 22 run_privileged '{"command": "./task.sh par2"}'
+wait_for 10 bash -c "[ \$($SBX -C $FOLDER pending --json | jq length) = 2 ]"
+ok $? "a second call runs in parallel: two requests pending"
+for i in $(pending_ids); do "$SBX" -C "$FOLDER" approve "$i" >/dev/null; done
+like "$(reply 20 | jq -r .result.content[0].text)" "out: par1" "the first call gets its own output"
+like "$(reply 22 | jq -r .result.content[0].text)" "out: par2" "the second call gets its own output"
+call 23 run_privileged '{"command": "./task.sh cancelled"}'
+wait_for 10 has_pending
+cid=$(pending_ids)
+send '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":23,"reason":"user"}}'
+send '{"jsonrpc":"2.0","id":24,"method":"ping"}'
+reply 24 >/dev/null
+sleep 0.5
+! has_reply 23
+ok $? "a cancelled call gets no reply"
+call 25 check_request "$(jq -cn --arg i "$cid" '{id: $i}')"
+is "$(reply 25 | jq -r .result.structuredContent.status)" "pending" "its request stays queued for the human"
+"$SBX" -C "$FOLDER" deny "$cid" >/dev/null
 
 # sandbox_status with the daemon running.
 call 10 sandbox_status '{}'
