@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -180,8 +181,8 @@ call_start(struct mcp_server *s, const char *line, size_t len, cJSON *id)
 	char msg[160];
 	struct call *c;
 	int p[2], k;
+	pid_t pid, server;
 	char *out;
-	pid_t pid;
 
 	while (calls_active() == MAX_CALLS)
 		if (calls_pump(-1) < 0)
@@ -191,15 +192,23 @@ call_start(struct mcp_server *s, const char *line, size_t len, cJSON *id)
 	c = &calls[k];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		goto fail;
+	server = getpid();
 	if ((pid = fork()) < 0) {
 		close(p[0]);
 		close(p[1]);
 		goto fail;
 	}
 	if (pid == 0) {
+		/* The child answers through its pipe only: stdin and stdout
+		 * point at /dev/null, and it dies with the server. */
 		close(p[0]);
-		close(STDIN_FILENO);
+		k = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (k < 0 || dup2(k, STDIN_FILENO) < 0 || dup2(k, STDOUT_FILENO) < 0)
+			_exit(1);
 		signal(SIGTERM, SIG_DFL);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != server)
+			_exit(1);
 		out = mcp_handle(s, line, len);
 		_exit(out && write_all(p[1], out, strlen(out)) == 0 ? 0 : 1);
 	}

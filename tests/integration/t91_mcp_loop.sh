@@ -144,6 +144,21 @@ is "$(echo "$r" | jq -r .result.structuredContent.daemon_running)" "true" "sandb
 is "$(echo "$r" | jq -r .result.structuredContent.daemon_pid)" "$DPID" "with its pid"
 like "$(echo "$r" | jq -r '.result.structuredContent.requests.finished_last_24h.done')" '^[0-9]+$' "and counts finished requests"
 
+# A server killed mid-call takes its waiting call with it.
+mkfifo "$T/mcp2.in"
+(cd "$FOLDER" && exec "$MCP" <"$T/mcp2.in" >"$T/mcp2.out" 2>/dev/null) &
+M2=$!
+exec 8>"$T/mcp2.in"
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_privileged","arguments":{"command":"./task.sh orphan"}}}' >&8
+wait_for 10 has_pending
+child=$(ps -o pid= --ppid "$M2" | tr -d ' ' | head -1)
+like "$child" '^[0-9]+$' "the waiting call runs in a child of the server"
+{ kill -9 "$M2"; wait "$M2"; } 2>/dev/null
+wait_for 5 bash -c "! kill -0 $child"
+ok $? "killing the server ends the child that waited"
+exec 8>&-
+"$SBX" -C "$FOLDER" deny "$(pending_ids)" >/dev/null
+
 exec 7>&-
 wait "$MPID"
 is "$?" "0" "the server exits 0 when its stdin closes"
