@@ -237,7 +237,10 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 		}
 		if (clients[k].kind == SETUP_CODEX)
 			printf("for Codex's MCP client add to ~/.codex/config.toml:\n"
-			    "  [mcp_servers.sbx]\n  command = \"%s/sbx-mcp\"\n  args = []\n", bindir);
+			    "  [mcp_servers.sbx]\n  command = \"%s/sbx-mcp\"\n  args = [\"--folder\", "
+			    "\"%s\"]\n  tool_timeout_sec = 600\n(older Codex releases also need "
+			    "[features] codex_hooks = true; newer ones ask you to trust a new hook: "
+			    "/hooks in codex)\n", bindir, folder);
 	}
 	printf("next: run `sbxd %s` (it executes approved commands; `sbxd --all` serves "
 	    "every recorded folder),\n      then `sbx -C %s pending` to see requests\n",

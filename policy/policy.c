@@ -55,8 +55,9 @@ static const char *const builtin_deny_write[] = {
 /* Self-protection: writes by any tool are denied, whatever the file says. */
 static const char *const builtin_self_write[] = {
 	"./.sandbox", "./.claude/settings*.json", "./.mcp.json", "./.codex",
-	"./.cursor/hooks.json", "~/.claude/settings*.json", "~/.codex",
-	"~/.cursor/hooks.json", "~/.config/sbx", "/**/bin/sbx",
+	"./.cursor/hooks.json", "./.cursor/mcp.json", "~/.claude/settings*.json",
+	"~/.codex", "~/.cursor/hooks.json", "~/.cursor/mcp.json", "~/.config/sbx",
+	"/**/bin/sbx",
 	"/**/bin/sbx-hook", "/**/bin/sbx-mcp", "/**/bin/sbxd", NULL,
 };
 
