@@ -136,10 +136,12 @@ hook_decide(const struct hook_call *c, struct hook_decision *d)
 	}
 	/* The wait is bounded by the policy; the alarm stays just above it. */
 	alarm((unsigned)policy_limits(pol)->hook_wait_seconds + 5);
+	/* The session's own temp dir, when the client names one: writes
+	 * there are allowed. */
 	tmpdir = getenv("TMPDIR");
 	call = (struct policy_call){ .tool = c->tool, .input = c->input, .cwd = cwd,
 		.folder = folder, .home = getenv("HOME"), .config_dir = config,
-		.tmpdir = tmpdir && *tmpdir == '/' ? tmpdir : "/tmp" };
+		.tmpdir = tmpdir && *tmpdir == '/' ? tmpdir : NULL };
 	policy_eval(pol, &call, &pr);
 	if (pr.verdict == POLICY_ALLOW) {
 		/* Keep what an allowed file tool is about to replace. */

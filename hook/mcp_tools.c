@@ -272,8 +272,7 @@ ask_flow(struct mcp_server *s, const struct ask *a)
 		goto out;
 	}
 	call = (struct policy_call){ .tool = "Bash", .input = input, .cwd = cwd,
-		.folder = s->folder, .home = getenv("HOME"), .config_dir = s->config,
-		.tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") == '/' ? getenv("TMPDIR") : "/tmp" };
+		.folder = s->folder, .home = getenv("HOME"), .config_dir = s->config };
 	policy_eval(pol, &call, &pr);
 	if (pr.verdict == POLICY_DENY) {
 		r = tool_error("sbx: denied by policy (%s): %s. It was not queued and will not "

@@ -98,6 +98,7 @@ is "$(echo "$r" | jq -r .result.isError)" "false" "the approved write succeeded"
 is "$(cat "$out_file")" "$(printf '%s' "$content")" "the file holds exactly the content, quotes and all"
 p="$FOLDER/.sandbox/policy.json"
 jq --arg d "$T/outside" '.filesystem.denyRead += [$d]' "$p" >"$p.new" && mv "$p.new" "$p"
+accept_policy
 call 9 request_path_access "$(jq -cn --arg p "$out_file" '{path: $p, mode: "read"}')"
 wait_for 10 has_pending
 is "$("$SBX" -C "$FOLDER" pending --json | jq -r '.[0].command')" "cat -- '$out_file'" "a read under denyRead is escalated as the exact cat command"
