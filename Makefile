@@ -1,6 +1,6 @@
 # sbx - run AI coding agents without handing them privileges.
 #
-#   make            build bin/sbx, bin/sbx-hook, bin/sbxd (installs missing deps first)
+#   make            build bin/sbx, bin/sbx-hook, bin/sbx-mcp, bin/sbxd (installs missing deps first)
 #   make test       build and run every test (unit + integration), prints a TAP summary
 #   make test-claude  the hooks with the real Claude Code CLI (npm) and a fake model API
 #   make demo       run the whole approval loop in a temporary folder
@@ -37,6 +37,8 @@ LIB_INOTIFY = -linotifytools
 COMMON_SRC = $(wildcard common/*.c)
 POLICY_SRC = $(wildcard policy/*.c)
 HOOK_SRC   = $(filter-out hook/mcp%.c,$(wildcard hook/*.c))
+# sbx-mcp: its own files and the shared escalation, nothing else of the hook.
+MCP_SRC    = $(wildcard hook/mcp*.c) hook/escalate.c
 DAEMON_SRC = $(wildcard daemon/*.c)
 APPR_SRC   = $(wildcard approver/*.c)
 UNIT_SRC   = $(wildcard tests/unit/test_*.c)
@@ -49,7 +51,7 @@ POLICY_OBJ = $(call obj,$(POLICY_SRC))
 LIBSBX     = $(BUILD)/libsbx.a
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbxd
+PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd
 
 DEPS_STAMP = $(BUILD)/.deps-ok
 
@@ -69,6 +71,10 @@ $(LIBSBX): $(COMMON_OBJ) $(POLICY_OBJ)
 	$(AR) rcs $@ $^
 
 $(BIN)/sbx-hook: $(call obj,$(HOOK_SRC)) $(LIBSBX)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
+
+$(BIN)/sbx-mcp: $(call obj,$(MCP_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
 

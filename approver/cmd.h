@@ -40,6 +40,10 @@ int decision_write(const char *config, const char *folder, const struct req_row 
 long long parse_duration(const char *s);
 
 int cmd_rules(struct sbx_ctx *c, int argc, char **argv);
+int cmd_policy_accept(struct sbx_ctx *c, int argc, char **argv);
+
+/* Signs the current policy.json as accepted by this approver. 0 or -1. */
+int policy_accept_write(const char *config, const char *folder, struct sbx_err *err);
 
 /* The project folder for -C DIR or the current directory; prints an
  * error and returns -1 when there is none. */

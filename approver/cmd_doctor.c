@@ -15,6 +15,7 @@
 
 #include "approver/cmd.h"
 #include "approver/sign.h"
+#include "common/accept.h"
 #include "common/json.h"
 #include "common/keys.h"
 #include "policy/policy.h"
@@ -174,12 +175,11 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 		report(&d, "FAIL", "%s is accessible by others; run `chmod 700 %s`", path, path);
 	else
 		report(&d, "ok", "%s is private (0700)", path);
-	if (!(p = policy_load(folder, c->config, &perr))) {
-		report(&d, "FAIL", "policy: %s; every call is denied until it is fixed "
-		    "(`sbx policy check`)", perr.msg);
+	if (!(p = policy_load_accepted(folder, c->config, perr.msg, sizeof(perr.msg)))) {
+		report(&d, "FAIL", "policy: %s; every call is denied until then", perr.msg);
 	} else {
 		wait = policy_limits(p)->hook_wait_seconds;
-		report(&d, "ok", "policy.json is valid (hook waits up to %d s)", wait);
+		report(&d, "ok", "policy.json is valid and accepted (hook waits up to %d s)", wait);
 		policy_free(p);
 	}
 	if (approver_key_load(c->config, &key, &err) < 0) {

@@ -81,7 +81,7 @@ write_new(int dfd, const char *name, const char *text, mode_t mode)
 
 /* FOLDER/.sandbox with its queue, policy and .gitignore. */
 static int
-prepare(const char *folder)
+prepare(const char *folder, int *created_policy)
 {
 	char path[PATH_MAX + 16];
 	struct sbx_err err;
@@ -117,6 +117,7 @@ prepare(const char *folder)
 	}
 	if (r)
 		printf("created %s/policy.json (the default policy)\n", path);
+	*created_policy = r;
 	/* State, queue and log are not source: keep them out of git. */
 	if ((r = write_new(sbfd, ".gitignore", "# sbx state, queue and log: not source\n*\n",
 	    0644)) < 0) {
@@ -158,7 +159,7 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 	struct setup_opts so = { 0 };
 	struct sbx_err err = { "" };
 	char bindir[PATH_MAX], hookbin[PATH_MAX + 16];
-	int want[4] = { 0 }, local = 0, i, k, made, any = 0, r;
+	int want[4] = { 0 }, local = 0, i, k, made, any = 0, r, created_policy = 0;
 
 	for (i = 1; i < argc; i++) {
 		for (k = 0; k < 4 && strcmp(argv[i], clients[k].flag) != 0; k++)
@@ -178,7 +179,7 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 	}
 	if (resolve_dir(c, dir, folder) < 0)
 		return 1;
-	if (prepare(folder) < 0)
+	if (prepare(folder, &created_policy) < 0)
 		return 1;
 	made = approver_key_create(c->config, name ? name : default_name(), &err);
 	if (made < 0) {
@@ -188,6 +189,15 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 	if (made)
 		printf("created approver key %s/approver.key (trusted in %s/approvers/)\n",
 		    c->config, c->config);
+	/* The human running init accepts the default policy it just wrote;
+	 * an existing policy.json is left for them to accept knowingly. */
+	if (created_policy) {
+		if (policy_accept_write(c->config, folder, &err) < 0) {
+			fprintf(stderr, "sbx: %s\n", err.msg);
+			return 1;
+		}
+		printf("accepted the default policy (change it with `sbx policy edit`)\n");
+	}
 	if ((r = registry_add(c->config, folder, &err)) < 0) {
 		fprintf(stderr, "sbx: %s\n", err.msg);
 		return 1;
@@ -227,7 +237,10 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 		}
 		if (clients[k].kind == SETUP_CODEX)
 			printf("for Codex's MCP client add to ~/.codex/config.toml:\n"
-			    "  [mcp_servers.sbx]\n  command = \"%s/sbx-mcp\"\n  args = []\n", bindir);
+			    "  [mcp_servers.sbx]\n  command = \"%s/sbx-mcp\"\n  args = [\"--folder\", "
+			    "\"%s\"]\n  tool_timeout_sec = 600\n(older Codex releases also need "
+			    "[features] codex_hooks = true; newer ones ask you to trust a new hook: "
+			    "/hooks in codex)\n", bindir, folder);
 	}
 	printf("next: run `sbxd %s` (it executes approved commands; `sbxd --all` serves "
 	    "every recorded folder),\n      then `sbx -C %s pending` to see requests\n",

@@ -28,6 +28,8 @@ usage(FILE *f)
 	    "  doctor                         check the folder's setup; says how to fix each problem\n"
 	    "  watch [-C DIR]... [--all] [--plain] [--notify CMD]\n"
 	    "                                 the approver's terminal: live list, single keys\n"
+	    "  policy accept | edit           accept policy.json (signed); edit a copy like\n"
+	    "                                 visudo, validate, install and accept\n"
 	    "  policy check [--json] -- CMD | check --batch FILE | check --hook-json FILE | show\n"
 	    "                                 classify a command or a hook payload; the\n"
 	    "                                 effective policy (docs/POLICY.md)\n"
@@ -95,6 +97,9 @@ main(int argc, char **argv)
 		return cmd_init(&c, argc, argv);
 	if (!strcmp(cmd, "remove"))
 		return cmd_remove(&c, argc, argv);
+	if (!strcmp(cmd, "policy") && argc >= 2 && (!strcmp(argv[1], "accept") ||
+	    !strcmp(argv[1], "edit")))
+		return cmd_policy_accept(&c, argc, argv);
 	if (!strcmp(cmd, "policy")) {
 		char folder[4096];
 		const char *start = c.dir ? c.dir : ".";

@@ -226,9 +226,10 @@ add_cursor_hook(cJSON *root, const char *event, const char *command, cJSON *crea
 }
 
 static int
-add_mcp_server(cJSON *root, const char *command, int with_type, cJSON *created,
-    struct sbx_err *err)
+add_mcp_server(cJSON *root, const char *command, int with_type, const char *folder,
+    cJSON *created, struct sbx_err *err)
 {
+	cJSON *args;
 	cJSON *servers, *s;
 	const char *c;
 
@@ -248,7 +249,11 @@ add_mcp_server(cJSON *root, const char *command, int with_type, cJSON *created,
 	if (with_type)
 		cJSON_AddStringToObject(s, "type", "stdio");
 	cJSON_AddStringToObject(s, "command", command);
-	cJSON_AddArrayToObject(s, "args");
+	args = cJSON_AddArrayToObject(s, "args");
+	if (folder) {
+		cJSON_AddItemToArray(args, cJSON_CreateString("--folder"));
+		cJSON_AddItemToArray(args, cJSON_CreateString(folder));
+	}
 	cJSON_AddItemToObject(servers, "sbx", s);
 	cJSON_AddItemToArray(created, cJSON_CreateString("mcpServers.sbx"));
 	return 1;
@@ -333,8 +338,7 @@ setup_add(enum setup_kind kind, const struct setup_opts *o, const char **file,
 		ADD(add_hook(root, "SessionStart", NULL, CMD("session-start"), 30, created, err));
 		break;
 	case SETUP_CODEX:
-		ADD(add_hook(root, "PreToolUse", "*", CMD("pre"), o->timeout, created, err));
-		ADD(add_hook(root, "PostToolUse", "*", CMD("post"), 30, created, err));
+		ADD(add_hook(root, "PreToolUse", NULL, CMD("codex"), o->timeout, created, err));
 		break;
 	case SETUP_CURSOR:
 		ADD(add_cursor_hook(root, "beforeShellExecution", CMD("cursor"), created, err));
@@ -344,7 +348,9 @@ setup_add(enum setup_kind kind, const struct setup_opts *o, const char **file,
 	case SETUP_CLAUDE_MCP:
 	case SETUP_CURSOR_MCP:
 		cJSON_AddItemToArray(commands, cJSON_CreateString(mcp));
-		ADD(add_mcp_server(root, mcp, kind == SETUP_CLAUDE_MCP, created, err));
+		ADD(add_mcp_server(root, mcp, kind == SETUP_CLAUDE_MCP,
+		    /* Cursor does not promise the server's working directory. */
+		    kind == SETUP_CURSOR_MCP ? o->folder : NULL, created, err));
 		break;
 	}
 #undef ADD

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "approver/cmd.h"
+#include "common/accept.h"
 #include "common/db.h"
 #include "common/json.h"
 #include "common/queue.h"
@@ -144,13 +145,14 @@ assess(struct watch *w, struct item *it)
 	struct policy_error perr;
 	struct policy_result pr;
 	struct policy_call call;
-	struct policy *p = policy_load(w->folders[it->folder], w->config, &perr);
+	struct policy *p = policy_load_accepted(w->folders[it->folder], w->config, perr.msg,
+	    sizeof(perr.msg));
 	cJSON *input;
 	char factors[256];
 
 	it->hook_wait = 300;
 	if (!p) {
-		snprintf(it->risk, sizeof(it->risk), "unknown (policy invalid)");
+		snprintf(it->risk, sizeof(it->risk), "unknown (policy invalid or not accepted)");
 		return;
 	}
 	it->hook_wait = policy_limits(p)->hook_wait_seconds;

@@ -47,6 +47,7 @@ git -C "$PROJ" remote add origin "$DEMO/remote.git"
 # A short wait so the demo does not sit for minutes if something is off.
 jq '.limits.hook_wait_seconds = 30' "$PROJ/.sandbox/policy.json" >"$DEMO/p" &&
 	mv "$DEMO/p" "$PROJ/.sandbox/policy.json"
+"$BIN/sbx" -C "$PROJ" policy accept | show
 
 say "The human starts sbxd, which will run approved commands outside the agent"
 "$BIN/sbxd" "$PROJ" 2>"$DEMO/sbxd.log" &

@@ -28,6 +28,7 @@
 
 #include <sodium.h>
 
+#include "common/accept.h"
 #include "common/db.h"
 #include "common/json.h"
 #include "common/keys.h"
@@ -243,7 +244,8 @@ sql_count(struct folder *f, const char *sql, int64_t arg)
 static struct policy *
 load_policy(struct folder *f, struct policy_error *perr)
 {
-	struct policy *p = policy_load(f->path, f->config, perr);
+	struct policy *p = policy_load_accepted(f->path, f->config, perr->msg,
+	    sizeof(perr->msg));
 	unsigned char h[32] = { 0 };
 	size_t len;
 	char *text = read_untrusted(f->sbfd, "policy.json", 4 << 20, &len, NULL);

@@ -1,10 +1,12 @@
 /*
  * sbx-hook - the agent-facing hook: classifies one tool call.
  *
- *   sbx-hook pre     Claude Code (and Codex) PreToolUse: JSON on stdin,
+ *   sbx-hook pre     Claude Code PreToolUse: JSON on stdin,
  *                    one JSON answer on stdout, exit 0.
  *   sbx-hook post    PostToolUse: hands sbxd an audit event (hook/post.h);
  *                    always answers {} and exits 0.
+ *   sbx-hook codex   Codex CLI PreToolUse      } hook/dialect.c
+ *   sbx-hook cursor  Cursor before* events     }
  *
  * MUST answer with exactly one JSON object on stdout and exit 0, or the
  * client may run the tool (a crash, timeout or other exit code fails
@@ -26,8 +28,8 @@
 #include "common/json.h"
 #include "common/queue.h"
 #include "common/util.h"
-#include "common/originals.h"
-#include "hook/escalate.h"
+#include "hook/decide.h"
+#include "hook/dialect.h"
 #include "hook/post.h"
 #include "hook/session.h"
 #include "policy/policy.h"
@@ -88,60 +90,15 @@ deny(const char *fmt, ...)
 	return rc;
 }
 
-/*
- * Before an allowed Write/Edit/MultiEdit/NotebookEdit changes an existing
- * file, keeps its content (common/originals.h). -1 with msg when it
- * could not: the caller denies rather than lose the original.
- */
-static int
-keep_original(const char *folder, const char *cwd, const char *tool, const cJSON *input,
-    const char *session, char *msg, size_t msgsz)
-{
-	char path[PATH_MAX], real[PATH_MAX];
-	const char *target;
-	struct sbx_err err = { "" };
-	int sbfd, rc;
-
-	if (strcmp(tool, "Write") && strcmp(tool, "Edit") && strcmp(tool, "MultiEdit") &&
-	    strcmp(tool, "NotebookEdit"))
-		return 0;
-	target = json_str(input, strcmp(tool, "NotebookEdit") ? "file_path" : "notebook_path");
-	if (!target || !*target)
-		return 0;
-	if (xsnprintf(path, sizeof(path), "%s%s%s", target[0] == '/' ? "" : cwd,
-	    target[0] == '/' ? "" : "/", target) < 0) {
-		snprintf(msg, msgsz, "the path is too long");
-		return -1;
-	}
-	/* A write through a symlink changes its target: keep the target. */
-	if (realpath(path, real))
-		snprintf(path, sizeof(path), "%s", real);
-	if ((sbfd = sandbox_open(folder, &err)) < 0) {
-		snprintf(msg, msgsz, "%s", err.msg);
-		return -1;
-	}
-	rc = originals_keep(sbfd, path, tool, session, &err);
-	close(sbfd);
-	if (rc < 0)
-		snprintf(msg, msgsz, "could not keep the original of %.300s (%.200s)", path,
-		    err.msg[0] ? err.msg : strerror(errno));
-	return rc < 0 ? -1 : 0;
-}
-
 static int
 hook_pre(void)
 {
-	char folder[PATH_MAX], cwd[PATH_MAX], config[PATH_MAX], msg_buf[600];
-	struct policy_error perr;
-	struct policy_result pr;
-	struct policy_call call;
-	struct esc_request rq;
-	struct esc_outcome eo;
-	struct policy *pol = NULL;
-	const char *tool, *event, *cwd_in, *envdir, *home, *tmpdir;
+	struct hook_decision d;
+	struct hook_call c;
+	const char *tool, *event;
 	const cJSON *input;
 	cJSON *payload = NULL;
-	char *text, *msg;
+	char *text;
 	size_t len;
 	int rc;
 
@@ -165,7 +122,6 @@ hook_pre(void)
 	event = json_str(payload, "hook_event_name");
 	tool = json_str(payload, "tool_name");
 	input = cJSON_GetObjectItemCaseSensitive(payload, "tool_input");
-	cwd_in = json_str(payload, "cwd");
 	if (!event || strcmp(event, "PreToolUse") != 0) {
 		rc = deny("sbx: sbx-hook pre got event \"%s\", not PreToolUse; check the hook "
 		    "registration. The call was not run.", event ? event : "(none)");
@@ -176,77 +132,17 @@ hook_pre(void)
 		    "the call was not run.");
 		goto out;
 	}
-	/* The folder: nearest .sandbox/ above cwd, else above CLAUDE_PROJECT_DIR. */
-	envdir = getenv("CLAUDE_PROJECT_DIR");
-	if (!cwd_in || !realpath(cwd_in, cwd)) {
-		if (!envdir || !realpath(envdir, cwd)) {
-			rc = deny("sbx: the hook input has no usable cwd; the call was not run.");
-			goto out;
-		}
-	}
-	if (find_folder(cwd, folder, sizeof(folder)) < 0 &&
-	    (!envdir || find_folder(envdir, folder, sizeof(folder)) < 0)) {
-		rc = deny("sbx: no .sandbox/ folder above %s; the user must run `sbx init` "
-		    "in the project. The call was not run.", cwd);
-		goto out;
-	}
-	if (config_dir(config, sizeof(config)) < 0) {
-		rc = deny("sbx: cannot find the sbx config dir; the call was not run.");
-		goto out;
-	}
-	if (!(pol = policy_load(folder, config, &perr))) {
-		rc = deny("sbx: the sandbox policy is invalid, so every call is denied: %s. "
-		    "Ask the user to fix it (`sbx policy check`).", perr.msg);
-		goto out;
-	}
-	/* The wait is bounded by the policy; the alarm stays just above it. */
-	alarm((unsigned)policy_limits(pol)->hook_wait_seconds + 5);
-	home = getenv("HOME");
-	tmpdir = getenv("TMPDIR");
-	call = (struct policy_call){ .tool = tool, .input = input, .cwd = cwd,
-		.folder = folder, .home = home, .config_dir = config,
-		.tmpdir = tmpdir && *tmpdir == '/' ? tmpdir : "/tmp" };
-	policy_eval(pol, &call, &pr);
-	if (pr.verdict == POLICY_ALLOW) {
-		/* Keep what an allowed file tool is about to replace. */
-		if (keep_original(folder, cwd, tool, input,
-		    json_str(payload, "session_id"), msg_buf, sizeof(msg_buf)) < 0) {
-			rc = deny("sbx: %s; the change was not made.", msg_buf);
-			goto out;
-		}
-		rc = answer("allow", pr.reason);
-		goto out;
-	}
-	if (pr.verdict != POLICY_ESCALATE) {
-		rc = deny("sbx: denied by policy (%s): %s", pr.rule, pr.reason);
-		goto out;
-	}
-	rq = (struct esc_request){ .folder = folder, .cwd = cwd, .tool = tool,
-		.input = input, .session_id = json_str(payload, "session_id"),
-		.tool_use_id = json_str(payload, "tool_use_id"), .agent = "claude-code",
-		.why = &pr, .limits = policy_limits(pol),
-		.wait_seconds = policy_limits(pol)->hook_wait_seconds };
-	escalate(&rq, &eo);
-	switch (eo.state) {
-	case ESC_RESULT:
-		msg = result_text(eo.result, folder, SBX_MAX_REASON);
-		rc = msg ? answer("deny", msg) : deny("sbx: request %s finished; see "
-		    "`sbx show %s`. Do not run it again.", eo.id, eo.id);
-		free(msg);
-		cJSON_Delete(eo.result);
-		break;
-	case ESC_PENDING:
-		rc = deny("sbx: this call needs a human's approval (%s) and is pending as "
-		    "request %s. It will run outside the agent once approved. Do not work "
-		    "around it: repeat the exact same call later to receive its result, or "
-		    "carry on with other work.", pr.reason, eo.id);
-		break;
-	default:
-		rc = deny("sbx: this call needs a human's approval (%s) but could not be "
-		    "queued: %s. The call was not run.", pr.reason, eo.msg);
-	}
+	c = (struct hook_call){ .agent = "claude-code", .tool = tool, .input = input,
+		.cwd = json_str(payload, "cwd"), .project_dir = getenv("CLAUDE_PROJECT_DIR"),
+		.session_id = json_str(payload, "session_id"),
+		.tool_use_id = json_str(payload, "tool_use_id"), .max_reason = SBX_MAX_REASON };
+	hook_decide(&c, &d);
+	if (!d.reason)
+		rc = deny("sbx: out of memory; the call was not run.");
+	else
+		rc = answer(d.allow ? "allow" : "deny", d.reason);
+	free(d.reason);
 out:
-	policy_free(pol);
 	cJSON_Delete(payload);
 	return rc;
 }
@@ -254,11 +150,13 @@ out:
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: sbx-hook MODE < payload.json\n"
-	    "  pre            Claude Code / Codex PreToolUse hook: answers allow, deny, or\n"
+	fprintf(f, "usage: sbx-hook pre|post|session-start|codex|cursor < payload.json\n"
+	    "  pre            Claude Code PreToolUse hook: answers allow, deny, or\n"
 	    "                 escalates the call to a human through FOLDER/.sandbox/queue\n"
 	    "  session-start  SessionStart hook: tells the model how sbx works and what\n"
 	    "                 is pending or finished\n"
+	    "  codex          the same as pre for Codex CLI (deny only, no output on allow)\n"
+	    "  cursor         Cursor beforeShellExecution, beforeMCPExecution, beforeReadFile\n"
 	    "  post           PostToolUse hook: records what the tool did in the audit\n"
 	    "                 log; always answers {}\n");
 }
@@ -281,6 +179,8 @@ main(int argc, char **argv)
 		return hook_post();
 	if (argc == 2 && strcmp(argv[1], "session-start") == 0)
 		return hook_session_start();
+	if (argc == 2 && (strcmp(argv[1], "codex") == 0 || strcmp(argv[1], "cursor") == 0))
+		return dialect_main(argv[1]);
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(stdout);
 		return 0;

@@ -55,8 +55,9 @@ static const char *const builtin_deny_write[] = {
 /* Self-protection: writes by any tool are denied, whatever the file says. */
 static const char *const builtin_self_write[] = {
 	"./.sandbox", "./.claude/settings*.json", "./.mcp.json", "./.codex",
-	"./.cursor/hooks.json", "~/.claude/settings*.json", "~/.codex",
-	"~/.cursor/hooks.json", "~/.config/sbx", "/**/bin/sbx",
+	"./.cursor/hooks.json", "./.cursor/mcp.json", "~/.claude/settings*.json",
+	"~/.codex", "~/.cursor/hooks.json", "~/.cursor/mcp.json", "~/.config/sbx",
+	"/**/bin/sbx",
 	"/**/bin/sbx-hook", "/**/bin/sbx-mcp", "/**/bin/sbxd", NULL,
 };
 
@@ -949,6 +950,13 @@ oom:
 struct policy *
 policy_load(const char *folder, const char *config_dir, struct policy_error *err)
 {
+	return policy_load_text(folder, config_dir, err, NULL, NULL);
+}
+
+struct policy *
+policy_load_text(const char *folder, const char *config_dir, struct policy_error *err,
+    char **textp, size_t *lenp)
+{
 	char path[SBX_PATH_MAX];
 	struct policy *p = NULL;
 	struct stat st;
@@ -1014,6 +1022,11 @@ policy_load(const char *folder, const char *config_dir, struct policy_error *err
 	}
 	text[got] = '\0';
 	p = policy_load_buffer(path, text, got, folder, config_dir, err);
+	if (p != NULL && textp != NULL) {
+		*textp = text;
+		*lenp = got;
+		text = NULL;
+	}
 out:
 	if (fd >= 0)
 		close(fd);

@@ -87,6 +87,11 @@ struct policy;
 struct policy *policy_load(const char *folder, const char *config_dir,
     struct policy_error *err);
 
+/* As policy_load, and hands back the exact bytes it parsed (caller frees
+ * *text) so that the caller can hash what it judged with. */
+struct policy *policy_load_text(const char *folder, const char *config_dir,
+    struct policy_error *err, char **text, size_t *len);
+
 /* Parses a policy from memory; name is used in messages. */
 struct policy *policy_load_buffer(const char *name, const char *text, size_t len,
     const char *folder, const char *config_dir, struct policy_error *err);

@@ -46,6 +46,7 @@ fi
 # request, sbxd auto-approves and runs `true`, the hook answers.
 jq '.escalate = ["Bash(true)"] | .limits.hook_wait_seconds = 30 | .limits.max_per_minute = 100000' \
 	"$F/.sandbox/policy.json" >"$T/p" && mv "$T/p" "$F/.sandbox/policy.json"
+"$SBX_BIN/sbx" -C "$F" policy accept >/dev/null
 "$SBX_BIN/sbxd" "$F" 2>"$T/sbxd.log" &
 DPID=$!
 for _ in $(seq 100); do grep -q serving "$T/sbxd.log" && break; sleep 0.05; done

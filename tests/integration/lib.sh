@@ -92,6 +92,12 @@ init_folder() {
 set_limits() {
 	local p="$FOLDER/.sandbox/policy.json"
 	jq --argjson l "$1" '.limits = ((.limits // {}) + $l)' "$p" >"$p.new" && mv "$p.new" "$p"
+	accept_policy
+}
+
+# accept_policy: the human accepts the edited policy (sbx policy accept).
+accept_policy() {
+	"$SBX" -C "$FOLDER" policy accept >/dev/null
 }
 
 # add_rule LIST RULE: appends RULE to the policy's LIST (allow/escalate/deny).
@@ -99,6 +105,7 @@ add_rule() {
 	local p="$FOLDER/.sandbox/policy.json"
 	jq --arg l "$1" --arg r "$2" '.[$l] = ((.[$l] // []) + [$r])' "$p" >"$p.new" &&
 		mv "$p.new" "$p"
+	accept_policy
 }
 
 start_daemon() {

@@ -101,6 +101,9 @@ unlike "$(echo "$out" | reason)" "$id" "with a new id"
 
 # 6. Large output is trimmed for the model, kept in full on disk.
 set_limits '{"hook_wait_seconds": 20}'
+# The last call of part 5 is queued; under load sbxd may not have taken it
+# in yet: wait for it, deny it, and see it gone before the next request.
+wait_for 10 has_pending
 "$SBX" -C "$FOLDER" deny "$(pending_ids)" >/dev/null
 # sbxd handles the decision asynchronously: let it leave pending first.
 wait_for 10 bash -c "! $SBX -C $FOLDER pending --json | jq -e 'length > 0'"

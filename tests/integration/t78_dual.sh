@@ -7,6 +7,7 @@ init_folder
 setup_task
 p="$FOLDER/.sandbox/policy.json"
 jq '.two_approvers = {"risk": "high", "rules": ["Bash(./task.sh deploy:*)"]}' "$p" >"$T/p" && mv "$T/p" "$p"
+accept_policy
 set_limits '{"hook_wait_seconds": 1}'
 start_daemon
 

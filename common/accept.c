@@ -1,0 +1,138 @@
+/*
+ * accept.c - checking that policy.json is the one a human accepted; see
+ * accept.h. Verification only: signing lives in approver/.
+ *
+ * MUST hash the same bytes the policy was parsed from. MUST fail closed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "common/accept.h"
+#include "common/json.h"
+#include "common/keys.h"
+#include "common/queue.h"
+
+static void
+put_lp(unsigned char *buf, size_t *o, const void *p, size_t n)
+{
+	buf[(*o)++] = (unsigned char)(n >> 24);
+	buf[(*o)++] = (unsigned char)(n >> 16);
+	buf[(*o)++] = (unsigned char)(n >> 8);
+	buf[(*o)++] = (unsigned char)n;
+	memcpy(buf + *o, p, n);
+	*o += n;
+}
+
+int
+accept_message(const unsigned char hash[32], const char *approver, const char *key_id,
+    int64_t time, const char *folder, unsigned char **out, size_t *len)
+{
+	static const char tag[] = "sbx-policy-v1";
+	char num[32];
+	size_t cap, o = 0;
+	unsigned char *buf;
+
+	snprintf(num, sizeof(num), "%lld", (long long)time);
+	cap = sizeof(tag) + 5 * 4 + 32 + strlen(approver) + strlen(key_id) + strlen(num) +
+	    strlen(folder);
+	if (!(buf = malloc(cap)))
+		return -1;
+	memcpy(buf, tag, sizeof(tag));
+	o = sizeof(tag);
+	put_lp(buf, &o, hash, 32);
+	put_lp(buf, &o, approver, strlen(approver));
+	put_lp(buf, &o, key_id, strlen(key_id));
+	put_lp(buf, &o, num, strlen(num));
+	put_lp(buf, &o, folder, strlen(folder));
+	*out = buf;
+	*len = o;
+	return 0;
+}
+
+/* 0 when FOLDER/.sandbox/policy.accepted signs hash by a trusted key. */
+static int
+check_accepted(const char *folder, const char *config, const unsigned char hash[32],
+    char *why, size_t whysz)
+{
+	unsigned char want[32], sig[64], *msg = NULL;
+	const char *h, *who, *kid, *s;
+	struct trusted_key key;
+	struct sbx_err err;
+	int64_t t;
+	size_t len, mlen;
+	cJSON *doc = NULL;
+	char *text;
+	int sbfd, rc = -1, found;
+
+	if ((sbfd = sandbox_open(folder, &err)) < 0) {
+		snprintf(why, whysz, "%.200s", err.msg);
+		return -1;
+	}
+	text = read_untrusted(sbfd, SBX_ACCEPTED_FILE, 4096, &len, &err);
+	close(sbfd);
+	if (!text) {
+		snprintf(why, whysz, "no accepted policy (%.200s)", err.msg);
+		return -1;
+	}
+	doc = cJSON_ParseWithLength(text, len);
+	free(text);
+	h = json_str(doc, "hash");
+	who = json_str(doc, "approver");
+	kid = json_str(doc, "key_id");
+	s = json_str(doc, "sig");
+	if (!h || !who || !kid || !s || json_int(doc, "time", &t) < 0 ||
+	    hex_decode(want, 32, h) < 0 || hex_decode(sig, 64, s) < 0) {
+		snprintf(why, whysz, "policy.accepted is malformed");
+		goto out;
+	}
+	if ((found = trusted_key_find(config, kid, &key, &err)) != 1) {
+		snprintf(why, whysz, "policy.accepted is signed by key %.16s, which is not a "
+		    "trusted approver key", kid);
+		goto out;
+	}
+	if (accept_message(want, who, kid, t, folder, &msg, &mlen) < 0 ||
+	    crypto_sign_verify_detached(sig, msg, mlen, key.pk) != 0 ||
+	    strcmp(who, key.name) != 0) {
+		snprintf(why, whysz, "policy.accepted has a bad signature");
+		goto out;
+	}
+	if (sodium_memcmp(want, hash, 32) != 0) {
+		snprintf(why, whysz, "policy.json changed since %s accepted it", who);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(msg);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+struct policy *
+policy_load_accepted(const char *folder, const char *config, char *msg, size_t msgsz)
+{
+	unsigned char hash[32];
+	struct policy_error perr;
+	struct policy *p;
+	char why[300];
+	size_t len;
+	char *text = NULL;
+
+	if (!(p = policy_load_text(folder, config, &perr, &text, &len))) {
+		snprintf(msg, msgsz, "%s", perr.msg);
+		return NULL;
+	}
+	crypto_generichash(hash, sizeof(hash), (unsigned char *)text, len, NULL, 0);
+	free(text);
+	if (check_accepted(folder, config, hash, why, sizeof(why)) < 0) {
+		snprintf(msg, msgsz, "%s: a human must accept the policy first: run "
+		    "`sbx -C %s policy accept` (or `sbx policy edit`)", why, folder);
+		policy_free(p);
+		return NULL;
+	}
+	return p;
+}

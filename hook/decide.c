@@ -1,0 +1,194 @@
+/*
+ * decide.c - classify one tool call and escalate it; see decide.h.
+ *
+ * MUST deny on every error (fail closed). MUST write only into
+ * .sandbox/queue/ (through escalate()). MUST arm the alarm as soon as
+ * the policy tells how long the wait may be.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/accept.h"
+#include "common/json.h"
+#include "common/originals.h"
+#include "common/queue.h"
+#include "common/util.h"
+#include "hook/decide.h"
+#include "hook/escalate.h"
+#include "policy/policy.h"
+
+__attribute__((format(printf, 2, 3)))
+static void
+set_deny(struct hook_decision *d, const char *fmt, ...)
+{
+	char reason[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	d->allow = 0;
+	free(d->reason);
+	d->reason = utf8_clean(reason, strlen(reason), sizeof(reason), NULL);
+}
+
+/* What the model should do instead when sbxd cannot run the tool. */
+static const char *
+instead(const char *tool)
+{
+	if (strcmp(tool, "WebFetch") == 0 || strcmp(tool, "WebSearch") == 0)
+		return "use the sbx MCP tool fetch_url if you have it (it fetches the URL "
+		    "outside the agent once a human approves), or ask the user";
+	if (strcmp(tool, "Read") == 0 || strcmp(tool, "Glob") == 0 ||
+	    strcmp(tool, "Grep") == 0 || strcmp(tool, "LS") == 0)
+		return "use the sbx MCP tool request_path_access (mode \"read\") if you have "
+		    "it (it reads the file outside the agent once a human approves), or ask "
+		    "the user";
+	if (strcmp(tool, "Write") == 0 || strcmp(tool, "Edit") == 0 ||
+	    strcmp(tool, "MultiEdit") == 0 || strcmp(tool, "NotebookEdit") == 0 ||
+	    strcmp(tool, "apply_patch") == 0)
+		return "use the sbx MCP tool request_path_access (mode \"write\", with the "
+		    "whole new content) if you have it (it writes the file outside the agent "
+		    "once a human approves), or ask the user";
+	return "ask the user to do it; sbx can only run shell commands for you (the sbx "
+	    "MCP tool run_privileged)";
+}
+
+/*
+ * Before an allowed Write/Edit/MultiEdit/NotebookEdit changes an existing
+ * file, keeps its content (common/originals.h). -1 with msg when it
+ * could not: the caller denies rather than lose the original.
+ */
+static int
+keep_original(const char *folder, const char *cwd, const char *tool, const cJSON *input,
+    const char *session, char *msg, size_t msgsz)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	const char *target;
+	struct sbx_err err = { "" };
+	int sbfd, rc;
+
+	if (strcmp(tool, "Write") && strcmp(tool, "Edit") && strcmp(tool, "MultiEdit") &&
+	    strcmp(tool, "NotebookEdit"))
+		return 0;
+	target = json_str(input, strcmp(tool, "NotebookEdit") ? "file_path" : "notebook_path");
+	if (!target || !*target)
+		return 0;
+	if (xsnprintf(path, sizeof(path), "%s%s%s", target[0] == '/' ? "" : cwd,
+	    target[0] == '/' ? "" : "/", target) < 0) {
+		snprintf(msg, msgsz, "the path is too long");
+		return -1;
+	}
+	/* A write through a symlink changes its target: keep the target. */
+	if (realpath(path, real))
+		snprintf(path, sizeof(path), "%s", real);
+	if ((sbfd = sandbox_open(folder, &err)) < 0) {
+		snprintf(msg, msgsz, "%s", err.msg);
+		return -1;
+	}
+	rc = originals_keep(sbfd, path, tool, session, &err);
+	close(sbfd);
+	if (rc < 0)
+		snprintf(msg, msgsz, "could not keep the original of %.300s (%.200s)", path,
+		    err.msg[0] ? err.msg : strerror(errno));
+	return rc < 0 ? -1 : 0;
+}
+
+void
+hook_decide(const struct hook_call *c, struct hook_decision *d)
+{
+	char folder[PATH_MAX], cwd[PATH_MAX], config[PATH_MAX], msg[600];
+	const char *tmpdir;
+	struct policy_result pr;
+	struct policy_call call;
+	struct esc_request rq;
+	struct esc_outcome eo;
+	struct policy *pol = NULL;
+
+	d->allow = 0;
+	d->reason = NULL;
+	/* The folder: nearest .sandbox/ above cwd, else above the project dir. */
+	if (!c->cwd || !realpath(c->cwd, cwd)) {
+		if (!c->project_dir || !realpath(c->project_dir, cwd)) {
+			set_deny(d, "sbx: the hook input has no usable cwd; the call was not run.");
+			return;
+		}
+	}
+	if (find_folder(cwd, folder, sizeof(folder)) < 0 &&
+	    (!c->project_dir || find_folder(c->project_dir, folder, sizeof(folder)) < 0)) {
+		set_deny(d, "sbx: no .sandbox/ folder above %s; the user must run `sbx init` "
+		    "in the project. The call was not run.", cwd);
+		return;
+	}
+	if (config_dir(config, sizeof(config)) < 0) {
+		set_deny(d, "sbx: cannot find the sbx config dir; the call was not run.");
+		return;
+	}
+	if (!(pol = policy_load_accepted(folder, config, msg, sizeof(msg)))) {
+		set_deny(d, "sbx: the sandbox policy is invalid or not accepted, so every call "
+		    "is denied: %s. Ask the user to fix it.", msg);
+		return;
+	}
+	/* The wait is bounded by the policy; the alarm stays just above it. */
+	alarm((unsigned)policy_limits(pol)->hook_wait_seconds + 5);
+	/* The session's own temp dir, when the client names one: writes
+	 * there are allowed. */
+	tmpdir = getenv("TMPDIR");
+	call = (struct policy_call){ .tool = c->tool, .input = c->input, .cwd = cwd,
+		.folder = folder, .home = getenv("HOME"), .config_dir = config,
+		.tmpdir = tmpdir && *tmpdir == '/' ? tmpdir : NULL };
+	policy_eval(pol, &call, &pr);
+	if (pr.verdict == POLICY_ALLOW) {
+		/* Keep what an allowed file tool is about to replace. */
+		if (keep_original(folder, cwd, c->tool, c->input, c->session_id, msg,
+		    sizeof(msg)) < 0) {
+			set_deny(d, "sbx: %s; the change was not made.", msg);
+			goto out;
+		}
+		d->allow = 1;
+		d->reason = strdup(pr.reason);
+		goto out;
+	}
+	if (pr.verdict != POLICY_ESCALATE) {
+		set_deny(d, "sbx: denied by policy (%s): %s", pr.rule, pr.reason);
+		goto out;
+	}
+	if (!request_command(c->tool, c->input)) {
+		/* sbxd runs shell commands only: queueing this would only be
+		 * rejected there. */
+		set_deny(d, "sbx: this %s call needs a human's approval (%s) and was not run. "
+		    "To do it anyway, %s.", c->tool, pr.reason, instead(c->tool));
+		goto out;
+	}
+	rq = (struct esc_request){ .folder = folder, .cwd = cwd, .tool = c->tool,
+		.input = c->input, .session_id = c->session_id,
+		.tool_use_id = c->tool_use_id, .agent = c->agent, .why = &pr,
+		.limits = policy_limits(pol),
+		.wait_seconds = policy_limits(pol)->hook_wait_seconds };
+	escalate(&rq, &eo);
+	switch (eo.state) {
+	case ESC_RESULT:
+		d->reason = result_text(eo.result, folder, c->max_reason);
+		if (!d->reason)
+			set_deny(d, "sbx: request %s finished; see `sbx show %s`. Do not run it "
+			    "again.", eo.id, eo.id);
+		cJSON_Delete(eo.result);
+		break;
+	case ESC_PENDING:
+		set_deny(d, "sbx: this call needs a human's approval (%s) and is pending as "
+		    "request %s. It will run outside the agent once approved. Do not work "
+		    "around it: repeat the exact same call later to receive its result, or "
+		    "carry on with other work.", pr.reason, eo.id);
+		break;
+	default:
+		set_deny(d, "sbx: this call needs a human's approval (%s) but could not be "
+		    "queued: %s. The call was not run.", pr.reason, eo.msg);
+	}
+out:
+	policy_free(pol);
+}
