@@ -318,9 +318,10 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 	} else if (rc == 0) {
 		fmt_time(l.head.time, when, sizeof(when));
 		printf("audit log OK: %lld records in %lld segment%s (%lld bytes), %lld signed "
-		    "checkpoints; the signed head (record %lld, %s, daemon key %s) matches; %lld "
-		    "record%s after it\n", (long long)r.records, (long long)r.segments,
-		    r.segments == 1 ? "" : "s", (long long)r.bytes, (long long)r.checkpoints,
+		    "checkpoint%s; the signed head (record %lld, %s, daemon key %s) matches; "
+		    "%lld record%s after it, not yet signed\n", (long long)r.records,
+		    (long long)r.segments, r.segments == 1 ? "" : "s", (long long)r.bytes,
+		    (long long)r.checkpoints, r.checkpoints == 1 ? "" : "s",
 		    (long long)r.head_seq, when, kid, (long long)r.after_head,
 		    r.after_head == 1 ? "" : "s");
 		if (evidence && !pin)

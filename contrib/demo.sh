@@ -85,5 +85,11 @@ jq -r '.hookSpecificOutput.permissionDecisionReason' "$DEMO/answer.json" | show
 
 say "The push really happened, done by sbxd, not by the agent"
 git -C "$DEMO/remote.git" log --oneline main | show
+
+say "The audit log tells the request's story, hash-chained and signed by sbxd"
+echo "   \$ sbx audit show --request $id"
+"$BIN/sbx" -C "$PROJ" audit show --request "$id" | cut -c 12- | show
+echo "   \$ sbx audit verify"
+"$BIN/sbx" -C "$PROJ" audit verify | show
 echo
 echo "Done. State, queue and results were in $PROJ/.sandbox (removed now)."
