@@ -45,7 +45,7 @@ ok $? "and runs once approved after the restart"
 is "$(jq -r .status "$FOLDER/.sandbox/results/$id.json")" "done" "its result is done"
 
 # A command over its time limit is killed, with its process group.
-out=$(hook_bash "./task.sh sleep 30")
+out=$(hook_bash "./task.sh sleep 37")
 id=$(echo "$out" | reason | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
 wait_for 10 has_pending
 "$SBX" -C "$FOLDER" approve "$id" >/dev/null
@@ -53,32 +53,32 @@ wait_for 15 test -f "$FOLDER/.sandbox/results/$id.json"
 ok $? "a command over exec_timeout_seconds is stopped"
 is "$(jq -r .timed_out "$FOLDER/.sandbox/results/$id.json")" "true" "its result says timed out"
 is "$(jq -r .signal "$FOLDER/.sandbox/results/$id.json")" "15" "killed by SIGTERM"
-out=$(hook_bash "./task.sh sleep 30")
+out=$(hook_bash "./task.sh sleep 37")
 like "$(echo "$out" | reason | head -1)" "killed by signal 15 after its time limit" "the model is told it timed out"
-! pgrep -f "sleep 30" >/dev/null
+! pgrep -f "sleep 37" >/dev/null
 ok $? "no sleep is left behind"
 
 # sbxd killed (SIGKILL) while a command runs: interrupted, never re-run.
 set_limits '{"exec_timeout_seconds": 60}'
-out=$(hook_bash "./task.sh sleep 20")
+out=$(hook_bash "./task.sh sleep 23")
 id=$(echo "$out" | reason | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
 wait_for 10 has_pending
 "$SBX" -C "$FOLDER" approve "$id" >/dev/null
-wait_for 10 grep -q "run sleep 20" "$FOLDER/runs.log"
+wait_for 10 grep -q "run sleep 23" "$FOLDER/runs.log"
 ok $? "the long command started"
 kill -9 "$DPID"
 wait "$DPID" 2>/dev/null
 DPID=""
 wait_for 10 test -f "$FOLDER/.sandbox/results/$id.json"
 ok $? "the executor notices sbxd died and records the run"
-! pgrep -f "sleep 20" >/dev/null
+! pgrep -f "sleep 23" >/dev/null
 ok $? "and kills the command's process group"
 start_daemon
 is "$("$SBX" -C "$FOLDER" show "$id" --json | jq -r .status)" "interrupted" "after restart the request is interrupted"
-runs_before=$(grep -c "run sleep 20" "$FOLDER/runs.log")
+runs_before=$(grep -c "run sleep 23" "$FOLDER/runs.log")
 sleep 1
-is "$(grep -c "run sleep 20" "$FOLDER/runs.log")" "$runs_before" "and it is not run again"
-out=$(hook_bash "./task.sh sleep 20")
+is "$(grep -c "run sleep 23" "$FOLDER/runs.log")" "$runs_before" "and it is not run again"
+out=$(hook_bash "./task.sh sleep 23")
 like "$(echo "$out" | reason | head -1)" "interrupted while running" "the model learns it was interrupted"
 
 # SIGTERM to sbxd while a command runs: stops cleanly, records interrupted.

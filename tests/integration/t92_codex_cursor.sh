@@ -117,7 +117,7 @@ like "$(echo "$out" | agent_msg)" "no .sandbox/ folder" "cursor: outside a prepa
 out=$(payload WebFetch '{"url": "https://unlisted.example.net/x", "prompt": "p"}' | "$HOOK" pre)
 is "$(echo "$out" | decision)" "deny" "pre: a WebFetch to an unlisted host is not run"
 like "$(echo "$out" | reason)" "fetch_url" "pre: and points the model at fetch_url"
-out=$(payload Write "$(jq -cn --arg p "$T/outside.txt" '{file_path: $p, content: "x"}')" | "$HOOK" pre)
+out=$(payload Write "$(jq -cn --arg p "/srv/sbx-test-outside-$$.txt" '{file_path: $p, content: "x"}')" | "$HOOK" pre)
 like "$(echo "$out" | reason)" "request_path_access" "pre: a write outside the project points at request_path_access"
 is "$(ls "$FOLDER/.sandbox/queue/new" | wc -l | tr -d ' ')" "0" "neither was queued for sbxd to reject"
 
