@@ -254,16 +254,13 @@ remove_tree(int at, const char *name)
 {
 	struct dirent *de;
 	DIR *d;
-	int fd, rc = 0;
+	int rc = 0;
 
 	if (unlinkat(at, name, 0) == 0)
 		return 0;
 	if (errno != EISDIR && errno != EPERM)
 		return errno == ENOENT ? 0 : -1;
-	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!(d = opendir_at(at, name))) {
 		return -1;
 	}
 	while ((de = readdir(d)))

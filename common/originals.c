@@ -121,17 +121,14 @@ originals_list(int sbfd, struct original **out)
 	struct dirent *de;
 	char rel[160];
 	size_t len;
-	int n = 0, cap = 0, fd;
+	int n = 0, cap = 0;
 	int64_t x;
 	cJSON *o;
 	char *text;
 	DIR *d;
 
 	*out = NULL;
-	fd = openat(sbfd, "queue/originals/index", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!(d = opendir_at(sbfd, "queue/originals/index"))) {
 		return errno == ENOENT ? 0 : -1;
 	}
 	while ((de = readdir(d))) {

@@ -347,6 +347,22 @@ utf8_clean(const char *in, size_t len, size_t max, size_t *consumed)
 	return out;
 }
 
+DIR *
+opendir_at(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), saved;
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	if (!(d = fdopendir(fd))) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+	}
+	return d;
+}
+
 int
 find_folder(const char *start, char *out, size_t outsz)
 {

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #define SBX_VERSION "0.1.0"
@@ -68,6 +69,10 @@ char *read_daemon_file(int dirfd, const char *name, size_t cap, size_t *len,
  * used. Caller frees.
  */
 char *utf8_clean(const char *in, size_t len, size_t max, size_t *consumed);
+
+/* Opens DIRFD/NAME as a directory stream without following a symlink at
+ * NAME; NULL (errno set) otherwise. Close with closedir(). */
+DIR *opendir_at(int dirfd, const char *name);
 
 /* Walks up from start to the nearest directory holding .sandbox/;
  * out gets the resolved folder. -1 when there is none. */

@@ -883,13 +883,9 @@ scan(struct folder *f, const struct daemon_opts *o, const char *dir,
 	struct dirent *de;
 	char **names = NULL, **nn;
 	size_t n = 0, cap = 0, i;
-	int fd;
 	DIR *d;
 
-	fd = openat(f->sbfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!(d = opendir_at(f->sbfd, dir))) {
 		logf_folder(f, "cannot read %s: %s", dir, strerror(errno));
 		return;
 	}

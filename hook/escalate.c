@@ -97,12 +97,9 @@ scan_requests(int sbfd, const char *dir, struct finder *f)
 	struct dirent *de;
 	cJSON *doc;
 	DIR *d;
-	int fd, finished;
+	int finished;
 
-	fd = openat(sbfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!(d = opendir_at(sbfd, dir))) {
 		return -1;
 	}
 	while ((de = readdir(d))) {

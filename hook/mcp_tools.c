@@ -628,12 +628,9 @@ count_requests(int sbfd, const char *dir, int *pending, int *running, cJSON *lis
 	cJSON *doc, *e;
 	int64_t created;
 	DIR *d;
-	int fd, run;
+	int run;
 
-	fd = openat(sbfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!(d = opendir_at(sbfd, dir))) {
 		return;
 	}
 	while ((de = readdir(d))) {
@@ -673,13 +670,10 @@ count_recent(int sbfd, cJSON *by_status)
 	const char *status;
 	cJSON *doc, *n;
 	int64_t since = now_ms() / 1000 - RECENT_SECONDS;
-	int fd, reads = 0;
+	int reads = 0;
 	DIR *d;
 
-	fd = openat(sbfd, "results", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!(d = opendir_at(sbfd, "results"))) {
 		return;
 	}
 	while ((de = readdir(d)) && reads < RECENT_READS) {

@@ -45,17 +45,14 @@ describe_queue(const char *folder, char *buf, size_t cap)
 	char id[SBX_ID_LEN + 1], name[64], line[256];
 	struct sbx_err err;
 	struct dirent *de;
-	int sbfd, fd, waiting = 0, ready = 0, i;
+	int sbfd, waiting = 0, ready = 0, i;
 	const char *dirs[] = { "pending", "queue/new" };
 	DIR *d;
 
 	if ((sbfd = sandbox_open(folder, &err)) < 0)
 		return;
 	for (i = 0; i < 2; i++) {
-		fd = openat(sbfd, dirs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 || !(d = fdopendir(fd))) {
-			if (fd >= 0)
-				close(fd);
+		if (!(d = opendir_at(sbfd, dirs[i]))) {
 			continue;
 		}
 		while ((de = readdir(d))) {
