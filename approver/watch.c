@@ -345,6 +345,115 @@ line(struct watch *w, const char *fmt, ...)
 	printf("\033[K\r\n");
 }
 
+/* Reads one '…' word (with '\'' for a quote) at *p into a new string. */
+static char *
+sq_word(const char **p)
+{
+	const char *s = *p;
+	size_t cap = strlen(s) + 1, o = 0;
+	char *out;
+
+	if (*s != '\'' || !(out = malloc(cap)))
+		return NULL;
+	for (s++;;) {
+		if (!*s) {
+			free(out);
+			return NULL;
+		}
+		if (*s == '\'') {
+			if (!strncmp(s, "'\\''", 4)) {
+				out[o++] = '\'';
+				s += 4;
+				continue;
+			}
+			s++;
+			break;
+		}
+		out[o++] = *s++;
+	}
+	out[o] = '\0';
+	*p = s;
+	return out;
+}
+
+/*
+ * What a write request would put where: a Write/Edit input, or the exact
+ * command sbx-mcp queues for request_path_access (printf '%s' 'C' > 'P').
+ * Returns 1 with *path and *content (caller frees), else 0.
+ */
+static int
+write_target(const struct req_row *r, char **path, char **content)
+{
+	const char *c = r->command;
+	cJSON *in;
+
+	*path = *content = NULL;
+	if (c && !strncmp(c, "printf '%s' ", 12)) {
+		c += 12;
+		if ((*content = sq_word(&c)) && !strncmp(c, " > ", 3) && (c += 3) &&
+		    (*path = sq_word(&c)) && !*c)
+			return 1;
+		free(*path);
+		free(*content);
+		*path = *content = NULL;
+		return 0;
+	}
+	if (strcmp(r->tool, "Write") != 0 || !(in = cJSON_Parse(r->input ? r->input : "")))
+		return 0;
+	if (json_str(in, "file_path") && json_str(in, "content")) {
+		*path = strdup(json_str(in, "file_path"));
+		*content = strdup(json_str(in, "content"));
+	}
+	cJSON_Delete(in);
+	return *path && *content;
+}
+
+/* A line diff preview of content against the file as it is now. */
+static int
+diff_preview(struct watch *w, const char *path, const char *content, int room)
+{
+	char *old = NULL, *a, *b, *na, *nb;
+	size_t len;
+	int fd, shown = 0, same = 0;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		old = fd_read_all(fd, 1 << 20, &len);
+		close(fd);
+	}
+	line(w, "write   %s (%s)", path, old ? "diff against the file as it is now"
+	    : "a new file");
+	shown++;
+	a = old ? old : (char *)"";
+	b = (char *)content;
+	while ((*a || *b) && shown < room) {
+		size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+
+		na = a + la + (a[la] == '\n');
+		nb = b + lb + (b[lb] == '\n');
+		if (la == lb && !strncmp(a, b, la)) {
+			same++;
+		} else {
+			if (*a) {
+				line(w, "- %.*s", (int)la, a);
+				shown++;
+			}
+			if (*b && shown < room) {
+				line(w, "+ %.*s", (int)lb, b);
+				shown++;
+			}
+		}
+		a = na;
+		b = nb;
+	}
+	if (shown < room) {
+		line(w, "  (%d unchanged line%s%s)", same, same == 1 ? "" : "s",
+		    *a || *b ? "; more below: v shows everything" : "");
+		shown++;
+	}
+	free(old);
+	return shown;
+}
+
 static void
 draw(struct watch *w)
 {
@@ -406,6 +515,16 @@ draw(struct watch *w)
 			line(w, "the hook answers the agent in %llds; expires in %llds",
 			    (long long)left, (long long)(it->row.expires - now));
 		used += 6;
+		/* For writes, what would change; then the exact command. */
+		{
+			char *wpath, *wcontent;
+
+			if (write_target(&it->row, &wpath, &wcontent)) {
+				used += diff_preview(w, wpath, wcontent, (w->rows - 3 - used) / 2);
+				free(wpath);
+				free(wcontent);
+			}
+		}
 		cmd = what(&it->row);
 		/* The exact command, wrapped over the remaining rows. */
 		for (k = 0; *cmd && used < w->rows - 3; used++, k++) {

@@ -126,6 +126,23 @@ $TM send-keys -t w "q" Enter
 wait_for 5 bash -c "! pgrep -f '[s]bx watch -C $FOLDER' >/dev/null"
 ok $? "q quits line mode"
 
+# A write shows a diff preview against the file as it is now.
+for p in $(pending_ids); do "$SBX" -C "$FOLDER" deny "$p" >/dev/null; done
+printf 'keep\nold line\n' >"$T/target.txt"
+wcmd="printf '%s' 'keep
+new line
+' > '$T/target.txt'"
+(bash_payload "$wcmd" | env -u TMPDIR "$HOOK" pre >/dev/null) &
+wait_for 10 bash -c "$SBX -C $FOLDER pending --json | jq -e 'length == 1'"
+$TM send-keys -t w "clear; $SBX watch -C $FOLDER" Enter
+wait_for 10 screen_has "write +$T/target.txt \\(diff against the file as it is now\\)"
+ok $? "a write request shows the file it changes"
+s=$(screen)
+like "$s" "- old line" "the diff shows the line it removes"
+like "$s" "\\+ new line" "and the line it adds"
+like "$s" "1 unchanged line" "and counts the lines it keeps"
+$TM send-keys -t w q
+
 # Without a terminal: line mode on pipes, with --notify.
 id=$(pending_ids | head -1)
 printf 'd %s not now\nq\n' "$id" | "$SBX" watch -C "$FOLDER" --notify "cat >$T/notified" >"$T/plain.out"
