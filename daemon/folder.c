@@ -449,9 +449,8 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	if (!err.msg[0] && needed < 2)
 		rule = db_rule_match(f->db, hash, tool, cmd, now, &who);
 
-	if (exec_sql(f, "BEGIN IMMEDIATE") < 0)
-		goto out;
-	rc = sql_run(f, "INSERT INTO requests (id, hash, tool, command, input, cwd, session,"
+	rc = exec_sql(f, "BEGIN IMMEDIATE") < 0 ? -1 :
+	    sql_run(f, "INSERT INTO requests (id, hash, tool, command, input, cwd, session,"
 	    " agent, trigger, rule, reason, created, expires, status, deny_reason, approver,"
 	    " auto, decided, started, approvals_needed)"
 	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", "tttttttttttiitttiiii",
@@ -469,6 +468,11 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 		exec_sql(f, "ROLLBACK");
 		reject_file(f, "pending", name,
 		    rc == -2 ? "a request with this id exists already" : "database error");
+		/* A waiting agent learns it was not recorded (never for a
+		 * duplicate id: that result belongs to the first request). */
+		if (rc != -2)
+			finish_unrun(f, id, hash, "rejected", "", "sbxd could not record the "
+			    "request (database error); ask the user to check sbxd's log");
 		goto out;
 	}
 

@@ -268,12 +268,10 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 		memcpy(out->id, f.done_id, sizeof(out->id));
 		out->result = f.result;
 		out->state = ESC_RESULT;
-		out->attached = 1;
 		goto out;
 	}
 	if (f.attach[0]) {
 		memcpy(out->id, f.attach, sizeof(out->id));
-		out->attached = 1;
 	} else {
 		/* A new request, within the pending cap. */
 		if (f.unfinished >= rq->limits->max_pending) {

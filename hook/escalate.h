@@ -36,7 +36,6 @@ struct esc_request {
 struct esc_outcome {
 	enum esc_state state;
 	char id[SBX_ID_LEN + 1];
-	int attached;               /* joined an identical pending request */
 	cJSON *result;              /* owned; free with cJSON_Delete */
 	char msg[512];
 };
