@@ -15,48 +15,13 @@
 #include <sodium.h>
 
 #include "common/audit_record.h"
+#include "common/buf.h"
 #include "common/json.h"
 #include "common/queue.h"
 #include "common/util.h"
 
 static const char record_tag[] = "sbx-audit-v1";        /* hashed with its NUL */
 static const char checkpoint_tag[] = "sbx-audit-checkpoint-v1";
-
-struct buf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void
-bput(struct buf *b, const void *s, size_t n)
-{
-	char *np;
-	size_t ncap;
-
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		ncap = b->cap ? b->cap : 512;
-		while (ncap < b->len + n + 1)
-			ncap *= 2;
-		if (!(np = realloc(b->p, ncap))) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = ncap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void
-bputs(struct buf *b, const char *s)
-{
-	bput(b, s, strlen(s));
-}
 
 /* A string (or null) in canonical JSON form. */
 static void
@@ -66,7 +31,7 @@ bput_jstr(struct buf *b, const char *s)
 	char *c;
 
 	if (!s) {
-		bputs(b, "null");
+		buf_puts(b, "null");
 		return;
 	}
 	if (!(v = cJSON_CreateString(s)) || !(c = json_canonical(v))) {
@@ -74,7 +39,7 @@ bput_jstr(struct buf *b, const char *s)
 		b->oom = 1;
 		return;
 	}
-	bputs(b, c);
+	buf_puts(b, c);
 	free(c);
 	cJSON_Delete(v);
 }
@@ -123,18 +88,18 @@ audit_record_encode(int64_t seq, int64_t time_ms,
 	hex_encode(hex, prev, AUDIT_HASH_LEN);
 	snprintf(num, sizeof(num), "{\"seq\":%lld,\"time\":%lld,\"prev\":\"", (long long)seq,
 	    (long long)time_ms);
-	bputs(&b, num);
-	bputs(&b, hex);
-	bputs(&b, "\",\"event\":\"");
-	bputs(&b, event);
-	bputs(&b, "\",\"request\":");
+	buf_puts(&b, num);
+	buf_puts(&b, hex);
+	buf_puts(&b, "\",\"event\":\"");
+	buf_puts(&b, event);
+	buf_puts(&b, "\",\"request\":");
 	bput_jstr(&b, request);
-	bputs(&b, ",\"session\":");
+	buf_puts(&b, ",\"session\":");
 	bput_jstr(&b, session);
-	bputs(&b, ",\"actor\":");
+	buf_puts(&b, ",\"actor\":");
 	bput_jstr(&b, actor);
-	bputs(&b, ",\"data\":");
-	bputs(&b, canon);
+	buf_puts(&b, ",\"data\":");
+	buf_puts(&b, canon);
 	free(canon);
 	if (b.oom || b.len + AUDIT_TAIL_LEN + 1 > AUDIT_MAX_LINE) {
 		free(b.p);
@@ -143,9 +108,9 @@ audit_record_encode(int64_t seq, int64_t time_ms,
 	}
 	record_hash(prev, b.p, b.len, hash);
 	hex_encode(hex, hash, AUDIT_HASH_LEN);
-	bputs(&b, ",\"hash\":\"");
-	bputs(&b, hex);
-	bputs(&b, "\"}\n");
+	buf_puts(&b, ",\"hash\":\"");
+	buf_puts(&b, hex);
+	buf_puts(&b, "\"}\n");
 	if (b.oom) {
 		free(b.p);
 		errno = ENOMEM;
@@ -284,8 +249,8 @@ lp(struct buf *b, const void *s, size_t n)
 		(unsigned char)(n >> 8), (unsigned char)n,
 	};
 
-	bput(b, len, 4);
-	bput(b, s, n);
+	buf_put(b, len, 4);
+	buf_put(b, s, n);
 }
 
 int
@@ -295,10 +260,10 @@ audit_checkpoint_message(const struct audit_checkpoint *c, unsigned char **msg,
 	struct buf b = { 0 };
 	char num[32];
 
-	bput(&b, checkpoint_tag, sizeof(checkpoint_tag));
+	buf_put(&b, checkpoint_tag, sizeof(checkpoint_tag));
 	snprintf(num, sizeof(num), "%lld", (long long)c->seq);
 	lp(&b, num, strlen(num));
-	bput(&b, c->hash, AUDIT_HASH_LEN);
+	buf_put(&b, c->hash, AUDIT_HASH_LEN);
 	snprintf(num, sizeof(num), "%lld", (long long)c->time);
 	lp(&b, num, strlen(num));
 	lp(&b, c->key_id, strlen(c->key_id));

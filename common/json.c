@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/json.h"
 
 #define CANON_MAX_DEPTH 64
@@ -54,36 +55,6 @@ json_bool(const cJSON *obj, const char *key)
 	if (cJSON_IsFalse(v))
 		return 0;
 	return -1;
-}
-
-struct buf {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void
-buf_put(struct buf *b, const char *s, size_t n)
-{
-	char *np;
-	size_t ncap;
-
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		ncap = b->cap ? b->cap : 256;
-		while (ncap < b->len + n + 1)
-			ncap *= 2;
-		if (!(np = realloc(b->p, ncap))) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = ncap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
 }
 
 static void

@@ -1,0 +1,37 @@
+/*
+ * buf.c - the growable buffer; see buf.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+
+void
+buf_put(struct buf *b, const void *s, size_t n)
+{
+	char *np;
+	size_t ncap;
+
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		ncap = b->cap ? b->cap : 256;
+		while (ncap < b->len + n + 1)
+			ncap *= 2;
+		if (!(np = realloc(b->p, ncap))) {
+			b->oom = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void
+buf_puts(struct buf *b, const char *s)
+{
+	buf_put(b, s, strlen(s));
+}
