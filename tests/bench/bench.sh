@@ -66,7 +66,7 @@ wait %2 2>/dev/null || true
 echo "requests recorded by sbxd: $(sqlite3 "$F/.sandbox/state.db" "select count(*) from requests where status='done'")"
 echo
 echo "policy engine, one core (tests/bench/policy_bench):"
-"$SBX_BENCH_BIN/policy_bench" "${SBX_CORPUS:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/corpus}" 3
+"$SBX_BENCH_BIN/policy_bench" "${SBX_CORPUS:-$(cd "$(dirname "$0")/../.." && pwd)/tests/corpus}" 3
 
 # The audit log (issue 4): appends with durability, and verification speed
 # next to raw BLAKE2b over the same bytes, measured in this run.
