@@ -5,6 +5,7 @@
 #   make test-claude  the hooks with the real Claude Code CLI (npm) and a fake model API
 #   make demo       run the whole approval loop in a temporary folder
 #   make asan       build with ASan+UBSan into build/asan and run the tests there
+#   make lint       static check with cppcheck (suppressions, with reasons: .ci/cppcheck.supp)
 #   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
 #   make install    PREFIX=/usr/local DESTDIR=
 
@@ -115,6 +116,17 @@ test-claude: $(PROGS)
 asan:
 	$(MAKE) BUILD=build/asan BIN=build/asan/bin SAN=1 test
 
+# cppcheck needs cJSON's header to know cJSON_ArrayForEach is a loop.
+CJSON_H = $(firstword $(wildcard $(patsubst -I%,%/cJSON.h,$(shell pkg-config \
+	  --cflags-only-I libcjson 2>/dev/null)) /usr/include/cjson/cJSON.h))
+LINT_DIRS = common policy hook daemon approver tests/unit tests/tools tests/bench
+
+lint:
+	cppcheck -q --std=c11 --enable=warning,portability,performance \
+		--inline-suppr --suppressions-list=.ci/cppcheck.supp \
+		--error-exitcode=1 -D_GNU_SOURCE -I. \
+		$(if $(CJSON_H),--include=$(CJSON_H)) $(LINT_DIRS)
+
 demo: $(PROGS)
 	@SBX_BIN=$(abspath $(BIN)) bash contrib/demo.sh
 
@@ -142,6 +154,6 @@ install: $(PROGS)
 clean:
 	rm -rf build bin
 
-.PHONY: all test test-claude asan demo bench install clean
+.PHONY: all test test-claude asan lint demo bench install clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -328,7 +328,7 @@ put_cut(const char *s, int width)
 {
 	int i;
 
-	for (i = 0; s[i] && i < width; i++)
+	for (i = 0; i < width && s[i]; i++)
 		putchar((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
 }
 

@@ -159,7 +159,7 @@ dippy_safe(const char *dir, const char *cmd)
 
 	if (lines == NULL) {
 		FILE *f = open_corpus(dir, "curated_provenance.tsv");
-		char buf[MAX_LINE], *t1, *t2;
+		char buf[MAX_LINE], *t1, *t2, **grown;
 
 		if (f == NULL)
 			return 0;
@@ -172,7 +172,10 @@ dippy_safe(const char *dir, const char *cmd)
 			    strstr(t2, "dippy:") == NULL)
 				continue;
 			*t2 = '\0';
-			lines = realloc(lines, (n + 1) * sizeof(*lines));
+			grown = realloc(lines, (n + 1) * sizeof(*lines));
+			if (grown == NULL)
+				break;
+			lines = grown;
 			lines[n++] = strdup(t1 + 1);
 		}
 		fclose(f);
