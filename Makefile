@@ -1,6 +1,8 @@
 # sbx - run AI coding agents without handing them privileges.
 #
 #   make            build bin/sbx, bin/sbx-hook, bin/sbx-mcp, bin/sbxd (installs missing deps first)
+#                   every target installs only what IT needs (contrib/install-deps.sh);
+#                   SBX_NO_APT=1 never runs apt-get, it prints what is missing instead
 #   make test       build and run every test (unit + integration), prints a TAP summary
 #   make test-claude  the hooks with the real Claude Code CLI (npm) and a fake model API
 #   make demo       run the whole approval loop in a temporary folder
@@ -55,12 +57,23 @@ UNIT_BIN   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd
 
 DEPS_STAMP = $(BUILD)/.deps-ok
+DEPS_TEST  = $(BUILD)/.deps-test-ok
+DEPS_DEMO  = $(BUILD)/.deps-demo-ok
 
 all: $(PROGS)
 
-# Missing libraries are installed by a script that says what it does.
+# Missing libraries are installed by a script that says what it does;
+# each target asks only for what it needs (openssh and tmux are test-only).
 $(DEPS_STAMP): contrib/install-deps.sh
-	@sh contrib/install-deps.sh
+	@sh contrib/install-deps.sh build
+	@mkdir -p $(BUILD) && touch $@
+
+$(DEPS_TEST): contrib/install-deps.sh
+	@sh contrib/install-deps.sh test
+	@mkdir -p $(BUILD) && touch $@
+
+$(DEPS_DEMO): contrib/install-deps.sh
+	@sh contrib/install-deps.sh demo
 	@mkdir -p $(BUILD) && touch $@
 
 $(BUILD)/%.o: %.c $(DEPS_STAMP)
@@ -104,12 +117,13 @@ $(BUILD)/tests/tools/rechain: tests/tools/rechain.c $(LIBSBX)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
 
-test: $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/rechain
+test: $(DEPS_TEST) $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/rechain
 	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \
 		sh tests/run.sh
 
 # The real Claude Code CLI against a scripted stand-in for the model API;
 # installs it from npm into ~/.cache/sbx-test-npm once (tests/claude/run.sh).
+# Without node, npm or the registry it prints SKIP and why, never a pass.
 test-claude: $(PROGS)
 	@SBX_BIN=$(abspath $(BIN)) bash tests/claude/run.sh
 
@@ -122,12 +136,13 @@ CJSON_H = $(firstword $(wildcard $(patsubst -I%,%/cJSON.h,$(shell pkg-config \
 LINT_DIRS = common policy hook daemon approver tests/unit tests/tools tests/bench
 
 lint:
+	@sh contrib/install-deps.sh lint
 	cppcheck -q --std=c11 --enable=warning,portability,performance \
 		--inline-suppr --suppressions-list=.ci/cppcheck.supp \
 		--error-exitcode=1 -D_GNU_SOURCE -I. \
 		$(if $(CJSON_H),--include=$(CJSON_H)) $(LINT_DIRS)
 
-demo: $(PROGS)
+demo: $(DEPS_DEMO) $(PROGS)
 	@SBX_BIN=$(abspath $(BIN)) bash contrib/demo.sh
 
 $(BUILD)/bench/spawn: tests/bench/spawn.c $(DEPS_STAMP)

@@ -2,7 +2,8 @@
 # run.sh - sbx with the real Claude Code CLI (`make test-claude`).
 #
 # Installs @anthropic-ai/claude-code from npm into a cache outside the
-# repository if it is missing, then runs `claude -p` in a folder prepared
+# repository if it is missing (no node, npm or registry: a SKIP line with
+# the reason, never a pass), then runs `claude -p` in a folder prepared
 # with `sbx init --claude`, against fake-api.mjs (a scripted stand-in for
 # the model API on 127.0.0.1), with sbxd running and a scripted approver
 # approving whatever is pending. The stand-in's scripted model makes three
@@ -56,9 +57,12 @@ trap claude_cleanup EXIT
 diag() { sed 's/^/#   /'; }
 bail() { echo "Bail out! $*"; exit 1; }
 
-for tool in node npm jq git; do
+for tool in jq git; do
 	command -v "$tool" >/dev/null || bail "test-claude needs $tool"
 done
+# What the machine lacks (node, npm, the registry) is a SKIP that says so.
+NOT_TESTED="(sh contrib/install-deps.sh claude installs node and npm): the real Claude Code CLI was NOT tested"
+command -v node >/dev/null || skip_all "node is not installed $NOT_TESTED"
 
 # --- The real client, installed once into a cache outside the repo ------
 CACHE=${SBX_CLAUDE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sbx-test-npm/claude-code}
@@ -71,6 +75,8 @@ else
 	CLAUDE="$CACHE/node_modules/.bin/claude"
 	want=${SBX_CLAUDE_VERSION:-}
 	if [ ! -x "$CLAUDE" ] || { [ -n "$want" ] && [ "$(installed_version)" != "$want" ]; }; then
+		why=$(npm_unusable "@anthropic-ai/claude-code@${want:-latest}")
+		[ -z "$why" ] || skip_all "$why $NOT_TESTED"
 		mkdir -p "$CACHE" || bail "cannot create $CACHE"
 		echo "# installing @anthropic-ai/claude-code@${want:-latest} into $CACHE (npm)"
 		# A lock, so two runs do not install into the same prefix at once.

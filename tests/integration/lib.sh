@@ -72,6 +72,22 @@ done_testing() {
 	exit $?
 }
 
+# skip_all REASON: the whole file is skipped, and prove shows why. Only for
+# what the machine lacks (no npm registry), never for a failure of ours.
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+# npm_unusable PACKAGE: prints why npm cannot fetch PACKAGE here (no node,
+# no npm, the registry does not answer), or nothing when it can.
+npm_unusable() {
+	command -v node >/dev/null 2>&1 || { echo "node is not installed (apt-get install nodejs)"; return; }
+	command -v npm >/dev/null 2>&1 || { echo "npm is not installed (apt-get install npm)"; return; }
+	timeout 30 npm view --fetch-retries=0 "$1" version >/dev/null 2>&1 ||
+		echo "the npm registry ($(npm config get registry 2>/dev/null)) does not answer"
+}
+
 # wait_for SECONDS CMD...: polls CMD every 50 ms.
 wait_for() {
 	local limit=$(( $1 * 20 )) i=0
