@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "approver/cmd.h"
+#include "approver/setup.h"
 #include "approver/sign.h"
 #include "common/accept.h"
 #include "common/json.h"
@@ -53,7 +54,7 @@ check_claude(struct doc *d, const char *folder, int wait)
 	cJSON *root;
 	size_t len;
 	char *text;
-	int i, k, fd, found[3] = { 0 };
+	int i, k, fd, found[3] = { 0 }, missing = 0;
 
 	for (i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "%s/%s", folder, files[i]);
@@ -79,13 +80,14 @@ check_claude(struct doc *d, const char *folder, int wait)
 					if (!c || !strstr(c, "sbx-hook"))
 						continue;
 					found[k] = 1;
-					/* The executable is the first word (maybe quoted). */
-					if (xsnprintf(exe, sizeof(exe), "%s", c + (c[0] == 0x27)) < 0)
-						continue;
-					exe[strcspn(exe, c[0] == '\'' ? "'" : " ")] = '\0';
-					if (access(exe, X_OK) < 0)
-						report(d, "FAIL", "%s: %s hook runs %s, which is missing; run "
-						    "`sbx init --claude %s`", files[i], events[k], exe, folder);
+					if (hook_command_exe(c, exe, sizeof(exe)) < 0 ||
+					    access(exe, X_OK) < 0) {
+						missing++;
+						report(d, "FAIL", "%s: %s hook runs %s, which is missing or "
+						    "not executable (every call is blocked); reinstall sbx or "
+						    "run `sbx init --claude %s`", files[i], events[k],
+						    exe, folder);
+					}
 					if (k == 0) {
 						json_int(h, "timeout", &t);
 						if (t <= wait + 5)
@@ -102,7 +104,7 @@ check_claude(struct doc *d, const char *folder, int wait)
 	if (!found[0])
 		report(d, "FAIL", "no sbx PreToolUse hook is registered for Claude Code; run "
 		    "`sbx init --claude %s`", folder);
-	else
+	else if (!missing)
 		report(d, "ok", "Claude Code hooks: PreToolUse%s%s", found[1] ? ", PostToolUse" : "",
 		    found[2] ? ", SessionStart" : "");
 	if (found[0] && (!found[1] || !found[2]))

@@ -34,11 +34,21 @@ struct setup_opts {
 int setup_add(enum setup_kind kind, const struct setup_opts *o, const char **file,
     struct sbx_err *err);
 
+/* What setup_add would do, writing nothing: 0, or -1 with err saying
+ * why it would fail (a file that is not JSON: where and why). */
+int setup_check(enum setup_kind kind, const struct setup_opts *o, const char **file,
+    struct sbx_err *err);
+
 /* Takes out what setup_add recorded, for every kind. Prints what it did.
  * 0 or -1. */
 int setup_remove_all(const char *folder, struct sbx_err *err);
 
 /* Quotes s for sh -c when it needs quoting; out gets the result. */
 int shell_quote(const char *s, char *out, size_t outsz);
+
+/* The sbx-hook path that a hook command sbx init registered runs (the
+ * wrapper that blocks when the binary is gone, or an older bare
+ * "PATH MODE"). 0, or -1 when it cannot be read. */
+int hook_command_exe(const char *command, char *out, size_t outsz);
 
 #endif

@@ -9,6 +9,8 @@ set -u
 SBX="$SBX_BIN/sbx"
 HOOK="$SBX_BIN/sbx-hook"
 SBXD="$SBX_BIN/sbxd"
+# sbx init registers these hooks, not an installed sbx-hook found on PATH.
+export SBX_HOOK_DIR="$SBX_BIN"
 TOOLS="${SBX_TESTS_BIN:-}/tools"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/sbx-test.XXXXXX")
@@ -70,6 +72,12 @@ done_testing() {
 	echo "1..$_n"
 	[ "$_failed" -eq 0 ]
 	exit $?
+}
+
+# hook_of COMMAND: "EXE MODE" of a hook command sbx init registered (the
+# wrapper that blocks when sbx-hook is gone runs "$0" MODE with $0 = EXE).
+hook_of() {
+	printf '%s' "$1" | sed -nE "s/^sh -c 'if \[ -x \"\\\$0\" \]; then \"\\\$0\" ([a-z-]+);.*' (.*)\$/\2 \1/p"
 }
 
 # skip_all REASON: the whole file is skipped, and prove shows why. Only for
