@@ -146,10 +146,39 @@ stream_result(struct stream *s, cJSON *r)
 	cJSON_AddStringToObject(r, key, hex);
 }
 
+/*
+ * The command's environment: the clean one sbxd built, plus
+ * SBX_REQUEST_ID=ID (any passed-through SBX_REQUEST_ID is replaced). In
+ * the child, after fork: sbxd is single-threaded, so malloc is safe.
+ * NULL when out of memory.
+ */
+static char **
+child_env(const struct exec_spec *s)
+{
+	static const char var[] = "SBX_REQUEST_ID=";
+	char **env, *idv;
+	size_t n = 0, k, o = 0;
+
+	while (s->env && s->env[n])
+		n++;
+	if (!(env = calloc(n + 2, sizeof(*env))) ||
+	    !(idv = malloc(sizeof(var) + strlen(s->id))))
+		return NULL;
+	memcpy(idv, var, sizeof(var) - 1);
+	memcpy(idv + sizeof(var) - 1, s->id, strlen(s->id) + 1);
+	for (k = 0; k < n; k++)
+		if (strncmp(s->env[k], var, sizeof(var) - 1) != 0)
+			env[o++] = s->env[k];
+	env[o++] = idv;
+	env[o] = NULL;
+	return env;
+}
+
 /* In the command's child: never returns. */
 static void
 run_child(const struct exec_spec *s, int out_w, int err_w)
 {
+	char **env;
 	sigset_t none;
 	int fd;
 
@@ -168,7 +197,11 @@ run_child(const struct exec_spec *s, int out_w, int err_w)
 		dprintf(2, "sbxd: cannot enter %s: %s\n", s->cwd, strerror(errno));
 		_exit(126);
 	}
-	execle("/bin/sh", "sh", "-c", s->command, (char *)NULL, s->env);
+	if (!(env = child_env(s))) {
+		dprintf(2, "sbxd: out of memory\n");
+		_exit(126);
+	}
+	execle("/bin/sh", "sh", "-c", s->command, (char *)NULL, env);
 	dprintf(2, "sbxd: cannot run /bin/sh: %s\n", strerror(errno));
 	_exit(127);
 }
