@@ -645,6 +645,21 @@ read_file(const char *path, size_t *len, struct sbx_err *err)
 	return text;
 }
 
+/* A command line that runs "sbx-hook ... codex" (plain, or wrapped in a
+ * sh -c guard that names the mode as a word). */
+static int
+runs_sbx_codex(const char *c)
+{
+	const char *p;
+
+	if (!strstr(c, "sbx-hook"))
+		return 0;
+	for (p = c; (p = strstr(p, " codex")); p++)
+		if (p[6] == '\0' || p[6] == ' ' || p[6] == ';' || p[6] == '\'')
+			return 1;
+	return 0;
+}
+
 int
 codex_hook_find(const char *folder, const char *command, struct codex_hook *h,
     struct sbx_err *err)
@@ -685,8 +700,7 @@ codex_hook_find(const char *folder, const char *command, struct codex_hook *h,
 		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(g, "hooks")) {
 			c = json_str(x, "command");
 			if (!found && c && (s = json_str(x, "type")) && !strcmp(s, "command") &&
-			    (command ? !strcmp(c, command) : strstr(c, "sbx-hook") != NULL &&
-			    strlen(c) > 6 && !strcmp(c + strlen(c) - 6, " codex"))) {
+			    (command ? !strcmp(c, command) : runs_sbx_codex(c))) {
 				t = 600;
 				if (cJSON_GetObjectItemCaseSensitive(x, "timeout") &&
 				    json_int(x, "timeout", &t) < 0)

@@ -28,7 +28,10 @@ init_codex_trust(const char *folder, const char *bindir)
 		fprintf(stderr, "sbx: path too long\n");
 		return -1;
 	}
-	if ((r = codex_hook_find(folder, cmd, &h, &err)) <= 0) {
+	/* the exact command setup_add wrote, else any sbx-hook codex entry */
+	if ((r = codex_hook_find(folder, cmd, &h, &err)) == 0)
+		r = codex_hook_find(folder, NULL, &h, &err);
+	if (r <= 0) {
 		fprintf(stderr, "sbx: %s\n", r < 0 ? err.msg :
 		    "sbx's hook is not in .codex/hooks.json after writing it");
 		return -1;
