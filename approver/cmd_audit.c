@@ -387,10 +387,10 @@ summary(const char *ev, const cJSON *d, char *out, size_t n)
 		    *dstr(d, "rule") ? ": " : "", dstr(d, "rule"), dstr(d, "status"),
 		    json_str(d, "why") ? ": " : "", dstr(d, "why"));
 	else if (!strcmp(ev, "decision"))
-		snprintf(out, n, "%s by %s%s%s%s", dstr(d, "verdict"), dstr(d, "approver"),
+		snprintf(out, n, "%s by %s%s%s%s%s", dstr(d, "verdict"), dstr(d, "approver"),
 		    json_bool(d, "remember") == 1 ? ", remember" : "",
 		    json_bool(d, "auto") == 1 ? " (remembered approval)" : "",
-		    *dstr(d, "reason") ? dstr(d, "reason") : "");
+		    *dstr(d, "reason") ? ": " : "", dstr(d, "reason"));
 	else if (!strcmp(ev, "exec_started"))
 		snprintf(out, n, "pid %lld, timeout %lld s, in %s",
 		    (long long)(json_int(d, "pid", &a) == 0 ? a : 0),

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "approver/cmd.h"
+#include "approver/codex_trust.h"
 #include "approver/setup.h"
 #include "approver/sign.h"
 #include "common/accept.h"
@@ -112,6 +113,83 @@ check_claude(struct doc *d, const char *folder, int wait)
 		    "`sbx init --claude %s`", folder);
 }
 
+/* The sbx-hook executable named in a hook command line (the word that
+ * holds "sbx-hook", quotes dropped). */
+static int
+hook_exe(const char *c, char *out, size_t outsz)
+{
+	const char *p = strstr(c, "sbx-hook"), *b, *e;
+
+	if (!p)
+		return -1;
+	for (b = p; b > c && !strchr(" '\"", b[-1]); b--)
+		;
+	for (e = p; *e && !strchr(" '\";", *e); e++)
+		;
+	if ((size_t)(e - b) >= outsz)
+		return -1;
+	memcpy(out, b, e - b);
+	out[e - b] = '\0';
+	return 0;
+}
+
+/* Codex runs .codex/hooks.json only for a trusted project and a trusted,
+ * unchanged hook; otherwise it skips the hook without a word. */
+static void
+check_codex(struct doc *d, const char *folder, int wait)
+{
+	char config[PATH_MAX], exe[PATH_MAX];
+	struct codex_trust_state st;
+	struct codex_hook h;
+	struct sbx_err err = { "" };
+	int r, bad = 0;
+
+	if ((r = codex_hook_find(folder, NULL, &h, &err)) <= 0) {
+		report(d, "FAIL", "Codex: %s; run `sbx init --codex %s`", r < 0 ? err.msg :
+		    "no sbx-hook codex entry in .codex/hooks.json", folder);
+		return;
+	}
+	if (hook_exe(h.command, exe, sizeof(exe)) < 0 || access(exe, X_OK) < 0) {
+		report(d, "FAIL", "Codex: .codex/hooks.json runs %s, which is missing; run "
+		    "`sbx init --codex %s`", exe, folder);
+		bad = 1;
+	}
+	if (h.timeout <= wait + 5) {
+		report(d, "FAIL", "Codex: the PreToolUse timeout (%ld s) is not longer than the "
+		    "hook's wait (%d s); run `sbx init --codex %s`", h.timeout, wait, folder);
+		bad = 1;
+	}
+	if (codex_config_path(config, sizeof(config), &err) < 0 ||
+	    (r = codex_trust_read(config, folder, h.key, &st, &err)) < 0) {
+		report(d, "FAIL", "Codex: %s", err.msg);
+		return;
+	}
+	if (r == 0 || strcmp(st.trust_level, "trusted") != 0) {
+		report(d, "FAIL", "Codex: %s does not trust this project (trust_level %s), so "
+		    "Codex never runs its hooks; run `sbx init --codex %s`", config,
+		    st.trust_level[0] ? st.trust_level : "unset", folder);
+		bad = 1;
+	}
+	if (st.hook_disabled || strcmp(st.trusted_hash, h.hash) != 0) {
+		report(d, "FAIL", "Codex: %s %s sbx's hook (%s), so Codex skips it silently; "
+		    "run `sbx init --codex %s`", config, st.hook_disabled ? "disables" :
+		    st.trusted_hash[0] ? "trusts another version of" : "does not trust", h.key,
+		    folder);
+		bad = 1;
+	}
+	if (!bad)
+		report(d, "ok", "Codex: .codex/hooks.json runs sbx-hook codex (timeout %ld s); "
+		    "%s trusts the project and the hook (%.19s...)", h.timeout, config, h.hash);
+	if (!st.mcp_command[0])
+		report(d, "note", "Codex: no [mcp_servers.sbx] in %s (optional: `sbx init "
+		    "--codex` prints the lines)", config);
+	else if (!strstr(st.mcp_command, "sbx-mcp") || access(st.mcp_command, X_OK) < 0)
+		report(d, "warn", "Codex: [mcp_servers.sbx] runs %s, which is not an executable "
+		    "sbx-mcp; fix its command in %s", st.mcp_command, config);
+	else
+		report(d, "ok", "Codex: [mcp_servers.sbx] runs %s", st.mcp_command);
+}
+
 static void
 check_daemon(struct doc *d, const char *folder)
 {
@@ -159,7 +237,7 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 	struct doc d = { 0 };
 	struct policy *p;
 	struct stat st;
-	int wait = 300;
+	int wait = 300, codex;
 	long v;
 
 	if (argc > 1) {
@@ -201,7 +279,14 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 	if (stat(c->config, &st) == 0 && (st.st_mode & 077))
 		report(&d, "warn", "%s is readable by others; run `chmod 700 %s`", c->config,
 		    c->config);
-	check_claude(&d, folder, wait);
+	/* A Codex-only folder is not "no hook registered". */
+	snprintf(path, sizeof(path), "%s/.codex/hooks.json", folder);
+	codex = access(path, F_OK) == 0;
+	snprintf(path, sizeof(path), "%s/.claude", folder);
+	if (!codex || access(path, F_OK) == 0)
+		check_claude(&d, folder, wait);
+	if (codex)
+		check_codex(&d, folder, wait);
 	check_daemon(&d, folder);
 	v = read_long("/proc/sys/fs/inotify/max_user_watches");
 	if (v >= 0 && v < 1024)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "approver/cmd.h"
+#include "approver/init_codex.h"
 #include "approver/setup.h"
 #include "approver/sign.h"
 #include "common/queue.h"
@@ -314,12 +315,13 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 			}
 			printf(r ? "registered sbx in %s\n" : "%s already has sbx\n", file);
 		}
-		if (clients[k].kind == SETUP_CODEX)
+		if (clients[k].kind == SETUP_CODEX) {
+			if (init_codex_trust(folder, bindir) < 0)
+				return 1;
 			printf("for Codex's MCP client add to ~/.codex/config.toml:\n"
 			    "  [mcp_servers.sbx]\n  command = \"%s/sbx-mcp\"\n  args = [\"--folder\", "
-			    "\"%s\"]\n  tool_timeout_sec = 600\n(older Codex releases also need "
-			    "[features] codex_hooks = true; newer ones ask you to trust a new hook: "
-			    "/hooks in codex)\n", bindir, folder);
+			    "\"%s\"]\n  tool_timeout_sec = 600\n", bindir, folder);
+		}
 	}
 	printf("next: run `sbxd %s` (it executes approved commands; `sbxd --all` serves "
 	    "every recorded folder),\n      then `sbx -C %s pending` to see requests\n",

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "approver/codex_trust.h"
 #include "approver/setup.h"
 #include "common/json.h"
 
@@ -401,7 +402,7 @@ add_mcp_server(cJSON *root, const char *command, int with_type, const char *fold
 }
 
 static int
-record(const char *folder, enum setup_kind kind, const char *file, int created_file,
+record(const char *folder, const char *kind, const char *file, int created_file,
     int created_dir, cJSON *created, cJSON *commands, struct sbx_err *err)
 {
 	cJSON *root = NULL, *entries, *e, *next;
@@ -418,7 +419,7 @@ record(const char *folder, enum setup_kind kind, const char *file, int created_f
 	/* One entry per kind and file: merge with an earlier one. */
 	for (e = entries->child; e; e = next) {
 		next = e->next;
-		if (json_str(e, "kind") && !strcmp(json_str(e, "kind"), kind_names[kind]) &&
+		if (json_str(e, "kind") && !strcmp(json_str(e, "kind"), kind) &&
 		    json_str(e, "file") && !strcmp(json_str(e, "file"), file)) {
 			const cJSON *c;
 
@@ -431,7 +432,7 @@ record(const char *folder, enum setup_kind kind, const char *file, int created_f
 		}
 	}
 	e = cJSON_CreateObject();
-	cJSON_AddStringToObject(e, "kind", kind_names[kind]);
+	cJSON_AddStringToObject(e, "kind", kind);
 	cJSON_AddStringToObject(e, "file", file);
 	cJSON_AddBoolToObject(e, "created_file", created_file);
 	cJSON_AddBoolToObject(e, "created_dir", created_dir);
@@ -543,8 +544,8 @@ apply(enum setup_kind kind, const struct setup_opts *o, const char **file,
 		changed = 0;
 	if (changed && save_json(o->folder, rel, root, &created_dir, err) < 0)
 		goto fail;
-	if (changed && record(o->folder, kind, rel, !existed, created_dir, created, commands,
-	    err) < 0)
+	if (changed && record(o->folder, kind_names[kind], rel, !existed, created_dir, created,
+	    commands, err) < 0)
 		goto fail;
 	cJSON_Delete(root);
 	cJSON_Delete(created);
@@ -650,6 +651,23 @@ strip(cJSON *root, const cJSON *e)
 }
 
 int
+setup_record_codex_trust(const char *folder, const char *config, int created_file,
+    int added_newline, struct sbx_err *err)
+{
+	cJSON *none = cJSON_CreateArray(), *none2 = cJSON_CreateArray();
+	int rc;
+
+	if (added_newline)
+		cJSON_AddItemToArray(none, cJSON_CreateString("final-newline"));
+	rc = none && none2 ? record(folder, "codex-trust", config, created_file, 0, none,
+	    none2, err) : -1;
+
+	cJSON_Delete(none);
+	cJSON_Delete(none2);
+	return rc;
+}
+
+int
 setup_remove_all(const char *folder, struct sbx_err *err)
 {
 	cJSON *rec = NULL, *root, *e;
@@ -664,7 +682,20 @@ setup_remove_all(const char *folder, struct sbx_err *err)
 		return 0;
 	}
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rec, "entries")) {
-		if (!(file = json_str(e, "file")) || strstr(file, "..") || file[0] == '/')
+		/* Codex's own config.toml, outside the folder: sbx's block only. */
+		if ((file = json_str(e, "file")) && json_str(e, "kind") &&
+		    !strcmp(json_str(e, "kind"), "codex-trust")) {
+			if ((r = codex_trust_remove(file, folder, json_bool(e, "created_file") == 1,
+			    was_created(cJSON_GetObjectItemCaseSensitive(e, "created"),
+			    "final-newline"), err)) < 0) {
+				cJSON_Delete(rec);
+				return -1;
+			}
+			printf(r ? "took sbx's Codex trust for this folder out of %s\n" :
+			    "%s: no sbx trust block left\n", file);
+			continue;
+		}
+		if (!file || strstr(file, "..") || file[0] == '/')
 			continue;
 		if ((r = load_json(folder, file, &root, err)) < 0) {
 			cJSON_Delete(rec);

@@ -43,6 +43,12 @@ int setup_check(enum setup_kind kind, const struct setup_opts *o, const char **f
  * 0 or -1. */
 int setup_remove_all(const char *folder, struct sbx_err *err);
 
+/* Records in setup.json that CONFIG (Codex's config.toml, an absolute
+ * path) got sbx's trust block for the folder (and whether sbx created
+ * the file or ended its last line). 0 or -1. */
+int setup_record_codex_trust(const char *folder, const char *config, int created_file,
+    int added_newline, struct sbx_err *err);
+
 /* Quotes s for sh -c when it needs quoting; out gets the result. */
 int shell_quote(const char *s, char *out, size_t outsz);
 

@@ -112,7 +112,8 @@ piped_code(struct ev *ev, struct cmdv *v, const char *kind)
 		return;
 	}
 	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: interactive",
-	    "%s without a script reads commands from its input", v->w[0].s);
+	    "%s without a script reads commands from its input (and input sent "
+	    "to a running program, Codex's write_stdin, never passes sbx)", v->w[0].s);
 }
 
 void

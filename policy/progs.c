@@ -9,6 +9,7 @@
  *   closed) and the unit tests fail loudly.
  */
 #include "policy/analyse.h"
+#include "policy/interactive.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -480,15 +481,18 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 		an_cls_net(ev, v, pr);
 		break;
 	case C_SHELL:
+		an_interactive(ev, v, name);
 		an_cls_shell(ev, v);
 		break;
 	case C_INTERP:
+		an_interactive(ev, v, name);
 		an_cls_interp(ev, v, pr);
 		break;
 	case C_WRAP:
 		an_cls_wrap(ev, v, pr);
 		break;
 	case C_BUILD:
+		an_interactive(ev, v, name);
 		an_cls_build(ev, v, pr);
 		break;
 	case C_CLI:

@@ -16,6 +16,8 @@ TOOLS="${SBX_TESTS_BIN:-}/tools"
 T=$(mktemp -d "${TMPDIR:-/tmp}/sbx-test.XXXXXX")
 T=$(cd "$T" && pwd -P)
 export SBX_CONFIG_DIR="$T/config"
+# sbx init --codex writes Codex's trust records there, never into ~/.codex.
+export CODEX_HOME="$T/codex-home"
 FOLDER="$T/proj"
 mkdir -p "$FOLDER"
 DPID=""
