@@ -102,6 +102,7 @@ int an_cwd_in_project(const struct ev *ev);
 void an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_write(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_mode(struct ev *ev, struct cmdv *v, const struct prog *pr);
+int an_mode_special(const struct sh_word *w);
 void an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_dd(struct ev *ev, struct cmdv *v);
 void an_cls_net(struct ev *ev, struct cmdv *v, const struct prog *pr);

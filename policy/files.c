@@ -112,6 +112,71 @@ an_cls_write(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	an_unknown_targets(ev, v);
 }
 
+/*
+ * 1 if a mode sets the setuid or setgid bit, or may: 4755, 04755, 2755,
+ * u+s, g=s, a+rws, o+x,u+s; a mode not known exactly counts.
+ */
+int
+an_mode_special(const struct sh_word *w)
+{
+	const char *s = w->s, *q;
+	unsigned long m = 0;
+
+	if (!an_lit(w))
+		return 1;
+	if (s[0] >= '0' && s[0] <= '7') {
+		for (q = s; *q >= '0' && *q <= '7'; q++)
+			m = m * 8 + (unsigned long)(*q - '0');
+		return *q != '\0' || (m & 06000) != 0;
+	}
+	/* symbolic: [ugoa]*[+-=][rwxXstugo]*, comma separated */
+	for (q = s; *q != '\0'; q++) {
+		if (*q != '+' && *q != '=')
+			continue;
+		for (q++; *q != '\0' && *q != ',' && *q != '+' && *q != '-' &&
+		    *q != '='; q++)
+			if (*q == 's')
+				return 1;
+		q--;
+	}
+	return 0;
+}
+
+/* chmod MODE FILE...: the mode is the first operand, or --reference. */
+static void
+chmod_special(struct ev *ev, struct cmdv *v)
+{
+	int k, opts = 1;
+	const char *s;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && an_lit(&v->w[k]) && strncmp(s, "--reference", 11) == 0) {
+			ev_factor(ev, F_PRIV);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
+			    "chmod %s copies a mode that may be setuid or setgid", s);
+			return;
+		}
+		/* -s, -rwxs: a mode that starts with "-", not an option */
+		if (opts && an_is_opt(&v->w[k]) && strspn(s + 1, "rwxXst") ==
+		    strlen(s + 1) && strchr(s, 's') == NULL)
+			continue;
+		if (opts && an_is_opt(&v->w[k]) && strspn(s + 1, "rwxXst") !=
+		    strlen(s + 1))
+			continue;       /* -R, -v, --recursive */
+		if (an_mode_special(&v->w[k])) {
+			ev_factor(ev, F_PRIV);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
+			    "chmod %s sets a setuid or setgid bit (or may)", s);
+		}
+		return;
+	}
+}
+
 void
 an_cls_mode(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
@@ -125,23 +190,8 @@ an_cls_mode(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	an_operands(ev, v, 1, "", ref ? an_op_write_tree : an_op_write_skip1);
 	if (!ref && (an_has_short(v, 1, 'R', "") || an_has_word(v, 1, "--recursive")))
 		an_operands(ev, v, 1, "", an_op_write_tree_skip1);
-	for (k = 1; k < v->n; k++) {
-		const char *s = v->w[k].s;
-
-		if (strcmp(pr->name, "chmod") == 0 && an_lit(&v->w[k]) &&
-		    (strchr(s, 's') != NULL && (s[0] == '+' || s[0] == 'u' ||
-		    s[0] == 'g' || s[0] == 'a' || s[0] == '=') )) {
-			ev_factor(ev, F_PRIV);
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
-			    "chmod %s sets a setuid/setgid bit", s);
-		}
-		if (strcmp(pr->name, "chmod") == 0 && an_lit(&v->w[k]) &&
-		    strlen(s) == 4 && strspn(s, "01234567") == 4 && s[0] >= '2') {
-			ev_factor(ev, F_PRIV);
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
-			    "chmod %s sets a setuid/setgid/sticky bit", s);
-		}
-	}
+	if (strcmp(pr->name, "chmod") == 0)
+		chmod_special(ev, v);
 	if (strcmp(pr->name, "chown") == 0 || strcmp(pr->name, "chgrp") == 0) {
 		ev_factor(ev, F_PRIV);
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: ownership",
@@ -310,6 +360,46 @@ copies_link_out(struct ev *ev, const struct sh_word *w, const char *what)
 	    "copy would land there", what, path);
 }
 
+/* install -m 4755, -m4755, --mode=u+s: a setuid file. */
+static void
+install_mode(struct ev *ev, struct cmdv *v)
+{
+	struct sh_word m;
+	int k;
+	const char *s;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		m = v->w[k];
+		if (an_lit(&v->w[k]) && strcmp(s, "--") == 0)
+			return;
+		if (strcmp(s, "-m") == 0 || strcmp(s, "--mode") == 0) {
+			if (k + 1 >= v->n)
+				return;
+			m = v->w[++k];
+		} else if (strncmp(s, "--mode=", 7) == 0) {
+			m.s += 7;
+		} else if (s[0] == '-' && s[1] != '-' && strchr(s, 'm') != NULL) {
+			const char *q = strchr(s, 'm');
+
+			if (q[1] == '\0') {
+				if (k + 1 >= v->n)
+					return;
+				m = v->w[++k];
+			} else {
+				m.s = (char *)q + 1;
+			}
+		} else {
+			continue;
+		}
+		if (an_mode_special(&m)) {
+			ev_factor(ev, F_PRIV);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
+			    "install -m %s makes a setuid or setgid file (or may)", m.s);
+		}
+	}
+}
+
 void
 an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
@@ -318,6 +408,8 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	const char *s;
 	int is_mv = strcmp(pr->name, "mv") == 0;
 
+	if (strcmp(pr->name, "install") == 0)
+		install_mode(ev, v);
 	for (k = 1; k < v->n; k++) {
 		s = v->w[k].s;
 		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {

@@ -43,13 +43,30 @@ static const char *const builtin_deny_read[] = {
 	"/etc/sudoers", "~/.claude/.credentials.json", "~/.codex/auth.json",
 	"~/.config/gcloud", "~/.azure", "/**/auth.json", "/**/.credentials.json",
 	"/**/.npmrc", "/**/.pypirc", "/**/.netrc", "/proc/*/environ",
-	"/proc/*/mem", NULL,
+	"/proc/*/mem", "/proc/*/task/*/environ", "/proc/*/task/*/mem",
+	"/proc/thread-self/environ", "/proc/*/auxv",
+	"~/.claude.json", "~/.config/git/credentials", "~/.cargo/credentials",
+	"~/.cargo/credentials.toml", "~/.vault-token", "/etc/ssh/ssh_host_*_key",
+	"/etc/shadow-", "/etc/gshadow-", "/etc/sudoers.d", "~/.config/rclone",
+	"~/.terraform.d/credentials.tfrc.json", "~/.gem/credentials",
+	"~/.m2/settings.xml", "~/.m2/settings-security.xml",
+	"~/.config/github-copilot", "~/.config/hub", "~/.password-store",
+	"~/.local/share/keyrings", "~/.gradle/gradle.properties",
+	"~/.config/op", "~/.bash_history", "~/.zsh_history",
+	"~/.python_history", "~/.node_repl_history", "~/.psql_history",
+	"~/.mysql_history", "~/.config/Code/User/globalStorage", NULL,
 };
 
 /* Writes inside the project that run code later, for the agent or for the
- * human (git hooks, direnv, husky), are escalated. */
+ * human, are escalated: git hooks and config, direnv, husky, editor task
+ * and settings files (.vscode, .idea), version managers' hooks (mise,
+ * asdf), pre-commit, dev containers. The jail reads this list, the
+ * self-protection list and denyRead (policy_to_json) to build its mounts. */
 static const char *const builtin_deny_write[] = {
-	"./.git/hooks", "./.git/config", "./.envrc", "./.husky", NULL,
+	"./.git/hooks", "./.git/config", "./.envrc", "./.husky",
+	"./.vscode", "./.idea", "./.mise.toml", "./mise.toml", "./.mise",
+	"./.config/mise", "./.tool-versions", "./.git/info",
+	"./.pre-commit-config.yaml", "./.devcontainer", NULL,
 };
 
 /* Self-protection: writes by any tool are denied, whatever the file says. */

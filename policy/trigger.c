@@ -121,18 +121,33 @@ dev_net(struct ev *ev, const char *path, const char *what)
 	return 1;
 }
 
-/* Below the session's temp dir (not the dir itself)? */
+/*
+ * Below the session's temp dir (not the dir itself)? Never for what lives
+ * below it but is not temporary: the home directory or the sbx config dir
+ * when they are below the temp dir (HOME=/tmp/u, TMPDIR=/tmp), and files
+ * whose names mark secrets. The project's protected files were judged
+ * before this.
+ */
 static int
 in_tmpdir(const struct ev *ev, const char *res)
 {
 	char tmp[SBX_PATH_MAX];
-	const char *t = ev->call->tmpdir;
+	const char *t = ev->call->tmpdir, *h = home_of(ev);
 
 	if (t == NULL || t[0] != '/' ||
 	    path_resolve("/", NULL, t, tmp, sizeof(tmp)) < 0 ||
 	    strcmp(tmp, "/") == 0)
 		return 0;
-	return path_within(res, tmp) && strcmp(res, tmp) != 0;
+	if (!path_within(res, tmp) || strcmp(res, tmp) == 0)
+		return 0;
+	if (h != NULL && path_within(h, tmp) && !path_within(tmp, h) &&
+	    path_within(res, h))
+		return 0;
+	if (ev->p->config_dir != NULL && path_within(res, ev->p->config_dir))
+		return 0;
+	if (plist_match(ev, &ev->p->deny_read, res, 1) != NULL)
+		return 0;
+	return 1;
 }
 
 void

@@ -1,0 +1,185 @@
+/*
+ * test_policy_families.c - the families of bypasses of issue 11, each with
+ * several variants: none may be allowed by the built-in defaults. Every
+ * case is judged twice: without a temp dir, and with a temp dir that holds
+ * both the home directory and the project (TMPDIR=/tmp, HOME=/tmp/u), so
+ * that the temp-dir allowance never opens a protected or secret path.
+ */
+#include "policy/policy.h"
+#include "tests/tap.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char base[256], folder[PATH_MAX], home[PATH_MAX], cfg[PATH_MAX];
+
+static struct policy_result
+judge_in(const struct policy *p, const char *tool, const char *cmd,
+    const char *tmpdir, const char *workdir)
+{
+	struct policy_result r;
+	struct policy_call c;
+	cJSON *in = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(in, "command", cmd);
+	if (workdir != NULL)
+		cJSON_AddStringToObject(in, "workdir", workdir);
+	memset(&c, 0, sizeof(c));
+	c.tool = tool;
+	c.input = in;
+	c.cwd = folder;
+	c.folder = folder;
+	c.home = home;
+	c.config_dir = cfg;
+	c.tmpdir = tmpdir;
+	policy_eval(p, &c, &r);
+	cJSON_Delete(in);
+	return r;
+}
+
+struct fcase {
+	int fam;
+	const char *cmd;
+	const char *why;        /* a word the reason must hold, or NULL */
+};
+
+static const struct fcase cases[] = {
+	/* 13: secrets the built-in denyRead list must know */
+	{ 13, "cat ~/.claude.json", "secrets" },
+	{ 13, "cat ~/.config/git/credentials", "secrets" },
+	{ 13, "cat ~/.cargo/credentials.toml", "secrets" },
+	{ 13, "cat ~/.vault-token", "secrets" },
+	{ 13, "cat /etc/ssh/ssh_host_ed25519_key", "secrets" },
+	{ 13, "cat /etc/shadow-", "secrets" },
+	{ 13, "cat /etc/gshadow-", "secrets" },
+	{ 13, "ls ~/.config/rclone/rclone.conf", "secrets" },
+	{ 13, "cat ~/.terraform.d/credentials.tfrc.json", "secrets" },
+	{ 13, "cat ~/.gem/credentials", "secrets" },
+	{ 13, "cat ~/.m2/settings.xml", "secrets" },
+	{ 13, "cat ~/.config/github-copilot/hosts.json", "secrets" },
+	{ 13, "cat /proc/1/task/1/environ", "secrets" },
+	{ 13, "cat /proc/thread-self/environ", NULL },
+	{ 13, "cat /proc/self/cwd/.env", NULL },
+	/* 14: files that run code later for the user */
+	{ 14, "echo '{}' > .vscode/tasks.json", "denyWrite" },
+	{ 14, "echo '{}' > .vscode/settings.json", "denyWrite" },
+	{ 14, "cp x.xml .idea/workspace.xml", "denyWrite" },
+	{ 14, "echo '[hooks]' >> .mise.toml", "denyWrite" },
+	{ 14, "echo 'nodejs 20' > .tool-versions", "denyWrite" },
+	{ 14, "rm -rf .vscode", NULL },
+	{ 14, "tee .idea/runConfigurations/x.xml < x", "denyWrite" },
+	/* 15: privilege bits */
+	{ 15, "chmod 4755 build/tool", "setuid" },
+	{ 15, "chmod 04755 build/tool", "setuid" },
+	{ 15, "chmod 2755 build/tool", "setuid" },
+	{ 15, "chmod u+s build/tool", "setuid" },
+	{ 15, "chmod o+x,g+s build/tool", "setuid" },
+	{ 15, "chmod go+s build/tool", "setuid" },
+	{ 15, "chmod a=rwxs build/tool", "setuid" },
+	{ 15, "chmod --reference=/usr/bin/passwd build/tool", "setuid" },
+	{ 15, "chmod $M build/tool", NULL },
+	{ 15, "install -m 4755 x build/tool", "setuid" },
+	{ 15, "install -m4755 x build/tool", "setuid" },
+	{ 15, "install --mode=u+s x build/tool", "setuid" },
+	/* the temp dir never opens home or secrets below it */
+	{ 0, "echo x >> ~/.bashrc", NULL },
+	{ 0, "echo key >> ~/.ssh/authorized_keys", NULL },
+	{ 0, "cp x ~/.profile", NULL },
+	{ 0, "touch ~/.config/sbx/x", NULL },
+};
+
+static void
+test_cases(const struct policy *p)
+{
+	char tmp[PATH_MAX];
+	size_t k;
+	int pass;
+	struct policy_result r;
+	const char *tmps[2];
+
+	snprintf(tmp, sizeof(tmp), "%s", base);
+	tmps[0] = NULL;
+	tmps[1] = tmp;
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		for (pass = 0; pass < 2; pass++) {
+			r = judge_in(p, "Bash", cases[k].cmd, tmps[pass], NULL);
+			ok(r.verdict != POLICY_ALLOW, "family %d%s: %s -> %s (%s)",
+			    cases[k].fam, pass ? " (TMPDIR above home)" : "",
+			    cases[k].cmd, policy_verdict_name(r.verdict), r.reason);
+			if (cases[k].why != NULL && pass == 0)
+				ok(strstr(r.reason, cases[k].why) != NULL,
+				    "family %d: reason for %s names \"%s\"",
+				    cases[k].fam, cases[k].cmd, cases[k].why);
+		}
+	}
+}
+
+static void
+mk(const char *rel, int dir)
+{
+	char p[PATH_MAX * 2];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", base, rel);
+	if (dir) {
+		mkdir(p, 0700);
+		return;
+	}
+	fd = open(p, O_WRONLY | O_CREAT, 0600);
+	if (fd >= 0)
+		close(fd);
+}
+
+int
+main(void)
+{
+	char tmpl[] = "/tmp/sbx-test-families-XXXXXX", *b = mkdtemp(tmpl);
+	static const char *const dirs[] = {
+		"proj", "proj/.sandbox", "proj/.git", "proj/.git/hooks",
+		"proj/.claude", "proj/sub", "proj/src", "proj/build",
+		"proj/.vscode", "proj/.idea", "home", "home/.ssh", "home/.aws",
+		"home/.config", "home/.config/sbx", NULL,
+	};
+	static const char *const files[] = {
+		"proj/.sandbox/policy.json", "proj/.git/config", "proj/x",
+		"proj/x.xml", "home/.ssh/id_rsa", "home/.aws/credentials",
+		"home/.bashrc", NULL,
+	};
+	struct policy_error err;
+	struct policy *p;
+	int k;
+
+	if (b == NULL) {
+		printf("Bail out! mkdtemp\n");
+		return 1;
+	}
+	snprintf(base, sizeof(base), "%s", b);
+	for (k = 0; dirs[k] != NULL; k++)
+		mk(dirs[k], 1);
+	for (k = 0; files[k] != NULL; k++)
+		mk(files[k], 0);
+	snprintf(folder, sizeof(folder), "%s/proj", base);
+	snprintf(home, sizeof(home), "%s/home", base);
+	snprintf(cfg, sizeof(cfg), "%s/home/.config/sbx", base);
+	p = policy_load_buffer("defaults", policy_default_text(),
+	    strlen(policy_default_text()), folder, cfg, &err);
+	if (p == NULL) {
+		printf("Bail out! %s\n", err.msg);
+		return 1;
+	}
+	test_cases(p);
+	policy_free(p);
+	{
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", base);
+		if (system(cmd) != 0)
+			printf("# could not remove %s\n", base);
+	}
+	return tap_done();
+}
