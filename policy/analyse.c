@@ -62,35 +62,303 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 		ev->cwd_known = 0;
 }
 
+/*
+ * Variables that change what runs, where it writes, or how bash reads the
+ * rest of the line, however they are set (VAR=, export, declare, read,
+ * for, printf -v, getopts, env). Exact names, then prefixes; a few common
+ * harmless values (PAGER=cat, GIT_EDITOR=true) pass.
+ */
+static const char *const bad_vars[] = {
+	"PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3",
+	"PS4", "SHELLOPTS", "BASHOPTS", "CDPATH", "GLOBIGNORE", "OLDPWD",
+	"HOME", "ZDOTDIR", "HISTFILE", "HISTCONTROL", "INPUTRC", "MAIL", "MAILPATH",
+	"PAGER", "MANPAGER", "MANOPT", "MANPATH", "EDITOR", "VISUAL", "BROWSER",
+	"SUDO_ASKPASS", "SSH_ASKPASS", "TERMINFO", "GCONV_PATH", "HOSTALIASES",
+	"RESOLV_HOST_CONF", "LOCPATH", "NLSPATH", "OPENSSL_CONF", "OPENSSL_ENGINES",
+	"SSLKEYLOGFILE", "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_HOME", "CURL_CA_BUNDLE",
+	"WGETRC", "NETRC", "http_proxy", "https_proxy", "HTTP_PROXY",
+	"HTTPS_PROXY", "ALL_PROXY", "all_proxy", "ftp_proxy", "FTP_PROXY",
+	"NO_PROXY", "no_proxy", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
+	"KUBECONFIG", "DOCKER_HOST", "DOCKER_CONFIG", "TMPDIR", "TAR_OPTIONS",
+	"UNZIP", "UNZIPOPT", "ZIPOPT", "GZIP", "XZ_OPT", "BZIP2", "ZSTD_CLEVEL",
+	"CC", "CXX", "CPP", "LD", "AR", "AS", "NM", "RANLIB", "STRIP", "OBJCOPY",
+	"CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDLIBS", "SHELL",
+	"MAKEFLAGS", "MAKEFILES", "MFLAGS", "GNUMAKEFLAGS", "RUSTC", "RUSTDOC",
+	"RUSTFLAGS", "RUSTDOCFLAGS", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER",
+	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "JAVA_HOME",
+	"MAVEN_OPTS", "MAVEN_ARGS", "GRADLE_OPTS", "GRADLE_USER_HOME",
+	"GNUPGHOME", "PHPRC", "PHP_INI_SCAN_DIR", "LUA_INIT", "LUA_PATH",
+	"LUA_CPATH", "TCLLIBPATH", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON",
+	"EMACSLOADPATH", "VIMINIT", "EXINIT", "MYVIMRC", "GREP_OPTIONS",
+	"LESS", "LESSKEY", "LESSKEYIN", "LESSOPEN", "LESSCLOSE", "LESSEDIT",
+	"LESSSECURE", "SYSTEMD_PAGER", "SYSTEMD_EDITOR", "DIFF_OPTIONS",
+	"VIRTUAL_ENV", "CONDA_PREFIX", "GOFLAGS", "GOROOT", "GOPATH", "GOBIN",
+	"GOCACHE", "GOENV", "GOTOOLCHAIN", "GOPROXY", "GONOSUMDB", "GONOSUMCHECK",
+	"GOPRIVATE", "GONOPROXY", "GOINSECURE", "GOSUMDB", "GOMODCACHE",
+	"GOEXPERIMENT", "GOTMPDIR", "GOWORK", "GOAMD64", "COMP_WORDBREAKS",
+	"FIGNORE", "EXECIGNORE", "TIMEFORMAT", "BASH_XTRACEFD", "BASH_COMPAT",
+	"BASH_LOADABLES_PATH", "POSIXLY_CORRECT", "PYTEST_ADDOPTS",
+	"PYTEST_PLUGINS", "TOX_TESTENV_PASSENV", NULL,
+};
+
+static const char *const bad_prefixes[] = {
+	"LD_", "DYLD_", "BASH_FUNC_", "BASH_", "GIT_", "PYTHON", "PERL", "RUBY",
+	"GEM_", "BUNDLE_", "NODE_", "NPM_CONFIG_", "npm_config_", "YARN_",
+	"PNPM_", "BUN_", "CGO_", "CARGO_", "PIP_", "UV_", "POETRY_", "PDM_",
+	"CONDA_", "COMPOSER_", "DOTNET_", "NUGET_", "MSBUILD", "ERL_", "ELIXIR_",
+	"JULIA_", "OCAML", "OPAM", "DENO_", "SSH_", "XDG_", "GPG_", "CMAKE_",
+	"PKG_CONFIG", "MESON", "NINJA", "CCACHE_", "DISTCC_", "HOMEBREW_",
+	"DOCKER_", "BUILDKIT_", "COMPOSE_", "KUBE", "HELM_", "AWS_", "AZURE_",
+	"GOOGLE_", "CLOUDSDK_", "TF_", "VAULT_", "ANSIBLE_", "RSYNC_", "MANROFF",
+	"GROFF_", "LESS", "SUDO_", NULL,
+};
+
+/* Harmless names under a bad prefix, and harmless values of pagers. */
+static const char *const good_vars[] = {
+	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
+	"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE",
+	"GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS", "GIT_FLUSH",
+	"GIT_MERGE_AUTOEDIT", "GIT_ADVICE", "GIT_LITERAL_PATHSPECS",
+	"PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED",
+	"PYTHONIOENCODING", "PYTHONUTF8", "PYTHONFAULTHANDLER",
+	"PYTHONDEVMODE", "PYTHONTRACEMALLOC", "PYTHONNOUSERSITE",
+	"NODE_ENV", "NODE_NO_WARNINGS", "CGO_ENABLED", "CARGO_TERM_COLOR",
+	"CARGO_INCREMENTAL", "CARGO_PROFILE_RELEASE_DEBUG",
+	"CARGO_BUILD_JOBS", "PIP_DISABLE_PIP_VERSION_CHECK",
+	"PIP_NO_INPUT", "DOCKER_BUILDKIT", "NPM_CONFIG_LOGLEVEL",
+	"npm_config_loglevel", "NPM_CONFIG_YES", "npm_config_yes",
+	"NPM_CONFIG_FUND", "npm_config_fund", "NPM_CONFIG_AUDIT",
+	"npm_config_audit", NULL,
+};
+
+static int
+harmless_value(const char *name, size_t n, const char *val)
+{
+	static const char *const pagers[] = {
+		"PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", NULL,
+	};
+	static const char *const editors[] = {
+		"EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", NULL,
+	};
+	const char *const *k;
+
+	if (val == NULL)
+		return 0;
+	for (k = pagers; *k != NULL; k++)
+		if (strlen(*k) == n && strncmp(name, *k, n) == 0)
+			return strcmp(val, "cat") == 0 || strcmp(val, "") == 0 ||
+			    strcmp(val, "less") == 0 || strcmp(val, "more") == 0 ||
+			    strcmp(val, "true") == 0;
+	for (k = editors; *k != NULL; k++)
+		if (strlen(*k) == n && strncmp(name, *k, n) == 0)
+			return strcmp(val, "true") == 0 || strcmp(val, ":") == 0 ||
+			    strcmp(val, "cat") == 0;
+	return 0;
+}
+
+/* 1 if setting the variable NAME (n bytes) to val (NULL: unknown) is
+ * something a human should see. */
+static int
+var_is_bad(const char *name, size_t n, const char *val)
+{
+	const char *const *b;
+
+	if (harmless_value(name, n, val))
+		return 0;
+	for (b = good_vars; *b != NULL; b++)
+		if (strlen(*b) == n && strncmp(name, *b, n) == 0)
+			return 0;
+	for (b = bad_vars; *b != NULL; b++)
+		if (strlen(*b) == n && strncmp(name, *b, n) == 0)
+			return 1;
+	for (b = bad_prefixes; *b != NULL; b++)
+		if (strlen(*b) <= n && strncmp(name, *b, strlen(*b)) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A variable set by any form (read NAME, for NAME in, printf -v NAME,
+ * getopts, NAME=...). how says which, for the reason.
+ */
+void
+an_check_var_name(struct ev *ev, const char *name, const char *val,
+    const char *how)
+{
+	size_t n = strcspn(name, "+=[");
+
+	if (n == 0 || n > 128)
+		return;
+	if (var_is_bad(name, n, val)) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
+		    "%s sets %.*s, which changes what commands run or where they "
+		    "write", how, (int)n, name);
+		return;
+	}
+}
+
 void
 an_check_assign(struct ev *ev, const char *a)
 {
-	static const char *const bad_vars[] = {
-		"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PATH", "BASH_ENV",
-		"ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS",
-		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_EXTERNAL_DIFF",
-		"GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
-		"GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_PARAMETERS",
-		"GIT_DIR", "GIT_WORK_TREE", "PYTHONSTARTUP", "PYTHONPATH",
-		"NODE_OPTIONS", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB",
-		"DYLD_INSERT_LIBRARIES", "LESSOPEN", "MANPAGER", "SUDO_ASKPASS",
-		"SSH_ASKPASS", "BROWSER", "HOME", "ZDOTDIR", "GIT_SEQUENCE_EDITOR",
-		"GIT_ASKPASS", "GIT_TEMPLATE_DIR", "GIT_INDEX_FILE",
-		"GIT_OBJECT_DIRECTORY", "CDPATH", "PROMPT_COMMAND", NULL,
-	};
-	const char *const *b;
-	size_t n = strcspn(a, "+=");
+	const char *eq = strchr(a, '=');
 
-	for (b = bad_vars; *b != NULL; b++)
-		if (strlen(*b) == n && strncmp(a, *b, n) == 0) {
+	an_check_var_name(ev, a, eq != NULL ? eq + 1 : NULL, "the command");
+	an_check_code_text(ev, a);
+}
+
+/*
+ * set and shopt options that change how the rest of the line is read:
+ * set -a (every variable set becomes the environment of what runs), set
+ * -k (assignments anywhere in a command), shopt -s dotglob/nocaseglob
+ * (globs reach hidden and other files), cdable_vars/autocd/cdspell (cd
+ * goes elsewhere), expand_aliases, lastpipe, extdebug.
+ */
+void
+an_set_options(struct ev *ev, struct cmdv *v)
+{
+	static const char *const set_bad[] = {
+		"allexport", "keyword", "onecmd", NULL,
+	};
+	static const char *const shopt_ok[] = {
+		"nullglob", "failglob", "globstar", "extglob", "nocasematch",
+		"inherit_errexit", "checkwinsize", "histappend", "cmdhist",
+		"lithist", "progcomp", "sourcepath", "globasciiranges", "xpg_echo",
+		"gnu_errfmt", "huponexit", "checkjobs", "execfail", "shift_verbose",
+		"globskipdots", "localvar_inherit", "localvar_unset",
+		"assoc_expand_once", "varredir_close", "noexpand_translation",
+		"patsub_replacement", "checkhash", "interactive_comments",
+		"complete_fullquote", "hostcomplete", "no_empty_cmd_completion",
+		"force_fignore", "promptvars", NULL,
+	};
+	const char *name = v->w[0].s, *s, *const *q;
+	int k, set_mode = 0, shopt_o = 0, bad;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (!an_lit(&v->w[k])) {
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
-			    "setting %s changes what the command runs", *b);
+			    "%s with options only known at run time", name);
 			return;
 		}
-	if (strncmp(a, "GIT_CONFIG_", 11) == 0)
-		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
-		    "setting %.*s changes git's configuration", (int)n, a);
-	an_check_code_text(ev, a);
+		if (strcmp(s, "--") == 0 || strcmp(s, "-") == 0)
+			return;
+		if (strcmp(name, "set") == 0) {
+			if (s[0] != '-' && s[0] != '+')
+				return;         /* positional parameters */
+			if (s[0] == '-' && strpbrk(s + 1, "ak") != NULL) {
+				ev_note(ev, POLICY_ESCALATE, "shell",
+				    "builtin: environment", "set %s exports every "
+				    "variable set later, or reads assignments anywhere",
+				    s);
+				return;
+			}
+			if (strchr(s + 1, 'o') != NULL && k + 1 < v->n) {
+				k++;
+				for (q = set_bad; *q != NULL; q++)
+					if (strcmp(v->w[k].s, *q) == 0 ||
+					    !an_lit(&v->w[k])) {
+						ev_note(ev, POLICY_ESCALATE, "shell",
+						    "builtin: environment", "set -o %s changes "
+						    "what later commands see", v->w[k].s);
+						return;
+					}
+			}
+			continue;
+		}
+		/* shopt */
+		if (s[0] == '-') {
+			set_mode = strchr(s, 's') != NULL ? 1 :
+			    strchr(s, 'u') != NULL ? -1 : set_mode;
+			if (strchr(s, 'o') != NULL)
+				shopt_o = 1;
+			continue;
+		}
+		if (set_mode == 0)
+			continue;       /* shopt NAME: prints it */
+		bad = 1;
+		if (shopt_o) {
+			bad = 0;
+			for (q = set_bad; *q != NULL; q++)
+				if (strcmp(s, *q) == 0)
+					bad = 1;
+		} else if (set_mode < 0) {
+			bad = strcmp(s, "globskipdots") == 0;
+		} else {
+			for (q = shopt_ok; *q != NULL; q++)
+				if (strcmp(s, *q) == 0)
+					bad = 0;
+		}
+		if (bad) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
+			    "shopt %s %s changes how bash expands globs, runs cd or "
+			    "aliases", set_mode > 0 ? "-s" : "-u", s);
+			return;
+		}
+	}
+}
+
+/*
+ * Names that read, printf -v and getopts set: each is checked like an
+ * assignment, and its value is unknown from here on (read from input).
+ */
+void
+an_set_names(struct ev *ev, struct cmdv *v, const char *name)
+{
+	static const char read_val[] = "dinNptu";
+	int k, opts = 1;
+	const char *s;
+	char fake[200];
+	struct sh_word w;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (strcmp(name, "printf") == 0) {
+			if (strcmp(s, "-v") == 0 && k + 1 < v->n)
+				s = v->w[++k].s;
+			else if (strncmp(s, "-v", 2) == 0 && s[2] != '\0')
+				s += 2;
+			else
+				continue;
+		} else if (strcmp(name, "read") != 0) {
+			return;
+		} else if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
+			opts = 0;
+			continue;
+		} else if (opts && an_is_opt(&v->w[k])) {
+			const char *q;
+
+			for (q = s + 1; *q != '\0'; q++) {
+				if (*q == 'a') {
+					if (q[1] != '\0')
+						s = q + 1;
+					else if (k + 1 < v->n)
+						s = v->w[++k].s;
+					goto name;
+				}
+				if (strchr(read_val, *q) != NULL) {
+					if (q[1] == '\0')
+						k++;
+					break;
+				}
+			}
+			continue;
+		}
+name:
+		if (!an_lit(&v->w[k]) && strcmp(name, "read") == 0) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
+			    "%s sets a variable named only at run time", name);
+			continue;
+		}
+		an_check_var_name(ev, s, NULL, name);
+		if (strlen(s) < 64 && strcspn(s, "[") == strlen(s)) {
+			snprintf(fake, sizeof(fake), "%s=%c!%c", s, SH_VAR_MARK,
+			    SH_VAR_MARK);
+			w.s = fake;
+			w.len = strlen(fake);
+			w.flags = SH_W_VAR | SH_W_ASSIGN;
+			an_remember_var(ev, &w);
+		}
+	}
 }
 
 /*
@@ -147,10 +415,16 @@ an_remember_var(struct ev *ev, const struct sh_word *w)
 	val.s = (char *)eq + 1;
 	val.len = strlen(val.s);
 	val.flags &= ~(unsigned)SH_W_ASSIGN;
+	ev->in_assign = 1;      /* NAME=$x: no splitting, no globbing */
 	r = an_word_path(ev, &val, slot->value, sizeof(slot->value));
+	ev->in_assign = 0;
 	slot->known = r == 1 && w->s[(size_t)(eq - w->s) - 1] != '+';
 	if (r == 0)
 		slot->known = 0;
+	slot->tainted = r == AN_OPAQUE;
+	/* IFS changes how every later unquoted expansion is split */
+	if (n == 3 && strncmp(w->s, "IFS", 3) == 0)
+		ev->ifs_set = 1;
 }
 
 /* Judges the command that starts at word k of v (after a wrapper). */
@@ -634,32 +908,41 @@ eval_redirs(struct ev *ev, const struct sh_cmd *c)
 		char path[SBX_PATH_MAX];
 		int pr;
 
+		w0.s = (char *)"redirection";
+		w0.len = 11;
+		w0.flags = SH_W_LITERAL;
+		v.w = &w0;
+		v.n = 1;
+		v.c = c;
+		v.sp = NULL;
+		v.pid = 0;
+		v.extra = 0;
 		switch (r->op) {
 		case SH_R_OUT: case SH_R_APPEND: case SH_R_CLOBBER:
 		case SH_R_INOUT: case SH_R_OUTERR: case SH_R_APPENDERR:
-			w0.s = (char *)"redirection";
-			w0.len = 11;
-			w0.flags = SH_W_LITERAL;
-			v.w = &w0;
-			v.n = 1;
-			v.c = c;
-			v.sp = NULL;
-			v.pid = 0;
-			v.extra = 0;
 			pr = an_word_path(ev, &r->target, path, sizeof(path));
 			if (pr == 1)
 				trig_write(ev, path, "a redirection");
-			else if (pr < 0 && (r->target.flags & SH_W_GLOB))
+			else if (pr == -1 && (r->target.flags & SH_W_GLOB))
 				an_glob_write(ev, &v, &r->target);
 			else
 				trig_write(ev, NULL, "a redirection");
 			break;
-		case SH_R_IN:
-			if (an_word_path(ev, &r->target, path, sizeof(path)) >= 0)
-				trig_read(ev, path, "a redirection");
-			break;
 		default:
 			break;
+		}
+		/* < and <> read the file */
+		if (r->op == SH_R_IN || r->op == SH_R_INOUT) {
+			pr = an_word_path(ev, &r->target, path, sizeof(path));
+			if (pr == AN_OPAQUE)
+				an_read_opaque(ev, &r->target, "a redirection");
+			else if (pr >= 0)
+				trig_read(ev, path, "a redirection");
+			else if ((r->target.flags & SH_W_GLOB) &&
+			    !(r->target.flags & (SH_W_SUBST | SH_W_VAR)))
+				an_glob_read(ev, &v, &r->target);
+			else if (r->target.flags & SH_W_BRACE)
+				an_read_opaque(ev, &r->target, "a redirection");
 		}
 	}
 }

@@ -76,8 +76,10 @@ void an_short_value_writes(struct ev *ev, struct cmdv *v, char letter,
 int an_operands(struct ev *ev, struct cmdv *v, int from,
     const char *optarg, operand_fn fn);
 const char *an_wtext(const struct sh_word *w);
+#define AN_OPAQUE (-2)    /* an_word_path: a value that cannot be known */
 int an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
     size_t outsz);
+void an_read_opaque(struct ev *ev, const struct sh_word *w, const char *what);
 void an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
 void an_op_read_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w,
     int idx);
@@ -125,6 +127,10 @@ void an_cls_editor(struct ev *ev, struct cmdv *v);
 void an_cls_kill(struct ev *ev, struct cmdv *v);
 void an_cls_eval(struct ev *ev, struct cmdv *v);
 void an_check_assign(struct ev *ev, const char *a);
+void an_set_options(struct ev *ev, struct cmdv *v);
+void an_set_names(struct ev *ev, struct cmdv *v, const char *name);
+void an_check_var_name(struct ev *ev, const char *name, const char *val,
+    const char *how);
 void an_check_code_text(struct ev *ev, const char *s);
 void an_remember_var(struct ev *ev, const struct sh_word *w);
 void an_eval_argv(struct ev *ev, struct cmdv *v);

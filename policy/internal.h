@@ -62,6 +62,7 @@ struct ev_var {
 	char name[64];
 	char value[1024];
 	int known;                      /* 0: assigned, value unknown */
+	int tainted;                    /* read at run time: may be any path */
 };
 
 struct ev {
@@ -81,6 +82,8 @@ struct ev {
 	int wraps;                      /* current wrapper nesting */
 	struct ev_var vars[SBX_EV_MAX_VARS];
 	int nvars;
+	int ifs_set;                    /* IFS assigned: splitting unknown */
+	int in_assign;                  /* judging an assignment's value */
 	struct policy_call callx;       /* the call, with home resolved */
 	char home[SBX_PATH_MAX];
 };

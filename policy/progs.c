@@ -387,7 +387,10 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 			}
 			fake.s = as;
 			fake.len = strlen(as);
+			an_check_var_name(ev, v->w[1].s, NULL, "for");
 			an_remember_var(ev, &fake);
+		} else if (strcmp(name, "set") == 0 || strcmp(name, "shopt") == 0) {
+			an_set_options(ev, v);
 		} else if (strcmp(name, "printf") == 0 || strcmp(name, "read") == 0 ||
 		    strcmp(name, "unset") == 0 || strcmp(name, "test") == 0 ||
 		    strcmp(name, "[") == 0 || strcmp(name, "[[") == 0) {
@@ -397,12 +400,21 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 			for (k = 1; k < v->n; k++)
 				if (strchr(v->w[k].s, '[') != NULL)
 					an_check_code_text(ev, v->w[k].s);
+			an_set_names(ev, v, name);
 		} else if (strcmp(name, "export") == 0 || strcmp(name, "declare") == 0 ||
 		    strcmp(name, "typeset") == 0 || strcmp(name, "local") == 0 ||
 		    strcmp(name, "readonly") == 0) {
 			int k;
 
 			for (k = 1; k < v->n; k++) {
+				if (an_lit(&v->w[k]) && v->w[k].s[0] == '-' &&
+				    strpbrk(v->w[k].s, "ni") != NULL &&
+				    strchr(v->w[k].s, '=') == NULL) {
+					ev_note(ev, POLICY_ESCALATE, "shell",
+					    "builtin: environment", "%s %s makes names that "
+					    "refer to other variables or evaluate arithmetic",
+					    name, v->w[k].s);
+				}
 				an_check_assign(ev, v->w[k].s);
 				if (strchr(v->w[k].s, '=') != NULL && v->w[k].s[0] != '-')
 					an_remember_var(ev, &v->w[k]);

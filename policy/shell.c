@@ -607,16 +607,23 @@ skip_nested(struct sc *sc, int open, int close, unsigned *flags)
 
 static int name_char(int c, int first);
 
-/* $NAME and ${NAME} leave SH_VAR_MARK NAME SH_VAR_MARK in the text. */
+/*
+ * $NAME and ${NAME} leave SH_VAR_MARK NAME SH_VAR_MARK in the text (see
+ * shell.h for the forms). An unquoted expansion is split and globbed by
+ * bash: its marker starts with SH_VAR_UNQUOTED.
+ */
 static void
-var_marker(struct sc *sc, struct buf *b, const char *name, size_t n)
+var_marker2(struct sc *sc, struct buf *b, const char *name, size_t n,
+    const char *suffix, int dq)
 {
-	char m = SH_VAR_MARK;
+	char m = SH_VAR_MARK, u = SH_VAR_UNQUOTED;
 
-	if (buf_add(b, &m, 1) < 0 || buf_add(b, name, n) < 0 ||
-	    buf_add(b, &m, 1) < 0)
+	if (buf_add(b, &m, 1) < 0 || (!dq && buf_add(b, &u, 1) < 0) ||
+	    buf_add(b, name, n) < 0 ||
+	    buf_add(b, suffix, strlen(suffix)) < 0 || buf_add(b, &m, 1) < 0)
 		fail(sc, "out of memory");
 }
+
 
 /* A '$' was consumed; reads the expansion after it. */
 static void
@@ -628,7 +635,7 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		sc->i += 2;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
-		var_marker(sc, b, "?", 1);
+		var_marker2(sc, b, "?", 1, "", dq);
 		skip_nested(sc, '(', ')', flags);
 		if (!bad(sc) && peek(sc, 0) == ')')
 			sc->i++;
@@ -654,16 +661,26 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		    e == start); e++)
 			;
 		if (e > start && e < sc->n && sc->s[e] == '}') {
-			var_marker(sc, b, sc->s + start, e - start);
+			var_marker2(sc, b, sc->s + start, e - start, "", dq);
 			sc->i = e + 1;
 			return;
 		}
-		/* ${NAME:-x}, ${NAME#x}: the value is NAME's, or close to it;
-		 * ${#x}, ${!x}, ${1}: unknown */
-		if (e > start)
-			var_marker(sc, b, sc->s + start, e - start);
+		/*
+		 * ${NAME:-x}, ${NAME-x}, ${NAME:=x}: NAME's value when it is set
+		 * (the analyser knows it or not); ${#x}, ${1}: a number or a
+		 * positional word; anything else (${x:+y}, ${x%y}, ${x/y/z},
+		 * ${!x}, ${x^^}, ${x[i]}): a value the analyser cannot know.
+		 */
+		if (e > start && e + 1 < sc->n && (sc->s[e] == '-' ||
+		    sc->s[e] == '=' || sc->s[e] == '?' || (sc->s[e] == ':' &&
+		    (sc->s[e + 1] == '-' || sc->s[e + 1] == '=' ||
+		    sc->s[e + 1] == '?'))))
+			var_marker2(sc, b, sc->s + start, e - start, "-", dq);
+		else if (e == start && sc->i < sc->n && (sc->s[sc->i] == '#' ||
+		    (sc->s[sc->i] >= '0' && sc->s[sc->i] <= '9')))
+			var_marker2(sc, b, "?", 1, "", dq);
 		else
-			var_marker(sc, b, "?", 1);
+			var_marker2(sc, b, "!", 1, "", dq);
 		skip_nested(sc, '{', '}', flags);
 		return;
 	}
@@ -687,14 +704,14 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 			sc->i++;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
-		var_marker(sc, b, sc->s + start, sc->i - start);
+		var_marker2(sc, b, sc->s + start, sc->i - start, "", dq);
 		return;
 	}
 	if (c != -1 && strchr("0123456789@*#?$!-", c) != NULL) {
 		sc->i++;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
-		var_marker(sc, b, "?", 1);
+		var_marker2(sc, b, "?", 1, "", dq);
 		return;
 	}
 	if (buf_addc(b, '$') < 0)

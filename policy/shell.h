@@ -42,6 +42,15 @@
  */
 #define SH_VAR_MARK     '\x01'
 
+/*
+ * The forms of a marker's NAME: "NAME" ($NAME, ${NAME}); "NAME-"
+ * (${NAME:-x}, ${NAME=x}: NAME's value when set, else unknown); "?" (a
+ * number or positional word: $1, $#, $((...))); "!" (a value that cannot
+ * be known: ${x:+y}, ${x%y}, ${x/y/z}, ${!x}). An unquoted expansion,
+ * which bash splits and globs, starts with SH_VAR_UNQUOTED.
+ */
+#define SH_VAR_UNQUOTED '^'
+
 struct sh_word {
 	char *s;                /* decoded text, NUL-terminated (arena) */
 	size_t len;
