@@ -278,35 +278,53 @@ read_heredocs(struct sc *sc)
 	size_t ls, le, dl;
 	const char *line;
 	int k;
-	struct buf b = {0};
+	struct buf b = {0}, lb = {0};
 
 	for (k = 0; k < sc->npend && !bad(sc); k++) {
 		h = &sc->pend[k];
 		dl = strlen(h->delim);
 		b.len = 0;
 		for (;;) {
+			size_t bs;
+
 			if (sc->i >= sc->n) {
 				fail(sc, "here-document not closed by \"%s\"", h->delim);
 				break;
 			}
-			ls = sc->i;
-			while (sc->i < sc->n && sc->s[sc->i] != '\n')
-				sc->i++;
-			le = sc->i;
-			if (sc->i < sc->n)
-				sc->i++;
-			line = sc->s + ls;
-			if (h->strip_tabs)
-				while (ls < le && *line == '\t') {
-					line++;
-					ls++;
+			/* With an unquoted delimiter bash joins a line that ends
+			 * in a backslash to the next before it compares: "EO\\"
+			 * then "F" ends the body at "EOF". */
+			lb.len = 0;
+			for (;;) {
+				ls = sc->i;
+				while (sc->i < sc->n && sc->s[sc->i] != '\n')
+					sc->i++;
+				le = sc->i;
+				if (sc->i < sc->n)
+					sc->i++;
+				line = sc->s + ls;
+				if (h->strip_tabs && lb.len == 0)
+					while (ls < le && *line == '\t') {
+						line++;
+						ls++;
+					}
+				for (bs = 0; bs < le - ls && line[le - ls - 1 - bs] ==
+				    '\\'; bs++)
+					;
+				if (!h->r->delim_quoted && bs % 2 == 1 &&
+				    le < sc->n) {
+					if (buf_add(&lb, line, le - ls - 1) < 0)
+						goto oom;
+					continue;
 				}
-			if (le - ls == dl && memcmp(line, h->delim, dl) == 0)
-				break;
-			if (buf_add(&b, line, le - ls) < 0 || buf_addc(&b, '\n') < 0) {
-				fail(sc, "out of memory");
+				if (buf_add(&lb, line, le - ls) < 0)
+					goto oom;
 				break;
 			}
+			if (lb.len == dl && memcmp(lb.p, h->delim, dl) == 0)
+				break;
+			if (buf_add(&b, lb.p, lb.len) < 0 || buf_addc(&b, '\n') < 0)
+				goto oom;
 		}
 		if (bad(sc))
 			break;
@@ -317,8 +335,13 @@ read_heredocs(struct sc *sc)
 		if (!h->r->body_literal && h->r->body != NULL)
 			heredoc_expand(sc, h->r->body, b.len);
 	}
+	goto out;
+oom:
+	fail(sc, "out of memory");
+out:
 	sc->npend = 0;
 	free(b.p);
+	free(lb.p);
 }
 
 static void
@@ -957,6 +980,69 @@ is_word(const struct sh_word *w, const char *s)
 	return (w->flags & SH_W_QUOTED) == 0 && strcmp(w->s, s) == 0;
 }
 
+/*
+ * The delimiter of a here-document as bash compares it: the word as
+ * written, with quotes removed and nothing expanded ("<<a$(true)" ends at
+ * the line "a$(true)"). Any quoting means the body is not expanded.
+ */
+static void
+heredoc_delim(struct sc *sc, struct sh_redir *r, size_t from, size_t to)
+{
+	struct buf b = {0};
+	size_t i = from;
+	int c, q = 0;
+
+	while (i < to && !bad(sc)) {
+		c = (unsigned char)sc->s[i++];
+		if (c == '\\') {
+			if (i < to && sc->s[i] == '\n') {
+				i++;
+				continue;
+			}
+			q = 1;
+			if (i < to)
+				c = (unsigned char)sc->s[i++];
+		} else if (c == '\'') {
+			q = 1;
+			while (i < to && sc->s[i] != '\'')
+				if (buf_addc(&b, sc->s[i++]) < 0)
+					goto oom;
+			i++;
+			continue;
+		} else if (c == '"') {
+			q = 1;
+			while (i < to && sc->s[i] != '"') {
+				if (sc->s[i] == '\\' && i + 1 < to &&
+				    strchr("$`\"\\\n", sc->s[i + 1]) != NULL) {
+					i++;
+					if (sc->s[i] == '\n') {
+						i++;
+						continue;
+					}
+				}
+				if (buf_addc(&b, sc->s[i++]) < 0)
+					goto oom;
+			}
+			i++;
+			continue;
+		} else if (c == '$' && i < to && (sc->s[i] == '\'' ||
+		    sc->s[i] == '"')) {
+			fail(sc, "here-document delimiter with $'...' or $\"...\" "
+			    "is not analysed");
+			goto out;
+		}
+		if (buf_addc(&b, (char)c) < 0)
+			goto oom;
+	}
+	r->delim = astr(sc, b.p ? b.p : "", b.len);
+	r->delim_quoted = q;
+	goto out;
+oom:
+	fail(sc, "out of memory");
+out:
+	free(b.p);
+}
+
 /* Reads a redirection operator at sc->i, if any. Returns 1 if read. */
 static int
 read_redir(struct sc *sc, struct cmdbuild *cb)
@@ -1043,9 +1129,17 @@ read_redir(struct sc *sc, struct cmdbuild *cb)
 	}
 	r.fd = fd;
 	r.op = (enum sh_redir_op)op;
-	read_word(sc, &r.target, 0);
-	if (bad(sc))
-		return 1;
+	{
+		size_t from = sc->i;
+
+		read_word(sc, &r.target, 0);
+		if (bad(sc))
+			return 1;
+		if (op == SH_R_HEREDOC)
+			heredoc_delim(sc, &r, from, sc->i);
+		if (bad(sc))
+			return 1;
+	}
 	if (cb->nr >= SH_MAX_REDIRS) {
 		fail(sc, "more than %d redirections", SH_MAX_REDIRS);
 		return 1;
@@ -1103,12 +1197,13 @@ emit(struct sc *sc, struct cmdbuild *cb)
 			return NULL;
 		}
 		sc->pend[sc->npend].r = r;
-		sc->pend[sc->npend].delim = r->target.s;
+		sc->pend[sc->npend].delim = r->delim != NULL ? r->delim :
+		    r->target.s;
 		sc->pend[sc->npend].strip_tabs = r->body_len == 1;
 		r->body_len = 0;
-		r->body_literal = (r->target.flags & SH_W_QUOTED) != 0;
-		if (r->target.flags & (SH_W_SUBST | SH_W_VAR))
-			r->body_literal = 1;
+		/* bash expands the body unless some part of the delimiter is
+		 * quoted, whatever else it holds */
+		r->body_literal = r->delim_quoted;
 		sc->npend++;
 	}
 	return c;

@@ -77,6 +77,10 @@ struct sh_redir {
 	char *body;             /* here-document body (arena), or NULL */
 	size_t body_len;
 	int body_literal;       /* delimiter quoted: body is not expanded */
+	char *delim;            /* here-document: the delimiter as bash
+	                           compares it (quotes removed, nothing
+	                           expanded: <<a$(x) ends at "a$(x)") */
+	int delim_quoted;       /* some part of it was quoted */
 };
 
 enum sh_cmd_kind {

@@ -103,6 +103,15 @@ static const struct fcase cases[] = {
 	{ 2, "f='*'; cat ~/.ssh/$f", NULL },
 	{ 2, "f='.s*'; cat ~/$f/id_rsa", NULL },
 	{ 2, "read f < list; cat $f", "only known at run time" },
+	/* 8: here-documents end where bash ends them */
+	{ 8, "cat <<a$(true)\na$(true)\nrm -rf ~/.ssh\na\n", NULL },
+	{ 8, "cat <<a$(true)\n$(rm -rf ~/.ssh)\na$(true)\n", NULL },
+	{ 8, "cat <<$x\n$x\nrm -rf ~/.ssh\n$x\n", NULL },
+	{ 8, "cat <<EOF\nEO\\\nF\nrm -rf ~/.ssh\nEOF\n", NULL },
+	{ 8, "cat <<E\\\nOF\nx\nEOF\nrm -rf ~/.ssh\n", NULL },
+	{ 8, "cat <<-a${x}\n\ta${x}\necho x > .sandbox/p\na\n", NULL },
+	{ 8, "bash <<a$(true)\nrm -rf ~/.ssh\na$(true)\n", NULL },
+	{ 8, "cat <<\"E\"F\nEF\necho >> ~/.bashrc\nE\n", NULL },
 	/* 6: environment that changes what runs, however it is set */
 	{ 6, "LD_PRELOAD=./x.so ls", "LD_PRELOAD" },
 	{ 6, "env 'BASH_FUNC_ls%%=() { id; }' bash -c ls", "BASH_FUNC" },
