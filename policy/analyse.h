@@ -12,6 +12,7 @@
  *   code.c     code runners: shells, interpreters, build tools, CLIs
  *   git.c      git, subcommand by subcommand
  *   text.c     find, sed, awk
+ *   opts.c     option values of every program, from one table
  *
  * Rules: handlers judge through the triggers (trigger.c) and ev_note(),
  * which only ever raises a verdict; nothing here can lower one. A struct
@@ -41,6 +42,8 @@ enum cls {
 	C_CLI,          /* known CLIs (cloud, containers): only --help passes */
 	C_GIT, C_FIND, C_SED, C_AWK, C_CD, C_SOURCE, C_EVAL, C_XARGS, C_ENV,
 	C_SU, C_EDITOR, C_KILL, C_ESC,
+	C_LINT,         /* formatters and linters: project code, operands written */
+	C_TAR, C_UNZIP, C_ZIP,
 };
 
 struct prog {
@@ -66,6 +69,8 @@ typedef void (*operand_fn)(struct ev *, struct cmdv *, struct sh_word *, int);
 const struct prog *an_prog_find(const char *name);
 void an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr,
     const char *name);
+void an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr,
+    const char *prog);
 int an_lit(const struct sh_word *w);
 int an_is_opt(const struct sh_word *w);
 int an_has_word(const struct cmdv *v, int from, const char *s);
@@ -113,6 +118,10 @@ void an_cls_shell(struct ev *ev, struct cmdv *v);
 void an_cls_interp(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_cli(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_lint(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_tar(struct ev *ev, struct cmdv *v);
+void an_cls_unzip(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_zip(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_git(struct ev *ev, struct cmdv *v);
 void an_cls_find(struct ev *ev, struct cmdv *v);
 void an_cls_sed(struct ev *ev, struct cmdv *v);
@@ -128,6 +137,7 @@ void an_cls_kill(struct ev *ev, struct cmdv *v);
 void an_cls_eval(struct ev *ev, struct cmdv *v);
 void an_check_assign(struct ev *ev, const char *a);
 void an_set_options(struct ev *ev, struct cmdv *v);
+void an_history(struct ev *ev, struct cmdv *v);
 void an_set_names(struct ev *ev, struct cmdv *v, const char *name);
 void an_check_var_name(struct ev *ev, const char *name, const char *val,
     const char *how);

@@ -391,12 +391,35 @@ an_cls_sed(struct ev *ev, struct cmdv *v)
 static const char *
 awk_program_danger(struct ev *ev, const char *s)
 {
-	const char *q;
-	int in_print = 0, paren = 0;
+	static const char *const words[] = {
+		"system", "getline", "@load", "@include", "@namespace", "ENVIRON",
+		"ARGV", "ARGC", "PROCINFO", "close", "fflush", NULL,
+	};
+	const char *q, *prev = NULL;   /* last significant character */
+	int in_print = 0, paren = 0, k;
 
+	/* Words that reach outside, wherever they appear: also inside what
+	 * looks like a string or a regex, so that a quote hidden in a regex
+	 * (/"/) cannot hide them. */
+	for (k = 0; words[k] != NULL; k++)
+		if (strstr(s, words[k]) != NULL)
+			return k == 0 ? "system() runs commands" :
+			    k == 1 ? "getline reads commands or files" :
+			    k <= 4 ? "@load/@include load code" :
+			    k == 5 ? "ENVIRON reads the environment" :
+			    k <= 7 ? "ARGV names files to read at run time" :
+			    "it uses PROCINFO, close or fflush on commands";
 	for (q = s; *q != '\0'; q++) {
+		if (*q == ' ' || *q == '\t')
+			continue;
 		if (*q == '\\' && q[1] != '\0') {
 			q++;
+			prev = q;
+			continue;
+		}
+		if (*q == '#') {
+			while (q[1] != '\0' && q[1] != '\n')
+				q++;
 			continue;
 		}
 		if (*q == '"') {
@@ -405,17 +428,55 @@ awk_program_danger(struct ev *ev, const char *s)
 					q++;
 			if (*q == '\0')
 				return "unterminated string";
+			prev = q;
 			continue;
 		}
-		if (strncmp(q, "system", 6) == 0)
-			return "system() runs commands";
-		if (strncmp(q, "getline", 7) == 0)
-			return "getline reads commands or files";
-		if (strncmp(q, "ENVIRON", 7) == 0)
-			return "ENVIRON reads the environment";
+		/* "/" starts a regex unless an operand comes before it */
+		if (*q == '/') {
+			int div = prev != NULL && (*prev == ')' || *prev == ']' ||
+			    *prev == '"' || *prev == '$' || *prev == '_' ||
+			    (*prev >= '0' && *prev <= '9') ||
+			    (*prev >= 'a' && *prev <= 'z') ||
+			    (*prev >= 'A' && *prev <= 'Z'));
+
+			if (prev != NULL && (*prev == '+' || *prev == '-') &&
+			    prev > s && prev[-1] == *prev)
+				return "a \"/\" after ++ or -- is ambiguous";
+			if (div && prev != NULL && ((*prev >= 'a' && *prev <= 'z') ||
+			    *prev == '_')) {
+				/* after print, printf, return, in...: a regex */
+				const char *b = prev;
+
+				while (b > s && (b[-1] == '_' || (b[-1] >= 'a' &&
+				    b[-1] <= 'z') || (b[-1] >= 'A' && b[-1] <= 'Z') ||
+				    (b[-1] >= '0' && b[-1] <= '9')))
+					b--;
+				if ((prev - b == 4 && strncmp(b, "print", 5) == 0) ||
+				    (prev - b == 5 && strncmp(b, "printf", 6) == 0) ||
+				    (prev - b == 5 && strncmp(b, "return", 6) == 0) ||
+				    (prev - b == 1 && strncmp(b, "in", 2) == 0) ||
+				    (prev - b == 3 && strncmp(b, "case", 4) == 0) ||
+				    (prev - b == 1 && strncmp(b, "do", 2) == 0) ||
+				    (prev - b == 3 && strncmp(b, "else", 4) == 0))
+					div = 0;
+			}
+			if (!div) {
+				for (q++; *q != '\0' && *q != '/'; q++) {
+					if (*q == '\n')
+						return "unterminated regular expression";
+					if (*q == '\\' && q[1] != '\0')
+						q++;
+				}
+				if (*q == '\0')
+					return "unterminated regular expression";
+				prev = q;
+				continue;
+			}
+		}
 		if (*q == '|') {
 			if (q[1] == '|') {
 				q++;
+				prev = q;
 				continue;
 			}
 			return "a pipe runs a command";
@@ -425,9 +486,11 @@ awk_program_danger(struct ev *ev, const char *s)
 			in_print = 1;
 			paren = 0;
 			q += 4;
+			prev = q;
 			continue;
 		}
-		if (*q == ';' || *q == '}' || *q == '\n') {
+		prev = q;
+		if (*q == ';' || *q == '}' || *q == '\n' || *q == '{') {
 			in_print = 0;
 			continue;
 		}
@@ -451,30 +514,115 @@ awk_program_danger(struct ev *ev, const char *s)
 			file[n] = '\0';
 			trig_write(ev, file, "awk");
 			q = t + 1 + n;
+			prev = q;
 		}
 	}
 	return NULL;
 }
 
+/* One awk program text (the operand, or -e/--source): judged. */
+static int
+awk_text(struct ev *ev, const struct sh_word *w)
+{
+	const char *why;
+
+	if (!an_lit(w)) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
+		    "awk program is only known at run time");
+		return -1;
+	}
+	if ((why = awk_program_danger(ev, w->s)) != NULL) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
+		    "awk program: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
 void
 an_cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
-	int k, prog_seen = 0;
-	const char *s, *why;
+	static const char *const w_ok[] = {
+		"version", "v", "help", "h", "usage", "posix", "traditional",
+		"compat", "sandbox", "lint", NULL,
+	};
+	int k, j, prog_seen = 0;
+	const char *s;
 
 	for (k = 1; k < v->n; k++) {
 		struct sh_word *w = &v->w[k];
 
 		s = w->s;
 		if (an_lit(w) && (strncmp(s, "-f", 2) == 0 || strncmp(s, "--file", 6) == 0 ||
+		    strncmp(s, "--fi", 4) == 0 ||
 		    strcmp(s, "-i") == 0 || strncmp(s, "--include", 9) == 0 ||
-		    strcmp(s, "-E") == 0 || strcmp(s, "--exec") == 0 ||
-		    strcmp(s, "-l") == 0 || strcmp(s, "--load") == 0)) {
+		    strncmp(s, "-E", 2) == 0 || strncmp(s, "--ex", 4) == 0 ||
+		    strncmp(s, "-l", 2) == 0 || strncmp(s, "--lo", 4) == 0 ||
+		    strncmp(s, "-p", 2) == 0 || strncmp(s, "--pr", 4) == 0 ||
+		    strncmp(s, "-d", 2) == 0 || strncmp(s, "--du", 4) == 0 ||
+		    strncmp(s, "-o", 2) == 0 || strncmp(s, "--pre", 5) == 0 ||
+		    strncmp(s, "-D", 2) == 0 || strncmp(s, "--de", 4) == 0)) {
 			ev_factor(ev, F_UNKNOWN | F_CODE);
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
-			    "%s %s runs a program file that is not analysed",
-			    pr->name, s);
+			    "%s %s runs a program file or writes a file the policy "
+			    "does not follow", pr->name, s);
 			return;
+		}
+		if (an_lit(w) && (strcmp(s, "-W") == 0 || strncmp(s, "-W", 2) == 0 ||
+		    strncmp(s, "--", 2) == 0) && strncmp(s, "--so", 4) != 0 &&
+		    strcmp(s, "--") != 0) {
+			/* -W OPTION (mawk -W exec FILE runs it), --long options */
+			const char *o = strcmp(s, "-W") == 0 ? (k + 1 < v->n ?
+			    v->w[k + 1].s : "") : s[1] == 'W' ? s + 2 : s + 2;
+
+			for (j = 0; w_ok[j] != NULL; j++)
+				if (strcmp(o, w_ok[j]) == 0 || (strncmp(o, w_ok[j],
+				    strlen(w_ok[j])) == 0 && o[strlen(w_ok[j])] == '='))
+					break;
+			if (w_ok[j] == NULL && strncmp(s, "--field-separator", 17) != 0 &&
+			    strncmp(s, "--assign", 8) != 0 &&
+			    strncmp(s, "--characters-as-bytes", 21) != 0 &&
+			    strncmp(s, "--re-interval", 13) != 0 &&
+			    strncmp(s, "--use-lc-numeric", 16) != 0 &&
+			    strncmp(s, "--non-decimal-data", 18) != 0 &&
+			    strncmp(s, "--bignum", 8) != 0 &&
+			    strncmp(s, "--no-optimize", 13) != 0 &&
+			    strncmp(s, "--optimize", 10) != 0) {
+				ev_factor(ev, F_CODE);
+				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
+				    "%s %s%s%s: an option the policy does not know to be "
+				    "harmless (-W exec runs a file)", pr->name, s,
+				    strcmp(s, "-W") == 0 ? " " : "",
+				    strcmp(s, "-W") == 0 ? o : "");
+				return;
+			}
+			if (strcmp(s, "-W") == 0)
+				k++;
+			else if ((strcmp(s, "--field-separator") == 0 ||
+			    strcmp(s, "--assign") == 0) && k + 1 < v->n)
+				k++;
+			continue;
+		}
+		if (an_lit(w) && (strcmp(s, "-e") == 0 || strcmp(s, "--source") == 0 ||
+		    strncmp(s, "--source=", 9) == 0 || strncmp(s, "--so", 4) == 0)) {
+			/* program text: every one is judged; the first operand
+			 * is then a file */
+			struct sh_word t = *w;
+
+			if (strchr(s, '=') != NULL) {
+				t.s = strchr(s, '=') + 1;
+				t.len = strlen(t.s);
+			} else if (k + 1 < v->n) {
+				t = v->w[++k];
+			} else {
+				continue;
+			}
+			prog_seen = 1;
+			if (awk_text(ev, &t) < 0)
+				return;
+			continue;
 		}
 		if (an_lit(w) && (strcmp(s, "-F") == 0 || strcmp(s, "-v") == 0)) {
 			k++;
@@ -484,18 +632,8 @@ an_cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			continue;       /* other options, and "--" */
 		if (!prog_seen) {
 			prog_seen = 1;
-			if (!an_lit(w)) {
-				ev_factor(ev, F_UNKNOWN);
-				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
-				    "awk program is only known at run time");
+			if (awk_text(ev, w) < 0)
 				return;
-			}
-			if ((why = awk_program_danger(ev, s)) != NULL) {
-				ev_factor(ev, F_UNKNOWN);
-				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
-				    "awk program: %s", why);
-				return;
-			}
 			continue;
 		}
 		if (!(w->flags & SH_W_ASSIGN) && !(an_lit(w) && strchr(s, '=') != NULL))
