@@ -13,6 +13,8 @@
  *   git.c      git, subcommand by subcommand
  *   text.c     find, sed, awk
  *   opts.c     option values of every program, from one table
+ *   glob.c     what globs and brace expansions in paths can reach
+ *   archive.c  tar, unzip, zip
  *
  * Rules: handlers judge through the triggers (trigger.c) and ev_note(),
  * which only ever raises a verdict; nothing here can lower one. A struct
@@ -89,6 +91,9 @@ void an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
 void an_op_read_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w,
     int idx);
 void an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w);
+int an_glob_secret(struct ev *ev, struct cmdv *v, const struct sh_word *w);
+int an_brace_each(struct ev *ev, struct cmdv *v, const struct sh_word *w,
+    void (*fn)(struct ev *, struct cmdv *, struct sh_word *));
 void an_glob_read(struct ev *ev, struct cmdv *v, const struct sh_word *w);
 void an_write_word(struct ev *ev, struct cmdv *v, struct sh_word *w);
 void an_write_tree_word(struct ev *ev, struct cmdv *v, struct sh_word *w);

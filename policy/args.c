@@ -294,6 +294,24 @@ an_read_opaque(struct ev *ev, const struct sh_word *w, const char *what)
 	(void)w;
 }
 
+static void
+read_one(struct ev *ev, struct cmdv *v, struct sh_word *w)
+{
+	an_op_read(ev, v, w, 0);
+}
+
+static void
+write_one(struct ev *ev, struct cmdv *v, struct sh_word *w)
+{
+	an_write_word(ev, v, w);
+}
+
+static void
+write_tree_one(struct ev *ev, struct cmdv *v, struct sh_word *w)
+{
+	an_write_tree_word(ev, v, w);
+}
+
 void
 an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 {
@@ -303,6 +321,11 @@ an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 	(void)idx;
 	if (an_lit(w) && strcmp(w->s, "-") == 0)
 		return;
+	if ((w->flags & SH_W_BRACE) && !(w->flags & (SH_W_VAR | SH_W_SUBST))) {
+		if (an_brace_each(ev, v, w, read_one) < 0)
+			an_read_opaque(ev, w, v->w[0].s);
+		return;
+	}
 	r = an_word_path(ev, w, path, sizeof(path));
 	if (r == AN_OPAQUE)
 		an_read_opaque(ev, w, v->w[0].s);
@@ -422,11 +445,13 @@ an_glob_read(struct ev *ev, struct cmdv *v, const struct sh_word *w)
 	else
 		snprintf(probe, sizeof(probe), "%.*s", (int)dl, s);
 	trig_read(ev, probe, v->w[0].s);
-	if (strchr(rest, '/') != NULL || strcmp(rest, "*") == 0)
-		return;
 	for (k = names_only; *k != NULL; k++)
 		if (strcmp(v->w[0].s, *k) == 0)
 			return;
+	if (an_glob_secret(ev, v, w))
+		return;
+	if (strchr(rest, '/') != NULL || strcmp(rest, "*") == 0)
+		return;
 	for (k = secrets; *k != NULL; k++)
 		if (fnmatch(rest, *k, FNM_PERIOD) == 0) {
 			ev_factor(ev, F_SECRET);
@@ -445,6 +470,11 @@ an_write_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
 
 	if (strcmp(w->s, "-") == 0 && an_lit(w))
 		return;
+	if ((w->flags & SH_W_BRACE) && !(w->flags & (SH_W_VAR | SH_W_SUBST))) {
+		if (an_brace_each(ev, v, w, write_one) < 0)
+			trig_write(ev, NULL, v->w[0].s);
+		return;
+	}
 	r = an_word_path(ev, w, path, sizeof(path));
 	if (r == 1)
 		trig_write(ev, path, v->w[0].s);
@@ -460,6 +490,11 @@ an_write_tree_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
 {
 	char path[SBX_PATH_MAX];
 
+	if ((w->flags & SH_W_BRACE) && !(w->flags & (SH_W_VAR | SH_W_SUBST))) {
+		if (an_brace_each(ev, v, w, write_tree_one) < 0)
+			trig_write(ev, NULL, v->w[0].s);
+		return;
+	}
 	if (an_word_path(ev, w, path, sizeof(path)) == 1)
 		trig_write_tree(ev, path, v->w[0].s, 0);
 	else
