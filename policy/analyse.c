@@ -18,27 +18,51 @@
  */
 #include "policy/analyse.h"
 
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * cd, pushd, popd. The directory is followed only where it is certain:
+ * a cd that may not run (after && or ||, inside if/while/for), that runs
+ * in a child (env cd, timeout cd, xargs cd), with more than one operand
+ * or a redirection, or to a place that is only known at run time makes it
+ * unknown. A cd to a directory that does not exist now, or after the line
+ * already changed files, may fail: its directory holds only for the
+ * commands chained to it with &&. (Pipeline stages and & lists are
+ * subshells: their cd ends with them.)
+ */
 void
 an_cls_cd(struct ev *ev, struct cmdv *v)
 {
 	char res[SBX_PATH_MAX], path[SBX_PATH_MAX];
 	const char *name = v->w[0].s;
-	int k = 1;
+	struct stat st;
+	int k = 1, r, nops = 0;
 
-	if (strcmp(name, "popd") == 0) {
+	if (strcmp(name, "popd") == 0 || ev->in_child > 0 ||
+	    v->c->guarded == 2) {
 		ev->cwd_known = 0;
 		return;
+	}
+	for (r = 0; r < v->c->nredir; r++) {
+		const struct sh_redir *rd = &v->c->redir[r];
+
+		if (rd->op != SH_R_DUP && !(an_lit(&rd->target) &&
+		    strcmp(rd->target.s, "/dev/null") == 0)) {
+			ev->cwd_known = 0;
+			return;
+		}
 	}
 	while (k < v->n && an_lit(&v->w[k]) && (strcmp(v->w[k].s, "-L") == 0 ||
 	    strcmp(v->w[k].s, "-P") == 0 || strcmp(v->w[k].s, "-e") == 0 ||
 	    strcmp(v->w[k].s, "--") == 0))
 		k++;
+	for (r = k; r < v->n; r++)
+		nops++;
 	if (k >= v->n) {
-		if (ev->call->home != NULL &&
+		if (strcmp(name, "pushd") != 0 && ev->call->home != NULL &&
 		    path_resolve("/", NULL, ev->call->home, res, sizeof(res)) == 0) {
 			strcpy(ev->cwd, res);
 			ev->cwd_known = 1;
@@ -47,8 +71,9 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 		}
 		return;
 	}
-	if (an_word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
-	    strcmp(path, "-") == 0 ||
+	if (nops > 1 || an_word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
+	    strcmp(path, "-") == 0 || ((path[0] == '+' || path[0] == '-') &&
+	    strcmp(name, "pushd") == 0) ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
 	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) < 0) {
 		ev->cwd_known = 0;
@@ -57,6 +82,11 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 	trig_read(ev, path, "cd");
 	strcpy(ev->cwd, res);
 	ev->cwd_known = 1;
+	/* a cd that may not run (after &&, inside if/while/for) or may fail
+	 * holds for the commands chained to it with && only */
+	if (stat(res, &st) < 0 || !S_ISDIR(st.st_mode) || ev->writes > 0 ||
+	    v->c->cond || v->c->guarded)
+		ev->cwd_tentative = 1;
 	/* cd x || ...: afterwards we cannot tell where we are */
 	if (v->c->conn == SH_C_OR)
 		ev->cwd_known = 0;
@@ -432,12 +462,17 @@ static void
 inner(struct ev *ev, struct cmdv *v, int k)
 {
 	struct cmdv in = *v;
+	int child = strcmp(v->w[0].s, "builtin") != 0 &&
+	    strcmp(v->w[0].s, "command") != 0;
 
 	if (k >= v->n)
 		return;
 	in.w = v->w + k;
 	in.n = v->n - k;
+	/* env cd, timeout cd, sudo cd: a child runs it, not this shell */
+	ev->in_child += child;
 	an_eval_argv(ev, &in);
+	ev->in_child -= child;
 }
 
 void
@@ -601,8 +636,10 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 	in.w = v->w + k;
 	in.n = v->n - k;
 	in.extra = 1;
+	ev->in_child++;
 	if (repl == NULL || repl[0] == '\0') {
 		an_eval_argv(ev, &in);
+		ev->in_child--;
 		return;
 	}
 	/* words holding the replace string carry input data: unknown */
@@ -619,6 +656,7 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 		}
 	}
 	an_eval_argv(ev, &in);
+	ev->in_child--;
 	free(in.w);
 }
 
@@ -742,7 +780,11 @@ an_cls_eval(struct ev *ev, struct cmdv *v)
 		o += v->w[k].len;
 		buf[o++] = ' ';
 	}
+	/* eval that may not run (false && eval cd x): its cd is unsure */
+	k = v->c->cond || v->c->guarded;
+	ev->in_child += k;
 	an_eval_string(ev, buf, o - 1, "eval", 1);
+	ev->in_child -= k;
 	free(buf);
 }
 
@@ -1060,8 +1102,13 @@ an_eval_string(struct ev *ev, const char *text, size_t len,
 		} else if (c->kind == SH_POP) {
 			if (ev->nstack > floor)
 				pop_cwd(ev, ev->nstack - 1);
-		} else {
+		} else if (c->kind == SH_SIMPLE) {
 			eval_simple(ev, &sp, c, pid);
+			/* a cd that may have failed holds only along its && chain */
+			if (ev->cwd_tentative && c->conn != SH_C_AND) {
+				ev->cwd_tentative = 0;
+				ev->cwd_known = 0;
+			}
 		}
 	}
 	/* a child's cd ends with it; eval's stays */

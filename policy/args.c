@@ -241,6 +241,9 @@ an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
 	}
 	if (!(w->flags & SH_W_VAR))
 		return -1;
+	/* /proc/$$/cwd, /proc/$BASHPID/root: the command's own process */
+	if (strncmp(w->s, "/proc/", 6) == 0 && w->s[6] == SH_VAR_MARK)
+		return AN_OPAQUE;
 	/* a marker that cannot be known wins over a glob or a substitution */
 	for (p = w->s; (p = strchr(p, SH_VAR_MARK)) != NULL; p = e + 1) {
 		e = strchr(p + 1, SH_VAR_MARK);

@@ -84,6 +84,9 @@ struct ev {
 	int nvars;
 	int ifs_set;                    /* IFS assigned: splitting unknown */
 	int in_assign;                  /* judging an assignment's value */
+	int in_child;                   /* judging what a wrapper runs */
+	int cwd_tentative;              /* cwd holds along an && chain only */
+	int writes;                     /* writes judged so far in the line */
 	struct policy_call callx;       /* the call, with home resolved */
 	char home[SBX_PATH_MAX];
 };

@@ -75,7 +75,7 @@ path_within(const char *path, const char *dir)
  * is a variable: its value is not known either.)
  */
 static int
-proc_own(const char *cur)
+proc_own(const char *cur, const char *rest)
 {
 	static const char *const dyn[] = {
 		"cwd", "root", "fd", "exe", "map_files", "task", "fdinfo", NULL,
@@ -86,6 +86,10 @@ proc_own(const char *cur)
 
 	if (strncmp(cur, "/proc/", 6) != 0)
 		return 0;
+	/* /proc/self/...: the link names the resolving process */
+	if ((strcmp(cur, "/proc/self") == 0 ||
+	    strcmp(cur, "/proc/thread-self") == 0) && rest[strspn(rest, "/")] != '\0')
+		return 1;
 	a = cur + 6;
 	b = strchr(a, '/');
 	if (b == NULL || strchr(b + 1, '/') != NULL)
@@ -173,7 +177,7 @@ path_resolve(const char *cwd, const char *home, const char *in, char *out,
 		if (clen > 1)
 			cur[clen++] = '/';
 		memcpy(cur + clen, comp, n + 1);
-		if (proc_own(cur))
+		if (proc_own(cur, p))
 			return -1;
 		if (!exists)
 			continue;

@@ -598,6 +598,7 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 			break;
 		}
 		an_run_file(ev, &v->w[1], name);
+		ev->cwd_known = 0;      /* the file may cd */
 		break;
 	case C_EVAL:
 		an_cls_eval(ev, v);

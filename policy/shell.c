@@ -142,6 +142,7 @@ struct sc {
 	struct heredoc pend[16];
 	int npend;
 	int compound;           /* open { if while until for, not yet closed */
+	int condlevel;          /* open if while until for */
 };
 
 static void parse_list(struct sc *sc, int term);
@@ -225,6 +226,7 @@ new_cmd(struct sc *sc, enum sh_cmd_kind kind)
 	c->conn = SH_C_END;
 	c->pipeline = -1;
 	c->in_subst = sc->in_subst;
+	c->cond = sc->condlevel > 0;
 	return c;
 }
 
@@ -1289,6 +1291,12 @@ parse_command(struct sc *sc)
 					fail(sc, "\"%s\" without its opening word", w.s);
 					goto out;
 				}
+				if (strcmp(w.s, "if") == 0 || strcmp(w.s, "while") == 0 ||
+				    strcmp(w.s, "until") == 0)
+					sc->condlevel++;
+				else if ((strcmp(w.s, "fi") == 0 ||
+				    strcmp(w.s, "done") == 0) && sc->condlevel > 0)
+					sc->condlevel--;
 				continue;
 			}
 			if (strcmp(w.s, "case") == 0 || strcmp(w.s, "select") == 0 ||
@@ -1306,6 +1314,7 @@ parse_command(struct sc *sc)
 					goto out;
 				}
 				sc->compound++;
+				sc->condlevel++;
 				w.s = (char *)"for";
 				w.len = 3;
 				w.flags = SH_W_LITERAL;
@@ -1341,8 +1350,14 @@ parse_pipeline(struct sc *sc)
 {
 	struct sh_cmd *c;
 	int id = sc->pipelines++, stage = 0, piped = 0;
-	int first_idx;
+	int first_idx, keep;
 
+	/* every stage of a real pipeline runs in a subshell, the first one
+	 * too: a place is kept for its SH_PUSH */
+	keep = sc->out->ncmds;
+	scope(sc, SH_NOP);
+	if (bad(sc))
+		return;
 	for (;;) {
 		first_idx = sc->out->ncmds;
 		if (piped)
@@ -1378,8 +1393,9 @@ parse_pipeline(struct sc *sc)
 			sc->i += peek(sc, 1) == '&' ? 2 : 1;
 			if (c != NULL)
 				c->conn = SH_C_PIPE;
-			if (piped)
-				scope(sc, SH_POP);
+			if (!piped)
+				sc->out->cmds[keep].kind = SH_PUSH;
+			scope(sc, SH_POP);
 			piped = 1;
 			stage++;
 			/* newlines may follow a pipe */
@@ -1406,7 +1422,7 @@ parse_pipeline(struct sc *sc)
 static void
 parse_list(struct sc *sc, int term)
 {
-	int c, before;
+	int c, before, in_andor = 0, listkeep = -1;
 	enum sh_conn conn;
 
 	for (;;) {
@@ -1435,10 +1451,24 @@ parse_list(struct sc *sc, int term)
 			fail(sc, "unexpected \")\"");
 			return;
 		}
+		/* an and-or list run with & runs in a subshell: a place is
+		 * kept for its SH_PUSH at the start of the list */
+		if (!in_andor) {
+			listkeep = sc->out->ncmds;
+			scope(sc, SH_NOP);
+			if (bad(sc))
+				return;
+		}
 		before = sc->out->ncmds;
 		parse_pipeline(sc);
 		if (bad(sc))
 			return;
+		if (in_andor) {
+			int k;
+
+			for (k = before; k < sc->out->ncmds; k++)
+				sc->out->cmds[k].guarded = in_andor;
+		}
 		skip_blanks(sc);
 		c = peek(sc, 0);
 		conn = SH_C_END;
@@ -1471,6 +1501,11 @@ parse_list(struct sc *sc, int term)
 					sc->out->cmds[k].conn = conn;
 					break;
 				}
+		}
+		in_andor = conn == SH_C_AND ? 1 : conn == SH_C_OR ? 2 : 0;
+		if (conn == SH_C_BG && listkeep >= 0) {
+			sc->out->cmds[listkeep].kind = SH_PUSH;
+			scope(sc, SH_POP);
 		}
 		if (conn == SH_C_AND || conn == SH_C_OR) {
 			/* a newline may follow && and || */

@@ -87,6 +87,7 @@ enum sh_cmd_kind {
 	SH_SIMPLE,              /* a simple command */
 	SH_PUSH,                /* a subshell begins: cd inside stays inside */
 	SH_POP,                 /* the subshell ends */
+	SH_NOP,                 /* nothing (a place kept for a SH_PUSH) */
 };
 
 /* How a command is joined to the next one. */
@@ -105,6 +106,9 @@ struct sh_cmd {
 	int pipe_in;            /* stdin comes from a pipe */
 	enum sh_conn conn;      /* connector after this command */
 	int in_subst;           /* runs inside $(...), `...` or <(...) */
+	int cond;               /* inside if/while/until/for: may run zero
+	                           or many times */
+	int guarded;            /* may not run: 1 after &&, 2 after || */
 };
 
 struct sh_arena;

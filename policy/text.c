@@ -144,7 +144,9 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 					}
 				}
 			}
+			ev->in_child++;
 			an_eval_argv(ev, &in);
+			ev->in_child--;
 			free(in.w);
 			k = end;
 		}

@@ -167,6 +167,7 @@ trig_write(struct ev *ev, const char *path, const char *what)
 		return;
 	if (dev_net(ev, path, what))
 		return;
+	ev->writes++;
 	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
 	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0) {
 		ev_factor(ev, F_UNKNOWN);
