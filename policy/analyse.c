@@ -451,7 +451,8 @@ an_remember_var(struct ev *ev, const struct sh_word *w)
 	slot->known = r == 1 && w->s[(size_t)(eq - w->s) - 1] != '+';
 	if (r == 0)
 		slot->known = 0;
-	slot->tainted = r == AN_OPAQUE;
+	slot->tainted = r == AN_OPAQUE || ((val.flags & SH_W_SUBST) &&
+	    ev->subst_unsafe);
 	/* IFS changes how every later unquoted expansion is split */
 	if (n == 3 && strncmp(w->s, "IFS", 3) == 0)
 		ev->ifs_set = 1;
@@ -635,7 +636,12 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 	in = *v;
 	in.w = v->w + k;
 	in.n = v->n - k;
+	/* the names on the input: files of the project when a lister of the
+	 * project feeds the pipe (find . -name '*.c' | xargs grep x) */
 	in.extra = 1;
+	if (v->c->pipe_in && v->c->pipeline >= 0 &&
+	    ev->list_pipeline == v->c->pipeline && ev->list_parse == v->pid)
+		in.extra = ev->list_safe ? 3 : 2;
 	ev->in_child++;
 	if (repl == NULL || repl[0] == '\0') {
 		an_eval_argv(ev, &in);
@@ -989,6 +995,9 @@ eval_redirs(struct ev *ev, const struct sh_cmd *c)
 	}
 }
 
+static void expand_braces(struct ev *ev, struct cmdv *v);
+static int safe_producer(struct ev *ev, const struct cmdv *v);
+
 static void
 eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
 {
@@ -1010,7 +1019,106 @@ eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
 	v.sp = sp;
 	v.pid = pid;
 	v.extra = 0;
+	expand_braces(ev, &v);
+	if (c->in_subst && !safe_producer(ev, &v))
+		ev->subst_unsafe = 1;
 	an_eval_argv(ev, &v);
+}
+
+static void
+add_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
+{
+	struct sh_word *nw = ev->bx_words;
+
+	(void)v;
+	if (ev->bx_n >= SH_MAX_WORDS || nw == NULL) {
+		ev->bx_bad = 1;
+		return;
+	}
+	nw[ev->bx_n] = *w;
+	nw[ev->bx_n].s = sh_strdup(ev->bx_sp, w->s, w->len);
+	if (nw[ev->bx_n].s == NULL)
+		ev->bx_bad = 1;
+	else
+		ev->bx_n++;
+}
+
+/*
+ * Brace expansion happens before anything else reads the words: cp
+ * file{,.orig} is cp file file.orig, {rm,-rf,/} is rm -rf /. The words of
+ * v are replaced by their expansion (bounded; left as they are when it
+ * cannot be done, and then judged as words that cannot be known).
+ */
+static void
+expand_braces(struct ev *ev, struct cmdv *v)
+{
+	struct sh_word *nw;
+	int k, any = 0;
+
+	for (k = 0; k < v->n; k++)
+		if ((v->w[k].flags & SH_W_BRACE) &&
+		    !(v->w[k].flags & (SH_W_VAR | SH_W_SUBST)))
+			any = 1;
+	if (!any || v->sp == NULL)
+		return;
+	nw = malloc(SH_MAX_WORDS * sizeof(*nw));
+	if (nw == NULL)
+		return;
+	ev->bx_words = nw;
+	ev->bx_n = 0;
+	ev->bx_bad = 0;
+	ev->bx_sp = v->sp;
+	for (k = 0; k < v->n && !ev->bx_bad; k++) {
+		if ((v->w[k].flags & SH_W_BRACE) &&
+		    !(v->w[k].flags & (SH_W_VAR | SH_W_SUBST))) {
+			if (an_brace_each(ev, v, &v->w[k], add_word) < 0)
+				ev->bx_bad = 1;
+		} else {
+			add_word(ev, v, &v->w[k]);
+		}
+	}
+	if (!ev->bx_bad && ev->bx_n > 0) {
+		struct sh_word *keep = (struct sh_word *)sh_strdup(v->sp,
+		    (const char *)nw, (size_t)ev->bx_n * sizeof(*nw));
+
+		if (keep != NULL) {
+			v->w = keep;
+			v->n = ev->bx_n;
+		}
+	}
+	ev->bx_words = NULL;
+	free(nw);
+}
+
+/*
+ * A command in $(...) whose output is not a path the line chose: git,
+ * find and the other listers, date, pwd, wc ... Anything else (echo,
+ * cat, printf, sed) can print any path, so a read through its output
+ * escalates.
+ */
+static int
+safe_producer(struct ev *ev, const struct cmdv *v)
+{
+	static const char *const safe[] = {
+		"git", "find", "fd", "ls", "rg", "grep", "date", "pwd", "dirname",
+		"basename", "wc", "which", "command", "uname", "nproc", "id",
+		"whoami", "hostname", "mktemp", "seq", "realpath", "readlink",
+		"stat", "du", "tput", "getconf", "arch", "go", "cargo", "npm",
+		"node", "python3", "python", "expr", "tty", "sleep", "true",
+		"false", "test", "[", NULL,
+	};
+	const char *n = v->w[0].s, *b;
+	int k;
+
+	(void)ev;
+	if (!an_lit(&v->w[0]))
+		return 0;
+	b = strrchr(n, '/');
+	b = b ? b + 1 : n;
+	for (k = 0; safe[k] != NULL; k++)
+		if (strcmp(b, safe[k]) == 0)
+			return 1;
+	return 0;
 }
 
 static int
@@ -1104,6 +1212,8 @@ an_eval_string(struct ev *ev, const char *text, size_t len,
 				pop_cwd(ev, ev->nstack - 1);
 		} else if (c->kind == SH_SIMPLE) {
 			eval_simple(ev, &sp, c, pid);
+			if (!c->in_subst)
+				ev->subst_unsafe = 0;
 			/* a cd that may have failed holds only along its && chain */
 			if (ev->cwd_tentative && c->conn != SH_C_AND) {
 				ev->cwd_tentative = 0;

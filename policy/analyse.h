@@ -62,7 +62,10 @@ struct cmdv {
 	const struct sh_cmd *c;         /* the simple command it came from */
 	struct sh_parse *sp;            /* for allocations */
 	int pid;                        /* parse id, for pipeline tracking */
-	int extra;                      /* xargs/find -exec add unknown words */
+	int extra;                      /* xargs/find -exec add words: 1
+	                                   unknown names, 2 names of project
+	                                   files, 3 of project files that are
+	                                   never sbx's own */
 };
 
 /* Called for each operand of a command (see an_operands). */
@@ -88,6 +91,7 @@ int an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
     size_t outsz);
 void an_read_opaque(struct ev *ev, const struct sh_word *w, const char *what);
 void an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
+void an_op_read_tree(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
 void an_op_read_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w,
     int idx);
 void an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w);
@@ -129,6 +133,8 @@ void an_cls_unzip(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_zip(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_git(struct ev *ev, struct cmdv *v);
 void an_cls_find(struct ev *ev, struct cmdv *v);
+int an_find_names_safe(const struct cmdv *v);
+int an_glob_name_safe(const char *pat);
 void an_cls_sed(struct ev *ev, struct cmdv *v);
 void an_cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_cd(struct ev *ev, struct cmdv *v);

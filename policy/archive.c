@@ -196,7 +196,7 @@ an_cls_tar(struct ev *ev, struct cmdv *v)
 		for (j = first_op; j >= 0 && j < v->n; j++)
 			if (!an_is_opt(&v->w[j]) && &v->w[j] != archive &&
 			    &v->w[j] != dir)
-				an_op_read(ev, v, &v->w[j], 0);
+				an_op_read_tree(ev, v, &v->w[j], 0);
 		break;
 	default:
 		if (archive != NULL)
@@ -261,6 +261,23 @@ an_cls_zip(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	    an_has_word(v, 1, "--move");
 
 	an_operands(ev, v, 1, pr->optarg, an_op_read_skip1);
+	if (an_has_short(v, 1, 'r', pr->optarg) || an_has_word(v, 1, "--recurse-paths")) {
+		int k, opts = 1, idx = 0;
+
+		for (k = 1; k < v->n; k++) {
+			if (opts && an_lit(&v->w[k]) && strcmp(v->w[k].s, "--") == 0) {
+				opts = 0;
+				continue;
+			}
+			if (opts && an_is_opt(&v->w[k])) {
+				if (an_cluster_takes_next(v->w[k].s, pr->optarg))
+					k++;
+				continue;
+			}
+			if (idx++ > 0)
+				an_op_read_tree(ev, v, &v->w[k], 0);
+		}
+	}
 	{
 		int k, opts = 1, idx = 0;
 

@@ -330,7 +330,7 @@ an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 		return;
 	}
 	r = an_word_path(ev, w, path, sizeof(path));
-	if (r == AN_OPAQUE)
+	if (r == AN_OPAQUE || ((w->flags & SH_W_SUBST) && ev->subst_unsafe))
 		an_read_opaque(ev, w, v->w[0].s);
 	else if (r >= 0)
 		trig_read(ev, path, v->w[0].s);
@@ -535,8 +535,21 @@ an_op_write_tree_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx
 void
 an_unknown_targets(struct ev *ev, struct cmdv *v)
 {
+	if (v->extra == 3 && an_cwd_in_project(ev))
+		return;         /* project files with names sbx never uses */
 	if (v->extra)
 		trig_write(ev, NULL, v->w[0].s);
+}
+
+/* A read of a whole tree (grep -r DIR, cp -r DIR, tar c DIR). */
+void
+an_op_read_tree(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
+{
+	char path[SBX_PATH_MAX];
+
+	an_op_read(ev, v, w, idx);
+	if (an_word_path(ev, w, path, sizeof(path)) == 1)
+		trig_read_tree(ev, path, v->w[0].s);
 }
 
 /* ---- catastrophic commands ------------------------------------------------ */

@@ -420,6 +420,24 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		}
 		if (val == NULL)
 			continue;
+		if ((val->flags & SH_W_GLOB) && !(val->flags & (SH_W_VAR |
+		    SH_W_SUBST | SH_W_BRACE))) {
+			/* a glob such as src/STAR.c: its directory */
+			size_t gl = strcspn(val->s, "*?[");
+
+			while (gl > 0 && val->s[gl - 1] != '/')
+				gl--;
+			snprintf(path, sizeof(path), "%.*s", (int)gl, val->s);
+			if (gl == 0)
+				snprintf(path, sizeof(path), ".");
+			if (path_resolve(ev->cwd, ev->call->home, path, res,
+			    sizeof(res)) < 0 || ev->p->folder == NULL ||
+			    !path_within(res, ev->p->folder))
+				ev_note(ev, POLICY_ESCALATE, "shell",
+				    "builtin: build outside", "%s works on %s, outside "
+				    "the project", name, val->s);
+			continue;
+		}
 		if (an_word_path(ev, val, path, sizeof(path)) != 1 ||
 		    path_resolve(ev->cwd, ev->call->home, path, res,
 		    sizeof(res)) < 0 || ev->p->folder == NULL ||

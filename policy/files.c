@@ -17,11 +17,53 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int tree_ops;
+
+static void
+op_tree_skip(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
+{
+	if (idx < 0)
+		return;
+	tree_ops++;
+	an_op_read_tree(ev, v, w, idx);
+}
+
+static void
+op_tree_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
+{
+	if (idx > 0)
+		op_tree_skip(ev, v, w, idx);
+}
+
 void
 an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	const char *name = pr->name;
 	int k;
+
+	if (v->extra == 1) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "read", "builtin: unknown path",
+		    "%s reads files named by its input, which may be secrets "
+		    "(a lister of the project's files before xargs passes)", name);
+	}
+	/* recursive readers read whole trees: grep -r PAT ~ reads ~/.ssh */
+	if (strcmp(name, "rg") == 0 || (pr->cls == C_GREP &&
+	    (an_has_short(v, 1, 'r', pr->optarg) ||
+	    an_has_short(v, 1, 'R', pr->optarg) ||
+	    an_has_word(v, 1, "--recursive") ||
+	    an_has_word(v, 1, "--dereference-recursive") ||
+	    an_has_word(v, 1, "--directories=recurse")))) {
+		int pat = !an_has_short(v, 1, 'e', pr->optarg) &&
+		    !an_has_short(v, 1, 'f', pr->optarg) &&
+		    !(strcmp(name, "rg") == 0 && an_has_word(v, 1, "--files"));
+
+		tree_ops = 0;
+		an_operands(ev, v, 1, pr->optarg, pat ? op_tree_skip1 :
+		    op_tree_skip);
+		if (tree_ops == 0 && !v->extra)
+			trig_read_tree(ev, ".", name);
+	}
 
 	an_operands(ev, v, 1, pr->optarg, pr->cls == C_GREP &&
 	    !an_has_short(v, 1, 'e', pr->optarg) && !an_has_short(v, 1, 'f',
@@ -493,7 +535,13 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		if (is_mv) {
 			an_write_tree_word(ev, v, &v->w[k]);
 		} else {
-			an_op_read(ev, v, &v->w[k], 0);
+			if (an_has_short(v, 1, 'r', "") || an_has_short(v, 1, 'R', "") ||
+			    an_has_short(v, 1, 'a', "") ||
+			    an_has_word(v, 1, "--recursive") ||
+			    an_has_word(v, 1, "--archive"))
+				an_op_read_tree(ev, v, &v->w[k], 0);
+			else
+				an_op_read(ev, v, &v->w[k], 0);
 			copies_link_out(ev, &v->w[k], pr->name);
 		}
 	}
@@ -509,13 +557,16 @@ an_cls_dd(struct ev *ev, struct cmdv *v)
 	for (k = 1; k < v->n; k++) {
 		struct sh_word *w = &v->w[k];
 
-		if (strncmp(w->s, "of=", 3) == 0) {
-			if (an_lit(w))
-				trig_write(ev, w->s + 3, "dd");
-			else
-				trig_write(ev, NULL, "dd");
-		} else if (strncmp(w->s, "if=", 3) == 0 && an_lit(w)) {
-			trig_read(ev, w->s + 3, "dd");
-		}
+		struct sh_word t = *w;
+
+		t.s = w->s + 3;
+		t.len = w->len >= 3 ? w->len - 3 : 0;
+		t.flags &= ~(unsigned)SH_W_ASSIGN;
+		if (t.s[0] == '~')
+			t.flags |= SH_W_TILDE;
+		if (strncmp(w->s, "of=", 3) == 0)
+			an_write_word(ev, v, &t);
+		else if (strncmp(w->s, "if=", 3) == 0)
+			an_op_read(ev, v, &t, 0);
 	}
 }

@@ -208,6 +208,27 @@ git_judge(struct ev *ev, struct cmdv *v)
 			trig_write(ev, dir, "git");
 		return;
 	}
+	if ((strcmp(sub, "ls-files") == 0 || (strcmp(sub, "diff") == 0 &&
+	    an_has_word(v, i, "--name-only"))) && v->c->pipeline >= 0 &&
+	    an_cwd_in_project(ev)) {
+		/* git ls-files '*.c' | xargs ...: project files; with name
+		 * patterns that match none of sbx's files, never those */
+		int safe = 0, other = 0;
+
+		for (k = i; k < v->n; k++) {
+			s = v->w[k].s;
+			if (an_is_opt(&v->w[k]) || strcmp(s, "--") == 0)
+				continue;
+			if (!an_lit(&v->w[k]) || strchr(s, '/') != NULL ||
+			    !an_glob_name_safe(s))
+				other = 1;
+			else
+				safe = 1;
+		}
+		ev->list_pipeline = v->c->pipeline;
+		ev->list_parse = v->pid;
+		ev->list_safe = safe && !other;
+	}
 	if (in_list(sub, git_read)) {
 		for (k = i; k < v->n; k++) {
 			s = v->w[k].s;

@@ -437,8 +437,14 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 				snprintf(as, sizeof(as), "%s=%s", v->w[1].s, v->w[3].s);
 				fake.flags = v->w[3].flags | SH_W_ASSIGN;
 			} else {
-				snprintf(as, sizeof(as), "%s=%c?%c", v->w[1].s,
-				    SH_VAR_MARK, SH_VAR_MARK);
+				int j, taint = 0;
+
+				/* for f in $(cat list): each f may be any path */
+				for (j = 3; j < v->n; j++)
+					if ((v->w[j].flags & SH_W_SUBST) && ev->subst_unsafe)
+						taint = 1;
+				snprintf(as, sizeof(as), "%s=%c%c%c", v->w[1].s,
+				    SH_VAR_MARK, taint ? '!' : '?', SH_VAR_MARK);
 				fake.flags = SH_W_VAR | SH_W_ASSIGN;
 			}
 			fake.s = as;

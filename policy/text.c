@@ -10,6 +10,7 @@
  */
 #include "policy/analyse.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +29,93 @@ find_name(const struct cmdv *v)
 	return "found";
 }
 
+/*
+ * Names that sbx's own files and the files that run code later can have
+ * (and the directories that hold them). A find whose -name patterns match
+ * none of them cannot touch them.
+ */
+static const char *const protected_names[] = {
+	".sandbox", ".claude", ".codex", ".cursor", ".git", ".husky", ".vscode",
+	".idea", ".mise", ".config", ".devcontainer", ".envrc", ".mcp.json",
+	".mise.toml", "mise.toml", ".tool-versions", ".pre-commit-config.yaml",
+	"hooks", "info", "config", "queue", "results", "audit", "originals",
+	"policy.json", "policy.accepted", "settings.json", "settings.local.json",
+	"hooks.json", "mcp.json", "config.toml", "auth.json", "tasks.json",
+	"pre-commit", "x.sample", "x.json", "x.jsonl", "x.toml", "x.db",
+	"x.sqlite", "x.log", "x.sig", "x.key", "x.pub", "x.tmp", "x.lock",
+	"x.txt", "x.xml", "x.sh", "x.yaml", "x.yml", "x.iml", "x", ".x",
+	"sbx", "sbx-hook", "sbx-mcp", "sbxd", "bin", NULL,
+};
+
+/*
+ * 1 when every test that picks files by name (-name, -iname) has a
+ * literal pattern that matches none of the protected names, and nothing
+ * else picks them (-path, -regex, a negation): the tree is then touched
+ * only where such names live.
+ */
+int
+an_find_names_safe(const struct cmdv *v)
+{
+	int k, j, names = 0;
+	const char *s;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (!an_lit(&v->w[k]))
+			continue;
+		if (strcmp(s, "!") == 0 || strcmp(s, "-not") == 0 ||
+		    strstr(s, "path") != NULL || strstr(s, "regex") != NULL ||
+		    strcmp(s, "-links") == 0 || strcmp(s, "-inum") == 0 ||
+		    strcmp(s, "-samefile") == 0 || strcmp(s, "-lname") == 0 ||
+		    strcmp(s, "-ilname") == 0)
+			return 0;
+		if (strcmp(s, "-exec") == 0 || strcmp(s, "-execdir") == 0 ||
+		    strcmp(s, "-delete") == 0 || strcmp(s, "-ok") == 0)
+			break;
+		if ((strcmp(s, "-name") == 0 || strcmp(s, "-iname") == 0) &&
+		    k + 1 < v->n) {
+			const char *pat = v->w[++k].s;
+
+			if (!an_lit(&v->w[k]))
+				return 0;
+			for (j = 0; protected_names[j] != NULL; j++)
+				if (fnmatch(pat, protected_names[j], s[1] == 'i' ?
+				    FNM_CASEFOLD : 0) == 0)
+					return 0;
+			names++;
+		}
+	}
+	return names > 0;
+}
+
+/* 1 when the name pattern pat matches none of the protected names. */
+int
+an_glob_name_safe(const char *pat)
+{
+	int j;
+
+	for (j = 0; protected_names[j] != NULL; j++)
+		if (fnmatch(pat, protected_names[j], 0) == 0)
+			return 0;
+	return 1;
+}
+
+/* A tree a find changes: narrowed to the names it picks, when safe. */
+static void
+find_tree(struct ev *ev, struct cmdv *v, const char *path, const char *what,
+    int safe)
+{
+	(void)v;
+	if (safe)
+		trig_write(ev, path, what);
+	else
+		trig_write_tree(ev, path, what, 1);
+}
+
 void
 an_cls_find(struct ev *ev, struct cmdv *v)
 {
-	int k, j, npaths = 0;
+	int k, j, npaths = 0, safe = an_find_names_safe(v), lister = 1;
 	const struct sh_word *path = NULL;
 	const char *s;
 
@@ -47,6 +131,25 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 		npaths++;
 		path = &v->w[k];
 		an_op_read(ev, v, &v->w[k], 0);
+		{
+			char p3[SBX_PATH_MAX], r3[SBX_PATH_MAX];
+
+			if (an_word_path(ev, &v->w[k], p3, sizeof(p3)) != 1 ||
+			    (p3[0] != '/' && p3[0] != '~' && !ev->cwd_known) ||
+			    path_resolve(ev->cwd, ev->call->home, p3, r3,
+			    sizeof(r3)) < 0 || ev->p->folder == NULL ||
+			    !path_within(r3, ev->p->folder))
+				lister = 0;
+		}
+	}
+	if (npaths == 0 && !an_cwd_in_project(ev))
+		lister = 0;
+	/* find | xargs CMD: the names are files in the project (read), and
+	 * with safe -name patterns, never sbx's (written) */
+	if (lister && v->c->pipeline >= 0) {
+		ev->list_pipeline = v->c->pipeline;
+		ev->list_parse = v->pid;
+		ev->list_safe = safe;
 	}
 	for (; k < v->n; k++) {
 		s = v->w[k].s;
@@ -55,7 +158,7 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 		if (strcmp(s, "-delete") == 0) {
 			ev_factor(ev, F_DESTRUCTIVE);
 			if (npaths == 0) {
-				trig_write_tree(ev, ".", "find -delete", 1);
+				find_tree(ev, v, ".", "find -delete", safe);
 			} else {
 				for (j = 1; j < v->n; j++) {
 					if (v->w[j].s[0] == '-' && an_lit(&v->w[j]))
@@ -63,7 +166,7 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 					char p2[SBX_PATH_MAX];
 
 					if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
-						trig_write_tree(ev, p2, "find -delete", 1);
+						find_tree(ev, v, p2, "find -delete", safe);
 					else
 						an_write_word(ev, v, &v->w[j]);
 				}
@@ -128,19 +231,28 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 			/* a writer run on found files changes the tree below the
 			 * search path: like -delete, escalate if that reaches a
 			 * protected file */
+			/* a command run on every file found reads the whole tree */
+			if (npaths == 0)
+				trig_read_tree(ev, ".", "find -exec");
+			for (j = 1; j <= npaths && j < v->n; j++) {
+				char p2[SBX_PATH_MAX];
+
+				if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
+					trig_read_tree(ev, p2, "find -exec");
+			}
 			if (in.n > 0 && an_lit(&in.w[0])) {
 				const struct prog *xp = an_prog_find(in.w[0].s);
 
 				if (xp == NULL || (xp->cls != C_READ &&
 				    xp->cls != C_GREP && xp->cls != C_NOFILE)) {
 					if (npaths == 0)
-						trig_write_tree(ev, ".", "find -exec", 1);
+						find_tree(ev, v, ".", "find -exec", safe);
 					for (j = 1; j <= npaths && j < v->n; j++) {
 						char p2[SBX_PATH_MAX];
 
 						if (an_word_path(ev, &v->w[j], p2,
 						    sizeof(p2)) == 1)
-							trig_write_tree(ev, p2, "find -exec", 1);
+							find_tree(ev, v, p2, "find -exec", safe);
 					}
 				}
 			}

@@ -334,6 +334,42 @@ trig_read(struct ev *ev, const char *path, const char *what)
 }
 
 void
+trig_read_tree(struct ev *ev, const char *path, const char *what)
+{
+	char res[SBX_PATH_MAX], pat[SBX_PATH_MAX];
+	int k;
+	size_t n;
+
+	trig_read(ev, path, what);
+	if (path == NULL || path[0] == '\0' ||
+	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
+	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
+		return;
+	for (k = 0; k < ev->p->deny_read.n; k++) {
+		if (pattern_expand(ev->p->deny_read.v[k], 0, ev->p->folder,
+		    home_of(ev), pat, sizeof(pat)) < 0)
+			continue;
+		/* the fixed part of the pattern, before any glob */
+		n = strcspn(pat, "*?[");
+		while (n > 0 && pat[n - 1] != '/' && pat[n] != '\0')
+			n--;
+		pat[n] = '\0';
+		if (n > 1 && pat[n - 1] == '/')
+			pat[n - 1] = '\0';
+		if (n <= 1 || strcmp(pat, "/") == 0)
+			continue;       /* any depth: a name, not a place */
+		if (path_within(pat, res) && strcmp(pat, res) != 0 &&
+		    plist_match(ev, &ev->p->allow_read, pat, 0) == NULL) {
+			ev_factor(ev, F_SECRET);
+			ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+			    "%s reads every file below %s, which holds %s (denyRead)",
+			    what, res, ev->p->deny_read.v[k]);
+			return;
+		}
+	}
+}
+
+void
 trig_network(struct ev *ev, const char *host, const char *what)
 {
 	const struct rule *r;
