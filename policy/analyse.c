@@ -391,6 +391,129 @@ name:
 	}
 }
 
+/* 1 if a value is a plain number or an expression of numbers only. */
+static int
+numeric_value(const char *v)
+{
+	return v[0] != '\0' && strspn(v, "0123456789 +-*/%()") == strlen(v);
+}
+
+/*
+ * Arithmetic evaluates the values of the names in it as expressions
+ * again: x='a[$(cmd)]'; $((x)) runs cmd, and so do [[ $x -eq 1 ]],
+ * ${a[x]} and ${s:x}. Every name in an arithmetic text must hold a number
+ * the line itself set (or be one of bash's own numeric variables);
+ * anything else, and command output that is not a count, escalates.
+ */
+static void
+arith_name(struct ev *ev, const char *p, size_t n)
+{
+	static const char *const numeric[] = {
+		"RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID",
+		"EUID", "EPOCHSECONDS", "OPTIND", "HISTCMD", "SHLVL", NULL,
+	};
+	int j;
+
+	for (j = 0; numeric[j] != NULL; j++)
+		if (strlen(numeric[j]) == n && strncmp(p, numeric[j], n) == 0)
+			return;
+	for (j = 0; j < ev->nvars; j++)
+		if (strlen(ev->vars[j].name) == n &&
+		    strncmp(ev->vars[j].name, p, n) == 0) {
+			if (ev->vars[j].numeric || (ev->vars[j].known &&
+			    !ev->vars[j].tainted && numeric_value(ev->vars[j].value)))
+				return;
+			break;
+		}
+	ev_factor(ev, F_UNKNOWN);
+	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: arithmetic",
+	    "arithmetic evaluates %.*s, whose value is not a number the line "
+	    "set: a value such as a[$(cmd)] would run cmd", (int)n, p);
+}
+
+void
+an_arith_text(struct ev *ev, const char *t)
+{
+	const char *p = t;
+	size_t n;
+
+	while (*p != '\0') {
+		if (*p >= '0' && *p <= '9') {
+			/* 42, 0x1f, 16#ff, 2#101 */
+			while (*p == '_' || *p == '#' || *p == '@' ||
+			    (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+			    (*p >= 'A' && *p <= 'Z'))
+				p++;
+			continue;
+		}
+		if (*p == '`' || (*p == '$' && p[1] == '(' && p[2] != '(')) {
+			/* a command's output becomes part of the expression */
+			if (ev->subst_nonnum) {
+				ev_factor(ev, F_UNKNOWN);
+				ev_note(ev, POLICY_ESCALATE, "shell",
+				    "builtin: arithmetic", "arithmetic evaluates the "
+				    "output of a command that is not a count");
+				return;
+			}
+			p++;
+			continue;
+		}
+		if (*p == '$' && p[1] != '\0' && strchr("0123456789@*-", p[1]) != NULL) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: arithmetic",
+			    "arithmetic evaluates $%c, a word only known at run time",
+			    p[1]);
+			return;
+		}
+		if (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')) {
+			for (n = 0; p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') ||
+			    (p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= '0' && p[n] <= '9');
+			    n++)
+				;
+			arith_name(ev, p, n);
+			p += n;
+			continue;
+		}
+		p++;
+	}
+}
+
+/* An operand of [[ A -eq B ]]: a literal is an expression; a variable's
+ * value is one. */
+void
+an_arith_word(struct ev *ev, const struct sh_word *w)
+{
+	const char *p, *e;
+
+	if (an_lit(w)) {
+		an_arith_text(ev, w->s);
+		return;
+	}
+	if (w->flags & SH_W_SUBST && ev->subst_nonnum) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: arithmetic",
+		    "[[ ... -eq ... ]] evaluates as arithmetic the output of a command that is "
+		    "not a count");
+		return;
+	}
+	for (p = w->s; (p = strchr(p, SH_VAR_MARK)) != NULL; p = e + 1) {
+		e = strchr(p + 1, SH_VAR_MARK);
+		if (e == NULL)
+			return;
+		p++;
+		if (*p == SH_VAR_UNQUOTED)
+			p++;
+		if (e - p == 1 && *p == '#')
+			continue;
+		if (e - p == 1 && (*p == '?' || *p == '!')) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: arithmetic",
+			    "[[ ... -eq ... ]] evaluates a word only known at run time");
+			return;
+		}
+		arith_name(ev, p, (size_t)(e - p) - (e[-1] == '-'));
+	}
+	/* the rest of the word, outside the markers, is expression text */
+}
+
 /*
  * Quoted text that looks like command substitution is harmless as data,
  * but bash evaluates some data again: a variable used in arithmetic
@@ -453,6 +576,30 @@ an_remember_var(struct ev *ev, const struct sh_word *w)
 		slot->known = 0;
 	slot->tainted = r == AN_OPAQUE || ((val.flags & SH_W_SUBST) &&
 	    ev->subst_unsafe);
+	/* n=$(wc -l < f), t=$(date +%s), n=$((n + 1)): a count */
+	slot->numeric = 0;
+	if ((val.flags & (SH_W_SUBST | SH_W_VAR)) && !ev->subst_nonnum) {
+		const char *q;
+		int only_num = 1;
+
+		/* the value is made of numbers only: $((...)), counts */
+		for (q = val.s; *q != '\0'; q++)
+			if (*q == SH_VAR_MARK) {
+				const char *m = q + 1;
+
+				if (*m == SH_VAR_UNQUOTED)
+					m++;
+				if (*m != '#')
+					only_num = 0;
+				q = strchr(q + 1, SH_VAR_MARK);
+				if (q == NULL)
+					break;
+			} else if (strchr("0123456789 +-", *q) == NULL) {
+				only_num = 0;
+			}
+		if (only_num)
+			slot->numeric = 1;
+	}
 	/* IFS changes how every later unquoted expansion is split */
 	if (n == 3 && strncmp(w->s, "IFS", 3) == 0)
 		ev->ifs_set = 1;
@@ -871,6 +1018,11 @@ eval_argv1(struct ev *ev, struct cmdv *v)
 		return;
 	}
 	name = v->w[0].s;
+	if (strcmp(name, SH_ARITH) == 0) {
+		if (v->n > 1)
+			an_arith_text(ev, v->w[1].s);
+		return;
+	}
 	if (name[0] == '\0') {
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: empty name",
 		    "empty command name");
@@ -996,6 +1148,24 @@ eval_redirs(struct ev *ev, const struct sh_cmd *c)
 }
 
 static void expand_braces(struct ev *ev, struct cmdv *v);
+
+/* A command whose output is a number: wc, date +%s, nproc, expr ... */
+static int
+count_producer(const struct cmdv *v)
+{
+	static const char *const num[] = {
+		"wc", "nproc", "date", "expr", "id", "getconf", SH_ARITH, "true",
+		"false", NULL,
+	};
+	int k;
+
+	if (!an_lit(&v->w[0]))
+		return 0;
+	for (k = 0; num[k] != NULL; k++)
+		if (strcmp(v->w[0].s, num[k]) == 0)
+			return 1;
+	return 0;
+}
 static int safe_producer(struct ev *ev, const struct cmdv *v);
 
 static void
@@ -1022,6 +1192,8 @@ eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
 	expand_braces(ev, &v);
 	if (c->in_subst && !safe_producer(ev, &v))
 		ev->subst_unsafe = 1;
+	if (c->in_subst && !count_producer(&v))
+		ev->subst_nonnum = 1;
 	an_eval_argv(ev, &v);
 }
 
@@ -1113,6 +1285,8 @@ safe_producer(struct ev *ev, const struct cmdv *v)
 	(void)ev;
 	if (!an_lit(&v->w[0]))
 		return 0;
+	if (strcmp(n, SH_ARITH) == 0)
+		return 1;
 	b = strrchr(n, '/');
 	b = b ? b + 1 : n;
 	for (k = 0; safe[k] != NULL; k++)
@@ -1213,7 +1387,7 @@ an_eval_string(struct ev *ev, const char *text, size_t len,
 		} else if (c->kind == SH_SIMPLE) {
 			eval_simple(ev, &sp, c, pid);
 			if (!c->in_subst)
-				ev->subst_unsafe = 0;
+				ev->subst_unsafe = ev->subst_nonnum = 0;
 			/* a cd that may have failed holds only along its && chain */
 			if (ev->cwd_tentative && c->conn != SH_C_AND) {
 				ev->cwd_tentative = 0;

@@ -153,6 +153,8 @@ void an_set_names(struct ev *ev, struct cmdv *v, const char *name);
 void an_check_var_name(struct ev *ev, const char *name, const char *val,
     const char *how);
 void an_check_code_text(struct ev *ev, const char *s);
+void an_arith_text(struct ev *ev, const char *t);
+void an_arith_word(struct ev *ev, const struct sh_word *w);
 void an_remember_var(struct ev *ev, const struct sh_word *w);
 void an_eval_argv(struct ev *ev, struct cmdv *v);
 void an_eval_string(struct ev *ev, const char *text, size_t len,

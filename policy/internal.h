@@ -63,6 +63,7 @@ struct ev_var {
 	char value[1024];
 	int known;                      /* 0: assigned, value unknown */
 	int tainted;                    /* read at run time: may be any path */
+	int numeric;                    /* a count from $(wc ...), $((...)) */
 };
 
 struct ev {
@@ -88,6 +89,7 @@ struct ev {
 	int cwd_tentative;              /* cwd holds along an && chain only */
 	int writes;                     /* writes judged so far in the line */
 	int subst_unsafe;               /* a $(...) may print any path */
+	int subst_nonnum;               /* a $(...) may print a non-number */
 	int list_pipeline, list_parse;  /* a lister of project files ran in */
 	int list_safe;                  /* ... and never names sbx's files */
 	struct sh_word *bx_words;       /* brace expansion in progress */

@@ -432,12 +432,22 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 			char as[1100];
 			struct sh_word fake;
 
-			if (v->n == 4 && strcmp(v->w[2].s, "in") == 0 &&
+			int j, nums = v->n > 3 && strcmp(v->w[2].s, "in") == 0;
+
+			for (j = 3; j < v->n && nums; j++)
+				if (!an_lit(&v->w[j]) || v->w[j].len == 0 || v->w[j].len > 18 ||
+				    strspn(v->w[j].s, "0123456789") != v->w[j].len)
+					nums = 0;
+			if (nums) {
+				/* for i in 1 2 3: a number (arithmetic may use it) */
+				snprintf(as, sizeof(as), "%s=%s", v->w[1].s, v->w[3].s);
+				fake.flags = SH_W_LITERAL | SH_W_ASSIGN;
+			} else if (v->n == 4 && strcmp(v->w[2].s, "in") == 0 &&
 			    v->w[3].len < 1000) {
 				snprintf(as, sizeof(as), "%s=%s", v->w[1].s, v->w[3].s);
 				fake.flags = v->w[3].flags | SH_W_ASSIGN;
 			} else {
-				int j, taint = 0;
+				int taint = 0;
 
 				/* for f in $(cat list): each f may be any path */
 				for (j = 3; j < v->n; j++)
@@ -459,9 +469,37 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 			/* names with subscripts: printf -v 'a[$(cmd)]' runs cmd */
 			int k;
 
-			for (k = 1; k < v->n; k++)
-				if (strchr(v->w[k].s, '[') != NULL)
-					an_check_code_text(ev, v->w[k].s);
+			for (k = 1; k < v->n; k++) {
+				const char *s = v->w[k].s, *o = strchr(s, '[');
+
+				if (o != NULL)
+					an_check_code_text(ev, s);
+				/* a[i] as a name (printf -v, read, unset, -v):
+				 * the subscript is arithmetic */
+				if (o != NULL && o > s && strcmp(s, "[") != 0 &&
+				    strcmp(s, "[[") != 0 && strchr(o, ']') != NULL) {
+					char sub[256];
+					size_t sl = (size_t)(strrchr(o, ']') - o - 1);
+
+					if (sl < sizeof(sub) && strspn(s, "abcdefghijklmnop"
+					    "qrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") ==
+					    (size_t)(o - s)) {
+						memcpy(sub, o + 1, sl);
+						sub[sl] = '\0';
+						if (strcmp(sub, "@") != 0 && strcmp(sub, "*") != 0)
+							an_arith_text(ev, sub);
+					}
+				}
+				/* [[ A -eq B ]]: both sides are arithmetic */
+				if (strcmp(name, "[[") == 0 && an_lit(&v->w[k]) &&
+				    s[0] == '-' && (strcmp(s, "-eq") == 0 ||
+				    strcmp(s, "-ne") == 0 || strcmp(s, "-lt") == 0 ||
+				    strcmp(s, "-le") == 0 || strcmp(s, "-gt") == 0 ||
+				    strcmp(s, "-ge") == 0) && k > 1 && k + 1 < v->n) {
+					an_arith_word(ev, &v->w[k - 1]);
+					an_arith_word(ev, &v->w[k + 1]);
+				}
+			}
 			an_set_names(ev, v, name);
 		} else if (strcmp(name, "export") == 0 || strcmp(name, "declare") == 0 ||
 		    strcmp(name, "typeset") == 0 || strcmp(name, "local") == 0 ||

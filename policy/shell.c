@@ -650,6 +650,40 @@ var_marker2(struct sc *sc, struct buf *b, const char *name, size_t n,
 }
 
 
+/*
+ * Arithmetic evaluates the values of the names in it as expressions again
+ * (x='a[$(cmd)]'; $((x)) runs cmd): the text from..to is listed as a
+ * command SH_ARITH TEXT, for the analyser to judge the names.
+ */
+static void
+arith(struct sc *sc, size_t from, size_t to)
+{
+	struct sh_cmd *c;
+	struct sh_word *w;
+
+	if (bad(sc) || to < from)
+		return;
+	c = new_cmd(sc, SH_SIMPLE);
+	if (c == NULL)
+		return;
+	w = arena_alloc(sc->out->arena, 2 * sizeof(*w));
+	if (w == NULL) {
+		fail(sc, "command too large to analyse");
+		return;
+	}
+	w[0].s = astr(sc, SH_ARITH, strlen(SH_ARITH));
+	w[0].len = strlen(SH_ARITH);
+	w[0].flags = SH_W_LITERAL;
+	w[1].s = astr(sc, sc->s + from, to - from);
+	w[1].len = to - from;
+	w[1].flags = SH_W_LITERAL;
+	if (w[0].s == NULL || w[1].s == NULL)
+		return;
+	c->argv = w;
+	c->argc = 2;
+	c->in_subst = 1;
+}
+
 /* A '$' was consumed; reads the expansion after it. */
 static void
 dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
@@ -657,15 +691,33 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 	int c = peek(sc, 0);
 
 	if (c == '(' && peek(sc, 1) == '(') {
+		size_t from;
+
 		sc->i += 2;
+		from = sc->i;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
-		var_marker2(sc, b, "?", 1, "", dq);
+		var_marker2(sc, b, "#", 1, "", dq);
 		skip_nested(sc, '(', ')', flags);
-		if (!bad(sc) && peek(sc, 0) == ')')
+		if (!bad(sc) && peek(sc, 0) == ')') {
 			sc->i++;
-		else
+			arith(sc, from, sc->i - 2);
+		} else {
 			fail(sc, "unclosed $((...))");
+		}
+		return;
+	}
+	if (c == '[') {
+		/* $[...]: the old form of $((...)) */
+		size_t from = sc->i + 1;
+
+		sc->i++;
+		*flags |= SH_W_VAR;
+		*flags &= ~(unsigned)SH_W_LITERAL;
+		var_marker2(sc, b, "#", 1, "", dq);
+		skip_nested(sc, '[', ']', flags);
+		if (!bad(sc))
+			arith(sc, from, sc->i - 1);
 		return;
 	}
 	if (c == '(') {
@@ -696,13 +748,30 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		 * positional word; anything else (${x:+y}, ${x%y}, ${x/y/z},
 		 * ${!x}, ${x^^}, ${x[i]}): a value the analyser cannot know.
 		 */
+		/* ${a[i]} and ${x:off:len} evaluate i, off and len */
+		if (e > start && e < sc->n && (sc->s[e] == '[' || (sc->s[e] == ':' &&
+		    e + 1 < sc->n && strchr("-=?+", sc->s[e + 1]) == NULL))) {
+			size_t q = e + 1, end;
+			int lv = 1;
+
+			for (end = q; end < sc->n && end < q + 4096; end++) {
+				if (sc->s[end] == '{' || sc->s[end] == '[')
+					lv++;
+				else if ((sc->s[end] == '}' || sc->s[end] == ']') &&
+				    --lv == 0)
+					break;
+			}
+			arith(sc, q, end < sc->n ? end : q);
+		}
 		if (e > start && e + 1 < sc->n && (sc->s[e] == '-' ||
 		    sc->s[e] == '=' || sc->s[e] == '?' || (sc->s[e] == ':' &&
 		    (sc->s[e + 1] == '-' || sc->s[e + 1] == '=' ||
 		    sc->s[e + 1] == '?'))))
 			var_marker2(sc, b, sc->s + start, e - start, "-", dq);
-		else if (e == start && sc->i < sc->n && (sc->s[sc->i] == '#' ||
-		    (sc->s[sc->i] >= '0' && sc->s[sc->i] <= '9')))
+		else if (e == start && sc->i < sc->n && sc->s[sc->i] == '#')
+			var_marker2(sc, b, "#", 1, "", dq);
+		else if (e == start && sc->i < sc->n &&
+		    sc->s[sc->i] >= '0' && sc->s[sc->i] <= '9')
 			var_marker2(sc, b, "?", 1, "", dq);
 		else
 			var_marker2(sc, b, "!", 1, "", dq);
@@ -736,7 +805,9 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		sc->i++;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
-		var_marker2(sc, b, "?", 1, "", dq);
+		/* $# $? $$ $!: numbers; $1 $@ $* $-: words */
+		var_marker2(sc, b, strchr("#?$!", c) != NULL ? "#" : "?", 1, "",
+		    dq);
 		return;
 	}
 	if (buf_addc(b, '$') < 0)

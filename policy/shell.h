@@ -44,12 +44,20 @@
 
 /*
  * The forms of a marker's NAME: "NAME" ($NAME, ${NAME}); "NAME-"
- * (${NAME:-x}, ${NAME=x}: NAME's value when set, else unknown); "?" (a
- * number or positional word: $1, $#, $((...))); "!" (a value that cannot
+ * (${NAME:-x}, ${NAME=x}: NAME's value when set, else unknown); "#" (a
+ * number: $#, $?, $$, ${#x}, $((...))); "?" (a positional word: $1, $@);
+ * "!" (a value that cannot
  * be known: ${x:+y}, ${x%y}, ${x/y/z}, ${!x}). An unquoted expansion,
  * which bash splits and globs, starts with SH_VAR_UNQUOTED.
  */
 #define SH_VAR_UNQUOTED '^'
+
+/*
+ * Arithmetic ($((...)), $[...], ${a[i]}, ${x:off:len}) is listed as a
+ * command whose name is SH_ARITH (which no input can spell: \x01 is
+ * refused) and whose one word is the expression as written.
+ */
+#define SH_ARITH        "\x01arith"
 
 struct sh_word {
 	char *s;                /* decoded text, NUL-terminated (arena) */
