@@ -254,7 +254,14 @@ ln_targets(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest)
 	int k, opts = 1;
 	const char *s;
 
-	if (dest >= 0 && an_word_path(ev, &v->w[dest], path, sizeof(path)) == 1 &&
+	int symbolic = an_has_short(v, 1, 's', pr->optarg) ||
+	    an_has_word(v, 1, "--symbolic") ||
+	    an_has_word(v, 1, "--symbolic-link");
+
+	if (!symbolic && ev->cwd_known) {
+		/* a hard link's target is named from the working directory */
+		snprintf(base, sizeof(base), "%s", ev->cwd);
+	} else if (dest >= 0 && an_word_path(ev, &v->w[dest], path, sizeof(path)) == 1 &&
 	    (ev->cwd_known || path[0] == '/') &&
 	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) == 0) {
 		char *slash = strrchr(res, '/');
@@ -287,11 +294,15 @@ ln_targets(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest)
 		    !path_within(res, ev->p->folder)) {
 			ev_factor(ev, F_WRITE_OUT);
 			ev_note(ev, POLICY_ESCALATE, "write", "builtin: link outside",
-			    "ln links to %s, outside the project: writes through the "
-			    "link would land there", s);
+			    "%s links to %s, outside the project: writes through the "
+			    "link would land there", v->w[0].s, s);
 			return;
 		}
+		/* a link to sbx's files (or a tree holding them) is a way to
+		 * write them: judged as a write to the target */
+		trig_write_tree(ev, res, v->w[0].s, 0);
 	}
+	ev->made_link = 1;
 }
 
 static int
@@ -514,8 +525,10 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: an_operands",
 		    "%s with fewer than two an_operands", pr->name);
 	}
-	/* ln: writes through the new link land on its target */
-	if (strcmp(pr->name, "ln") == 0)
+	/* ln, cp -l, cp -s: writes through the new link land on its target */
+	if (strcmp(pr->name, "ln") == 0 || (strcmp(pr->name, "cp") == 0 &&
+	    (an_has_short(v, 1, 'l', "") || an_has_short(v, 1, 's', "") ||
+	    an_has_word(v, 1, "--link") || an_has_word(v, 1, "--symbolic-link"))))
 		ln_targets(ev, v, pr, target >= 0 ? target : last);
 	/* sources: read; mv also removes them */
 	opts = 1;

@@ -88,6 +88,7 @@ struct ev {
 	int in_child;                   /* judging what a wrapper runs */
 	int cwd_tentative;              /* cwd holds along an && chain only */
 	int writes;                     /* writes judged so far in the line */
+	int made_link;                  /* ln, cp -l/-s ran earlier in the line */
 	int subst_unsafe;               /* a $(...) may print any path */
 	int subst_nonnum;               /* a $(...) may print a non-number */
 	int list_pipeline, list_parse;  /* a lister of project files ran in */

@@ -15,6 +15,7 @@
  */
 #include "policy/internal.h"
 
+#include <sys/stat.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -150,6 +151,20 @@ in_tmpdir(const struct ev *ev, const char *res)
 	return 1;
 }
 
+/* 1 if the directory that holds res exists now. */
+static int
+parent_exists(const char *res)
+{
+	char dir[SBX_PATH_MAX];
+	const char *slash = strrchr(res, '/');
+	struct stat st;
+
+	if (slash == NULL || slash == res)
+		return 1;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - res), res);
+	return lstat(dir, &st) == 0;
+}
+
 void
 trig_write(struct ev *ev, const char *path, const char *what)
 {
@@ -178,6 +193,15 @@ trig_write(struct ev *ev, const char *path, const char *what)
 	}
 	if (is_harmless_device(res))
 		return;
+	if (ev->made_link && !parent_exists(res)) {
+		/* ln -s .sandbox s && echo > s/policy.json: s is not there
+		 * yet, and may be a link the line made */
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "write", "builtin: link in line",
+		    "%s writes to %s, through a directory that does not exist yet "
+		    "and may be a link made earlier in the line", what, path);
+		return;
+	}
 	if ((m = plist_match(ev, &ev->p->self_write, res, 1)) != NULL) {
 		ev_factor(ev, F_PROTECTED);
 		ev_note(ev, POLICY_DENY, "write", "self-protection", "%s writes to "
