@@ -1343,6 +1343,36 @@ out:
 	free(line);
 }
 
+/*
+ * Codex's shell tool runs its command in "workdir" (also
+ * "working_directory"), relative to the session's cwd: the command is
+ * judged there. A workdir that is not a string or cannot be resolved
+ * leaves the directory unknown.
+ */
+static void
+shell_workdir(struct ev *ev, const cJSON *input)
+{
+	static const char *const keys[] = { "workdir", "working_directory", NULL };
+	const cJSON *w;
+	char res[SBX_PATH_MAX];
+	int k;
+
+	for (k = 0; keys[k] != NULL; k++) {
+		w = cJSON_GetObjectItemCaseSensitive(input, keys[k]);
+		if (w == NULL || cJSON_IsNull(w))
+			continue;
+		if (!cJSON_IsString(w) || w->valuestring[0] == '\0' ||
+		    (w->valuestring[0] != '/' && !ev->cwd_known) ||
+		    path_resolve(ev->cwd, ev->call->home, w->valuestring, res,
+		    sizeof(res)) < 0) {
+			ev->cwd_known = 0;
+			continue;
+		}
+		memcpy(ev->cwd, res, sizeof(res));
+		ev->cwd_known = 1;
+	}
+}
+
 static void
 eval_tool(struct ev *ev)
 {
@@ -1359,6 +1389,7 @@ eval_tool(struct ev *ev)
 	}
 	if (strcmp(tool, "Bash") == 0 || strcmp(tool, "shell") == 0 ||
 	    strcmp(tool, "local_shell") == 0) {
+		shell_workdir(ev, input);
 		s = str_field(input, "command");
 		if (s == NULL && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(input,
 		    "command"))) {

@@ -380,6 +380,59 @@ test_cases(const struct policy *p)
 	}
 }
 
+/* 16: Codex's shell runs its command in workdir: judged there. */
+static void
+test_workdir(const struct policy *p)
+{
+	static const struct {
+		const char *cmd, *workdir;
+	} wd[] = {
+		{ "rm -rf .ssh", "../home" },
+		{ "echo x >> .bashrc", "../home" },
+		{ "cat credentials", "../home/.aws" },
+		{ "rm -rf *", "../home" },
+		{ "make", "/etc" },
+		{ "echo x > policy.json", ".sandbox" },
+		{ "echo x > p", "~" },
+		{ "echo x > ../../x", "src" },
+	};
+	char home_rel[PATH_MAX + 8];
+	struct policy_result r;
+	size_t k;
+
+	for (k = 0; k < sizeof(wd) / sizeof(wd[0]); k++) {
+		r = judge_in(p, "shell", wd[k].cmd, NULL, wd[k].workdir);
+		ok(r.verdict != POLICY_ALLOW, "family 16: shell %s in workdir %s -> "
+		    "%s (%s)", wd[k].cmd, wd[k].workdir,
+		    policy_verdict_name(r.verdict), r.reason);
+	}
+	snprintf(home_rel, sizeof(home_rel), "%s/.ssh", home);
+	r = judge_in(p, "local_shell", "rm -f id_rsa", NULL, home_rel);
+	ok(r.verdict != POLICY_ALLOW, "family 16: local_shell in an absolute "
+	    "workdir -> %s", policy_verdict_name(r.verdict));
+	{
+		cJSON *in = cJSON_CreateObject();
+		struct policy_call c;
+
+		cJSON_AddStringToObject(in, "command", "echo x > p");
+		cJSON_AddNumberToObject(in, "workdir", 3);
+		memset(&c, 0, sizeof(c));
+		c.tool = "shell";
+		c.input = in;
+		c.cwd = folder;
+		c.folder = folder;
+		c.home = home;
+		c.config_dir = cfg;
+		policy_eval(p, &c, &r);
+		cJSON_Delete(in);
+		ok(r.verdict != POLICY_ALLOW, "family 16: a workdir that is not a "
+		    "string -> %s", policy_verdict_name(r.verdict));
+	}
+	r = judge_in(p, "shell", "echo x > p", NULL, "src");
+	ok(r.verdict == POLICY_ALLOW, "family 16: a workdir inside the project "
+	    "still passes (%s)", r.reason);
+}
+
 static void
 mk(const char *rel, int dir)
 {
@@ -434,6 +487,7 @@ main(void)
 		return 1;
 	}
 	test_cases(p);
+	test_workdir(p);
 	policy_free(p);
 	{
 		char cmd[PATH_MAX + 16];
