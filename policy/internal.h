@@ -62,6 +62,8 @@ struct ev_var {
 	char name[64];
 	char value[1024];
 	int known;                      /* 0: assigned, value unknown */
+	int tainted;                    /* read at run time: may be any path */
+	int numeric;                    /* a count from $(wc ...), $((...)) */
 };
 
 struct ev {
@@ -81,6 +83,19 @@ struct ev {
 	int wraps;                      /* current wrapper nesting */
 	struct ev_var vars[SBX_EV_MAX_VARS];
 	int nvars;
+	int ifs_set;                    /* IFS assigned: splitting unknown */
+	int in_assign;                  /* judging an assignment's value */
+	int in_child;                   /* judging what a wrapper runs */
+	int cwd_tentative;              /* cwd holds along an && chain only */
+	int writes;                     /* writes judged so far in the line */
+	int made_link;                  /* ln, cp -l/-s ran earlier in the line */
+	int subst_unsafe;               /* a $(...) may print any path */
+	int subst_nonnum;               /* a $(...) may print a non-number */
+	int list_pipeline, list_parse;  /* a lister of project files ran in */
+	int list_safe;                  /* ... and never names sbx's files */
+	struct sh_word *bx_words;       /* brace expansion in progress */
+	int bx_n, bx_bad;
+	struct sh_parse *bx_sp;
 	struct policy_call callx;       /* the call, with home resolved */
 	char home[SBX_PATH_MAX];
 };
@@ -112,6 +127,9 @@ void trig_write(struct ev *ev, const char *path, const char *what);
 void trig_write_tree(struct ev *ev, const char *path, const char *what,
     int filtered);
 void trig_read(struct ev *ev, const char *path, const char *what);
+/* A read of every file below path (grep -r, find -exec cat): escalates
+ * when the tree holds a denyRead path placed below it (~/.ssh under ~). */
+void trig_read_tree(struct ev *ev, const char *path, const char *what);
 void trig_network(struct ev *ev, const char *host, const char *what);
 /* Claude-form rule lookup: the strongest rule of kind matching s. */
 const struct rule *rule_find(const struct policy *p, enum rule_kind kind,

@@ -43,13 +43,30 @@ static const char *const builtin_deny_read[] = {
 	"/etc/sudoers", "~/.claude/.credentials.json", "~/.codex/auth.json",
 	"~/.config/gcloud", "~/.azure", "/**/auth.json", "/**/.credentials.json",
 	"/**/.npmrc", "/**/.pypirc", "/**/.netrc", "/proc/*/environ",
-	"/proc/*/mem", NULL,
+	"/proc/*/mem", "/proc/*/task/*/environ", "/proc/*/task/*/mem",
+	"/proc/thread-self/environ", "/proc/*/auxv",
+	"~/.claude.json", "~/.config/git/credentials", "~/.cargo/credentials",
+	"~/.cargo/credentials.toml", "~/.vault-token", "/etc/ssh/ssh_host_*_key",
+	"/etc/shadow-", "/etc/gshadow-", "/etc/sudoers.d", "~/.config/rclone",
+	"~/.terraform.d/credentials.tfrc.json", "~/.gem/credentials",
+	"~/.m2/settings.xml", "~/.m2/settings-security.xml",
+	"~/.config/github-copilot", "~/.config/hub", "~/.password-store",
+	"~/.local/share/keyrings", "~/.gradle/gradle.properties",
+	"~/.config/op", "~/.bash_history", "~/.zsh_history",
+	"~/.python_history", "~/.node_repl_history", "~/.psql_history",
+	"~/.mysql_history", "~/.config/Code/User/globalStorage", NULL,
 };
 
 /* Writes inside the project that run code later, for the agent or for the
- * human (git hooks, direnv, husky), are escalated. */
+ * human, are escalated: git hooks and config, direnv, husky, editor task
+ * and settings files (.vscode, .idea), version managers' hooks (mise,
+ * asdf), pre-commit, dev containers. The jail reads this list, the
+ * self-protection list and denyRead (policy_to_json) to build its mounts. */
 static const char *const builtin_deny_write[] = {
-	"./.git/hooks", "./.git/config", "./.envrc", "./.husky", NULL,
+	"./.git/hooks", "./.git/config", "./.envrc", "./.husky",
+	"./.vscode", "./.idea", "./.mise.toml", "./mise.toml", "./.mise",
+	"./.config/mise", "./.tool-versions", "./.git/info",
+	"./.pre-commit-config.yaml", "./.devcontainer", NULL,
 };
 
 /* Self-protection: writes by any tool are denied, whatever the file says. */
@@ -1326,6 +1343,36 @@ out:
 	free(line);
 }
 
+/*
+ * Codex's shell tool runs its command in "workdir" (also
+ * "working_directory"), relative to the session's cwd: the command is
+ * judged there. A workdir that is not a string or cannot be resolved
+ * leaves the directory unknown.
+ */
+static void
+shell_workdir(struct ev *ev, const cJSON *input)
+{
+	static const char *const keys[] = { "workdir", "working_directory", NULL };
+	const cJSON *w;
+	char res[SBX_PATH_MAX];
+	int k;
+
+	for (k = 0; keys[k] != NULL; k++) {
+		w = cJSON_GetObjectItemCaseSensitive(input, keys[k]);
+		if (w == NULL || cJSON_IsNull(w))
+			continue;
+		if (!cJSON_IsString(w) || w->valuestring[0] == '\0' ||
+		    (w->valuestring[0] != '/' && !ev->cwd_known) ||
+		    path_resolve(ev->cwd, ev->call->home, w->valuestring, res,
+		    sizeof(res)) < 0) {
+			ev->cwd_known = 0;
+			continue;
+		}
+		memcpy(ev->cwd, res, sizeof(res));
+		ev->cwd_known = 1;
+	}
+}
+
 static void
 eval_tool(struct ev *ev)
 {
@@ -1342,6 +1389,7 @@ eval_tool(struct ev *ev)
 	}
 	if (strcmp(tool, "Bash") == 0 || strcmp(tool, "shell") == 0 ||
 	    strcmp(tool, "local_shell") == 0) {
+		shell_workdir(ev, input);
 		s = str_field(input, "command");
 		if (s == NULL && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(input,
 		    "command"))) {
@@ -1523,6 +1571,7 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 	ev.call = &ev.callx;
 	ev.res = res;
 	ev.net_pipeline = -1;
+	ev.list_pipeline = -1;
 	/* the real directory, as the folder is: a cwd reached through a
 	 * symlink is still inside the project */
 	if (call->cwd != NULL && p->folder != NULL &&

@@ -15,6 +15,7 @@
  */
 #include "policy/internal.h"
 
+#include <sys/stat.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -121,18 +122,47 @@ dev_net(struct ev *ev, const char *path, const char *what)
 	return 1;
 }
 
-/* Below the session's temp dir (not the dir itself)? */
+/*
+ * Below the session's temp dir (not the dir itself)? Never for what lives
+ * below it but is not temporary: the home directory or the sbx config dir
+ * when they are below the temp dir (HOME=/tmp/u, TMPDIR=/tmp), and files
+ * whose names mark secrets. The project's protected files were judged
+ * before this.
+ */
 static int
 in_tmpdir(const struct ev *ev, const char *res)
 {
 	char tmp[SBX_PATH_MAX];
-	const char *t = ev->call->tmpdir;
+	const char *t = ev->call->tmpdir, *h = home_of(ev);
 
 	if (t == NULL || t[0] != '/' ||
 	    path_resolve("/", NULL, t, tmp, sizeof(tmp)) < 0 ||
 	    strcmp(tmp, "/") == 0)
 		return 0;
-	return path_within(res, tmp) && strcmp(res, tmp) != 0;
+	if (!path_within(res, tmp) || strcmp(res, tmp) == 0)
+		return 0;
+	if (h != NULL && path_within(h, tmp) && !path_within(tmp, h) &&
+	    path_within(res, h))
+		return 0;
+	if (ev->p->config_dir != NULL && path_within(res, ev->p->config_dir))
+		return 0;
+	if (plist_match(ev, &ev->p->deny_read, res, 1) != NULL)
+		return 0;
+	return 1;
+}
+
+/* 1 if the directory that holds res exists now. */
+static int
+parent_exists(const char *res)
+{
+	char dir[SBX_PATH_MAX];
+	const char *slash = strrchr(res, '/');
+	struct stat st;
+
+	if (slash == NULL || slash == res)
+		return 1;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - res), res);
+	return lstat(dir, &st) == 0;
 }
 
 void
@@ -152,6 +182,7 @@ trig_write(struct ev *ev, const char *path, const char *what)
 		return;
 	if (dev_net(ev, path, what))
 		return;
+	ev->writes++;
 	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
 	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0) {
 		ev_factor(ev, F_UNKNOWN);
@@ -162,6 +193,15 @@ trig_write(struct ev *ev, const char *path, const char *what)
 	}
 	if (is_harmless_device(res))
 		return;
+	if (ev->made_link && !parent_exists(res)) {
+		/* ln -s .sandbox s && echo > s/policy.json: s is not there
+		 * yet, and may be a link the line made */
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "write", "builtin: link in line",
+		    "%s writes to %s, through a directory that does not exist yet "
+		    "and may be a link made earlier in the line", what, path);
+		return;
+	}
 	if ((m = plist_match(ev, &ev->p->self_write, res, 1)) != NULL) {
 		ev_factor(ev, F_PROTECTED);
 		ev_note(ev, POLICY_DENY, "write", "self-protection", "%s writes to "
@@ -314,6 +354,42 @@ trig_read(struct ev *ev, const char *path, const char *what)
 		ev_note(ev, POLICY_ESCALATE, "read", r->text,
 		    "%s reads %s, which the policy escalates", what, res);
 		return;
+	}
+}
+
+void
+trig_read_tree(struct ev *ev, const char *path, const char *what)
+{
+	char res[SBX_PATH_MAX], pat[SBX_PATH_MAX];
+	int k;
+	size_t n;
+
+	trig_read(ev, path, what);
+	if (path == NULL || path[0] == '\0' ||
+	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
+	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
+		return;
+	for (k = 0; k < ev->p->deny_read.n; k++) {
+		if (pattern_expand(ev->p->deny_read.v[k], 0, ev->p->folder,
+		    home_of(ev), pat, sizeof(pat)) < 0)
+			continue;
+		/* the fixed part of the pattern, before any glob */
+		n = strcspn(pat, "*?[");
+		while (n > 0 && pat[n - 1] != '/' && pat[n] != '\0')
+			n--;
+		pat[n] = '\0';
+		if (n > 1 && pat[n - 1] == '/')
+			pat[n - 1] = '\0';
+		if (n <= 1 || strcmp(pat, "/") == 0)
+			continue;       /* any depth: a name, not a place */
+		if (path_within(pat, res) && strcmp(pat, res) != 0 &&
+		    plist_match(ev, &ev->p->allow_read, pat, 0) == NULL) {
+			ev_factor(ev, F_SECRET);
+			ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+			    "%s reads every file below %s, which holds %s (denyRead)",
+			    what, res, ev->p->deny_read.v[k]);
+			return;
+		}
 	}
 }
 
