@@ -43,9 +43,10 @@ static const char *const project_protected[] = {
 	".mcp.json", ".git/hooks", ".git/config", NULL,
 };
 
-static const char *const queue_dropboxes[] = {
-	"queue/tmp", "queue/new", "queue/events", "queue/originals", "queue/delivered", NULL,
-};
+/* The agent's drop boxes (tmp, new, events, originals, delivered) are one
+ * mount: a request is written in queue/tmp and renamed into queue/new,
+ * and rename(2) does not cross mount points. */
+static const char *const queue_dropboxes[] = { "queue", NULL };
 
 static int
 plan_add(struct jail_plan *p, enum jail_op op, const char *path, struct sbx_err *err)
