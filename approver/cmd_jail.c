@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -278,6 +279,62 @@ remove_stage(const char *stage)
 	rmdir(stage);
 }
 
+/*
+ * The folder's jail lock, CONFIG/jail-locks/HASH.lock (outside every
+ * jail: the config dir is rebuilt without it). Each jail holds it shared
+ * while it runs; only one that can take it exclusively at the end removes
+ * its placeholders. Removing a directory on the host detaches the mounts
+ * on it in every mount namespace, so a placeholder must not vanish under
+ * another jail of the same folder. An fd, or -1 with errno set.
+ */
+static int
+jail_lock(const char *config, const char *folder)
+{
+	unsigned char h[8];
+	char hex[17], path[PATH_MAX];
+	int fd;
+
+	crypto_generichash(h, sizeof(h), (const unsigned char *)folder, strlen(folder), NULL, 0);
+	hex_encode(hex, h, sizeof(h));
+	if (xsnprintf(path, sizeof(path), "%s/jail-locks", config) < 0 ||
+	    (mkdir(path, 0700) < 0 && errno != EEXIST) ||
+	    xsnprintf(path, sizeof(path), "%s/jail-locks/%s.lock", config, hex) < 0)
+		return -1;
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * With the lock held exclusively: removes every placeholder recorded in
+ * the lock file that is still an empty directory (rmdir removes nothing
+ * else), then empties the file.
+ */
+static void
+remove_placeholders(int lockfd)
+{
+	char *text, *line, *nl;
+	size_t len;
+
+	if (lseek(lockfd, 0, SEEK_SET) < 0 || !(text = fd_read_all(lockfd, 1 << 20, &len)))
+		return;
+	for (line = text; *line; line = nl + 1) {
+		if (!(nl = strchr(line, '\n')))
+			break;
+		*nl = '\0';
+		if (line[0] == '/')
+			(void)rmdir(line);
+	}
+	free(text);
+	if (ftruncate(lockfd, 0) < 0)
+		return;         /* the next jail tries again; rmdir is idempotent */
+}
+
 /* Reads bwrap's JSON status until EOF; 1 once it reported a child pid. */
 static int
 read_status(int fd)
@@ -322,7 +379,7 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	cJSON *pj = NULL;
 	char **av = NULL;
 	int login = 0, offline = 0, rc = JAIL_SETUP_FAIL, sp[2] = { -1, -1 }, started;
-	int status = 0, *made = NULL;
+	int status = 0, lockfd = -1;
 	pid_t proxy_pid = -1, pid;
 	ssize_t n;
 
@@ -455,16 +512,23 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 			goto out;
 		}
 	}
-	/* Placeholders for protected paths not created yet: empty
-	 * directories, which git ignores; removed again at the end. */
-	if (!(made = calloc(plan.n_placeholders + 1, sizeof(*made)))) {
-		rc = setup_fail("out of memory");
+	if ((lockfd = jail_lock(c->config, folder)) < 0) {
+		rc = setup_fail("cannot take the jail lock for %s in %s/jail-locks: %s",
+		    folder, c->config, strerror(errno));
 		goto out;
 	}
+	/* Placeholders for protected paths not created yet: empty
+	 * directories, which git ignores; removed again at the end. */
 	for (i = 0; i < plan.n_placeholders; i++) {
-		if (mkdir(plan.placeholders[i], 0700) == 0)
-			made[i] = 1;
-		else if (errno != EEXIST) {
+		if (mkdir(plan.placeholders[i], 0700) == 0) {
+			/* Recorded in the lock file, for whichever jail of this
+			 * folder ends last (or the next one, if we are killed). */
+			if (dprintf(lockfd, "%s\n", plan.placeholders[i]) < 0) {
+				rc = setup_fail("cannot record %s: %s", plan.placeholders[i],
+				    strerror(errno));
+				goto out;
+			}
+		} else if (errno != EEXIST) {
 			rc = setup_fail("cannot protect %s: %s", plan.placeholders[i], strerror(errno));
 			goto out;
 		}
@@ -507,6 +571,9 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 		signal(SIGHUP, SIG_DFL);
 		/* Nothing but the terminal and bwrap's status pipe (as fd 3)
 		 * goes into the jail. */
+		/* bwrap dies with us (and, --die-with-parent, the jail with it). */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() == 1)
+			_exit(JAIL_SETUP_FAIL);
 		if (sp[1] != 3 && dup2(sp[1], 3) < 0)
 			_exit(JAIL_SETUP_FAIL);
 		if (fcntl(3, F_SETFD, 0) < 0)
@@ -541,9 +608,11 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	}
 out:
 	stop_proxy(proxy_pid);
-	for (i = 0; made && i < plan.n_placeholders; i++)
-		if (made[i])
-			(void)rmdir(plan.placeholders[i]);
+	/* Only when no other jail of this folder runs (see jail_lock). */
+	if (lockfd >= 0 && flock(lockfd, LOCK_EX | LOCK_NB) == 0)
+		remove_placeholders(lockfd);
+	if (lockfd >= 0)
+		close(lockfd);
 	remove_stage(stage);
 	if (sp[0] >= 0)
 		close(sp[0]);
@@ -551,7 +620,6 @@ out:
 		close(sp[1]);
 	jail_argv_free(av);
 	jail_plan_free(&plan);
-	free(made);
 	free(deny_read);
 	free(allow_read);
 	free(deny_write);

@@ -192,7 +192,9 @@ plan_config(struct jail_plan *p, const char *config, struct sbx_err *err)
 	while ((e = readdir(d))) {
 		size_t n = strlen(e->d_name);
 
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+		/* jail-locks/: sbx jail's own, never the agent's to hold. */
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    !strcmp(e->d_name, "jail-locks"))
 			continue;
 		/* approver.key, daemon.key, and their temporary names. */
 		if ((n >= 4 && !strcmp(e->d_name + n - 4, ".key")) || strstr(e->d_name, ".key."))

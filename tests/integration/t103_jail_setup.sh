@@ -61,6 +61,33 @@ is "$?" 125 "a protected path that is a symlink: exit 125"
 like "$(cat "$T/o")" "\\.envrc is a symlink" "the message names it"
 rm -f "$FOLDER/.envrc"
 
+# Two jails of one folder: the placeholders stay until the last one ends,
+# whichever made them (removing one on the host would detach the mount
+# in the other jail).
+J -- sleep 3 &
+j1=$!
+sleep 1
+J -- true
+[ -d "$FOLDER/.envrc" ]
+ok $? "a jail that ends leaves the placeholders of another running jail"
+J -- sh -c 'echo x > .envrc' 2>/dev/null
+[ -d "$FOLDER/.envrc" ] && [ ! -f "$FOLDER/.envrc" ]
+ok $? "and .envrc stays read-only in a jail started meanwhile"
+wait "$j1"
+[ ! -e "$FOLDER/.envrc" ]
+ok $? "the last jail to end removes them"
+J -- sleep 2 &
+j1=$!
+sleep 1
+J -- sleep 3 &
+j2=$!
+wait "$j1"
+[ -d "$FOLDER/.envrc" ]
+ok $? "the first jail ends while a later one runs: placeholders kept"
+wait "$j2"
+[ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.vscode" ]
+ok $? "the later jail, last to end, removes those the first one made"
+
 # The seccomp filter, seen from inside: Unix sockets refused, socketpair
 # allowed, io_uring absent, no new namespaces.
 out=$(J -- python3 -c '
