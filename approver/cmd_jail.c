@@ -479,6 +479,10 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	if (*home && xsnprintf(path, sizeof(path), "%s/.claude", home) >= 0 &&
 	    lstat(path, &st) < 0 && errno == ENOENT)
 		(void)mkdir(path, 0700);
+	/* Made here so that the jail gets a private one (jail.c). */
+	if (*home && xsnprintf(path, sizeof(path), "%s/.claude/shell-snapshots", home) >= 0 &&
+	    lstat(path, &st) < 0 && errno == ENOENT)
+		(void)mkdir(path, 0700);
 	jp.folder = folder;
 	jp.home = *home ? home : NULL;
 	jp.config = stat(c->config, &st) == 0 && S_ISDIR(st.st_mode) ? c->config : NULL;

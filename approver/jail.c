@@ -24,8 +24,14 @@
 /* The agents' state directories in HOME: writable, except these. */
 static const char *const claude_protected[] = {
 	"settings.json", "settings.local.json", "hooks", "plugins", "commands",
-	"agents", "skills", "CLAUDE.md", NULL,
+	"agents", "skills", "CLAUDE.md",
+	"local",                    /* a local install of Claude Code runs outside later */
+	NULL,
 };
+
+/* Private to each jail (an empty tmpfs): Claude Code sources its shell
+ * snapshots in every later session, outside the jail too. */
+static const char *const claude_private[] = { "shell-snapshots", NULL };
 
 /* Hidden from the jail whatever the policy says (the agents' logins are
  * visible with --login). */
@@ -339,6 +345,13 @@ jail_plan_build(struct jail_plan *p, const struct jail_paths *in, struct sbx_err
 					goto fail;
 			}
 		}
+		for (k = 0; claude_private[k] && lstat(in->home, &st) == 0; k++) {
+			if (xsnprintf(path, sizeof(path), "%s/.claude/%s", in->home,
+			    claude_private[k]) < 0 || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+				continue;
+			if (plan_add(p, JAIL_PRIVATE, path, err) < 0)
+				goto fail;
+		}
 		for (k = 0; hidden_home[k]; k++)
 			if (xsnprintf(path, sizeof(path), "%s/%s", in->home, hidden_home[k]) >= 0 &&
 			    hide(p, in, path, err) < 0)
@@ -515,6 +528,7 @@ jail_argv(const struct jail_config *c)
 			av_add3(&a, "--bind", p, p);
 			break;
 		case JAIL_TMPFS:
+		case JAIL_PRIVATE:
 			av_add2(&a, "--tmpfs", p);
 			break;
 		case JAIL_HIDE_FILE:

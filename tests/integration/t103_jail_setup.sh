@@ -88,6 +88,20 @@ wait "$j2"
 [ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.vscode" ]
 ok $? "the later jail, last to end, removes those the first one made"
 
+# The agent's own login: hidden, unless --login.
+echo '{"oauthAccount":"LOGIN-STATE"}' >"$HOME/.claude.json"
+mkdir -p "$HOME/.claude" && echo '{"token":"CREDENTIAL"}' >"$HOME/.claude/.credentials.json"
+out=$(J -- sh -c 'cat ~/.claude.json ~/.claude/.credentials.json' 2>&1)
+unlike "$out" "LOGIN-STATE|CREDENTIAL" "without --login the agent's login files are empty in the jail"
+out=$(J --login -- sh -c 'cat ~/.claude.json ~/.claude/.credentials.json; echo "{\"n\":1}" > ~/.claude.json' 2>&1)
+like "$(echo $out)" "LOGIN-STATE.*CREDENTIAL" "with --login the agent reads its own login"
+is "$(cat "$HOME/.claude.json")" '{"n":1}' "and can refresh it"
+out=$(J --login -- sh -c 'ls ~/.ssh 2>&1; cat "$SBX_CONFIG_DIR/approver.key" 2>&1' 2>&1)
+unlike "$out" "^[0-9a-f]{20}" "--login opens nothing else"
+
+out=$(cd "$FOLDER" && "$SBX" doctor 2>&1)
+like "$out" "bubblewrap .* can build a jail here" "sbx doctor checks that bubblewrap can build a jail"
+
 # The seccomp filter, seen from inside: Unix sockets refused, socketpair
 # allowed, io_uring absent, no new namespaces.
 out=$(J -- python3 -c '
