@@ -37,10 +37,11 @@ LIB_JSON   = -lcjson
 LIB_SODIUM = -lsodium
 LIB_SQLITE = -lsqlite3
 LIB_INOTIFY = -linotifytools
+LIB_SECCOMP = -lseccomp
 
 COMMON_SRC = $(wildcard common/*.c)
 POLICY_SRC = $(wildcard policy/*.c)
-HOOK_SRC   = $(filter-out hook/mcp%.c,$(wildcard hook/*.c))
+HOOK_SRC   = $(filter-out hook/mcp%.c hook/jail%.c,$(wildcard hook/*.c))
 # sbx-mcp: its own files and the shared escalation, nothing else of the hook.
 MCP_SRC    = $(wildcard hook/mcp*.c) hook/escalate.c
 DAEMON_SRC = $(wildcard daemon/*.c)
@@ -55,7 +56,7 @@ POLICY_OBJ = $(call obj,$(POLICY_SRC))
 LIBSBX     = $(BUILD)/libsbx.a
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd
+PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd $(BIN)/sbx-jail-init
 
 DEPS_STAMP = $(BUILD)/.deps-ok
 DEPS_TEST  = $(BUILD)/.deps-test-ok
@@ -92,6 +93,11 @@ $(BIN)/sbx-hook: $(call obj,$(HOOK_SRC)) $(LIBSBX)
 $(BIN)/sbx-mcp: $(call obj,$(MCP_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
+
+# The first program inside sbx jail: libc and libseccomp only.
+$(BIN)/sbx-jail-init: $(BUILD)/hook/jail_init.o
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_SECCOMP)
 
 $(BIN)/sbxd: $(call obj,$(DAEMON_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)

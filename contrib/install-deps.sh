@@ -2,8 +2,8 @@
 # install-deps.sh - install what one make target needs, if it is missing.
 #
 # usage: sh contrib/install-deps.sh TARGET...
-#   build   compiler, pkg-config, the libraries' headers (make)
-#   test    perl (prove), jq, sqlite3, git, tmux, openssh (make test)
+#   build   compiler, pkg-config, the libraries' headers, libseccomp (make)
+#   test    perl (prove), jq, sqlite3, git, tmux, openssh, bubblewrap (make test)
 #   demo    jq, git (make demo)
 #   lint    cppcheck (make lint)
 #   claude  node, npm, jq, git (make test-claude; the CLI itself comes from npm)
@@ -33,6 +33,7 @@ for target in "$@"; do
 		have_pc libsodium || add libsodium-dev
 		have_pc sqlite3 || add libsqlite3-dev
 		have_hdr inotifytools/inotifytools.h || add libinotifytools0-dev
+		have_pc libseccomp || add libseccomp-dev	# sbx-jail-init
 		;;
 	test)
 		have_cmd prove || add perl
@@ -42,6 +43,7 @@ for target in "$@"; do
 		have_cmd tmux || add tmux
 		[ -x /usr/sbin/sshd ] || add openssh-server
 		have_cmd ssh || add openssh-client
+		have_cmd bwrap || add bubblewrap	# sbx jail's tests
 		;;
 	demo)
 		have_cmd jq || add jq
