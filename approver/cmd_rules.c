@@ -14,6 +14,7 @@
 #include "approver/cmd.h"
 #include "approver/sign.h"
 #include "common/db.h"
+#include "common/display.h"
 #include "common/json.h"
 #include "common/queue.h"
 
@@ -113,9 +114,11 @@ list(const char *folder, int json)
 			} else {
 				snprintf(when, sizeof(when), "never");
 			}
-			printf("%4lld  %-6s %-40.40s by %-10s expires %s%s, used %lld time(s)\n",
-			    (long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1),
-			    sqlite3_column_text(st, 2), sqlite3_column_text(st, 4), when,
+			printf("%4lld  %-6s %-40s by %-10s expires %s%s, used %lld time(s)\n",
+			    (long long)sqlite3_column_int64(st, 0),
+			    display_tmp((const char *)sqlite3_column_text(st, 1)),
+			    display_tmp_width((const char *)sqlite3_column_text(st, 2), 40),
+			    display_tmp((const char *)sqlite3_column_text(st, 4)), when,
 			    exp && exp <= now ? " (expired)" : "",
 			    (long long)sqlite3_column_int64(st, 7));
 		}
@@ -158,7 +161,8 @@ cmd_rules(struct sbx_ctx *c, int argc, char **argv)
 			return usage();
 		if (rule_write(c, folder, "rule", argv[2], dur ? now_ms() / 1000 + dur : 0, 0))
 			return 1;
-		printf("sent to sbxd: remember Bash commands starting with \"%s\"%s\n", argv[2],
+		printf("sent to sbxd: remember Bash commands starting with \"%s\"%s\n",
+		    display_tmp(argv[2]),
 		    dur ? " for a while" : "");
 		return 0;
 	}

@@ -30,6 +30,7 @@
 
 #include "common/accept.h"
 #include "common/db.h"
+#include "common/display.h"
 #include "common/json.h"
 #include "common/keys.h"
 #include "common/queue.h"
@@ -43,6 +44,7 @@ void
 logf_folder(const struct folder *f, const char *fmt, ...)
 {
 	char ts[32], msg[2048], *clean;
+	const char *safe;
 	time_t t = time(NULL);
 	struct tm tm;
 	va_list ap;
@@ -52,9 +54,11 @@ logf_folder(const struct folder *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* The daemon's own log is scrubbed like the audit log. */
+	/* The daemon's own log is scrubbed like the audit log, and agent
+	 * text in it is shown with visible escapes (common/display). */
 	clean = redact_str(msg, NULL);
-	fprintf(stderr, "sbxd %s [%s] %s\n", ts, f ? f->path : "-", clean ? clean : msg);
+	safe = display_tmp(clean ? clean : msg);
+	fprintf(stderr, "sbxd %s [%s] %s\n", ts, f ? f->path : "-", safe);
 	free(clean);
 	fflush(stderr);
 }
