@@ -43,6 +43,9 @@ struct item {
 	struct req_row row;
 	int folder;                 /* index into w->folders */
 	char risk[320];             /* "high: privilege change, network egress" */
+	int level;                  /* enum policy_risk, for what a rule covers */
+	unsigned factors;
+	char ask[208];              /* the always_ask entry it matches, or "" */
 	int hook_wait;              /* seconds the hook waits */
 };
 
@@ -163,6 +166,10 @@ assess(struct watch *w, struct item *it)
 		.config_dir = w->config };
 	policy_eval(p, &call, &pr);
 	policy_factors_text(pr.factors, factors, sizeof(factors));
+	it->level = (int)pr.risk;
+	it->factors = pr.factors;
+	snprintf(it->ask, sizeof(it->ask), "%s", policy_always_ask(p, it->row.command)
+	    ? policy_always_ask(p, it->row.command) : "");
 	snprintf(it->risk, sizeof(it->risk), "%s%s%s", policy_risk_name(pr.risk),
 	    factors[0] ? ": " : "", factors);
 	cJSON_Delete(input);
@@ -694,6 +701,25 @@ remember(struct watch *w, struct item *it)
 			return;
 		if (!prefix[0])
 			snprintf(prefix, sizeof(prefix), "%.*s", (int)n, cmd);
+	}
+	if (it->ask[0]) {
+		snprintf(w->status, sizeof(w->status), "not remembered: the call is on the "
+		    "always_ask list (\"%.150s\"); no rule covers it - press a to approve once",
+		    it->ask);
+		return;
+	}
+	/* What the rule will cover, on the line above the prompt. */
+	{
+		char ftext[256], cover[1024];
+
+		policy_factors_text(it->factors, ftext, sizeof(ftext));
+		snprintf(cover, sizeof(cover), "rule covers: %s%.200s%s, rated %s or lower, with "
+		    "no risk factor beyond: %s; never an always_ask call", prefix[0] ?
+		    "Bash commands starting with \"" : "this exact call", prefix,
+		    prefix[0] ? "\"" : "", policy_risk_name((enum policy_risk)it->level),
+		    ftext[0] ? ftext : "none");
+		printf("\033[%d;1H\033[K", w->rows - 1);
+		put_cut(cover, strlen(cover), w->cols - 1, 0);
 	}
 	if (read_line(w, "expires after (e.g. 30m, 8h, 7d; enter: never): ", dur, sizeof(dur)) < 0)
 		return;
