@@ -11,6 +11,7 @@
 
 #include "approver/cmd.h"
 #include "approver/cmd_policy.h"
+#include "common/display.h"
 #include "common/util.h"
 
 static void
@@ -86,6 +87,8 @@ main(int argc, char **argv)
 		printf("sbx %s\n", SBX_VERSION);
 		return 0;
 	}
+	/* Agent text is measured in terminal columns (common/display). */
+	display_init();
 	if (sodium_init() < 0) {
 		fprintf(stderr, "sbx: libsodium failed to initialise\n");
 		return 1;

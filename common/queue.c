@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -404,4 +405,44 @@ decision_from_json(const char *text, size_t len, struct decision *d,
 out:
 	cJSON_Delete(o);
 	return rc;
+}
+
+int
+daemon_serving(int sbfd)
+{
+	char line[256];
+	struct stat st;
+	unsigned long ino;
+	FILE *f;
+	int fd, found = 0;
+
+	fd = openat(sbfd, "sbxd.lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (!(f = fopen("/proc/locks", "re")))
+		return -1;
+	/* "1: FLOCK  ADVISORY  WRITE 1234 fe:00:10953079 0 EOF". Only the
+	 * inode is compared: overlay file systems report another device. */
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " FLOCK ");
+		char *q;
+
+		if (!p || !strstr(p, " WRITE ") || !(q = strrchr(line, ':')))
+			continue;
+		p = strstr(p, " WRITE ") + 7;
+		p += strspn(p, " 0123456789-");      /* the pid */
+		q = strchr(p, ' ');
+		if (!q)
+			continue;
+		p = memrchr(p, ':', (size_t)(q - p));
+		if (p && sscanf(p + 1, "%lu", &ino) == 1 && ino == (unsigned long)st.st_ino)
+			found = 1;
+	}
+	fclose(f);
+	return found;
 }

@@ -105,6 +105,15 @@ int decision_from_json(const char *text, size_t len, struct decision *d,
 int prefix_covers(const char *prefix, const char *command);
 int prefix_valid(const char *prefix);
 
+/*
+ * Whether an sbxd serves the folder of this .sandbox fd now: 1 when
+ * some process holds the exclusive flock on sbxd.lock (read from
+ * /proc/locks, without taking a lock, so an sbxd starting is never
+ * disturbed), 0 when none does or sbxd never ran, -1 when it cannot be
+ * told (no /proc): callers then assume it does.
+ */
+int daemon_serving(int sbfd);
+
 /* Key ids: the first 8 bytes of BLAKE2b-256(public key), in hex. */
 void key_id_of(const unsigned char pk[32], char out[17]);
 

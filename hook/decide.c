@@ -180,6 +180,15 @@ hook_decide(const struct hook_call *c, struct hook_decision *d)
 		cJSON_Delete(eo.result);
 		break;
 	case ESC_PENDING:
+		if (eo.no_daemon) {
+			set_deny(d, "sbx: this call needs a human's approval (%s). No sbxd is "
+			    "running for %s, so it is queued as request %s and will run only after "
+			    "a human approves it, once sbxd runs. Tell the user to start it: "
+			    "`sbxd %s` (then approve in `sbx watch -C %s`). Do not work around it: "
+			    "repeat the exact same call later to receive its result.", pr.reason,
+			    folder, eo.id, folder, folder);
+			break;
+		}
 		set_deny(d, "sbx: this call needs a human's approval (%s) and is pending as "
 		    "request %s. It will run outside the agent once approved. Do not work "
 		    "around it: repeat the exact same call later to receive its result, or "

@@ -52,7 +52,11 @@ struct policy {
 	struct policy_limits limits;
 	int dual_risk;                  /* two approvers at this risk and above; -1 never */
 	struct plist dual_bash;         /* two approvers for these Bash(...) patterns */
+	struct plist always_ask;        /* "always_ask": no remembered rule covers these */
 };
+
+/* always_ask.c: whether e is a valid always_ask entry. */
+int always_ask_valid(const char *e);
 
 #define SBX_EV_MAX_STRINGS 8    /* nesting of bash -c / eval strings */
 #define SBX_EV_MAX_WRAPS   32   /* sudo nice env ... in a row */

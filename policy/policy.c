@@ -262,6 +262,7 @@ policy_free(struct policy *p)
 	plist_free(&p->denied_domains);
 	plist_free(&p->self_write);
 	plist_free(&p->dual_bash);
+	plist_free(&p->always_ask);
 	free(p->name);
 	free(p->folder);
 	free(p->config_dir);
@@ -588,7 +589,7 @@ read_strings(const struct ld *ld, const cJSON *arr, const char *where,
 
 static const char *const top_keys[] = {
 	"version", "comment", "allow", "escalate", "deny", "filesystem",
-	"network", "limits", "two_approvers", NULL,
+	"network", "limits", "two_approvers", "always_ask", NULL,
 };
 static const char *const dual_keys[] = { "risk", "rules", NULL };
 static const char *const fs_keys[] = {
@@ -643,6 +644,32 @@ read_dual(const struct ld *ld, const cJSON *c, size_t from, struct policy *p)
 			return ld_fail(ld, key_offset(ld, "rules", from),
 			    "two_approvers.rules: each must be a \"Bash(...)\" rule");
 		if (plist_add(&p->dual_bash, x->valuestring) < 0)
+			return ld_fail(ld, from, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * "always_ask": ["git push --no-verify", "make deploy-*"]: commands no
+ * remembered rule covers, on top of the built-in ones (always_ask.c).
+ */
+static int
+read_always_ask(const struct ld *ld, const cJSON *c, size_t from, struct policy *p)
+{
+	const cJSON *x;
+
+	if (!cJSON_IsArray(c))
+		return ld_fail(ld, from, "always_ask must be an array of strings such as "
+		    "\"git push --force\"");
+	if (cJSON_GetArraySize(c) > 64)
+		return ld_fail(ld, from, "always_ask: at most 64 entries");
+	cJSON_ArrayForEach(x, c) {
+		if (!cJSON_IsString(x) || !always_ask_valid(x->valuestring))
+			return ld_fail(ld, from, "always_ask: \"%.80s\" is not an entry: write "
+			    "the program and sub-command words, then one pattern for a later word "
+			    "(\"git push --force\", \"git push +*\"), single spaces, no shell "
+			    "syntax, at most 200 bytes", cJSON_IsString(x) ? x->valuestring : "?");
+		if (plist_add(&p->always_ask, x->valuestring) < 0)
 			return ld_fail(ld, from, "out of memory");
 	}
 	return 0;
@@ -916,6 +943,9 @@ parse_policy(const struct ld *ld, struct policy *p)
 		goto out;
 	c = cJSON_GetObjectItemCaseSensitive(root, "two_approvers");
 	if (c != NULL && read_dual(ld, c, key_offset(ld, "two_approvers", 0), p) < 0)
+		goto out;
+	c = cJSON_GetObjectItemCaseSensitive(root, "always_ask");
+	if (c != NULL && read_always_ask(ld, c, key_offset(ld, "always_ask", 0), p) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -1692,6 +1722,16 @@ policy_to_json(const struct policy *p)
 	    policy_risk_name((enum policy_risk)p->dual_risk)) ||
 	    json_list(o, "rules", &p->dual_bash) < 0)
 		goto fail;
+	{
+		const char *const *b = policy_always_ask_builtin();
+		cJSON *a = cJSON_AddArrayToObject(root, "always_ask_builtin");
+
+		for (; a && *b; b++)
+			if (!cJSON_AddItemToArray(a, cJSON_CreateString(*b)))
+				goto fail;
+		if (a == NULL || json_list(root, "always_ask", &p->always_ask) < 0)
+			goto fail;
+	}
 	return root;
 fail:
 	cJSON_Delete(root);

@@ -118,6 +118,17 @@ const struct policy_limits *policy_limits(const struct policy *p);
 int policy_approvals_needed(const struct policy *p, const struct policy_call *call,
     const struct policy_result *res);
 
+/*
+ * The always_ask entry (built in, or from the policy's "always_ask"
+ * list) that matches command, or NULL: no remembered rule may cover such
+ * a command, a human decides each one (force pushes, --delete, --mirror,
+ * reset --hard ...). p may be NULL (built-ins only). Borrowed string.
+ */
+const char *policy_always_ask(const struct policy *p, const char *command);
+
+/* The built-in always_ask entries, NULL-terminated (static storage). */
+const char *const *policy_always_ask_builtin(void);
+
 /* The default policy.json text that `sbx init` writes (static storage). */
 const char *policy_default_text(void);
 
