@@ -194,23 +194,22 @@ check_codex(struct doc *d, const char *folder, int wait)
 static void
 check_daemon(struct doc *d, const char *folder)
 {
-	char path[PATH_MAX + 64], pid[32] = "";
-	ssize_t n;
-	int fd;
+	struct sbx_err err;
+	long holder = -1;
+	int sbfd;
 
-	snprintf(path, sizeof(path), "%s/.sandbox/sbxd.lock", folder);
-	if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-	    flock(fd, LOCK_EX | LOCK_NB) == 0) {
+	if ((sbfd = sandbox_open(folder, &err)) >= 0) {
+		holder = sbxd_holder(sbfd);
+		close(sbfd);
+	}
+	if (holder == 0)
 		report(d, "FAIL", "sbxd is not running for this folder: escalated calls wait "
 		    "and expire. Start it: `sbxd %s` (or `sbxd --all`)", folder);
-	} else {
-		n = pread(fd, pid, sizeof(pid) - 1, 0);
-		pid[n > 0 ? n : 0] = '\0';
-		pid[strcspn(pid, "\n")] = '\0';
-		report(d, "ok", "sbxd is running for this folder (pid %s)", pid);
-	}
-	if (fd >= 0)
-		close(fd);
+	else if (holder < 0)
+		report(d, "FAIL", "cannot tell whether sbxd serves this folder (%s/.sandbox/"
+		    "sbxd.lock unreadable)", folder);
+	else
+		report(d, "ok", "sbxd is running for this folder (pid %ld)", holder);
 }
 
 static long

@@ -31,6 +31,7 @@
 #include "approver/jail.h"
 #include "common/accept.h"
 #include "common/json.h"
+#include "common/queue.h"
 #include "policy/policy.h"
 
 #define PROXY_READY_MS  5000
@@ -143,17 +144,13 @@ jail_userns_problem(void)
 int
 jail_sbxd_serving(const char *folder)
 {
-	char path[PATH_MAX + 32];
-	int fd, held;
+	struct sbx_err err;
+	int sbfd, held;
 
-	if (xsnprintf(path, sizeof(path), "%s/.sandbox/sbxd.lock", folder) < 0)
+	if ((sbfd = sandbox_open(folder, &err)) < 0)
 		return 0;
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return 0;
-	held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-	if (!held)
-		flock(fd, LOCK_UN);
-	close(fd);
+	held = sbxd_holder(sbfd) > 0;
+	close(sbfd);
 	return held;
 }
 

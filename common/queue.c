@@ -407,42 +407,47 @@ out:
 	return rc;
 }
 
-int
-daemon_serving(int sbfd)
+long
+sbxd_holder(int sbfd)
 {
-	char line[256];
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+	char buf[32];
 	struct stat st;
-	unsigned long ino;
-	FILE *f;
-	int fd, found = 0;
+	ssize_t n;
+	long pid;
+	int fd;
 
 	fd = openat(sbfd, "sbxd.lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_OFD_GETLK, &fl) < 0) {
 		close(fd);
 		return -1;
 	}
-	close(fd);
-	if (!(f = fopen("/proc/locks", "re")))
-		return -1;
-	/* "1: FLOCK  ADVISORY  WRITE 1234 fe:00:10953079 0 EOF". Only the
-	 * inode is compared: overlay file systems report another device. */
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, " FLOCK ");
-		char *q;
-
-		if (!p || !strstr(p, " WRITE ") || !(q = strrchr(line, ':')))
-			continue;
-		p = strstr(p, " WRITE ") + 7;
-		p += strspn(p, " 0123456789-");      /* the pid */
-		q = strchr(p, ' ');
-		if (!q)
-			continue;
-		p = memrchr(p, ':', (size_t)(q - p));
-		if (p && sscanf(p + 1, "%lu", &ino) == 1 && ino == (unsigned long)st.st_ino)
-			found = 1;
+	if (fl.l_type == F_UNLCK) {
+		close(fd);
+		return 0;
 	}
-	fclose(f);
-	return found;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	pid = strtol(buf, NULL, 10);
+	return pid > 0 ? pid : 1;
+}
+
+int
+sbxd_hold(int lockfd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+	return fcntl(lockfd, F_OFD_SETLK, &fl);
+}
+
+int
+daemon_serving(int sbfd)
+{
+	long pid = sbxd_holder(sbfd);
+
+	return pid < 0 ? -1 : pid > 0;
 }

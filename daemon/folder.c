@@ -108,6 +108,10 @@ folder_open(struct folder *f, const char *path, const char *config,
 		err_set(err, "cannot write %s/.sandbox/sbxd.lock", f->path);
 		goto fail;
 	}
+	if (sbxd_hold(f->lockfd) < 0) {
+		err_set(err, "cannot lock %s/.sandbox/sbxd.lock: %s", f->path, strerror(errno));
+		goto fail;
+	}
 	for (int i = 0; queue_dirs[i]; i++)
 		if (mkdirat(f->sbfd, queue_dirs[i], 0700) < 0 && errno != EEXIST) {
 			err_set(err, "cannot create %s/.sandbox/%s: %s", f->path, queue_dirs[i],
