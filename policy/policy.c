@@ -57,6 +57,7 @@ static const char *const builtin_self_write[] = {
 	"./.sandbox", "./.claude/settings*.json", "./.mcp.json", "./.codex",
 	"./.cursor/hooks.json", "./.cursor/mcp.json", "~/.claude/settings*.json",
 	"~/.codex", "~/.cursor/hooks.json", "~/.cursor/mcp.json", "~/.config/sbx",
+	"./.gemini/settings.json", "~/.gemini/settings.json", "~/.gemini/trustedFolders.json",
 	"/**/bin/sbx",
 	"/**/bin/sbx-hook", "/**/bin/sbx-mcp", "/**/bin/sbxd", NULL,
 };
