@@ -18,6 +18,7 @@
 #include "common/json.h"
 #include "common/util.h"
 #include "hook/decide.h"
+#include "hook/dialect.h"
 #include "hook/gemini.h"
 
 #define SBX_MAX_STDIN   (4 * 1024 * 1024)
@@ -233,6 +234,8 @@ run(void)
 	}
 	c.session_id = json_str(payload, "session_id");
 	hook_decide(&c, &d);
+	if (!d.allow && d.reason)
+		dialect_shape_executed(&d.reason);
 	rc = d.reason ? answer(d.allow, d.reason)
 	    : deny("sbx: out of memory; the call was not run.");
 	free(d.reason);
