@@ -21,8 +21,8 @@
 
 #define MAX_TRUST (1024 * 1024)
 
-static int
-trust_path(char *out, size_t outsz, struct sbx_err *err)
+int
+gemini_trust_path(char *out, size_t outsz, struct sbx_err *err)
 {
 	const char *p = getenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH"), *home;
 	struct passwd *pw;
@@ -89,7 +89,7 @@ load(const char *path, cJSON **root, mode_t *mode, struct sbx_err *err)
 static int
 save(const char *path, const cJSON *root, mode_t mode, struct sbx_err *err)
 {
-	char dir[PATH_MAX], *slash, *text;
+	char dir[PATH_MAX], *slash, *text, *p, c;
 	int dfd, rc;
 
 	if (xsnprintf(dir, sizeof(dir), "%s", path) < 0 || !(slash = strrchr(dir, '/'))) {
@@ -97,9 +97,19 @@ save(const char *path, const cJSON *root, mode_t mode, struct sbx_err *err)
 		return -1;
 	}
 	*slash = '\0';
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		err_set(err, "cannot create %s: %s", dir, strerror(errno));
-		return -1;
+	/* GEMINI_CLI_HOME/.gemini: both may be missing */
+	for (p = dir + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		c = *p;
+		*p = '\0';
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+			err_set(err, "cannot create %s: %s", dir, strerror(errno));
+			return -1;
+		}
+		*p = c;
+		if (!c)
+			break;
 	}
 	if (!(text = json_pretty(root)) || (dfd = open(dir, O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) < 0) {
@@ -125,7 +135,7 @@ init_gemini_trust(const char *folder)
 	mode_t mode = 0600;
 	int r, created;
 
-	if (trust_path(path, sizeof(path), &err) < 0 || (r = load(path, &root, &mode, &err)) < 0)
+	if (gemini_trust_path(path, sizeof(path), &err) < 0 || (r = load(path, &root, &mode, &err)) < 0)
 		goto fail;
 	created = r == 0;
 	if (!root && !(root = cJSON_CreateObject()))
@@ -186,4 +196,34 @@ gemini_trust_remove(const char *file, const char *folder, int created_file,
 	r = save(file, root, mode, err);
 	cJSON_Delete(root);
 	return r < 0 ? -1 : 1;
+}
+
+int
+gemini_folder_trusted(const char *file, const char *folder, struct sbx_err *err)
+{
+	const cJSON *e;
+	cJSON *root = NULL;
+	mode_t mode;
+	size_t n;
+	int r, trusted = 0;
+
+	if ((r = load(file, &root, &mode, err)) <= 0)
+		return r;
+	cJSON_ArrayForEach(e, root) {
+		if (!cJSON_IsString(e) || !e->string)
+			continue;
+		n = strlen(e->string);
+		if (!strcmp(e->string, folder) && (!strcmp(e->valuestring, "TRUST_FOLDER") ||
+		    !strcmp(e->valuestring, "TRUST_PARENT")))
+			trusted = 1;
+		if (!strcmp(e->string, folder) && !strcmp(e->valuestring, "DO_NOT_TRUST")) {
+			trusted = 0;
+			break;
+		}
+		if (n > 0 && !strncmp(e->string, folder, n) && folder[n] == '/' &&
+		    !strcmp(e->valuestring, "TRUST_FOLDER"))
+			trusted = 1;
+	}
+	cJSON_Delete(root);
+	return trusted;
 }

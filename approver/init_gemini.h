@@ -22,4 +22,11 @@ int init_gemini_trust(const char *folder);
 int gemini_trust_remove(const char *file, const char *folder, int created_file,
     struct sbx_err *err);
 
+/* Where Gemini's trustedFolders.json is. 0 or -1. */
+int gemini_trust_path(char *out, size_t outsz, struct sbx_err *err);
+
+/* 1 when FILE trusts FOLDER (its own entry, or a parent's TRUST_FOLDER),
+ * 0 when not (or no file), -1 unreadable. */
+int gemini_folder_trusted(const char *file, const char *folder, struct sbx_err *err);
+
 #endif

@@ -75,7 +75,9 @@ else
 	fi
 fi
 [ -x "$GEMINI" ] || bail "no gemini executable at $GEMINI"
-GEMINI_VERSION=$("$GEMINI" --version 2>/dev/null | head -1)
+# Even --version writes into its home: keep it in the test's.
+mkdir -p "$T/home"
+GEMINI_VERSION=$(HOME="$T/home" GEMINI_CLI_HOME="$GEMINI_CLI_HOME" "$GEMINI" --version 2>/dev/null | head -1)
 echo "# Gemini CLI: ${GEMINI_VERSION:-unknown} ($GEMINI)"
 
 # --- The folder: a git repo with a local bare remote, sbx init --gemini ---

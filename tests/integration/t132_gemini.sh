@@ -44,6 +44,13 @@ ok $? "remove deletes the trustedFolders.json init created"
 
 # ---- the hook ---------------------------------------------------------------------
 "$SBX" init --gemini "$FOLDER" >/dev/null 2>&1
+gdoc() { "$SBX" -C "$FOLDER" doctor 2>&1 | grep -E '^(ok|FAIL) +(Gemini|no sbx PreToolUse)'; }
+like "$(gdoc)" "^ok +Gemini CLI: .gemini/settings.json runs sbx-hook gemini" "doctor: the Gemini hook and the folder's trust"
+unlike "$(gdoc)" "no sbx PreToolUse hook" "doctor: a Gemini-only folder is not \"no hook registered\""
+cp "$TF" "$T/tf.saved"
+echo '{}' >"$TF"
+like "$(gdoc)" "^FAIL +Gemini CLI: .* does not trust this folder" "doctor: an untrusted folder fails"
+cp "$T/tf.saved" "$TF"
 setup_task
 set_limits '{"hook_wait_seconds": 20}'
 start_daemon
