@@ -240,13 +240,8 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 		}
 		if (clients[k].kind == SETUP_GEMINI && init_gemini_trust(folder) < 0)
 			return 1;
-		if (clients[k].kind == SETUP_CODEX) {
-			if (init_codex_trust(folder, bindir) < 0)
-				return 1;
-			printf("for Codex's MCP client add to ~/.codex/config.toml:\n"
-			    "  [mcp_servers.sbx]\n  command = \"%s/sbx-mcp\"\n  args = [\"--folder\", "
-			    "\"%s\"]\n  tool_timeout_sec = 600\n", bindir, folder);
-		}
+		if (clients[k].kind == SETUP_CODEX && init_codex_trust(folder, bindir) < 0)
+			return 1;
 	}
 	printf("next: run `sbxd %s` (it executes approved commands; `sbxd --all` serves "
 	    "every recorded folder),\n      then `sbx -C %s pending` to see requests\n",

@@ -54,5 +54,8 @@ init_codex_trust(const char *folder, const char *bindir)
 	}
 	printf(r ? "Codex trusts this folder and sbx's hook: wrote %s\n" :
 	    "%s already trusts this folder and sbx's hook\n", config);
+	printf("for Codex's MCP client add to %s (one sbx server per Codex home):\n"
+	    "  [mcp_servers.sbx]\n  command = \"%s/sbx-mcp\"\n  args = [\"--folder\", \"%s\"]\n"
+	    "  tool_timeout_sec = 600\n", config, bindir, folder);
 	return 0;
 }
