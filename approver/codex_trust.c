@@ -989,6 +989,26 @@ save(const char *config, const char *text, size_t len, mode_t mode, struct sbx_e
 	return rc;
 }
 
+/* 1 when text holds sbx's blocks (any folder's) and nothing else but
+ * blank lines: then sbx made all of it, and may delete it once empty. */
+static int
+only_sbx_blocks(const char *text)
+{
+	const char *p = text, *nl;
+	int in = 0, seen = 0;
+
+	for (; *p; p = nl ? nl + 1 : p + strlen(p)) {
+		nl = strchr(p, '\n');
+		if (!in && !strncmp(p, block_begin, strlen(block_begin)))
+			in = seen = 1;
+		else if (in && !strncmp(p, block_end, strlen(block_end)))
+			in = 0;
+		else if (!in && strspn(p, " \t\r") != (size_t)(nl ? nl - p : (long)strlen(p)))
+			return 0;
+	}
+	return seen && !in;
+}
+
 static int
 bad_folder(const char *folder, struct sbx_err *err)
 {
@@ -1027,8 +1047,10 @@ codex_trust_add(const char *config, const char *folder, const struct codex_hook 
 		if (!(text = strdup("")))
 			return -1;
 		*created_file = 1;
-	} else if (stat(config, &sb) == 0) {
-		mode = sb.st_mode & 07777;
+	} else {
+		if (stat(config, &sb) == 0)
+			mode = sb.st_mode & 07777;
+		*created_file = only_sbx_blocks(text);
 	}
 	if (look_at(text, len, folder, h->key, &st, &L, err, config) < 0)
 		goto out;

@@ -121,6 +121,19 @@ refuse "a symlinked config.toml"
 is "$(cat "$T/real.toml")" 'model = "o3"' "the symlink's target is untouched"
 rm -f "$CFG"
 
+# ---- two folders: two blocks, each removed on its own ----------------------------
+two="$T/second"
+mkdir -p "$two"
+"$SBX" init --codex "$FOLDER" >/dev/null 2>&1 && "$SBX" init --codex "$two" >/dev/null 2>&1
+ok $? "init --codex in two folders"
+is "$(toml "sorted(c['projects'])")" "['$FOLDER', '$two']" "config.toml trusts both"
+"$SBX" remove "$FOLDER" >/dev/null 2>&1
+is "$(toml "(sorted(c['projects']), len(c['hooks']['state']))")" "(['$two'], 1)" \
+	"removing one folder leaves the other's records, still valid TOML"
+"$SBX" remove "$two" >/dev/null 2>&1
+! test -e "$CFG"
+ok $? "removing the second one deletes the file init created"
+
 # ---- a hostile folder name: quotes and backslashes stay inside the key --------
 odd="$T/we\"ird\\dir [x]"
 mkdir -p "$odd"
