@@ -5,7 +5,7 @@
 #                   SBX_NO_APT=1 never runs apt-get, it prints what is missing instead
 #   make test       build and run every test (unit + integration), prints a TAP summary
 #   make test-claude  the hooks with the real Claude Code CLI (npm) and a fake model API
-#   make test-agents  the same with the real Codex CLI (npm) and a fake Responses API
+#   make test-agents  the same with the real Codex and Gemini CLIs (npm) and fake model APIs
 #   make demo       run the whole approval loop in a temporary folder
 #   make asan       build with ASan+UBSan into build/asan and run the tests there
 #   make lint       static check with cppcheck (suppressions, with reasons: .ci/cppcheck.supp)
@@ -134,11 +134,13 @@ test: $(DEPS_TEST) $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge $(BUILD)/test
 test-claude: $(PROGS)
 	@SBX_BIN=$(abspath $(BIN)) bash tests/claude/run.sh
 
-# The real Codex CLI against a scripted stand-in for the Responses API;
-# installs it from npm into ~/.cache/sbx-test-npm/codex once, SKIPs when
-# the registry does not answer (tests/agents/run.sh).
+# The real Codex CLI against a scripted stand-in for the Responses API
+# (tests/agents/run.sh), then the real Gemini CLI against one for the
+# Gemini API (tests/agents/gemini.sh); each installs its client from npm
+# into ~/.cache/sbx-test-npm once and SKIPs when the registry does not answer.
 test-agents: $(PROGS)
 	@SBX_BIN=$(abspath $(BIN)) bash tests/agents/run.sh
+	@SBX_BIN=$(abspath $(BIN)) bash tests/agents/gemini.sh
 
 asan:
 	$(MAKE) BUILD=build/asan BIN=build/asan/bin SAN=1 test

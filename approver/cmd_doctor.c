@@ -17,6 +17,7 @@
 #include "approver/cmd.h"
 #include "approver/codex_trust.h"
 #include "approver/setup.h"
+#include "approver/init_gemini.h"
 #include "approver/sign.h"
 #include "common/accept.h"
 #include "common/json.h"
@@ -191,6 +192,58 @@ check_codex(struct doc *d, const char *folder, int wait)
 		report(d, "ok", "Codex: [mcp_servers.sbx] runs %s", st.mcp_command);
 }
 
+/* Gemini CLI runs .gemini/settings.json hooks only in a trusted folder;
+ * its hook timeout is in milliseconds (default 60000). */
+static void
+check_gemini(struct doc *d, const char *folder, int wait)
+{
+	char path[PATH_MAX + 32], exe[PATH_MAX], trust[PATH_MAX];
+	const cJSON *g, *h;
+	struct sbx_err err = { "" };
+	cJSON *root = NULL;
+	const char *c = NULL;
+	int64_t t = 60000;
+	size_t len;
+	char *text;
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/.gemini/settings.json", folder);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		text = fd_read_all(fd, 4 << 20, &len);
+		root = text ? cJSON_ParseWithLength(text, len) : NULL;
+		free(text);
+		close(fd);
+	}
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+	    root, "hooks"), "BeforeTool"))
+		cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(g, "hooks"))
+			if (!c && json_str(h, "command") && strstr(json_str(h, "command"), "sbx-hook") &&
+			    strstr(json_str(h, "command"), " gemini")) {
+				c = json_str(h, "command");
+				json_int(h, "timeout", &t);
+			}
+	if (!c) {
+		report(d, "FAIL", "Gemini CLI: no sbx-hook gemini BeforeTool hook in %s; run "
+		    "`sbx init --gemini %s`", path, folder);
+	} else if (hook_exe(c, exe, sizeof(exe)) < 0 || access(exe, X_OK) < 0) {
+		report(d, "FAIL", "Gemini CLI: the hook runs %s, which is missing; run `sbx init "
+		    "--gemini %s`", c, folder);
+	} else if (t <= (int64_t)(wait + 5) * 1000) {
+		report(d, "FAIL", "Gemini CLI: the BeforeTool timeout (%lld ms) is not longer than "
+		    "the hook's wait (%d s); run `sbx init --gemini %s`", (long long)t, wait, folder);
+	} else if (gemini_trust_path(trust, sizeof(trust), &err) < 0 ||
+	    (r = gemini_folder_trusted(trust, folder, &err)) < 0) {
+		report(d, "FAIL", "Gemini CLI: %s", err.msg);
+	} else if (!r) {
+		report(d, "FAIL", "Gemini CLI: %s does not trust this folder, so Gemini does not run "
+		    "its hooks; run `sbx init --gemini %s`", trust, folder);
+	} else {
+		report(d, "ok", "Gemini CLI: .gemini/settings.json runs sbx-hook gemini (timeout %lld "
+		    "ms); %s trusts the folder", (long long)t, trust);
+	}
+	cJSON_Delete(root);
+}
+
 static void
 check_daemon(struct doc *d, const char *folder)
 {
@@ -313,7 +366,7 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 	struct doc d = { 0 };
 	struct policy *p;
 	struct stat st;
-	int wait = 300, codex;
+	int wait = 300, codex, gemini;
 	long v;
 
 	if (argc > 1) {
@@ -355,14 +408,18 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 	if (stat(c->config, &st) == 0 && (st.st_mode & 077))
 		report(&d, "warn", "%s is readable by others; run `chmod 700 %s`", c->config,
 		    c->config);
-	/* A Codex-only folder is not "no hook registered". */
+	/* A Codex-only (or Gemini-only) folder is not "no hook registered". */
 	snprintf(path, sizeof(path), "%s/.codex/hooks.json", folder);
 	codex = access(path, F_OK) == 0;
+	snprintf(path, sizeof(path), "%s/.gemini/settings.json", folder);
+	gemini = access(path, F_OK) == 0;
 	snprintf(path, sizeof(path), "%s/.claude", folder);
-	if (!codex || access(path, F_OK) == 0)
+	if ((!codex && !gemini) || access(path, F_OK) == 0)
 		check_claude(&d, folder, wait);
 	if (codex)
 		check_codex(&d, folder, wait);
+	if (gemini)
+		check_gemini(&d, folder, wait);
 	check_daemon(&d, folder);
 	v = read_long("/proc/sys/fs/inotify/max_user_watches");
 	if (v >= 0 && v < 1024)

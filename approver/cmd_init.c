@@ -17,6 +17,7 @@
 
 #include "approver/cmd.h"
 #include "approver/init_codex.h"
+#include "approver/init_gemini.h"
 #include "approver/setup.h"
 #include "approver/sign.h"
 #include "common/queue.h"
@@ -222,18 +223,19 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 	static const struct { const char *flag; enum setup_kind kind; } clients[] = {
 		{ "--claude", SETUP_CLAUDE }, { "--mcp", SETUP_CLAUDE_MCP },
 		{ "--codex", SETUP_CODEX }, { "--cursor", SETUP_CURSOR },
+		{ "--gemini", SETUP_GEMINI },
 	};
 	char folder[PATH_MAX];
 	const char *dir = NULL, *name = NULL, *file;
 	struct setup_opts so = { 0 };
 	struct sbx_err err = { "" };
 	char bindir[PATH_MAX], hookbin[PATH_MAX + 16];
-	int want[4] = { 0 }, local = 0, i, k, made, any = 0, r, created_policy = 0;
+	int want[5] = { 0 }, local = 0, i, k, made, any = 0, r, created_policy = 0;
 
 	for (i = 1; i < argc; i++) {
-		for (k = 0; k < 4 && strcmp(argv[i], clients[k].flag) != 0; k++)
+		for (k = 0; k < 5 && strcmp(argv[i], clients[k].flag) != 0; k++)
 			;
-		if (k < 4)
+		if (k < 5)
 			want[k] = any = 1;
 		else if (!strcmp(argv[i], "--local"))
 			local = 1;
@@ -241,7 +243,7 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 			name = argv[++i];
 		else if (argv[i][0] == '-' || dir) {
 			fprintf(stderr, "usage: sbx init [--claude [--local]] [--mcp] [--codex] "
-			    "[--cursor] [--name APPROVER] [DIR]\n");
+			    "[--cursor] [--gemini] [--name APPROVER] [DIR]\n");
 			return 2;
 		} else
 			dir = argv[i];
@@ -266,7 +268,7 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 		if (so.timeout < 0)
 			return 1;
 	}
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < 5; k++) {
 		if (want[k] && (setup_check(clients[k].kind, &so, &file, &err) < 0 ||
 		    (clients[k].kind == SETUP_CURSOR &&
 		    setup_check(SETUP_CURSOR_MCP, &so, &file, &err) < 0))) {
@@ -300,7 +302,7 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 	if (r)
 		printf("recorded %s in %s/folders (for sbxd --all)\n", folder, c->config);
 
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < 5; k++) {
 		if (!want[k])
 			continue;
 		if ((r = setup_add(clients[k].kind, &so, &file, &err)) < 0) {
@@ -315,13 +317,10 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 			}
 			printf(r ? "registered sbx in %s\n" : "%s already has sbx\n", file);
 		}
-		if (clients[k].kind == SETUP_CODEX) {
-			if (init_codex_trust(folder, bindir) < 0)
-				return 1;
-			printf("for Codex's MCP client add to ~/.codex/config.toml:\n"
-			    "  [mcp_servers.sbx]\n  command = \"%s/sbx-mcp\"\n  args = [\"--folder\", "
-			    "\"%s\"]\n  tool_timeout_sec = 600\n", bindir, folder);
-		}
+		if (clients[k].kind == SETUP_GEMINI && init_gemini_trust(folder) < 0)
+			return 1;
+		if (clients[k].kind == SETUP_CODEX && init_codex_trust(folder, bindir) < 0)
+			return 1;
 	}
 	printf("next: run `sbxd %s` (it executes approved commands; `sbxd --all` serves "
 	    "every recorded folder),\n      then `sbx -C %s pending` to see requests\n",

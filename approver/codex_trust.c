@@ -816,7 +816,7 @@ struct look {
 	size_t skip_b, skip_e;          /* sbx's own block, not counted */
 	int clash;
 	int clash_line;
-	struct scan *sc;
+	struct scan sc;                 /* the scan in progress (line numbers) */
 	struct codex_trust_state *st;
 	int in_block;                   /* the value came from sbx's block */
 	int proj_user, state_user;      /* the user defines those tables */
@@ -897,7 +897,7 @@ look_visit(void *ctx, enum tdef kind, const struct tpath *table, const struct tp
 			continue;       /* a key inside the user's table */
 		if (!L->clash) {
 			L->clash = 1;
-			L->clash_line = L->sc->line - 1;
+			L->clash_line = L->sc.line - 1;
 		}
 	}
 	return 0;
@@ -907,14 +907,14 @@ static int
 look_at(const char *text, size_t len, const char *folder, const char *key,
     struct codex_trust_state *st, struct look *L, struct sbx_err *err, const char *path)
 {
-	struct scan sc = { .s = text, .len = len, .visit = look_visit, .ctx = L };
+	struct scan *sc = &L->sc;
 	size_t b, e;
 	int r;
 
 	memset(L, 0, sizeof(*L));
 	memset(st, 0, sizeof(*st));
 	L->st = st;
-	L->sc = &sc;
+	*sc = (struct scan){ .s = text, .len = len, .visit = look_visit, .ctx = L };
 	if (path_add(&L->proj, "projects", 8) < 0 ||
 	    path_add(&L->proj, folder, strlen(folder)) < 0 ||
 	    path_add(&L->state, "hooks", 5) < 0 || path_add(&L->state, "state", 5) < 0 ||
@@ -933,8 +933,8 @@ look_at(const char *text, size_t len, const char *folder, const char *key,
 		L->skip_e = e;
 		st->has_block = 1;
 	}
-	if (scan_toml(&sc) < 0) {
-		err_set(err, "%s line %d: %s", path, sc.line, sc.why ? sc.why : "unreadable");
+	if (scan_toml(sc) < 0) {
+		err_set(err, "%s line %d: %s", path, sc->line, sc->why ? sc->why : "unreadable");
 		return -1;
 	}
 	return 0;
@@ -989,6 +989,26 @@ save(const char *config, const char *text, size_t len, mode_t mode, struct sbx_e
 	return rc;
 }
 
+/* 1 when text holds sbx's blocks (any folder's) and nothing else but
+ * blank lines: then sbx made all of it, and may delete it once empty. */
+static int
+only_sbx_blocks(const char *text)
+{
+	const char *p = text, *nl;
+	int in = 0, seen = 0;
+
+	for (; *p; p = nl ? nl + 1 : p + strlen(p)) {
+		nl = strchr(p, '\n');
+		if (!in && !strncmp(p, block_begin, strlen(block_begin)))
+			in = seen = 1;
+		else if (in && !strncmp(p, block_end, strlen(block_end)))
+			in = 0;
+		else if (!in && strspn(p, " \t\r") != (size_t)(nl ? nl - p : (long)strlen(p)))
+			return 0;
+	}
+	return seen && !in;
+}
+
 static int
 bad_folder(const char *folder, struct sbx_err *err)
 {
@@ -1027,8 +1047,10 @@ codex_trust_add(const char *config, const char *folder, const struct codex_hook 
 		if (!(text = strdup("")))
 			return -1;
 		*created_file = 1;
-	} else if (stat(config, &sb) == 0) {
-		mode = sb.st_mode & 07777;
+	} else {
+		if (stat(config, &sb) == 0)
+			mode = sb.st_mode & 07777;
+		*created_file = only_sbx_blocks(text);
 	}
 	if (look_at(text, len, folder, h->key, &st, &L, err, config) < 0)
 		goto out;

@@ -71,7 +71,8 @@ int codex_trust_read(const char *config, const char *folder, const char *key,
 /*
  * Makes CONFIG trust FOLDER and hook h: replaces sbx's block for FOLDER
  * (if any) by a new one holding what is missing. *created_file is set
- * when the file did not exist, *added_newline when sbx ended the file's
+ * when the file did not exist or held only sbx's blocks (so sbx may
+ * delete it once they are gone), *added_newline when sbx ended the file's
  * last line to append. 1 changed, 0 already trusted, -1 refused (err
  * says why; nothing written).
  */

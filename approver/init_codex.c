@@ -38,7 +38,7 @@ init_codex_trust(const char *folder, const char *bindir)
 	}
 	if (codex_config_path(config, sizeof(config), &err) < 0 ||
 	    (r = codex_trust_add(config, folder, &h, &created, &newline, &err)) < 0 ||
-	    (r > 0 && setup_record_codex_trust(folder, config, created, newline, &err) < 0)) {
+	    (r > 0 && setup_record_trust(folder, "codex-trust", config, created, newline, &err) < 0)) {
 		fprintf(stderr, "sbx: %s\n", err.msg);
 		fprintf(stderr, "sbx: Codex runs a project's hook only when the project and the "
 		    "hook are trusted,\n     so until then Codex will NOT run sbx's hook in %s.\n"
@@ -54,5 +54,8 @@ init_codex_trust(const char *folder, const char *bindir)
 	}
 	printf(r ? "Codex trusts this folder and sbx's hook: wrote %s\n" :
 	    "%s already trusts this folder and sbx's hook\n", config);
+	printf("for Codex's MCP client add to %s (one sbx server per Codex home):\n"
+	    "  [mcp_servers.sbx]\n  command = \"%s/sbx-mcp\"\n  args = [\"--folder\", \"%s\"]\n"
+	    "  tool_timeout_sec = 600\n", config, bindir, folder);
 	return 0;
 }

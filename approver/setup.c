@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "approver/codex_trust.h"
+#include "approver/init_gemini.h"
 #include "approver/setup.h"
 #include "common/json.h"
 
@@ -27,7 +28,7 @@
  *   "commands": [...], "server": "sbx"}]} */
 
 static const char *const kind_names[] = { "claude", "claude-mcp", "codex", "cursor",
-	"cursor-mcp" };
+	"cursor-mcp", "gemini" };
 
 int
 shell_quote(const char *s, char *out, size_t outsz)
@@ -494,7 +495,8 @@ apply(enum setup_kind kind, const struct setup_opts *o, const char **file,
 	const char *rel;
 
 	static const char *const rels[] = { ".claude/settings.json", ".mcp.json",
-		".codex/hooks.json", ".cursor/hooks.json", ".cursor/mcp.json" };
+		".codex/hooks.json", ".cursor/hooks.json", ".cursor/mcp.json",
+		".gemini/settings.json" };
 
 	rel = kind == SETUP_CLAUDE && o->local ? ".claude/settings.local.json" : rels[kind];
 	*file = rel;
@@ -521,6 +523,11 @@ apply(enum setup_kind kind, const struct setup_opts *o, const char **file,
 		break;
 	case SETUP_CODEX:
 		ADD(add_hook(root, "PreToolUse", NULL, CMD("codex"), o->timeout, created, err));
+		break;
+	case SETUP_GEMINI:
+		/* Gemini's timeout is in milliseconds */
+		ADD(add_hook(root, "BeforeTool", ".*", CMD("gemini"), o->timeout * 1000, created,
+		    err));
 		break;
 	case SETUP_CURSOR:
 		ADD(add_cursor_hook(root, "beforeShellExecution", CMD("cursor"), created, err));
@@ -651,16 +658,16 @@ strip(cJSON *root, const cJSON *e)
 }
 
 int
-setup_record_codex_trust(const char *folder, const char *config, int created_file,
-    int added_newline, struct sbx_err *err)
+setup_record_trust(const char *folder, const char *kind, const char *config,
+    int created_file, int added_newline, struct sbx_err *err)
 {
 	cJSON *none = cJSON_CreateArray(), *none2 = cJSON_CreateArray();
 	int rc;
 
 	if (added_newline)
 		cJSON_AddItemToArray(none, cJSON_CreateString("final-newline"));
-	rc = none && none2 ? record(folder, "codex-trust", config, created_file, 0, none,
-	    none2, err) : -1;
+	rc = none && none2 ? record(folder, kind, config, created_file, 0, none, none2, err)
+	    : -1;
 
 	cJSON_Delete(none);
 	cJSON_Delete(none2);
@@ -693,6 +700,16 @@ setup_remove_all(const char *folder, struct sbx_err *err)
 			}
 			printf(r ? "took sbx's Codex trust for this folder out of %s\n" :
 			    "%s: no sbx trust block left\n", file);
+			continue;
+		}
+		if (file && json_str(e, "kind") && !strcmp(json_str(e, "kind"), "gemini-trust")) {
+			if ((r = gemini_trust_remove(file, folder, json_bool(e, "created_file") == 1,
+			    err)) < 0) {
+				cJSON_Delete(rec);
+				return -1;
+			}
+			printf(r ? "took this folder's trust out of %s\n" :
+			    "%s: no trust of sbx's left\n", file);
 			continue;
 		}
 		if (!file || strstr(file, "..") || file[0] == '/')

@@ -20,13 +20,14 @@ enum setup_kind {
 	SETUP_CODEX,            /* .codex/hooks.json */
 	SETUP_CURSOR,           /* .cursor/hooks.json */
 	SETUP_CURSOR_MCP,       /* .cursor/mcp.json */
+	SETUP_GEMINI,           /* .gemini/settings.json */
 };
 
 struct setup_opts {
 	const char *folder;     /* resolved project folder */
 	const char *bindir;     /* where sbx-hook and sbx-mcp live */
 	int local;              /* Claude: settings.local.json */
-	int timeout;            /* hook timeout in seconds (Claude, Codex) */
+	int timeout;            /* hook timeout in seconds (Claude, Codex, Gemini) */
 };
 
 /* Adds sbx to one client's file. 1 changed, 0 already there, -1 error.
@@ -43,11 +44,12 @@ int setup_check(enum setup_kind kind, const struct setup_opts *o, const char **f
  * 0 or -1. */
 int setup_remove_all(const char *folder, struct sbx_err *err);
 
-/* Records in setup.json that CONFIG (Codex's config.toml, an absolute
- * path) got sbx's trust block for the folder (and whether sbx created
- * the file or ended its last line). 0 or -1. */
-int setup_record_codex_trust(const char *folder, const char *config, int created_file,
-    int added_newline, struct sbx_err *err);
+/* Records in setup.json that CONFIG (an absolute path: Codex's
+ * config.toml, KIND "codex-trust", or Gemini's trustedFolders.json,
+ * "gemini-trust") got sbx's trust for the folder, and whether sbx created
+ * the file or ended its last line. 0 or -1. */
+int setup_record_trust(const char *folder, const char *kind, const char *config,
+    int created_file, int added_newline, struct sbx_err *err);
 
 /* Quotes s for sh -c when it needs quoting; out gets the result. */
 int shell_quote(const char *s, char *out, size_t outsz);

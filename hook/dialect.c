@@ -146,14 +146,15 @@ cursor_mcp_name(const cJSON *payload, const char *tool, char *out, size_t outsz)
 
 /*
  * Codex shows a deny as "Command blocked by PreToolUse hook: REASON.
- * Command: CMD". For a command sbxd ran, "blocked" alone would read as
- * "it did not run": say first that it was blocked here only because sbx
- * already ran it, and close the output with a line of its own so that
- * Codex's ". Command: ..." cannot be taken for part of it. Replaces
- * *reason; leaves it as it is when it is not such a result.
+ * Command: CMD" (Gemini CLI as "Tool execution blocked: REASON"). For a
+ * command sbxd ran, "blocked" alone would read as "it did not run": say
+ * first that it was blocked here only because sbx already ran it, and
+ * close the output with a line of its own so that Codex's ". Command: ..."
+ * cannot be taken for part of it. Replaces *reason; leaves it as it is
+ * when it is not such a result.
  */
-static void
-codex_shape(char **reason)
+void
+dialect_shape_executed(char **reason)
 {
 	static const char lead[] = "sbx: approved by ";
 	static const char pre[] = "it was blocked here only because sbx ALREADY RAN IT for "
@@ -285,7 +286,7 @@ run(enum dialect dl)
 	c.input = input;
 	hook_decide(&c, &d);
 	if (dl == D_CODEX && !d.allow && d.reason)
-		codex_shape(&d.reason);
+		dialect_shape_executed(&d.reason);
 	rc = d.reason ? answer(dl, event, d.allow, d.reason)
 	    : deny(dl, event, "sbx: out of memory; the call was not run.");
 	free(d.reason);

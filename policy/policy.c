@@ -74,6 +74,7 @@ static const char *const builtin_self_write[] = {
 	"./.sandbox", "./.claude/settings*.json", "./.mcp.json", "./.codex",
 	"./.cursor/hooks.json", "./.cursor/mcp.json", "~/.claude/settings*.json",
 	"~/.codex", "~/.cursor/hooks.json", "~/.cursor/mcp.json", "~/.config/sbx",
+	"./.gemini/settings.json", "~/.gemini/settings.json", "~/.gemini/trustedFolders.json",
 	"/**/bin/sbx",
 	"/**/bin/sbx-hook", "/**/bin/sbx-mcp", "/**/bin/sbxd", NULL,
 };
@@ -807,6 +808,21 @@ add_builtins(struct policy *p)
 	return 0;
 }
 
+/* Adds $NAME + SUFFIX to the self-protected paths when NAME is set to an
+ * absolute path. */
+static int
+add_env_dir(struct policy *p, const char *name, const char *suffix)
+{
+	const char *v = getenv(name);
+	char path[PATH_MAX];
+
+	if (!v || v[0] != '/')
+		return 0;
+	if (snprintf(path, sizeof(path), "%s%s", v, suffix) >= (int)sizeof(path))
+		return -1;
+	return plist_add(&p->self_write, path);
+}
+
 /* Self-protection, added last on every load: the file cannot remove it. */
 static int
 add_self_protection(struct policy *p)
@@ -817,6 +833,12 @@ add_self_protection(struct policy *p)
 		if (plist_add(&p->self_write, *s) < 0)
 			return -1;
 	if (p->config_dir != NULL && plist_add(&p->self_write, p->config_dir) < 0)
+		return -1;
+	/* The agent's own client homes hold the trust records that make it run
+	 * sbx's hook (Codex's config.toml, Gemini's trustedFolders.json); the
+	 * agent's environment names them when they are not under ~. */
+	if (add_env_dir(p, "CODEX_HOME", "") < 0 ||
+	    add_env_dir(p, "GEMINI_CLI_HOME", "/.gemini") < 0)
 		return -1;
 	return 0;
 }

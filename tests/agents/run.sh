@@ -87,7 +87,9 @@ else
 	fi
 fi
 [ -x "$CODEX" ] || bail "no codex executable at $CODEX"
-CODEX_VERSION=$("$CODEX" --version 2>/dev/null | head -1)
+# Even --version writes into CODEX_HOME: keep it in the test's.
+mkdir -p "$T/home" "$CODEX_HOME"
+CODEX_VERSION=$(HOME="$T/home" CODEX_HOME="$CODEX_HOME" "$CODEX" --version 2>/dev/null | head -1)
 echo "# Codex: ${CODEX_VERSION:-unknown} ($CODEX)"
 
 # --- The folder: a git repo with a local bare remote, sbx init --codex ---

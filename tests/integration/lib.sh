@@ -18,6 +18,8 @@ T=$(cd "$T" && pwd -P)
 export SBX_CONFIG_DIR="$T/config"
 # sbx init --codex writes Codex's trust records there, never into ~/.codex.
 export CODEX_HOME="$T/codex-home"
+# and sbx init --gemini Gemini's folder trust into $GEMINI_CLI_HOME/.gemini.
+export GEMINI_CLI_HOME="$T/gemini-home"
 FOLDER="$T/proj"
 mkdir -p "$FOLDER"
 DPID=""

@@ -121,6 +121,39 @@ refuse "a symlinked config.toml"
 is "$(cat "$T/real.toml")" 'model = "o3"' "the symlink's target is untouched"
 rm -f "$CFG"
 
+# ---- the agent cannot take the trust records away --------------------------------
+"$SBX" init --codex "$FOLDER" >/dev/null 2>&1
+codex_call() {	# codex_call COMMAND: sbx-hook codex's answer for a Bash call
+	jq -cn --arg c "$1" --arg cwd "$FOLDER" '{session_id: "s", turn_id: "t", cwd: $cwd,
+	  hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: {command: $c},
+	  tool_use_id: "c"}' | "$HOOK" codex >"$T/cc.out"
+	# Codex's allow is no output at all
+	if [ -s "$T/cc.out" ]; then jq -r '.hookSpecificOutput.permissionDecisionReason' "$T/cc.out"
+	else echo allowed; fi
+}
+like "$(codex_call "sed -i '/trusted_hash/d' $CFG")" "self-protection" \
+	"an agent's edit of \$CODEX_HOME/config.toml is denied (self-protection)"
+inside="$FOLDER/codex-home"
+mkdir -p "$inside"
+like "$(CODEX_HOME=$inside codex_call "echo > codex-home/config.toml")" "self-protection" \
+	"also when CODEX_HOME is inside the project"
+is "$(codex_call "echo > codex-home/config.toml")" "allowed" "(the same path is ordinary project space otherwise)"
+rmdir "$inside"
+"$SBX" remove "$FOLDER" >/dev/null 2>&1
+
+# ---- two folders: two blocks, each removed on its own ----------------------------
+two="$T/second"
+mkdir -p "$two"
+"$SBX" init --codex "$FOLDER" >/dev/null 2>&1 && "$SBX" init --codex "$two" >/dev/null 2>&1
+ok $? "init --codex in two folders"
+is "$(toml "sorted(c['projects'])")" "['$FOLDER', '$two']" "config.toml trusts both"
+"$SBX" remove "$FOLDER" >/dev/null 2>&1
+is "$(toml "(sorted(c['projects']), len(c['hooks']['state']))")" "(['$two'], 1)" \
+	"removing one folder leaves the other's records, still valid TOML"
+"$SBX" remove "$two" >/dev/null 2>&1
+! test -e "$CFG"
+ok $? "removing the second one deletes the file init created"
+
 # ---- a hostile folder name: quotes and backslashes stay inside the key --------
 odd="$T/we\"ird\\dir [x]"
 mkdir -p "$odd"
