@@ -85,6 +85,7 @@ struct ev {
 	int nvars;
 	int ifs_set;                    /* IFS assigned: splitting unknown */
 	int in_assign;                  /* judging an assignment's value */
+	char dflt_buf[256];             /* ${X:-WORD}: WORD, while judged */
 	int in_child;                   /* judging what a wrapper runs */
 	int cwd_tentative;              /* cwd holds along an && chain only */
 	int writes;                     /* writes judged so far in the line */
@@ -93,6 +94,7 @@ struct ev {
 	int subst_nonnum;               /* a $(...) may print a non-number */
 	int list_pipeline, list_parse;  /* a lister of project files ran in */
 	int list_safe;                  /* ... and never names sbx's files */
+	int secret_pipeline, secret_parse; /* a stage named secrets */
 	struct sh_word *bx_words;       /* brace expansion in progress */
 	int bx_n, bx_bad;
 	struct sh_parse *bx_sp;
@@ -130,6 +132,7 @@ void trig_read(struct ev *ev, const char *path, const char *what);
 /* A read of every file below path (grep -r, find -exec cat): escalates
  * when the tree holds a denyRead path placed below it (~/.ssh under ~). */
 void trig_read_tree(struct ev *ev, const char *path, const char *what);
+int trig_is_secret(const struct ev *ev, const char *path, int tree);
 void trig_network(struct ev *ev, const char *host, const char *what);
 /* Claude-form rule lookup: the strongest rule of kind matching s. */
 const struct rule *rule_find(const struct policy *p, enum rule_kind kind,

@@ -501,6 +501,8 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 				}
 			}
 			an_set_names(ev, v, name);
+			if (strcmp(name, "printf") == 0)
+				an_echo_names(ev, v);
 		} else if (strcmp(name, "export") == 0 || strcmp(name, "declare") == 0 ||
 		    strcmp(name, "typeset") == 0 || strcmp(name, "local") == 0 ||
 		    strcmp(name, "readonly") == 0) {
@@ -524,6 +526,8 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 			ev_factor(ev, F_PRIV);
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: admin",
 			    "date --set changes the system clock");
+		} else if (strcmp(name, "echo") == 0) {
+			an_echo_names(ev, v);
 		} else if (strcmp(name, "history") == 0) {
 			an_history(ev, v);
 		} else if (strcmp(name, "hostname") == 0 && v->n > 1 &&

@@ -74,6 +74,7 @@ static int
 is_harmless_device(const char *p)
 {
 	if (strcmp(p, "/dev/null") == 0 || strcmp(p, "/dev/stdout") == 0 ||
+	    strcmp(p, "/dev/stdin") == 0 ||
 	    strcmp(p, "/dev/stderr") == 0 || strcmp(p, "/dev/tty") == 0 ||
 	    strcmp(p, "/dev/zero") == 0)
 		return 1;
@@ -355,6 +356,43 @@ trig_read(struct ev *ev, const char *path, const char *what)
 		    "%s reads %s, which the policy escalates", what, res);
 		return;
 	}
+}
+
+/*
+ * 1 if path names a secret (denyRead, not allowRead), or with tree, a tree
+ * that holds a denyRead place. Nothing is recorded: this only asks.
+ */
+int
+trig_is_secret(const struct ev *ev, const char *path, int tree)
+{
+	char res[SBX_PATH_MAX], pat[SBX_PATH_MAX];
+	int k;
+	size_t n;
+
+	if (path == NULL || path[0] == '\0' ||
+	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
+	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
+		return 0;
+	if (plist_match(ev, &ev->p->allow_read, res, 0) != NULL)
+		return 0;
+	if (plist_match(ev, &ev->p->deny_read, res, 1) != NULL)
+		return 1;
+	for (k = 0; tree && k < ev->p->deny_read.n; k++) {
+		if (pattern_expand(ev->p->deny_read.v[k], 0, ev->p->folder,
+		    home_of(ev), pat, sizeof(pat)) < 0)
+			continue;
+		n = strcspn(pat, "*?[");
+		while (n > 0 && pat[n - 1] != '/' && pat[n] != '\0')
+			n--;
+		pat[n] = '\0';
+		if (n > 1 && pat[n - 1] == '/')
+			pat[n - 1] = '\0';
+		if (n <= 1 || strcmp(pat, "/") == 0)
+			continue;
+		if (path_within(pat, res))
+			return 1;
+	}
+	return 0;
 }
 
 void

@@ -85,7 +85,6 @@ static const struct fcase cases[] = {
 	{ 13, "find ~ -type f -exec cat {} +", "holds" },
 	{ 13, "find ~ -name '*' | xargs cat", NULL },
 	{ 13, "echo ~/.ssh/id_rsa | xargs cat", NULL },
-	{ 13, "xargs cat < list.txt", NULL },
 	{ 13, "cat $(echo ~/.ssh/id_rsa)", NULL },
 	{ 13, "cat $(printf %s ~/.aws/credentials)", NULL },
 	{ 13, "f=$(echo ~/.ssh/id_rsa); cat $f", NULL },
