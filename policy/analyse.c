@@ -84,9 +84,13 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 	ev->cwd_known = 1;
 	/* a cd that may not run (after &&, inside if/while/for) or may fail
 	 * holds for the commands chained to it with && only */
-	if (stat(res, &st) < 0 || !S_ISDIR(st.st_mode) || ev->writes > 0 ||
-	    v->c->cond || v->c->guarded)
+	if (stat(res, &st) < 0 || !S_ISDIR(st.st_mode) || v->c->cond ||
+	    v->c->guarded || ev->nwpaths > SBX_EV_MAX_WPATHS)
 		ev->cwd_tentative = 1;
+	/* rm -rf src; cd src: the line changed the place (or above it) */
+	for (r = 0; r < ev->nwpaths && r < SBX_EV_MAX_WPATHS; r++)
+		if (path_within(res, ev->wpaths[r]))
+			ev->cwd_tentative = 1;
 	/* cd x || ...: afterwards we cannot tell where we are */
 	if (v->c->conn == SH_C_OR)
 		ev->cwd_known = 0;

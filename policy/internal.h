@@ -57,6 +57,7 @@ struct policy {
 #define SBX_EV_MAX_STRINGS 8    /* nesting of bash -c / eval strings */
 #define SBX_EV_MAX_WRAPS   32   /* sudo nice env ... in a row */
 #define SBX_EV_MAX_VARS    16   /* f=.env; cat $f: variables tracked */
+#define SBX_EV_MAX_WPATHS  8    /* paths written, for cd; more: unknown */
 
 struct ev_var {
 	char name[64];
@@ -88,7 +89,8 @@ struct ev {
 	char dflt_buf[256];             /* ${X:-WORD}: WORD, while judged */
 	int in_child;                   /* judging what a wrapper runs */
 	int cwd_tentative;              /* cwd holds along an && chain only */
-	int writes;                     /* writes judged so far in the line */
+	char wpaths[SBX_EV_MAX_WPATHS][512]; /* paths the line writes */
+	int nwpaths;
 	int made_link;                  /* ln, cp -l/-s ran earlier in the line */
 	int subst_unsafe;               /* a $(...) may print any path */
 	int subst_nonnum;               /* a $(...) may print a non-number */

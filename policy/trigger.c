@@ -183,7 +183,6 @@ trig_write(struct ev *ev, const char *path, const char *what)
 		return;
 	if (dev_net(ev, path, what))
 		return;
-	ev->writes++;
 	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
 	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0) {
 		ev_factor(ev, F_UNKNOWN);
@@ -194,6 +193,12 @@ trig_write(struct ev *ev, const char *path, const char *what)
 	}
 	if (is_harmless_device(res))
 		return;
+	/* remember what the line changes (mkdir only creates): a later cd
+	 * into it may fail */
+	if (strcmp(what, "mkdir") != 0 && strlen(res) < sizeof(ev->wpaths[0])) {
+		strcpy(ev->wpaths[ev->nwpaths % SBX_EV_MAX_WPATHS], res);
+		ev->nwpaths++;
+	}
 	if (ev->made_link && !parent_exists(res)) {
 		/* ln -s .sandbox s && echo > s/policy.json: s is not there
 		 * yet, and may be a link the line made */
