@@ -1307,6 +1307,12 @@ an_echo_names(struct ev *ev, struct cmdv *v)
 	int k;
 
 	for (k = 1; k < v->n; k++) {
+		const char *s = v->w[k].s;
+
+		/* only words that look like paths: ~/x, ./x, a/b, .env */
+		if (s[0] != '~' && s[0] != '.' && s[0] != '/' &&
+		    s[0] != SH_VAR_MARK && strchr(s, '/') == NULL)
+			continue;
 		if (an_word_path(ev, &v->w[k], path, sizeof(path)) < 0)
 			continue;
 		if (trig_is_secret(ev, path, 0)) {

@@ -415,13 +415,15 @@ an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w)
 	}
 	/* A protected entry inside dir that the pattern could reach? */
 	for (k = 0; k < ev->p->self_write.n + ev->p->deny_write.n; k++) {
-		const char *e = k < ev->p->self_write.n ? ev->p->self_write.v[k] :
-		    ev->p->deny_write.v[k - ev->p->self_write.n];
+		const char *x = k < ev->p->self_write.n ?
+		    ev_pattern(ev, &ev->p->self_write, k) :
+		    ev_pattern(ev, &ev->p->deny_write, k - ev->p->self_write.n);
 		const char *next;
 
-		if (pattern_expand(e, 0, ev->p->folder, ev->call->home, pat,
-		    sizeof(pat)) < 0 || !path_within(pat, res) ||
-		    strcmp(pat, res) == 0)
+		if (x == NULL || strlen(x) >= sizeof(pat))
+			continue;
+		strcpy(pat, x);
+		if (!path_within(pat, res) || strcmp(pat, res) == 0)
 			continue;
 		next = pat + strlen(res) + (strcmp(res, "/") != 0);
 		if (next[0] != '.' || rest[0] == '.' || strncmp(pat, "/**", 3) == 0) {

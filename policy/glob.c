@@ -155,10 +155,11 @@ an_glob_secret(struct ev *ev, struct cmdv *v, const struct sh_word *w)
 	bare = strcmp(last, "*") == 0 || strcmp(last, "**") == 0;
 	for (k = 0; k < ev->p->deny_read.n; k++) {
 		const char *e = ev->p->deny_read.v[k];
+		const char *x = ev_pattern(ev, &ev->p->deny_read, k);
 
-		if (pattern_expand(e, 0, ev->p->folder, ev->call->home, pat,
-		    sizeof(pat)) < 0)
+		if (x == NULL || strlen(x) >= sizeof(pat))
 			continue;
+		strcpy(pat, x);
 		if (bare && strncmp(pat, "/**/", 4) == 0)
 			continue;
 		if (meet(abs, pat, &budget)) {

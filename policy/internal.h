@@ -40,6 +40,16 @@ struct plist {
 	int n;
 };
 
+#define POL_MAX_XLISTS     8    /* path lists kept expanded */
+
+/* A path list expanded for one home (see ev_pattern). */
+struct pol_xlist {
+	const struct plist *l;
+	char **v;                       /* expanded entries; NULL: not placed */
+	size_t *lit;                    /* length before the first glob char */
+	int n;
+};
+
 struct policy {
 	char *name;                     /* file name for messages */
 	char *folder;
@@ -52,12 +62,16 @@ struct policy {
 	struct policy_limits limits;
 	int dual_risk;                  /* two approvers at this risk and above; -1 never */
 	struct plist dual_bash;         /* two approvers for these Bash(...) patterns */
+	struct pol_xlist xl[POL_MAX_XLISTS];    /* expansions, for xhome */
+	int nxl;
+	char *xhome;
 };
 
 #define SBX_EV_MAX_STRINGS 8    /* nesting of bash -c / eval strings */
 #define SBX_EV_MAX_WRAPS   32   /* sudo nice env ... in a row */
 #define SBX_EV_MAX_VARS    16   /* f=.env; cat $f: variables tracked */
 #define SBX_EV_MAX_WPATHS  8    /* paths written, for cd; more: unknown */
+
 
 struct ev_var {
 	char name[64];
@@ -89,7 +103,7 @@ struct ev {
 	char dflt_buf[256];             /* ${X:-WORD}: WORD, while judged */
 	int in_child;                   /* judging what a wrapper runs */
 	int cwd_tentative;              /* cwd holds along an && chain only */
-	char wpaths[SBX_EV_MAX_WPATHS][512]; /* paths the line writes */
+	char wpaths[SBX_EV_MAX_WPATHS][256]; /* paths the line writes */
 	int nwpaths;
 	int made_link;                  /* ln, cp -l/-s ran earlier in the line */
 	int subst_unsafe;               /* a $(...) may print any path */
@@ -143,6 +157,11 @@ const struct rule *rule_find(const struct policy *p, enum rule_kind kind,
 int pattern_expand(const char *pat, int claude_form, const char *folder,
     const char *home, char *out, size_t outsz);
 int domain_match(const char *pattern, const char *host);
+/* Entry k of l expanded for this call (cached); NULL: cannot be placed. */
+const char *ev_pattern(const struct ev *ev, const struct plist *l, int k);
+const char *ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,
+    size_t *litlen);
+void policy_cache_free(struct policy *p);
 /* Extracts the host of a URL ("https://user@h:1/x" -> "h"); -1 if none. */
 int url_host(const char *url, char *host, size_t hostsz);
 

@@ -249,6 +249,7 @@ policy_free(struct policy *p)
 
 	if (p == NULL)
 		return;
+	policy_cache_free(p);
 	for (k = 0; k < p->nrules; k++) {
 		free(p->rules[k].text);
 		free(p->rules[k].arg);
