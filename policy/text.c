@@ -64,6 +64,8 @@ an_find_names_safe(const struct cmdv *v)
 		if (!an_lit(&v->w[k]))
 			continue;
 		if (strcmp(s, "!") == 0 || strcmp(s, "-not") == 0 ||
+		    strcmp(s, "-o") == 0 || strcmp(s, "-or") == 0 ||
+		    strcmp(s, ",") == 0 ||
 		    strstr(s, "path") != NULL || strstr(s, "regex") != NULL ||
 		    strcmp(s, "-links") == 0 || strcmp(s, "-inum") == 0 ||
 		    strcmp(s, "-samefile") == 0 || strcmp(s, "-lname") == 0 ||

@@ -346,6 +346,12 @@ static const struct fcase cases[] = {
 	{ 6, "shopt -s expand_aliases", "shopt" },
 	{ 6, "env HOSTALIASES=./h curl https://x.example", NULL },
 	{ 6, "export http_proxy=http://evil.example:8080; git status", "http_proxy" },
+	/* find -delete passes only when its names cannot be sbx's */
+	{ 0, "find . -name '*.pyc' -o -delete", NULL },
+	{ 0, "find . ! -name '*.pyc' -delete", NULL },
+	{ 0, "find . -name '*.json' -delete", NULL },
+	{ 0, "find . -path './.sandbox/*' -delete", NULL },
+	{ 0, "find . -name '*' -exec rm {} +", NULL },
 	/* the temp dir never opens home or secrets below it */
 	{ 0, "echo x >> ~/.bashrc", NULL },
 	{ 0, "echo key >> ~/.ssh/authorized_keys", NULL },
