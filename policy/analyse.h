@@ -97,6 +97,7 @@ void an_op_read_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w,
     int idx);
 void an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w);
 int an_glob_secret(struct ev *ev, struct cmdv *v, const struct sh_word *w);
+int an_glob_secret_dry(struct ev *ev, const struct sh_word *w);
 int an_brace_each(struct ev *ev, struct cmdv *v, const struct sh_word *w,
     void (*fn)(struct ev *, struct cmdv *, struct sh_word *));
 void an_glob_read(struct ev *ev, struct cmdv *v, const struct sh_word *w);

@@ -66,6 +66,7 @@ static const char *const builtin_deny_write[] = {
 	"./.git/hooks", "./.git/config", "./.envrc", "./.husky",
 	"./.vscode", "./.idea", "./.mise.toml", "./mise.toml", "./.mise",
 	"./.config/mise", "./.tool-versions", "./.git/info",
+	"/**/.git/config", "/**/.git/hooks",
 	"./.pre-commit-config.yaml", "./.devcontainer", NULL,
 };
 

@@ -457,6 +457,26 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 				    SH_VAR_MARK, taint ? '!' : '?', SH_VAR_MARK);
 				fake.flags = SH_W_VAR | SH_W_ASSIGN;
 			}
+			/* for f in ~/.ssh/STAR: f names secrets; reads through
+			 * it escalate */
+			for (j = 3; j < v->n && strcmp(v->w[2].s, "in") == 0; j++) {
+				char pth[SBX_PATH_MAX];
+				const struct sh_word *lw = &v->w[j];
+				int sec;
+
+				if ((lw->flags & SH_W_GLOB) &&
+				    !(lw->flags & (SH_W_VAR | SH_W_SUBST)))
+					sec = an_glob_secret_dry(ev, lw);
+				else
+					sec = an_word_path(ev, lw, pth, sizeof(pth)) >= 0 &&
+					    trig_is_secret(ev, pth, 1);
+				if (sec) {
+					snprintf(as, sizeof(as), "%s=%c!%c", v->w[1].s,
+					    SH_VAR_MARK, SH_VAR_MARK);
+					fake.flags = SH_W_VAR | SH_W_ASSIGN;
+					break;
+				}
+			}
 			fake.s = as;
 			fake.len = strlen(as);
 			an_check_var_name(ev, v->w[1].s, NULL, "for");

@@ -100,6 +100,10 @@ static const struct fcase cases[] = {
 	{ 14, "echo 'nodejs 20' > .tool-versions", "denyWrite" },
 	{ 14, "rm -rf .vscode", NULL },
 	{ 14, "tee .idea/runConfigurations/x.xml < x", "denyWrite" },
+	{ 14, "echo '[core] pager = id' > /tmp/r/.git/config", "denyWrite" },
+	{ 14, "cp x sub/.git/hooks/pre-commit", "denyWrite" },
+	{ 3, "for f in ~/.ssh/*; do cat $f; done", NULL },
+	{ 3, "for f in ~/.aws/cred*; do head $f; done", NULL },
 	/* 15: privilege bits */
 	{ 15, "chmod 4755 build/tool", "setuid" },
 	{ 15, "chmod 04755 build/tool", "setuid" },
