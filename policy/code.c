@@ -136,6 +136,14 @@ an_cls_shell(struct ev *ev, struct cmdv *v)
 			    v->w[0].s);
 			return;
 		}
+		/* sh -c 'cat "$1"' _ ~/.ssh/id_rsa: the words after the string
+		 * are $0, $1 ... of the code: read as the code may read them */
+		{
+			int j;
+
+			for (j = k + 1; j < v->n; j++)
+				an_op_read(ev, v, &v->w[j], 0);
+		}
 		an_eval_string(ev, s->s, s->len, v->w[0].s, 0);
 		return;
 	}

@@ -92,6 +92,10 @@ static const struct fcase cases[] = {
 	{ 13, "cp -r ~ x", "holds" },
 	{ 13, "tar czf x.tgz ~", "holds" },
 	{ 13, "zip -r x.zip ~/", "holds" },
+	{ 13, "sh -c 'f=$1; cat $f' _ ~/.ssh/id_rsa", NULL },
+	{ 13, "bash -c 'cat \"$@\"' x ~/.aws/credentials", NULL },
+	{ 13, "file -f ~/.ssh/id_rsa", NULL },
+	{ 13, "for f in ~/.ssh/*; do cat $f; done", NULL },
 	/* 14: files that run code later for the user */
 	{ 14, "echo '{}' > .vscode/tasks.json", "denyWrite" },
 	{ 14, "echo '{}' > .vscode/settings.json", "denyWrite" },
