@@ -379,6 +379,17 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		    "yarn with no command installs packages");
 		return;
 	}
+	/* compilers: @FILE reads options (-fplugin=...) from a file */
+	for (k = 1; k < v->n; k++)
+		if (v->w[k].s[0] == '@' && (strcmp(name, "cc") == 0 ||
+		    strcmp(name, "gcc") == 0 || strcmp(name, "clang") == 0 ||
+		    strcmp(name, "g++") == 0 || strcmp(name, "c++") == 0)) {
+			ev_factor(ev, F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
+			    "%s %s reads options from a file, which may load code",
+			    name, v->w[k].s);
+			return;
+		}
 	/* compilers: -o names an output file */
 	for (k = 1; k < v->n; k++)
 		if (an_lit(&v->w[k]) && strcmp(v->w[k].s, "-o") == 0 && k + 1 < v->n &&

@@ -115,6 +115,14 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			    "%s %s runs a command or writes a file", name, s);
 			continue;
 		}
+		/* less +CMD runs less commands (+!cmd runs a shell) */
+		if ((strcmp(name, "less") == 0 || strcmp(name, "more") == 0) &&
+		    s[0] == '+' && strpbrk(s, "!|") != NULL) {
+			ev_factor(ev, F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
+			    "%s %s runs a command", name, s);
+			continue;
+		}
 		if ((strcmp(name, "sort") == 0 || strcmp(name, "iconv") == 0) &&
 		    strncmp(s, "--output=", 9) == 0)
 			trig_write(ev, s + 9, name);

@@ -170,6 +170,11 @@ static const struct fcase cases[] = {
 	{ 9, "man -P'sh -c id' ls", NULL },
 	{ 9, "curl --trace=$HOME/.bashrc https://x.example", NULL },
 	{ 9, "less --lesskey-src=x y", "runs a command" },
+	{ 9, "less '+!id' x", "runs a command" },
+	{ 9, "eslint -c /tmp/x.js src", "outside the project" },
+	{ 9, "pytest -c /tmp/x.ini", NULL },
+	{ 9, "gcc @/tmp/opts x.c", NULL },
+	{ 9, "go vet -vettool=/tmp/x ./...", NULL },
 	/* 10: programs that run code or write through options */
 	{ 10, "git rebase --exec id main", "runs a command" },
 	{ 10, "gawk --exec x.awk", NULL },
