@@ -247,6 +247,21 @@ an_check_assign(struct ev *ev, const char *a)
  * (globs reach hidden and other files), cdable_vars/autocd/cdspell (cd
  * goes elsewhere), expand_aliases, lastpipe, extdebug.
  */
+/* set -- WORDS: $1, $@ ... are these words from now on. */
+static void
+set_positional(struct ev *ev, struct cmdv *v, int from)
+{
+	char path[SBX_PATH_MAX];
+	int k, r;
+
+	for (k = from; k < v->n; k++) {
+		r = an_word_path(ev, &v->w[k], path, sizeof(path));
+		if (r == AN_OPAQUE || (r >= 0 && trig_is_secret(ev, path, 1)) ||
+		    ((v->w[k].flags & SH_W_SUBST) && ev->subst_unsafe))
+			ev->pos_tainted = 1;
+	}
+}
+
 void
 an_set_options(struct ev *ev, struct cmdv *v)
 {
@@ -274,11 +289,16 @@ an_set_options(struct ev *ev, struct cmdv *v)
 			    "%s with options only known at run time", name);
 			return;
 		}
-		if (strcmp(s, "--") == 0 || strcmp(s, "-") == 0)
+		if (strcmp(s, "--") == 0 || strcmp(s, "-") == 0) {
+			if (strcmp(name, "set") == 0)
+				set_positional(ev, v, k + 1);
 			return;
+		}
 		if (strcmp(name, "set") == 0) {
-			if (s[0] != '-' && s[0] != '+')
-				return;         /* positional parameters */
+			if (s[0] != '-' && s[0] != '+') {
+				set_positional(ev, v, k);
+				return;
+			}
 			if (s[0] == '-' && strpbrk(s + 1, "ak") != NULL) {
 				ev_note(ev, POLICY_ESCALATE, "shell",
 				    "builtin: environment", "set %s exports every "

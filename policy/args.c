@@ -184,6 +184,11 @@ marker_value(const struct ev *ev, const char *p, size_t n, int *opaque,
 		*opaque = 1;
 		return NULL;
 	}
+	/* $1, $@ after set -- ~/.ssh/id_rsa */
+	if (n == 1 && p[0] == '?' && ev->pos_tainted) {
+		*opaque = 1;
+		return NULL;
+	}
 	{
 		/* NAME-=WORD: the default word, when bash would use it */
 		const char *dm = memchr(p, '-', n);

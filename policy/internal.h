@@ -99,6 +99,7 @@ struct ev {
 	struct ev_var vars[SBX_EV_MAX_VARS];
 	int nvars;
 	int ifs_set;                    /* IFS assigned: splitting unknown */
+	int pos_tainted;                /* set -- named secrets: $1 ... */
 	int in_assign;                  /* judging an assignment's value */
 	char dflt_buf[256];             /* ${X:-WORD}: WORD, while judged */
 	int in_child;                   /* judging what a wrapper runs */

@@ -96,6 +96,8 @@ static const struct fcase cases[] = {
 	{ 13, "bash -c 'cat \"$@\"' x ~/.aws/credentials", NULL },
 	{ 13, "file -f ~/.ssh/id_rsa", NULL },
 	{ 13, "for f in ~/.ssh/*; do cat $f; done", NULL },
+	{ 13, "set -- ~/.ssh/id_rsa; cat $1", NULL },
+	{ 13, "set -- x ~/.aws/credentials; cat \"$@\"", NULL },
 	/* 14: files that run code later for the user */
 	{ 14, "echo '{}' > .vscode/tasks.json", "denyWrite" },
 	{ 14, "echo '{}' > .vscode/settings.json", "denyWrite" },
