@@ -84,9 +84,13 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 	ev->cwd_known = 1;
 	/* a cd that may not run (after &&, inside if/while/for) or may fail
 	 * holds for the commands chained to it with && only */
-	if (stat(res, &st) < 0 || !S_ISDIR(st.st_mode) || ev->writes > 0 ||
-	    v->c->cond || v->c->guarded)
+	if (stat(res, &st) < 0 || !S_ISDIR(st.st_mode) || v->c->cond ||
+	    v->c->guarded || ev->nwpaths > SBX_EV_MAX_WPATHS)
 		ev->cwd_tentative = 1;
+	/* rm -rf src; cd src: the line changed the place (or above it) */
+	for (r = 0; r < ev->nwpaths && r < SBX_EV_MAX_WPATHS; r++)
+		if (path_within(res, ev->wpaths[r]))
+			ev->cwd_tentative = 1;
 	/* cd x || ...: afterwards we cannot tell where we are */
 	if (v->c->conn == SH_C_OR)
 		ev->cwd_known = 0;
@@ -243,6 +247,21 @@ an_check_assign(struct ev *ev, const char *a)
  * (globs reach hidden and other files), cdable_vars/autocd/cdspell (cd
  * goes elsewhere), expand_aliases, lastpipe, extdebug.
  */
+/* set -- WORDS: $1, $@ ... are these words from now on. */
+static void
+set_positional(struct ev *ev, struct cmdv *v, int from)
+{
+	char path[SBX_PATH_MAX];
+	int k, r;
+
+	for (k = from; k < v->n; k++) {
+		r = an_word_path(ev, &v->w[k], path, sizeof(path));
+		if (r == AN_OPAQUE || (r >= 0 && trig_is_secret(ev, path, 1)) ||
+		    ((v->w[k].flags & SH_W_SUBST) && ev->subst_unsafe))
+			ev->pos_tainted = 1;
+	}
+}
+
 void
 an_set_options(struct ev *ev, struct cmdv *v)
 {
@@ -270,11 +289,16 @@ an_set_options(struct ev *ev, struct cmdv *v)
 			    "%s with options only known at run time", name);
 			return;
 		}
-		if (strcmp(s, "--") == 0 || strcmp(s, "-") == 0)
+		if (strcmp(s, "--") == 0 || strcmp(s, "-") == 0) {
+			if (strcmp(name, "set") == 0)
+				set_positional(ev, v, k + 1);
 			return;
+		}
 		if (strcmp(name, "set") == 0) {
-			if (s[0] != '-' && s[0] != '+')
-				return;         /* positional parameters */
+			if (s[0] != '-' && s[0] != '+') {
+				set_positional(ev, v, k);
+				return;
+			}
 			if (s[0] == '-' && strpbrk(s + 1, "ak") != NULL) {
 				ev_note(ev, POLICY_ESCALATE, "shell",
 				    "builtin: environment", "set %s exports every "
@@ -455,7 +479,22 @@ an_arith_text(struct ev *ev, const char *t)
 				    "output of a command that is not a count");
 				return;
 			}
-			p++;
+			/* the command itself was judged on its own: skip it */
+			if (*p == '`') {
+				for (p++; *p != '\0' && *p != '`'; p++)
+					;
+			} else {
+				int lv = 0;
+
+				for (p++; *p != '\0'; p++) {
+					if (*p == '(')
+						lv++;
+					else if (*p == ')' && --lv == 0)
+						break;
+				}
+			}
+			if (*p != '\0')
+				p++;
 			continue;
 		}
 		if (*p == '$' && p[1] != '\0' && strchr("0123456789@*-", p[1]) != NULL) {
@@ -785,10 +824,14 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 	in.n = v->n - k;
 	/* the names on the input: files of the project when a lister of the
 	 * project feeds the pipe (find . -name '*.c' | xargs grep x) */
-	in.extra = 1;
+	in.extra = 2;
 	if (v->c->pipe_in && v->c->pipeline >= 0 &&
-	    ev->list_pipeline == v->c->pipeline && ev->list_parse == v->pid)
-		in.extra = ev->list_safe ? 3 : 2;
+	    ev->secret_pipeline == v->c->pipeline && ev->secret_parse == v->pid)
+		in.extra = 1;
+	else if (v->c->pipe_in && v->c->pipeline >= 0 &&
+	    ev->list_pipeline == v->c->pipeline && ev->list_parse == v->pid &&
+	    ev->list_safe)
+		in.extra = 3;
 	ev->in_child++;
 	if (repl == NULL || repl[0] == '\0') {
 		an_eval_argv(ev, &in);
@@ -1166,7 +1209,6 @@ count_producer(const struct cmdv *v)
 			return 1;
 	return 0;
 }
-static int safe_producer(struct ev *ev, const struct cmdv *v);
 
 static void
 eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
@@ -1190,8 +1232,6 @@ eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
 	v.pid = pid;
 	v.extra = 0;
 	expand_braces(ev, &v);
-	if (c->in_subst && !safe_producer(ev, &v))
-		ev->subst_unsafe = 1;
 	if (c->in_subst && !count_producer(&v))
 		ev->subst_nonnum = 1;
 	an_eval_argv(ev, &v);
@@ -1263,36 +1303,43 @@ expand_braces(struct ev *ev, struct cmdv *v)
 }
 
 /*
- * A command in $(...) whose output is not a path the line chose: git,
- * find and the other listers, date, pwd, wc ... Anything else (echo,
- * cat, printf, sed) can print any path, so a read through its output
- * escalates.
+ * A command that names secrets on its output (echo ~/.ssh/id_rsa, find ~,
+ * ls ~/.aws): what reads the names it prints (xargs cat, cat $(...), a
+ * variable set from it) reads secrets. Called by the handlers of echo,
+ * printf and the listers.
  */
-static int
-safe_producer(struct ev *ev, const struct cmdv *v)
+void
+an_names_secret(struct ev *ev, struct cmdv *v)
 {
-	static const char *const safe[] = {
-		"git", "find", "fd", "ls", "rg", "grep", "date", "pwd", "dirname",
-		"basename", "wc", "which", "command", "uname", "nproc", "id",
-		"whoami", "hostname", "mktemp", "seq", "realpath", "readlink",
-		"stat", "du", "tput", "getconf", "arch", "go", "cargo", "npm",
-		"node", "python3", "python", "expr", "tty", "sleep", "true",
-		"false", "test", "[", NULL,
-	};
-	const char *n = v->w[0].s, *b;
+	if (v->c->in_subst)
+		ev->subst_unsafe = 1;
+	if (v->c->pipeline >= 0) {
+		ev->secret_pipeline = v->c->pipeline;
+		ev->secret_parse = v->pid;
+	}
+}
+
+/* echo and printf: a word that names a secret is printed. */
+void
+an_echo_names(struct ev *ev, struct cmdv *v)
+{
+	char path[SBX_PATH_MAX];
 	int k;
 
-	(void)ev;
-	if (!an_lit(&v->w[0]))
-		return 0;
-	if (strcmp(n, SH_ARITH) == 0)
-		return 1;
-	b = strrchr(n, '/');
-	b = b ? b + 1 : n;
-	for (k = 0; safe[k] != NULL; k++)
-		if (strcmp(b, safe[k]) == 0)
-			return 1;
-	return 0;
+	for (k = 1; k < v->n; k++) {
+		const char *s = v->w[k].s;
+
+		/* only words that look like paths: ~/x, ./x, a/b, .env */
+		if (s[0] != '~' && s[0] != '.' && s[0] != '/' &&
+		    s[0] != SH_VAR_MARK && strchr(s, '/') == NULL)
+			continue;
+		if (an_word_path(ev, &v->w[k], path, sizeof(path)) < 0)
+			continue;
+		if (trig_is_secret(ev, path, 0)) {
+			an_names_secret(ev, v);
+			return;
+		}
+	}
 }
 
 static int

@@ -63,9 +63,10 @@ struct cmdv {
 	struct sh_parse *sp;            /* for allocations */
 	int pid;                        /* parse id, for pipeline tracking */
 	int extra;                      /* xargs/find -exec add words: 1
-	                                   unknown names, 2 names of project
-	                                   files, 3 of project files that are
-	                                   never sbx's own */
+	                                   names an earlier stage made from
+	                                   secrets, 2 names not known, 3 names
+	                                   of project files that are never
+	                                   sbx's own */
 };
 
 /* Called for each operand of a command (see an_operands). */
@@ -96,6 +97,7 @@ void an_op_read_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w,
     int idx);
 void an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w);
 int an_glob_secret(struct ev *ev, struct cmdv *v, const struct sh_word *w);
+int an_glob_secret_dry(struct ev *ev, const struct sh_word *w);
 int an_brace_each(struct ev *ev, struct cmdv *v, const struct sh_word *w,
     void (*fn)(struct ev *, struct cmdv *, struct sh_word *));
 void an_glob_read(struct ev *ev, struct cmdv *v, const struct sh_word *w);
@@ -153,6 +155,8 @@ void an_set_names(struct ev *ev, struct cmdv *v, const char *name);
 void an_check_var_name(struct ev *ev, const char *name, const char *val,
     const char *how);
 void an_check_code_text(struct ev *ev, const char *s);
+void an_names_secret(struct ev *ev, struct cmdv *v);
+void an_echo_names(struct ev *ev, struct cmdv *v);
 void an_arith_text(struct ev *ev, const char *t);
 void an_arith_word(struct ev *ev, const struct sh_word *w);
 void an_remember_var(struct ev *ev, const struct sh_word *w);

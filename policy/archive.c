@@ -34,7 +34,8 @@ tree_dest(struct ev *ev, struct cmdv *v, struct sh_word *dir, const char *what)
 void
 an_cls_tar(struct ev *ev, struct cmdv *v)
 {
-	struct sh_word *archive = NULL, *dir = NULL, val, fval, dval;
+	struct sh_word *archive = NULL, *dir = NULL;
+	struct sh_word val = { 0 }, fval = { 0 }, dval = { 0 };
 	char mode = 0;
 	int k = 1, absolute = 0, to_stdout = 0, force_local = 0, opts = 1, j;
 	int nops = 0, first_op = -1;
@@ -133,16 +134,14 @@ an_cls_tar(struct ev *ev, struct cmdv *v)
 					struct sh_word *vw = NULL;
 
 					if (q[1] != '\0') {
-						val = *w;
-						val.s = (char *)q + 1;
-						val.len = strlen(val.s);
-						if (*q == 'f' || *q == 'C') {
-							/* attached: -fFILE, -Cdir */
-							if (*q == 'f')
-								an_write_word(ev, v, &val);
-							else
-								tree_dest(ev, v, &val, "tar -C");
-						}
+						/* attached: -fFILE, -Cdir */
+						struct sh_word *slot = *q == 'f' ? &fval : &dval;
+
+						*slot = *w;
+						slot->s = (char *)q + 1;
+						slot->len = strlen(slot->s);
+						if (*q == 'f' || *q == 'C')
+							vw = slot;
 					} else if (k + 1 < v->n) {
 						vw = &v->w[++k];
 					}

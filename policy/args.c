@@ -168,10 +168,12 @@ an_wtext(const struct sh_word *w)
  * time, or an unquoted value that bash would split or glob).
  */
 static const char *
-marker_value(const struct ev *ev, const char *p, size_t n, int *opaque)
+marker_value(const struct ev *ev, const char *p, size_t n, int *opaque,
+    int *guess)
 {
 	int unquoted = 0, dflt = 0, j;
-	const char *val = NULL;
+	const char *val = NULL, *dword = NULL;
+	size_t dwlen = 0;
 
 	if (n > 0 && p[0] == SH_VAR_UNQUOTED) {
 		unquoted = 1;
@@ -181,6 +183,21 @@ marker_value(const struct ev *ev, const char *p, size_t n, int *opaque)
 	if (n == 1 && p[0] == '!') {
 		*opaque = 1;
 		return NULL;
+	}
+	/* $1, $@ after set -- ~/.ssh/id_rsa */
+	if (n == 1 && p[0] == '?' && ev->pos_tainted) {
+		*opaque = 1;
+		return NULL;
+	}
+	{
+		/* NAME-=WORD: the default word, when bash would use it */
+		const char *dm = memchr(p, '-', n);
+
+		if (dm != NULL && dm > p && dm + 1 < p + n && dm[1] == '=') {
+			dword = dm + 2;
+			dwlen = (size_t)(p + n - dword);
+			n = (size_t)(dm - p) + 1;
+		}
 	}
 	if (n > 1 && p[n - 1] == '-') {
 		dflt = 1;
@@ -206,6 +223,15 @@ marker_value(const struct ev *ev, const char *p, size_t n, int *opaque)
 	}
 	if (val != NULL && dflt && val[0] == '\0')
 		val = NULL;
+	if (val == NULL && dflt && dword != NULL && j == ev->nvars &&
+	    dwlen < sizeof(ev->dflt_buf)) {
+		/* an environment variable or its default: judged as the
+		 * default, never as exact */
+		memcpy(((struct ev *)ev)->dflt_buf, dword, dwlen);
+		((struct ev *)ev)->dflt_buf[dwlen] = '\0';
+		*guess = 1;
+		return ev->dflt_buf;
+	}
 	if (val == NULL && dflt)
 		*opaque = 1;
 	/* bash splits and globs an unquoted value: f='x .sandbox'; rm $f */
@@ -231,7 +257,7 @@ an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
 {
 	const char *p = w->s, *e, *val;
 	size_t o = 0, n;
-	int exact = 1, opaque = 0;
+	int exact = 1, opaque = 0, guess = 0;
 
 	if (an_wtext(w) != NULL) {
 		if (w->len + 1 > outsz)
@@ -249,7 +275,7 @@ an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
 		e = strchr(p + 1, SH_VAR_MARK);
 		if (e == NULL)
 			return -1;
-		(void)marker_value(ev, p + 1, (size_t)(e - p - 1), &opaque);
+		(void)marker_value(ev, p + 1, (size_t)(e - p - 1), &opaque, &guess);
 		if (opaque)
 			return AN_OPAQUE;
 	}
@@ -267,11 +293,14 @@ an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
 		if (e == NULL)
 			return -1;
 		n = (size_t)(e - p - 1);
-		val = marker_value(ev, p + 1, n, &opaque);
+		guess = 0;
+		val = marker_value(ev, p + 1, n, &opaque, &guess);
 		if (val == NULL) {
 			val = UNKNOWN_DIR;
 			exact = 0;
 		}
+		if (guess)
+			exact = 0;
 		if (o + strlen(val) + 1 >= outsz)
 			return -1;
 		memcpy(out + o, val, strlen(val));
@@ -391,13 +420,15 @@ an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w)
 	}
 	/* A protected entry inside dir that the pattern could reach? */
 	for (k = 0; k < ev->p->self_write.n + ev->p->deny_write.n; k++) {
-		const char *e = k < ev->p->self_write.n ? ev->p->self_write.v[k] :
-		    ev->p->deny_write.v[k - ev->p->self_write.n];
+		const char *x = k < ev->p->self_write.n ?
+		    ev_pattern(ev, &ev->p->self_write, k) :
+		    ev_pattern(ev, &ev->p->deny_write, k - ev->p->self_write.n);
 		const char *next;
 
-		if (pattern_expand(e, 0, ev->p->folder, ev->call->home, pat,
-		    sizeof(pat)) < 0 || !path_within(pat, res) ||
-		    strcmp(pat, res) == 0)
+		if (x == NULL || strlen(x) >= sizeof(pat))
+			continue;
+		strcpy(pat, x);
+		if (!path_within(pat, res) || strcmp(pat, res) == 0)
 			continue;
 		next = pat + strlen(res) + (strcmp(res, "/") != 0);
 		if (next[0] != '.' || rest[0] == '.' || strncmp(pat, "/**", 3) == 0) {

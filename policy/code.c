@@ -137,6 +137,14 @@ an_cls_shell(struct ev *ev, struct cmdv *v)
 			    v->w[0].s);
 			return;
 		}
+		/* sh -c 'cat "$1"' _ ~/.ssh/id_rsa: the words after the string
+		 * are $0, $1 ... of the code: read as the code may read them */
+		{
+			int j;
+
+			for (j = k + 1; j < v->n; j++)
+				an_op_read(ev, v, &v->w[j], 0);
+		}
 		an_eval_string(ev, s->s, s->len, v->w[0].s, 0);
 		return;
 	}
@@ -372,6 +380,17 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		    "yarn with no command installs packages");
 		return;
 	}
+	/* compilers: @FILE reads options (-fplugin=...) from a file */
+	for (k = 1; k < v->n; k++)
+		if (v->w[k].s[0] == '@' && (strcmp(name, "cc") == 0 ||
+		    strcmp(name, "gcc") == 0 || strcmp(name, "clang") == 0 ||
+		    strcmp(name, "g++") == 0 || strcmp(name, "c++") == 0)) {
+			ev_factor(ev, F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
+			    "%s %s reads options from a file, which may load code",
+			    name, v->w[k].s);
+			return;
+		}
 	/* compilers: -o names an output file */
 	for (k = 1; k < v->n; k++)
 		if (an_lit(&v->w[k]) && strcmp(v->w[k].s, "-o") == 0 && k + 1 < v->n &&

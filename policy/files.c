@@ -42,10 +42,24 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	int k;
 
 	if (v->extra == 1) {
-		ev_factor(ev, F_UNKNOWN);
-		ev_note(ev, POLICY_ESCALATE, "read", "builtin: unknown path",
-		    "%s reads files named by its input, which may be secrets "
-		    "(a lister of the project's files before xargs passes)", name);
+		ev_factor(ev, F_SECRET);
+		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+		    "%s reads files named by its input, and an earlier stage of "
+		    "the pipe names secrets", name);
+	}
+	/* ls ~, ls ~/.aws, du ~: the names printed may feed a reader */
+	if (strcmp(name, "ls") == 0 || strcmp(name, "tree") == 0 ||
+	    strcmp(name, "du") == 0 || strcmp(name, "fd") == 0 ||
+	    (strcmp(name, "rg") == 0 && an_has_word(v, 1, "--files"))) {
+		char path[SBX_PATH_MAX];
+
+		for (k = 1; k < v->n; k++)
+			if (!an_is_opt(&v->w[k]) &&
+			    an_word_path(ev, &v->w[k], path, sizeof(path)) >= 0 &&
+			    trig_is_secret(ev, path, 1)) {
+				an_names_secret(ev, v);
+				break;
+			}
 	}
 	/* recursive readers read whole trees: grep -r PAT ~ reads ~/.ssh */
 	if (strcmp(name, "rg") == 0 || (pr->cls == C_GREP &&
@@ -99,6 +113,14 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			ev_factor(ev, F_CODE);
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
 			    "%s %s runs a command or writes a file", name, s);
+			continue;
+		}
+		/* less +CMD runs less commands (+!cmd runs a shell) */
+		if ((strcmp(name, "less") == 0 || strcmp(name, "more") == 0) &&
+		    s[0] == '+' && strpbrk(s, "!|") != NULL) {
+			ev_factor(ev, F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
+			    "%s %s runs a command", name, s);
 			continue;
 		}
 		if ((strcmp(name, "sort") == 0 || strcmp(name, "iconv") == 0) &&

@@ -155,6 +155,7 @@ git_judge(struct ev *ev, struct cmdv *v)
 	}
 	if (sub == NULL)
 		return;         /* git alone prints help */
+
 	i = k + 1;
 	/* git CMD --help shows the manual; elsewhere it may be a value */
 	if (i < v->n && (strcmp(v->w[i].s, "--help") == 0 ||

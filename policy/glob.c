@@ -120,6 +120,9 @@ meet(const char *g, const char *p, long *budget)
 	return meet(g + gn, p + pn, budget);
 }
 
+static int glob_secret(struct ev *ev, struct cmdv *v, const struct sh_word *w,
+    int dry);
+
 /*
  * A read through the glob word w: 1 (and an escalation) when it can reach
  * a denyRead path. A last component that is a bare star is not compared
@@ -128,6 +131,19 @@ meet(const char *g, const char *p, long *budget)
  */
 int
 an_glob_secret(struct ev *ev, struct cmdv *v, const struct sh_word *w)
+{
+	return glob_secret(ev, v, w, 0);
+}
+
+/* The same question, asked without a finding (for f in ~/.ssh/STAR). */
+int
+an_glob_secret_dry(struct ev *ev, const struct sh_word *w)
+{
+	return glob_secret(ev, NULL, w, 1);
+}
+
+static int
+glob_secret(struct ev *ev, struct cmdv *v, const struct sh_word *w, int dry)
 {
 	char dir[SBX_PATH_MAX], res[SBX_PATH_MAX], abs[SBX_PATH_MAX * 2];
 	char pat[SBX_PATH_MAX];
@@ -147,7 +163,9 @@ an_glob_secret(struct ev *ev, struct cmdv *v, const struct sh_word *w)
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - s), s);
 	if ((dir[0] != '/' && dir[0] != '~' && !ev->cwd_known) ||
 	    path_resolve(ev->cwd, ev->call->home, dir, res, sizeof(res)) < 0)
-		return 0;       /* the directory read escalates on its own */
+		return dry;     /* the directory read escalates on its own */
+	if (dry && trig_is_secret(ev, res, 0))
+		return 1;
 	snprintf(abs, sizeof(abs), "%s/%s", strcmp(res, "/") == 0 ? "" : res,
 	    slash ? slash + 1 : s);
 	last = strrchr(abs, '/');
@@ -155,13 +173,16 @@ an_glob_secret(struct ev *ev, struct cmdv *v, const struct sh_word *w)
 	bare = strcmp(last, "*") == 0 || strcmp(last, "**") == 0;
 	for (k = 0; k < ev->p->deny_read.n; k++) {
 		const char *e = ev->p->deny_read.v[k];
+		const char *x = ev_pattern(ev, &ev->p->deny_read, k);
 
-		if (pattern_expand(e, 0, ev->p->folder, ev->call->home, pat,
-		    sizeof(pat)) < 0)
+		if (x == NULL || strlen(x) >= sizeof(pat))
 			continue;
+		strcpy(pat, x);
 		if (bare && strncmp(pat, "/**/", 4) == 0)
 			continue;
 		if (meet(abs, pat, &budget)) {
+			if (dry)
+				return 1;
 			ev_factor(ev, F_SECRET);
 			ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
 			    "%s reads through the pattern %s, which can reach %s "

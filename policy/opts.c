@@ -30,6 +30,7 @@ enum ok_kind {
 	OK_READ2,       /* two values: a name, then a file read (jq) */
 	OK_CODE,        /* the value is code or a program that runs */
 	OK_ESC,         /* the option alone does something a human decides */
+	OK_INPROJ,      /* configuration that is code: only from the project */
 };
 
 struct optdef {
@@ -99,6 +100,12 @@ static const struct optdef opts[] = {
 	{ "eslint", NULL, "--resolve-plugins-relative-to", OK_CODE },
 	{ "eslint", NULL, "--rulesdir", OK_CODE },
 	{ "eslint", NULL, "-o", OK_WRITE },
+	{ "eslint", NULL, "--config", OK_INPROJ },
+	{ "eslint", NULL, "-c", OK_INPROJ },
+	{ "file", NULL, "--files-from", OK_READ },
+	{ "file", NULL, "--magic-file", OK_READ },
+	{ "file", NULL, "-f", OK_READ },
+	{ "file", NULL, "-m", OK_READ },
 	{ "g++", NULL, "-B", OK_CODE },
 	{ "g++", NULL, "-MF", OK_WRITE },
 	{ "g++", NULL, "-Xclang", OK_CODE },
@@ -150,11 +157,17 @@ static const struct optdef opts[] = {
 	{ "go", NULL, "-toolexec", OK_CODE },
 	{ "go", "env", "-u", OK_ESC },
 	{ "go", "env", "-w", OK_ESC },
+	{ "go", NULL, "-vettool", OK_CODE },
 	{ "gradle", NULL, "--gradle-user-home", OK_WTREE },
 	{ "gradle", NULL, "--init-script", OK_CODE },
 	{ "gradle", NULL, "-I", OK_CODE },
 	{ "gradle", NULL, "-g", OK_WTREE },
+	{ "gradle", NULL, "--build-file", OK_INPROJ },
+	{ "gradle", NULL, "--settings-file", OK_INPROJ },
+	{ "gradle", NULL, "-b", OK_INPROJ },
 	{ "grep", NULL, "--exclude-from", OK_READ },
+	{ "jest", NULL, "--config", OK_INPROJ },
+	{ "jest", NULL, "-c", OK_INPROJ },
 	{ "jq", NULL, "--from-file", OK_READ },
 	{ "jq", NULL, "--rawfile", OK_READ2 },
 	{ "jq", NULL, "--slurpfile", OK_READ2 },
@@ -184,6 +197,9 @@ static const struct optdef opts[] = {
 	{ "mvn", NULL, "-gs", OK_READ },
 	{ "mvn", NULL, "-s", OK_READ },
 	{ "mvn", NULL, "-t", OK_READ },
+	{ "mvn", NULL, "--file", OK_INPROJ },
+	{ "mvn", NULL, "-f", OK_INPROJ },
+	{ "mypy", NULL, "--config-file", OK_INPROJ },
 	{ "node", NULL, "--cpu-prof-dir", OK_WTREE },
 	{ "node", NULL, "--diagnostic-dir", OK_WTREE },
 	{ "node", NULL, "--env-file", OK_READ },
@@ -203,10 +219,13 @@ static const struct optdef opts[] = {
 	{ "npm", NULL, "--script-shell", OK_CODE },
 	{ "npm", NULL, "--userconfig", OK_CODE },
 	{ "prettier", NULL, "--plugin", OK_CODE },
+	{ "prettier", NULL, "--config", OK_INPROJ },
 	{ "py.test", NULL, "--basetemp", OK_WTREE },
 	{ "py.test", NULL, "--junit-xml", OK_WRITE },
 	{ "py.test", NULL, "--junitxml", OK_WRITE },
 	{ "py.test", NULL, "--log-file", OK_WRITE },
+	{ "py.test", NULL, "--config-file", OK_INPROJ },
+	{ "py.test", NULL, "-c", OK_INPROJ },
 	{ "pytest", NULL, "--basetemp", OK_WTREE },
 	{ "pytest", NULL, "--junit-xml", OK_WRITE },
 	{ "pytest", NULL, "--junitxml", OK_WRITE },
@@ -214,6 +233,8 @@ static const struct optdef opts[] = {
 	{ "pytest", NULL, "--report-log", OK_WRITE },
 	{ "pytest", NULL, "--result-log", OK_WRITE },
 	{ "pytest", NULL, "--resultlog", OK_WRITE },
+	{ "pytest", NULL, "--config-file", OK_INPROJ },
+	{ "pytest", NULL, "-c", OK_INPROJ },
 	{ "rg", NULL, "--ignore-file", OK_READ },
 	{ "rg", NULL, "--pre", OK_CODE },
 	{ "rsync", NULL, "--rsh", OK_CODE },
@@ -226,6 +247,8 @@ static const struct optdef opts[] = {
 	{ "sort", NULL, "--files0-from", OK_READ },
 	{ "sort", NULL, "--output", OK_WRITE },
 	{ "sort", NULL, "-o", OK_WRITE },
+	{ "sort", NULL, "--temporary-directory", OK_WTREE },
+	{ "sort", NULL, "-T", OK_WTREE },
 	{ "tar", NULL, "--checkpoint-action", OK_CODE },
 	{ "tar", NULL, "--exclude-from", OK_READ },
 	{ "tar", NULL, "--files-from", OK_READ },
@@ -252,6 +275,8 @@ static const struct optdef opts[] = {
 	{ "tsc", NULL, "-declarationDir", OK_WTREE },
 	{ "tsc", NULL, "-outDir", OK_WTREE },
 	{ "tsc", NULL, "-outFile", OK_WRITE },
+	{ "vitest", NULL, "--config", OK_INPROJ },
+	{ "vitest", NULL, "-c", OK_INPROJ },
 	{ "wget", NULL, "--append-output", OK_WRITE },
 	{ "wget", NULL, "--body-file", OK_READ },
 	{ "wget", NULL, "--certificate", OK_READ },
@@ -379,6 +404,23 @@ apply(struct ev *ev, struct cmdv *v, const struct optdef *d,
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
 		    "%s %s runs an external program or changes the user's "
 		    "configuration", what, shown);
+		break;
+	case OK_INPROJ:
+		{
+			char path[SBX_PATH_MAX], res[SBX_PATH_MAX];
+
+			if (val != NULL && an_word_path(ev, val, path,
+			    sizeof(path)) == 1 && (path[0] == '/' ||
+			    path[0] == '~' || ev->cwd_known) &&
+			    path_resolve(ev->cwd, ev->call->home, path, res,
+			    sizeof(res)) == 0 && ev->p->folder != NULL &&
+			    path_within(res, ev->p->folder))
+				break;
+		}
+		ev_factor(ev, F_CODE);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
+		    "%s %s runs configuration from outside the project", what,
+		    shown);
 		break;
 	case OK_CODE:
 		ev_factor(ev, F_CODE);

@@ -66,6 +66,7 @@ static const char *const builtin_deny_write[] = {
 	"./.git/hooks", "./.git/config", "./.envrc", "./.husky",
 	"./.vscode", "./.idea", "./.mise.toml", "./mise.toml", "./.mise",
 	"./.config/mise", "./.tool-versions", "./.git/info",
+	"/**/.git/config", "/**/.git/hooks",
 	"./.pre-commit-config.yaml", "./.devcontainer", NULL,
 };
 
@@ -250,6 +251,7 @@ policy_free(struct policy *p)
 
 	if (p == NULL)
 		return;
+	policy_cache_free(p);
 	for (k = 0; k < p->nrules; k++) {
 		free(p->rules[k].text);
 		free(p->rules[k].arg);
@@ -1645,6 +1647,7 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 	ev.res = res;
 	ev.net_pipeline = -1;
 	ev.list_pipeline = -1;
+	ev.secret_pipeline = -1;
 	/* the real directory, as the folder is: a cwd reached through a
 	 * symlink is still inside the project */
 	if (call->cwd != NULL && p->folder != NULL &&

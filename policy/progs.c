@@ -458,6 +458,26 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 				    SH_VAR_MARK, taint ? '!' : '?', SH_VAR_MARK);
 				fake.flags = SH_W_VAR | SH_W_ASSIGN;
 			}
+			/* for f in ~/.ssh/STAR: f names secrets; reads through
+			 * it escalate */
+			for (j = 3; j < v->n && strcmp(v->w[2].s, "in") == 0; j++) {
+				char pth[SBX_PATH_MAX];
+				const struct sh_word *lw = &v->w[j];
+				int sec;
+
+				if ((lw->flags & SH_W_GLOB) &&
+				    !(lw->flags & (SH_W_VAR | SH_W_SUBST)))
+					sec = an_glob_secret_dry(ev, lw);
+				else
+					sec = an_word_path(ev, lw, pth, sizeof(pth)) >= 0 &&
+					    trig_is_secret(ev, pth, 1);
+				if (sec) {
+					snprintf(as, sizeof(as), "%s=%c!%c", v->w[1].s,
+					    SH_VAR_MARK, SH_VAR_MARK);
+					fake.flags = SH_W_VAR | SH_W_ASSIGN;
+					break;
+				}
+			}
 			fake.s = as;
 			fake.len = strlen(as);
 			an_check_var_name(ev, v->w[1].s, NULL, "for");
@@ -502,6 +522,8 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 				}
 			}
 			an_set_names(ev, v, name);
+			if (strcmp(name, "printf") == 0)
+				an_echo_names(ev, v);
 		} else if (strcmp(name, "export") == 0 || strcmp(name, "declare") == 0 ||
 		    strcmp(name, "typeset") == 0 || strcmp(name, "local") == 0 ||
 		    strcmp(name, "readonly") == 0) {
@@ -525,6 +547,8 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 			ev_factor(ev, F_PRIV);
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: admin",
 			    "date --set changes the system clock");
+		} else if (strcmp(name, "echo") == 0) {
+			an_echo_names(ev, v);
 		} else if (strcmp(name, "history") == 0) {
 			an_history(ev, v);
 		} else if (strcmp(name, "hostname") == 0 && v->n > 1 &&

@@ -766,8 +766,24 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		if (e > start && e + 1 < sc->n && (sc->s[e] == '-' ||
 		    sc->s[e] == '=' || sc->s[e] == '?' || (sc->s[e] == ':' &&
 		    (sc->s[e + 1] == '-' || sc->s[e + 1] == '=' ||
-		    sc->s[e + 1] == '?'))))
-			var_marker2(sc, b, sc->s + start, e - start, "-", dq);
+		    sc->s[e + 1] == '?')))) {
+			/* a plain default word is kept: "NAME-=WORD" */
+			size_t d = e + (sc->s[e] == ':') + 1, z = d;
+			char tail[260];
+
+			while (z < sc->n && z - d < 200 && strchr("abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/~+-@%,:",
+			    sc->s[z]) != NULL && sc->s[z] != '\0')
+				z++;
+			if (sc->s[e + (sc->s[e] == ':')] != '?' && z < sc->n &&
+			    sc->s[z] == '}' && z > d) {
+				snprintf(tail, sizeof(tail), "-=%.*s", (int)(z - d),
+				    sc->s + d);
+				var_marker2(sc, b, sc->s + start, e - start, tail, dq);
+			} else {
+				var_marker2(sc, b, sc->s + start, e - start, "-", dq);
+			}
+		}
 		else if (e == start && sc->i < sc->n && sc->s[sc->i] == '#')
 			var_marker2(sc, b, "#", 1, "", dq);
 		else if (e == start && sc->i < sc->n &&

@@ -64,6 +64,8 @@ an_find_names_safe(const struct cmdv *v)
 		if (!an_lit(&v->w[k]))
 			continue;
 		if (strcmp(s, "!") == 0 || strcmp(s, "-not") == 0 ||
+		    strcmp(s, "-o") == 0 || strcmp(s, "-or") == 0 ||
+		    strcmp(s, ",") == 0 ||
 		    strstr(s, "path") != NULL || strstr(s, "regex") != NULL ||
 		    strcmp(s, "-links") == 0 || strcmp(s, "-inum") == 0 ||
 		    strcmp(s, "-samefile") == 0 || strcmp(s, "-lname") == 0 ||
@@ -144,6 +146,16 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 	}
 	if (npaths == 0 && !an_cwd_in_project(ev))
 		lister = 0;
+	/* find ~ prints the names of secrets: what reads them reads those */
+	for (k = 1; k <= npaths && k < v->n; k++) {
+		char p4[SBX_PATH_MAX];
+
+		if (an_word_path(ev, &v->w[k], p4, sizeof(p4)) >= 0 &&
+		    trig_is_secret(ev, p4, 1))
+			an_names_secret(ev, v);
+	}
+	if (npaths == 0 && ev->cwd_known && trig_is_secret(ev, ".", 1))
+		an_names_secret(ev, v);
 	/* find | xargs CMD: the names are files in the project (read), and
 	 * with safe -name patterns, never sbx's (written) */
 	if (lister && v->c->pipeline >= 0) {
@@ -669,8 +681,7 @@ an_cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		struct sh_word *w = &v->w[k];
 
 		s = w->s;
-		if (an_lit(w) && (strncmp(s, "-f", 2) == 0 || strncmp(s, "--file", 6) == 0 ||
-		    strncmp(s, "--fi", 4) == 0 ||
+		if (an_lit(w) && (strncmp(s, "-f", 2) == 0 || strncmp(s, "--fil", 5) == 0 ||
 		    strcmp(s, "-i") == 0 || strncmp(s, "--include", 9) == 0 ||
 		    strncmp(s, "-E", 2) == 0 || strncmp(s, "--ex", 4) == 0 ||
 		    strncmp(s, "-l", 2) == 0 || strncmp(s, "--lo", 4) == 0 ||

@@ -197,7 +197,8 @@ static const struct tcase cases[] = {
 	{ "vim -c ':!rm -rf /' f", E },
 	{ "xargs -I {} sh -c 'echo {}'", E },
 	{ "xargs sh -c 'rm -rf /'", D },
-	{ "xargs grep foo", E },     /* names from the input: any file */
+	{ "xargs grep foo", A },
+	{ "echo ~/.ssh/id_rsa | xargs grep foo", E },   /* names a secret */
 	{ "find . -name '*.c' | xargs grep foo", A },
 	{ "xargs rm", E },
 	{ "xargs", E },

@@ -108,7 +108,7 @@ main(void)
 	ok((flags0("$'\\x72m'", 0) & SH_W_LITERAL) != 0, "ANSI-C word is literal");
 	ok((flags0("$x", 0) & SH_W_LITERAL) == 0, "$x is not literal");
 	is_str(render("cat $HOME/a ${HOME}b \"$X\" ${X:-y} $1 ${#x}"),
-	    "[cat] [$^HOME$/a] [$^HOME$b] [$X$] [$^X-$] [$^?$] [$^#$]",
+	    "[cat] [$^HOME$/a] [$^HOME$b] [$X$] [$^X-=y$] [$^?$] [$^#$]",
 	    "variable markers");
 	is_str(render("echo ${x%y} \"${!x}\" ${x:?e} ${x/a/b}"),
 	    "[echo] [$^!$] [$!$] [$^x-$] [$^!$]", "operators: markers");
