@@ -244,13 +244,15 @@ start_proxy(const char *proxy, const char *folder, const char *sock, const char 
 /* The stage: a private directory outside the project with an empty
  * directory and an empty file to bind over hidden and protected paths. */
 static int
-make_stage(char *stage, size_t sz)
+make_stage(char *stage, size_t sz, const char *folder)
 {
 	char path[PATH_MAX];
 	const char *tmp = getenv("TMPDIR");
+	size_t n = strlen(folder);
 	int fd;
 
-	if (!tmp || *tmp != '/')
+	/* Never inside the project, where the agent could change it. */
+	if (!tmp || *tmp != '/' || (!strncmp(tmp, folder, n) && (tmp[n] == '/' || !tmp[n])))
 		tmp = "/tmp";
 	if (xsnprintf(stage, sz, "%s/sbx-jail.XXXXXX", tmp) < 0 || !mkdtemp(stage))
 		return -1;
@@ -498,7 +500,7 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 		rc = setup_fail("%s", err.msg);
 		goto out;
 	}
-	if (make_stage(stage, sizeof(stage)) < 0) {
+	if (make_stage(stage, sizeof(stage), folder) < 0) {
 		rc = setup_fail("cannot make a staging directory in %s: %s",
 		    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", strerror(errno));
 		goto out;
