@@ -88,6 +88,21 @@ wait "$j2"
 [ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.vscode" ]
 ok $? "the later jail, last to end, removes those the first one made"
 
+# sbx jail killed with SIGKILL: the jail dies with it, and the next jail
+# of the folder removes the placeholders it left.
+"$SBX" -C "$FOLDER" jail --offline -- sleep 4321 &
+jk=$!
+wait_for 10 pgrep -f "^sleep 4321"
+kill -KILL "$jk" 2>/dev/null
+{ wait "$jk"; } 2>/dev/null
+wait_for 5 sh -c '! pgrep -f "^sleep 4321"'
+ok $? "the jail dies with sbx jail (even by SIGKILL)"
+[ -d "$FOLDER/.envrc" ]
+ok $? "its placeholders are left behind"
+J -- true
+[ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.idea" ]
+ok $? "the next jail of the folder removes them"
+
 # The agent's own login: hidden, unless --login.
 echo '{"oauthAccount":"LOGIN-STATE"}' >"$HOME/.claude.json"
 mkdir -p "$HOME/.claude" && echo '{"token":"CREDENTIAL"}' >"$HOME/.claude/.credentials.json"
