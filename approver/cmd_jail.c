@@ -262,6 +262,14 @@ make_stage(char *stage, size_t sz, const char *folder)
 	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444)) < 0)
 		return -1;
 	close(fd);
+	if (xsnprintf(path, sizeof(path), "%s/dot-file", stage) < 0 ||
+	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444)) < 0)
+		return -1;
+	if (write_all(fd, ".\n", 2) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
 	return 0;
 }
 
@@ -273,6 +281,8 @@ remove_stage(const char *stage)
 	if (!*stage)
 		return;
 	if (xsnprintf(path, sizeof(path), "%s/empty-file", stage) >= 0)
+		unlink(path);
+	if (xsnprintf(path, sizeof(path), "%s/dot-file", stage) >= 0)
 		unlink(path);
 	if (xsnprintf(path, sizeof(path), "%s/empty", stage) >= 0)
 		rmdir(path);
@@ -312,6 +322,20 @@ jail_lock(const char *config, const char *folder)
 	return fd;
 }
 
+static int
+file_is_dot(const char *path)
+{
+	char buf[3] = "";
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n == 2 && buf[0] == '.' && buf[1] == '\n';
+}
+
 /*
  * With the lock held exclusively: removes every placeholder recorded in
  * the lock file that is still an empty directory (rmdir removes nothing
@@ -326,11 +350,18 @@ remove_placeholders(int lockfd)
 	if (lseek(lockfd, 0, SEEK_SET) < 0 || !(text = fd_read_all(lockfd, 1 << 20, &len)))
 		return;
 	for (line = text; *line; line = nl + 1) {
+		struct stat st;
+
 		if (!(nl = strchr(line, '\n')))
 			break;
 		*nl = '\0';
-		if (line[0] == '/')
-			(void)rmdir(line);
+		if (line[0] == 'd' && line[1] == ' ' && line[2] == '/')
+			(void)rmdir(line + 2);
+		/* A file only while it holds what we wrote: then it is ours. */
+		else if (line[0] == 'f' && line[1] == ' ' && line[2] == '/' &&
+		    lstat(line + 2, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 2 &&
+		    file_is_dot(line + 2))
+			(void)unlink(line + 2);
 	}
 	free(text);
 	if (ftruncate(lockfd, 0) < 0)
@@ -526,10 +557,27 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	/* Placeholders for protected paths not created yet: empty
 	 * directories, which git ignores; removed again at the end. */
 	for (i = 0; i < plan.n_placeholders; i++) {
-		if (mkdir(plan.placeholders[i], 0700) == 0) {
+		const char *ph = plan.placeholders[i];
+		int fd, file = plan.placeholder_file[i], made;
+
+		if (file) {
+			fd = open(ph, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+			made = fd >= 0;
+			if (fd >= 0 && write_all(fd, ".\n", 2) < 0) {
+				close(fd);
+				(void)unlink(ph);
+				rc = setup_fail("cannot write %s: %s", ph, strerror(errno));
+				goto out;
+			}
+			if (fd >= 0)
+				close(fd);
+		} else {
+			made = mkdir(ph, 0700) == 0;
+		}
+		if (made) {
 			/* Recorded in the lock file, for whichever jail of this
 			 * folder ends last (or the next one, if we are killed). */
-			if (dprintf(lockfd, "%s\n", plan.placeholders[i]) < 0) {
+			if (dprintf(lockfd, "%c %s\n", file ? 'f' : 'd', ph) < 0) {
 				rc = setup_fail("cannot record %s: %s", plan.placeholders[i],
 				    strerror(errno));
 				goto out;

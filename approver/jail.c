@@ -46,8 +46,27 @@ static const char *const login_files[] = { ".claude.json", ".claude/.credentials
 /* Read-only inside every project, in addition to the policy's lists. */
 static const char *const project_protected[] = {
 	".claude", ".cursor", ".codex", ".vscode", ".idea", ".husky", ".envrc",
-	".mcp.json", ".git/hooks", ".git/config", NULL,
+	".mcp.json", ".git/hooks", ".git/config",
+	/* Git takes config and hooks from other places these name: a
+	 * submodule's or a worktree's git dir, and $GIT_DIR/commondir. */
+	".git/modules", ".git/worktrees", ".git/commondir", NULL,
 };
+
+/* Protected files git reads from .git when they exist: their placeholder
+ * is a file holding ".", which git reads as "this git dir" (a directory,
+ * or an empty file, there would stop git; .git never goes into a commit). */
+static const char *const git_files[] = { "/.git/commondir", NULL };
+
+static int
+placeholder_is_file(const char *path)
+{
+	size_t n = strlen(path), k, m;
+
+	for (k = 0; git_files[k]; k++)
+		if (n >= (m = strlen(git_files[k])) && !strcmp(path + n - m, git_files[k]))
+			return 1;
+	return 0;
+}
 
 /* The agent's drop boxes (tmp, new, events, originals, delivered) are one
  * mount: a request is written in queue/tmp and renamed into queue/new,
@@ -86,21 +105,28 @@ oom:
 }
 
 static int
-placeholder_add(struct jail_plan *p, const char *path, struct sbx_err *err)
+placeholder_add(struct jail_plan *p, const char *path, int file, struct sbx_err *err)
 {
+	unsigned char *f;
 	char **v;
 
 	if (p->n_placeholders >= JAIL_MAX_MOUNTS) {
 		err_set(err, "too many placeholders");
 		return -1;
 	}
-	if (!(v = realloc(p->placeholders, (p->n_placeholders + 1) * sizeof(*v))) ||
-	    !(p->placeholders = v, v[p->n_placeholders] = strdup(path))) {
-		err_set(err, "out of memory");
-		return -1;
-	}
-	p->n_placeholders++;
+	if (!(v = realloc(p->placeholders, (p->n_placeholders + 1) * sizeof(*v))))
+		goto oom;
+	p->placeholders = v;
+	if (!(f = realloc(p->placeholder_file, p->n_placeholders + 1)))
+		goto oom;
+	p->placeholder_file = f;
+	if (!(v[p->n_placeholders] = strdup(path)))
+		goto oom;
+	f[p->n_placeholders++] = (unsigned char)file;
 	return 0;
+oom:
+	err_set(err, "out of memory");
+	return -1;
 }
 
 void
@@ -116,6 +142,7 @@ jail_plan_free(struct jail_plan *p)
 		free(p->placeholders[i]);
 	free(p->m);
 	free(p->placeholders);
+	free(p->placeholder_file);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -229,6 +256,7 @@ protect(struct jail_plan *p, const char *folder, const char *rel, struct sbx_err
 	char path[PATH_MAX], *s;
 	struct stat st;
 	size_t i;
+	int file;
 
 	if (xsnprintf(path, sizeof(path), "%s/%s", folder, rel) < 0) {
 		err_set(err, "path too long: %s/%s", folder, rel);
@@ -236,7 +264,8 @@ protect(struct jail_plan *p, const char *folder, const char *rel, struct sbx_err
 	}
 	/* Already covered by a read-only mount above it? */
 	for (i = 0; i < p->n; i++)
-		if ((p->m[i].op == JAIL_RO || p->m[i].op == JAIL_PLACEHOLDER) &&
+		if ((p->m[i].op == JAIL_RO || p->m[i].op == JAIL_PLACEHOLDER ||
+		    p->m[i].op == JAIL_PLACEHOLDER_FILE) &&
 		    below(path, p->m[i].path) && below(p->m[i].path, folder) &&
 		    strcmp(p->m[i].path, folder))
 			return 0;
@@ -251,8 +280,9 @@ protect(struct jail_plan *p, const char *folder, const char *rel, struct sbx_err
 				err_set(err, "cannot check %s: %s", path, strerror(errno));
 				return -1;
 			}
-			if (plan_add(p, JAIL_PLACEHOLDER, path, err) < 0 ||
-			    placeholder_add(p, path, err) < 0)
+			file = placeholder_is_file(path);
+			if (plan_add(p, file ? JAIL_PLACEHOLDER_FILE : JAIL_PLACEHOLDER, path,
+			    err) < 0 || placeholder_add(p, path, file, err) < 0)
 				return -1;
 			return 0;
 		}
@@ -339,7 +369,7 @@ jail_plan_build(struct jail_plan *p, const struct jail_paths *in, struct sbx_err
 				if (lstat(path, &st) == 0)
 					k = plan_add(p, JAIL_RO, path, err) < 0 ? (size_t)-2 : k;
 				else if (plan_add(p, JAIL_PLACEHOLDER, path, err) < 0 ||
-				    placeholder_add(p, path, err) < 0)
+				    placeholder_add(p, path, 0, err) < 0)
 					k = (size_t)-2;
 				if (k == (size_t)-2)
 					goto fail;
@@ -488,13 +518,14 @@ jail_argv_free(char **argv)
 char **
 jail_argv(const struct jail_config *c)
 {
-	char empty[PATH_MAX], empty_file[PATH_MAX], num[32];
+	char empty[PATH_MAX], empty_file[PATH_MAX], dot_file[PATH_MAX], num[32];
 	struct av a = { 0 };
 	size_t i;
 	char *const *w;
 
 	if (xsnprintf(empty, sizeof(empty), "%s/empty", c->stage) < 0 ||
-	    xsnprintf(empty_file, sizeof(empty_file), "%s/empty-file", c->stage) < 0)
+	    xsnprintf(empty_file, sizeof(empty_file), "%s/empty-file", c->stage) < 0 ||
+	    xsnprintf(dot_file, sizeof(dot_file), "%s/dot-file", c->stage) < 0)
 		return NULL;
 	av_add(&a, c->bwrap);
 	/* Processes: no view of, or signal to, anything outside. No
@@ -533,6 +564,9 @@ jail_argv(const struct jail_config *c)
 			break;
 		case JAIL_HIDE_FILE:
 			av_add3(&a, "--ro-bind", empty_file, p);
+			break;
+		case JAIL_PLACEHOLDER_FILE:
+			av_add3(&a, "--ro-bind", dot_file, p);
 			break;
 		case JAIL_PLACEHOLDER:
 			av_add3(&a, "--ro-bind", empty, p);

@@ -7,8 +7,9 @@
  *   the folder, HOME, the config dir and the policy's path lists into an
  *   ordered list of mount operations. It creates nothing: placeholders
  *   for protected paths that do not exist yet are listed in
- *   plan->placeholders, and the caller creates them (empty directories)
- *   before bwrap runs and removes them after.
+ *   plan->placeholders, and the caller creates them (empty directories,
+ *   or files holding "." inside .git) before bwrap runs and removes them
+ *   after.
  * - jail_argv() is pure: the same config gives the same argv. It never
  *   fails except on allocation (NULL).
  * - Order matters to bubblewrap: later mounts cover earlier ones, and
@@ -33,6 +34,8 @@ enum jail_op {
 	JAIL_TMPFS,         /* --tmpfs P: private, or hides a directory */
 	JAIL_HIDE_FILE,     /* --ro-bind STAGE/empty-file P */
 	JAIL_PLACEHOLDER,   /* --ro-bind STAGE/empty P: a protected path not created yet */
+	JAIL_PLACEHOLDER_FILE, /* --ro-bind STAGE/dot-file P: the same, for a file git
+	                       reads from .git (commondir: "." is "this git dir") */
 	JAIL_REMOUNT_RO,    /* --remount-ro P */
 	JAIL_PRIVATE,       /* --tmpfs P, writable: the jail's own, gone at the end */
 };
@@ -45,7 +48,8 @@ struct jail_mount {
 struct jail_plan {
 	struct jail_mount *m;
 	size_t n, cap;
-	char **placeholders;        /* host paths to mkdir before and rmdir after */
+	char **placeholders;        /* host paths to create before and remove after */
+	unsigned char *placeholder_file; /* 1: a file holding ".\n", 0: an empty directory */
 	size_t n_placeholders;
 };
 
@@ -71,7 +75,8 @@ void jail_plan_free(struct jail_plan *plan);
 struct jail_config {
 	const char *bwrap;          /* path of bwrap */
 	const char *init;           /* path of sbx-jail-init */
-	const char *stage;          /* private staging dir: empty/, empty-file, proxy.sock */
+	const char *stage;          /* private staging dir: empty/, empty-file, dot-file
+	                               (".\n"), proxy.sock */
 	const char *cwd;            /* --chdir */
 	const char *proxy_socket;   /* host path of the proxy's socket; NULL: offline */
 	const char *no_proxy;       /* NO_PROXY inside; may be NULL */

