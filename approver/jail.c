@@ -21,27 +21,48 @@
 
 #include "approver/jail.h"
 
-/* The agents' state directories in HOME: writable, except these. */
-static const char *const claude_protected[] = {
+/*
+ * The agents' state directories in HOME: writable (transcripts, sessions,
+ * caches), except what configures the agent or runs later outside the
+ * jail (read-only, even when not made yet), and what is private to each
+ * jail (an empty tmpfs). Only those that exist are opened.
+ */
+struct state_dir {
+	const char *dir;
+	const char *const *ro;
+	const char *const *private;
+};
+
+static const char *const claude_ro[] = {
 	"settings.json", "settings.local.json", "hooks", "plugins", "commands",
 	"agents", "skills", "CLAUDE.md",
 	"local",                    /* a local install of Claude Code runs outside later */
 	NULL,
 };
-
-/* Private to each jail (an empty tmpfs): Claude Code sources its shell
- * snapshots in every later session, outside the jail too. */
+/* Claude Code sources its shell snapshots in every later session,
+ * outside the jail too. */
 static const char *const claude_private[] = { "shell-snapshots", NULL };
+static const char *const codex_ro[] = {
+	"config.toml", "hooks.json", "AGENTS.md", "prompts", "rules", "skills", "bin", NULL,
+};
+static const char *const none[] = { NULL };
+
+static const struct state_dir state_dirs[] = {
+	{ ".claude", claude_ro, claude_private },
+	{ ".codex", codex_ro, none },
+	{ NULL, NULL, NULL },
+};
 
 /* Hidden from the jail whatever the policy says (the agents' logins are
  * visible with --login). */
 static const char *const hidden_home[] = {
 	".ssh", ".aws", ".gnupg", ".config/gh", ".docker/config.json", ".netrc",
 	".git-credentials", ".kube", ".azure", ".config/gcloud", ".pgpass", ".npmrc",
-	".pypirc", ".codex/auth.json", NULL,
+	".pypirc", NULL,
 };
 
-static const char *const login_files[] = { ".claude.json", ".claude/.credentials.json", NULL };
+static const char *const login_files[] = { ".claude.json", ".claude/.credentials.json",
+	".codex/auth.json", NULL };
 
 /* Read-only inside every project, in addition to the policy's lists. */
 static const char *const project_protected[] = {
@@ -334,6 +355,53 @@ project_rel(const char *entry, const char *folder, char *buf, size_t bufsz)
 	return buf;
 }
 
+/* "~/.claude.json" and the like: what --login opens. */
+static int
+is_login_file(const char *entry)
+{
+	size_t k;
+
+	for (k = 0; login_files[k]; k++)
+		if (!strncmp(entry, "~/", 2) && !strcmp(entry + 2, login_files[k]))
+			return 1;
+	return 0;
+}
+
+/* One agent state dir of HOME, if it exists (see state_dirs). */
+static int
+plan_state_dir(struct jail_plan *p, const char *home, const struct state_dir *sd,
+    struct sbx_err *err)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	size_t k;
+
+	if (xsnprintf(path, sizeof(path), "%s/%s", home, sd->dir) < 0 ||
+	    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (plan_add(p, JAIL_RW, path, err) < 0)
+		return -1;
+	for (k = 0; sd->ro[k]; k++) {
+		if (xsnprintf(path, sizeof(path), "%s/%s/%s", home, sd->dir, sd->ro[k]) < 0)
+			continue;
+		if (lstat(path, &st) == 0) {
+			if (plan_add(p, JAIL_RO, path, err) < 0)
+				return -1;
+		} else if (plan_add(p, JAIL_PLACEHOLDER, path, err) < 0 ||
+		    placeholder_add(p, path, 0, err) < 0) {
+			return -1;
+		}
+	}
+	for (k = 0; sd->private[k]; k++) {
+		if (xsnprintf(path, sizeof(path), "%s/%s/%s", home, sd->dir, sd->private[k]) < 0 ||
+		    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (plan_add(p, JAIL_PRIVATE, path, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int
 jail_plan_build(struct jail_plan *p, const struct jail_paths *in, struct sbx_err *err)
 {
@@ -358,30 +426,9 @@ jail_plan_build(struct jail_plan *p, const struct jail_paths *in, struct sbx_err
 	/* 2. HOME: read-only (it is under /), the agent's state dir writable
 	 * except what configures it, credentials hidden. */
 	if (in->home) {
-		if (xsnprintf(path, sizeof(path), "%s/.claude", in->home) >= 0 &&
-		    lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (plan_add(p, JAIL_RW, path, err) < 0)
+		for (i = 0; state_dirs[i].dir; i++)
+			if (plan_state_dir(p, in->home, &state_dirs[i], err) < 0)
 				goto fail;
-			for (k = 0; claude_protected[k]; k++) {
-				if (xsnprintf(path, sizeof(path), "%s/.claude/%s", in->home,
-				    claude_protected[k]) < 0)
-					continue;
-				if (lstat(path, &st) == 0)
-					k = plan_add(p, JAIL_RO, path, err) < 0 ? (size_t)-2 : k;
-				else if (plan_add(p, JAIL_PLACEHOLDER, path, err) < 0 ||
-				    placeholder_add(p, path, 0, err) < 0)
-					k = (size_t)-2;
-				if (k == (size_t)-2)
-					goto fail;
-			}
-		}
-		for (k = 0; claude_private[k] && lstat(in->home, &st) == 0; k++) {
-			if (xsnprintf(path, sizeof(path), "%s/.claude/%s", in->home,
-			    claude_private[k]) < 0 || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-				continue;
-			if (plan_add(p, JAIL_PRIVATE, path, err) < 0)
-				goto fail;
-		}
 		for (k = 0; hidden_home[k]; k++)
 			if (xsnprintf(path, sizeof(path), "%s/%s", in->home, hidden_home[k]) >= 0 &&
 			    hide(p, in, path, err) < 0)
@@ -404,8 +451,7 @@ jail_plan_build(struct jail_plan *p, const struct jail_paths *in, struct sbx_err
 			continue;
 		if (in->config && !strcmp(path, in->config))
 			continue;
-		if (in->login && in->home && (!strcmp(in->deny_read[i], "~/.claude.json") ||
-		    !strcmp(in->deny_read[i], "~/.claude/.credentials.json")))
+		if (in->login && is_login_file(in->deny_read[i]))
 			continue;
 		if (!strncmp(path, "/proc/", 6) || !strncmp(path, "/dev/", 5))
 			continue;       /* our own /proc and /dev */

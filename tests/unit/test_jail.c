@@ -85,6 +85,9 @@ main(void)
 	mk("home/.netrc", 0);
 	mk("home/.claude", 1);
 	mk("home/.claude/settings.json", 0);
+	mk("home/.codex", 1);
+	mk("home/.codex/config.toml", 0);
+	mk("home/.codex/auth.json", 0);
 	mk("home/.config/sbx/approvers", 1);
 	mk("home/.config/sbx/approver.key", 0);
 	mk("home/.config/sbx/daemon.key", 0);
@@ -111,6 +114,11 @@ main(void)
 	    "but its settings.json is read-only, after it");
 	ok(find(&plan, JAIL_PLACEHOLDER, "home/.claude/settings.local.json") >= 0,
 	    "a settings file not made yet gets a placeholder");
+	ok(find(&plan, JAIL_RW, "home/.codex") >= 0 &&
+	    find(&plan, JAIL_RO, "home/.codex/config.toml") > find(&plan, JAIL_RW, "home/.codex") &&
+	    find(&plan, JAIL_PLACEHOLDER, "home/.codex/hooks.json") >= 0,
+	    "~/.codex is writable, its config.toml and hooks.json are not");
+	ok(find(&plan, JAIL_HIDE_FILE, "home/.codex/auth.json") >= 0, "~/.codex/auth.json is hidden");
 	ok(find(&plan, JAIL_TMPFS, "home/.ssh") >= 0, "~/.ssh is hidden");
 	ok(find(&plan, JAIL_HIDE_FILE, "home/.netrc") >= 0, "~/.netrc is hidden (built in)");
 	a = find(&plan, JAIL_TMPFS, "home/.aws");
