@@ -50,8 +50,8 @@ printf 'x' >"$FOLDER/notexec"
 J -- "$FOLDER/notexec" 2>/dev/null
 is "$?" 126 "a command that cannot run: 126"
 
-out=$(J -- sh -c 'ls -d .envrc .vscode .husky .idea .mcp.json; echo "tmpdir=$TMPDIR"' 2>&1)
-like "$out" "tmpdir=/tmp" "TMPDIR is the private /tmp"
+out=$(J -- sh -c 'ls -d .envrc .vscode .husky .idea .mcp.json; echo "tmpdir=$TMPDIR cache=$XDG_CACHE_HOME"' 2>&1)
+like "$out" "tmpdir=/tmp cache=/tmp/.cache" "TMPDIR is the private /tmp, and caches go there"
 like "$out" "\\.envrc" "inside, .envrc is a read-only placeholder"
 [ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.vscode" ]
 ok $? "outside, after the jail, the placeholders are gone"
