@@ -128,6 +128,7 @@ a, b = socket.socketpair(); a.send(b"x"); print("socketpair", b.recv(1).decode()
 libc = ctypes.CDLL(None, use_errno=True)
 r = libc.syscall(425, 1, ctypes.c_void_p(0)); print("io_uring_setup", r, os.strerror(ctypes.get_errno()))
 r = libc.unshare(0x10000000); print("unshare", r, os.strerror(ctypes.get_errno()))
+r = libc.ptrace(16, 1, 0, 0); print("ptrace-pid1", r, os.strerror(ctypes.get_errno()))
 print("nnp", [l.split()[1] for l in open("/proc/self/status") if l.startswith("NoNewPrivs")][0])
 print("capeff", [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0])
 ' 2>&1)
@@ -135,6 +136,7 @@ like "$out" "unix refused" "socket(AF_UNIX) is refused"
 like "$out" "socketpair x" "socketpair still works"
 like "$out" "io_uring_setup -1 Function not implemented" "io_uring is refused"
 like "$out" "unshare -1 Operation not permitted" "new namespaces are refused"
+like "$out" "ptrace-pid1 -1 Operation not permitted" "pid 1 (the forwarder, which may use Unix sockets) cannot be ptraced"
 like "$out" "nnp 1" "no_new_privs is set"
 like "$out" "capeff 0000000000000000" "no capabilities"
 
