@@ -92,9 +92,9 @@ ok $? "the later jail, last to end, removes those the first one made"
 # of the folder removes the placeholders it left.
 "$SBX" -C "$FOLDER" jail --offline -- sleep 4321 &
 jk=$!
+disown "$jk"    # no "Killed" notice from bash
 wait_for 10 pgrep -f "^sleep 4321"
 kill -KILL "$jk" 2>/dev/null
-{ wait "$jk"; } 2>/dev/null
 wait_for 5 sh -c '! pgrep -f "^sleep 4321"'
 ok $? "the jail dies with sbx jail (even by SIGKILL)"
 [ -d "$FOLDER/.envrc" ]
