@@ -241,6 +241,22 @@ start_proxy(const char *proxy, const char *folder, const char *sock, const char 
 	return pid;
 }
 
+static int
+stage_file(const char *stage, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (xsnprintf(path, sizeof(path), "%s/%s", stage, name) < 0 ||
+	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444)) < 0)
+		return -1;
+	if (write_all(fd, text, strlen(text)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
 /* The stage: a private directory outside the project with an empty
  * directory and an empty file to bind over hidden and protected paths. */
 static int
@@ -262,14 +278,9 @@ make_stage(char *stage, size_t sz, const char *folder)
 	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444)) < 0)
 		return -1;
 	close(fd);
-	if (xsnprintf(path, sizeof(path), "%s/dot-file", stage) < 0 ||
-	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444)) < 0)
+	if (stage_file(stage, "dot-file", jail_ph_text(JAIL_PH_DOT)) < 0 ||
+	    stage_file(stage, "json-file", jail_ph_text(JAIL_PH_JSON)) < 0)
 		return -1;
-	if (write_all(fd, ".\n", 2) < 0) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
 	return 0;
 }
 
@@ -283,6 +294,8 @@ remove_stage(const char *stage)
 	if (xsnprintf(path, sizeof(path), "%s/empty-file", stage) >= 0)
 		unlink(path);
 	if (xsnprintf(path, sizeof(path), "%s/dot-file", stage) >= 0)
+		unlink(path);
+	if (xsnprintf(path, sizeof(path), "%s/json-file", stage) >= 0)
 		unlink(path);
 	if (xsnprintf(path, sizeof(path), "%s/empty", stage) >= 0)
 		rmdir(path);
@@ -322,18 +335,22 @@ jail_lock(const char *config, const char *folder)
 	return fd;
 }
 
+/* A placeholder's line in the lock file starts with its kind (enum jail_ph). */
+static const char ph_kinds[] = "dfje";
+
+/* Does the file at path hold exactly text? */
 static int
-file_is_dot(const char *path)
+file_holds(const char *path, const char *text)
 {
-	char buf[3] = "";
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	char buf[8];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	ssize_t n;
 
 	if (fd < 0)
 		return 0;
 	n = read(fd, buf, sizeof(buf));
 	close(fd);
-	return n == 2 && buf[0] == '.' && buf[1] == '\n';
+	return n >= 0 && (size_t)n == strlen(text) && !memcmp(buf, text, (size_t)n);
 }
 
 /*
@@ -350,6 +367,7 @@ remove_placeholders(int lockfd)
 	if (lseek(lockfd, 0, SEEK_SET) < 0 || !(text = fd_read_all(lockfd, 1 << 20, &len)))
 		return;
 	for (line = text; *line; line = nl + 1) {
+		const char *kind;
 		struct stat st;
 
 		if (!(nl = strchr(line, '\n')))
@@ -358,9 +376,9 @@ remove_placeholders(int lockfd)
 		if (line[0] == 'd' && line[1] == ' ' && line[2] == '/')
 			(void)rmdir(line + 2);
 		/* A file only while it holds what we wrote: then it is ours. */
-		else if (line[0] == 'f' && line[1] == ' ' && line[2] == '/' &&
-		    lstat(line + 2, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 2 &&
-		    file_is_dot(line + 2))
+		else if (line[0] && (kind = strchr(ph_kinds, line[0])) && line[1] == ' ' &&
+		    line[2] == '/' && lstat(line + 2, &st) == 0 && S_ISREG(st.st_mode) &&
+		    file_holds(line + 2, jail_ph_text((int)(kind - ph_kinds))))
 			(void)unlink(line + 2);
 	}
 	free(text);
@@ -557,13 +575,14 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	/* Placeholders for protected paths not created yet: empty
 	 * directories, which git ignores; removed again at the end. */
 	for (i = 0; i < plan.n_placeholders; i++) {
-		const char *ph = plan.placeholders[i];
+		const char *ph = plan.placeholders[i], *text;
 		int fd, file = plan.placeholder_file[i], made;
 
 		if (file) {
+			text = jail_ph_text(file);
 			fd = open(ph, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 			made = fd >= 0;
-			if (fd >= 0 && write_all(fd, ".\n", 2) < 0) {
+			if (fd >= 0 && write_all(fd, text, strlen(text)) < 0) {
 				close(fd);
 				(void)unlink(ph);
 				rc = setup_fail("cannot write %s: %s", ph, strerror(errno));
@@ -577,7 +596,7 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 		if (made) {
 			/* Recorded in the lock file, for whichever jail of this
 			 * folder ends last (or the next one, if we are killed). */
-			if (dprintf(lockfd, "%c %s\n", file ? 'f' : 'd', ph) < 0) {
+			if (dprintf(lockfd, "%c %s\n", ph_kinds[file], ph) < 0) {
 				rc = setup_fail("cannot record %s: %s", plan.placeholders[i],
 				    strerror(errno));
 				goto out;

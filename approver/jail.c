@@ -78,16 +78,47 @@ static const char *const project_protected[] = {
  * or an empty file, there would stop git; .git never goes into a commit). */
 static const char *const git_files[] = { "/.git/commondir", NULL };
 
-static int
-placeholder_is_file(const char *path)
+const char *
+jail_ph_text(int kind)
 {
-	size_t n = strlen(path), k, m;
+	return kind == JAIL_PH_DOT ? ".\n" : kind == JAIL_PH_JSON ? "{}\n" : "";
+}
+
+static int
+has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/*
+ * The placeholder for a protected path not made yet. In the project an
+ * empty directory (git ignores it; a file would go into the next commit),
+ * but a file for what git reads in .git. In an agent's state dir a file
+ * for its settings and memory files: Claude Code refuses to start when
+ * ~/.claude/settings.json is a directory ("EISDIR"), and so would other
+ * sessions outside the jail meanwhile.
+ */
+static int
+placeholder_kind(const char *path, int state_dir)
+{
+	size_t k;
 
 	for (k = 0; git_files[k]; k++)
-		if (n >= (m = strlen(git_files[k])) && !strcmp(path + n - m, git_files[k]))
-			return 1;
-	return 0;
+		if (has_suffix(path, git_files[k]))
+			return JAIL_PH_DOT;
+	if (state_dir && has_suffix(path, ".json"))
+		return JAIL_PH_JSON;
+	if (state_dir && (has_suffix(path, ".md") || has_suffix(path, ".toml")))
+		return JAIL_PH_EMPTY;
+	return JAIL_PH_DIR;
 }
+
+static const enum jail_op ph_ops[] = {
+	[JAIL_PH_DIR] = JAIL_PLACEHOLDER, [JAIL_PH_DOT] = JAIL_PLACEHOLDER_FILE,
+	[JAIL_PH_JSON] = JAIL_PLACEHOLDER_JSON, [JAIL_PH_EMPTY] = JAIL_PLACEHOLDER_EMPTY,
+};
 
 /* The agent's drop boxes (tmp, new, events, originals, delivered) are one
  * mount: a request is written in queue/tmp and renamed into queue/new,
@@ -286,7 +317,8 @@ protect(struct jail_plan *p, const char *folder, const char *rel, struct sbx_err
 	/* Already covered by a read-only mount above it? */
 	for (i = 0; i < p->n; i++)
 		if ((p->m[i].op == JAIL_RO || p->m[i].op == JAIL_PLACEHOLDER ||
-		    p->m[i].op == JAIL_PLACEHOLDER_FILE) &&
+		    p->m[i].op == JAIL_PLACEHOLDER_FILE || p->m[i].op == JAIL_PLACEHOLDER_JSON ||
+		    p->m[i].op == JAIL_PLACEHOLDER_EMPTY) &&
 		    below(path, p->m[i].path) && below(p->m[i].path, folder) &&
 		    strcmp(p->m[i].path, folder))
 			return 0;
@@ -301,9 +333,9 @@ protect(struct jail_plan *p, const char *folder, const char *rel, struct sbx_err
 				err_set(err, "cannot check %s: %s", path, strerror(errno));
 				return -1;
 			}
-			file = placeholder_is_file(path);
-			if (plan_add(p, file ? JAIL_PLACEHOLDER_FILE : JAIL_PLACEHOLDER, path,
-			    err) < 0 || placeholder_add(p, path, file, err) < 0)
+			file = placeholder_kind(path, 0);
+			if (plan_add(p, ph_ops[file], path, err) < 0 ||
+			    placeholder_add(p, path, file, err) < 0)
 				return -1;
 			return 0;
 		}
@@ -387,9 +419,12 @@ plan_state_dir(struct jail_plan *p, const char *home, const struct state_dir *sd
 		if (lstat(path, &st) == 0) {
 			if (plan_add(p, JAIL_RO, path, err) < 0)
 				return -1;
-		} else if (plan_add(p, JAIL_PLACEHOLDER, path, err) < 0 ||
-		    placeholder_add(p, path, 0, err) < 0) {
-			return -1;
+		} else {
+			int kind = placeholder_kind(path, 1);
+
+			if (plan_add(p, ph_ops[kind], path, err) < 0 ||
+			    placeholder_add(p, path, kind, err) < 0)
+				return -1;
 		}
 	}
 	for (k = 0; sd->private[k]; k++) {
@@ -564,14 +599,16 @@ jail_argv_free(char **argv)
 char **
 jail_argv(const struct jail_config *c)
 {
-	char empty[PATH_MAX], empty_file[PATH_MAX], dot_file[PATH_MAX], num[32];
+	char empty[PATH_MAX], empty_file[PATH_MAX], dot_file[PATH_MAX], json_file[PATH_MAX];
+	char num[32];
 	struct av a = { 0 };
 	size_t i;
 	char *const *w;
 
 	if (xsnprintf(empty, sizeof(empty), "%s/empty", c->stage) < 0 ||
 	    xsnprintf(empty_file, sizeof(empty_file), "%s/empty-file", c->stage) < 0 ||
-	    xsnprintf(dot_file, sizeof(dot_file), "%s/dot-file", c->stage) < 0)
+	    xsnprintf(dot_file, sizeof(dot_file), "%s/dot-file", c->stage) < 0 ||
+	    xsnprintf(json_file, sizeof(json_file), "%s/json-file", c->stage) < 0)
 		return NULL;
 	av_add(&a, c->bwrap);
 	/* Processes: no view of, or signal to, anything outside. No
@@ -609,7 +646,11 @@ jail_argv(const struct jail_config *c)
 			av_add2(&a, "--tmpfs", p);
 			break;
 		case JAIL_HIDE_FILE:
+		case JAIL_PLACEHOLDER_EMPTY:
 			av_add3(&a, "--ro-bind", empty_file, p);
+			break;
+		case JAIL_PLACEHOLDER_JSON:
+			av_add3(&a, "--ro-bind", json_file, p);
 			break;
 		case JAIL_PLACEHOLDER_FILE:
 			av_add3(&a, "--ro-bind", dot_file, p);

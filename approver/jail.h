@@ -36,9 +36,23 @@ enum jail_op {
 	JAIL_PLACEHOLDER,   /* --ro-bind STAGE/empty P: a protected path not created yet */
 	JAIL_PLACEHOLDER_FILE, /* --ro-bind STAGE/dot-file P: the same, for a file git
 	                       reads from .git (commondir: "." is "this git dir") */
+	JAIL_PLACEHOLDER_JSON, /* --ro-bind STAGE/json-file P ("{}"): a settings file an
+	                       agent refuses to start without when it is a directory */
+	JAIL_PLACEHOLDER_EMPTY, /* --ro-bind STAGE/empty-file P: likewise, an empty file */
 	JAIL_REMOUNT_RO,    /* --remount-ro P */
 	JAIL_PRIVATE,       /* --tmpfs P, writable: the jail's own, gone at the end */
 };
+
+/* What a placeholder is on the host (and the file bound over it). */
+enum jail_ph {
+	JAIL_PH_DIR = 0,            /* an empty directory: git ignores it */
+	JAIL_PH_DOT = 1,            /* a file holding ".\n" (.git/commondir) */
+	JAIL_PH_JSON = 2,           /* a file holding "{}\n" (settings.json) */
+	JAIL_PH_EMPTY = 3,          /* an empty file (CLAUDE.md, config.toml) */
+};
+
+/* The content of a file placeholder of that kind ("" for a directory). */
+const char *jail_ph_text(int kind);
 
 struct jail_mount {
 	enum jail_op op;
@@ -49,7 +63,7 @@ struct jail_plan {
 	struct jail_mount *m;
 	size_t n, cap;
 	char **placeholders;        /* host paths to create before and remove after */
-	unsigned char *placeholder_file; /* 1: a file holding ".\n", 0: an empty directory */
+	unsigned char *placeholder_file; /* enum jail_ph: what to create */
 	size_t n_placeholders;
 };
 
@@ -75,8 +89,8 @@ void jail_plan_free(struct jail_plan *plan);
 struct jail_config {
 	const char *bwrap;          /* path of bwrap */
 	const char *init;           /* path of sbx-jail-init */
-	const char *stage;          /* private staging dir: empty/, empty-file, dot-file
-	                               (".\n"), proxy.sock */
+	const char *stage;          /* private staging dir: empty/, empty-file, dot-file,
+	                               json-file (jail_ph_text), proxy.sock */
 	const char *cwd;            /* --chdir */
 	const char *proxy_socket;   /* host path of the proxy's socket; NULL: offline */
 	const char *no_proxy;       /* NO_PROXY inside; may be NULL */

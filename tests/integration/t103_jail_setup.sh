@@ -103,6 +103,16 @@ J -- true
 [ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.idea" ]
 ok $? "the next jail of the folder removes them"
 
+# Settings files not made yet: read-only "{}" files in the jail (Claude
+# Code refuses to start when settings.json is a directory), gone after.
+mkdir -p "$HOME/.claude"
+rm -f "$HOME/.claude/settings.json"
+out=$(J -- sh -c 'cat ~/.claude/settings.json; echo "{\"hooks\":1}" > ~/.claude/settings.json; echo "rc=$?"' 2>&1)
+like "$out" "^\{\}" "~/.claude/settings.json reads as {} in the jail"
+like "$out" "rc=[1-9]" "and cannot be written"
+[ ! -e "$HOME/.claude/settings.json" ]
+ok $? "and is gone after the jail"
+
 # The agent's own login: hidden, unless --login.
 echo '{"oauthAccount":"LOGIN-STATE"}' >"$HOME/.claude.json"
 mkdir -p "$HOME/.claude" && echo '{"token":"CREDENTIAL"}' >"$HOME/.claude/.credentials.json"

@@ -112,11 +112,14 @@ main(void)
 	ok(find(&plan, JAIL_RW, "home/.claude") >= 0, "~/.claude is writable");
 	ok(find(&plan, JAIL_RO, "home/.claude/settings.json") > find(&plan, JAIL_RW, "home/.claude"),
 	    "but its settings.json is read-only, after it");
-	ok(find(&plan, JAIL_PLACEHOLDER, "home/.claude/settings.local.json") >= 0,
-	    "a settings file not made yet gets a placeholder");
+	ok(find(&plan, JAIL_PLACEHOLDER_JSON, "home/.claude/settings.local.json") >= 0,
+	    "a settings file not made yet gets a \"{}\" file (Claude Code stops at a directory)");
+	ok(find(&plan, JAIL_PLACEHOLDER_EMPTY, "home/.claude/CLAUDE.md") >= 0 &&
+	    find(&plan, JAIL_PLACEHOLDER, "home/.claude/hooks") >= 0,
+	    "CLAUDE.md an empty file, hooks/ an empty directory");
 	ok(find(&plan, JAIL_RW, "home/.codex") >= 0 &&
 	    find(&plan, JAIL_RO, "home/.codex/config.toml") > find(&plan, JAIL_RW, "home/.codex") &&
-	    find(&plan, JAIL_PLACEHOLDER, "home/.codex/hooks.json") >= 0,
+	    find(&plan, JAIL_PLACEHOLDER_JSON, "home/.codex/hooks.json") >= 0,
 	    "~/.codex is writable, its config.toml and hooks.json are not");
 	ok(find(&plan, JAIL_HIDE_FILE, "home/.codex/auth.json") >= 0, "~/.codex/auth.json is hidden");
 	ok(find(&plan, JAIL_TMPFS, "home/.ssh") >= 0, "~/.ssh is hidden");
@@ -140,6 +143,10 @@ main(void)
 	    ".git is a mount point (cannot be renamed) before .git/hooks turns read-only");
 	ok(find(&plan, JAIL_RO, "proj/.git/config") >= 0, ".git/config is read-only");
 	ok(find(&plan, JAIL_PLACEHOLDER, "proj/.envrc") >= 0, ".envrc, not made yet, has a placeholder");
+	ok(find(&plan, JAIL_PLACEHOLDER, "proj/.mcp.json") >= 0,
+	    "in the project even a .json placeholder is a directory (git ignores it)");
+	is_str(jail_ph_text(JAIL_PH_JSON), "{}\n", "a JSON placeholder holds {}");
+	is_str(jail_ph_text(JAIL_PH_DOT), ".\n", "commondir's holds .");
 	ok(find(&plan, JAIL_PLACEHOLDER, "proj/generated") >= 0, "so has a denyWrite path");
 	ok(find(&plan, JAIL_PLACEHOLDER_FILE, "proj/.git/commondir") >= 0,
 	    ".git/commondir gets an empty file (a directory would stop git)");
