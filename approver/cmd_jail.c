@@ -7,8 +7,10 @@
  * the command that fixes it: no bwrap, user namespaces off, no folder or
  * no accepted policy, sbxd not serving the folder, the proxy cannot
  * start. MUST stop the proxy and remove its placeholders and staging dir
- * when the jail ends. Exit: COMMAND's status (128+N for a signal), 125
- * setup failed, 126 cannot run, 127 not found (like env).
+ * when the jail ends. MUST stop the jail when a host entry under one of
+ * its mounts is removed or renamed over (the mount would be gone inside).
+ * Exit: COMMAND's status (128+N for a signal), 125 setup failed or jail
+ * stopped, 126 cannot run, 127 not found (like env).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -69,7 +73,8 @@ usage(FILE *f)
 	    "  --offline  no proxy: the jail has no network at all\n"
 	    "\n"
 	    "Exit status: COMMAND's (128+N if a signal N ended it), 125 if the jail\n"
-	    "could not be set up (the message says how to fix it), 126 if COMMAND\n"
+	    "could not be set up (the message says how to fix it) or was stopped\n"
+	    "because a protected path was replaced outside it, 126 if COMMAND\n"
 	    "cannot run, 127 if it is not found.\n");
 }
 
@@ -386,24 +391,141 @@ remove_placeholders(int lockfd)
 		return;         /* the next jail tries again; rmdir is idempotent */
 }
 
-/* Reads bwrap's JSON status until EOF; 1 once it reported a child pid. */
-static int
-read_status(int fd)
+/*
+ * While the jail runs: the host directory entries its mounts sit on
+ * (jail_plan_watched). Removing or renaming over one on the host detaches
+ * the mount in the jail too, and the path inside then reaches the host's
+ * new file: so when that happens, the jail is stopped.
+ */
+struct watch {
+	int ifd;
+	size_t n;
+	struct {
+		int wd;
+		const char *name;       /* borrowed from the plan */
+		const char *path;
+	} *w;
+};
+
+static void
+watch_free(struct watch *wt)
 {
-	char buf[4096];
-	size_t len = 0;
+	if (wt->ifd >= 0)
+		close(wt->ifd);
+	free(wt->w);
+	wt->ifd = -1;
+	wt->w = NULL;
+}
+
+/* 0, or -1 with err set (inotify limits). */
+static int
+watch_setup(struct watch *wt, const struct jail_plan *plan, struct sbx_err *err)
+{
+	char dir[PATH_MAX];
+	const char *path, *slash;
+	size_t i;
+	int wd;
+
+	wt->n = 0;
+	wt->w = NULL;
+	if ((wt->ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0 ||
+	    !(wt->w = calloc(plan->n + 1, sizeof(*wt->w)))) {
+		err_set(err, "cannot watch the protected paths: %s", strerror(errno));
+		goto fail;
+	}
+	for (i = 0; i < plan->n; i++) {
+		if (!jail_plan_watched(plan, i))
+			continue;
+		path = plan->m[i].path;
+		slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			snprintf(dir, sizeof(dir), "/");
+		else if (xsnprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) < 0)
+			continue;
+		wd = inotify_add_watch(wt->ifd, dir, IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+		    IN_ONLYDIR);
+		if (wd < 0) {
+			err_set(err, "cannot watch %s: %s%s", dir, strerror(errno), errno == ENOSPC ?
+			    "; raise it: `sysctl fs.inotify.max_user_watches=65536`" : "");
+			goto fail;
+		}
+		wt->w[wt->n].wd = wd;
+		wt->w[wt->n].name = slash ? slash + 1 : path;
+		wt->w[wt->n].path = path;
+		wt->n++;
+	}
+	return 0;
+fail:
+	watch_free(wt);
+	return -1;
+}
+
+/* The watched path an inotify buffer names, or NULL. */
+static const char *
+watch_hit(const struct watch *wt, const char *buf, ssize_t len)
+{
+	const struct inotify_event *ev;
+	ssize_t off;
+	size_t k;
+
+	for (off = 0; off + (ssize_t)sizeof(*ev) <= len;
+	    off += (ssize_t)sizeof(*ev) + ev->len) {
+		ev = (const struct inotify_event *)(const void *)(buf + off);
+		if (!ev->len)
+			continue;
+		for (k = 0; k < wt->n; k++)
+			if (wt->w[k].wd == ev->wd && !strcmp(wt->w[k].name, ev->name))
+				return wt->w[k].path;
+	}
+	return NULL;
+}
+
+/*
+ * Waits for bwrap, reading its JSON status and the watch. *started: it
+ * reported a child pid. Returns the path that made it stop the jail, or
+ * NULL.
+ */
+static const char *
+watch_jail(struct watch *wt, pid_t pid, int statusfd, int *started, int *status)
+{
+	char sbuf[4096], ibuf[4096] __attribute__((aligned(8)));
+	const char *hit = NULL, *h;
+	size_t slen = 0;
+	struct pollfd pfd[3];
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), n;
 	ssize_t r;
 
-	while (len < sizeof(buf) - 1) {
-		r = read(fd, buf + len, sizeof(buf) - 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
+	for (;;) {
+		if (waitpid(pid, status, WNOHANG) == pid)
 			break;
-		len += (size_t)r;
+		n = 0;
+		pfd[n++] = (struct pollfd){ .fd = statusfd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = wt->ifd, .events = POLLIN };
+		if (pidfd >= 0)
+			pfd[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+		if (poll(pfd, (nfds_t)n, pidfd >= 0 ? -1 : 100) < 0 && errno != EINTR)
+			break;
+		if (statusfd >= 0 && pfd[0].revents) {
+			r = read(statusfd, sbuf + slen, sizeof(sbuf) - 1 - slen);
+			if (r > 0)
+				slen += (size_t)r;
+			else if (r == 0 || errno != EINTR)
+				statusfd = -1;  /* poll ignores a negative fd */
+		}
+		if (pfd[1].revents && (r = read(wt->ifd, ibuf, sizeof(ibuf))) > 0 &&
+		    (h = watch_hit(wt, ibuf, r)) && !hit) {
+			hit = h;
+			kill(pid, SIGKILL);
+		}
 	}
-	buf[len] = '\0';
-	return strstr(buf, "\"child-pid\"") != NULL;
+	while (statusfd >= 0 && slen < sizeof(sbuf) - 1 &&
+	    (r = read(statusfd, sbuf + slen, sizeof(sbuf) - 1 - slen)) > 0)
+		slen += (size_t)r;
+	sbuf[slen] = '\0';
+	*started = strstr(sbuf, "\"child-pid\"") != NULL;
+	if (pidfd >= 0)
+		close(pidfd);
+	return hit;
 }
 
 int
@@ -431,6 +553,8 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	char **av = NULL;
 	int login = 0, offline = 0, rc = JAIL_SETUP_FAIL, sp[2] = { -1, -1 }, started;
 	int status = 0, lockfd = -1;
+	struct watch wt = { .ifd = -1 };
+	const char *changed = NULL;
 	pid_t proxy_pid = -1, pid;
 	ssize_t n;
 
@@ -609,6 +733,10 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	if (!getcwd(cwd, sizeof(cwd)) || (strncmp(cwd, folder, strlen(folder)) ||
 	    (cwd[strlen(folder)] != '\0' && cwd[strlen(folder)] != '/')))
 		snprintf(cwd, sizeof(cwd), "%s", folder);
+	if (watch_setup(&wt, &plan, &err) < 0) {
+		rc = setup_fail("%s", err.msg);
+		goto out;
+	}
 	if (pipe2(sp, O_CLOEXEC) < 0) {
 		rc = setup_fail("pipe: %s", strerror(errno));
 		goto out;
@@ -663,15 +791,16 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 		goto out;
 	}
 	bwrap_pid = pid;
-	started = read_status(sp[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	changed = watch_jail(&wt, pid, sp[0], &started, &status);
 	bwrap_pid = 0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
-	if (!started) {
+	if (changed) {
+		rc = setup_fail("%s was removed or replaced outside the jail while it ran, which "
+		    "lifts its protection inside; the jail was stopped. Start it again", changed);
+	} else if (!started) {
 		rc = setup_fail("bubblewrap could not set up the jail (its message is above)%s",
 		    geteuid() ? "; if it is about namespaces, check `sbx doctor`" : "");
 	} else if (WIFEXITED(status)) {
@@ -680,6 +809,7 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 		rc = 128 + WTERMSIG(status);
 	}
 out:
+	watch_free(&wt);
 	stop_proxy(proxy_pid);
 	/* Only when no other jail of this folder runs (see jail_lock). */
 	if (lockfd >= 0 && flock(lockfd, LOCK_EX | LOCK_NB) == 0)

@@ -538,6 +538,28 @@ fail:
 	return -1;
 }
 
+int
+jail_plan_watched(const struct jail_plan *p, size_t i)
+{
+	const char *path = p->m[i].path;
+	size_t j, best = (size_t)-1, len = 0, n;
+
+	if (p->m[i].op == JAIL_REMOUNT_RO || !strcmp(path, "/tmp"))
+		return 0;
+	/* The nearest mount above it, among those made before it. */
+	for (j = 0; j < i; j++) {
+		n = strlen(p->m[j].path);
+		if (p->m[j].op != JAIL_REMOUNT_RO && below(path, p->m[j].path) &&
+		    strcmp(path, p->m[j].path) && n >= len) {
+			best = j;
+			len = n;
+		}
+	}
+	if (best == (size_t)-1)
+		return 1;           /* under the host's / */
+	return p->m[best].op != JAIL_TMPFS && p->m[best].op != JAIL_PRIVATE;
+}
+
 /* A growable argv. */
 struct av {
 	char **v;

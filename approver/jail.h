@@ -101,6 +101,17 @@ struct jail_config {
 	char *const *command;       /* NULL-terminated */
 };
 
+/*
+ * Does mount i of the plan need watching from outside while the jail
+ * runs? A mount on a host directory entry is detached in every mount
+ * namespace when that entry is removed or renamed over on the host (`git
+ * config` renames over .git/config, an editor over ~/.netrc): inside the
+ * jail the path then reaches the host's new file, writable or readable.
+ * 1 for a mount whose parent, in the jail, is a live view of the host;
+ * 0 for one inside a private tmpfs of the jail, or a remount.
+ */
+int jail_plan_watched(const struct jail_plan *plan, size_t i);
+
 /* A NULL-terminated argv (free with jail_argv_free), or NULL on OOM. */
 char **jail_argv(const struct jail_config *c);
 void jail_argv_free(char **argv);

@@ -103,6 +103,20 @@ J -- true
 [ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.idea" ]
 ok $? "the next jail of the folder removes them"
 
+# A protected file replaced on the host while the jail runs (git config
+# renames over .git/config): the mount on it would be gone inside, so
+# the jail is stopped, with a message.
+git -C "$FOLDER" init -q 2>/dev/null
+J -- sh -c 'sleep 5; echo "[core]" > .git/config && echo WROTE' >"$T/o" 2>&1 &
+jw=$!
+sleep 1
+git -C "$FOLDER" config sbx.test 1
+wait "$jw"
+is "$?" 125 "git config on the host stops the jail (exit 125)"
+like "$(cat "$T/o")" "\.git/config was removed or replaced outside the jail" "and says why"
+unlike "$(cat "$T/o")" "WROTE" "the agent never wrote .git/config"
+is "$(git -C "$FOLDER" config sbx.test)" "1" "the host's change stands"
+
 # Settings files not made yet: read-only "{}" files in the jail (Claude
 # Code refuses to start when settings.json is a directory), gone after.
 mkdir -p "$HOME/.claude"

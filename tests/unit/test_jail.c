@@ -166,6 +166,16 @@ main(void)
 			b = -2;
 	ok(b >= 0, "every --remount-ro comes last");
 
+	ok(jail_plan_watched(&plan, (size_t)find(&plan, JAIL_RO, "proj/.git/config")),
+	    ".git/config is watched (renamed over on the host, its mount would go)");
+	ok(jail_plan_watched(&plan, (size_t)find(&plan, JAIL_TMPFS, "home/.ssh")),
+	    "so is hidden ~/.ssh, which sits in the host's HOME");
+	ok(!jail_plan_watched(&plan, (size_t)find(&plan, JAIL_RO, "home/.config/sbx/daemon.pub")),
+	    "not what sits in the jail's own tmpfs (the rebuilt config dir)");
+	ok(!jail_plan_watched(&plan, (size_t)find(&plan, JAIL_RO, "home")),
+	    "nor HOME, brought back into the private /tmp");
+	ok(!jail_plan_watched(&plan, 0), "nor /tmp itself");
+
 	jc.bwrap = "/usr/bin/bwrap";
 	jc.init = "/usr/local/bin/sbx-jail-init";
 	jc.stage = "/tmp/stage";
