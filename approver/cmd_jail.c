@@ -481,6 +481,37 @@ watch_hit(const struct watch *wt, const char *buf, ssize_t len)
 }
 
 /*
+ * After the jail was stopped because PATH changed: the agent may have won
+ * the moment between the host's change and the stop. For a git config,
+ * print the lines that make git run a program, for the human to check.
+ */
+static void
+warn_changed(const char *path)
+{
+	static const char *const runs[] = { "hookspath", "fsmonitor", "sshcommand", "pager",
+		"editor", "askpass", "helper", "textconv", "program", "[alias", "[filter",
+		"[include", "[includeif", "command", "worktree", NULL };
+	char line[512], low[512];
+	size_t k, i;
+	FILE *f;
+
+	if (strlen(path) < 12 || strcmp(path + strlen(path) - 12, "/.git/config") ||
+	    !(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		for (i = 0; line[i] && i < sizeof(low) - 1; i++)
+			low[i] = (char)(line[i] >= 'A' && line[i] <= 'Z' ? line[i] + 32 : line[i]);
+		low[i] = '\0';
+		for (k = 0; runs[k]; k++)
+			if (strstr(low, runs[k])) {
+				fprintf(stderr, "sbx jail:   runs a program: %s", line);
+				break;
+			}
+	}
+	fclose(f);
+}
+
+/*
  * Waits for bwrap, reading its JSON status and the watch. *started: it
  * reported a child pid. Returns the path that made it stop the jail, or
  * NULL.
@@ -489,8 +520,9 @@ static const char *
 watch_jail(struct watch *wt, pid_t pid, int statusfd, int *started, int *status)
 {
 	char sbuf[4096], ibuf[4096] __attribute__((aligned(8)));
-	const char *hit = NULL, *h;
+	const char *hit = NULL, *h, *cp;
 	size_t slen = 0;
+	long child;
 	struct pollfd pfd[3];
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), n;
 	ssize_t r;
@@ -515,6 +547,11 @@ watch_jail(struct watch *wt, pid_t pid, int statusfd, int *started, int *status)
 		if (pfd[1].revents && (r = read(wt->ifd, ibuf, sizeof(ibuf))) > 0 &&
 		    (h = watch_hit(wt, ibuf, r)) && !hit) {
 			hit = h;
+			/* The jail's pid 1 first: the kernel then kills every
+			 * process in it at once; bwrap after. */
+			sbuf[slen] = '\0';
+			if ((cp = strstr(sbuf, "\"child-pid\":")) && (child = atol(cp + 12)) > 1)
+				kill((pid_t)child, SIGKILL);
 			kill(pid, SIGKILL);
 		}
 	}
@@ -799,7 +836,10 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	sigaction(SIGHUP, &old_hup, NULL);
 	if (changed) {
 		rc = setup_fail("%s was removed or replaced outside the jail while it ran, which "
-		    "lifts its protection inside; the jail was stopped. Start it again", changed);
+		    "lifts its protection inside; the jail was stopped at once. Check that %s "
+		    "holds what you expect (the agent may have written it in the moment "
+		    "before), then start the jail again", changed, changed);
+		warn_changed(changed);
 	} else if (!started) {
 		rc = setup_fail("bubblewrap could not set up the jail (its message is above)%s",
 		    geteuid() ? "; if it is about namespaces, check `sbx doctor`" : "");
