@@ -417,9 +417,25 @@ watch_free(struct watch *wt)
 	wt->w = NULL;
 }
 
-/* 0, or -1 with err set (inotify limits). */
 static int
-watch_setup(struct watch *wt, const struct jail_plan *plan, struct sbx_err *err)
+path_below(const char *path, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+
+	return n && !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+/*
+ * 0, or -1 with err set (inotify limits). Only what lies in the project,
+ * HOME or the config dir: the user's own files, which the user or their
+ * tools may replace. System files (a hidden /etc/shadow, rewritten by
+ * passwd or useradd) are not watched: that would stop every jail at each
+ * change of a password; their contents matter only to an agent running
+ * as root.
+ */
+static int
+watch_setup(struct watch *wt, const struct jail_plan *plan, const char *folder,
+    const char *home, const char *config, struct sbx_err *err)
 {
 	char dir[PATH_MAX];
 	const char *path, *slash;
@@ -434,9 +450,10 @@ watch_setup(struct watch *wt, const struct jail_plan *plan, struct sbx_err *err)
 		goto fail;
 	}
 	for (i = 0; i < plan->n; i++) {
-		if (!jail_plan_watched(plan, i))
-			continue;
 		path = plan->m[i].path;
+		if (!jail_plan_watched(plan, i) || !(path_below(path, folder) ||
+		    path_below(path, home) || path_below(path, config)))
+			continue;
 		slash = strrchr(path, '/');
 		if (!slash || slash == path)
 			snprintf(dir, sizeof(dir), "/");
@@ -770,7 +787,7 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	if (!getcwd(cwd, sizeof(cwd)) || (strncmp(cwd, folder, strlen(folder)) ||
 	    (cwd[strlen(folder)] != '\0' && cwd[strlen(folder)] != '/')))
 		snprintf(cwd, sizeof(cwd), "%s", folder);
-	if (watch_setup(&wt, &plan, &err) < 0) {
+	if (watch_setup(&wt, &plan, folder, jp.home, jp.config, &err) < 0) {
 		rc = setup_fail("%s", err.msg);
 		goto out;
 	}
