@@ -1,6 +1,7 @@
 # sbx - run AI coding agents without handing them privileges.
 #
-#   make            build bin/sbx, bin/sbx-hook, bin/sbx-mcp, bin/sbxd (installs missing deps first)
+#   make            build bin/sbx, bin/sbx-hook, bin/sbx-mcp, bin/sbxd, bin/sbx-proxy,
+#                   bin/sbx-jail-init (installs missing deps first)
 #                   every target installs only what IT needs (contrib/install-deps.sh);
 #                   SBX_NO_APT=1 never runs apt-get, it prints what is missing instead
 #   make test       build and run every test (unit + integration), prints a TAP summary
@@ -44,7 +45,9 @@ POLICY_SRC = $(wildcard policy/*.c)
 HOOK_SRC   = $(filter-out hook/mcp%.c hook/jail%.c,$(wildcard hook/*.c))
 # sbx-mcp: its own files and the shared escalation, nothing else of the hook.
 MCP_SRC    = $(wildcard hook/mcp*.c) hook/escalate.c
-DAEMON_SRC = $(wildcard daemon/*.c)
+DAEMON_SRC = $(filter-out daemon/proxy%.c,$(wildcard daemon/*.c))
+# sbx-proxy: its own files and the shared escalation; no SQLite, no keys.
+PROXY_SRC  = $(wildcard daemon/proxy*.c) hook/escalate.c
 APPR_SRC   = $(wildcard approver/*.c)
 UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 
@@ -56,7 +59,8 @@ POLICY_OBJ = $(call obj,$(POLICY_SRC))
 LIBSBX     = $(BUILD)/libsbx.a
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd $(BIN)/sbx-jail-init
+PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd $(BIN)/sbx-proxy \
+	$(BIN)/sbx-jail-init
 
 DEPS_STAMP = $(BUILD)/.deps-ok
 DEPS_TEST  = $(BUILD)/.deps-test-ok
@@ -102,6 +106,10 @@ $(BIN)/sbx-jail-init: $(BUILD)/hook/jail_init.o
 $(BIN)/sbxd: $(call obj,$(DAEMON_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY) -lm
+
+$(BIN)/sbx-proxy: $(call obj,$(PROXY_SRC)) $(LIBSBX)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS_ALL) -pthread -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
 
 $(BIN)/sbx: $(call obj,$(APPR_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)

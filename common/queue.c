@@ -70,6 +70,48 @@ request_command(const char *tool, const cJSON *input)
 }
 
 int
+request_opens(const char *tool)
+{
+	return tool != NULL && strcmp(tool, "network") == 0;
+}
+
+int
+request_summary(const char *tool, const cJSON *input, char *buf, size_t n)
+{
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(input, "port");
+	const char *cmd = request_command(tool, input), *host, *method;
+
+	if (cmd)
+		return xsnprintf(buf, n, "%s", cmd);
+	if (!request_opens(tool) || !(host = json_str(input, "host")) ||
+	    !(method = json_str(input, "method")) || !cJSON_IsNumber(port))
+		return -1;
+	return xsnprintf(buf, n, strchr(host, ':') ? "%s [%s]:%d" : "%s %s:%d", method,
+	    host, port->valueint);
+}
+
+int
+event_submit(int sbfd, const cJSON *ev)
+{
+	unsigned char rnd[SBX_ID_LEN / 2];
+	char id[SBX_ID_LEN + 1], dst[64];
+	char *text = json_print_line(ev);
+	int rc = -1;
+
+	if (!text)
+		return -1;
+	randombytes_buf(rnd, sizeof(rnd));
+	hex_encode(id, rnd, sizeof(rnd));
+	snprintf(dst, sizeof(dst), "queue/events/%s.json", id);
+	if (strlen(text) > SBX_MAX_EVENT)
+		errno = EFBIG;
+	else
+		rc = write_atomic(sbfd, "queue/tmp", dst, text, strlen(text), 0600, 1);
+	free(text);
+	return rc;
+}
+
+int
 request_hash(const char *tool, const cJSON *input, const char *folder,
     const char *cwd, unsigned char out[SBX_HASH_LEN])
 {

@@ -63,6 +63,27 @@ int valid_decision_name(const char *name, char id[SBX_ID_LEN + 1]);
 const char *request_command(const char *tool, const cJSON *input);
 
 /*
+ * Kinds that an approval OPENS instead of executing: sbxd verifies and
+ * consumes the signed decision as for a command, then writes a result
+ * with status "approved" and runs nothing; the agent-side process that
+ * asked acts on it. Today: "network" (sbx-proxy: {"method": "CONNECT" or
+ * "HTTP", "host": H, "port": N}).
+ */
+int request_opens(const char *tool);
+
+/* One line a person reads for a request: the command, or for a network
+ * request "CONNECT host:port". -1 when there is none or it is too long. */
+int request_summary(const char *tool, const cJSON *input, char *buf, size_t n);
+
+/*
+ * Drops an event for the audit log into queue/events/ (random 16-hex
+ * name, temp file in queue/tmp, rename), as `sbx-hook post` and
+ * sbx-proxy do; sbxd records it. -1 with errno set (EFBIG over
+ * SBX_MAX_EVENT).
+ */
+int event_submit(int sbfd, const cJSON *ev);
+
+/*
  * The decision's signed bytes: "sbx-decision-v1\0" then, each as a
  * 4-byte big-endian length and the bytes: id, raw request hash,
  * verdict, remember ("0"/"1"), reason, approver, key id, created and
