@@ -266,7 +266,7 @@ static void
 start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r,
     const char *approver, int is_auto, const struct policy_limits *limits)
 {
-	struct policy_limits lim = { .exec_timeout_seconds = 600, .output_cap_bytes = 1 << 20 };
+	struct policy_limits lim = *policy_limits(NULL);
 	struct policy_error perr;
 	struct policy *p = limits ? NULL : load_policy(f, &perr);
 	struct exec_spec s;
@@ -286,7 +286,9 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 	s = (struct exec_spec){ .sbfd = f->sbfd, .folder = f->path, .id = r->id,
 		.hash = r->hash, .tool = r->tool, .command = r->command, .cwd = r->cwd,
 		.approver = approver, .is_auto = is_auto, .timeout_s = lim.exec_timeout_seconds,
-		.cap = lim.output_cap_bytes, .env = o->env, .close_fds = o->lock_fds,
+		.cap = lim.output_cap_bytes, .cpu_s = lim.exec_cpu_seconds,
+		.mem_bytes = lim.exec_memory_bytes, .max_procs = lim.exec_max_processes,
+		.env = o->env, .close_fds = o->lock_fds,
 		.n_close_fds = o->n_lock_fds };
 	if (slot == SBX_MAX_RUNNING || (pid = exec_start(&s)) < 0) {
 		logf_folder(f, "request %s: cannot start the command", r->id);
@@ -301,7 +303,10 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 	audit_log(f->audit, "exec_started", r->id, r->session, "daemon",
 	    AU_I("pid", (int64_t)pid),
 	    AU_I("timeout_s", (int64_t)lim.exec_timeout_seconds),
-	    AU_I("output_cap", (int64_t)lim.output_cap_bytes), AU_S("cwd", r->cwd),
+	    AU_I("output_cap", (int64_t)lim.output_cap_bytes),
+	    AU_I("cpu_s", (int64_t)lim.exec_cpu_seconds),
+	    AU_I("memory_bytes", (int64_t)lim.exec_memory_bytes),
+	    AU_I("max_processes", (int64_t)lim.exec_max_processes), AU_S("cwd", r->cwd),
 	    AU_S("approver", approver), AU_B("auto", is_auto), AU_END);
 	f->run[slot].pid = pid;
 	memcpy(f->run[slot].id, r->id, sizeof(f->run[slot].id));

@@ -261,7 +261,7 @@ const struct policy_limits *
 policy_limits(const struct policy *p)
 {
 	static const struct policy_limits defaults = {
-		300, 20, 30, 3600, 600, 1048576L,
+		300, 20, 30, 3600, 600, 1048576L, 600, 4294967296LL, 512,
 	};
 
 	return p != NULL ? &p->limits : &defaults;
@@ -590,7 +590,8 @@ static const char *const net_keys[] = {
 };
 static const char *const limit_keys[] = {
 	"hook_wait_seconds", "max_pending", "max_per_minute",
-	"request_ttl_seconds", "exec_timeout_seconds", "output_cap_bytes", NULL,
+	"request_ttl_seconds", "exec_timeout_seconds", "output_cap_bytes",
+	"exec_cpu_seconds", "exec_memory_bytes", "exec_max_processes", NULL,
 };
 
 /*
@@ -727,6 +728,26 @@ read_limits(const struct ld *ld, const cJSON *lim, size_t from,
 	if (read_limit(ld, lim, "output_cap_bytes", from, 1024, 1073741824.0, &v) < 0)
 		return -1;
 	l->output_cap_bytes = (long)v;
+	/* 0 turns a resource limit off; small values would stop a shell
+	 * from starting at all. */
+	v = l->exec_cpu_seconds;
+	if (read_limit(ld, lim, "exec_cpu_seconds", from, 0, 86400, &v) < 0)
+		return -1;
+	l->exec_cpu_seconds = (int)v;
+	v = (double)l->exec_memory_bytes;
+	if (read_limit(ld, lim, "exec_memory_bytes", from, 0, 1099511627776.0, &v) < 0)
+		return -1;
+	if (v != 0 && v < 16777216.0)
+		return ld_fail(ld, key_offset(ld, "exec_memory_bytes", from),
+		    "limits.exec_memory_bytes must be 0 (no limit) or at least 16777216 (16 MiB)");
+	l->exec_memory_bytes = (long long)v;
+	v = l->exec_max_processes;
+	if (read_limit(ld, lim, "exec_max_processes", from, 0, 1000000, &v) < 0)
+		return -1;
+	if (v != 0 && v < 8)
+		return ld_fail(ld, key_offset(ld, "exec_max_processes", from),
+		    "limits.exec_max_processes must be 0 (no limit) or at least 8");
+	l->exec_max_processes = (int)v;
 	return 0;
 }
 
@@ -1663,7 +1684,11 @@ policy_to_json(const struct policy *p)
 	    !cJSON_AddNumberToObject(o, "exec_timeout_seconds",
 	    p->limits.exec_timeout_seconds) ||
 	    !cJSON_AddNumberToObject(o, "output_cap_bytes",
-	    (double)p->limits.output_cap_bytes))
+	    (double)p->limits.output_cap_bytes) ||
+	    !cJSON_AddNumberToObject(o, "exec_cpu_seconds", p->limits.exec_cpu_seconds) ||
+	    !cJSON_AddNumberToObject(o, "exec_memory_bytes",
+	    (double)p->limits.exec_memory_bytes) ||
+	    !cJSON_AddNumberToObject(o, "exec_max_processes", p->limits.exec_max_processes))
 		goto fail;
 	o = cJSON_AddObjectToObject(root, "two_approvers");
 	if (o == NULL || !cJSON_AddStringToObject(o, "risk", p->dual_risk < 0 ? "none" :

@@ -56,6 +56,12 @@ struct policy_limits {
 	int request_ttl_seconds;    /* undecided requests expire (default 3600) */
 	int exec_timeout_seconds;   /* command run time before SIGTERM (default 600) */
 	long output_cap_bytes;      /* captured bytes per stream (default 1 MiB) */
+	/* Resource limits of a command sbxd runs (0: none). */
+	int exec_cpu_seconds;       /* RLIMIT_CPU (default 600) */
+	long long exec_memory_bytes; /* RLIMIT_DATA, per process (default 4 GiB) */
+	int exec_max_processes;     /* processes at once (default 512): a pids
+	                               cgroup when sbxd may make one, and
+	                               RLIMIT_NPROC above the user's count */
 };
 
 struct policy_call {
