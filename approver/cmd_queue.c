@@ -422,6 +422,12 @@ decision_write(const char *config, const char *folder, const struct req_row *r,
 	d.remember = remember;
 	snprintf(d.scope, sizeof(d.scope), "%s", prefix ? "prefix" : "exact");
 	d.rule_expires = rule_expires;
+	if (prefix && request_opens(r->tool)) {
+		err_set(err, "a %s request is remembered exactly (this host and port); "
+		    "a prefix is for shell commands", r->tool);
+		approver_key_wipe(&key);
+		return -1;
+	}
 	if (xsnprintf(d.prefix, sizeof(d.prefix), "%s", prefix ? prefix : "") < 0 ||
 	    (prefix && !prefix_covers(prefix, r->command))) {
 		err_set(err, "the prefix \"%s\" must be at least two words that start the "

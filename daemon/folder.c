@@ -799,8 +799,10 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		if (!strcmp(d.scope, "prefix") && (opens || !prefix_covers(d.prefix,
 		    row.command))) {
 			exec_sql(f, "ROLLBACK");
-			reject_file(f, "decisions/new", name, "the remembered prefix does not cover "
-			    "this request, has fewer than two words, or the command has shell syntax");
+			reject_file(f, "decisions/new", name, opens ? "a request that opens is "
+			    "remembered exactly, never by prefix" : "the remembered prefix does not "
+			    "cover this request, has fewer than two words, or the command has shell "
+			    "syntax");
 			goto out;
 		}
 		if (sql_run(f, "INSERT INTO rules (scope, hash, prefix, tool, command, approver,"

@@ -58,6 +58,9 @@ pc p connect "127.0.0.5:$PORT" /hello.txt >"$T/c2.out" 2>&1 &
 cp2=$!
 wait_for 10 has_pending
 id2=$(pending_ids)
+"$SBX" -C "$FOLDER" approve "$id2" --prefix "CONNECT 127.0.0.5:$PORT" >"$T/prefix.out" 2>&1
+ok $([ $? -ne 0 ]; echo $?) "a network request cannot be remembered by prefix"
+like "$(cat "$T/prefix.out")" "remembered exactly" "... the approver is told why"
 "$SBX" -C "$FOLDER" deny "$id2" --reason "no exfiltration hosts" >/dev/null
 wait "$cp2"
 ok $([ $? -ne 0 ]; echo $?) "denied: the client is refused"
@@ -88,7 +91,7 @@ id4=$(pending_ids)
 "$SBX" -C "$FOLDER" approve "$id4" --remember >/dev/null
 wait "$cp4"
 ok $? "approved and remembered: connects"
-"$SBX" -C "$FOLDER" approve "$id4" --prefix "CONNECT 127.0.0.7:$PORT" >"$T/prefix.out" 2>&1
+"$SBX" -C "$FOLDER" approve "$id4" >"$T/again.out" 2>&1
 ok $([ $? -ne 0 ]; echo $?) "a second decision for the consumed request is refused"
 start_proxy q sess-B
 out=$(pc q connect "127.0.0.7:$PORT" /hello.txt)
