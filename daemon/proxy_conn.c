@@ -351,6 +351,7 @@ parse_head(struct conn *c)
 	char hosthdr[300], auth[300];
 	const char *eol = strstr(c->head, "\r\n"), *p, *e, *l;
 	size_t n, k;
+	int hosts = 0;
 
 	n = (size_t)(eol - c->head);
 	memcpy(line, c->head, n);
@@ -383,12 +384,17 @@ parse_head(struct conn *c)
 			fail_request(c, 400, "Bad Request", "control characters in the target");
 			return -1;
 		}
-	/* header lines: "Name: value" */
+	/* header lines: "Name: value"; no folded lines, one Host at most */
 	for (l = eol + 2; !(l[0] == '\r' && l[1] == '\n'); l = e + 2) {
 		e = strstr(l, "\r\n");
 		p = memchr(l, ':', (size_t)(e - l));
-		if (!p || p == l) {
-			fail_request(c, 400, "Bad Request", "a header line without a name");
+		if (!p || p == l || l[0] == ' ' || l[0] == '\t' || memchr(l, ' ', (size_t)(p - l))) {
+			fail_request(c, 400, "Bad Request", "a header line without a name, or a "
+			    "folded one");
+			return -1;
+		}
+		if (p - l == 4 && strncasecmp(l, "host", 4) == 0 && ++hosts > 1) {
+			fail_request(c, 400, "Bad Request", "more than one Host header");
 			return -1;
 		}
 		for (; l < e; l++)
@@ -439,8 +445,11 @@ parse_head(struct conn *c)
 			return -1;
 		}
 	}
-	snprintf(c->target, sizeof(c->target), "%s %s%s %s", method, p[n] == '/' ? "" :
-	    "/", p + n, ver);
+	if (xsnprintf(c->target, sizeof(c->target), "%s %s%s %s", method, p[n] == '/' ? "" :
+	    "/", p + n, ver) < 0) {
+		fail_request(c, 414, "URI Too Long", "the request target is too long");
+		return -1;
+	}
 	return 0;
 }
 

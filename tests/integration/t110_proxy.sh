@@ -78,6 +78,8 @@ like "$(raw "CONNECT 127.0.0.2:99999 HTTP/1.1\r\n\r\n")" "^HTTP/1.1 400" "a port
 like "$(raw "CONNECT user@127.0.0.2:$PORT HTTP/1.1\r\n\r\n")" "^HTTP/1.1 400" "user info in a CONNECT target gets 400"
 like "$(raw "CONNECT 127.0.0.2:$PORT HTTP/1.1\r\nbad header\r\n\r\n")" "^HTTP/1.1 400" "a header line without a name gets 400"
 like "$(raw "CONNECT 127.0.0.2:$PORT HTTP/1.1\r\nX: a\x01b\r\n\r\n")" "^HTTP/1.1 400" "a control character in a header gets 400"
+like "$(raw "GET http://127.0.0.2:$PORT/hello.txt HTTP/1.1\r\nHost: 127.0.0.2:$PORT\r\nHost: 127.0.0.3:$PORT\r\n\r\n")" "^HTTP/1.1 400" "two Host headers get 400"
+like "$(raw "GET http://127.0.0.2:$PORT/hello.txt HTTP/1.1\r\nX-A: b\r\n Host: 127.0.0.3\r\n\r\n")" "^HTTP/1.1 400" "a folded header line gets 400"
 like "$(raw "CONNECT 127.0.0.2:$PORT HTTP/2.0\r\n\r\n")" "^HTTP/1.1 400" "HTTP/2.0 on the request line gets 400"
 big=$(python3 -c "print('X-Pad: ' + 'a' * 20000)")
 like "$(printf 'CONNECT 127.0.0.2:%s HTTP/1.1\r\n%s\r\n\r\n' "$PORT" "$big" | pc p raw)" "^HTTP/1.1 431" "a 20 KB head gets 431"
