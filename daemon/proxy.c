@@ -214,7 +214,8 @@ main(int argc, char **argv)
 	struct sbx_err err;
 	sigset_t block, old;
 	pid_t parent = getppid();
-	int ready = -1, opt, lfd, fd, sbfd;
+	int ready = -1, opt, lfd, fd, sbfd, busy;
+	int64_t t0;
 
 	px.max_conns = 64;
 	px.idle_timeout_s = 300;
@@ -316,6 +317,17 @@ main(int argc, char **argv)
 	if (lstat(sock, &now) == 0 && now.st_ino == st.st_ino && now.st_dev == st.st_dev)
 		unlink(sock);
 	close(lfd);
+	/* Tunnels close and every connection is recorded, within a bound (a
+	 * connection still waiting for a human stays a queued request). */
+	px.stopping = 1;
+	for (t0 = mono_ms(); mono_ms() - t0 < PROXY_STOP_WAIT_MS; ) {
+		pthread_mutex_lock(&px.lock);
+		busy = px.active;
+		pthread_mutex_unlock(&px.lock);
+		if (!busy)
+			break;
+		poll(NULL, 0, 10);
+	}
 	return 0;
 bad:
 	usage(stderr);

@@ -229,10 +229,16 @@ read_head(struct conn *c)
 			return -1;
 		}
 		left = (int)(deadline - mono_ms());
-		if (left <= 0 || poll(&p, 1, left) == 0) {
+		if (c->px->stopping) {
+			fail_request(c, 503, "Service Unavailable", "sbx-proxy is stopping");
+			return -1;
+		}
+		if (left <= 0) {
 			fail_request(c, 408, "Request Timeout", "no complete request head in time");
 			return -1;
 		}
+		if (poll(&p, 1, left < PROXY_TICK_MS ? left : PROXY_TICK_MS) == 0)
+			continue;
 		n = recv(c->cfd, c->head + c->got, PROXY_MAX_HEADER - c->got, MSG_DONTWAIT);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
@@ -777,6 +783,7 @@ relay(struct conn *c)
 		{ .from = c->ufd, .to = c->cfd, .pipe = { -1, -1 }, .count = &c->down },
 	};
 	int use_splice = 1, i, rc, idle_ms = c->px->idle_timeout_s * 1000;
+	int64_t last = mono_ms();
 	struct pollfd p[4];
 
 	for (i = 0; i < 2; i++) {
@@ -795,15 +802,23 @@ relay(struct conn *c)
 			p[2 * i + 1] = (struct pollfd){ .fd = d[i].held ? d[i].to : -1,
 			    .events = POLLOUT };
 		}
-		rc = poll(p, 4, idle_ms);
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc <= 0) {
-			if (rc == 0)
-				snprintf(c->error, sizeof(c->error), "idle for %d s: closed",
-				    c->px->idle_timeout_s);
+		if (c->px->stopping) {
+			set_str(c->error, sizeof(c->error), "sbx-proxy stopped (the jail ended)");
 			break;
 		}
+		rc = poll(p, 4, PROXY_TICK_MS);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0)
+			break;
+		if (rc == 0) {
+			if (mono_ms() - last < idle_ms)
+				continue;
+			snprintf(c->error, sizeof(c->error), "idle for %d s: closed",
+			    c->px->idle_timeout_s);
+			break;
+		}
+		last = mono_ms();
 		for (i = 0; i < 2; i++) {
 			rc = dir_step(&d[i], p[2 * i].revents != 0,
 			    p[2 * i + 1].revents != 0, use_splice);
