@@ -146,11 +146,23 @@ printf '{"v":1,"kind":"network_connection","host":"x","verdict":"allowed","evil"
 wait_for 10 sh -c "ls '$FOLDER/.sandbox/rejected' | grep -q 00000000000000aa"
 ok $? "an event with an unknown key goes to rejected/"
 
-# It stops on SIGTERM and removes its socket; it dies with its parent.
+# It stops on SIGTERM and removes its socket; a tunnel still open is
+# closed and recorded; it dies with its parent.
+mkfifo "$T/tun.in"
+pc p tunnel "127.0.0.2:$PORT" <"$T/tun.in" >"$T/tun.out" &
+tp=$!
+exec 8>"$T/tun.in"
+wait_for 10 grep -q "200" "$T/tun.out"
+ok $? "a tunnel is open when the proxy is told to stop"
 kill -TERM "$P_PID"
 wait "$P_PID"
 is "$?" 0 "SIGTERM: exit 0"
 ok $([ ! -e "$T/p.sock" ]; echo $?) "... and the socket is gone"
+exec 8>&-
+wait "$tp"
+wait_for 10 events_drained
+like "$(net_records | jq -r 'select(.data.error != null) | .data.error')" "sbx-proxy stopped" \
+	"the tunnel cut by the stop is recorded, and says so"
 sh -c '"$1" -C "$2" --socket "$3" --session orphan & echo $! >"$4"; sleep 1' sh \
 	"$PROXY" "$FOLDER" "$T/orphan.sock" "$T/orphan.pid"
 opid=$(cat "$T/orphan.pid")
