@@ -190,6 +190,10 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 			printf("%s  %4llds ago  %-8s %s\n", rows[i].id,
 			    (long long)(now - rows[i].created), rows[i].tool, what(&rows[i]));
 			printf("%16s  why: %s\n", "", rows[i].reason ? rows[i].reason : "");
+			if (request_opens(rows[i].tool))
+				printf("%16s  %s: %s, session %s (approving opens it; nothing runs)\n",
+				    "", rows[i].tool, what(&rows[i]),
+				    rows[i].session ? rows[i].session : "-");
 			if (rows[i].approvals_needed > 1)
 				printf("%16s  needs two approvers; approved so far by: %s\n", "",
 				    rows[i].approved_by ? rows[i].approved_by : "nobody");

@@ -30,7 +30,7 @@ is "$(echo "$json" | jq -r '.[0].tool')" "network" "pending --json: tool network
 is "$(echo "$json" | jq -r '.[0].command')" "CONNECT 127.0.0.4:$PORT" "pending --json: CONNECT host:port"
 is "$(echo "$json" | jq -r '.[0].session')" "sess-A" "pending --json: the jail session"
 is "$(echo "$json" | jq -r '.[0].trigger')" "network" "pending --json: the network trigger"
-like "$("$SBX" -C "$FOLDER" pending)" "network +CONNECT 127.0.0.4:$PORT" "sbx pending shows network: CONNECT host:port"
+like "$("$SBX" -C "$FOLDER" pending)" "network: CONNECT 127.0.0.4:$PORT, session sess-A" "sbx pending shows network: CONNECT host:port and the session"
 kill -0 "$cp1" 2>/dev/null
 ok $? "the client waits while the human decides"
 "$SBX" -C "$FOLDER" approve "$id" >/dev/null
