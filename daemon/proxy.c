@@ -274,6 +274,16 @@ main(int argc, char **argv)
 		    "%s`\n", px.folder, err.msg, px.folder);
 		return 1;
 	}
+	/* Its own drop box, which the jail cannot write: sbxd records what
+	 * arrives there as the proxy's (sbx init and sbxd create it too). */
+	if ((mkdirat(sbfd, "proxy", 0700) < 0 && errno != EEXIST) ||
+	    (mkdirat(sbfd, "proxy/tmp", 0700) < 0 && errno != EEXIST) ||
+	    (mkdirat(sbfd, "proxy/events", 0700) < 0 && errno != EEXIST)) {
+		fprintf(stderr, "sbx-proxy: cannot create %s/.sandbox/proxy/: %s\n", px.folder,
+		    strerror(errno));
+		close(sbfd);
+		return 1;
+	}
 	close(sbfd);
 	if (config_dir(px.config, sizeof(px.config)) < 0) {
 		fprintf(stderr, "sbx-proxy: cannot find the sbx config dir (set HOME or "

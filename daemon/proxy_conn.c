@@ -184,9 +184,9 @@ record(struct conn *c)
 	cJSON_AddNumberToObject(ev, "duration_ms", (double)(mono_ms() - c->t0m));
 	if (c->error[0])
 		cJSON_AddStringToObject(ev, "error", c->error);
-	if ((sbfd = sandbox_open(c->px->folder, &err)) < 0 || event_submit(sbfd, ev) < 0)
+	if ((sbfd = sandbox_open(c->px->folder, &err)) < 0 || event_submit(sbfd, "proxy", ev) < 0)
 		fprintf(stderr, "sbx-proxy: cannot record the connection to %s:%d in "
-		    "%s/.sandbox/queue/events: %s\n", c->host, c->port, c->px->folder,
+		    "%s/.sandbox/proxy/events: %s\n", c->host, c->port, c->px->folder,
 		    sbfd < 0 ? err.msg : strerror(errno));
 	if (sbfd >= 0)
 		close(sbfd);

@@ -368,7 +368,7 @@ PY
 	ok $? "in sbx jail: no approver key was added (checked outside)"
 	is "$(cut -f2 "$T/approved" | tr '\n' ';')" "git push origin main:jailed;" \
 		"in sbx jail: the human was asked once, for git push (the listed API host was never asked)"
-	wait_for 10 sh -c "[ -z \"\$(ls -A '$FOLDER/.sandbox/queue/events')\" ]"
+	wait_for 10 sh -c "[ -z \"\$(ls -A '$FOLDER/.sandbox/proxy/events')\" ]"
 	local n
 	n=$("$SBX" -C "$FOLDER" audit show --json | jq "[.[] | select(.event == \"network_connection\"
 		and .data.host == \"127.0.0.1\" and .data.port == $port2 and .data.verdict == \"allowed\")] | length")

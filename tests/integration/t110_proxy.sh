@@ -140,11 +140,19 @@ like "$("$SBX" -C "$FOLDER" audit show)" "network_connection .*CONNECT 127.0.0.2
 "$SBX" -C "$FOLDER" audit verify >"$T/verify.out" 2>&1
 ok $? "sbx audit verify: the chain holds with the proxy's records"
 
-# A forged event with an unknown key is rejected, not recorded.
+# Connection records come only from the proxy's own drop box (read-only in
+# the jail): one dropped into the agent's queue/events is rejected.
+printf '{"v":1,"kind":"network_connection","host":"forged.example","verdict":"allowed"}' \
+	>"$FOLDER/.sandbox/queue/events/00000000000000ab.json"
+wait_for 10 sh -c "ls '$FOLDER/.sandbox/rejected' | grep -q 00000000000000ab"
+ok $? "a connection record in the agent's drop box goes to rejected/"
+like "$(cat "$FOLDER"/.sandbox/rejected/*00000000000000ab.json.why)" "only from sbx-proxy" \
+	"... with the reason"
 printf '{"v":1,"kind":"network_connection","host":"x","verdict":"allowed","evil":1}' \
-	>"$FOLDER/.sandbox/queue/events/00000000000000aa.json"
+	>"$FOLDER/.sandbox/proxy/events/00000000000000aa.json"
 wait_for 10 sh -c "ls '$FOLDER/.sandbox/rejected' | grep -q 00000000000000aa"
-ok $? "an event with an unknown key goes to rejected/"
+ok $? "a proxy event with an unknown key goes to rejected/"
+unlike "$(net_records | jq -r .data.host)" "forged.example" "no forged record is in the log"
 
 # It stops on SIGTERM and removes its socket; a tunnel still open is
 # closed and recorded; it dies with its parent.

@@ -70,6 +70,12 @@ like "$(cat "$T/j2.out")" "DENIED by [^ ]+: not this one" "... with the approver
 out=$(jail sh -c "curl --noproxy '*' -s -m 5 http://127.0.0.4:$PORT/hello.txt; echo rc=\$?" 2>&1)
 unlike "$out" "hello from the server" "without the proxy the jail reaches nothing"
 
+# The proxy's drop box is out of the jail's reach.
+out=$(jail sh -c "echo '{}' >'$FOLDER/.sandbox/proxy/events/00000000000000cc.json' && echo WROTE" 2>&1)
+unlike "$out" "WROTE" "the jail cannot write sbx-proxy's drop box"
+ok $([ ! -e "$FOLDER/.sandbox/proxy/events/00000000000000cc.json" ]; echo $?) \
+	"... checked outside"
+
 # The records, with the jail's session.
 wait_for 10 events_drained
 recs=$(net_records)
