@@ -277,9 +277,13 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 			json_int(res, "exit_code", &code);
 			json_int(res, "signal", &sig);
 			json_int(res, "duration_ms", &ms);
-			printf("result   %s, exit %lld, signal %lld, %lld ms\n",
-			    json_str(res, "status") ? json_str(res, "status") : "?",
-			    (long long)code, (long long)sig, (long long)ms);
+			if (request_opens(r.tool))
+				printf("result   %s (nothing is executed for a %s request)\n",
+				    json_str(res, "status") ? json_str(res, "status") : "?", r.tool);
+			else
+				printf("result   %s, exit %lld, signal %lld, %lld ms\n",
+				    json_str(res, "status") ? json_str(res, "status") : "?",
+				    (long long)code, (long long)sig, (long long)ms);
 			if (json_str(res, "stdout") && *json_str(res, "stdout"))
 				printf("--- stdout ---\n%s\n", json_str(res, "stdout"));
 			if (json_str(res, "stderr") && *json_str(res, "stderr"))

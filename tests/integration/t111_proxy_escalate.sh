@@ -41,6 +41,8 @@ like "$(cat "$T/c1.out")" "hello from the server" "... and reaches the server"
 show=$("$SBX" -C "$FOLDER" show "$id" --json)
 is "$(echo "$show" | jq -r .status)" "approved" "the request is approved (not done: nothing ran)"
 is "$(echo "$show" | jq -r .result.status)" "approved" "its result says approved"
+like "$("$SBX" -C "$FOLDER" show "$id")" "result   approved \(nothing is executed" \
+	"sbx show says nothing was executed"
 story=$("$SBX" -C "$FOLDER" audit show --request "$id" --json)
 is "$(echo "$story" | jq -r '[.[].event] | map(select(. == "exec_started")) | length')" "0" \
 	"sbxd executed nothing for it"
