@@ -144,7 +144,7 @@ ok $? "sbx audit verify: the chain holds with the proxy's records"
 # the jail): one dropped into the agent's queue/events is rejected.
 printf '{"v":1,"kind":"network_connection","host":"forged.example","verdict":"allowed"}' \
 	>"$FOLDER/.sandbox/queue/events/00000000000000ab.json"
-wait_for 10 sh -c "ls '$FOLDER/.sandbox/rejected' | grep -q 00000000000000ab"
+wait_for 10 sh -c "ls '$FOLDER/.sandbox/rejected' | grep -q '00000000000000ab.json.why'"
 ok $? "a connection record in the agent's drop box goes to rejected/"
 like "$(cat "$FOLDER"/.sandbox/rejected/*00000000000000ab.json.why)" "only from sbx-proxy" \
 	"... with the reason"
