@@ -1,7 +1,7 @@
 # sbx - run AI coding agents without handing them privileges.
 #
-#   make            build bin/sbx, bin/sbx-hook, bin/sbx-mcp, bin/sbxd, bin/sbx-jail-init,
-#                   bin/sbx-proxy (installs missing deps first)
+#   make            build bin/sbx, bin/sbx-hook, bin/sbx-mcp, bin/sbxd, bin/sbx-proxy
+#                   (installs missing deps first)
 #   make test       build and run every test (unit + integration), prints a TAP summary
 #   make test-claude  the hooks with the real Claude Code CLI (npm) and a fake model API
 #   make demo       run the whole approval loop in a temporary folder
@@ -55,8 +55,8 @@ POLICY_OBJ = $(call obj,$(POLICY_SRC))
 LIBSBX     = $(BUILD)/libsbx.a
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd $(BIN)/sbx-jail-init \
-	$(BIN)/sbx-proxy
+PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd $(BIN)/sbx-proxy \
+	$(BIN)/sbx-jail-init
 
 DEPS_STAMP = $(BUILD)/.deps-ok
 
@@ -145,12 +145,7 @@ $(BUILD)/bench/auditbench: tests/bench/auditbench.c $(LIBSBX) $(DEPS_STAMP)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) \
 		$(LIB_SQLITE) -lm
 
-$(BUILD)/bench/proxybench: tests/bench/proxybench.c $(DEPS_STAMP)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -pthread -o $@ $<
-
-bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench $(BUILD)/bench/auditbench \
-	$(BUILD)/bench/proxybench
+bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench $(BUILD)/bench/auditbench
 	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
 		bash tests/bench/bench.sh
 

@@ -153,6 +153,9 @@ run_command(char **argv, int port, const char *no_proxy, const char *session,
 	}
 	closefrom(3);
 	setenv("TMPDIR", "/tmp", 1);
+	/* HOME is read-only: caches (pip, go, ...) go to the private /tmp. */
+	if (!getenv("XDG_CACHE_HOME"))
+		setenv("XDG_CACHE_HOME", "/tmp/.cache", 1);
 	setenv("SBX_JAIL", "1", 1);
 	if (session)
 		setenv("SBX_JAIL_SESSION", session, 1);
