@@ -22,6 +22,7 @@ const char *const queue_dirs[] = {
 	"queue/originals", "queue/originals/objects", "queue/originals/index",
 	"decisions", "decisions/tmp", "decisions/new",
 	"pending", "done", "results", "rejected", "work",
+	"proxy", "proxy/tmp", "proxy/events",
 	NULL
 };
 
@@ -91,10 +92,10 @@ request_summary(const char *tool, const cJSON *input, char *buf, size_t n)
 }
 
 int
-event_submit(int sbfd, const cJSON *ev)
+event_submit(int sbfd, const char *box, const cJSON *ev)
 {
 	unsigned char rnd[SBX_ID_LEN / 2];
-	char id[SBX_ID_LEN + 1], dst[64];
+	char id[SBX_ID_LEN + 1], dst[64], tmp[16];
 	char *text = json_print_line(ev);
 	int rc = -1;
 
@@ -102,11 +103,17 @@ event_submit(int sbfd, const cJSON *ev)
 		return -1;
 	randombytes_buf(rnd, sizeof(rnd));
 	hex_encode(id, rnd, sizeof(rnd));
-	snprintf(dst, sizeof(dst), "queue/events/%s.json", id);
+	if (strcmp(box, "queue") != 0 && strcmp(box, "proxy") != 0) {
+		errno = EINVAL;
+		free(text);
+		return -1;
+	}
+	snprintf(dst, sizeof(dst), "%s/events/%s.json", box, id);
+	snprintf(tmp, sizeof(tmp), "%s/tmp", box);
 	if (strlen(text) > SBX_MAX_EVENT)
 		errno = EFBIG;
 	else
-		rc = write_atomic(sbfd, "queue/tmp", dst, text, strlen(text), 0600, 1);
+		rc = write_atomic(sbfd, tmp, dst, text, strlen(text), 0600, 1);
 	free(text);
 	return rc;
 }

@@ -7,6 +7,7 @@
  *   .sandbox/queue/{tmp,new}       agent side (sbx-hook, sbx-mcp): requests
  *   .sandbox/queue/delivered/      agent side: one receipt per result handed back
  *   .sandbox/queue/events/         agent side: events for the audit log (PostToolUse)
+ *   .sandbox/proxy/{tmp,events}    sbx-proxy (outside the jail): connection records
  *   .sandbox/decisions/{tmp,new}   approver (sbx): signed decisions
  *   .sandbox/pending/ done/        sbxd: claimed requests, by state
  *   .sandbox/results/              sbxd: ID.json, ID.stdout, ID.stderr
@@ -76,12 +77,13 @@ int request_opens(const char *tool);
 int request_summary(const char *tool, const cJSON *input, char *buf, size_t n);
 
 /*
- * Drops an event for the audit log into queue/events/ (random 16-hex
- * name, temp file in queue/tmp, rename), as `sbx-hook post` and
- * sbx-proxy do; sbxd records it. -1 with errno set (EFBIG over
- * SBX_MAX_EVENT).
+ * Drops an event for the audit log into BOX/events/ (random 16-hex name,
+ * temp file in BOX/tmp, rename); sbxd records it. BOX is "queue" (the
+ * agent side, as `sbx-hook post` does) or "proxy" (sbx-proxy's own,
+ * read-only inside the jail). -1 with errno set (EFBIG over
+ * SBX_MAX_EVENT, EINVAL for another box).
  */
-int event_submit(int sbfd, const cJSON *ev);
+int event_submit(int sbfd, const char *box, const cJSON *ev);
 
 /*
  * The decision's signed bytes: "sbx-decision-v1\0" then, each as a

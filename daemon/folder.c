@@ -859,8 +859,10 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		if (!strcmp(d.scope, "prefix") && (opens || !prefix_covers(d.prefix,
 		    row.command))) {
 			exec_sql(f, "ROLLBACK");
-			reject_file(f, "decisions/new", name, "the remembered prefix does not cover "
-			    "this request, has fewer than two words, or the command has shell syntax");
+			reject_file(f, "decisions/new", name, opens ? "a request that opens is "
+			    "remembered exactly, never by prefix" : "the remembered prefix does not "
+			    "cover this request, has fewer than two words, or the command has shell "
+			    "syntax");
 			goto out;
 		}
 		if (sql_run(f, "INSERT INTO rules (scope, hash, prefix, tool, command, approver,"
@@ -907,13 +909,16 @@ struct event_key {
 };
 
 /*
- * An agent-side event: queue/events/ID.json (16 hex digits), at most
- * SBX_MAX_EVENT bytes, read with read_untrusted(). Only known keys of
- * the right types are accepted, and only they reach the log; anything
- * else is moved to rejected/ like a bad request.
+ * An event for the audit log: BOX/ID.json (16 hex digits), at most
+ * SBX_MAX_EVENT bytes, read with read_untrusted(). BOX is queue/events
+ * (the agent side: post_tool_use) or proxy/events (sbx-proxy, outside the
+ * jail, which cannot write there: network_connection); each box takes
+ * only its own kind. Only known keys of the right types are accepted, and
+ * only they reach the log; anything else is moved to rejected/ like a
+ * bad request.
  */
-void
-folder_event(struct folder *f, const struct daemon_opts *o, const char *name)
+static void
+event_from(struct folder *f, const char *box, const char *name)
 {
 	static const struct event_key post_keys[] = {
 		{ "v", cJSON_Number }, { "kind", cJSON_String }, { "agent", cJSON_String },
@@ -942,20 +947,19 @@ folder_event(struct folder *f, const struct daemon_opts *o, const char *name)
 	size_t len, i;
 	char *text;
 	int64_t v;
-	int is_net;
+	int is_net, from_proxy = strcmp(box, "proxy/events") == 0;
 
-	(void)o;
 	if (name[0] == '.')
 		return;
 	if (!valid_request_name(name, id)) {
-		reject_file(f, "queue/events", name, "not an event file name (want 16 hex digits"
+		reject_file(f, box, name, "not an event file name (want 16 hex digits"
 		    " + .json)");
 		return;
 	}
-	snprintf(path, sizeof(path), "queue/events/%s", name);
+	snprintf(path, sizeof(path), "%s/%s", box, name);
 	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_EVENT, &len, &err))) {
 		if (errno != ENOENT)
-			reject_file(f, "queue/events", name, err.msg);
+			reject_file(f, box, name, err.msg);
 		return;
 	}
 	doc = cJSON_ParseWithLength(text, len);
@@ -963,11 +967,13 @@ folder_event(struct folder *f, const struct daemon_opts *o, const char *name)
 	kind = json_str(doc, "kind");
 	is_net = kind && strcmp(kind, "network_connection") == 0;
 	if (!cJSON_IsObject(doc) || json_int(doc, "v", &v) < 0 || v != 1 || !kind ||
-	    (is_net ? !json_str(doc, "verdict") || !json_str(doc, "host") :
-	    strcmp(kind, "post_tool_use") != 0 || !json_str(doc, "tool"))) {
-		reject_file(f, "queue/events", name, "not an event (want an object with v 1, "
-		    "kind \"post_tool_use\" and tool, or kind \"network_connection\", host "
-		    "and verdict)");
+	    is_net != from_proxy || (is_net ? !json_str(doc, "verdict") ||
+	    !json_str(doc, "host") : strcmp(kind, "post_tool_use") != 0 ||
+	    !json_str(doc, "tool"))) {
+		reject_file(f, box, name, from_proxy ? "not a proxy event (want an object "
+		    "with v 1, kind \"network_connection\", host and verdict)" : "not an event "
+		    "(want an object with v 1, kind \"post_tool_use\" and tool; connection "
+		    "records come only from sbx-proxy's own drop box)");
 		goto out;
 	}
 	keys = is_net ? net_keys : post_keys;
@@ -978,22 +984,22 @@ folder_event(struct folder *f, const struct daemon_opts *o, const char *name)
 		if (!keys[i].key || !(c->type & keys[i].type)) {
 			snprintf(err.msg, sizeof(err.msg), "unknown key or wrong type: \"%.40s\"",
 			    c->string);
-			reject_file(f, "queue/events", name, err.msg);
+			reject_file(f, box, name, err.msg);
 			goto out;
 		}
 	}
 	if (((h = json_str(doc, "before")) && !is_hex(h, 64)) ||
 	    ((h = json_str(doc, "after")) && !is_hex(h, 64))) {
-		reject_file(f, "queue/events", name, "before/after must be 64 hex digits");
+		reject_file(f, box, name, "before/after must be 64 hex digits");
 		goto out;
 	}
 	/* A connection names the request that asked for it, if any. */
 	if ((h = json_str(doc, "request")) && !valid_id(h)) {
-		reject_file(f, "queue/events", name, "request must be 16 hex digits");
+		reject_file(f, box, name, "request must be 16 hex digits");
 		goto out;
 	}
 	if (!(data = cJSON_Duplicate(doc, 1))) {
-		reject_file(f, "queue/events", name, "out of memory");
+		reject_file(f, box, name, "out of memory");
 		goto out;
 	}
 	cJSON_DeleteItemFromObjectCaseSensitive(data, "v");
@@ -1011,6 +1017,20 @@ folder_event(struct folder *f, const struct daemon_opts *o, const char *name)
 		logf_folder(f, "cannot remove %s: %s", path, strerror(errno));
 out:
 	cJSON_Delete(doc);
+}
+
+void
+folder_event(struct folder *f, const struct daemon_opts *o, const char *name)
+{
+	(void)o;
+	event_from(f, "queue/events", name);
+}
+
+static void
+proxy_event(struct folder *f, const struct daemon_opts *o, const char *name)
+{
+	(void)o;
+	event_from(f, "proxy/events", name);
 }
 
 static void
@@ -1064,6 +1084,9 @@ folder_rescan(struct folder *f, const struct daemon_opts *o)
 	scan(f, o, "queue/new", folder_request);
 	scan(f, o, "decisions/new", folder_decision);
 	scan(f, o, "queue/events", folder_event);
+	/* sbx-proxy's connection records: picked up by this pass (at start
+	 * and every few seconds), never by the agent's drop box. */
+	scan(f, o, "proxy/events", proxy_event);
 }
 
 void

@@ -214,7 +214,8 @@ main(int argc, char **argv)
 	struct sbx_err err;
 	sigset_t block, old;
 	pid_t parent = getppid();
-	int ready = -1, opt, lfd, fd, sbfd;
+	int ready = -1, opt, lfd, fd, sbfd, busy;
+	int64_t t0;
 
 	px.max_conns = 64;
 	px.idle_timeout_s = 300;
@@ -273,6 +274,16 @@ main(int argc, char **argv)
 		    "%s`\n", px.folder, err.msg, px.folder);
 		return 1;
 	}
+	/* Its own drop box, which the jail cannot write: sbxd records what
+	 * arrives there as the proxy's (sbx init and sbxd create it too). */
+	if ((mkdirat(sbfd, "proxy", 0700) < 0 && errno != EEXIST) ||
+	    (mkdirat(sbfd, "proxy/tmp", 0700) < 0 && errno != EEXIST) ||
+	    (mkdirat(sbfd, "proxy/events", 0700) < 0 && errno != EEXIST)) {
+		fprintf(stderr, "sbx-proxy: cannot create %s/.sandbox/proxy/: %s\n", px.folder,
+		    strerror(errno));
+		close(sbfd);
+		return 1;
+	}
 	close(sbfd);
 	if (config_dir(px.config, sizeof(px.config)) < 0) {
 		fprintf(stderr, "sbx-proxy: cannot find the sbx config dir (set HOME or "
@@ -316,6 +327,17 @@ main(int argc, char **argv)
 	if (lstat(sock, &now) == 0 && now.st_ino == st.st_ino && now.st_dev == st.st_dev)
 		unlink(sock);
 	close(lfd);
+	/* Tunnels close and every connection is recorded, within a bound (a
+	 * connection still waiting for a human stays a queued request). */
+	px.stopping = 1;
+	for (t0 = mono_ms(); mono_ms() - t0 < PROXY_STOP_WAIT_MS; ) {
+		pthread_mutex_lock(&px.lock);
+		busy = px.active;
+		pthread_mutex_unlock(&px.lock);
+		if (!busy)
+			break;
+		poll(NULL, 0, 10);
+	}
 	return 0;
 bad:
 	usage(stderr);

@@ -19,6 +19,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -28,6 +29,8 @@
 #define PROXY_MAX_OPEN          1024    /* host:port approved in a session */
 #define PROXY_CONNECT_TIMEOUT_S 10      /* to the upstream server */
 #define PROXY_MAX_SESSION       128
+#define PROXY_STOP_WAIT_MS      1500    /* for connections to end and be recorded */
+#define PROXY_TICK_MS           250     /* how often waits look at `stopping` */
 
 struct proxy {
 	char folder[PATH_MAX];          /* resolved; holds .sandbox/ */
@@ -37,6 +40,7 @@ struct proxy {
 	int header_timeout_s;           /* to receive the request head */
 	int idle_timeout_s;             /* a tunnel with no traffic either way */
 
+	volatile sig_atomic_t stopping; /* set once: tunnels close, records are written */
 	pthread_mutex_t lock;
 	int active;                     /* connections being served */
 	struct policy *pol;             /* the accepted policy, or NULL */

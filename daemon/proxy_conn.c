@@ -184,9 +184,9 @@ record(struct conn *c)
 	cJSON_AddNumberToObject(ev, "duration_ms", (double)(mono_ms() - c->t0m));
 	if (c->error[0])
 		cJSON_AddStringToObject(ev, "error", c->error);
-	if ((sbfd = sandbox_open(c->px->folder, &err)) < 0 || event_submit(sbfd, ev) < 0)
+	if ((sbfd = sandbox_open(c->px->folder, &err)) < 0 || event_submit(sbfd, "proxy", ev) < 0)
 		fprintf(stderr, "sbx-proxy: cannot record the connection to %s:%d in "
-		    "%s/.sandbox/queue/events: %s\n", c->host, c->port, c->px->folder,
+		    "%s/.sandbox/proxy/events: %s\n", c->host, c->port, c->px->folder,
 		    sbfd < 0 ? err.msg : strerror(errno));
 	if (sbfd >= 0)
 		close(sbfd);
@@ -229,10 +229,16 @@ read_head(struct conn *c)
 			return -1;
 		}
 		left = (int)(deadline - mono_ms());
-		if (left <= 0 || poll(&p, 1, left) == 0) {
+		if (c->px->stopping) {
+			fail_request(c, 503, "Service Unavailable", "sbx-proxy is stopping");
+			return -1;
+		}
+		if (left <= 0) {
 			fail_request(c, 408, "Request Timeout", "no complete request head in time");
 			return -1;
 		}
+		if (poll(&p, 1, left < PROXY_TICK_MS ? left : PROXY_TICK_MS) == 0)
+			continue;
 		n = recv(c->cfd, c->head + c->got, PROXY_MAX_HEADER - c->got, MSG_DONTWAIT);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
@@ -351,6 +357,7 @@ parse_head(struct conn *c)
 	char hosthdr[300], auth[300];
 	const char *eol = strstr(c->head, "\r\n"), *p, *e, *l;
 	size_t n, k;
+	int hosts = 0;
 
 	n = (size_t)(eol - c->head);
 	memcpy(line, c->head, n);
@@ -383,12 +390,17 @@ parse_head(struct conn *c)
 			fail_request(c, 400, "Bad Request", "control characters in the target");
 			return -1;
 		}
-	/* header lines: "Name: value" */
+	/* header lines: "Name: value"; no folded lines, one Host at most */
 	for (l = eol + 2; !(l[0] == '\r' && l[1] == '\n'); l = e + 2) {
 		e = strstr(l, "\r\n");
 		p = memchr(l, ':', (size_t)(e - l));
-		if (!p || p == l) {
-			fail_request(c, 400, "Bad Request", "a header line without a name");
+		if (!p || p == l || l[0] == ' ' || l[0] == '\t' || memchr(l, ' ', (size_t)(p - l))) {
+			fail_request(c, 400, "Bad Request", "a header line without a name, or a "
+			    "folded one");
+			return -1;
+		}
+		if (p - l == 4 && strncasecmp(l, "host", 4) == 0 && ++hosts > 1) {
+			fail_request(c, 400, "Bad Request", "more than one Host header");
 			return -1;
 		}
 		for (; l < e; l++)
@@ -439,8 +451,11 @@ parse_head(struct conn *c)
 			return -1;
 		}
 	}
-	snprintf(c->target, sizeof(c->target), "%s %s%s %s", method, p[n] == '/' ? "" :
-	    "/", p + n, ver);
+	if (xsnprintf(c->target, sizeof(c->target), "%s %s%s %s", method, p[n] == '/' ? "" :
+	    "/", p + n, ver) < 0) {
+		fail_request(c, 414, "URI Too Long", "the request target is too long");
+		return -1;
+	}
 	return 0;
 }
 
@@ -768,6 +783,7 @@ relay(struct conn *c)
 		{ .from = c->ufd, .to = c->cfd, .pipe = { -1, -1 }, .count = &c->down },
 	};
 	int use_splice = 1, i, rc, idle_ms = c->px->idle_timeout_s * 1000;
+	int64_t last = mono_ms();
 	struct pollfd p[4];
 
 	for (i = 0; i < 2; i++) {
@@ -786,15 +802,23 @@ relay(struct conn *c)
 			p[2 * i + 1] = (struct pollfd){ .fd = d[i].held ? d[i].to : -1,
 			    .events = POLLOUT };
 		}
-		rc = poll(p, 4, idle_ms);
-		if (rc < 0 && errno == EINTR)
-			continue;
-		if (rc <= 0) {
-			if (rc == 0)
-				snprintf(c->error, sizeof(c->error), "idle for %d s: closed",
-				    c->px->idle_timeout_s);
+		if (c->px->stopping) {
+			set_str(c->error, sizeof(c->error), "sbx-proxy stopped (the jail ended)");
 			break;
 		}
+		rc = poll(p, 4, PROXY_TICK_MS);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0)
+			break;
+		if (rc == 0) {
+			if (mono_ms() - last < idle_ms)
+				continue;
+			snprintf(c->error, sizeof(c->error), "idle for %d s: closed",
+			    c->px->idle_timeout_s);
+			break;
+		}
+		last = mono_ms();
 		for (i = 0; i < 2; i++) {
 			rc = dir_step(&d[i], p[2 * i].revents != 0,
 			    p[2 * i + 1].revents != 0, use_splice);

@@ -74,7 +74,8 @@ net_records() {
 		jq -c '.[] | select(.event == "network_connection")'
 }
 
-# events_drained: sbxd has recorded every event file.
+# events_drained: sbxd has recorded every connection event (sbx-proxy's
+# drop box is read by sbxd's periodic pass, every 5 s).
 events_drained() {
-	[ -z "$(ls -A "$FOLDER/.sandbox/queue/events" 2>/dev/null)" ]
+	[ -z "$(ls -A "$FOLDER/.sandbox/proxy/events" 2>/dev/null)" ]
 }

@@ -78,6 +78,8 @@ like "$(raw "CONNECT 127.0.0.2:99999 HTTP/1.1\r\n\r\n")" "^HTTP/1.1 400" "a port
 like "$(raw "CONNECT user@127.0.0.2:$PORT HTTP/1.1\r\n\r\n")" "^HTTP/1.1 400" "user info in a CONNECT target gets 400"
 like "$(raw "CONNECT 127.0.0.2:$PORT HTTP/1.1\r\nbad header\r\n\r\n")" "^HTTP/1.1 400" "a header line without a name gets 400"
 like "$(raw "CONNECT 127.0.0.2:$PORT HTTP/1.1\r\nX: a\x01b\r\n\r\n")" "^HTTP/1.1 400" "a control character in a header gets 400"
+like "$(raw "GET http://127.0.0.2:$PORT/hello.txt HTTP/1.1\r\nHost: 127.0.0.2:$PORT\r\nHost: 127.0.0.3:$PORT\r\n\r\n")" "^HTTP/1.1 400" "two Host headers get 400"
+like "$(raw "GET http://127.0.0.2:$PORT/hello.txt HTTP/1.1\r\nX-A: b\r\n Host: 127.0.0.3\r\n\r\n")" "^HTTP/1.1 400" "a folded header line gets 400"
 like "$(raw "CONNECT 127.0.0.2:$PORT HTTP/2.0\r\n\r\n")" "^HTTP/1.1 400" "HTTP/2.0 on the request line gets 400"
 big=$(python3 -c "print('X-Pad: ' + 'a' * 20000)")
 like "$(printf 'CONNECT 127.0.0.2:%s HTTP/1.1\r\n%s\r\n\r\n' "$PORT" "$big" | pc p raw)" "^HTTP/1.1 431" "a 20 KB head gets 431"
@@ -138,17 +140,37 @@ like "$("$SBX" -C "$FOLDER" audit show)" "network_connection .*CONNECT 127.0.0.2
 "$SBX" -C "$FOLDER" audit verify >"$T/verify.out" 2>&1
 ok $? "sbx audit verify: the chain holds with the proxy's records"
 
-# A forged event with an unknown key is rejected, not recorded.
+# Connection records come only from the proxy's own drop box (read-only in
+# the jail): one dropped into the agent's queue/events is rejected.
+printf '{"v":1,"kind":"network_connection","host":"forged.example","verdict":"allowed"}' \
+	>"$FOLDER/.sandbox/queue/events/00000000000000ab.json"
+wait_for 10 sh -c "ls '$FOLDER/.sandbox/rejected' | grep -q '00000000000000ab.json.why'"
+ok $? "a connection record in the agent's drop box goes to rejected/"
+like "$(cat "$FOLDER"/.sandbox/rejected/*00000000000000ab.json.why)" "only from sbx-proxy" \
+	"... with the reason"
 printf '{"v":1,"kind":"network_connection","host":"x","verdict":"allowed","evil":1}' \
-	>"$FOLDER/.sandbox/queue/events/00000000000000aa.json"
+	>"$FOLDER/.sandbox/proxy/events/00000000000000aa.json"
 wait_for 10 sh -c "ls '$FOLDER/.sandbox/rejected' | grep -q 00000000000000aa"
-ok $? "an event with an unknown key goes to rejected/"
+ok $? "a proxy event with an unknown key goes to rejected/"
+unlike "$(net_records | jq -r .data.host)" "forged.example" "no forged record is in the log"
 
-# It stops on SIGTERM and removes its socket; it dies with its parent.
+# It stops on SIGTERM and removes its socket; a tunnel still open is
+# closed and recorded; it dies with its parent.
+mkfifo "$T/tun.in"
+pc p tunnel "127.0.0.2:$PORT" <"$T/tun.in" >"$T/tun.out" &
+tp=$!
+exec 8>"$T/tun.in"
+wait_for 10 grep -q "200" "$T/tun.out"
+ok $? "a tunnel is open when the proxy is told to stop"
 kill -TERM "$P_PID"
 wait "$P_PID"
 is "$?" 0 "SIGTERM: exit 0"
 ok $([ ! -e "$T/p.sock" ]; echo $?) "... and the socket is gone"
+exec 8>&-
+wait "$tp"
+wait_for 10 events_drained
+like "$(net_records | jq -r 'select(.data.error != null) | .data.error')" "sbx-proxy stopped" \
+	"the tunnel cut by the stop is recorded, and says so"
 sh -c '"$1" -C "$2" --socket "$3" --session orphan & echo $! >"$4"; sleep 1' sh \
 	"$PROXY" "$FOLDER" "$T/orphan.sock" "$T/orphan.pid"
 opid=$(cat "$T/orphan.pid")

@@ -30,7 +30,7 @@ is "$(echo "$json" | jq -r '.[0].tool')" "network" "pending --json: tool network
 is "$(echo "$json" | jq -r '.[0].command')" "CONNECT 127.0.0.4:$PORT" "pending --json: CONNECT host:port"
 is "$(echo "$json" | jq -r '.[0].session')" "sess-A" "pending --json: the jail session"
 is "$(echo "$json" | jq -r '.[0].trigger')" "network" "pending --json: the network trigger"
-like "$("$SBX" -C "$FOLDER" pending)" "network +CONNECT 127.0.0.4:$PORT" "sbx pending shows network: CONNECT host:port"
+like "$("$SBX" -C "$FOLDER" pending)" "network: CONNECT 127.0.0.4:$PORT, session sess-A" "sbx pending shows network: CONNECT host:port and the session"
 kill -0 "$cp1" 2>/dev/null
 ok $? "the client waits while the human decides"
 "$SBX" -C "$FOLDER" approve "$id" >/dev/null
@@ -41,6 +41,8 @@ like "$(cat "$T/c1.out")" "hello from the server" "... and reaches the server"
 show=$("$SBX" -C "$FOLDER" show "$id" --json)
 is "$(echo "$show" | jq -r .status)" "approved" "the request is approved (not done: nothing ran)"
 is "$(echo "$show" | jq -r .result.status)" "approved" "its result says approved"
+like "$("$SBX" -C "$FOLDER" show "$id")" "result   approved \(nothing is executed" \
+	"sbx show says nothing was executed"
 story=$("$SBX" -C "$FOLDER" audit show --request "$id" --json)
 is "$(echo "$story" | jq -r '[.[].event] | map(select(. == "exec_started")) | length')" "0" \
 	"sbxd executed nothing for it"
@@ -58,6 +60,9 @@ pc p connect "127.0.0.5:$PORT" /hello.txt >"$T/c2.out" 2>&1 &
 cp2=$!
 wait_for 10 has_pending
 id2=$(pending_ids)
+"$SBX" -C "$FOLDER" approve "$id2" --prefix "CONNECT 127.0.0.5:$PORT" >"$T/prefix.out" 2>&1
+ok $([ $? -ne 0 ]; echo $?) "a network request cannot be remembered by prefix"
+like "$(cat "$T/prefix.out")" "remembered exactly" "... the approver is told why"
 "$SBX" -C "$FOLDER" deny "$id2" --reason "no exfiltration hosts" >/dev/null
 wait "$cp2"
 ok $([ $? -ne 0 ]; echo $?) "denied: the client is refused"
@@ -88,7 +93,7 @@ id4=$(pending_ids)
 "$SBX" -C "$FOLDER" approve "$id4" --remember >/dev/null
 wait "$cp4"
 ok $? "approved and remembered: connects"
-"$SBX" -C "$FOLDER" approve "$id4" --prefix "CONNECT 127.0.0.7:$PORT" >"$T/prefix.out" 2>&1
+"$SBX" -C "$FOLDER" approve "$id4" >"$T/again.out" 2>&1
 ok $([ $? -ne 0 ]; echo $?) "a second decision for the consumed request is refused"
 start_proxy q sess-B
 out=$(pc q connect "127.0.0.7:$PORT" /hello.txt)

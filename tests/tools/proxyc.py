@@ -6,6 +6,8 @@
   proxyc.py SOCKET raw                      sends stdin as is, prints the answer
   proxyc.py SOCKET hold N                   opens N connections, sends nothing, waits
                                             for stdin to close
+  proxyc.py SOCKET tunnel HOST:PORT         CONNECT, print the status, keep the tunnel
+                                            open until stdin closes
 
 Prints the proxy's status line, then the body (or the tunnelled answer).
 Exit 0 when the proxy answered 200, 1 otherwise.
@@ -82,6 +84,13 @@ def main():
         data = read_all(s)
         sys.stdout.write(data.decode("utf-8", "replace"))
         return 0 if b" 200 " in data.split(b"\r\n")[0] else 1
+    if mode == "tunnel":
+        s = talk(sock, None)
+        s.sendall(("CONNECT %s HTTP/1.1\r\n\r\n" % sys.argv[3]).encode())
+        head, _ = read_head(s)
+        print(head.split("\r\n")[0], flush=True)
+        sys.stdin.read()
+        return 0
     if mode == "hold":
         n = int(sys.argv[3])
         held = [talk(sock, None) for _ in range(n)]
