@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "approver/cmd.h"
@@ -43,9 +44,24 @@ open_db(const char *folder)
 	return db;
 }
 
+/* 1 when an sbxd holds the folder's lock (serves it). */
+static int
+sbxd_serves(const char *folder)
+{
+	char path[PATH_MAX + 32];
+	int fd, held;
+
+	snprintf(path, sizeof(path), "%s/.sandbox/sbxd.lock", folder);
+	if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0;
+	held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
 /* Resolves a full id or a unique prefix of at least 4 digits. */
 static int
-resolve_id(sqlite3 *db, const char *arg, char id[SBX_ID_LEN + 1])
+resolve_id(sqlite3 *db, const char *folder, const char *arg, char id[SBX_ID_LEN + 1])
 {
 	sqlite3_stmt *st;
 	char pattern[SBX_ID_LEN + 2];
@@ -68,9 +84,11 @@ resolve_id(sqlite3 *db, const char *arg, char id[SBX_ID_LEN + 1])
 			snprintf(id, SBX_ID_LEN + 1, "%s", sqlite3_column_text(st, 0));
 	}
 	sqlite3_finalize(st);
-	if (n == 0)
-		fprintf(stderr, "sbx: no request %s known to sbxd (is sbxd running? see "
-		    "`sbx pending`)\n", arg);
+	if (n == 0 && sbxd_serves(folder))
+		fprintf(stderr, "sbx: no such request: %s (see `sbx pending`)\n", arg);
+	else if (n == 0)
+		fprintf(stderr, "sbx: no request %s known to sbxd, and sbxd is not running "
+		    "for %s: start `sbxd %s`, then see `sbx pending`\n", arg, folder, folder);
 	else if (n > 1)
 		fprintf(stderr, "sbx: %s matches several requests; give more digits\n", arg);
 	return n == 1 ? 0 : -1;
@@ -242,7 +260,7 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 	}
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || !(db = open_db(folder)))
 		return 1;
-	if (resolve_id(db, arg, id) < 0 || db_get(db, id, &r) != 1)
+	if (resolve_id(db, folder, arg, id) < 0 || db_get(db, id, &r) != 1)
 		goto out;
 	if ((sbfd = sandbox_open(folder, &err)) >= 0) {
 		snprintf(path, sizeof(path), "results/%s.json", id);
@@ -334,7 +352,7 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 	}
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || !(db = open_db(folder)))
 		return 1;
-	if (resolve_id(db, arg, id) < 0 || db_get(db, id, &r) != 1)
+	if (resolve_id(db, folder, arg, id) < 0 || db_get(db, id, &r) != 1)
 		goto out;
 	if (strcmp(r.status, "pending") != 0) {
 		fprintf(stderr, "sbx: request %s is %s, not pending\n", id, r.status);

@@ -43,6 +43,7 @@ struct item {
 	int folder;                 /* index into w->folders */
 	char risk[80];              /* "high: privilege change, network egress" */
 	int hook_wait;              /* seconds the hook waits */
+	int idw;                    /* digits of the id that are unique */
 };
 
 struct watch {
@@ -223,8 +224,9 @@ refresh(struct watch *w)
 		n = db_list(db, NULL, 50, &rows);
 		for (i = n - 1; i >= 0; i--)
 			if (rows[i].is_auto && w->nautos < 3 && now_ms() / 1000 - rows[i].created < 3600)
-				snprintf(w->autos[w->nautos++], sizeof(w->autos[0]), "%.8s %-7s %.150s",
-				    rows[i].id, rows[i].status, what(&rows[i]));
+				snprintf(w->autos[w->nautos++], sizeof(w->autos[0]), "%.*s %-7s %.150s",
+				    db_unique_prefix(db, rows[i].id, 8), rows[i].id, rows[i].status,
+				    what(&rows[i]));
 		if (n > 0)
 			db_rows_free(rows, n);
 		n = db_list(db, "pending", MAX_ITEMS, &rows);
@@ -235,6 +237,7 @@ refresh(struct watch *w)
 			}
 			w->items[w->n].row = rows[i];
 			w->items[w->n].folder = f;
+			w->items[w->n].idw = db_unique_prefix(db, rows[i].id, 8);
 			assess(w, &w->items[w->n]);
 			w->n++;
 		}
@@ -476,7 +479,7 @@ draw(struct watch *w)
 		it = &w->items[i];
 		if (i == w->sel && w->color)
 			printf("\033[7m");
-		line(w, "%s %.8s %4llds %-6s %s", i == w->sel ? ">" : " ", it->row.id,
+		line(w, "%s %.*s %4llds %-6s %s", i == w->sel ? ">" : " ", it->idw, it->row.id,
 		    (long long)(now - it->row.created), it->row.tool, what(&it->row));
 		if (i == w->sel && w->color)
 			printf("\033[0m");

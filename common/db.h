@@ -51,4 +51,8 @@ void db_rows_free(struct req_row *rows, int n);
 int64_t db_rule_match(sqlite3 *db, const char *hash, const char *tool,
     const char *command, int64_t now, char **approver);
 
+/* The shortest prefix of id, at least min digits, that names no other
+ * request in the database: what a human can type to `sbx approve`. */
+int db_unique_prefix(sqlite3 *db, const char *id, int min);
+
 #endif
