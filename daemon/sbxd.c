@@ -34,7 +34,7 @@
 #define RESCAN_MS   5000
 #define PRUNE_MS    60000
 
-static volatile sig_atomic_t got_stop, got_child;
+static volatile sig_atomic_t got_stop, got_child, got_hup;
 static char *cmd_env[MAX_ENV];   /* the clean environment for commands */
 
 static void
@@ -51,6 +51,8 @@ on_signal(int sig)
 {
 	if (sig == SIGCHLD)
 		got_child = 1;
+	else if (sig == SIGHUP)
+		got_hup = 1;
 	else
 		got_stop = 1;
 }
@@ -84,7 +86,7 @@ usage(FILE *f)
 	    "usage: sbxd [-c CONFIG] [--pass-env NAME]... DIR... | --all\n"
 	    "Serves the sbx queue of each DIR (prepared with `sbx init DIR`) until\n"
 	    "SIGTERM/SIGINT: runs approved commands outside the agent and writes\n"
-	    "their results back.\n"
+	    "their results back. SIGHUP reloads (--all: serves folders prepared since).\n"
 	    "  -c, --config DIR     sbx config dir with trusted approver keys\n"
 	    "                       (default $SBX_CONFIG_DIR, $XDG_CONFIG_HOME/sbx, ~/.config/sbx)\n"
 	    "  --pass-env NAME      also pass NAME to executed commands (default:\n"
@@ -166,6 +168,84 @@ watch(struct folder *f, const char *sub)
 	if (!inotifytools_watch_file(path, IN_MOVED_TO | IN_CLOSE_WRITE))
 		return -1;
 	return inotifytools_wd_from_filename(path);
+}
+
+/*
+ * SIGHUP: re-reads the config. Trusted keys and each folder's accepted
+ * policy are read afresh anyway (per decision, per request); with --all,
+ * the folder registry is read again and the folders prepared since start
+ * being served, with the same steps as at start. Folders already served
+ * go on untouched; one that cannot be opened is logged and skipped, and
+ * sbxd keeps running. Returns the number of folders now served.
+ */
+static int
+reload(struct folder *fs, int nf, int max, int *lock_fds, int all, const char *config,
+    struct audit_key *akey, const struct audit_opts *aopts, struct daemon_opts *o)
+{
+	static char listed[MAX_FOLDERS][4096];
+	char real[PATH_MAX];
+	struct sbx_err err;
+	struct folder *f;
+	int n, i, k, added = 0;
+
+	if (!all) {
+		logf_folder(NULL, "SIGHUP: reloaded; serving the %d folder(s) named on the "
+		    "command line", nf);
+		return nf;
+	}
+	if ((n = registry_list(config, listed, MAX_FOLDERS, &err)) < 0) {
+		logf_folder(NULL, "SIGHUP: %s; still serving %d folder(s)", err.msg, nf);
+		return nf;
+	}
+	for (i = 0; i < n; i++) {
+		if (!realpath(listed[i], real)) {
+			logf_folder(NULL, "SIGHUP: %s: %s; not served", listed[i], strerror(errno));
+			continue;
+		}
+		for (k = 0; k < nf && strcmp(fs[k].path, real) != 0; k++)
+			;
+		if (k < nf)
+			continue;
+		if (nf == max) {
+			logf_folder(NULL, "SIGHUP: at most %d folders; %s is not served", max, real);
+			continue;
+		}
+		f = &fs[nf];
+		if (folder_open(f, real, config, &err) < 0) {
+			logf_folder(NULL, "SIGHUP: %s; not served", err.msg);
+			continue;
+		}
+		if (!(f->audit = audit_open(f->sbfd, f->db, akey, aopts, &err))) {
+			logf_folder(f, "SIGHUP: %s; not served", err.msg);
+			folder_close(f);
+			continue;
+		}
+		audit_log(f->audit, "daemon_start", NULL, NULL, "daemon",
+		    AU_S("version", SBX_VERSION), AU_I("pid", (int64_t)getpid()),
+		    AU_S("key_id", akey->key_id), AU_S("config", config),
+		    AU_S("folder", f->path), AU_END);
+		f->wd_queue = watch(f, "queue/new");
+		f->wd_decisions = watch(f, "decisions/new");
+		f->wd_events = watch(f, "queue/events");
+		if (f->wd_queue < 0 || f->wd_decisions < 0 || f->wd_events < 0) {
+			logf_folder(f, "SIGHUP: cannot watch %s/.sandbox: %s; not served", f->path,
+			    strerror(inotifytools_error()));
+			audit_close(f->audit);
+			folder_close(f);
+			continue;
+		}
+		lock_fds[nf++] = f->lockfd;
+		o->n_lock_fds = nf;
+		folder_recover(f, o);
+		folder_rescan(f, o);
+		folder_sweep(f, o);
+		(void)audit_checkpoint(f->audit);
+		logf_folder(f, "serving (config %s; added on SIGHUP)", config);
+		added++;
+	}
+	logf_folder(NULL, "SIGHUP: reloaded %s/folders: %d recorded, %d added, serving %d",
+	    config, n, added, nf);
+	return nf;
 }
 
 int
@@ -311,6 +391,10 @@ main(int argc, char **argv)
 	}
 	next_scan = mono_ms() + RESCAN_MS;
 	while (!got_stop) {
+		if (got_hup) {
+			got_hup = 0;
+			nf = reload(fs, nf, MAX_FOLDERS, lock_fds, all, config, &akey, &aopts, &o);
+		}
 		ev = inotifytools_next_event(1);
 		if (ev && (ev->mask & IN_Q_OVERFLOW)) {
 			logf_folder(NULL, "inotify queue overflow: rescanning every folder");
