@@ -23,6 +23,7 @@
 
 struct doc {
 	int failed, warned;
+	cJSON *checks;              /* --json: the reports, printed at the end */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -35,6 +36,18 @@ report(struct doc *d, const char *level, const char *fmt, ...)
 		d->failed++;
 	else if (!strcmp(level, "warn"))
 		d->warned++;
+	if (d->checks) {
+		char msg[2048];
+		cJSON *o = cJSON_CreateObject();
+
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		cJSON_AddStringToObject(o, "level", !strcmp(level, "FAIL") ? "fail" : level);
+		cJSON_AddStringToObject(o, "message", msg);
+		cJSON_AddItemToArray(d->checks, o);
+		return;
+	}
 	printf("%-4s  ", level);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
@@ -112,6 +125,36 @@ check_claude(struct doc *d, const char *folder, int wait)
 		    "`sbx init --claude %s`", folder);
 }
 
+/* --json: {"folder", "ok", "problems", "warnings", "checks": [{level,
+ * message}]}; the exit status is the same as without. */
+static int
+doctor_json(struct doc *d, const char *folder)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+
+	if (folder)
+		cJSON_AddStringToObject(o, "folder", folder);
+	else
+		cJSON_AddNullToObject(o, "folder");
+	cJSON_AddBoolToObject(o, "ok", d->failed == 0);
+	cJSON_AddNumberToObject(o, "problems", d->failed);
+	cJSON_AddNumberToObject(o, "warnings", d->warned);
+	cJSON_AddItemToObject(o, "checks", d->checks);
+	d->checks = NULL;
+	text = json_pretty(o);
+	cJSON_Delete(o);
+	if (!text) {
+		fprintf(stderr, "sbx: out of memory\n");
+		return 1;
+	}
+	fputs(text, stdout);
+	if (text[0] && text[strlen(text) - 1] != '\n')
+		putchar('\n');
+	free(text);
+	return d->failed ? 1 : 0;
+}
+
 static void
 check_daemon(struct doc *d, const char *folder)
 {
@@ -162,16 +205,22 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 	int wait = 300;
 	long v;
 
-	if (argc > 1) {
-		fprintf(stderr, "usage: sbx [-C DIR] doctor\n");
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--json") != 0)) {
+		fprintf(stderr, "usage: sbx [-C DIR] doctor [--json]\n");
 		return 2;
 	}
-	(void)argv;
+	if (argc == 2)
+		d.checks = cJSON_CreateArray();
 	if (ctx_folder(c, folder, sizeof(folder)) < 0) {
+		if (d.checks) {
+			report(&d, "FAIL", "no .sandbox/ here; run `sbx init DIR`");
+			return doctor_json(&d, NULL);
+		}
 		printf("FAIL  no .sandbox/ here; run `sbx init DIR`\n");
 		return 1;
 	}
-	printf("sbx doctor: %s\n", folder);
+	if (!d.checks)
+		printf("sbx doctor: %s\n", folder);
 	snprintf(path, sizeof(path), "%s/.sandbox", folder);
 	if (lstat(path, &st) == 0 && (st.st_mode & 077))
 		report(&d, "FAIL", "%s is accessible by others; run `chmod 700 %s`", path, path);
@@ -215,6 +264,8 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 	else
 		report(&d, "warn", "bubblewrap is not installed (optional, for isolation): "
 		    "`apt-get install bubblewrap`");
+	if (d.checks)
+		return doctor_json(&d, folder);
 	printf("%d problem(s), %d warning(s)\n", d.failed, d.warned);
 	return d.failed ? 1 : 0;
 }

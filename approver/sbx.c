@@ -25,7 +25,7 @@ usage(FILE *f)
 	    "  remove [--purge [--yes]] [DIR] take out what init added (--purge: and .sandbox/)\n"
 	    "  history PATH [--json]          versions of PATH an agent replaced (kept by sbx-hook)\n"
 	    "  restore PATH [--version N]     bring one back (default: the latest kept)\n"
-	    "  doctor                         check the folder's setup; says how to fix each problem\n"
+	    "  doctor [--json]                check the folder's setup; says how to fix each problem\n"
 	    "  watch [-C DIR]... [--all] [--plain] [--notify CMD]\n"
 	    "                                 the approver's terminal: live list, single keys\n"
 	    "  policy accept | edit           accept policy.json (signed); edit a copy like\n"
