@@ -205,12 +205,21 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 	int wait = 300;
 	long v;
 
-	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--json") != 0)) {
-		fprintf(stderr, "usage: sbx [-C DIR] doctor [--json]\n");
-		return 2;
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (ch == 'j' && !d.checks)
+			d.checks = cJSON_CreateArray();
+		else if (ch == 'C')
+			c->dir = optarg;
+		else if (ch != 'j')
+			return sub_usage("usage: sbx [-C DIR] doctor [--json]\n", ch == 'h');
 	}
-	if (argc == 2)
-		d.checks = cJSON_CreateArray();
+	if (optind < argc)
+		return sub_usage("usage: sbx [-C DIR] doctor [--json]\n", 0);
 	if (ctx_folder(c, folder, sizeof(folder)) < 0) {
 		if (d.checks) {
 			report(&d, "FAIL", "no .sandbox/ here; run `sbx init DIR`");

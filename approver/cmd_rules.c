@@ -18,11 +18,10 @@
 #include "common/queue.h"
 
 static int
-usage(void)
+usage(int help)
 {
-	fprintf(stderr, "usage: sbx [-C DIR] rules list [--json] | add 'WORD WORD...' "
-	    "[--for DURATION] | rm RULE\n");
-	return 2;
+	return sub_usage("usage: sbx [-C DIR] rules list [--json] | add 'WORD WORD...' "
+	    "[--for DURATION] | rm RULE\n", help);
 }
 
 static int
@@ -138,38 +137,58 @@ list(const char *folder, int json)
 int
 cmd_rules(struct sbx_ctx *c, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' },
+		{ "for", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 },
+	};
 	char folder[PATH_MAX];
 	long long dur = 0;
+	const char *for_arg = NULL;
 	char *end;
 	long long id;
+	int ch, json = 0;
 
+	while ((ch = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (ch == 'j')
+			json = 1;
+		else if (ch == 'f')
+			for_arg = optarg;
+		else if (ch == 'C')
+			c->dir = optarg;
+		else
+			return usage(ch == 'h');
+	}
+	/* The operands, as argv[1..]: the verb and its words. */
+	argv += optind - 1;
+	argc -= optind - 1;
 	if (ctx_folder(c, folder, sizeof(folder)) < 0)
 		return 1;
 	if (argc < 2 || !strcmp(argv[1], "list"))
-		return argc <= 2 ? list(folder, 0) : argc == 3 && !strcmp(argv[2], "--json")
-		    ? list(folder, 1) : usage();
-	if (!strcmp(argv[1], "add") && (argc == 3 || (argc == 5 && !strcmp(argv[3], "--for")))) {
+		return argc <= 2 && !for_arg ? list(folder, json) : usage(0);
+	if (json)
+		return usage(0);
+	if (!strcmp(argv[1], "add") && argc == 3) {
 		if (!prefix_valid(argv[2])) {
 			fprintf(stderr, "sbx: a rule needs at least two words and no shell syntax "
 			    "(\"git push\" yes, \"git\" no)\n");
 			return 2;
 		}
-		if (argc == 5 && (dur = parse_duration(argv[4])) < 0)
-			return usage();
+		if (for_arg && (dur = parse_duration(for_arg)) < 0)
+			return usage(0);
 		if (rule_write(c, folder, "rule", argv[2], dur ? now_ms() / 1000 + dur : 0, 0))
 			return 1;
 		printf("sent to sbxd: remember Bash commands starting with \"%s\"%s\n", argv[2],
 		    dur ? " for a while" : "");
 		return 0;
 	}
-	if (!strcmp(argv[1], "rm") && argc == 3) {
+	if (!strcmp(argv[1], "rm") && argc == 3 && !for_arg) {
 		id = strtoll(argv[2], &end, 10);
 		if (id <= 0 || *end)
-			return usage();
+			return usage(0);
 		if (rule_write(c, folder, "revoke", NULL, 0, id))
 			return 1;
 		printf("sent to sbxd: forget rule %lld\n", id);
 		return 0;
 	}
-	return usage();
+	return usage(0);
 }

@@ -787,28 +787,34 @@ cmd_watch(struct sbx_ctx *c, int argc, char **argv)
 	memset(&w, 0, sizeof(w));
 	w.config = c->config;
 	w.notify = getenv("SBX_NOTIFY");
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-C") && i + 1 < argc) {
-			if (w.nfolders < MAX_FOLDERS && find_folder(argv[++i],
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "all", no_argument, NULL, 'a' }, { "plain", no_argument, NULL, 'p' },
+		{ "notify", required_argument, NULL, 'n' }, { NULL, 0, NULL, 0 },
+	};
+
+	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (i == 'C') {
+			if (w.nfolders < MAX_FOLDERS && find_folder(optarg,
 			    w.folders[w.nfolders], sizeof(w.folders[0])) == 0)
 				w.nfolders++;
 			else {
-				fprintf(stderr, "sbx: no .sandbox/ at or above %s\n", argv[i]);
+				fprintf(stderr, "sbx: no .sandbox/ at or above %s\n", optarg);
 				return 1;
 			}
-		} else if (!strcmp(argv[i], "--all")) {
+		} else if (i == 'a') {
 			all = 1;
-		} else if (!strcmp(argv[i], "--plain")) {
+		} else if (i == 'p') {
 			w.plain = 1;
-		} else if (!strcmp(argv[i], "--notify") && i + 1 < argc) {
-			w.notify = argv[++i];
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
+		} else if (i == 'n') {
+			w.notify = optarg;
 		} else {
-			usage(stderr);
-			return 2;
+			usage(i == 'h' ? stdout : stderr);
+			return i == 'h' ? 0 : 2;
 		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
 	}
 	if (all) {
 		n = registry_list(c->config, w.folders + w.nfolders, MAX_FOLDERS - w.nfolders, &err);

@@ -11,12 +11,14 @@
  * Exit codes: 0 stopped by a signal, 1 runtime error, 2 usage or setup.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,7 +85,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: sbxd [-c CONFIG] [--pass-env NAME]... DIR... | --all\n"
+	    "usage: sbxd [-c CONFIG] [--pass-env NAME]... [-C] DIR... | --all\n"
 	    "Serves the sbx queue of each DIR (prepared with `sbx init DIR`) until\n"
 	    "SIGTERM/SIGINT: runs approved commands outside the agent and writes\n"
 	    "their results back. SIGHUP reloads (--all: serves folders prepared since).\n"
@@ -96,7 +98,9 @@ usage(FILE *f)
 	    "  --originals-cap BYTES  prune kept originals oldest-first above this size\n"
 	    "                       (default 256 MiB per folder; checked every minute)\n"
 	    "  --all                serve every folder `sbx init` recorded (CONFIG/folders)\n"
-	    "  -v, --verbose        log inotify events\n");
+	    "  -C DIR               a folder to serve (the same as a DIR operand)\n"
+	    "  -v, --verbose        log inotify events\n"
+	    "  -h, --help, --version\n");
 }
 
 /* The folder an inotify watch belongs to; *kind: 0 queue, 1 decisions,
@@ -254,6 +258,16 @@ main(int argc, char **argv)
 	static struct folder fs[MAX_FOLDERS];
 	static char listed[MAX_FOLDERS][4096];
 	int all = 0, nall = 0;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+		{ "config", required_argument, NULL, 'c' }, { "pass-env", required_argument, NULL, 'p' },
+		{ "audit-segment-bytes", required_argument, NULL, 's' },
+		{ "originals-cap", required_argument, NULL, 'o' }, { "all", no_argument, NULL, 'a' },
+		{ "verbose", no_argument, NULL, 'v' }, { "dir", required_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char *dirs[MAX_FOLDERS + 1];
+	int ndirs = 0, ch;
 	char config[PATH_MAX], **env = cmd_env;
 	int lock_fds[MAX_FOLDERS], nf = 0, nenv = 0, i, is_dec;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -274,45 +288,70 @@ main(int argc, char **argv)
 	atexit(free_env);
 	for (i = 0; default_env[i]; i++)
 		env_add(env, &nenv, default_env[i]);
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	while ((ch = getopt_long(argc, argv, "C:c:hv", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--version")) {
+		case 'V':
 			printf("sbxd %s\n", SBX_VERSION);
 			return 0;
-		} else if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc) {
-			if (xsnprintf(config, sizeof(config), "%s", argv[++i]) < 0)
+		case 'c':
+			if (xsnprintf(config, sizeof(config), "%s", optarg) < 0)
 				return 2;
-		} else if (!strcmp(argv[i], "--pass-env") && i + 1 < argc) {
-			env_add(env, &nenv, argv[++i]);
-		} else if (!strcmp(argv[i], "--audit-segment-bytes") && i + 1 < argc) {
-			aopts.segment_bytes = atol(argv[++i]);
+			break;
+		case 'p':
+			env_add(env, &nenv, optarg);
+			break;
+		case 's':
+			aopts.segment_bytes = atol(optarg);
 			if (aopts.segment_bytes < 4096) {
 				fprintf(stderr, "sbxd: --audit-segment-bytes wants 4096 or more\n");
 				return 2;
 			}
-		} else if (!strcmp(argv[i], "--originals-cap") && i + 1 < argc) {
-			originals_cap = atoll(argv[++i]);
+			break;
+		case 'o':
+			originals_cap = atoll(optarg);
 			if (originals_cap < 0) {
 				fprintf(stderr, "sbxd: --originals-cap must be >= 0\n");
 				return 2;
 			}
-		} else if (!strcmp(argv[i], "--all")) {
-			all = 1;
-		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-			o.verbose = 1;
-		} else if (!strcmp(argv[i], "--")) {
-			i++;
 			break;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "sbxd: unknown option %s\n", argv[i]);
+		case 'a':
+			all = 1;
+			break;
+		case 'v':
+			o.verbose = 1;
+			break;
+		case 'C':
+			/* -C DIR, as in sbx: one more folder (operands come last) */
+			if (ndirs == MAX_FOLDERS)
+				return 2;
+			dirs[ndirs++] = optarg;
+			break;
+		default:
 			usage(stderr);
 			return 2;
-		} else {
-			break;
 		}
 	}
+	for (i = optind; i < argc; i++) {
+		struct stat st;
+
+		/* "sbxd help" and other words that are no folder: a usage error */
+		if (stat(argv[i], &st) < 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "sbxd: %s is not a folder%s\n", argv[i],
+			    argv[i][0] && !strchr(argv[i], '/') ? " (sbxd takes folders, "
+			    "not commands; sbxd --help)" : "");
+			usage(stderr);
+			return 2;
+		}
+		if (ndirs == MAX_FOLDERS)
+			return 2;
+		dirs[ndirs++] = argv[i];
+	}
+	argv = dirs;
+	argc = ndirs;
+	i = 0;
 	if ((i >= argc) == !all) {
 		usage(stderr);
 		return 2;
