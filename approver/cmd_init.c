@@ -239,7 +239,8 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 	    "[--cursor] [--name APPROVER] [DIR]\n";
 
 	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
-		if (i >= 0 && i < 4)    /* the order of clients[] */
+		/* the client options' values are their index in clients[] */
+		if (i >= 0 && i < (int)(sizeof(clients) / sizeof(clients[0])))
 			want[i] = any = 1;
 		else if (i == 'l')
 			local = 1;
