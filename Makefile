@@ -171,14 +171,15 @@ BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  = $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
 FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
 USERUNITDIR = $(PREFIX)/lib/systemd/user
-PROG_NAMES  = sbx sbx-hook sbx-mcp sbxd
+PROG_NAMES  = $(notdir $(PROGS))
+COMP_NAMES  = sbx sbx-hook sbx-mcp sbxd
 MAN_PAGES   = docs/man/sbx.1 docs/man/sbx-hook.1 docs/man/sbx-mcp.1 docs/man/sbx-policy.5 \
 	      docs/man/sbxd.8
 FISH_FILES  = $(addprefix contrib/completions/,sbx.fish sbxd.fish sbx-hook.fish sbx-mcp.fish)
 # Every file install writes, so that uninstall removes exactly these.
 INSTALLED   = $(addprefix $(BINDIR)/,$(PROG_NAMES)) \
 	      $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
-	      $(addprefix $(BASHCOMPDIR)/,$(PROG_NAMES)) $(ZSHCOMPDIR)/_sbx \
+	      $(addprefix $(BASHCOMPDIR)/,$(COMP_NAMES)) $(ZSHCOMPDIR)/_sbx \
 	      $(addprefix $(FISHCOMPDIR)/,$(notdir $(FISH_FILES))) $(USERUNITDIR)/sbxd.service
 INSTALL_DIRS = $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man5 $(MANDIR)/man8 $(BASHCOMPDIR) \
 	      $(ZSHCOMPDIR) $(FISHCOMPDIR) $(USERUNITDIR)
@@ -189,7 +190,7 @@ install: $(PROGS)
 	for m in $(MAN_PAGES); do \
 		s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
 	done
-	for p in $(PROG_NAMES); do \
+	for p in $(COMP_NAMES); do \
 		install -m 0644 contrib/completions/sbx.bash $(DESTDIR)$(BASHCOMPDIR)/$$p || exit 1; \
 	done
 	install -m 0644 contrib/completions/_sbx $(DESTDIR)$(ZSHCOMPDIR)/_sbx
