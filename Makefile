@@ -11,7 +11,9 @@
 #   make asan       build with ASan+UBSan into build/asan and run the tests there
 #   make lint       static check with cppcheck (suppressions, with reasons: .ci/cppcheck.supp)
 #   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR=: programs, man pages, completions, systemd user unit
+#   make uninstall  the exact inverse (same PREFIX and DESTDIR)
+#   make test-deb   build the .deb, install it, run the demo with it, purge it (root)
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -185,13 +187,62 @@ bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench $(BUILD)/bench/
 	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
 		bash tests/bench/bench.sh
 
+BINDIR      = $(PREFIX)/bin
+MANDIR      = $(PREFIX)/share/man
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+# zsh reads vendor-completions under /usr (Debian), site-functions elsewhere
+ZSHCOMPDIR  = $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
+USERUNITDIR = $(PREFIX)/lib/systemd/user
+PROG_NAMES  = $(notdir $(PROGS))
+COMP_NAMES  = sbx sbx-hook sbx-mcp sbxd
+MAN_PAGES   = docs/man/sbx.1 docs/man/sbx-hook.1 docs/man/sbx-mcp.1 docs/man/sbx-policy.5 \
+	      docs/man/sbxd.8
+FISH_FILES  = $(addprefix contrib/completions/,sbx.fish sbxd.fish sbx-hook.fish sbx-mcp.fish)
+# Every file install writes, so that uninstall removes exactly these.
+INSTALLED   = $(addprefix $(BINDIR)/,$(PROG_NAMES)) \
+	      $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+	      $(addprefix $(BASHCOMPDIR)/,$(COMP_NAMES)) $(ZSHCOMPDIR)/_sbx \
+	      $(addprefix $(FISHCOMPDIR)/,$(notdir $(FISH_FILES))) $(USERUNITDIR)/sbxd.service
+INSTALL_DIRS = $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man5 $(MANDIR)/man8 $(BASHCOMPDIR) \
+	      $(ZSHCOMPDIR) $(FISHCOMPDIR) $(USERUNITDIR)
+
 install: $(PROGS)
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))
+	install -m 0755 $(PROGS) $(DESTDIR)$(BINDIR)/
+	for m in $(MAN_PAGES); do \
+		s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
+	done
+	for p in $(COMP_NAMES); do \
+		install -m 0644 contrib/completions/sbx.bash $(DESTDIR)$(BASHCOMPDIR)/$$p || exit 1; \
+	done
+	install -m 0644 contrib/completions/_sbx $(DESTDIR)$(ZSHCOMPDIR)/_sbx
+	install -m 0644 $(FISH_FILES) $(DESTDIR)$(FISHCOMPDIR)/
+	sed 's|/usr/local/bin/sbxd|$(BINDIR)/sbxd|' contrib/systemd/sbxd.service \
+		>$(DESTDIR)$(USERUNITDIR)/sbxd.service
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/sbxd.service
+
+# The inverse of install: its files, then the directories it made while
+# they are empty, walking up to DESTDIR (or PREFIX), never past it.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	stop='$(if $(DESTDIR),$(DESTDIR:%/=%),$(PREFIX))'; \
+	for d in $(INSTALL_DIRS); do \
+		p='$(DESTDIR:%/=%)'"$$d"; \
+		while [ "$${p#"$$stop"/}" != "$$p" ] && rmdir "$$p" 2>/dev/null; do \
+			p=$${p%/*}; \
+		done; \
+	done
+
+# Builds the .deb from a copy of the tree, installs it, runs the demo with
+# the installed programs, purges it (needs root; tests/deb/run.sh).
+test-deb:
+	@sh contrib/install-deps.sh deb
+	@bash tests/deb/run.sh
 
 clean:
 	rm -rf build bin
 
-.PHONY: all test test-claude test-agents asan lint demo bench install clean
+.PHONY: all test test-claude test-agents asan lint demo bench install uninstall test-deb clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
