@@ -45,6 +45,20 @@ out=$(pc p get "http://127.0.0.2:$PORT/hello.txt")
 ok $? "a plain-HTTP request to an allowed host is forwarded"
 like "$out" "hello from the server" "... and the answer comes back"
 
+# IPv6 loopback, listed as [::1]:PORT, when the machine has it.
+if python3 -c "import socket; socket.socket(socket.AF_INET6).bind(('::1', 0))" 2>/dev/null; then
+	(cd "$T/www" && exec python3 -m http.server --bind ::1 "$PORT") >/dev/null 2>&1 &
+	SERVERS="$SERVERS $!"
+	wait_for 10 can_connect ::1 "$PORT"
+	set_network ".network.allowedDomains += [\"[::1]:$PORT\"]"
+	like "$(pc p connect "[::1]:$PORT" /hello.txt)" "hello from the server" \
+		"CONNECT [::1]:PORT, listed as [::1]:PORT, connects"
+	like "$(pc p get "http://[::1]:$PORT/hello.txt")" "hello from the server" \
+		"plain HTTP to http://[::1]:PORT/ too"
+else
+	echo "ok $((_n += 1)) - IPv6 loopback # SKIP no ::1 here"
+fi
+
 # Denied: at once, nothing asked.
 t0=$(date +%s)
 out=$(pc p connect "127.0.0.3:$PORT" /hello.txt)
