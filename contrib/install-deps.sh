@@ -23,6 +23,7 @@ have_cmd jq || need="$need jq"
 have_cmd sqlite3 || need="$need sqlite3"
 have_cmd git || need="$need git"
 have_cmd tmux || need="$need tmux"
+have_cmd python3 || need="$need python3"
 [ -x /usr/sbin/sshd ] || need="$need openssh-server openssh-client"
 
 [ -z "$need" ] && exit 0

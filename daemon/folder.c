@@ -38,6 +38,7 @@
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/folder.h"
+#include "daemon/notify.h"
 #include "policy/policy.h"
 
 void
@@ -504,6 +505,10 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	if (err.msg[0]) {
 		finish_unrun(f, id, hash, "rejected", "", err.msg);
 		logf_folder(f, "request %s rejected: %s", id, err.msg);
+		notify_event(!strncmp(err.msg, "denied by policy", 16) ? "denied" :
+		    !strncmp(err.msg, "rate limit", 10) || strstr(err.msg, "pending already")
+		    ? "rate_limited" : "denied", f->path, id, tool, cmd ? cmd : input_text,
+		    err.msg);
 	} else if (who) {
 		logf_folder(f, "request %s: %s `%s` auto-approved by remembered rule %lld (by %s)",
 		    id, tool, cmd, (long long)rule, who);
@@ -514,6 +519,8 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	} else {
 		logf_folder(f, "request %s pending: %s `%s` (%s)%s", id, tool, cmd, pr.reason,
 		    needed > 1 ? " - needs two approvers" : "");
+		notify_event("request", f->path, id, tool, cmd ? cmd : input_text,
+		    json_str(doc, "reason"));
 	}
 out:
 	free(who);
@@ -846,10 +853,13 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	logf_folder(f, "request %s %s by %s%s%s%s", d.id, approve ? "approved" : "denied",
 	    key.name, d.remember ? " (remembered: " : "", d.remember ? (!strcmp(d.scope,
 	    "prefix") ? d.prefix : "this exact call") : "", d.remember ? ")" : "");
-	if (approve)
+	if (approve) {
 		start_run(f, o, &row, who, 0, NULL);
-	else
+	} else {
 		finish_unrun(f, d.id, row.hash, "denied", key.name, d.reason);
+		notify_event("denied", f->path, d.id, row.tool, row.command ? row.command
+		    : row.input, d.reason[0] ? d.reason : "no reason given");
+	}
 out:
 	req_row_free(&row);
 }
