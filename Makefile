@@ -1,6 +1,7 @@
 # sbx - run AI coding agents without handing them privileges.
 #
-#   make            build bin/sbx, bin/sbx-hook, bin/sbx-mcp, bin/sbxd (installs missing deps first)
+#   make            build bin/sbx, bin/sbx-hook, bin/sbx-mcp, bin/sbxd, bin/sbx-jail-init,
+#                   bin/sbx-proxy (installs missing deps first)
 #   make test       build and run every test (unit + integration), prints a TAP summary
 #   make test-claude  the hooks with the real Claude Code CLI (npm) and a fake model API
 #   make demo       run the whole approval loop in a temporary folder
@@ -33,13 +34,16 @@ LIB_JSON   = -lcjson
 LIB_SODIUM = -lsodium
 LIB_SQLITE = -lsqlite3
 LIB_INOTIFY = -linotifytools
+LIB_SECCOMP = -lseccomp
 
 COMMON_SRC = $(wildcard common/*.c)
 POLICY_SRC = $(wildcard policy/*.c)
-HOOK_SRC   = $(filter-out hook/mcp%.c,$(wildcard hook/*.c))
+HOOK_SRC   = $(filter-out hook/mcp%.c hook/jail%.c,$(wildcard hook/*.c))
 # sbx-mcp: its own files and the shared escalation, nothing else of the hook.
 MCP_SRC    = $(wildcard hook/mcp*.c) hook/escalate.c
-DAEMON_SRC = $(wildcard daemon/*.c)
+DAEMON_SRC = $(filter-out daemon/proxy%.c,$(wildcard daemon/*.c))
+# sbx-proxy: its own files and the shared escalation; no SQLite, no keys.
+PROXY_SRC  = $(wildcard daemon/proxy*.c) hook/escalate.c
 APPR_SRC   = $(wildcard approver/*.c)
 UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 
@@ -51,7 +55,8 @@ POLICY_OBJ = $(call obj,$(POLICY_SRC))
 LIBSBX     = $(BUILD)/libsbx.a
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd
+PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd $(BIN)/sbx-jail-init \
+	$(BIN)/sbx-proxy
 
 DEPS_STAMP = $(BUILD)/.deps-ok
 
@@ -78,9 +83,18 @@ $(BIN)/sbx-mcp: $(call obj,$(MCP_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
 
+# The first program inside sbx jail: libc and libseccomp only.
+$(BIN)/sbx-jail-init: $(BUILD)/hook/jail_init.o
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_SECCOMP)
+
 $(BIN)/sbxd: $(call obj,$(DAEMON_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY) -lm
+
+$(BIN)/sbx-proxy: $(call obj,$(PROXY_SRC)) $(LIBSBX)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS_ALL) -pthread -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
 
 $(BIN)/sbx: $(call obj,$(APPR_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
@@ -131,7 +145,12 @@ $(BUILD)/bench/auditbench: tests/bench/auditbench.c $(LIBSBX) $(DEPS_STAMP)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) \
 		$(LIB_SQLITE) -lm
 
-bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench $(BUILD)/bench/auditbench
+$(BUILD)/bench/proxybench: tests/bench/proxybench.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -pthread -o $@ $<
+
+bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench $(BUILD)/bench/auditbench \
+	$(BUILD)/bench/proxybench
 	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
 		bash tests/bench/bench.sh
 

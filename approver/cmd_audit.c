@@ -412,6 +412,15 @@ summary(const char *ev, const cJSON *d, char *out, size_t n)
 		snprintf(out, n, "%s %s%s%s", dstr(d, "tool"), json_str(d, "path")
 		    ? dstr(d, "path") : dstr(d, "command"), json_str(d, "after") ? " after " : "",
 		    json_str(d, "after") ? dstr(d, "after") : "");
+	else if (!strcmp(ev, "network_connection"))
+		snprintf(out, n, "%s %s:%lld %s, up %lld B, down %lld B, %lld ms%s%.200s%s%.200s",
+		    dstr(d, "method"), dstr(d, "host"),
+		    (long long)(json_int(d, "port", &x) == 0 ? x : 0), dstr(d, "verdict"),
+		    (long long)(json_int(d, "bytes_up", &a) == 0 ? a : 0),
+		    (long long)(json_int(d, "bytes_down", &b) == 0 ? b : 0),
+		    (long long)(json_int(d, "duration_ms", &x) == 0 ? x : 0),
+		    *dstr(d, "reason") ? ": " : "", dstr(d, "reason"),
+		    *dstr(d, "error") ? "; " : "", dstr(d, "error"));
 	else if ((canon = json_canonical(d))) {
 		snprintf(out, n, "%s", display_tmp_width(canon, 300));
 		free(canon);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "approver/cmd.h"
@@ -146,6 +147,82 @@ read_long(const char *path)
 	return n > 0 ? atol(buf) : -1;
 }
 
+/* Runs argv with no input or output; its exit status, or -1. */
+static int
+run_quiet(char *const argv[])
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* What `sbx jail` needs: the same checks it makes before it starts. */
+static void
+check_jail(struct doc *d, const char *folder)
+{
+	const char *path = getenv("PATH"), *problem;
+	char bwrap[PATH_MAX + 32] = "", exe[PATH_MAX], dir[PATH_MAX + 32], *slash;
+	const char *p, *e;
+	ssize_t n;
+
+	for (p = path ? path : "/usr/bin:/bin"; *p && !*bwrap; p = *e ? e + 1 : e) {
+		e = strchr(p, ':');
+		if (!e)
+			e = p + strlen(p);
+		if (e > p && snprintf(dir, sizeof(dir), "%.*s/bwrap", (int)(e - p), p) <
+		    (int)sizeof(dir) && access(dir, X_OK) == 0)
+			snprintf(bwrap, sizeof(bwrap), "%s", dir);
+	}
+	if (!*bwrap) {
+		report(d, "warn", "bubblewrap is not installed, so `sbx jail` cannot run: "
+		    "`sudo apt-get install bubblewrap`");
+		return;
+	}
+	if ((problem = jail_userns_problem())) {
+		report(d, "warn", "sbx jail: %s", problem);
+	} else {
+		char *const argv[] = { bwrap, "--ro-bind", "/", "/", "--unshare-all",
+			"--die-with-parent", "--", "/bin/true", NULL };
+
+		if (run_quiet(argv) == 0)
+			report(d, "ok", "bubblewrap (%s) can build a jail here", bwrap);
+		else
+			report(d, "warn", "bubblewrap (%s) cannot build a jail here; see why with "
+			    "`%s --ro-bind / / --unshare-all -- /bin/true`", bwrap, bwrap);
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')))
+			*slash = '\0';
+		snprintf(dir, sizeof(dir), "%s/sbx-jail-init", exe);
+		if (access(dir, X_OK) < 0)
+			report(d, "warn", "%s is missing, so `sbx jail` cannot run: install sbx "
+			    "again (`make install`)", dir);
+		snprintf(dir, sizeof(dir), "%s/sbx-proxy", exe);
+		if (access(dir, X_OK) < 0)
+			report(d, "warn", "%s is missing: `sbx jail` runs only with --offline "
+			    "(no network); install sbx again (`make install`)", dir);
+	}
+	if (!jail_sbxd_serving(folder))
+		report(d, "warn", "sbx jail refuses to start while sbxd does not serve %s", folder);
+	if (geteuid() == 0 && access("/sys/fs/cgroup/pids/cgroup.procs", W_OK) < 0 &&
+	    access("/sys/fs/cgroup/cgroup.procs", W_OK) < 0 &&
+	    access("/sys/fs/cgroup/unified/cgroup.procs", W_OK) < 0)
+		report(d, "warn", "no writable pids cgroup: as root, limits.exec_max_processes "
+		    "is not enforced for approved commands (RLIMIT_NPROC does not apply to root)");
+}
+
 int
 cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 {
@@ -208,11 +285,7 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 	else
 		report(&d, "ok", "inotify limits (max_user_watches %ld, max_user_instances %ld)",
 		    v, read_long("/proc/sys/fs/inotify/max_user_instances"));
-	if (access("/usr/bin/bwrap", X_OK) == 0)
-		report(&d, "ok", "bubblewrap is installed (/usr/bin/bwrap)");
-	else
-		report(&d, "warn", "bubblewrap is not installed (optional, for isolation): "
-		    "`apt-get install bubblewrap`");
+	check_jail(&d, folder);
 	printf("%d problem(s), %d warning(s)\n", d.failed, d.warned);
 	return d.failed ? 1 : 0;
 }

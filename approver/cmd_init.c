@@ -245,6 +245,9 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 	printf("next: run `sbxd %s` (it executes approved commands; `sbxd --all` serves "
 	    "every recorded folder),\n      then `sbx -C %s pending` to see requests\n",
 	    folder, folder);
+	/* The hooks are advisory on their own: the jail makes them law. */
+	printf("start the agent in the jail: `cd %s && sbx jail -- claude` (or codex, bash); "
+	    "without it, code the agent runs has your rights (see `sbx jail --help`)\n", folder);
 	return 0;
 }
 

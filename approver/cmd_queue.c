@@ -192,6 +192,13 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 			    (long long)(now - rows[i].created), display_tmp(rows[i].tool),
 			    display_tmp(what(&rows[i])));
 			printf("%16s  why: %s\n", "", display_tmp(rows[i].reason));
+			if (request_opens(rows[i].tool))
+				printf("%16s  %s: %s, session %s (%s)\n", "",
+				    display_tmp(rows[i].tool), display_tmp(what(&rows[i])),
+				    rows[i].session ? display_tmp(rows[i].session) : "-",
+				    strcmp(rows[i].tool, "network") ? "approving lets the agent's "
+				    "identical retry run once; sbxd runs nothing" : "approving opens "
+				    "it; nothing runs");
 			if (rows[i].approvals_needed > 1)
 				printf("%16s  needs two approvers; approved so far by: %s\n", "",
 				    rows[i].approved_by ? display_tmp(rows[i].approved_by) : "nobody");
@@ -276,9 +283,14 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 			json_int(res, "exit_code", &code);
 			json_int(res, "signal", &sig);
 			json_int(res, "duration_ms", &ms);
-			printf("result   %s, exit %lld, signal %lld, %lld ms\n",
-			    json_str(res, "status") ? display_tmp(json_str(res, "status")) : "?",
-			    (long long)code, (long long)sig, (long long)ms);
+			if (request_opens(r.tool))
+				printf("result   %s (nothing is executed for a %s request)\n",
+				    json_str(res, "status") ? display_tmp(json_str(res, "status")) : "?",
+				    display_tmp(r.tool));
+			else
+				printf("result   %s, exit %lld, signal %lld, %lld ms\n",
+				    json_str(res, "status") ? display_tmp(json_str(res, "status")) : "?",
+				    (long long)code, (long long)sig, (long long)ms);
 			if (json_str(res, "stdout") && *json_str(res, "stdout"))
 				printf("--- stdout ---\n%s\n", display_tmp_lines(json_str(res, "stdout")));
 			if (json_str(res, "stderr") && *json_str(res, "stderr"))
@@ -426,6 +438,12 @@ decision_write(const char *config, const char *folder, const struct req_row *r,
 	d.remember = remember;
 	snprintf(d.scope, sizeof(d.scope), "%s", prefix ? "prefix" : "exact");
 	d.rule_expires = rule_expires;
+	if (prefix && request_opens(r->tool)) {
+		err_set(err, "a %s request is remembered exactly (this host and port); "
+		    "a prefix is for shell commands", r->tool);
+		approver_key_wipe(&key);
+		return -1;
+	}
 	if (xsnprintf(d.prefix, sizeof(d.prefix), "%s", prefix ? prefix : "") < 0 ||
 	    (prefix && !prefix_covers(prefix, r->command))) {
 		err_set(err, "the prefix \"%s\" must be at least two words that start the "

@@ -5,6 +5,8 @@
  * opens it read-only. Status of a request:
  *
  *   pending -> running -> done | interrupted
+ *   pending -> approved       (kinds that open instead of executing:
+ *                              request_opens(), e.g. network)
  *   pending -> denied | expired
  *   (rejected: never accepted, e.g. over the rate limit or denied by policy)
  *

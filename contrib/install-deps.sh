@@ -1,7 +1,8 @@
 #!/bin/sh
 # install-deps.sh - install what sbx needs to build and test, if missing.
 #
-# Checks for the libraries (cJSON, libsodium, SQLite, libinotifytools),
+# Checks for the libraries (cJSON, libsodium, SQLite, libinotifytools,
+# libseccomp), bubblewrap,
 # pkg-config and the tools the tests use; installs only what is missing,
 # with apt-get as root or through sudo, and says so. Exits non-zero when
 # something is missing and cannot be installed.
@@ -17,6 +18,8 @@ have_pc libcjson || need="$need libcjson-dev"
 have_pc libsodium || need="$need libsodium-dev"
 have_pc sqlite3 || need="$need libsqlite3-dev"
 have_hdr inotifytools/inotifytools.h || need="$need libinotifytools0-dev"
+have_pc libseccomp || need="$need libseccomp-dev"	# sbx-jail-init
+have_cmd bwrap || need="$need bubblewrap"	# sbx jail, and its tests
 have_cmd cc || need="$need gcc"
 have_cmd prove || need="$need perl"
 have_cmd jq || need="$need jq"

@@ -252,11 +252,17 @@ policy_free(struct policy *p)
 	free(p);
 }
 
+int
+policy_net_ask_timeout(const struct policy *p)
+{
+	return p != NULL ? p->net_ask_timeout : POLICY_NET_ASK_TIMEOUT;
+}
+
 const struct policy_limits *
 policy_limits(const struct policy *p)
 {
 	static const struct policy_limits defaults = {
-		300, 20, 30, 3600, 600, 1048576L,
+		300, 20, 30, 3600, 600, 1048576L, 600, 4294967296LL, 512,
 	};
 
 	return p != NULL ? &p->limits : &defaults;
@@ -557,9 +563,11 @@ read_strings(const struct ld *ld, const cJSON *arr, const char *where,
 		if (strlen(c->valuestring) > POLICY_MAX_ENTRY)
 			return ld_fail(ld, off, "entry longer than %d bytes in %s",
 			    POLICY_MAX_ENTRY, where);
-		if (domains && strpbrk(c->valuestring, "/: ") != NULL)
-			return ld_fail(ld, off, "%s: \"%s\" is not a domain (write "
-			    "example.com or *.example.com)", where, c->valuestring);
+		if (domains && !net_entry_valid(c->valuestring))
+			return ld_fail(ld, off, "%s: \"%s\" is not a domain or host (write "
+			    "example.com, *.example.com, an IP address, or any of them "
+			    "with :PORT, e.g. 127.0.0.1:8080 or [::1]:8080)", where,
+			    c->valuestring);
 		if (!domains && c->valuestring[0] == '~' && c->valuestring[1] != '\0' &&
 		    c->valuestring[1] != '/')
 			return ld_fail(ld, off, "%s: \"%s\": ~user paths are not "
@@ -579,11 +587,12 @@ static const char *const fs_keys[] = {
 	"denyRead", "allowRead", "allowWrite", "denyWrite", NULL,
 };
 static const char *const net_keys[] = {
-	"allowedDomains", "deniedDomains", NULL,
+	"allowedDomains", "deniedDomains", "ask_timeout_seconds", NULL,
 };
 static const char *const limit_keys[] = {
 	"hook_wait_seconds", "max_pending", "max_per_minute",
-	"request_ttl_seconds", "exec_timeout_seconds", "output_cap_bytes", NULL,
+	"request_ttl_seconds", "exec_timeout_seconds", "output_cap_bytes",
+	"exec_cpu_seconds", "exec_memory_bytes", "exec_max_processes", NULL,
 };
 
 /*
@@ -746,6 +755,26 @@ read_limits(const struct ld *ld, const cJSON *lim, size_t from,
 	if (read_limit(ld, lim, "output_cap_bytes", from, 1024, 1073741824.0, &v) < 0)
 		return -1;
 	l->output_cap_bytes = (long)v;
+	/* 0 turns a resource limit off; small values would stop a shell
+	 * from starting at all. */
+	v = l->exec_cpu_seconds;
+	if (read_limit(ld, lim, "exec_cpu_seconds", from, 0, 86400, &v) < 0)
+		return -1;
+	l->exec_cpu_seconds = (int)v;
+	v = (double)l->exec_memory_bytes;
+	if (read_limit(ld, lim, "exec_memory_bytes", from, 0, 1099511627776.0, &v) < 0)
+		return -1;
+	if (v != 0 && v < 16777216.0)
+		return ld_fail(ld, key_offset(ld, "exec_memory_bytes", from),
+		    "limits.exec_memory_bytes must be 0 (no limit) or at least 16777216 (16 MiB)");
+	l->exec_memory_bytes = (long long)v;
+	v = l->exec_max_processes;
+	if (read_limit(ld, lim, "exec_max_processes", from, 0, 1000000, &v) < 0)
+		return -1;
+	if (v != 0 && v < 8)
+		return ld_fail(ld, key_offset(ld, "exec_max_processes", from),
+		    "limits.exec_max_processes must be 0 (no limit) or at least 8");
+	l->exec_max_processes = (int)v;
 	return 0;
 }
 
@@ -898,6 +927,17 @@ parse_policy(const struct ld *ld, struct policy *p)
 		    key_offset(ld, "deniedDomains", from), p, POLICY_ALLOW,
 		    &p->denied_domains, 1) < 0)
 			goto out;
+		sub = cJSON_GetObjectItemCaseSensitive(c, "ask_timeout_seconds");
+		if (sub != NULL && (!cJSON_IsNumber(sub) ||
+		    !(sub->valuedouble >= 1 && sub->valuedouble <= 3600) ||
+		    sub->valuedouble != (double)(int)sub->valuedouble)) {
+			ld_fail(ld, key_offset(ld, "ask_timeout_seconds", from),
+			    "network.ask_timeout_seconds must be a whole number of "
+			    "seconds between 1 and 3600");
+			goto out;
+		}
+		if (sub != NULL)
+			p->net_ask_timeout = sub->valueint;
 	}
 	c = cJSON_GetObjectItemCaseSensitive(root, "limits");
 	if (c != NULL && read_limits(ld, c, key_offset(ld, "limits", 0),
@@ -944,6 +984,7 @@ policy_load_buffer(const char *name, const char *text, size_t len,
 	if (p == NULL)
 		goto oom;
 	p->limits = *policy_limits(NULL);
+	p->net_ask_timeout = POLICY_NET_ASK_TIMEOUT;
 	p->dual_risk = -1;
 	p->name = strdup(name);
 	/* rules compare resolved paths: keep the folder resolved too */
@@ -1356,6 +1397,35 @@ out:
 	free(line);
 }
 
+/*
+ * A connection through sbx-proxy: {"method": "CONNECT"|"HTTP",
+ * "host": H, "port": N}. The same network trigger as every other tool,
+ * with the port.
+ */
+static void
+eval_connection(struct ev *ev, const cJSON *input)
+{
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(input, "port");
+	const char *host = str_field(input, "host");
+	const char *method = str_field(input, "method");
+	char h[256];
+	int pn;
+
+	ev_factor(ev, F_NETWORK);
+	if (host == NULL || method == NULL || !cJSON_IsNumber(port) ||
+	    cJSON_GetArraySize(input) != 3 ||
+	    port->valuedouble < 1 || port->valuedouble > 65535 ||
+	    port->valuedouble != (double)port->valueint ||
+	    (strcmp(method, "CONNECT") != 0 && strcmp(method, "HTTP") != 0) ||
+	    hostport_parse(host, 0, h, sizeof(h), &pn) < 0 || pn != 0) {
+		ev_note(ev, POLICY_DENY, "network", "builtin: input",
+		    "a network connection needs exactly a method (CONNECT or HTTP), "
+		    "a host and a port from 1 to 65535");
+		return;
+	}
+	trig_network_port(ev, h, port->valueint, method);
+}
+
 static void
 eval_tool(struct ev *ev)
 {
@@ -1461,6 +1531,8 @@ eval_tool(struct ev *ev)
 					break;
 				}
 		}
+	} else if (strcmp(tool, "network") == 0) {
+		eval_connection(ev, input);
 	} else if (strcmp(tool, "WebFetch") == 0) {
 		s = str_field(input, "url");
 		if (s == NULL || url_host(s, host, sizeof(host)) < 0) {
@@ -1514,7 +1586,7 @@ default_trigger(const char *tool)
 		{ "LS", "read" }, { "Write", "write" }, { "Edit", "write" },
 		{ "MultiEdit", "write" }, { "NotebookEdit", "write" },
 		{ "apply_patch", "write" }, { "WebFetch", "network" },
-		{ "WebSearch", "network" },
+		{ "WebSearch", "network" }, { "network", "network" },
 	};
 	size_t k;
 
@@ -1627,7 +1699,8 @@ policy_to_json(const struct policy *p)
 		goto fail;
 	o = cJSON_AddObjectToObject(root, "network");
 	if (o == NULL || json_list(o, "allowedDomains", &p->allowed_domains) < 0 ||
-	    json_list(o, "deniedDomains", &p->denied_domains) < 0)
+	    json_list(o, "deniedDomains", &p->denied_domains) < 0 ||
+	    !cJSON_AddNumberToObject(o, "ask_timeout_seconds", p->net_ask_timeout))
 		goto fail;
 	if (json_list(root, "selfProtection", &p->self_write) < 0)
 		goto fail;
@@ -1641,7 +1714,11 @@ policy_to_json(const struct policy *p)
 	    !cJSON_AddNumberToObject(o, "exec_timeout_seconds",
 	    p->limits.exec_timeout_seconds) ||
 	    !cJSON_AddNumberToObject(o, "output_cap_bytes",
-	    (double)p->limits.output_cap_bytes))
+	    (double)p->limits.output_cap_bytes) ||
+	    !cJSON_AddNumberToObject(o, "exec_cpu_seconds", p->limits.exec_cpu_seconds) ||
+	    !cJSON_AddNumberToObject(o, "exec_memory_bytes",
+	    (double)p->limits.exec_memory_bytes) ||
+	    !cJSON_AddNumberToObject(o, "exec_max_processes", p->limits.exec_max_processes))
 		goto fail;
 	o = cJSON_AddObjectToObject(root, "two_approvers");
 	if (o == NULL || !cJSON_AddStringToObject(o, "risk", p->dual_risk < 0 ? "none" :

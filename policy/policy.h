@@ -56,6 +56,12 @@ struct policy_limits {
 	int request_ttl_seconds;    /* undecided requests expire (default 3600) */
 	int exec_timeout_seconds;   /* command run time before SIGTERM (default 600) */
 	long output_cap_bytes;      /* captured bytes per stream (default 1 MiB) */
+	/* Resource limits of a command sbxd runs (0: none). */
+	int exec_cpu_seconds;       /* RLIMIT_CPU (default 600) */
+	long long exec_memory_bytes; /* RLIMIT_DATA, per process (default 4 GiB) */
+	int exec_max_processes;     /* processes at once (default 512): a pids
+	                               cgroup when sbxd may make one, and
+	                               RLIMIT_NPROC above the user's count */
 };
 
 struct policy_call {
@@ -103,6 +109,13 @@ void policy_eval(const struct policy *p, const struct policy_call *call,
     struct policy_result *res);
 
 const struct policy_limits *policy_limits(const struct policy *p);
+
+/*
+ * network.ask_timeout_seconds: how long sbx-proxy holds a connection to
+ * an unlisted host while a human is asked (1..3600, default 60).
+ */
+#define POLICY_NET_ASK_TIMEOUT 60
+int policy_net_ask_timeout(const struct policy *p);
 
 /*
  * How many different approvers an escalated call needs: 2 when its risk
