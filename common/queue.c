@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,7 +74,7 @@ request_command(const char *tool, const cJSON *input)
 int
 request_opens(const char *tool)
 {
-	return tool != NULL && strcmp(tool, "network") == 0;
+	return tool != NULL && *tool && strcmp(tool, "Bash") != 0;
 }
 
 int
@@ -456,14 +457,43 @@ out:
 	return rc;
 }
 
+/* Whether /proc/locks shows an exclusive flock on inode ino: 1, 0, or -1
+ * when it cannot be read. Only the inode is compared: overlay file
+ * systems report another device. */
+static int
+proc_locks_has(unsigned long want)
+{
+	char line[256];
+	unsigned long ino;
+	FILE *f;
+	int found = 0;
+
+	if (!(f = fopen("/proc/locks", "re")))
+		return -1;
+	/* "1: FLOCK  ADVISORY  WRITE 1234 fe:00:10953079 0 EOF" */
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " FLOCK ");
+		char *q;
+
+		if (!p || !(p = strstr(p, " WRITE ")))
+			continue;
+		p += 7;
+		p += strspn(p, " 0123456789-");      /* the pid */
+		if (!(q = strchr(p, ' ')))
+			continue;
+		p = memrchr(p, ':', (size_t)(q - p));
+		if (p && sscanf(p + 1, "%lu", &ino) == 1 && ino == want)
+			found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
 int
 daemon_serving(int sbfd)
 {
-	char line[256];
 	struct stat st;
-	unsigned long ino;
-	FILE *f;
-	int fd, found = 0;
+	int fd, rc;
 
 	fd = openat(sbfd, "sbxd.lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -472,26 +502,20 @@ daemon_serving(int sbfd)
 		close(fd);
 		return -1;
 	}
-	close(fd);
-	if (!(f = fopen("/proc/locks", "re")))
-		return -1;
-	/* "1: FLOCK  ADVISORY  WRITE 1234 fe:00:10953079 0 EOF". Only the
-	 * inode is compared: overlay file systems report another device. */
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *p = strstr(line, " FLOCK ");
-		char *q;
-
-		if (!p || !strstr(p, " WRITE ") || !(q = strrchr(line, ':')))
-			continue;
-		p = strstr(p, " WRITE ") + 7;
-		p += strspn(p, " 0123456789-");      /* the pid */
-		q = strchr(p, ' ');
-		if (!q)
-			continue;
-		p = memrchr(p, ':', (size_t)(q - p));
-		if (p && sscanf(p + 1, "%lu", &ino) == 1 && ino == (unsigned long)st.st_ino)
-			found = 1;
+	/* Seen without taking a lock when sbxd is in our pid namespace. */
+	if (proc_locks_has((unsigned long)st.st_ino) == 1) {
+		close(fd);
+		return 1;
 	}
-	fclose(f);
-	return found;
+	/* From another pid namespace (sbx jail) /proc/locks hides sbxd's
+	 * lock: probe it. A shared lock held for an instant; sbxd retries its
+	 * own exclusive lock briefly, so a probe never stops it starting. */
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
+		rc = errno == EWOULDBLOCK ? 1 : -1;
+		close(fd);
+		return rc;
+	}
+	(void)flock(fd, LOCK_UN);
+	close(fd);
+	return 0;
 }

@@ -67,8 +67,11 @@ const char *request_command(const char *tool, const cJSON *input);
  * Kinds that an approval OPENS instead of executing: sbxd verifies and
  * consumes the signed decision as for a command, then writes a result
  * with status "approved" and runs nothing; the agent-side process that
- * asked acts on it. Today: "network" (sbx-proxy: {"method": "CONNECT" or
- * "HTTP", "host": H, "port": N}).
+ * asked acts on it: "network" (sbx-proxy: {"method": "CONNECT" or
+ * "HTTP", "host": H, "port": N}), and every agent tool that is not a shell
+ * command (Write, Edit, Read, WebFetch, another MCP server's tool ...):
+ * the approval is a one-time allowance that the hook consumes when the
+ * agent retries the identical call (approve-then-retry-once).
  */
 int request_opens(const char *tool);
 
@@ -130,10 +133,11 @@ int prefix_valid(const char *prefix);
 
 /*
  * Whether an sbxd serves the folder of this .sandbox fd now: 1 when
- * some process holds the exclusive flock on sbxd.lock (read from
- * /proc/locks, without taking a lock, so an sbxd starting is never
- * disturbed), 0 when none does or sbxd never ran, -1 when it cannot be
- * told (no /proc): callers then assume it does.
+ * some process holds the exclusive flock on sbxd.lock (seen in
+ * /proc/locks; from another pid namespace, such as sbx jail, where that
+ * hides it, by an instant non-blocking shared-lock probe), 0 when none
+ * does or sbxd never ran, -1 when it cannot be told: callers then
+ * assume it does.
  */
 int daemon_serving(int sbfd);
 

@@ -71,6 +71,7 @@ folder_open(struct folder *f, const char *path, const char *config,
 	char pidbuf[32] = "";
 	struct stat st;
 	ssize_t n;
+	int locked;
 
 	memset(f, 0, sizeof(*f));
 	f->sbfd = f->lockfd = -1;
@@ -96,7 +97,12 @@ folder_open(struct folder *f, const char *path, const char *config,
 		err_set(err, "cannot open %s/.sandbox/sbxd.lock: %s", f->path, strerror(errno));
 		goto fail;
 	}
-	if (flock(f->lockfd, LOCK_EX | LOCK_NB) < 0) {
+	/* A hook's instant probe (daemon_serving) may hold a shared lock for
+	 * a moment: try a few times before calling the folder taken. */
+	for (n = 0; (locked = flock(f->lockfd, LOCK_EX | LOCK_NB) == 0) == 0 &&
+	    errno == EWOULDBLOCK && n < 20; n++)
+		usleep(10000);
+	if (!locked) {
 		n = pread(f->lockfd, pidbuf, sizeof(pidbuf) - 1, 0);
 		pidbuf[n > 0 ? n : 0] = '\0';
 		pidbuf[strcspn(pidbuf, "\n")] = '\0';
