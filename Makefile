@@ -125,6 +125,7 @@ test: $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/recha
 # installs it from npm into ~/.cache/sbx-test-npm once (tests/claude/run.sh).
 test-claude: $(PROGS)
 	@SBX_BIN=$(abspath $(BIN)) bash tests/claude/run.sh
+	@SBX_BIN=$(abspath $(BIN)) bash tests/claude/approve_retry.sh
 
 asan:
 	$(MAKE) BUILD=build/asan BIN=build/asan/bin SAN=1 test

@@ -439,7 +439,7 @@ decision_write(const char *config, const char *folder, const struct req_row *r,
 	snprintf(d.scope, sizeof(d.scope), "%s", prefix ? "prefix" : "exact");
 	d.rule_expires = rule_expires;
 	if (prefix && request_opens(r->tool)) {
-		err_set(err, "a %s request is remembered exactly (this host and port); "
+		err_set(err, "a %s request is remembered exactly (this very call); "
 		    "a prefix is for shell commands", r->tool);
 		approver_key_wipe(&key);
 		return -1;
