@@ -520,7 +520,7 @@ warn_changed(const char *path)
 	    !(f = fopen(path, "re")))
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		for (i = 0; line[i] && i < sizeof(low) - 1; i++)
+		for (i = 0; i < sizeof(low) - 1 && line[i]; i++)
 			low[i] = (char)(line[i] >= 'A' && line[i] <= 'Z' ? line[i] + 32 : line[i]);
 		low[i] = '\0';
 		for (k = 0; runs[k]; k++)
