@@ -10,6 +10,8 @@
 #   make asan       build with ASan+UBSan into build/asan and run the tests there
 #   make lint       static check with cppcheck (suppressions, with reasons: .ci/cppcheck.supp)
 #   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
+#   make fuzz       libFuzzer targets (clang) into build/fuzz; make fuzz-run
+#                   FUZZ_SECONDS=N runs each for N s (tests/fuzz/fuzz.mk)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 PREFIX  ?= /usr/local
@@ -185,5 +187,7 @@ clean:
 	rm -rf build bin
 
 .PHONY: all test test-claude test-agents asan lint demo bench install clean
+
+include tests/fuzz/fuzz.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
