@@ -21,8 +21,13 @@ FUZZ_LIB_SRC  = $(COMMON_SRC) $(POLICY_SRC) \
 		$(filter-out hook/sbx_hook.c,$(HOOK_SRC)) \
 		$(filter-out hook/mcp_main.c hook/escalate.c,$(MCP_SRC))
 FUZZ_LIB      = $(FUZZ_DIR)/libsbx-fuzz.a
+DEPS_FUZZ     = $(BUILD)/.deps-fuzz-ok
 
-$(FUZZ_DIR)/obj/%.o: %.c $(DEPS_STAMP)
+$(DEPS_FUZZ): contrib/install-deps.sh $(DEPS_STAMP)
+	@sh contrib/install-deps.sh fuzz
+	@mkdir -p $(BUILD) && touch $@
+
+$(FUZZ_DIR)/obj/%.o: %.c $(DEPS_FUZZ)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -31,7 +36,7 @@ $(FUZZ_LIB): $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(FUZZ_LIB_SRC))
 	$(AR) rcs $@ $^
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h tests/fuzz/hook_target.h \
-		$(FUZZ_LIB) $(DEPS_STAMP)
+		$(FUZZ_LIB) $(DEPS_FUZZ)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< $(FUZZ_LIB) \
 		$(LIB_JSON) $(LIB_SODIUM) -lm
 
