@@ -8,10 +8,10 @@
 #   make test-agents  the same with the real Codex and Gemini CLIs (npm) and fake model APIs
 #   make demo       run the whole approval loop in a temporary folder
 #   make asan       build with ASan+UBSan into build/asan and run the tests there
-#   make lint       static check with cppcheck (suppressions, with reasons: .ci/cppcheck.supp)
-#   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
 #   make fuzz       libFuzzer targets (clang) into build/fuzz; make fuzz-run
 #                   FUZZ_SECONDS=N runs each for N s (tests/fuzz/fuzz.mk)
+#   make lint       static check with cppcheck (suppressions, with reasons: .ci/cppcheck.supp)
+#   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 PREFIX  ?= /usr/local
