@@ -34,6 +34,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_empty("queue/new");
 	fuzz_empty("queue/tmp");
 	fuzz_empty("queue/events");
-	fuzz_empty("queue/originals");
+	fuzz_empty("queue/originals/index");
+	fuzz_empty("queue/originals/objects");
 	return 0;
 }
