@@ -150,7 +150,7 @@ asan:
 # cppcheck needs cJSON's header to know cJSON_ArrayForEach is a loop.
 CJSON_H = $(firstword $(wildcard $(patsubst -I%,%/cJSON.h,$(shell pkg-config \
 	  --cflags-only-I libcjson 2>/dev/null)) /usr/include/cjson/cJSON.h))
-LINT_DIRS = common policy hook daemon approver tests/unit tests/tools tests/bench
+LINT_DIRS = common policy hook daemon approver tests/unit tests/tools tests/bench tests/fuzz
 
 lint:
 	@sh contrib/install-deps.sh lint
