@@ -56,6 +56,7 @@ static __attribute__((unused)) void
 fuzz_die(const char *what)
 {
 	fprintf(stderr, "fuzz setup: %s: %s\n", what, strerror(errno));
+	fuzz_cleanup();
 	abort();
 }
 

@@ -40,9 +40,11 @@ for n in $names; do
 		continue
 	fi
 	log=$work/$n/log
+	# a target's temp dir: left behind only by a crash, then kept here
+	mkdir -p "$work/$n/tmp"
 	# -timeout: one input; -rss_limit_mb: the whole process; leaks are
 	# found by LeakSanitizer at the end of each input that allocated.
-	"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+	SBX_FUZZ_TMP=$work/$n/tmp "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
 	    -print_final_stats=1 -artifact_prefix="$work/$n/artifacts/" $dict \
 	    "$corp" >"$log" 2>&1
 	rc=$?
