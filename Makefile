@@ -9,6 +9,8 @@
 #   make test-agents  the same with the real Codex and Gemini CLIs (npm) and fake model APIs
 #   make demo       run the whole approval loop in a temporary folder
 #   make asan       build with ASan+UBSan into build/asan and run the tests there
+#   make fuzz       libFuzzer targets (clang) into build/fuzz; make fuzz-run
+#                   FUZZ_SECONDS=N runs each for N s (tests/fuzz/fuzz.mk)
 #   make lint       static check with cppcheck (suppressions, with reasons: .ci/cppcheck.supp)
 #   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
 #   make install    PREFIX=/usr/local DESTDIR=: programs, man pages, completions, systemd user unit
@@ -159,7 +161,7 @@ asan:
 # cppcheck needs cJSON's header to know cJSON_ArrayForEach is a loop.
 CJSON_H = $(firstword $(wildcard $(patsubst -I%,%/cJSON.h,$(shell pkg-config \
 	  --cflags-only-I libcjson 2>/dev/null)) /usr/include/cjson/cJSON.h))
-LINT_DIRS = common policy hook daemon approver tests/unit tests/tools tests/bench
+LINT_DIRS = common policy hook daemon approver tests/unit tests/tools tests/bench tests/fuzz
 
 lint:
 	@sh contrib/install-deps.sh lint
@@ -245,5 +247,7 @@ clean:
 	rm -rf build bin
 
 .PHONY: all test test-claude test-agents asan lint demo bench install uninstall test-deb clean
+
+include tests/fuzz/fuzz.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
