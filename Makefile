@@ -6,6 +6,7 @@
 #   make demo       run the whole approval loop in a temporary folder
 #   make asan       build with ASan+UBSan into build/asan and run the tests there
 #   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
+#   make bench-scale  only the scale part: 100k requests of history, 1,000 folders
 #   make install    PREFIX=/usr/local DESTDIR=
 
 PREFIX  ?= /usr/local
@@ -131,9 +132,29 @@ $(BUILD)/bench/auditbench: tests/bench/auditbench.c $(LIBSBX) $(DEPS_STAMP)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) \
 		$(LIB_SQLITE) -lm
 
-bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench $(BUILD)/bench/auditbench
+$(BUILD)/bench/floor: tests/bench/floor.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $<
+
+# histfill clones a finished request to pre-fill history (scale benchmark).
+$(BUILD)/bench/histfill: tests/bench/histfill.c $(LIBSBX) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) \
+		$(LIB_SQLITE) -lm
+
+SCALE_TOOLS = $(BUILD)/bench/spawn $(BUILD)/bench/floor $(BUILD)/bench/histfill
+
+bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench $(BUILD)/bench/auditbench \
+		$(SCALE_TOOLS)
 	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
 		bash tests/bench/bench.sh
+	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
+		bash tests/bench/scale.sh
+
+# The scale benchmark alone (issue 16): history to 100k, 1,000 folders, verify.
+bench-scale: $(PROGS) $(SCALE_TOOLS)
+	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
+		bash tests/bench/scale.sh
 
 install: $(PROGS)
 	install -d $(DESTDIR)$(PREFIX)/bin
@@ -142,6 +163,6 @@ install: $(PROGS)
 clean:
 	rm -rf build bin
 
-.PHONY: all test test-claude asan demo bench install clean
+.PHONY: all test test-claude asan demo bench bench-scale install clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
