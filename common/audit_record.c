@@ -395,94 +395,152 @@ check_checkpoint_record(const char *line, size_t n, const struct audit_line *l,
 }
 
 int
-audit_verify(const struct audit_seg *segs, int nsegs, const unsigned char *pk,
+audit_verify_begin(struct audit_verifier *v, const unsigned char *pk,
     const struct audit_checkpoint *head, struct audit_report *r)
 {
-	unsigned char prev[AUDIT_HASH_LEN] = { 0 };
-	struct audit_checkpoint c;
-	struct audit_line l;
-	const char *p, *end, *nl, *why;
-	int64_t want = 1, lineno;
-	int i, rc, head_seen = 0;
-
+	memset(v, 0, sizeof(*v));
 	memset(r, 0, sizeof(*r));
+	v->pk = pk;
+	v->head = head;
+	v->r = r;
+	v->want = 1;
 	r->ok = 1;
 	r->head_seq = head ? head->seq : -1;
 	if (head && (!pk || audit_checkpoint_verify(head, pk) < 0))
-		return fail(r, pk ? "bad-checkpoint" : "no-key", NULL, 0, head->seq,
+		return v->failed = fail(r, pk ? "bad-checkpoint" : "no-key", NULL, 0, head->seq,
 		    "the signed head (record %lld) %s", (long long)head->seq, pk
 		    ? "does not verify with the daemon's public key" :
 		    "cannot be checked: no daemon public key");
-	for (i = 0; i < nsegs; i++) {
-		p = segs[i].buf;
-		end = p + segs[i].len;
-		r->segments++;
-		r->bytes += (int64_t)segs[i].len;
-		for (lineno = 1; p < end; lineno++) {
-			if (!(nl = memchr(p, '\n', (size_t)(end - p))))
-				return fail(r, "malformed", segs[i].name, lineno, want,
-				    "line %lld is cut short (no newline at the end of the segment)",
-				    (long long)lineno);
-			rc = audit_line_check(p, (size_t)(nl - p), &l, &why);
-			if (rc < 0)
-				return fail(r, "malformed", segs[i].name, lineno, want,
-				    "line %lld (where record %lld should be) is malformed: %s",
-				    (long long)lineno, (long long)want, why);
-			if (rc > 0)
-				return fail(r, "altered", segs[i].name, lineno, l.seq,
-				    "record %lld was altered: %s", (long long)l.seq, why);
-			if (l.seq > want)
-				return seq_ahead(nl + 1, end, want)
-				    ? fail(r, "reordered", segs[i].name, lineno, want,
-				    "records are out of order: record %lld is at line %lld, where "
-				    "record %lld belongs (records were swapped or moved)",
-				    (long long)l.seq, (long long)lineno, (long long)want)
-				    : fail(r, "deleted", segs[i].name, lineno, want,
-				    "record %lld is missing: the record before line %lld is %lld, "
-				    "the next one is %lld (%lld record%s deleted)", (long long)want,
-				    (long long)lineno, (long long)(want - 1), (long long)l.seq,
-				    (long long)(l.seq - want), l.seq - want == 1 ? "" : "s");
-			if (l.seq < want)
-				return fail(r, "inserted", segs[i].name, lineno, l.seq,
-				    "line %lld holds record %lld again, where record %lld belongs "
-				    "(a record was inserted, duplicated or moved)", (long long)lineno,
-				    (long long)l.seq, (long long)want);
-			if (memcmp(l.prev, prev, AUDIT_HASH_LEN) != 0)
-				return fail(r, "broken-link", segs[i].name, lineno, l.seq,
-				    "record %lld does not link to record %lld: record %lld was "
-				    "replaced (or re-hashed) after it was written", (long long)l.seq,
-				    (long long)(l.seq - 1), (long long)(l.seq - 1));
-			if (strcmp(l.event, "checkpoint") == 0) {
-				if (!pk)
-					return fail(r, "no-key", segs[i].name, lineno, l.seq,
-					    "record %lld is a checkpoint, but there is no daemon public "
-					    "key to check it", (long long)l.seq);
-				if (check_checkpoint_record(p, (size_t)(nl - p), &l, pk, &c) < 0)
-					return fail(r, "bad-checkpoint", segs[i].name, lineno, l.seq,
-					    "checkpoint record %lld does not verify: bad signature, "
-					    "wrong key, or it does not sign record %lld (the log "
-					    "before it was rewritten)", (long long)l.seq,
-					    (long long)(l.seq - 1));
-				r->checkpoints++;
+	return 0;
+}
+
+void
+audit_verify_segment(struct audit_verifier *v, const char *name)
+{
+	snprintf(v->seg, sizeof(v->seg), "%s", name ? name : "");
+	v->lineno = 0;
+	v->r->segments++;
+}
+
+int
+audit_verify_feed(struct audit_verifier *v, const char *buf, size_t len, int last)
+{
+	struct audit_report *r = v->r;
+	const unsigned char *pk = v->pk;
+	const struct audit_checkpoint *head = v->head;
+	struct audit_checkpoint c;
+	struct audit_line l;
+	const char *p = buf, *end = buf + len, *nl, *why, *seg = v->seg;
+	int64_t want = v->want, lineno = v->lineno;
+	int rc;
+
+	if (v->failed)
+		return -1;
+	for (; p < end; p = nl + 1) {
+		lineno++;
+		if (!(nl = memchr(p, '\n', (size_t)(end - p)))) {
+			if (!last) {
+				lineno--;
+				break;
 			}
-			if (head && l.seq == head->seq) {
-				if (memcmp(l.hash, head->hash, AUDIT_HASH_LEN) != 0)
-					return fail(r, "forged", segs[i].name, lineno, l.seq,
-					    "record %lld differs from the signed head: the log was "
-					    "rewritten (re-chained without the daemon's key)",
-					    (long long)l.seq);
-				head_seen = 1;
-			}
-			memcpy(prev, l.hash, AUDIT_HASH_LEN);
-			r->records++;
-			r->last_seq = l.seq;
-			want++;
-			p = nl + 1;
+			rc = fail(r, "malformed", seg, lineno, want,
+			    "line %lld is cut short (no newline at the end of the segment)",
+			    (long long)lineno);
+			goto out;
 		}
+		r->bytes += (int64_t)(nl + 1 - p);
+		rc = audit_line_check(p, (size_t)(nl - p), &l, &why);
+		if (rc < 0) {
+			rc = fail(r, "malformed", seg, lineno, want,
+			    "line %lld (where record %lld should be) is malformed: %s",
+			    (long long)lineno, (long long)want, why);
+			goto out;
+		}
+		if (rc > 0) {
+			rc = fail(r, "altered", seg, lineno, l.seq,
+			    "record %lld was altered: %s", (long long)l.seq, why);
+			goto out;
+		}
+		if (l.seq > want) {
+			/* The look-ahead sees what this buffer holds. */
+			rc = seq_ahead(nl + 1, end, want)
+			    ? fail(r, "reordered", seg, lineno, want,
+			    "records are out of order: record %lld is at line %lld, where "
+			    "record %lld belongs (records were swapped or moved)",
+			    (long long)l.seq, (long long)lineno, (long long)want)
+			    : fail(r, "deleted", seg, lineno, want,
+			    "record %lld is missing: the record before line %lld is %lld, "
+			    "the next one is %lld (%lld record%s deleted)", (long long)want,
+			    (long long)lineno, (long long)(want - 1), (long long)l.seq,
+			    (long long)(l.seq - want), l.seq - want == 1 ? "" : "s");
+			goto out;
+		}
+		if (l.seq < want) {
+			rc = fail(r, "inserted", seg, lineno, l.seq,
+			    "line %lld holds record %lld again, where record %lld belongs "
+			    "(a record was inserted, duplicated or moved)", (long long)lineno,
+			    (long long)l.seq, (long long)want);
+			goto out;
+		}
+		if (memcmp(l.prev, v->prev, AUDIT_HASH_LEN) != 0) {
+			rc = fail(r, "broken-link", seg, lineno, l.seq,
+			    "record %lld does not link to record %lld: record %lld was "
+			    "replaced (or re-hashed) after it was written", (long long)l.seq,
+			    (long long)(l.seq - 1), (long long)(l.seq - 1));
+			goto out;
+		}
+		if (l.event[0] == 'c' && strcmp(l.event, "checkpoint") == 0) {
+			if (!pk) {
+				rc = fail(r, "no-key", seg, lineno, l.seq,
+				    "record %lld is a checkpoint, but there is no daemon public "
+				    "key to check it", (long long)l.seq);
+				goto out;
+			}
+			if (check_checkpoint_record(p, (size_t)(nl - p), &l, pk, &c) < 0) {
+				rc = fail(r, "bad-checkpoint", seg, lineno, l.seq,
+				    "checkpoint record %lld does not verify: bad signature, "
+				    "wrong key, or it does not sign record %lld (the log "
+				    "before it was rewritten)", (long long)l.seq,
+				    (long long)(l.seq - 1));
+				goto out;
+			}
+			r->checkpoints++;
+		}
+		if (head && l.seq == head->seq) {
+			if (memcmp(l.hash, head->hash, AUDIT_HASH_LEN) != 0) {
+				rc = fail(r, "forged", seg, lineno, l.seq,
+				    "record %lld differs from the signed head: the log was "
+				    "rewritten (re-chained without the daemon's key)",
+				    (long long)l.seq);
+				goto out;
+			}
+			v->head_seen = 1;
+		}
+		memcpy(v->prev, l.hash, AUDIT_HASH_LEN);
+		r->records++;
+		r->last_seq = l.seq;
+		want++;
 	}
-	memcpy(r->last_hash, prev, AUDIT_HASH_LEN);
-	if (head && !head_seen)
-		return fail(r, "truncated", nsegs ? segs[nsegs - 1].name : NULL, 0,
+	rc = 0;
+out:
+	v->want = want;
+	v->lineno = lineno;
+	if (rc < 0)
+		v->failed = 1;
+	return rc;
+}
+
+int
+audit_verify_end(struct audit_verifier *v)
+{
+	struct audit_report *r = v->r;
+	const struct audit_checkpoint *head = v->head;
+
+	if (v->failed)
+		return -1;
+	memcpy(r->last_hash, v->prev, AUDIT_HASH_LEN);
+	if (head && !v->head_seen)
+		return fail(r, "truncated", v->seg[0] ? v->seg : NULL, 0,
 		    r->last_seq + 1, "the log ends at record %lld, but the signed head covers "
 		    "record %lld: %lld record%s cut off the end", (long long)r->last_seq,
 		    (long long)head->seq, (long long)(head->seq - r->last_seq),
@@ -492,4 +550,21 @@ audit_verify(const struct audit_seg *segs, int nsegs, const unsigned char *pk,
 		    "compare with (state.db has none): a cut-off tail could not be seen");
 	r->after_head = head ? r->last_seq - head->seq : 0;
 	return 0;
+}
+
+int
+audit_verify(const struct audit_seg *segs, int nsegs, const unsigned char *pk,
+    const struct audit_checkpoint *head, struct audit_report *r)
+{
+	struct audit_verifier v;
+	int i;
+
+	if (audit_verify_begin(&v, pk, head, r) < 0)
+		return -1;
+	for (i = 0; i < nsegs; i++) {
+		audit_verify_segment(&v, segs[i].name);
+		if (audit_verify_feed(&v, segs[i].buf, segs[i].len, 1) < 0)
+			return -1;
+	}
+	return audit_verify_end(&v);
 }
