@@ -60,6 +60,11 @@ struct log_reader {
 	int eof;
 	int first, last;            /* this piece starts / ends its segment */
 	char err[300];
+	char *pre;                  /* indexed lines, handed out first (show_indexed()) */
+	size_t pre_len;
+	int pre_done;
+	int from_seg;               /* then the log from this segment ... */
+	int64_t from_off;           /* ... and this byte of it */
 };
 
 static void
@@ -92,6 +97,12 @@ reader_open_seg(struct log_reader *rd)
 	(void)posix_fadvise(rd->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	rd->have = rd->used = 0;
 	rd->eof = 0;
+	if (rd->seg == rd->from_seg && rd->from_off > 0 &&
+	    lseek(rd->fd, (off_t)rd->from_off, SEEK_SET) < 0) {
+		snprintf(rd->err, sizeof(rd->err), "cannot seek in .sandbox/%s: %s", name,
+		    strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -109,6 +120,14 @@ log_next(struct log_reader *rd, const char **p, const char **end)
 			return 0;
 		*p = rd->l->seg[rd->seg].buf;
 		*end = *p + rd->l->seg[rd->seg].len;
+		rd->first = rd->last = 1;
+		return 1;
+	}
+	if (rd->pre && !rd->pre_done) { /* the indexed lines, then the unindexed tail */
+		rd->pre_done = 1;
+		rd->seg = rd->from_seg - 1;
+		*p = rd->pre;
+		*end = rd->pre + rd->pre_len;
 		rd->first = rd->last = 1;
 		return 1;
 	}
@@ -166,8 +185,110 @@ reader_close(struct log_reader *rd)
 	if (rd->fd >= 0)
 		close(rd->fd);
 	free(rd->buf);
+	free(rd->pre);
 	rd->fd = -1;
-	rd->buf = NULL;
+	rd->buf = rd->pre = NULL;
+}
+
+/* The index of segment number k in l->name[], or -1. */
+static int
+seg_index(const struct log *l, int k)
+{
+	char name[32];
+	int i, num, top = 0;
+
+	snprintf(name, sizeof(name), "audit.%06d.jsonl", k);
+	for (i = 0; i < l->n; i++) {
+		if (!strcmp(l->name[i], name))
+			return i;
+		if (audit_segment_number(l->name[i], &num) && num > top)
+			top = num;
+	}
+	if (k == top + 1 && l->n > 0 && !strcmp(l->name[l->n - 1], "audit.jsonl"))
+		return l->n - 1;
+	return -1;
+}
+
+/*
+ * `audit show --request ID`: reads the records sbxd indexed for requests
+ * starting with ID (state.db, audit_index) and sets rd to hand them out,
+ * then the log after the indexed part. Each indexed line is checked (its
+ * hash, its sequence number and its request); 0 when the index cannot be
+ * used, and the caller scans the whole log.
+ */
+static int
+show_indexed(const char *folder, struct log *l, const char *req, struct log_reader *rd)
+{
+	char hi[SBX_ID_LEN + 2], id[SBX_ID_LEN + 1];
+	struct sbx_err err;
+	struct audit_line al;
+	sqlite3_stmt *st = NULL;
+	const char *why;
+	char *buf = NULL, *nb;
+	size_t len = 0, cap = 0;
+	int64_t seq, off, n, rows = 0;
+	int fd, k, ok = 0, from_seg;
+	int64_t from_off;
+	sqlite3 *db;
+
+	if (strlen(req) > SBX_ID_LEN || !(db = db_open(folder, 0, &err)))
+		return 0;
+	snprintf(hi, sizeof(hi), "%s~", req);
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT seg, off FROM audit_index_state WHERE id = 1", -1,
+	    &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
+		goto out;
+	from_seg = seg_index(l, sqlite3_column_int(st, 0));
+	from_off = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (from_seg < 0 || sqlite3_prepare_v2(db, "SELECT seq, seg, off, len, request FROM"
+	    " audit_index WHERE request >= ?1 AND request < ?2 ORDER BY seq", -1, &st,
+	    NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(st, 1, req, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		seq = sqlite3_column_int64(st, 0);
+		k = seg_index(l, sqlite3_column_int(st, 1));
+		off = sqlite3_column_int64(st, 2);
+		n = sqlite3_column_int64(st, 3);
+		snprintf(id, sizeof(id), "%s", (const char *)sqlite3_column_text(st, 4));
+		if (k < 0 || n < AUDIT_TAIL_LEN || n > AUDIT_MAX_LINE || ++rows > 100000 ||
+		    len + (size_t)n > PIECE_BYTES)
+			goto out;
+		if (len + (size_t)n > cap) {
+			cap = (len + (size_t)n) * 2;
+			if (!(nb = realloc(buf, cap)))
+				goto out;
+			buf = nb;
+		}
+		fd = openat(l->sbfd, l->name[k], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 || pread(fd, buf + len, (size_t)n, (off_t)off) != (ssize_t)n) {
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+		close(fd);
+		/* The line must be the record the index says, whole and intact. */
+		if (buf[len + (size_t)n - 1] != '\n' ||
+		    audit_line_check(buf + len, (size_t)n - 1, &al, &why) != 0 || al.seq != seq ||
+		    !memmem(buf + len, (size_t)n, id, SBX_ID_LEN))
+			goto out;
+		len += (size_t)n;
+	}
+	rd->pre = buf ? buf : strdup("");
+	rd->pre_len = len;
+	rd->from_seg = from_seg;
+	rd->from_off = from_off;
+	buf = NULL;
+	ok = rd->pre != NULL;
+out:
+	sqlite3_finalize(st);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	db_close(db);
+	free(buf);
+	return ok;
 }
 
 static int
@@ -616,6 +737,8 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 	if (json)
 		arr = cJSON_CreateArray();
 	rd = (struct log_reader){ .l = &l, .seg = -1, .fd = -1 };
+	if (req)
+		(void)show_indexed(folder, &l, req, &rd);
 	while ((got = log_next(&rd, &p, &end)) > 0) {
 		for (; p < end; p = nl + 1) {
 			if (!(nl = memchr(p, '\n', (size_t)(end - p))))

@@ -113,10 +113,11 @@ for lvl in $LEVELS; do
 	printf '%-34s %8s %8s %8s\n' "floor (renames, inotify, sh)" "$FLOOR" \
 	    "$(pct "$T/t.floor.$lvl" 90)" "$(pct "$T/t.floor.$lvl" 99)"
 	start_sbxd "$T/sbxd.log" "$F"
-	SPAWN_TIMES="$T/t.$lvl" "$B/spawn" x "$N" "$T/esc.json" -- "$SBX_BIN/sbx-hook" pre >/dev/null
-	"$SBX_BIN/sbx-hook" pre <"$T/esc.json" | jq -r .hookSpecificOutput.permissionDecisionReason |
+	(cd "$F" && SPAWN_TIMES="$T/t.$lvl" "$B/spawn" x "$N" "$T/esc.json" -- "$SBX_BIN/sbx-hook" pre \
+	    >/dev/null)
+	(cd "$F" && "$SBX_BIN/sbx-hook" pre <"$T/esc.json") | jq -r .hookSpecificOutput.permissionDecisionReason | tee "$T/reason" |
 		head -1 | grep -q "remembered approval" ||
-		{ echo "scale: the round trips did not go through a remembered approval" >&2; exit 1; }
+		{ echo "scale: the round trips did not go through a remembered approval:" "$(cat "$T/reason")" >&2; exit 1; }
 	stop_sbxd
 	line "history $before requests" "$T/t.$lvl"
 	echo "  (pre-filled in ${fill:-0} s; results/ holds $(find "$F/.sandbox/results" -type f | wc -l) files,"\
@@ -128,8 +129,16 @@ echo
 segs=$(ls "$F"/.sandbox/audit*.jsonl | sort)
 bytes=$(cat $segs | wc -c)
 mb=$(echo "$bytes / 1000000" | bc -l)
-/usr/bin/time -f "%e %M" -o "$T/time.b2" b2sum -l 256 $segs >/dev/null
-/usr/bin/time -f "%e %M" -o "$T/time.v" "$SBX_BIN/sbx" -C "$F" audit verify >"$T/verify.out" ||
+timed() {	# timed OUT CMD...: wall seconds (ns resolution) and peak RSS KB into OUT
+	local out=$1 t0 t1
+	shift
+	t0=$(date +%s%N)
+	/usr/bin/time -f "%M" -o "$out.rss" "$@" || return 1
+	t1=$(date +%s%N)
+	echo "$(echo "($t1 - $t0) / 1000000000" | bc -l) $(cat "$out.rss")" >"$out"
+}
+timed "$T/time.b2" b2sum -l 256 $segs >/dev/null
+timed "$T/time.v" "$SBX_BIN/sbx" -C "$F" audit verify >"$T/verify.out" ||
 	{ cat "$T/verify.out"; echo "scale: the audit log does not verify" >&2; exit 1; }
 read -r vb rb <"$T/time.b2"
 read -r vv rv <"$T/time.v"
@@ -139,10 +148,9 @@ printf '%-34s %8.1f MB/s  peak RSS %6d KB\n' "b2sum -l 256 (whole process)" \
     "$(echo "$mb / $vb" | bc -l)" "$rb"
 printf '%-34s %8.1f MB/s  peak RSS %6d KB  (%.0f%% of b2sum)\n' "sbx audit verify" \
     "$(echo "$mb / $vv" | bc -l)" "$rv" "$(echo "100 * $vb / $vv" | bc -l)"
-/usr/bin/time -f "%e %M" -o "$T/time.s" "$SBX_BIN/sbx" -C "$F" audit show --request "$id" \
-    >"$T/show.out"
+timed "$T/time.s" "$SBX_BIN/sbx" -C "$F" audit show --request "$id" >"$T/show.out"
 read -r vs rs <"$T/time.s"
-printf '%-34s %8.0f ms    peak RSS %6d KB  (%d records)\n' "sbx audit show --request ID" \
+printf '%-34s %8.1f ms    peak RSS %6d KB  (%d records)\n' "sbx audit show --request ID" \
     "$(echo "$vs * 1000" | bc -l)" "$rs" "$(wc -l <"$T/show.out")"
 
 # --- 3. many folders
