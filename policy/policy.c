@@ -255,7 +255,7 @@ const struct policy_limits *
 policy_limits(const struct policy *p)
 {
 	static const struct policy_limits defaults = {
-		300, 20, 30, 3600, 600, 1048576L,
+		300, 20, 30, 3600, 600, 1048576L, 30,
 	};
 
 	return p != NULL ? &p->limits : &defaults;
@@ -582,7 +582,8 @@ static const char *const net_keys[] = {
 };
 static const char *const limit_keys[] = {
 	"hook_wait_seconds", "max_pending", "max_per_minute",
-	"request_ttl_seconds", "exec_timeout_seconds", "output_cap_bytes", NULL,
+	"request_ttl_seconds", "exec_timeout_seconds", "output_cap_bytes",
+	"keep_results_days", NULL,
 };
 
 /*
@@ -719,6 +720,10 @@ read_limits(const struct ld *ld, const cJSON *lim, size_t from,
 	if (read_limit(ld, lim, "output_cap_bytes", from, 1024, 1073741824.0, &v) < 0)
 		return -1;
 	l->output_cap_bytes = (long)v;
+	v = l->keep_results_days;
+	if (read_limit(ld, lim, "keep_results_days", from, 0, 3650, &v) < 0)
+		return -1;
+	l->keep_results_days = (int)v;
 	return 0;
 }
 
@@ -1611,7 +1616,8 @@ policy_to_json(const struct policy *p)
 	    !cJSON_AddNumberToObject(o, "exec_timeout_seconds",
 	    p->limits.exec_timeout_seconds) ||
 	    !cJSON_AddNumberToObject(o, "output_cap_bytes",
-	    (double)p->limits.output_cap_bytes))
+	    (double)p->limits.output_cap_bytes) ||
+	    !cJSON_AddNumberToObject(o, "keep_results_days", p->limits.keep_results_days))
 		goto fail;
 	o = cJSON_AddObjectToObject(root, "two_approvers");
 	if (o == NULL || !cJSON_AddStringToObject(o, "risk", p->dual_risk < 0 ? "none" :

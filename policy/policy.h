@@ -56,6 +56,8 @@ struct policy_limits {
 	int request_ttl_seconds;    /* undecided requests expire (default 3600) */
 	int exec_timeout_seconds;   /* command run time before SIGTERM (default 600) */
 	long output_cap_bytes;      /* captured bytes per stream (default 1 MiB) */
+	int keep_results_days;      /* finished output kept after delivery (default 30;
+	                               0: pruned right after delivery) */
 };
 
 struct policy_call {

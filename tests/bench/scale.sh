@@ -36,6 +36,7 @@ mkdir -p "$F"
 start_sbxd() {	# start_sbxd LOG ARGS...: waits for WANT "serving" lines (or 3 s without one more)
 	local log=$1 want=${WANT:-1} n last=-1 still=0
 	shift
+	: >"$log"
 	"$SBX_BIN/sbxd" "$@" 2>"$log" &
 	DPID=$!
 	while [ $still -lt 300 ]; do
