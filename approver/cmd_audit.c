@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,7 +52,8 @@ struct log {
  * `sbx audit verify` and `audit show` never hold the log in memory.
  * Segments loaded in memory (an evidence bundle) come as one piece each.
  */
-#define PIECE_BYTES     (4L << 20)
+#define PIECE_BYTES     (64L << 10)
+#define MAP_BYTES       (64L << 20)
 struct log_reader {
 	struct log *l;
 	int seg;                    /* the current segment, -1 before the first */
@@ -60,6 +63,8 @@ struct log_reader {
 	int eof;
 	int first, last;            /* this piece starts / ends its segment */
 	char err[300];
+	char *map;                  /* a whole segment mapped (MAP_BYTES at most) */
+	size_t map_len;
 	char *pre;                  /* indexed lines, handed out first (show_indexed()) */
 	size_t pre_len;
 	int pre_done;
@@ -112,6 +117,7 @@ static int
 log_next(struct log_reader *rd, const char **p, const char **end)
 {
 	const size_t cap = PIECE_BYTES + AUDIT_MAX_LINE + 1;
+	struct stat st;
 	char *nl;
 	ssize_t n;
 
@@ -136,6 +142,12 @@ log_next(struct log_reader *rd, const char **p, const char **end)
 		return -1;
 	}
 	rd->first = 0;
+	if (rd->map) {
+		munmap(rd->map, rd->map_len);
+		rd->map = NULL;
+		rd->eof = 1;
+		rd->have = rd->used = 0;
+	}
 	if (rd->fd < 0 || (rd->eof && rd->used == rd->have)) {
 		if (rd->fd >= 0)
 			close(rd->fd);
@@ -145,6 +157,18 @@ log_next(struct log_reader *rd, const char **p, const char **end)
 		if (reader_open_seg(rd) < 0)
 			return -1;
 		rd->first = 1;
+		/* A segment of the usual size is mapped whole: no copy, bounded
+		 * by MAP_BYTES; a larger one is read in pieces. */
+		if (rd->from_off == 0 && fstat(rd->fd, &st) == 0 && st.st_size > 0 &&
+		    st.st_size <= MAP_BYTES && (rd->map = mmap(NULL, (size_t)st.st_size,
+		    PROT_READ, MAP_PRIVATE | MAP_POPULATE, rd->fd, 0)) != MAP_FAILED) {
+			rd->map_len = (size_t)st.st_size;
+			rd->last = 1;
+			*p = rd->map;
+			*end = rd->map + rd->map_len;
+			return 1;
+		}
+		rd->map = NULL;
 	}
 	/* Keep the partial line, then fill up to a piece. */
 	memmove(rd->buf, rd->buf + rd->used, rd->have - rd->used);
@@ -182,6 +206,9 @@ log_next(struct log_reader *rd, const char **p, const char **end)
 static void
 reader_close(struct log_reader *rd)
 {
+	if (rd->map)
+		munmap(rd->map, rd->map_len);
+	rd->map = NULL;
 	if (rd->fd >= 0)
 		close(rd->fd);
 	free(rd->buf);

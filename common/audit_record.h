@@ -131,6 +131,8 @@ struct audit_verifier {
 	int64_t want, lineno;
 	int head_seen, failed;
 	char seg[64];
+	char prev_hex[2 * AUDIT_HASH_LEN];  /* v->prev as the last line wrote it */
+	int have_hex;
 };
 int audit_verify_begin(struct audit_verifier *v, const unsigned char *pk,
     const struct audit_checkpoint *head, struct audit_report *r);
