@@ -41,9 +41,9 @@ start_sbxd() {	# start_sbxd LOG ARGS...: waits for WANT "serving" lines (or 3 s 
 	DPID=$!
 	while [ $still -lt 300 ]; do
 		n=$(grep -c serving "$log" || true)
-		[ "$n" -ge "$want" ] && return 0
+		[ "$n" -ge "$want" ] && { T_LAST=$(date +%s%N); return 0; }
 		kill -0 $DPID 2>/dev/null || return 1
-		if [ "$n" = "$last" ]; then still=$((still + 1)); else still=0 last=$n; fi
+		if [ "$n" = "$last" ]; then still=$((still + 1)); else still=0 last=$n T_LAST=$(date +%s%N); fi
 		sleep 0.01
 	done
 	return 1
@@ -130,27 +130,28 @@ echo
 segs=$(ls "$F"/.sandbox/audit*.jsonl | sort)
 bytes=$(cat $segs | wc -c)
 mb=$(echo "$bytes / 1000000" | bc -l)
-timed() {	# timed OUT CMD...: wall seconds (ns resolution) and peak RSS KB into OUT
+timed() {	# timed OUT CMD...: wall seconds (ns resolution), peak RSS KB, CPU s into OUT
 	local out=$1 t0 t1
 	shift
 	t0=$(date +%s%N)
-	/usr/bin/time -f "%M" -o "$out.rss" "$@" || return 1
+	/usr/bin/time -f "%M %U %S" -o "$out.rss" "$@" || return 1
 	t1=$(date +%s%N)
-	echo "$(echo "($t1 - $t0) / 1000000000" | bc -l) $(cat "$out.rss")" >"$out"
+	echo "$(echo "($t1 - $t0) / 1000000000" | bc -l) $(awk '{print $1, $2 + $3}' "$out.rss")" >"$out"
 }
 timed "$T/time.b2" b2sum -l 256 $segs >/dev/null
 timed "$T/time.v" "$SBX_BIN/sbx" -C "$F" audit verify >"$T/verify.out" ||
 	{ cat "$T/verify.out"; echo "scale: the audit log does not verify" >&2; exit 1; }
-read -r vb rb <"$T/time.b2"
-read -r vv rv <"$T/time.v"
+read -r vb rb cb <"$T/time.b2"
+read -r vv rv cv <"$T/time.v"
 printf 'audit log: %.0f MB in %d segments, %s records\n' "$mb" "$(echo $segs | wc -w)" \
     "$(sed -n 's/^audit log OK: \([0-9]*\) records.*/\1/p' "$T/verify.out")"
-printf '%-34s %8.1f MB/s  peak RSS %6d KB\n' "b2sum -l 256 (whole process)" \
-    "$(echo "$mb / $vb" | bc -l)" "$rb"
-printf '%-34s %8.1f MB/s  peak RSS %6d KB  (%.0f%% of b2sum)\n' "sbx audit verify" \
-    "$(echo "$mb / $vv" | bc -l)" "$rv" "$(echo "100 * $vb / $vv" | bc -l)"
+printf '%-34s %8.1f MB/s  peak RSS %6d KB  CPU %.2f s\n' "b2sum -l 256 (whole process)" \
+    "$(echo "$mb / $vb" | bc -l)" "$rb" "$cb"
+printf '%-34s %8.1f MB/s  peak RSS %6d KB  CPU %.2f s  (%.0f%% of b2sum; by CPU %.0f%%)\n' \
+    "sbx audit verify" "$(echo "$mb / $vv" | bc -l)" "$rv" "$cv" "$(echo "100 * $vb / $vv" | bc -l)" \
+    "$(echo "if ($cv > 0) 100 * $cb / $cv else 0" | bc -l)"
 timed "$T/time.s" "$SBX_BIN/sbx" -C "$F" audit show --request "$id" >"$T/show.out"
-read -r vs rs <"$T/time.s"
+read -r vs rs _ <"$T/time.s"
 printf '%-34s %8.1f ms    peak RSS %6d KB  (%d records)\n' "sbx audit show --request ID" \
     "$(echo "$vs * 1000" | bc -l)" "$rs" "$(wc -l <"$T/show.out")"
 
@@ -166,7 +167,7 @@ for nf in $FOLDERS; do
 	done
 	t0=$(date +%s%N)
 	WANT=$nf start_sbxd "$T/mf$nf.log" -c "$C" --all || true
-	t1=$(date +%s%N)
+	t1=$T_LAST      # the last folder's "serving" line
 	served=$(grep -c serving "$T/mf$nf.log" || true)
 	if kill -0 "$DPID" 2>/dev/null; then
 		sleep 1
