@@ -33,19 +33,26 @@ trap '[ -n "$DPID" ] && kill $DPID 2>/dev/null; [ -n "$FPID" ] && kill $FPID 2>/
 mkdir -p "$F"
 "$SBX_BIN/sbx" init "$F" >/dev/null
 
-start_sbxd() {	# start_sbxd LOG ARGS...: waits for WANT "serving" lines (or 3 s without one more)
-	local log=$1 want=${WANT:-1} n last=-1 still=0
+start_sbxd() {	# start_sbxd LOG ARGS...: waits for WANT "serving" lines (or 3 s without one
+	# more, once one came; 120 s for the first)
+	local log=$1 want=${WANT:-1} n last=0 still=0 t0
 	shift
 	: >"$log"
+	t0=$(date +%s)
 	"$SBX_BIN/sbxd" "$@" 2>"$log" &
 	DPID=$!
-	while [ $still -lt 300 ]; do
+	while [ $still -lt 300 ] && [ $(($(date +%s) - t0)) -lt 120 ]; do
 		n=$(grep -c serving "$log" || true)
 		[ "$n" -ge "$want" ] && { T_LAST=$(date +%s%N); return 0; }
-		kill -0 $DPID 2>/dev/null || return 1
-		if [ "$n" = "$last" ]; then still=$((still + 1)); else still=0 last=$n T_LAST=$(date +%s%N); fi
+		kill -0 $DPID 2>/dev/null || { echo "scale: sbxd exited: $(tail -1 "$log")" >&2; return 1; }
+		if [ "$n" = "$last" ]; then
+			[ "$n" -gt 0 ] && still=$((still + 1))
+		else
+			still=0 last=$n T_LAST=$(date +%s%N)
+		fi
 		sleep 0.01
 	done
+	echo "scale: sbxd serves $n of $want folders" >&2
 	return 1
 }
 stop_sbxd() { kill $DPID 2>/dev/null; wait $DPID 2>/dev/null || true; DPID=""; }
