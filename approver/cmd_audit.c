@@ -117,6 +117,9 @@ static int
 log_next(struct log_reader *rd, const char **p, const char **end)
 {
 	const size_t cap = PIECE_BYTES + AUDIT_MAX_LINE + 1;
+	const char *knob = getenv("SBX_TEST_AUDIT_READ");
+	size_t piece = knob && atol(knob) >= 64 && atol(knob) <= PIECE_BYTES ? (size_t)atol(knob)
+	    : PIECE_BYTES;
 	struct stat st;
 	char *nl;
 	ssize_t n;
@@ -158,8 +161,11 @@ log_next(struct log_reader *rd, const char **p, const char **end)
 			return -1;
 		rd->first = 1;
 		/* A segment of the usual size is mapped whole: no copy, bounded
-		 * by MAP_BYTES; a larger one is read in pieces. */
-		if (rd->from_off == 0 && fstat(rd->fd, &st) == 0 && st.st_size > 0 &&
+		 * by MAP_BYTES; a larger one is read in pieces (as every one is
+		 * with SBX_TEST_AUDIT_READ=BYTES, a test-only knob that also
+		 * makes the pieces that small, to cross many lines). */
+		if (rd->from_off == 0 && !knob &&
+		    fstat(rd->fd, &st) == 0 && st.st_size > 0 &&
 		    st.st_size <= MAP_BYTES && (rd->map = mmap(NULL, (size_t)st.st_size,
 		    PROT_READ, MAP_PRIVATE | MAP_POPULATE, rd->fd, 0)) != MAP_FAILED) {
 			rd->map_len = (size_t)st.st_size;
@@ -174,8 +180,12 @@ log_next(struct log_reader *rd, const char **p, const char **end)
 	memmove(rd->buf, rd->buf + rd->used, rd->have - rd->used);
 	rd->have -= rd->used;
 	rd->used = 0;
-	while (!rd->eof && rd->have < PIECE_BYTES) {
-		n = read(rd->fd, rd->buf + rd->have, cap - 1 - rd->have);
+	/* At least a piece, and at least one whole line (a line is at most
+	 * AUDIT_MAX_LINE: the buffer holds a piece more than that). */
+	while (!rd->eof && rd->have < cap - 1 &&
+	    (rd->have < piece || !memrchr(rd->buf, '\n', rd->have))) {
+		n = read(rd->fd, rd->buf + rd->have, cap - 1 - rd->have < piece
+		    ? cap - 1 - rd->have : piece);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
