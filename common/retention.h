@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-#define RETENTION_BATCH 500         /* requests pruned per pass, at most */
+#define RETENTION_BATCH 256         /* requests pruned per pass, at most (~50 ms) */
 
 /* Creates the table. 0 or -1. */
 int retention_init(sqlite3 *db);
