@@ -1,10 +1,14 @@
 # sbx - run AI coding agents without handing them privileges.
 #
 #   make            build bin/sbx, bin/sbx-hook, bin/sbx-mcp, bin/sbxd (installs missing deps first)
+#                   every target installs only what IT needs (contrib/install-deps.sh);
+#                   SBX_NO_APT=1 never runs apt-get, it prints what is missing instead
 #   make test       build and run every test (unit + integration), prints a TAP summary
 #   make test-claude  the hooks with the real Claude Code CLI (npm) and a fake model API
+#   make test-agents  the same with the real Codex and Gemini CLIs (npm) and fake model APIs
 #   make demo       run the whole approval loop in a temporary folder
 #   make asan       build with ASan+UBSan into build/asan and run the tests there
+#   make lint       static check with cppcheck (suppressions, with reasons: .ci/cppcheck.supp)
 #   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
 #   make bench-scale  only the scale part: 100k requests of history, 1,000 folders
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -34,10 +38,11 @@ LIB_JSON   = -lcjson
 LIB_SODIUM = -lsodium
 LIB_SQLITE = -lsqlite3
 LIB_INOTIFY = -linotifytools
+LIB_SECCOMP = -lseccomp
 
 COMMON_SRC = $(wildcard common/*.c)
 POLICY_SRC = $(wildcard policy/*.c)
-HOOK_SRC   = $(filter-out hook/mcp%.c,$(wildcard hook/*.c))
+HOOK_SRC   = $(filter-out hook/mcp%.c hook/jail%.c,$(wildcard hook/*.c))
 # sbx-mcp: its own files and the shared escalation, nothing else of the hook.
 MCP_SRC    = $(wildcard hook/mcp*.c) hook/escalate.c
 DAEMON_SRC = $(wildcard daemon/*.c)
@@ -52,15 +57,26 @@ POLICY_OBJ = $(call obj,$(POLICY_SRC))
 LIBSBX     = $(BUILD)/libsbx.a
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd
+PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd $(BIN)/sbx-jail-init
 
 DEPS_STAMP = $(BUILD)/.deps-ok
+DEPS_TEST  = $(BUILD)/.deps-test-ok
+DEPS_DEMO  = $(BUILD)/.deps-demo-ok
 
 all: $(PROGS)
 
-# Missing libraries are installed by a script that says what it does.
+# Missing libraries are installed by a script that says what it does;
+# each target asks only for what it needs (openssh and tmux are test-only).
 $(DEPS_STAMP): contrib/install-deps.sh
-	@sh contrib/install-deps.sh
+	@sh contrib/install-deps.sh build
+	@mkdir -p $(BUILD) && touch $@
+
+$(DEPS_TEST): contrib/install-deps.sh
+	@sh contrib/install-deps.sh test
+	@mkdir -p $(BUILD) && touch $@
+
+$(DEPS_DEMO): contrib/install-deps.sh
+	@sh contrib/install-deps.sh demo
 	@mkdir -p $(BUILD) && touch $@
 
 $(BUILD)/%.o: %.c $(DEPS_STAMP)
@@ -78,6 +94,11 @@ $(BIN)/sbx-hook: $(call obj,$(HOOK_SRC)) $(LIBSBX)
 $(BIN)/sbx-mcp: $(call obj,$(MCP_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
+
+# The first program inside sbx jail: libc and libseccomp only.
+$(BIN)/sbx-jail-init: $(BUILD)/hook/jail_init.o
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_SECCOMP)
 
 $(BIN)/sbxd: $(call obj,$(DAEMON_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
@@ -104,19 +125,40 @@ $(BUILD)/tests/tools/rechain: tests/tools/rechain.c $(LIBSBX)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
 
-test: $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/rechain
+test: $(DEPS_TEST) $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/rechain
 	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \
 		sh tests/run.sh
 
 # The real Claude Code CLI against a scripted stand-in for the model API;
 # installs it from npm into ~/.cache/sbx-test-npm once (tests/claude/run.sh).
+# Without node, npm or the registry it prints SKIP and why, never a pass.
 test-claude: $(PROGS)
 	@SBX_BIN=$(abspath $(BIN)) bash tests/claude/run.sh
+
+# The real Codex CLI against a scripted stand-in for the Responses API
+# (tests/agents/run.sh), then the real Gemini CLI against one for the
+# Gemini API (tests/agents/gemini.sh); each installs its client from npm
+# into ~/.cache/sbx-test-npm once and SKIPs when the registry does not answer.
+test-agents: $(PROGS)
+	@SBX_BIN=$(abspath $(BIN)) bash tests/agents/run.sh
+	@SBX_BIN=$(abspath $(BIN)) bash tests/agents/gemini.sh
 
 asan:
 	$(MAKE) BUILD=build/asan BIN=build/asan/bin SAN=1 test
 
-demo: $(PROGS)
+# cppcheck needs cJSON's header to know cJSON_ArrayForEach is a loop.
+CJSON_H = $(firstword $(wildcard $(patsubst -I%,%/cJSON.h,$(shell pkg-config \
+	  --cflags-only-I libcjson 2>/dev/null)) /usr/include/cjson/cJSON.h))
+LINT_DIRS = common policy hook daemon approver tests/unit tests/tools tests/bench
+
+lint:
+	@sh contrib/install-deps.sh lint
+	cppcheck -q --std=c11 --enable=warning,portability,performance \
+		--inline-suppr --suppressions-list=.ci/cppcheck.supp \
+		--error-exitcode=1 -D_GNU_SOURCE -I. \
+		$(if $(CJSON_H),--include=$(CJSON_H)) $(LINT_DIRS)
+
+demo: $(DEPS_DEMO) $(PROGS)
 	@SBX_BIN=$(abspath $(BIN)) bash contrib/demo.sh
 
 $(BUILD)/bench/spawn: tests/bench/spawn.c $(DEPS_STAMP)
@@ -163,6 +205,6 @@ install: $(PROGS)
 clean:
 	rm -rf build bin
 
-.PHONY: all test test-claude asan demo bench bench-scale install clean
+.PHONY: all test test-claude test-agents asan lint demo bench bench-scale install clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

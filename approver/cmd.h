@@ -23,6 +23,13 @@ int cmd_pending(struct sbx_ctx *c, int argc, char **argv);
 int cmd_show(struct sbx_ctx *c, int argc, char **argv);
 int cmd_decide(struct sbx_ctx *c, int argc, char **argv);   /* approve / deny */
 int cmd_audit(struct sbx_ctx *c, int argc, char **argv);    /* audit verify|show|export */
+int cmd_jail(struct sbx_ctx *c, int argc, char **argv);     /* exit 125 on setup failure */
+
+/* For doctor: NULL when user namespaces are usable (or we are root),
+ * else the problem and its fix. */
+const char *jail_userns_problem(void);
+/* 1 when an sbxd holds FOLDER's lock. */
+int jail_sbxd_serving(const char *folder);
 
 struct req_row;
 struct sbx_err;

@@ -24,6 +24,7 @@
 #include "approver/cmd.h"
 #include "common/audit_record.h"
 #include "common/db.h"
+#include "common/display.h"
 #include "common/json.h"
 #include "common/keys.h"
 #include "common/queue.h"
@@ -685,12 +686,13 @@ parse_since(const char *s)
 	return -1;
 }
 
+/* A string field of a record, safe to show (common/display). */
 static const char *
 dstr(const cJSON *d, const char *k)
 {
 	const char *v = json_str(d, k);
 
-	return v ? v : "";
+	return v ? display_tmp_width(v, 200) : "";
 }
 
 /* One line that says what a record means. */
@@ -701,15 +703,15 @@ summary(const char *ev, const cJSON *d, char *out, size_t n)
 	char *canon;
 
 	if (!strcmp(ev, "request_received"))
-		snprintf(out, n, "%s `%.200s` (%s%s%s) -> %s%s%.200s", dstr(d, "tool"),
+		snprintf(out, n, "%s `%s` (%s%s%s) -> %s%s%s", dstr(d, "tool"),
 		    json_str(d, "command") ? dstr(d, "command") : "...", dstr(d, "trigger"),
 		    *dstr(d, "rule") ? ": " : "", dstr(d, "rule"), dstr(d, "status"),
 		    json_str(d, "why") ? ": " : "", dstr(d, "why"));
 	else if (!strcmp(ev, "decision"))
-		snprintf(out, n, "%s by %s%s%s%s", dstr(d, "verdict"), dstr(d, "approver"),
+		snprintf(out, n, "%s by %s%s%s%s%s", dstr(d, "verdict"), dstr(d, "approver"),
 		    json_bool(d, "remember") == 1 ? ", remember" : "",
 		    json_bool(d, "auto") == 1 ? " (remembered approval)" : "",
-		    *dstr(d, "reason") ? dstr(d, "reason") : "");
+		    *dstr(d, "reason") ? ": " : "", dstr(d, "reason"));
 	else if (!strcmp(ev, "exec_started"))
 		snprintf(out, n, "pid %lld, timeout %lld s, in %s",
 		    (long long)(json_int(d, "pid", &a) == 0 ? a : 0),
@@ -730,7 +732,7 @@ summary(const char *ev, const cJSON *d, char *out, size_t n)
 		    ? dstr(d, "path") : dstr(d, "command"), json_str(d, "after") ? " after " : "",
 		    json_str(d, "after") ? dstr(d, "after") : "");
 	else if ((canon = json_canonical(d))) {
-		snprintf(out, n, "%.300s", canon);
+		snprintf(out, n, "%s", display_tmp_width(canon, 300));
 		free(canon);
 	} else {
 		out[0] = '\0';
@@ -800,8 +802,9 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 			summary(ev, cJSON_GetObjectItemCaseSensitive(doc, "data"), line, sizeof(line));
 			if (json_int(doc, "seq", &seq) < 0)
 				seq = -1;
-			printf("%s  #%-6lld %-18s %-16s %-14s %s\n", when, (long long)seq, ev,
-			    rid ? rid : "-", dstr(doc, "actor"), line);
+			printf("%s  #%-6lld %-18s %-16s %-14s %s\n", when, (long long)seq,
+			    display_tmp(ev), rid ? display_tmp(rid) : "-", dstr(doc, "actor"),
+			    display_tmp(line));
 			cJSON_Delete(doc);
 		}
 	}

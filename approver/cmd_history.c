@@ -17,6 +17,7 @@
 #include <sodium.h>
 
 #include "approver/cmd.h"
+#include "common/display.h"
 #include "common/json.h"
 #include "common/originals.h"
 #include "common/queue.h"
@@ -128,21 +129,23 @@ cmd_history(struct sbx_ctx *c, int argc, char **argv)
 		free(s);
 		cJSON_Delete(arr);
 	} else if (k == 0) {
-		printf("no replaced versions of %s are kept\n", path);
+		printf("no replaced versions of %s are kept\n", display_tmp(path));
 	} else {
-		printf("versions of %s replaced by an agent (oldest first):\n", path);
+		printf("versions of %s replaced by an agent (oldest first):\n", display_tmp(path));
 		for (i = 0; i < k; i++) {
 			const struct original *v = &all[idx[i]];
 
 			t = (time_t)(v->time_ms / 1000);
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
 			if (v->skipped[0])
-				printf("  %3d  %s  %-12s not kept: %s\n", i + 1, when, v->tool, v->skipped);
+				printf("  %3d  %s  %-12s not kept: %s\n", i + 1, when, display_tmp(v->tool),
+				    display_tmp(v->skipped));
 			else
-				printf("  %3d  %s  %-12s %8lld bytes  %.12s\n", i + 1, when, v->tool,
+				printf("  %3d  %s  %-12s %8lld bytes  %.12s\n", i + 1, when,
+				    display_tmp(v->tool),
 				    (long long)v->size, v->hash);
 		}
-		printf("restore one with: sbx restore %s --version N\n", path);
+		printf("restore one with: sbx restore %s --version N\n", display_tmp(path));
 	}
 	free(idx);
 	free(all);

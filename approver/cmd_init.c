@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "approver/cmd.h"
+#include "approver/init_codex.h"
+#include "approver/init_gemini.h"
 #include "approver/setup.h"
 #include "approver/sign.h"
 #include "common/queue.h"
@@ -62,6 +64,66 @@ self_dir(char *out, size_t outsz)
 		return -1;
 	*slash = '\0';
 	return xsnprintf(out, outsz, "%s", exe) < 0 ? -1 : 0;
+}
+
+/* 1 if DIR is a bin/ directory of a source tree (hook/sbx_hook.c one to
+ * three levels up: bin/, build/asan/bin/), which make clean empties. */
+static int
+in_build_tree(const char *dir)
+{
+	char path[PATH_MAX + 64];
+	const char *up[] = { "..", "../..", "../../.." };
+	size_t i;
+
+	for (i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s/hook/sbx_hook.c", dir, up[i]);
+		if (access(path, F_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Where the sbx-hook and sbx-mcp that init registers live: $SBX_HOOK_DIR
+ * when set (tests, packagers); else beside this sbx, unless this sbx runs
+ * from a build tree and an installed pair is on PATH: a registered path
+ * into a build tree breaks with make clean or a moved clone (the hooks
+ * then block every call), so the installed one is preferred, and init
+ * says which it chose.
+ */
+static int
+hook_dir(char *out, size_t outsz)
+{
+	char self[PATH_MAX], cand[PATH_MAX + 16], real[PATH_MAX];
+	const char *env = getenv("SBX_HOOK_DIR"), *path = getenv("PATH"), *p, *e;
+	size_t n;
+
+	if (env && env[0])
+		return realpath(env, out) && strlen(out) < outsz ? 0 : -1;
+	if (self_dir(self, sizeof(self)) < 0)
+		return -1;
+	if (!in_build_tree(self))
+		return xsnprintf(out, outsz, "%s", self) < 0 ? -1 : 0;
+	for (p = path ? path : ""; *p; p = *e ? e + 1 : e) {
+		e = p + strcspn(p, ":");
+		n = (size_t)(e - p);
+		if (n == 0 || p[0] != '/' || n >= sizeof(real))
+			continue;
+		snprintf(cand, sizeof(cand), "%.*s/sbx-hook", (int)n, p);
+		if (access(cand, X_OK) < 0 || !realpath(cand, real))
+			continue;
+		*strrchr(real, '/') = '\0';
+		snprintf(cand, sizeof(cand), "%s/sbx-mcp", real);
+		if (in_build_tree(real) || access(cand, X_OK) < 0)
+			continue;
+		printf("registering the installed %s/sbx-hook (this sbx runs from the "
+		    "build tree %s)\n", real, self);
+		return xsnprintf(out, outsz, "%s", real) < 0 ? -1 : 0;
+	}
+	fprintf(stderr, "sbx: warning: registering %s/sbx-hook from a build tree: after "
+	    "`make clean` or moving the clone the hooks block every call until you run "
+	    "`make install` and `sbx init` again (no installed sbx-hook on PATH)\n", self);
+	return xsnprintf(out, outsz, "%s", self) < 0 ? -1 : 0;
 }
 
 static int
@@ -134,9 +196,17 @@ static int
 hook_timeout(const char *folder, const char *config)
 {
 	struct policy_error perr;
-	struct policy *p = policy_load(folder, config, &perr);
+	struct policy *p;
+	char path[PATH_MAX + 32];
 	int t;
 
+	/* Before init writes the default policy, its limits are the defaults'. */
+	snprintf(path, sizeof(path), "%s/.sandbox/policy.json", folder);
+	if (access(path, F_OK) < 0 && errno == ENOENT)
+		p = policy_load_buffer("the default policy", policy_default_text(),
+		    strlen(policy_default_text()), folder, config, &perr);
+	else
+		p = policy_load(folder, config, &perr);
 	if (!p) {
 		fprintf(stderr, "sbx: %s\n", perr.msg);
 		return -1;
@@ -153,18 +223,19 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 	static const struct { const char *flag; enum setup_kind kind; } clients[] = {
 		{ "--claude", SETUP_CLAUDE }, { "--mcp", SETUP_CLAUDE_MCP },
 		{ "--codex", SETUP_CODEX }, { "--cursor", SETUP_CURSOR },
+		{ "--gemini", SETUP_GEMINI },
 	};
 	char folder[PATH_MAX];
 	const char *dir = NULL, *name = NULL, *file;
 	struct setup_opts so = { 0 };
 	struct sbx_err err = { "" };
 	char bindir[PATH_MAX], hookbin[PATH_MAX + 16];
-	int want[4] = { 0 }, local = 0, i, k, made, any = 0, r, created_policy = 0;
+	int want[5] = { 0 }, local = 0, i, k, made, any = 0, r, created_policy = 0;
 
 	for (i = 1; i < argc; i++) {
-		for (k = 0; k < 4 && strcmp(argv[i], clients[k].flag) != 0; k++)
+		for (k = 0; k < 5 && strcmp(argv[i], clients[k].flag) != 0; k++)
 			;
-		if (k < 4)
+		if (k < 5)
 			want[k] = any = 1;
 		else if (!strcmp(argv[i], "--local"))
 			local = 1;
@@ -172,13 +243,39 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 			name = argv[++i];
 		else if (argv[i][0] == '-' || dir) {
 			fprintf(stderr, "usage: sbx init [--claude [--local]] [--mcp] [--codex] "
-			    "[--cursor] [--name APPROVER] [DIR]\n");
+			    "[--cursor] [--gemini] [--name APPROVER] [DIR]\n");
 			return 2;
 		} else
 			dir = argv[i];
 	}
 	if (resolve_dir(c, dir, folder) < 0)
 		return 1;
+	/* Everything that can fail for a client's file is found out before
+	 * anything is written: no .sandbox/, no acceptance, no registry entry
+	 * for a folder whose settings file sbx cannot parse. */
+	if (any) {
+		if (hook_dir(bindir, sizeof(bindir)) < 0) {
+			fprintf(stderr, "sbx: cannot tell where sbx-hook is installed\n");
+			return 1;
+		}
+		snprintf(hookbin, sizeof(hookbin), "%s/sbx-hook", bindir);
+		if (access(hookbin, X_OK) < 0) {
+			fprintf(stderr, "sbx: %s is missing; install sbx-hook beside sbx\n", hookbin);
+			return 1;
+		}
+		so = (struct setup_opts){ .folder = folder, .bindir = bindir, .local = local,
+			.timeout = hook_timeout(folder, c->config) };
+		if (so.timeout < 0)
+			return 1;
+	}
+	for (k = 0; k < 5; k++) {
+		if (want[k] && (setup_check(clients[k].kind, &so, &file, &err) < 0 ||
+		    (clients[k].kind == SETUP_CURSOR &&
+		    setup_check(SETUP_CURSOR_MCP, &so, &file, &err) < 0))) {
+			fprintf(stderr, "sbx: %s\n", err.msg);
+			return 1;
+		}
+	}
 	if (prepare(folder, &created_policy) < 0)
 		return 1;
 	made = approver_key_create(c->config, name ? name : default_name(), &err);
@@ -205,22 +302,7 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 	if (r)
 		printf("recorded %s in %s/folders (for sbxd --all)\n", folder, c->config);
 
-	if (any) {
-		if (self_dir(bindir, sizeof(bindir)) < 0) {
-			fprintf(stderr, "sbx: cannot tell where sbx is installed\n");
-			return 1;
-		}
-		snprintf(hookbin, sizeof(hookbin), "%s/sbx-hook", bindir);
-		if (access(hookbin, X_OK) < 0) {
-			fprintf(stderr, "sbx: %s is missing; install sbx-hook beside sbx\n", hookbin);
-			return 1;
-		}
-		so = (struct setup_opts){ .folder = folder, .bindir = bindir, .local = local,
-			.timeout = hook_timeout(folder, c->config) };
-		if (so.timeout < 0)
-			return 1;
-	}
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < 5; k++) {
 		if (!want[k])
 			continue;
 		if ((r = setup_add(clients[k].kind, &so, &file, &err)) < 0) {
@@ -235,16 +317,17 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 			}
 			printf(r ? "registered sbx in %s\n" : "%s already has sbx\n", file);
 		}
-		if (clients[k].kind == SETUP_CODEX)
-			printf("for Codex's MCP client add to ~/.codex/config.toml:\n"
-			    "  [mcp_servers.sbx]\n  command = \"%s/sbx-mcp\"\n  args = [\"--folder\", "
-			    "\"%s\"]\n  tool_timeout_sec = 600\n(older Codex releases also need "
-			    "[features] codex_hooks = true; newer ones ask you to trust a new hook: "
-			    "/hooks in codex)\n", bindir, folder);
+		if (clients[k].kind == SETUP_GEMINI && init_gemini_trust(folder) < 0)
+			return 1;
+		if (clients[k].kind == SETUP_CODEX && init_codex_trust(folder, bindir) < 0)
+			return 1;
 	}
 	printf("next: run `sbxd %s` (it executes approved commands; `sbxd --all` serves "
 	    "every recorded folder),\n      then `sbx -C %s pending` to see requests\n",
 	    folder, folder);
+	/* The hooks are advisory on their own: the jail makes them law. */
+	printf("start the agent in the jail: `cd %s && sbx jail -- claude` (or codex, bash); "
+	    "without it, code the agent runs has your rights (see `sbx jail --help`)\n", folder);
 	return 0;
 }
 

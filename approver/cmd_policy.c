@@ -4,14 +4,19 @@
  * what it would decide, without an agent.
  *
  * Rules:
- * - MUST judge exactly as the hook does: same policy_load(), same
- *   policy_eval(); the only difference is where the call comes from.
+ * - MUST judge exactly as the hook does: the context comes from the same
+ *   call_ctx_load() (the accepted policy, $TMPDIR, $HOME), and the same
+ *   policy_eval() judges; the only difference is where the call comes
+ *   from. A policy.json that is valid but not accepted gets what the hook
+ *   gives every call then: deny (--unaccepted judges the file as written,
+ *   and says so).
  * - Input is capped: CHECK_MAX_LINE bytes per --batch line (longer lines
  *   still get a verdict: escalate), CHECK_MAX_HOOK bytes of hook JSON.
  * - A malformed hook payload gets the verdict the hook would give it
  *   (deny), not an error: exit 0 whenever a verdict was printed.
  */
 #include "approver/cmd_policy.h"
+#include "common/callctx.h"
 #include "policy/policy.h"
 
 #include <errno.h>
@@ -30,16 +35,33 @@ struct check {
 	const char *config_dir;
 	char cwd[PATH_MAX];
 	const char *home;
-	const char *tmpdir;             /* as the hook sees it: $TMPDIR or /tmp */
+	const char *tmpdir;             /* as the hook sees it: $TMPDIR or none */
+	char denied[700];               /* non-empty: the hook denies every call */
 };
+
+/* What the hook answers every call when the policy is not accepted. */
+static int
+denied_all(const struct check *ck, struct policy_result *r)
+{
+	if (ck->denied[0] == '\0')
+		return 0;
+	memset(r, 0, sizeof(*r));
+	r->verdict = POLICY_DENY;
+	r->risk = POLICY_RISK_HIGH;
+	snprintf(r->trigger, sizeof(r->trigger), "tool");
+	snprintf(r->rule, sizeof(r->rule), "builtin: policy not accepted");
+	snprintf(r->reason, sizeof(r->reason), "the hook denies every call: %.400s",
+	    ck->denied);
+	return 1;
+}
 
 static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: sbx [-C DIR] policy check [--json] [--cwd DIR] -- COMMAND...\n"
-	    "       sbx [-C DIR] policy check --batch FILE|-\n"
-	    "       sbx [-C DIR] policy check --hook-json FILE|-\n"
+	    "usage: sbx [-C DIR] policy check [--json] [--cwd DIR] [--unaccepted] -- COMMAND...\n"
+	    "       sbx [-C DIR] policy check [--unaccepted] --batch FILE|-\n"
+	    "       sbx [-C DIR] policy check [--unaccepted] --hook-json FILE|-\n"
 	    "       sbx [-C DIR] policy show\n"
 	    "\n"
 	    "  check        the verdict (allow, escalate, deny), the trigger, the\n"
@@ -47,6 +69,8 @@ usage(FILE *f)
 	    "  --batch      one JSON line per input line (each line a command)\n"
 	    "  --hook-json  the verdict for a whole Claude Code hook payload\n"
 	    "  --cwd DIR    judge as if run in DIR (default: the project folder)\n"
+	    "  --unaccepted judge policy.json as written even when it is not\n"
+	    "               accepted (the hook denies every call until it is)\n"
 	    "  show         the effective policy: defaults, file, self-protection\n"
 	    "\n"
 	    "Exit: 0 a verdict was printed, 1 the policy or input cannot be read,\n"
@@ -128,7 +152,8 @@ eval_command(const struct check *ck, const char *command,
 	call.home = ck->home;
 	call.config_dir = ck->config_dir;
 	call.tmpdir = ck->tmpdir;
-	policy_eval(ck->p, &call, r);
+	if (!denied_all(ck, r))
+		policy_eval(ck->p, &call, r);
 	cJSON_Delete(in);
 }
 
@@ -304,7 +329,8 @@ check_hook(const struct check *ck, const char *name)
 	call.home = ck->home;
 	call.config_dir = ck->config_dir;
 	call.tmpdir = ck->tmpdir;
-	policy_eval(ck->p, &call, &r);
+	if (!denied_all(ck, &r))
+		policy_eval(ck->p, &call, &r);
 	{
 		const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(input, "command");
 
@@ -343,29 +369,55 @@ join_args(int argc, char **argv, int from)
 	return s;
 }
 
+/*
+ * The policy and the context, as the hook builds them (call_ctx_load).
+ * A valid policy.json that is not accepted: every check answers deny, as
+ * the hook would, unless unaccepted (judge the file as written). An
+ * invalid one is an error (exit 1): the hook denies every call with it.
+ */
 static int
-load(struct check *ck, const char *folder, const char *config_dir)
+load(struct check *ck, const char *folder, const char *config_dir,
+    int unaccepted, int show)
 {
 	struct policy_error err;
+	struct call_ctx cx;
 	char here[PATH_MAX];
 
 	ck->config_dir = config_dir;
-	ck->tmpdir = getenv("TMPDIR");
-	if (ck->tmpdir == NULL || ck->tmpdir[0] != '/')
-		ck->tmpdir = "/tmp";
-	ck->home = getenv("HOME");
-	if (ck->home != NULL && ck->home[0] != '/')
-		ck->home = NULL;
 	if (folder != NULL) {
 		ck->folder = folder;
+		snprintf(ck->cwd, sizeof(ck->cwd), "%s", folder);
+		if (call_ctx_load(&cx, folder, config_dir) == 0) {
+			ck->p = cx.pol;
+			ck->tmpdir = cx.tmpdir;
+			ck->home = cx.home;
+			return 0;
+		}
+		ck->tmpdir = cx.tmpdir;
+		ck->home = cx.home;
 		ck->p = policy_load(folder, config_dir, &err);
 		if (ck->p == NULL) {
 			fprintf(stderr, "sbx: %s\n", err.msg);
+			fprintf(stderr, "sbx: the hook denies every call until this "
+			    "is fixed\n");
 			return -1;
 		}
-		snprintf(ck->cwd, sizeof(ck->cwd), "%s", folder);
+		if (show)
+			fprintf(stderr, "sbx: %s\n", cx.msg);
+		else if (unaccepted)
+			fprintf(stderr, "sbx: policy.json is not accepted: judging it "
+			    "as written; the hook denies every call until it is "
+			    "accepted\n");
+		else
+			snprintf(ck->denied, sizeof(ck->denied), "%s", cx.msg);
 		return 0;
 	}
+	ck->tmpdir = getenv("TMPDIR");
+	if (ck->tmpdir != NULL && ck->tmpdir[0] != '/')
+		ck->tmpdir = NULL;
+	ck->home = getenv("HOME");
+	if (ck->home != NULL && ck->home[0] != '/')
+		ck->home = NULL;
 	if (getcwd(here, sizeof(here)) == NULL) {
 		fprintf(stderr, "sbx: cannot find the current directory: %s\n",
 		    strerror(errno));
@@ -398,6 +450,8 @@ cmd_check(int argc, char **argv, struct check *ck)
 		}
 		if (strcmp(argv[k], "--json") == 0) {
 			json = 1;
+		} else if (strcmp(argv[k], "--unaccepted") == 0) {
+			/* read by cmd_policy before the policy is loaded */
 		} else if (strcmp(argv[k], "--batch") == 0 && k + 1 < argc) {
 			batch = argv[++k];
 		} else if (strcmp(argv[k], "--hook-json") == 0 && k + 1 < argc) {
@@ -469,8 +523,16 @@ cmd_policy(int argc, char **argv, const char *folder, const char *config_dir)
 		fprintf(stderr, "sbx: policy show takes no arguments\n");
 		return 2;
 	}
-	if (load(&ck, folder, config_dir) < 0)
-		return 1;
+	{
+		int k, unaccepted = 0;
+
+		for (k = 2; k < argc && strcmp(argv[k], "--") != 0; k++)
+			if (strcmp(argv[k], "--unaccepted") == 0)
+				unaccepted = 1;
+		if (load(&ck, folder, config_dir, unaccepted,
+		    strcmp(argv[1], "show") == 0) < 0)
+			return 1;
+	}
 	if (strcmp(argv[1], "show") == 0)
 		rc = print_json(policy_to_json(ck.p), 1);
 	else

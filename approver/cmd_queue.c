@@ -16,6 +16,7 @@
 #include "approver/cmd.h"
 #include "approver/sign.h"
 #include "common/db.h"
+#include "common/display.h"
 #include "common/json.h"
 #include "common/queue.h"
 #include "common/retention.h"
@@ -190,11 +191,12 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 			printf("no pending requests in %s\n", folder);
 		for (i = 0; i < n; i++) {
 			printf("%s  %4llds ago  %-8s %s\n", rows[i].id,
-			    (long long)(now - rows[i].created), rows[i].tool, what(&rows[i]));
-			printf("%16s  why: %s\n", "", rows[i].reason ? rows[i].reason : "");
+			    (long long)(now - rows[i].created), display_tmp(rows[i].tool),
+			    display_tmp(what(&rows[i])));
+			printf("%16s  why: %s\n", "", display_tmp(rows[i].reason));
 			if (rows[i].approvals_needed > 1)
 				printf("%16s  needs two approvers; approved so far by: %s\n", "",
-				    rows[i].approved_by ? rows[i].approved_by : "nobody");
+				    rows[i].approved_by ? display_tmp(rows[i].approved_by) : "nobody");
 		}
 		db_rows_free(rows, n);
 		/* The quieter list: what remembered approvals ran lately. */
@@ -204,8 +206,8 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 				continue;
 			if (!shown++)
 				printf("\nauto-approved in the last hour (remembered):\n");
-			printf("%s  %-11s %-8s %s\n", rows[k].id, rows[k].status, rows[k].tool,
-			    what(&rows[k]));
+			printf("%s  %-11s %-8s %s\n", rows[k].id, rows[k].status,
+			    display_tmp(rows[k].tool), display_tmp(what(&rows[k])));
 		}
 	}
 	if (n > 0)
@@ -264,15 +266,16 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 			cJSON_AddNumberToObject(o, "output_pruned", (double)pruned);
 		print_json(o);
 	} else {
+		/* Everything the agent wrote is shown through common/display. */
 		printf("request  %s\nstatus   %s%s\nfolder   %s\ncwd      %s\ntool     %s\n",
-		    r.id, r.status, r.is_auto ? " (auto-approved: remembered)" : "", folder,
-		    r.cwd, r.tool);
-		printf("%s  %s\n", r.command ? "command " : "input   ", what(&r));
-		printf("why      %s\nrule     %s\n", r.reason ? r.reason : "", r.rule ? r.rule : "");
+		    r.id, r.status, r.is_auto ? " (auto-approved: remembered)" : "",
+		    display_tmp(folder), display_tmp(r.cwd), display_tmp(r.tool));
+		printf("%s  %s\n", r.command ? "command " : "input   ", display_tmp(what(&r)));
+		printf("why      %s\nrule     %s\n", display_tmp(r.reason), display_tmp(r.rule));
 		if (r.approver)
-			printf("decided  by %s\n", r.approver);
+			printf("decided  by %s\n", display_tmp(r.approver));
 		if (r.deny_reason)
-			printf("reason   %s\n", r.deny_reason);
+			printf("reason   %s\n", display_tmp(r.deny_reason));
 		if (res) {
 			int64_t code = -1, sig = 0, ms = 0;
 
@@ -280,12 +283,12 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 			json_int(res, "signal", &sig);
 			json_int(res, "duration_ms", &ms);
 			printf("result   %s, exit %lld, signal %lld, %lld ms\n",
-			    json_str(res, "status") ? json_str(res, "status") : "?",
+			    json_str(res, "status") ? display_tmp(json_str(res, "status")) : "?",
 			    (long long)code, (long long)sig, (long long)ms);
 			if (json_str(res, "stdout") && *json_str(res, "stdout"))
-				printf("--- stdout ---\n%s\n", json_str(res, "stdout"));
+				printf("--- stdout ---\n%s\n", display_tmp_lines(json_str(res, "stdout")));
 			if (json_str(res, "stderr") && *json_str(res, "stderr"))
-				printf("--- stderr ---\n%s\n", json_str(res, "stderr"));
+				printf("--- stderr ---\n%s\n", display_tmp_lines(json_str(res, "stderr")));
 			cJSON_Delete(res);
 		}
 		if (pruned) {
@@ -361,8 +364,9 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 	}
 	printf("%s %s%s%s%s: %s\n", approve ? "approved" : "denied", id,
 	    !remember ? "" : prefix ? " (remembered: commands starting with \"" :
-	    " (remembered: the same call will run without asking)", prefix ? prefix : "",
-	    remember && prefix ? "\" will run without asking)" : "", what(&r));
+	    " (remembered: the same call will run without asking)",
+	    prefix ? display_tmp(prefix) : "",
+	    remember && prefix ? "\" will run without asking)" : "", display_tmp(what(&r)));
 	rc = 0;
 out:
 	req_row_free(&r);

@@ -13,15 +13,18 @@
 
 #include "approver/cmd.h"
 #include "approver/sign.h"
+#include "common/accept.h"
 #include "common/db.h"
+#include "common/display.h"
 #include "common/json.h"
 #include "common/queue.h"
+#include "policy/policy.h"
 
 static int
 usage(void)
 {
 	fprintf(stderr, "usage: sbx [-C DIR] rules list [--json] | add 'WORD WORD...' "
-	    "[--for DURATION] | rm RULE\n");
+	    "[--for DURATION] | rm RULE | test 'COMMAND' [--cwd DIR]\n");
 	return 2;
 }
 
@@ -74,7 +77,7 @@ list(const char *folder, int json)
 	sqlite3_stmt *st;
 	sqlite3 *db = db_open(folder, 0, &err);
 	cJSON *arr, *o;
-	char when[32];
+	char when[32], ftext[256];
 	int64_t now = now_ms() / 1000;
 	time_t t;
 	int n = 0;
@@ -84,7 +87,8 @@ list(const char *folder, int json)
 		return 1;
 	}
 	if (sqlite3_prepare_v2(db, "SELECT id, scope, coalesce(prefix, command, ''), tool,"
-	    " approver, created, expires, uses, coalesce(last_used, 0) FROM rules ORDER BY id",
+	    " approver, created, expires, uses, coalesce(last_used, 0), coalesce(risk, 0),"
+	    " coalesce(factors, 0) FROM rules ORDER BY id",
 	    -1, &st, NULL) != SQLITE_OK) {
 		fprintf(stderr, "sbx: database: %s\n", sqlite3_errmsg(db));
 		db_close(db);
@@ -105,6 +109,9 @@ list(const char *folder, int json)
 		cJSON_AddBoolToObject(o, "expired", exp && exp <= now);
 		cJSON_AddNumberToObject(o, "uses", (double)sqlite3_column_int64(st, 7));
 		cJSON_AddNumberToObject(o, "last_used", (double)sqlite3_column_int64(st, 8));
+		cJSON_AddStringToObject(o, "risk", policy_risk_name(sqlite3_column_int(st, 9)));
+		policy_factors_text((unsigned)sqlite3_column_int64(st, 10), ftext, sizeof(ftext));
+		cJSON_AddStringToObject(o, "factors", ftext);
 		cJSON_AddItemToArray(arr, o);
 		if (!json) {
 			if (exp) {
@@ -113,9 +120,14 @@ list(const char *folder, int json)
 			} else {
 				snprintf(when, sizeof(when), "never");
 			}
-			printf("%4lld  %-6s %-40.40s by %-10s expires %s%s, used %lld time(s)\n",
-			    (long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1),
-			    sqlite3_column_text(st, 2), sqlite3_column_text(st, 4), when,
+			printf("%4lld  %-6s %-40s up to %s%s%s%s, by %-10s expires %s%s, used %lld "
+			    "time(s)\n",
+			    (long long)sqlite3_column_int64(st, 0),
+			    display_tmp((const char *)sqlite3_column_text(st, 1)),
+			    display_tmp_width((const char *)sqlite3_column_text(st, 2), 40),
+			    policy_risk_name(sqlite3_column_int(st, 9)), ftext[0] ? " (" : "", ftext,
+			    ftext[0] ? ")" : "",
+			    display_tmp((const char *)sqlite3_column_text(st, 4)), when,
 			    exp && exp <= now ? " (expired)" : "",
 			    (long long)sqlite3_column_int64(st, 7));
 		}
@@ -133,6 +145,103 @@ list(const char *folder, int json)
 	}
 	cJSON_Delete(arr);
 	return 0;
+}
+
+static void
+explain_rule(void *ctx, const struct rule_info *ri)
+{
+	char ftext[256];
+
+	(void)ctx;
+	policy_factors_text(ri->factors, ftext, sizeof(ftext));
+	printf("  rule %lld (%s \"%s\", approved at %s%s%s): %s\n", (long long)ri->id,
+	    ri->scope, display_tmp_width(ri->match, 60), policy_risk_name(ri->risk),
+	    ftext[0] ? ": " : "", ftext, db_rule_verdict_text(ri->verdict));
+}
+
+/*
+ * sbx rules test 'COMMAND' [--cwd DIR]: which remembered rule would
+ * approve this Bash command now, and why each rule would or would not.
+ * Exit 0 when a rule covers it, 1 when none does (a human is asked).
+ */
+static int
+rules_test(const struct sbx_ctx *c, const char *folder, int argc, char **argv)
+{
+	char msg[600], cwd[PATH_MAX], ftext[256], hash_hex[2 * SBX_HASH_LEN + 1];
+	unsigned char hash[SBX_HASH_LEN];
+	struct policy_result pr;
+	struct policy_call call;
+	struct rule_query q;
+	struct sbx_err err;
+	struct policy *pol;
+	const char *cmd = argv[2], *ask;
+	char *who = NULL;
+	cJSON *input;
+	sqlite3 *db;
+	int64_t rule;
+	int needed;
+
+	if (argc == 5 && !strcmp(argv[3], "--cwd")) {
+		if (!realpath(argv[4], cwd)) {
+			fprintf(stderr, "sbx: %s: %s\n", argv[4], strerror(errno));
+			return 1;
+		}
+	} else if (argc == 3) {
+		snprintf(cwd, sizeof(cwd), "%s", folder);
+	} else {
+		return usage();
+	}
+	if (!(pol = policy_load_accepted(folder, c->config, msg, sizeof(msg)))) {
+		fprintf(stderr, "sbx: %s\n", msg);
+		return 1;
+	}
+	input = cJSON_CreateObject();
+	cJSON_AddStringToObject(input, "command", cmd);
+	call = (struct policy_call){ .tool = "Bash", .input = input, .cwd = cwd,
+		.folder = folder, .home = getenv("HOME"), .config_dir = c->config };
+	policy_eval(pol, &call, &pr);
+	needed = policy_approvals_needed(pol, &call, &pr);
+	ask = policy_always_ask(pol, cmd);
+	policy_factors_text(pr.factors, ftext, sizeof(ftext));
+	printf("command: %s\npolicy:  %s, risk %s%s%s%s\n", display_tmp(cmd),
+	    policy_verdict_name(pr.verdict), policy_risk_name(pr.risk), ftext[0] ? " (" : "",
+	    ftext, ftext[0] ? ")" : "");
+	if (ask)
+		printf("always_ask: matches \"%s\": no rule covers it\n", display_tmp(ask));
+	if (pr.verdict != POLICY_ESCALATE || needed > 1) {
+		printf("no rule applies: %s\n", pr.verdict == POLICY_ALLOW ? "the policy allows "
+		    "it without asking" : pr.verdict == POLICY_DENY ? "the policy denies it; no "
+		    "rule can approve it" : "it needs two approvers each time (two_approvers)");
+		cJSON_Delete(input);
+		policy_free(pol);
+		return pr.verdict == POLICY_ALLOW ? 0 : 1;
+	}
+	if (request_hash("Bash", input, folder, cwd, hash) < 0) {
+		fprintf(stderr, "sbx: cannot hash the command\n");
+		cJSON_Delete(input);
+		policy_free(pol);
+		return 1;
+	}
+	hex_encode(hash_hex, hash, sizeof(hash));
+	cJSON_Delete(input);
+	if (!(db = db_open(folder, 0, &err))) {
+		fprintf(stderr, "sbx: %s (has sbxd run here yet?)\n", err.msg);
+		policy_free(pol);
+		return 1;
+	}
+	q = (struct rule_query){ .hash = hash_hex, .tool = "Bash", .command = cmd,
+		.now = now_ms() / 1000, .risk = (int)pr.risk, .factors = pr.factors,
+		.always_ask = ask };
+	rule = db_rule_match(db, &q, &who, explain_rule, NULL);
+	if (rule)
+		printf("covered by rule %lld (approved by %s): sbxd would run it without "
+		    "asking\n", (long long)rule, display_tmp(who));
+	else
+		printf("no rule covers it: a human will be asked\n");
+	free(who);
+	db_close(db);
+	policy_free(pol);
+	return rule ? 0 : 1;
 }
 
 int
@@ -158,10 +267,13 @@ cmd_rules(struct sbx_ctx *c, int argc, char **argv)
 			return usage();
 		if (rule_write(c, folder, "rule", argv[2], dur ? now_ms() / 1000 + dur : 0, 0))
 			return 1;
-		printf("sent to sbxd: remember Bash commands starting with \"%s\"%s\n", argv[2],
+		printf("sent to sbxd: remember Bash commands starting with \"%s\"%s\n",
+		    display_tmp(argv[2]),
 		    dur ? " for a while" : "");
 		return 0;
 	}
+	if (!strcmp(argv[1], "test") && argc >= 3)
+		return rules_test(c, folder, argc, argv);
 	if (!strcmp(argv[1], "rm") && argc == 3) {
 		id = strtoll(argv[2], &end, 10);
 		if (id <= 0 || *end)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "approver/cmd.h"
+#include "common/display.h"
 #include "common/util.h"
 
 #define MAX_WORDS 32
@@ -84,7 +85,7 @@ static int
 refuse(const char *why)
 {
 	fprintf(stderr, "sbx: refused over SSH: %s. Allowed: sbx [-C DIR] watch | pending | "
-	    "show ID | approve ID | deny ID [--reason TEXT]\n", why);
+	    "show ID | approve ID | deny ID [--reason TEXT]\n", display_tmp(why));
 	return 1;
 }
 

@@ -11,6 +11,7 @@
 
 #include "approver/cmd.h"
 #include "approver/cmd_policy.h"
+#include "common/display.h"
 #include "common/util.h"
 
 static void
@@ -53,6 +54,9 @@ usage(FILE *f)
 	    "                                 the audit log as a timeline\n"
 	    "  audit export --syslog | --evidence FILE\n"
 	    "                                 forward to syslog, or bundle for another machine\n"
+	    "  jail [--login] [--offline] [--] COMMAND [ARG...]\n"
+	    "                                 run an agent under bubblewrap: the only way out\n"
+	    "                                 is an approved escalation (sbx jail --help)\n"
 	    "\n"
 	    "  -C DIR     the project folder (default: walk up from the current directory)\n"
 	    "ID may be a unique prefix of 4 or more hex digits.\n"
@@ -83,6 +87,8 @@ main(int argc, char **argv)
 		printf("sbx %s\n", SBX_VERSION);
 		return 0;
 	}
+	/* Agent text is measured in terminal columns (common/display). */
+	display_init();
 	if (sodium_init() < 0) {
 		fprintf(stderr, "sbx: libsodium failed to initialise\n");
 		return 1;
@@ -129,6 +135,8 @@ main(int argc, char **argv)
 		return cmd_decide(&c, argc, argv);
 	if (!strcmp(cmd, "audit"))
 		return cmd_audit(&c, argc, argv);
+	if (!strcmp(cmd, "jail"))
+		return cmd_jail(&c, argc, argv);
 	fprintf(stderr, "sbx: unknown command \"%s\"\n", cmd);
 	usage(stderr);
 	return 2;

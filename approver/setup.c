@@ -5,6 +5,7 @@
  * when replacing a file (it refuses symlinked config files instead).
  * MUST write by temp file + rename, keeping the file's mode.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "approver/codex_trust.h"
+#include "approver/init_gemini.h"
 #include "approver/setup.h"
 #include "common/json.h"
 
@@ -25,7 +28,7 @@
  *   "commands": [...], "server": "sbx"}]} */
 
 static const char *const kind_names[] = { "claude", "claude-mcp", "codex", "cursor",
-	"cursor-mcp" };
+	"cursor-mcp", "gemini" };
 
 int
 shell_quote(const char *s, char *out, size_t outsz)
@@ -54,6 +57,152 @@ shell_quote(const char *s, char *out, size_t outsz)
 	out[o++] = '\'';
 	out[o] = '\0';
 	return 0;
+}
+
+/*
+ * The command line registered for sbx-hook MODE. An agent runs it through
+ * a shell, and Claude Code (like Codex) treats exit status 127 ("command
+ * not found") as a non-blocking error: the tool call would run unguarded
+ * once the binary is gone (make clean, a moved clone, an uninstall). So
+ * the command checks the binary and blocks (exit 2, which every client
+ * reads as "deny") with a message saying what to do:
+ *
+ *   sh -c 'if [ -x "$0" ]; then "$0" MODE; s=$?; [ $s -lt 126 ] && exit $s;
+ *     echo "...could not run..." >&2; else echo "...missing..." >&2; fi;
+ *     exit 2' /path/to/sbx-hook
+ *
+ * The path is an argument ($0), quoted once by shell_quote, so spaces and
+ * quotes in it are never part of the script. The hook's own exit status
+ * (0 or 2) passes through unchanged; 126 and up (cannot execute, a missing
+ * shared library, killed by a signal) become a block too, which is why
+ * the hook is run as a child rather than exec'd. The script holds no
+ * single quote and no backslash-quote, so it survives any shell's
+ * single-quoting. Cursor also gets its deny JSON on stdout.
+ */
+static int
+hook_command(const char *quoted_hook, const char *mode, char *out, size_t outsz)
+{
+	int cursor = strcmp(mode, "cursor") == 0;
+
+	return xsnprintf(out, outsz, "sh -c 'if [ -x \"$0\" ]; then \"$0\" %s; s=$?; "
+	    "[ $s -lt 126 ] && exit $s; echo \"sbx: $0 %s could not run (exit status $s); "
+	    "the call is blocked. Reinstall sbx, or run sbx init again in this folder.\" >&2; "
+	    "else echo \"sbx: $0 is missing or not executable; every call is blocked. "
+	    "Reinstall sbx (make install), or run sbx init again in this folder.\" >&2; "
+	    "fi; %sexit 2' %s", mode, mode,
+	    cursor ? "echo \"{\\\"permission\\\":\\\"deny\\\",\\\"agent_message\\\":"
+	    "\\\"sbx-hook is missing or failed, the call was not run\\\"}\"; " : "",
+	    quoted_hook) < 0 ? -1 : 0;
+}
+
+/* Reads one shell word (bare, '...' and \' parts) from s into out. */
+static const char *
+shell_word(const char *s, char *out, size_t outsz)
+{
+	size_t o = 0;
+
+	while (*s && *s != ' ') {
+		if (*s == '\'') {
+			for (s++; *s && *s != '\''; s++)
+				if (o + 1 < outsz)
+					out[o++] = *s;
+			if (!*s)
+				return NULL;
+			s++;
+		} else {
+			if (*s == '\\' && s[1])
+				s++;
+			if (o + 1 < outsz)
+				out[o++] = *s;
+			s++;
+		}
+	}
+	if (o + 1 >= outsz)
+		return NULL;
+	out[o] = '\0';
+	return s;
+}
+
+int
+hook_command_exe(const char *command, char *out, size_t outsz)
+{
+	const char *p = command;
+
+	if (!strncmp(p, "sh -c '", 7)) {
+		/* the script holds no single quote: the path follows its end */
+		if (!(p = strchr(p + 7, '\'')) || p[1] != ' ')
+			return -1;
+		p += 2;
+	}
+	if (!shell_word(p, out, outsz) || !out[0]) {
+		snprintf(out, outsz, "%s", command);    /* for the message */
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Parses text as one JSON object, or says in err where and why it is not:
+ * the line and column, and the usual reasons a hand-edited settings file
+ * is not JSON (comments, trailing commas, single quotes).
+ */
+static cJSON *
+parse_object(const char *text, size_t len, const char *path, struct sbx_err *err)
+{
+	const char *end = NULL, *why;
+	size_t off, k, b;
+	int line = 1, col = 1;
+	cJSON *root;
+
+	for (k = 0; k < len && isspace((unsigned char)text[k]); k++)
+		;
+	if (k == len) {
+		err_set(err, "%s is empty, which is not JSON (write {} in it, or remove it); "
+		    "nothing was written", path);
+		return NULL;
+	}
+	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (root) {
+		for (k = (size_t)(end - text); k < len && isspace((unsigned char)text[k]); k++)
+			;
+		if (cJSON_IsObject(root) && k == len)
+			return root;
+		cJSON_Delete(root);
+		off = k < len ? k : 0;
+		why = k < len ? "text after the end of the JSON object" :
+		    "JSON, but not an object ({...})";
+	} else {
+		off = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
+		/* cJSON may point one past the character it stopped at */
+		if (off > 0 && off < len && (text[off - 1] == '\'' ||
+		    (text[off - 1] == '/' && (text[off] == '/' || text[off] == '*'))))
+			off--;
+		for (b = off; b > 0 && isspace((unsigned char)text[b - 1]); b--)
+			;
+		for (k = off; k < len && isspace((unsigned char)text[k]); k++)
+			;
+		if (off + 1 < len && text[off] == '/' && (text[off + 1] == '/' ||
+		    text[off + 1] == '*'))
+			why = "a comment: JSON has no comments (remove it)";
+		else if (off < len && (text[off] == '}' || text[off] == ']') && b > 0 &&
+		    text[b - 1] == ',')
+			why = "a trailing comma: JSON allows no comma before } or ] (remove it)";
+		else if (off < len && text[off] == '\'')
+			why = "single quotes: JSON strings take double quotes";
+		else if (k >= len || (off < len && strspn(text + off + 1, " \t\r\n") ==
+		    len - off - 1))
+			why = "the file ends early (an unclosed {, [ or string)";
+		else
+			why = "not valid JSON here";
+	}
+	for (k = 0; k < off && k < len; k++, col++)
+		if (text[k] == '\n') {
+			line++;
+			col = 0;
+		}
+	err_set(err, "%s line %d, column %d: %s; fix or move it, nothing was written",
+	    path, line, col, why);
+	return NULL;
 }
 
 /* Reads FOLDER/REL as a JSON object; *root = NULL when it does not exist. */
@@ -89,15 +238,9 @@ load_json(const char *folder, const char *rel, cJSON **root, struct sbx_err *err
 		return -1;
 	}
 	close(fd);
-	*root = cJSON_ParseWithLength(text, len);
+	*root = parse_object(text, len, path, err);
 	free(text);
-	if (!cJSON_IsObject(*root)) {
-		cJSON_Delete(*root);
-		*root = NULL;
-		err_set(err, "%s is not a JSON object; fix or move it, nothing was written", path);
-		return -1;
-	}
-	return 1;
+	return *root ? 1 : -1;
 }
 
 static int
@@ -242,7 +385,7 @@ add_mcp_server(cJSON *root, const char *command, int with_type, const char *fold
 		if (c && strcmp(c, command) == 0)
 			return 0;
 		err_set(err, "an MCP server named \"sbx\" exists already with another command "
-		    "(%s); remove it first", c ? c : "none");
+		    "(%s); remove it first, nothing was written", c ? c : "none");
 		return -1;
 	}
 	s = cJSON_CreateObject();
@@ -260,7 +403,7 @@ add_mcp_server(cJSON *root, const char *command, int with_type, const char *fold
 }
 
 static int
-record(const char *folder, enum setup_kind kind, const char *file, int created_file,
+record(const char *folder, const char *kind, const char *file, int created_file,
     int created_dir, cJSON *created, cJSON *commands, struct sbx_err *err)
 {
 	cJSON *root = NULL, *entries, *e, *next;
@@ -277,7 +420,7 @@ record(const char *folder, enum setup_kind kind, const char *file, int created_f
 	/* One entry per kind and file: merge with an earlier one. */
 	for (e = entries->child; e; e = next) {
 		next = e->next;
-		if (json_str(e, "kind") && !strcmp(json_str(e, "kind"), kind_names[kind]) &&
+		if (json_str(e, "kind") && !strcmp(json_str(e, "kind"), kind) &&
 		    json_str(e, "file") && !strcmp(json_str(e, "file"), file)) {
 			const cJSON *c;
 
@@ -290,7 +433,7 @@ record(const char *folder, enum setup_kind kind, const char *file, int created_f
 		}
 	}
 	e = cJSON_CreateObject();
-	cJSON_AddStringToObject(e, "kind", kind_names[kind]);
+	cJSON_AddStringToObject(e, "kind", kind);
 	cJSON_AddStringToObject(e, "file", file);
 	cJSON_AddBoolToObject(e, "created_file", created_file);
 	cJSON_AddBoolToObject(e, "created_dir", created_dir);
@@ -302,17 +445,58 @@ record(const char *folder, enum setup_kind kind, const char *file, int created_f
 	return rc;
 }
 
-int
-setup_add(enum setup_kind kind, const struct setup_opts *o, const char **file,
-    struct sbx_err *err)
+static int strip(cJSON *root, const cJSON *e);
+static int is_ours(const char *c, const cJSON *commands);
+
+/*
+ * Takes out of root the commands an earlier init recorded for this kind
+ * and file that are not among the ones just added: a hook registered from
+ * another place (a moved clone, the build tree before make install, the
+ * older bare form) must not stay beside the new one, blocking every call.
+ * 1 if root changed, 0 if not, -1 on error.
+ */
+static int
+drop_stale(cJSON *root, const char *folder, enum setup_kind kind, const char *rel,
+    const cJSON *commands, struct sbx_err *err)
 {
-	char hook[PATH_MAX], mcp[PATH_MAX], q[PATH_MAX * 2], cmd[PATH_MAX * 2 + 32];
+	cJSON *rec = NULL, *e, *stale, *tmp;
+	const cJSON *c;
+	int r = 0;
+
+	if (load_json(folder, ".sandbox/setup.json", &rec, err) < 0)
+		return -1;
+	if (!rec)
+		return 0;
+	tmp = cJSON_CreateObject();
+	stale = cJSON_AddArrayToObject(tmp, "commands");
+	cJSON_AddArrayToObject(tmp, "created");
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rec, "entries")) {
+		if (!json_str(e, "kind") || strcmp(json_str(e, "kind"), kind_names[kind]) ||
+		    !json_str(e, "file") || strcmp(json_str(e, "file"), rel))
+			continue;
+		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(e, "commands"))
+			if (cJSON_IsString(c) && !is_ours(c->valuestring, commands))
+				cJSON_AddItemToArray(stale, cJSON_CreateString(c->valuestring));
+	}
+	if (stale->child)
+		r = strip(root, tmp);
+	cJSON_Delete(tmp);
+	cJSON_Delete(rec);
+	return r;
+}
+
+static int
+apply(enum setup_kind kind, const struct setup_opts *o, const char **file,
+    struct sbx_err *err, int write)
+{
+	char hook[PATH_MAX], mcp[PATH_MAX], q[PATH_MAX * 2], cmd[PATH_MAX * 2 + 512];
 	cJSON *root = NULL, *created = cJSON_CreateArray(), *commands = cJSON_CreateArray();
 	int existed, changed = 0, r, created_dir = 0;
 	const char *rel;
 
 	static const char *const rels[] = { ".claude/settings.json", ".mcp.json",
-		".codex/hooks.json", ".cursor/hooks.json", ".cursor/mcp.json" };
+		".codex/hooks.json", ".cursor/hooks.json", ".cursor/mcp.json",
+		".gemini/settings.json" };
 
 	rel = kind == SETUP_CLAUDE && o->local ? ".claude/settings.local.json" : rels[kind];
 	*file = rel;
@@ -329,8 +513,8 @@ setup_add(enum setup_kind kind, const struct setup_opts *o, const char **file,
 		root = cJSON_CreateObject();
 
 #define ADD(expr) do { if ((r = (expr)) < 0) goto fail; changed |= r; } while (0)
-#define CMD(mode) (snprintf(cmd, sizeof(cmd), "%s %s", q, mode), \
-	cJSON_AddItemToArray(commands, cJSON_CreateString(cmd)), cmd)
+#define CMD(mode) (hook_command(q, mode, cmd, sizeof(cmd)) < 0 ? "" : \
+	(cJSON_AddItemToArray(commands, cJSON_CreateString(cmd)), cmd))
 	switch (kind) {
 	case SETUP_CLAUDE:
 		ADD(add_hook(root, "PreToolUse", "*", CMD("pre"), o->timeout, created, err));
@@ -340,6 +524,11 @@ setup_add(enum setup_kind kind, const struct setup_opts *o, const char **file,
 	case SETUP_CODEX:
 		ADD(add_hook(root, "PreToolUse", NULL, CMD("codex"), o->timeout, created, err));
 		break;
+	case SETUP_GEMINI:
+		/* Gemini's timeout is in milliseconds */
+		ADD(add_hook(root, "BeforeTool", ".*", CMD("gemini"), o->timeout * 1000, created,
+		    err));
+		break;
 	case SETUP_CURSOR:
 		ADD(add_cursor_hook(root, "beforeShellExecution", CMD("cursor"), created, err));
 		ADD(add_cursor_hook(root, "beforeMCPExecution", CMD("cursor"), created, err));
@@ -348,17 +537,22 @@ setup_add(enum setup_kind kind, const struct setup_opts *o, const char **file,
 	case SETUP_CLAUDE_MCP:
 	case SETUP_CURSOR_MCP:
 		cJSON_AddItemToArray(commands, cJSON_CreateString(mcp));
+		ADD(drop_stale(root, o->folder, kind, rel, commands, err));
 		ADD(add_mcp_server(root, mcp, kind == SETUP_CLAUDE_MCP,
 		    /* Cursor does not promise the server's working directory. */
 		    kind == SETUP_CURSOR_MCP ? o->folder : NULL, created, err));
 		break;
 	}
+	if (kind != SETUP_CLAUDE_MCP && kind != SETUP_CURSOR_MCP)
+		ADD(drop_stale(root, o->folder, kind, rel, commands, err));
 #undef ADD
 #undef CMD
+	if (!write)
+		changed = 0;
 	if (changed && save_json(o->folder, rel, root, &created_dir, err) < 0)
 		goto fail;
-	if (changed && record(o->folder, kind, rel, !existed, created_dir, created, commands,
-	    err) < 0)
+	if (changed && record(o->folder, kind_names[kind], rel, !existed, created_dir, created,
+	    commands, err) < 0)
 		goto fail;
 	cJSON_Delete(root);
 	cJSON_Delete(created);
@@ -377,6 +571,20 @@ fail:
 	cJSON_Delete(created);
 	cJSON_Delete(commands);
 	return -1;
+}
+
+int
+setup_add(enum setup_kind kind, const struct setup_opts *o, const char **file,
+    struct sbx_err *err)
+{
+	return apply(kind, o, file, err, 1);
+}
+
+int
+setup_check(enum setup_kind kind, const struct setup_opts *o, const char **file,
+    struct sbx_err *err)
+{
+	return apply(kind, o, file, err, 0) < 0 ? -1 : 0;
 }
 
 static int
@@ -450,6 +658,23 @@ strip(cJSON *root, const cJSON *e)
 }
 
 int
+setup_record_trust(const char *folder, const char *kind, const char *config,
+    int created_file, int added_newline, struct sbx_err *err)
+{
+	cJSON *none = cJSON_CreateArray(), *none2 = cJSON_CreateArray();
+	int rc;
+
+	if (added_newline)
+		cJSON_AddItemToArray(none, cJSON_CreateString("final-newline"));
+	rc = none && none2 ? record(folder, kind, config, created_file, 0, none, none2, err)
+	    : -1;
+
+	cJSON_Delete(none);
+	cJSON_Delete(none2);
+	return rc;
+}
+
+int
 setup_remove_all(const char *folder, struct sbx_err *err)
 {
 	cJSON *rec = NULL, *root, *e;
@@ -464,7 +689,30 @@ setup_remove_all(const char *folder, struct sbx_err *err)
 		return 0;
 	}
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(rec, "entries")) {
-		if (!(file = json_str(e, "file")) || strstr(file, "..") || file[0] == '/')
+		/* Codex's own config.toml, outside the folder: sbx's block only. */
+		if ((file = json_str(e, "file")) && json_str(e, "kind") &&
+		    !strcmp(json_str(e, "kind"), "codex-trust")) {
+			if ((r = codex_trust_remove(file, folder, json_bool(e, "created_file") == 1,
+			    was_created(cJSON_GetObjectItemCaseSensitive(e, "created"),
+			    "final-newline"), err)) < 0) {
+				cJSON_Delete(rec);
+				return -1;
+			}
+			printf(r ? "took sbx's Codex trust for this folder out of %s\n" :
+			    "%s: no sbx trust block left\n", file);
+			continue;
+		}
+		if (file && json_str(e, "kind") && !strcmp(json_str(e, "kind"), "gemini-trust")) {
+			if ((r = gemini_trust_remove(file, folder, json_bool(e, "created_file") == 1,
+			    err)) < 0) {
+				cJSON_Delete(rec);
+				return -1;
+			}
+			printf(r ? "took this folder's trust out of %s\n" :
+			    "%s: no trust of sbx's left\n", file);
+			continue;
+		}
+		if (!file || strstr(file, "..") || file[0] == '/')
 			continue;
 		if ((r = load_json(folder, file, &root, err)) < 0) {
 			cJSON_Delete(rec);

@@ -20,13 +20,14 @@ enum setup_kind {
 	SETUP_CODEX,            /* .codex/hooks.json */
 	SETUP_CURSOR,           /* .cursor/hooks.json */
 	SETUP_CURSOR_MCP,       /* .cursor/mcp.json */
+	SETUP_GEMINI,           /* .gemini/settings.json */
 };
 
 struct setup_opts {
 	const char *folder;     /* resolved project folder */
 	const char *bindir;     /* where sbx-hook and sbx-mcp live */
 	int local;              /* Claude: settings.local.json */
-	int timeout;            /* hook timeout in seconds (Claude, Codex) */
+	int timeout;            /* hook timeout in seconds (Claude, Codex, Gemini) */
 };
 
 /* Adds sbx to one client's file. 1 changed, 0 already there, -1 error.
@@ -34,11 +35,28 @@ struct setup_opts {
 int setup_add(enum setup_kind kind, const struct setup_opts *o, const char **file,
     struct sbx_err *err);
 
+/* What setup_add would do, writing nothing: 0, or -1 with err saying
+ * why it would fail (a file that is not JSON: where and why). */
+int setup_check(enum setup_kind kind, const struct setup_opts *o, const char **file,
+    struct sbx_err *err);
+
 /* Takes out what setup_add recorded, for every kind. Prints what it did.
  * 0 or -1. */
 int setup_remove_all(const char *folder, struct sbx_err *err);
 
+/* Records in setup.json that CONFIG (an absolute path: Codex's
+ * config.toml, KIND "codex-trust", or Gemini's trustedFolders.json,
+ * "gemini-trust") got sbx's trust for the folder, and whether sbx created
+ * the file or ended its last line. 0 or -1. */
+int setup_record_trust(const char *folder, const char *kind, const char *config,
+    int created_file, int added_newline, struct sbx_err *err);
+
 /* Quotes s for sh -c when it needs quoting; out gets the result. */
 int shell_quote(const char *s, char *out, size_t outsz);
+
+/* The sbx-hook path that a hook command sbx init registered runs (the
+ * wrapper that blocks when the binary is gone, or an older bare
+ * "PATH MODE"). 0, or -1 when it cannot be read. */
+int hook_command_exe(const char *command, char *out, size_t outsz);
 
 #endif

@@ -29,6 +29,7 @@
 #include "approver/cmd.h"
 #include "common/accept.h"
 #include "common/db.h"
+#include "common/display.h"
 #include "common/json.h"
 #include "common/queue.h"
 #include "common/registry.h"
@@ -41,7 +42,10 @@
 struct item {
 	struct req_row row;
 	int folder;                 /* index into w->folders */
-	char risk[80];              /* "high: privilege change, network egress" */
+	char risk[320];             /* "high: privilege change, network egress" */
+	int level;                  /* enum policy_risk, for what a rule covers */
+	unsigned factors;
+	char ask[208];              /* the always_ask entry it matches, or "" */
 	int hook_wait;              /* seconds the hook waits */
 };
 
@@ -51,11 +55,11 @@ struct watch {
 	const char *config;
 	struct item items[MAX_ITEMS];
 	int n, sel, top;
-	char autos[3][200];         /* latest auto-approved, for the quieter list */
+	char autos[3][400];         /* latest auto-approved, for the quieter list */
 	int nautos;
 	char seen[MAX_ITEMS][SBX_ID_LEN + 1];   /* ids already announced */
 	int nseen;
-	char status[512];           /* one line under the list */
+	char status[768];           /* one line under the list */
 	char waiting_id[SBX_ID_LEN + 1];        /* decided, result not yet shown */
 	int waiting_folder;
 	int rows, cols;
@@ -162,7 +166,11 @@ assess(struct watch *w, struct item *it)
 		.config_dir = w->config };
 	policy_eval(p, &call, &pr);
 	policy_factors_text(pr.factors, factors, sizeof(factors));
-	snprintf(it->risk, sizeof(it->risk), "%s%s%.60s", policy_risk_name(pr.risk),
+	it->level = (int)pr.risk;
+	it->factors = pr.factors;
+	snprintf(it->ask, sizeof(it->ask), "%s", policy_always_ask(p, it->row.command)
+	    ? policy_always_ask(p, it->row.command) : "");
+	snprintf(it->risk, sizeof(it->risk), "%s%s%s", policy_risk_name(pr.risk),
 	    factors[0] ? ": " : "", factors);
 	cJSON_Delete(input);
 	policy_free(p);
@@ -203,6 +211,18 @@ what(const struct req_row *r)
 	return r->command ? r->command : r->input ? r->input : "";
 }
 
+/* One line of the quieter list: id, status and the command, safe and
+ * cut at a character. */
+static void
+auto_line(char *out, size_t size, const struct req_row *r)
+{
+	const char *c = what(r);
+	char *t = display_text(c, strlen(c), 0, 150, NULL, NULL);
+
+	snprintf(out, size, "%.8s %-7s %s", r->id, r->status, t ? t : "?");
+	free(t);
+}
+
 /* Reloads the pending requests of every folder; announces new ones. */
 static void
 refresh(struct watch *w)
@@ -223,8 +243,7 @@ refresh(struct watch *w)
 		n = db_list(db, NULL, 50, &rows);
 		for (i = n - 1; i >= 0; i--)
 			if (rows[i].is_auto && w->nautos < 3 && now_ms() / 1000 - rows[i].created < 3600)
-				snprintf(w->autos[w->nautos++], sizeof(w->autos[0]), "%.8s %-7s %.150s",
-				    rows[i].id, rows[i].status, what(&rows[i]));
+				auto_line(w->autos[w->nautos++], sizeof(w->autos[0]), &rows[i]);
 		if (n > 0)
 			db_rows_free(rows, n);
 		n = db_list(db, "pending", MAX_ITEMS, &rows);
@@ -249,15 +268,18 @@ refresh(struct watch *w)
 		fresh = 1;
 		if (w->nseen < MAX_ITEMS)
 			snprintf(w->seen[w->nseen++], SBX_ID_LEN + 1, "%s", w->items[i].row.id);
+		/* Agent text, made safe for whatever terminal shows it. */
 		snprintf(summary, sizeof(summary), "sbx: request %s in %s: %s %s\nwhy: %s\n",
-		    w->items[i].row.id, w->folders[w->items[i].folder], w->items[i].row.tool,
-		    what(&w->items[i].row), w->items[i].row.reason ? w->items[i].row.reason : "");
+		    w->items[i].row.id, display_tmp(w->folders[w->items[i].folder]),
+		    display_tmp(w->items[i].row.tool), display_tmp(what(&w->items[i].row)),
+		    display_tmp(w->items[i].row.reason));
 		notify(w, summary);
 		if (w->plain) {
 			printf("\nnew request %s  [%s]  %s\n  %s: %s\n  why: %s\n  risk: %s\n",
-			    w->items[i].row.id, w->folders[w->items[i].folder], w->items[i].row.tool,
-			    w->items[i].row.tool, what(&w->items[i].row),
-			    w->items[i].row.reason ? w->items[i].row.reason : "", w->items[i].risk);
+			    w->items[i].row.id, display_tmp(w->folders[w->items[i].folder]),
+			    display_tmp(w->items[i].row.tool), display_tmp(w->items[i].row.tool),
+			    display_tmp(what(&w->items[i].row)), display_tmp(w->items[i].row.reason),
+			    w->items[i].risk);
 		}
 	}
 	if (fresh && !w->plain)
@@ -270,7 +292,7 @@ refresh(struct watch *w)
 static void
 check_result(struct watch *w)
 {
-	char path[PATH_MAX + 64], first[200] = "";
+	char path[PATH_MAX + 64], first[512] = "";
 	struct sbx_err err;
 	int64_t code = -1, sig = 0;
 	const char *out, *status;
@@ -295,13 +317,17 @@ check_result(struct watch *w)
 	out = json_str(r, "stdout");
 	if (!out || !*out)
 		out = json_str(r, "stderr");
-	if (out)
-		snprintf(first, sizeof(first), "%.*s", (int)strcspn(out, "\n"), out);
+	if (out) {
+		char *t = display_text(out, strcspn(out, "\n"), 0, 120, NULL, NULL);
+
+		snprintf(first, sizeof(first), "%s", t ? t : "?");
+		free(t);
+	}
 	snprintf(w->status, sizeof(w->status), "result %s: %s, exit %lld%s%s | %s",
-	    w->waiting_id, status ? status : "?", (long long)code,
+	    w->waiting_id, status ? display_tmp(status) : "?", (long long)code,
 	    sig ? ", signal " : "", sig ? "set" : "", first);
 	if (w->plain)
-		printf("%s\n", w->status);
+		printf("%s\n", display_tmp(w->status));
 	w->waiting_id[0] = '\0';
 	cJSON_Delete(r);
 }
@@ -322,14 +348,21 @@ watch_inotify(struct watch *w)
 		}
 }
 
-/* Prints s cut to width columns (bytes; control characters shown as ?). */
-static void
-put_cut(const char *s, int width)
+/*
+ * Prints s[0..len) made safe (common/display: escapes for controls,
+ * bidi, invisible characters, bad UTF-8), cut to width terminal columns
+ * at a character. Returns how many bytes of s it showed.
+ */
+static size_t
+put_cut(const char *s, size_t len, int width, int flags)
 {
-	int i;
+	size_t used = 0;
+	char *t = display_text(s, len, flags, width > 0 ? width : 1, &used, NULL);
 
-	for (i = 0; s[i] && i < width; i++)
-		putchar((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
+	if (t)
+		fputs(t, stdout);
+	free(t);
+	return used;
 }
 
 static void
@@ -341,7 +374,7 @@ line(struct watch *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	put_cut(buf, w->cols - 1);
+	put_cut(buf, strlen(buf), w->cols - 1, 0);
 	printf("\033[K\r\n");
 }
 
@@ -459,7 +492,7 @@ draw(struct watch *w)
 {
 	const struct item *it;
 	int64_t now = now_ms() / 1000, left;
-	int i, list_rows, used = 0, k;
+	int i, list_rows, used = 0, k, bsl;
 	const char *cmd;
 
 	term_size(w);
@@ -526,17 +559,19 @@ draw(struct watch *w)
 			}
 		}
 		cmd = what(&it->row);
-		/* The exact command, wrapped over the remaining rows. */
+		/* The exact command, wrapped over the remaining rows; backslashes
+		 * doubled across all of it when any part needs an escape. */
+		bsl = display_needs_escape(cmd, strlen(cmd), DISPLAY_KEEP_NL) ? DISPLAY_BSL
+		    : DISPLAY_NO_BSL;
 		for (k = 0; *cmd && used < w->rows - 3; used++, k++) {
-			int n = (int)strcspn(cmd, "\n");
-			int width = w->cols - 3;
+			size_t n = strcspn(cmd, "\n"), shown;
 
-			if (n > width)
-				n = width;
 			printf("%s", k == 0 ? "$ " : "  ");
-			put_cut(cmd, n);
+			shown = put_cut(cmd, n, w->cols - 3, bsl);
 			printf("\033[K\r\n");
-			cmd += n;
+			if (shown == 0 && n > 0)
+				break;  /* narrower than one escape */
+			cmd += shown;
 			if (*cmd == '\n')
 				cmd++;
 		}
@@ -545,7 +580,7 @@ draw(struct watch *w)
 		printf("\033[K\r\n");
 	line(w, "%s", w->status);
 	printf("%s", w->color ? "\033[1m" : "");
-	put_cut("[a]pprove [r]emember [d]eny [v]iew [j/k]move [q]uit", w->cols - 1);
+	put_cut("[a]pprove [r]emember [d]eny [v]iew [j/k]move [q]uit", 52, w->cols - 1, 0);
 	printf("%s\033[K", w->color ? "\033[0m" : "");
 	fflush(stdout);
 }
@@ -592,7 +627,7 @@ decide(struct watch *w, struct item *it, int approve, int remember, const char *
 	snprintf(w->waiting_id, sizeof(w->waiting_id), "%s", it->row.id);
 	w->waiting_folder = it->folder;
 	if (w->plain)
-		printf("%s\n", w->status);
+		printf("%s\n", display_tmp(w->status));
 }
 
 /* The whole request, scrollable, until q. */
@@ -622,7 +657,7 @@ view(struct watch *w, const struct item *it)
 			line(w, "%s", lines[i]);
 		for (; i < top + w->rows - 2; i++)
 			printf("\033[K\r\n");
-		put_cut("[j/k] scroll  [space] page  [q] back", w->cols - 1);
+		put_cut("[j/k] scroll  [space] page  [q] back", 36, w->cols - 1, 0);
 		printf("\033[K");
 		fflush(stdout);
 		if (read(STDIN_FILENO, &c, 1) != 1 || got_stop || c == 'q' || c == 27)
@@ -666,6 +701,25 @@ remember(struct watch *w, struct item *it)
 			return;
 		if (!prefix[0])
 			snprintf(prefix, sizeof(prefix), "%.*s", (int)n, cmd);
+	}
+	if (it->ask[0]) {
+		snprintf(w->status, sizeof(w->status), "not remembered: the call is on the "
+		    "always_ask list (\"%.150s\"); no rule covers it - press a to approve once",
+		    it->ask);
+		return;
+	}
+	/* What the rule will cover, on the line above the prompt. */
+	{
+		char ftext[256], cover[1024];
+
+		policy_factors_text(it->factors, ftext, sizeof(ftext));
+		snprintf(cover, sizeof(cover), "rule covers: %s%.200s%s, rated %s or lower, with "
+		    "no risk factor beyond: %s; never an always_ask call", prefix[0] ?
+		    "Bash commands starting with \"" : "this exact call", prefix,
+		    prefix[0] ? "\"" : "", policy_risk_name((enum policy_risk)it->level),
+		    ftext[0] ? ftext : "none");
+		printf("\033[%d;1H\033[K", w->rows - 1);
+		put_cut(cover, strlen(cover), w->cols - 1, 0);
 	}
 	if (read_line(w, "expires after (e.g. 30m, 8h, 7d; enter: never): ", dur, sizeof(dur)) < 0)
 		return;
@@ -735,8 +789,8 @@ plain_command(struct watch *w, char *cmdline)
 		if (w->n == 0)
 			printf("nothing pending\n");
 		for (i = 0; i < w->n; i++)
-			printf("%s  %-6s %s\n", w->items[i].row.id, w->items[i].row.tool,
-			    what(&w->items[i].row));
+			printf("%s  %-6s %s\n", w->items[i].row.id, display_tmp(w->items[i].row.tool),
+			    display_tmp(what(&w->items[i].row)));
 		fflush(stdout);
 		return 0;
 	}
@@ -749,7 +803,7 @@ plain_command(struct watch *w, char *cmdline)
 	for (i = 0; i < w->n && strncmp(w->items[i].row.id, id, strlen(id)); i++)
 		;
 	if (i == w->n || strlen(id) < 4) {
-		printf("no pending request %s\n", id);
+		printf("no pending request %s\n", display_tmp(id));
 	} else {
 		decide(w, &w->items[i], verb[0] != 'd', verb[0] == 'r', NULL, 0,
 		    reason ? reason : "");

@@ -30,8 +30,27 @@ static const char schema[] =
     " id INTEGER PRIMARY KEY AUTOINCREMENT, scope TEXT NOT NULL, hash TEXT,"
     " prefix TEXT, tool TEXT NOT NULL, command TEXT, approver TEXT NOT NULL,"
     " key_id TEXT, created INTEGER NOT NULL, expires INTEGER NOT NULL DEFAULT 0,"
-    " uses INTEGER NOT NULL DEFAULT 0, last_used INTEGER);"
+    " uses INTEGER NOT NULL DEFAULT 0, last_used INTEGER, risk INTEGER, factors INTEGER);"
     "CREATE INDEX IF NOT EXISTS rules_hash ON rules(hash);";
+
+/*
+ * Rules made before they carried the risk they were approved at get the
+ * columns, NULL: such a rule covers only low-risk calls without factors.
+ */
+static int
+rules_migrate(sqlite3 *db, char **emsg)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, "SELECT risk, factors FROM rules LIMIT 0", -1, &st,
+	    NULL) == SQLITE_OK) {
+		sqlite3_finalize(st);
+		return 0;
+	}
+	return sqlite3_exec(db, "ALTER TABLE rules ADD COLUMN risk INTEGER;"
+	    "ALTER TABLE rules ADD COLUMN factors INTEGER;", NULL, NULL, emsg) == SQLITE_OK
+	    ? 0 : -1;
+}
 
 sqlite3 *
 db_open(const char *folder, int writable, struct sbx_err *err)
@@ -56,6 +75,8 @@ db_open(const char *folder, int writable, struct sbx_err *err)
 	    NULL, NULL, &emsg) != SQLITE_OK)
 		goto fail_exec;
 	if (writable && sqlite3_exec(db, schema, NULL, NULL, &emsg) != SQLITE_OK)
+		goto fail_exec;
+	if (writable && rules_migrate(db, &emsg) < 0)
 		goto fail_exec;
 	return db;
 fail_exec:
@@ -186,32 +207,79 @@ db_rows_free(struct req_row *rows, int n)
 	free(rows);
 }
 
-int64_t
-db_rule_match(sqlite3 *db, const char *hash, const char *tool, const char *command,
-    int64_t now, char **approver)
+const char *
+db_rule_verdict_text(enum rule_verdict v)
 {
+	switch (v) {
+	case RULE_COVERS: return "covers it";
+	case RULE_EXPIRED: return "expired";
+	case RULE_OTHER_TOOL: return "is for another tool";
+	case RULE_OTHER_CALL: return "is for another exact call";
+	case RULE_NOT_PREFIX: return "its prefix does not start the command, or the "
+	    "command has shell syntax (; & | $ ` < > ( ) newline)";
+	case RULE_RISK_ABOVE: return "the call's risk is above the one the rule was "
+	    "approved at";
+	case RULE_NEW_FACTOR: return "the call has a risk factor the approved one lacked";
+	case RULE_ALWAYS_ASK: return "the call is on the always_ask list";
+	}
+	return "?";
+}
+
+int64_t
+db_rule_match(sqlite3 *db, const struct rule_query *q, char **approver,
+    void (*explain)(void *ctx, const struct rule_info *ri), void *ctx)
+{
+	struct rule_info ri;
 	sqlite3_stmt *st;
-	int64_t id = 0;
+	int64_t id = 0, expires;
 
 	*approver = NULL;
-	/* Exact rules first, then the longest prefix that covers the command. */
-	if (sqlite3_prepare_v2(db, "SELECT id, approver, scope, prefix FROM rules"
-	    " WHERE (expires = 0 OR expires > ?1) AND tool = ?2"
-	    " AND (hash = ?3 OR scope = 'prefix')"
-	    " ORDER BY scope = 'exact' DESC, length(prefix) DESC", -1, &st, NULL) != SQLITE_OK)
+	/* Exact rules first, then the longest prefix; each must also be
+	 * approved at the call's risk or above, with all of its factors. */
+	if (sqlite3_prepare_v2(db, "SELECT id, approver, scope, prefix, tool, hash, expires,"
+	    " coalesce(risk, 0), coalesce(factors, 0), coalesce(prefix, command, '')"
+	    " FROM rules ORDER BY scope = 'exact' DESC, length(prefix) DESC, id",
+	    -1, &st, NULL) != SQLITE_OK)
 		return 0;
-	sqlite3_bind_int64(st, 1, now);
-	sqlite3_bind_text(st, 2, tool, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, hash, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *scope = (const char *)sqlite3_column_text(st, 2);
 		const char *prefix = (const char *)sqlite3_column_text(st, 3);
+		const char *tool = (const char *)sqlite3_column_text(st, 4);
+		const char *hash = (const char *)sqlite3_column_text(st, 5);
+		int is_prefix = scope && strcmp(scope, "prefix") == 0;
 
-		if (scope && strcmp(scope, "prefix") == 0 && !prefix_covers(prefix, command))
-			continue;
-		id = sqlite3_column_int64(st, 0);
-		*approver = col_str(st, 1);
-		break;
+		memset(&ri, 0, sizeof(ri));
+		ri.id = sqlite3_column_int64(st, 0);
+		ri.scope = scope ? scope : "";
+		ri.match = (const char *)sqlite3_column_text(st, 9);
+		ri.approver = (const char *)sqlite3_column_text(st, 1);
+		ri.risk = sqlite3_column_int(st, 7);
+		ri.factors = (unsigned)sqlite3_column_int64(st, 8);
+		expires = sqlite3_column_int64(st, 6);
+		if (expires && expires <= q->now)
+			ri.verdict = RULE_EXPIRED;
+		else if (!tool || strcmp(tool, q->tool) != 0)
+			ri.verdict = RULE_OTHER_TOOL;
+		else if (!is_prefix && (!hash || !q->hash || strcmp(hash, q->hash) != 0))
+			ri.verdict = RULE_OTHER_CALL;
+		else if (is_prefix && !prefix_covers(prefix, q->command))
+			ri.verdict = RULE_NOT_PREFIX;
+		else if (q->always_ask)
+			ri.verdict = RULE_ALWAYS_ASK;
+		else if (q->risk > ri.risk)
+			ri.verdict = RULE_RISK_ABOVE;
+		else if (q->factors & ~ri.factors)
+			ri.verdict = RULE_NEW_FACTOR;
+		else
+			ri.verdict = RULE_COVERS;
+		if (explain)
+			explain(ctx, &ri);
+		if (ri.verdict == RULE_COVERS && !*approver) {
+			id = ri.id;
+			*approver = col_str(st, 1);
+			if (!explain)
+				break;
+		}
 	}
 	sqlite3_finalize(st);
 	return *approver ? id : 0;

@@ -43,12 +43,42 @@ int db_get(sqlite3 *db, const char *id, struct req_row *r);
 int db_list(sqlite3 *db, const char *status, int limit, struct req_row **rows);
 void db_rows_free(struct req_row *rows, int n);
 
+/* What a call brings to the rule check (sbxd classifies it first). */
+struct rule_query {
+	const char *hash, *tool, *command;
+	int64_t now;
+	int risk;                   /* enum policy_risk of the call now */
+	unsigned factors;           /* its POLICY_F_* bits */
+	const char *always_ask;     /* the always_ask entry it matches, or NULL */
+};
+
+enum rule_verdict {
+	RULE_COVERS, RULE_EXPIRED, RULE_OTHER_TOOL, RULE_OTHER_CALL, RULE_NOT_PREFIX,
+	RULE_ALWAYS_ASK, RULE_RISK_ABOVE, RULE_NEW_FACTOR,
+};
+
+/* One rule as judged for a call (strings borrowed for the callback). */
+struct rule_info {
+	int64_t id;
+	const char *scope, *match, *approver;
+	int risk;                   /* the risk it was approved at */
+	unsigned factors;           /* the factors the approved call had */
+	enum rule_verdict verdict;
+};
+
 /*
  * The remembered rule that approves this call now: an exact rule for its
  * hash, else the longest prefix rule that covers the command (see
- * prefix_covers). Returns the rule id and *approver (caller frees), or 0.
+ * prefix_covers); in both cases only when the call is not on the
+ * always_ask list, its risk is not above the rule's and it has no factor
+ * the rule's approved call lacked. A rule never widens. Returns the rule
+ * id and *approver (caller frees), or 0. explain (may be NULL) hears
+ * every rule with its verdict, in the order they are tried.
  */
-int64_t db_rule_match(sqlite3 *db, const char *hash, const char *tool,
-    const char *command, int64_t now, char **approver);
+int64_t db_rule_match(sqlite3 *db, const struct rule_query *q, char **approver,
+    void (*explain)(void *ctx, const struct rule_info *ri), void *ctx);
+
+/* "covers it", "expired", ... for a verdict (static storage). */
+const char *db_rule_verdict_text(enum rule_verdict v);
 
 #endif

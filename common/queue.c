@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -404,4 +405,49 @@ decision_from_json(const char *text, size_t len, struct decision *d,
 out:
 	cJSON_Delete(o);
 	return rc;
+}
+
+long
+sbxd_holder(int sbfd)
+{
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+	char buf[32];
+	struct stat st;
+	ssize_t n;
+	long pid;
+	int fd;
+
+	fd = openat(sbfd, "sbxd.lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    fcntl(fd, F_OFD_GETLK, &fl) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (fl.l_type == F_UNLCK) {
+		close(fd);
+		return 0;
+	}
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	pid = strtol(buf, NULL, 10);
+	return pid > 0 ? pid : 1;
+}
+
+int
+sbxd_hold(int lockfd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+	return fcntl(lockfd, F_OFD_SETLK, &fl);
+}
+
+int
+daemon_serving(int sbfd)
+{
+	long pid = sbxd_holder(sbfd);
+
+	return pid < 0 ? -1 : pid > 0;
 }

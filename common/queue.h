@@ -105,6 +105,23 @@ int decision_from_json(const char *text, size_t len, struct decision *d,
 int prefix_covers(const char *prefix, const char *command);
 int prefix_valid(const char *prefix);
 
+/*
+ * Who serves a folder: the one protocol for it. sbxd takes the exclusive
+ * flock on .sandbox/sbxd.lock (one sbxd per folder) and then, with
+ * sbxd_hold(), an OFD write lock on the same file, which anyone can test
+ * with F_OFD_GETLK on a read-only descriptor without taking a lock (so an
+ * sbxd starting is never disturbed), from any PID namespace (inside
+ * `sbx jail`, where /proc/locks hides sbxd's locks).
+ *
+ * sbxd_hold: 0, or -1 with errno set. sbxd_holder: the pid sbxd wrote in
+ * the file (1 if it is unreadable) when an sbxd serves the folder of this
+ * .sandbox fd, 0 when none does or sbxd never ran, -1 when it cannot be
+ * told. daemon_serving: 1, 0 or -1 likewise (callers then assume it does).
+ */
+int sbxd_hold(int lockfd);
+long sbxd_holder(int sbfd);
+int daemon_serving(int sbfd);
+
 /* Key ids: the first 8 bytes of BLAKE2b-256(public key), in hex. */
 void key_id_of(const unsigned char pk[32], char out[17]);
 

@@ -1,9 +1,18 @@
 #!/bin/sh
-# install-deps.sh - install what sbx needs to build and test, if missing.
+# install-deps.sh - install what one make target needs, if it is missing.
 #
-# Checks for the libraries (cJSON, libsodium, SQLite, libinotifytools),
-# pkg-config and the tools the tests use; installs only what is missing,
-# with apt-get as root or through sudo, and says so. Exits non-zero when
+# usage: sh contrib/install-deps.sh TARGET...
+#   build   compiler, pkg-config, the libraries' headers, libseccomp (make)
+#   test    perl (prove), jq, sqlite3, git, tmux, openssh, bubblewrap (make test)
+#   demo    jq, git (make demo)
+#   lint    cppcheck (make lint)
+#   claude  node, npm, jq, git (make test-claude; the CLI itself comes from npm)
+#   deb     debhelper, dpkg-dev (make test-deb)
+#
+# Checks for each thing; installs only what is missing, with apt-get as
+# root or through sudo, and says so. With SBX_NO_APT=1 in the environment
+# (or `make SBX_NO_APT=1`) it never runs apt-get: it prints what is missing
+# and the command that would install it, and exits 1. Exits non-zero when
 # something is missing and cannot be installed.
 set -eu
 
@@ -11,23 +20,64 @@ need=""
 have_pc() { pkg-config --exists "$1" 2>/dev/null; }
 have_hdr() { [ -e "/usr/include/$1" ]; }
 have_cmd() { command -v "$1" >/dev/null 2>&1; }
+add() { case " $need " in *" $1 "*) ;; *) need="$need $1" ;; esac; }
 
-have_cmd pkg-config || need="$need pkg-config"
-have_pc libcjson || need="$need libcjson-dev"
-have_pc libsodium || need="$need libsodium-dev"
-have_pc sqlite3 || need="$need libsqlite3-dev"
-have_hdr inotifytools/inotifytools.h || need="$need libinotifytools0-dev"
-have_cmd cc || need="$need gcc"
-have_cmd prove || need="$need perl"
-have_cmd jq || need="$need jq"
-have_cmd sqlite3 || need="$need sqlite3"
-have_cmd git || need="$need git"
-have_cmd tmux || need="$need tmux"
-[ -x /usr/sbin/sshd ] || need="$need openssh-server openssh-client"
+[ $# -gt 0 ] || set -- build
+for target in "$@"; do
+	case $target in
+	build)
+		have_cmd pkg-config || add pkg-config
+		have_cmd cc || add gcc
+		have_cmd make || add make
+		have_pc libcjson || add libcjson-dev
+		have_pc libsodium || add libsodium-dev
+		have_pc sqlite3 || add libsqlite3-dev
+		have_hdr inotifytools/inotifytools.h || add libinotifytools0-dev
+		have_pc libseccomp || add libseccomp-dev	# sbx-jail-init
+		;;
+	test)
+		have_cmd prove || add perl
+		have_cmd jq || add jq
+		have_cmd sqlite3 || add sqlite3
+		have_cmd git || add git
+		have_cmd tmux || add tmux
+		[ -x /usr/sbin/sshd ] || add openssh-server
+		have_cmd ssh || add openssh-client
+		have_cmd bwrap || add bubblewrap	# sbx jail's tests
+		;;
+	demo)
+		have_cmd jq || add jq
+		have_cmd git || add git
+		;;
+	lint)
+		have_cmd cppcheck || add cppcheck
+		;;
+	claude)
+		have_cmd node || add nodejs
+		have_cmd npm || add npm
+		have_cmd jq || add jq
+		have_cmd git || add git
+		;;
+	deb)
+		have_cmd dh || add debhelper
+		have_cmd dpkg-buildpackage || add dpkg-dev
+		;;
+	*)
+		echo "install-deps.sh: unknown target '$target'" \
+		    "(build, test, demo, lint, claude, deb)" >&2
+		exit 2
+		;;
+	esac
+done
 
 [ -z "$need" ] && exit 0
 
-echo "sbx: missing build/test dependencies:$need" >&2
+echo "sbx: missing for make $*:$need" >&2
+if [ -n "${SBX_NO_APT:-}" ] && [ "${SBX_NO_APT:-}" != 0 ]; then
+	echo "sbx: SBX_NO_APT is set, so nothing is installed; install them with:" \
+	    "apt-get install$need" >&2
+	exit 1
+fi
 if [ "$(id -u)" -eq 0 ]; then
 	SUDO=""
 elif have_cmd sudo; then
@@ -40,7 +90,7 @@ if ! have_cmd apt-get; then
 	echo "sbx: no apt-get here; install the equivalents of:$need" >&2
 	exit 1
 fi
-echo "sbx: running: $SUDO apt-get install -y$need" >&2
+echo "sbx: running: $SUDO apt-get install -y$need (set SBX_NO_APT=1 to stop this)" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq >&2 || true
 # shellcheck disable=SC2086

@@ -14,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +26,7 @@
 
 #include "common/json.h"
 #include "common/queue.h"
+#include "common/redact.h"
 #include "common/util.h"
 #include "daemon/exec.h"
 
@@ -129,13 +133,19 @@ stream_result(struct stream *s, cJSON *r)
 {
 	unsigned char h[32];
 	char hex[65], key[32];
-	char *text;
+	char *text, *scrubbed;
+	int redactions = 0;
 
 	crypto_generichash_final(&s->hash, h, sizeof(h));
 	hex_encode(hex, h, sizeof(h));
 	text = utf8_clean(s->head, s->head_len, s->head_len * 3 + 3, NULL);
-	cJSON_AddStringToObject(r, s->name, text ? text : "");
+	/* The head is what the model gets back: no secrets in it. */
+	scrubbed = text ? redact_str(text, &redactions) : NULL;
+	cJSON_AddStringToObject(r, s->name, scrubbed ? scrubbed : "");
+	free(scrubbed);
 	free(text);
+	snprintf(key, sizeof(key), "%s_redactions", s->name);
+	cJSON_AddNumberToObject(r, key, redactions);
 	snprintf(key, sizeof(key), "%s_bytes", s->name);
 	cJSON_AddNumberToObject(r, key, (double)s->total);
 	snprintf(key, sizeof(key), "%s_kept", s->name);
@@ -146,10 +156,173 @@ stream_result(struct stream *s, cJSON *r)
 	cJSON_AddStringToObject(r, key, hex);
 }
 
+/*
+ * The command's environment: the clean one sbxd built, plus
+ * SBX_REQUEST_ID=ID (any passed-through SBX_REQUEST_ID is replaced). In
+ * the child, after fork: sbxd is single-threaded, so malloc is safe.
+ * NULL when out of memory.
+ */
+static char **
+child_env(const struct exec_spec *s)
+{
+	static const char var[] = "SBX_REQUEST_ID=";
+	char **env, *idv;
+	size_t n = 0, k, o = 0;
+
+	while (s->env && s->env[n])
+		n++;
+	if (!(env = calloc(n + 2, sizeof(*env))) ||
+	    !(idv = malloc(sizeof(var) + strlen(s->id))))
+		return NULL;
+	memcpy(idv, var, sizeof(var) - 1);
+	memcpy(idv + sizeof(var) - 1, s->id, strlen(s->id) + 1);
+	for (k = 0; k < n; k++)
+		if (strncmp(s->env[k], var, sizeof(var) - 1) != 0)
+			env[o++] = s->env[k];
+	env[o++] = idv;
+	env[o] = NULL;
+	return env;
+}
+
+/* Tasks (threads included, as RLIMIT_NPROC counts them) of our real uid. */
+static long
+user_tasks(void)
+{
+	char path[64];
+	struct dirent *e, *t;
+	struct stat st;
+	long n = 0;
+	DIR *d, *td;
+
+	if (!(d = opendir("/proc")))
+		return -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s", e->d_name);
+		if (stat(path, &st) < 0 || st.st_uid != getuid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%.20s/task", e->d_name);
+		if (!(td = opendir(path)))
+			continue;
+		while ((t = readdir(td)))
+			n += t->d_name[0] != '.';
+		closedir(td);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * A pids cgroup for one run: cgroup v2 (our own cgroup's parent must
+ * delegate "pids") or v1's pids hierarchy. 0 with dir filled, or -1
+ * when sbxd may not make one (then only RLIMIT_NPROC bounds processes).
+ */
+static int
+cgroup_make(const char *id, int max, char *dir, size_t dirsz)
+{
+	static const char *const bases[] = { "/sys/fs/cgroup/pids", "/sys/fs/cgroup",
+		"/sys/fs/cgroup/unified", NULL };
+	char path[PATH_MAX], num[32];
+	int i, fd, len;
+
+	for (i = 0; bases[i]; i++) {
+		if (xsnprintf(path, sizeof(path), "%s/pids.max", bases[i]) < 0)
+			continue;
+		/* v1 root has no pids.max; accept a hierarchy with cgroup.procs
+		 * whose children get pids.max. */
+		if (xsnprintf(path, sizeof(path), "%s/cgroup.procs", bases[i]) < 0 ||
+		    access(path, W_OK) < 0)
+			continue;
+		if (xsnprintf(dir, dirsz, "%s/sbx-%s", bases[i], id) < 0)
+			continue;
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			continue;
+		if (xsnprintf(path, sizeof(path), "%s/pids.max", dir) < 0 ||
+		    (fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
+			rmdir(dir);
+			continue;
+		}
+		len = snprintf(num, sizeof(num), "%d", max);
+		if (write(fd, num, (size_t)len) != len) {
+			close(fd);
+			rmdir(dir);
+			continue;
+		}
+		close(fd);
+		return 0;
+	}
+	dir[0] = '\0';
+	return -1;
+}
+
+/* Kills what is left in the run's cgroup and removes it. */
+static void
+cgroup_drop(const char *dir)
+{
+	char path[PATH_MAX], buf[4096], *p;
+	ssize_t n;
+	int fd, tries;
+
+	if (!*dir || xsnprintf(path, sizeof(path), "%s/cgroup.procs", dir) < 0)
+		return;
+	for (tries = 0; tries < 100; tries++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return;
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			buf[n > 0 ? n : 0] = '\0';
+			for (p = buf; *p; p += strcspn(p, "\n"), p += *p == '\n')
+				if (atol(p) > 0)
+					kill((pid_t)atol(p), SIGKILL);
+		}
+		usleep(10000);
+	}
+}
+
+/* In the command's child, before exec: the run's resource limits. */
+static int
+apply_limits(const struct exec_spec *s, const char *cgdir, long tasks)
+{
+	struct rlimit rl;
+	char path[PATH_MAX];
+	int fd;
+
+	if (*cgdir) {
+		if (xsnprintf(path, sizeof(path), "%s/cgroup.procs", cgdir) < 0 ||
+		    (fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+			return -1;
+		if (write(fd, "0", 1) != 1) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	if (s->cpu_s > 0) {
+		rl.rlim_cur = (rlim_t)s->cpu_s;
+		rl.rlim_max = (rlim_t)s->cpu_s + 5;
+		if (setrlimit(RLIMIT_CPU, &rl) < 0)
+			return -1;
+	}
+	if (s->mem_bytes > 0) {
+		rl.rlim_cur = rl.rlim_max = (rlim_t)s->mem_bytes;
+		if (setrlimit(RLIMIT_DATA, &rl) < 0)
+			return -1;
+	}
+	if (s->max_procs > 0 && tasks >= 0) {
+		rl.rlim_cur = rl.rlim_max = (rlim_t)(tasks + s->max_procs);
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* In the command's child: never returns. */
 static void
-run_child(const struct exec_spec *s, int out_w, int err_w)
+run_child(const struct exec_spec *s, int out_w, int err_w, const char *cgdir, long tasks)
 {
+	char **env;
 	sigset_t none;
 	int fd;
 
@@ -164,11 +337,19 @@ run_child(const struct exec_spec *s, int out_w, int err_w)
 	if (fd < 0 || dup2(fd, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
 		_exit(126);
 	closefrom(3);
+	if (apply_limits(s, cgdir, tasks) < 0) {
+		dprintf(2, "sbxd: cannot apply the resource limits: %s\n", strerror(errno));
+		_exit(126);
+	}
 	if (chdir(s->cwd) < 0) {
 		dprintf(2, "sbxd: cannot enter %s: %s\n", s->cwd, strerror(errno));
 		_exit(126);
 	}
-	execle("/bin/sh", "sh", "-c", s->command, (char *)NULL, s->env);
+	if (!(env = child_env(s))) {
+		dprintf(2, "sbxd: out of memory\n");
+		_exit(126);
+	}
+	execle("/bin/sh", "sh", "-c", s->command, (char *)NULL, env);
 	dprintf(2, "sbxd: cannot run /bin/sh: %s\n", strerror(errno));
 	_exit(127);
 }
@@ -207,6 +388,8 @@ executor(const struct exec_spec *s, pid_t daemon)
 	int timed_out = 0, exited = 0, pidfd;
 	int64_t t0, deadline, kill_at = 0, drain_at = 0, now;
 	struct pollfd pfd[3];
+	char cgdir[PATH_MAX] = "";
+	long tasks = -1;
 	sigset_t none;
 	pid_t pid;
 	cJSON *r;
@@ -235,9 +418,14 @@ executor(const struct exec_spec *s, pid_t daemon)
 	}
 	t0 = mono_ms();
 	deadline = t0 + (int64_t)s->timeout_s * 1000;
+	if (s->max_procs > 0) {
+		if (cgroup_make(s->id, s->max_procs, cgdir, sizeof(cgdir)) < 0)
+			cgdir[0] = '\0';
+		tasks = geteuid() == 0 ? -1 : user_tasks();
+	}
 	pid = stop_requested ? -1 : fork();
 	if (pid == 0)
-		run_child(s, op[1], ep[1]);
+		run_child(s, op[1], ep[1], cgdir, tasks);
 	close(op[1]);
 	close(ep[1]);
 	st[0].fd = op[0];
@@ -305,6 +493,7 @@ executor(const struct exec_spec *s, pid_t daemon)
 	if (!exited)
 		waitpid(pid, &status, 0);
 	kill(-pid, SIGKILL);
+	cgroup_drop(cgdir);
 	if (pidfd >= 0)
 		close(pidfd);
 
@@ -326,6 +515,25 @@ executor(const struct exec_spec *s, pid_t daemon)
 		cJSON_AddNumberToObject(r, "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	}
 	cJSON_AddBoolToObject(r, "timed_out", timed_out);
+	{
+		/* CPU time of the command and every child it waited for: the
+		 * shell's own status hides a killed child (exit 128+SIGXCPU). */
+		struct rusage ru;
+		int64_t cpu_ms = 0;
+
+		if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+			cpu_ms = (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+			    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+		cJSON_AddNumberToObject(r, "cpu_ms", (double)cpu_ms);
+		if (s->cpu_s > 0 && !timed_out && !stop_requested &&
+		    ((WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU ||
+		    WTERMSIG(status) == SIGKILL)) ||
+		    (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGXCPU)) &&
+		    /* rusage and the kernel's RLIMIT_CPU tick accounting differ
+		     * a little: 80 % of the limit is near enough. */
+		    cpu_ms * 5 >= (int64_t)s->cpu_s * 4000)
+			cJSON_AddStringToObject(r, "limit", "cpu");
+	}
 	cJSON_AddNumberToObject(r, "duration_ms", (double)(mono_ms() - t0));
 	for (i = 0; i < 2; i++)
 		stream_result(&st[i], r);

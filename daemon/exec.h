@@ -10,6 +10,17 @@
  * by atomic rename. If sbxd dies, the executor gets SIGTERM, kills the
  * group and records the run as interrupted. sbxd reaps the executor and
  * updates the database from the result file.
+ *
+ * Resource limits (policy "limits"): CPU seconds (RLIMIT_CPU, SIGKILL
+ * 5 s after the soft limit's SIGXCPU), memory per process (RLIMIT_DATA),
+ * and processes at once: a pids cgroup for the run when sbxd may create
+ * one (root, or a delegated cgroup), which also catches children that
+ * left the process group, and RLIMIT_NPROC at the user's current count
+ * plus the limit (the kernel does not apply RLIMIT_NPROC to root).
+ *
+ * The stdout/stderr heads in the result document, the text that reaches
+ * the model, are scrubbed with the audit log's redactor; the full output
+ * in results/ID.stdout and ID.stderr is kept as it was, for the human.
  */
 #ifndef SBX_EXEC_H
 #define SBX_EXEC_H
@@ -24,6 +35,9 @@ struct exec_spec {
 	int is_auto;
 	int timeout_s;              /* then SIGTERM; SIGKILL 5 s later */
 	long cap;                   /* bytes kept per stream */
+	int cpu_s;                  /* RLIMIT_CPU; 0: none */
+	long long mem_bytes;        /* RLIMIT_DATA; 0: none */
+	int max_procs;              /* processes at once; 0: none */
 	char *const *env;           /* the clean environment */
 	const int *close_fds;       /* fds the executor must close (locks) */
 	int n_close_fds;

@@ -30,6 +30,7 @@
 
 #include "common/accept.h"
 #include "common/db.h"
+#include "common/display.h"
 #include "common/json.h"
 #include "common/keys.h"
 #include "common/queue.h"
@@ -44,6 +45,7 @@ void
 logf_folder(const struct folder *f, const char *fmt, ...)
 {
 	char ts[32], msg[2048], *clean;
+	const char *safe;
 	time_t t = time(NULL);
 	struct tm tm;
 	va_list ap;
@@ -53,9 +55,11 @@ logf_folder(const struct folder *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* The daemon's own log is scrubbed like the audit log. */
+	/* The daemon's own log is scrubbed like the audit log, and agent
+	 * text in it is shown with visible escapes (common/display). */
 	clean = redact_str(msg, NULL);
-	fprintf(stderr, "sbxd %s [%s] %s\n", ts, f ? f->path : "-", clean ? clean : msg);
+	safe = display_tmp(clean ? clean : msg);
+	fprintf(stderr, "sbxd %s [%s] %s\n", ts, f ? f->path : "-", safe);
 	free(clean);
 	fflush(stderr);
 }
@@ -103,6 +107,10 @@ folder_open(struct folder *f, const char *path, const char *config,
 	n = snprintf(pidbuf, sizeof(pidbuf), "%ld\n", (long)getpid());
 	if (ftruncate(f->lockfd, 0) < 0 || pwrite(f->lockfd, pidbuf, (size_t)n, 0) != n) {
 		err_set(err, "cannot write %s/.sandbox/sbxd.lock", f->path);
+		goto fail;
+	}
+	if (sbxd_hold(f->lockfd) < 0) {
+		err_set(err, "cannot lock %s/.sandbox/sbxd.lock: %s", f->path, strerror(errno));
 		goto fail;
 	}
 	for (int i = 0; queue_dirs[i]; i++)
@@ -268,7 +276,7 @@ static void
 start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r,
     const char *approver, int is_auto, const struct policy_limits *limits)
 {
-	struct policy_limits lim = { .exec_timeout_seconds = 600, .output_cap_bytes = 1 << 20 };
+	struct policy_limits lim = *policy_limits(NULL);
 	struct policy_error perr;
 	struct policy *p = limits ? NULL : load_policy(f, &perr);
 	struct exec_spec s;
@@ -288,7 +296,9 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 	s = (struct exec_spec){ .sbfd = f->sbfd, .folder = f->path, .id = r->id,
 		.hash = r->hash, .tool = r->tool, .command = r->command, .cwd = r->cwd,
 		.approver = approver, .is_auto = is_auto, .timeout_s = lim.exec_timeout_seconds,
-		.cap = lim.output_cap_bytes, .env = o->env, .close_fds = o->lock_fds,
+		.cap = lim.output_cap_bytes, .cpu_s = lim.exec_cpu_seconds,
+		.mem_bytes = lim.exec_memory_bytes, .max_procs = lim.exec_max_processes,
+		.env = o->env, .close_fds = o->lock_fds,
 		.n_close_fds = o->n_lock_fds };
 	if (slot == SBX_MAX_RUNNING || (pid = exec_start(&s)) < 0) {
 		logf_folder(f, "request %s: cannot start the command", r->id);
@@ -303,7 +313,10 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 	audit_log(f->audit, "exec_started", r->id, r->session, "daemon",
 	    AU_I("pid", (int64_t)pid),
 	    AU_I("timeout_s", (int64_t)lim.exec_timeout_seconds),
-	    AU_I("output_cap", (int64_t)lim.output_cap_bytes), AU_S("cwd", r->cwd),
+	    AU_I("output_cap", (int64_t)lim.output_cap_bytes),
+	    AU_I("cpu_s", (int64_t)lim.exec_cpu_seconds),
+	    AU_I("memory_bytes", (int64_t)lim.exec_memory_bytes),
+	    AU_I("max_processes", (int64_t)lim.exec_max_processes), AU_S("cwd", r->cwd),
 	    AU_S("approver", approver), AU_B("auto", is_auto), AU_END);
 	f->run[slot].pid = pid;
 	memcpy(f->run[slot].id, r->id, sizeof(f->run[slot].id));
@@ -447,9 +460,16 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 			snprintf(err.msg, sizeof(err.msg), "%d requests are pending already",
 			    lim.max_pending);
 	}
-	/* Dual control is for every run: remembered rules never stand in. */
-	if (!err.msg[0] && needed < 2)
-		rule = db_rule_match(f->db, hash, tool, cmd, now, &who);
+	/* Dual control is for every run: remembered rules never stand in.
+	 * A rule covers no call above the risk, or with a factor, it was
+	 * approved without, and no call on the always_ask list. */
+	if (!err.msg[0] && needed < 2) {
+		struct rule_query q = { .hash = hash, .tool = tool, .command = cmd,
+			.now = now, .risk = (int)pr.risk, .factors = pr.factors,
+			.always_ask = policy_always_ask(pol, cmd) };
+
+		rule = db_rule_match(f->db, &q, &who, NULL, NULL);
+	}
 
 	rc = exec_sql(f, "BEGIN IMMEDIATE") < 0 ? -1 :
 	    sql_run(f, "INSERT INTO requests (id, hash, tool, command, input, cwd, session,"
@@ -598,6 +618,36 @@ out:
 }
 
 /*
+ * How the policy rates a call now (input as JSON text, or a Bash
+ * command): the risk and factors a remembered rule is approved at.
+ * Returns 0, or -1 when the policy cannot be loaded.
+ */
+static int
+rule_classify(struct folder *f, const char *tool, const char *input_text,
+    const char *command, const char *cwd, struct policy_result *pr)
+{
+	struct policy_error perr;
+	struct policy_call call;
+	struct policy *pol = load_policy(f, &perr);
+	cJSON *input;
+
+	if (!pol)
+		return -1;
+	input = command ? cJSON_CreateObject() : cJSON_Parse(input_text ? input_text : "{}");
+	if (command && input)
+		cJSON_AddStringToObject(input, "command", command);
+	call = (struct policy_call){ .tool = tool, .input = input, .cwd = cwd,
+		.folder = f->path, .home = getenv("HOME"), .config_dir = f->config };
+	policy_eval(pol, &call, pr);
+	/* A call on the always_ask list is never remembered. */
+	if (command || (command = request_command(tool, input)))
+		pr->verdict = policy_always_ask(pol, command) ? POLICY_DENY : pr->verdict;
+	cJSON_Delete(input);
+	policy_free(pol);
+	return 0;
+}
+
+/*
  * A signed rule change that names no request: "rule" adds a prefix rule,
  * "revoke" removes one. The nonce is consumed in the same transaction.
  */
@@ -606,6 +656,7 @@ rule_decision(struct folder *f, const char *name, const struct decision *d,
     const struct trusted_key *key)
 {
 	static const unsigned char zero[SBX_HASH_LEN];
+	struct policy_result pr = { .risk = POLICY_RISK_LOW };
 	char path[512];
 	int64_t now = now_ms() / 1000;
 	int rc;
@@ -620,14 +671,23 @@ rule_decision(struct folder *f, const char *name, const struct decision *d,
 		    "words without shell syntax");
 		return;
 	}
+	/* A rule made without a request covers what its prefix alone is
+	 * rated: "git push" covers no force push. */
+	if (!strcmp(d->verdict, "rule") && rule_classify(f, "Bash", NULL, d->prefix, f->path,
+	    &pr) < 0) {
+		reject_file(f, "decisions/new", name, "the policy is invalid or not accepted: "
+		    "cannot rate the rule's prefix");
+		return;
+	}
 	if (exec_sql(f, "BEGIN IMMEDIATE") < 0)
 		return;
 	rc = sql_run(f, "INSERT INTO nonces (nonce, request, used) VALUES (?,?,?)", "tti",
 	    d->nonce, d->id, now);
 	if (rc >= 0 && !strcmp(d->verdict, "rule"))
 		rc = sql_run(f, "INSERT INTO rules (scope, prefix, tool, approver, key_id, created,"
-		    " expires) VALUES ('prefix', ?, 'Bash', ?, ?, ?, ?)", "tttii", d->prefix,
-		    key->name, key->key_id, now, d->rule_expires);
+		    " expires, risk, factors) VALUES ('prefix', ?, 'Bash', ?, ?, ?, ?, ?, ?)",
+		    "tttiiii", d->prefix, key->name, key->key_id, now, d->rule_expires,
+		    (int64_t)pr.risk, (int64_t)pr.factors);
 	else if (rc >= 0)
 		rc = sql_run(f, "DELETE FROM rules WHERE id = ?", "i", d->rule_id) == 1 ? 1 : -3;
 	if (rc < 0 || exec_sql(f, "COMMIT") < 0) {
@@ -676,6 +736,7 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	struct sbx_err err = { "" };
 	struct decision d;
 	struct req_row row = { 0 };
+	struct policy_result rpr = { .risk = POLICY_RISK_LOW };
 	int64_t now = now_ms() / 1000;
 	int approve, rc, votes;
 
@@ -756,6 +817,10 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	}
 	if (approve && d.remember && row.approvals_needed > 1) {
 		logf_folder(f, "request %s: not remembered, it needs two approvers each time", d.id);
+	} else if (approve && d.remember && (rule_classify(f, row.tool, row.input, NULL,
+	    row.cwd, &rpr) < 0 || rpr.verdict == POLICY_DENY)) {
+		logf_folder(f, "request %s: not remembered: it is on the always_ask list (or the "
+		    "policy cannot rate it); a human decides each such call", d.id);
 	} else if (approve && d.remember) {
 		/* A prefix rule must cover this very request and stay narrow. */
 		if (!strcmp(d.scope, "prefix") && !prefix_covers(d.prefix, row.command)) {
@@ -765,9 +830,10 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 			goto out;
 		}
 		if (sql_run(f, "INSERT INTO rules (scope, hash, prefix, tool, command, approver,"
-		    " key_id, created, expires) VALUES (?,?,?,?,?,?,?,?,?)", "tttttttii",
-		    d.scope, hash, !strcmp(d.scope, "prefix") ? d.prefix : NULL, row.tool,
-		    row.command, key.name, key.key_id, now, d.rule_expires) < 0) {
+		    " key_id, created, expires, risk, factors) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+		    "tttttttiiii", d.scope, hash, !strcmp(d.scope, "prefix") ? d.prefix : NULL,
+		    row.tool, row.command, key.name, key.key_id, now, d.rule_expires,
+		    (int64_t)rpr.risk, (int64_t)rpr.factors) < 0) {
 			exec_sql(f, "ROLLBACK");
 			goto out;
 		}

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/accept.h"
+#include "common/callctx.h"
 #include "common/json.h"
 #include "common/originals.h"
 #include "common/queue.h"
@@ -103,7 +104,7 @@ void
 hook_decide(const struct hook_call *c, struct hook_decision *d)
 {
 	char folder[PATH_MAX], cwd[PATH_MAX], config[PATH_MAX], msg[600];
-	const char *tmpdir;
+	struct call_ctx cx;
 	struct policy_result pr;
 	struct policy_call call;
 	struct esc_request rq;
@@ -129,19 +130,18 @@ hook_decide(const struct hook_call *c, struct hook_decision *d)
 		set_deny(d, "sbx: cannot find the sbx config dir; the call was not run.");
 		return;
 	}
-	if (!(pol = policy_load_accepted(folder, config, msg, sizeof(msg)))) {
+	/* the accepted policy, TMPDIR and HOME: as `sbx policy check` sees them */
+	if (call_ctx_load(&cx, folder, config) < 0) {
 		set_deny(d, "sbx: the sandbox policy is invalid or not accepted, so every call "
-		    "is denied: %s. Ask the user to fix it.", msg);
+		    "is denied: %s. Ask the user to fix it.", cx.msg);
 		return;
 	}
+	pol = cx.pol;
 	/* The wait is bounded by the policy; the alarm stays just above it. */
 	alarm((unsigned)policy_limits(pol)->hook_wait_seconds + 5);
-	/* The session's own temp dir, when the client names one: writes
-	 * there are allowed. */
-	tmpdir = getenv("TMPDIR");
 	call = (struct policy_call){ .tool = c->tool, .input = c->input, .cwd = cwd,
-		.folder = folder, .home = getenv("HOME"), .config_dir = config,
-		.tmpdir = tmpdir && *tmpdir == '/' ? tmpdir : NULL };
+		.folder = folder, .config_dir = config };
+	call_ctx_fill(&cx, &call);
 	policy_eval(pol, &call, &pr);
 	if (pr.verdict == POLICY_ALLOW) {
 		/* Keep what an allowed file tool is about to replace. */
@@ -180,6 +180,15 @@ hook_decide(const struct hook_call *c, struct hook_decision *d)
 		cJSON_Delete(eo.result);
 		break;
 	case ESC_PENDING:
+		if (eo.no_daemon) {
+			set_deny(d, "sbx: this call needs a human's approval (%s). No sbxd is "
+			    "running for %s, so it is queued as request %s and will run only after "
+			    "a human approves it, once sbxd runs. Tell the user to start it: "
+			    "`sbxd %s` (then approve in `sbx watch -C %s`). Do not work around it: "
+			    "repeat the exact same call later to receive its result.", pr.reason,
+			    folder, eo.id, folder, folder);
+			break;
+		}
 		set_deny(d, "sbx: this call needs a human's approval (%s) and is pending as "
 		    "request %s. It will run outside the agent once approved. Do not work "
 		    "around it: repeat the exact same call later to receive its result, or "

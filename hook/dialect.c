@@ -144,6 +144,44 @@ cursor_mcp_name(const cJSON *payload, const char *tool, char *out, size_t outsz)
 	return xsnprintf(out, outsz, "mcp__%s__%s", server ? server : "cursor", tool);
 }
 
+/*
+ * Codex shows a deny as "Command blocked by PreToolUse hook: REASON.
+ * Command: CMD" (Gemini CLI as "Tool execution blocked: REASON"). For a
+ * command sbxd ran, "blocked" alone would read as "it did not run": say
+ * first that it was blocked here only because sbx already ran it, and
+ * close the output with a line of its own so that Codex's ". Command: ..."
+ * cannot be taken for part of it. Replaces *reason; leaves it as it is
+ * when it is not such a result.
+ */
+void
+dialect_shape_executed(char **reason)
+{
+	static const char lead[] = "sbx: approved by ";
+	static const char pre[] = "it was blocked here only because sbx ALREADY RAN IT for "
+	    "you, outside the agent: ";
+	const char *id = strstr(*reason, " as request ");
+	char idbuf[40] = "", tail[96], *out;
+	size_t n, idn;
+
+	if (strncmp(*reason, lead, strlen(lead)) != 0 || !strstr(*reason, "ALREADY EXECUTED"))
+		return;
+	if (id) {
+		id += strlen(" as request ");
+		idn = strspn(id, "0123456789abcdef");
+		if (idn < sizeof(idbuf)) {
+			memcpy(idbuf, id, idn);
+			idbuf[idn] = '\0';
+		}
+	}
+	snprintf(tail, sizeof(tail), "\n--- end of the result of sbx request %s ---", idbuf);
+	n = strlen(pre) + strlen(*reason) - 5 + strlen(tail) + 1;
+	if (!(out = malloc(n)))
+		return;
+	snprintf(out, n, "%s%s%s", pre, *reason + 5, tail);
+	free(*reason);
+	*reason = out;
+}
+
 static int
 run(enum dialect dl)
 {
@@ -247,6 +285,8 @@ run(enum dialect dl)
 	c.tool = tool;
 	c.input = input;
 	hook_decide(&c, &d);
+	if (dl == D_CODEX && !d.allow && d.reason)
+		dialect_shape_executed(&d.reason);
 	rc = d.reason ? answer(dl, event, d.allow, d.reason)
 	    : deny(dl, event, "sbx: out of memory; the call was not run.");
 	free(d.reason);

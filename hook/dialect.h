@@ -19,4 +19,8 @@
 /* name is "codex" or "cursor". Returns the exit code (0). */
 int dialect_main(const char *name);
 
+/* Rewrites the deny reason for a command sbxd ran so that it reads well
+ * inside a client's "blocked" wrapper (Codex, Gemini CLI). */
+void dialect_shape_executed(char **reason);
+
 #endif

@@ -180,9 +180,10 @@ out:
 	return rc;
 }
 
-/* Waits for results/ID.json until deadline (monotonic ms). */
+/* Waits for results/ID.json until deadline (monotonic ms), or until no
+ * sbxd serves the folder any more (*gone set): checked every second. */
 static cJSON *
-wait_result(int sbfd, const char *folder, const char *id, int64_t deadline)
+wait_result(int sbfd, const char *folder, const char *id, int64_t deadline, int *gone)
 {
 	char path[PATH_MAX], want[SBX_ID_LEN + 6];
 	char evbuf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -192,6 +193,7 @@ wait_result(int sbfd, const char *folder, const char *id, int64_t deadline)
 	size_t len;
 	char *text;
 	int ifd, left;
+	int64_t next_check = mono_ms() + 1000;
 	ssize_t r;
 
 	if (xsnprintf(path, sizeof(path), "%s/.sandbox/results", folder) < 0)
@@ -216,6 +218,15 @@ wait_result(int sbfd, const char *folder, const char *id, int64_t deadline)
 		left = (int)(deadline - mono_ms());
 		if (left <= 0)
 			break;
+		if (mono_ms() >= next_check) {
+			if (daemon_serving(sbfd) == 0) {
+				*gone = 1;
+				break;
+			}
+			next_check = mono_ms() + 1000;
+		}
+		if (left > 1000)
+			left = 1000;
 		pfd.fd = ifd;
 		pfd.events = POLLIN;
 		if (ifd < 0) {
@@ -287,7 +298,13 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 			goto out;
 		}
 	}
-	out->result = wait_result(sbfd, rq->folder, out->id, deadline);
+	/* No sbxd: nothing would ever answer; say so at once (no silent wait). */
+	if (daemon_serving(sbfd) == 0) {
+		out->no_daemon = 1;
+		out->state = ESC_PENDING;
+		goto out;
+	}
+	out->result = wait_result(sbfd, rq->folder, out->id, deadline, &out->no_daemon);
 	if (out->result) {
 		claim_delivery(sbfd, out->id);
 		out->state = ESC_RESULT;

@@ -5,6 +5,8 @@
  *
  * MUST write only into .sandbox/queue/ (temp name, fsync, rename).
  * MUST answer before the deadline; a timeout is "pending", never allow.
+ * MUST NOT wait when no sbxd serves the folder (daemon_serving): the
+ * request stays queued and the caller says so at once.
  */
 #ifndef SBX_ESCALATE_H
 #define SBX_ESCALATE_H
@@ -37,6 +39,8 @@ struct esc_outcome {
 	enum esc_state state;
 	char id[SBX_ID_LEN + 1];
 	cJSON *result;              /* owned; free with cJSON_Delete */
+	int no_daemon;              /* ESC_PENDING because no sbxd serves the
+	                               folder: queued, nothing runs it yet */
 	char msg[512];
 };
 

@@ -524,41 +524,11 @@ read_json_at(int sbfd, const char *dir, const char *id)
 	return doc;
 }
 
-/*
- * The pid of the process holding sbxd.lock, from /proc/locks: exact and
- * read-only (taking the lock to test it could make a starting sbxd fail).
- * 0 when nobody holds it, -1 when it cannot be told.
- */
+/* The pid of the sbxd serving the folder, 0 when none, -1 unknown. */
 static long
 daemon_pid(int sbfd)
 {
-	char line[256], type[32];
-	unsigned maj, mnr;
-	unsigned long ino;
-	struct stat st;
-	long pid, found = 0;
-	FILE *f;
-	int fd;
-
-	fd = openat(sbfd, "sbxd.lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	if (!(f = fopen("/proc/locks", "re")))
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		/* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" */
-		if (sscanf(line, "%*[^:]: %31s %*s %*s %ld %x:%x:%lu", type, &pid, &maj, &mnr,
-		    &ino) == 5 && strcmp(type, "FLOCK") == 0 && ino == st.st_ino &&
-		    maj == major(st.st_dev) && mnr == minor(st.st_dev))
-			found = pid;
-	}
-	fclose(f);
-	return found;
+	return sbxd_holder(sbfd);
 }
 
 static cJSON *

@@ -30,6 +30,7 @@
 #include "common/util.h"
 #include "hook/decide.h"
 #include "hook/dialect.h"
+#include "hook/gemini.h"
 #include "hook/post.h"
 #include "hook/session.h"
 #include "policy/policy.h"
@@ -150,13 +151,14 @@ out:
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: sbx-hook pre|post|session-start|codex|cursor < payload.json\n"
+	fprintf(f, "usage: sbx-hook pre|post|session-start|codex|cursor|gemini < payload.json\n"
 	    "  pre            Claude Code PreToolUse hook: answers allow, deny, or\n"
 	    "                 escalates the call to a human through FOLDER/.sandbox/queue\n"
 	    "  session-start  SessionStart hook: tells the model how sbx works and what\n"
 	    "                 is pending or finished\n"
 	    "  codex          the same as pre for Codex CLI (deny only, no output on allow)\n"
 	    "  cursor         Cursor beforeShellExecution, beforeMCPExecution, beforeReadFile\n"
+	    "  gemini         Gemini CLI BeforeTool ({} on allow, decision deny otherwise)\n"
 	    "  post           PostToolUse hook: records what the tool did in the audit\n"
 	    "                 log; always answers {}\n");
 }
@@ -181,6 +183,8 @@ main(int argc, char **argv)
 		return hook_session_start();
 	if (argc == 2 && (strcmp(argv[1], "codex") == 0 || strcmp(argv[1], "cursor") == 0))
 		return dialect_main(argv[1]);
+	if (argc == 2 && strcmp(argv[1], "gemini") == 0)
+		return gemini_main();
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(stdout);
 		return 0;

@@ -80,6 +80,34 @@ describe_queue(const char *folder, char *buf, size_t cap)
 	strncat(buf, line, cap - strlen(buf) - 1);
 }
 
+/* Appends to buf a warning when no sbxd serves the folder. */
+static void
+describe_daemon(const char *folder, char *buf, size_t cap)
+{
+	struct sbx_err err;
+	size_t used = strlen(buf), n;
+	char *line = NULL;
+	int sbfd, up;
+
+	if ((sbfd = sandbox_open(folder, &err)) < 0)
+		return;
+	up = daemon_serving(sbfd);
+	close(sbfd);
+	if (up != 0)
+		return;
+	if (used + 1 >= cap || asprintf(&line, "\nWARNING: no sbxd is running for %s right "
+	    "now. An escalated call is still queued (the answer names its request ID), but "
+	    "it will run only after a human approves it once sbxd runs. Tell the user to "
+	    "start it: `sbxd %s` (and approve in `sbx watch -C %s`).", folder, folder,
+	    folder) < 0)
+		return;
+	/* Cut when the folder path is huge: the context stays bounded. */
+	n = strlen(line) < cap - used - 1 ? strlen(line) : cap - used - 1;
+	memcpy(buf + used, line, n);
+	buf[used + n] = '\0';
+	free(line);
+}
+
 int
 hook_session_start(void)
 {
@@ -116,5 +144,6 @@ hook_session_start(void)
 	    "Writes to .sandbox/, .claude/settings*.json and .mcp.json are always denied.",
 	    folder);
 	describe_queue(folder, text, sizeof(text));
+	describe_daemon(folder, text, sizeof(text));
 	return print_context(text);
 }

@@ -18,27 +18,51 @@
  */
 #include "policy/analyse.h"
 
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * cd, pushd, popd. The directory is followed only where it is certain:
+ * a cd that may not run (after && or ||, inside if/while/for), that runs
+ * in a child (env cd, timeout cd, xargs cd), with more than one operand
+ * or a redirection, or to a place that is only known at run time makes it
+ * unknown. A cd to a directory that does not exist now, or after the line
+ * already changed files, may fail: its directory holds only for the
+ * commands chained to it with &&. (Pipeline stages and & lists are
+ * subshells: their cd ends with them.)
+ */
 void
 an_cls_cd(struct ev *ev, struct cmdv *v)
 {
 	char res[SBX_PATH_MAX], path[SBX_PATH_MAX];
 	const char *name = v->w[0].s;
-	int k = 1;
+	struct stat st;
+	int k = 1, r, nops = 0;
 
-	if (strcmp(name, "popd") == 0) {
+	if (strcmp(name, "popd") == 0 || ev->in_child > 0 ||
+	    v->c->guarded == 2) {
 		ev->cwd_known = 0;
 		return;
+	}
+	for (r = 0; r < v->c->nredir; r++) {
+		const struct sh_redir *rd = &v->c->redir[r];
+
+		if (rd->op != SH_R_DUP && !(an_lit(&rd->target) &&
+		    strcmp(rd->target.s, "/dev/null") == 0)) {
+			ev->cwd_known = 0;
+			return;
+		}
 	}
 	while (k < v->n && an_lit(&v->w[k]) && (strcmp(v->w[k].s, "-L") == 0 ||
 	    strcmp(v->w[k].s, "-P") == 0 || strcmp(v->w[k].s, "-e") == 0 ||
 	    strcmp(v->w[k].s, "--") == 0))
 		k++;
+	for (r = k; r < v->n; r++)
+		nops++;
 	if (k >= v->n) {
-		if (ev->call->home != NULL &&
+		if (strcmp(name, "pushd") != 0 && ev->call->home != NULL &&
 		    path_resolve("/", NULL, ev->call->home, res, sizeof(res)) == 0) {
 			strcpy(ev->cwd, res);
 			ev->cwd_known = 1;
@@ -47,8 +71,9 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 		}
 		return;
 	}
-	if (an_word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
-	    strcmp(path, "-") == 0 ||
+	if (nops > 1 || an_word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
+	    strcmp(path, "-") == 0 || ((path[0] == '+' || path[0] == '-') &&
+	    strcmp(name, "pushd") == 0) ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
 	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) < 0) {
 		ev->cwd_known = 0;
@@ -57,40 +82,475 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 	trig_read(ev, path, "cd");
 	strcpy(ev->cwd, res);
 	ev->cwd_known = 1;
+	/* a cd that may not run (after &&, inside if/while/for) or may fail
+	 * holds for the commands chained to it with && only */
+	if (stat(res, &st) < 0 || !S_ISDIR(st.st_mode) || v->c->cond ||
+	    v->c->guarded || ev->nwpaths > SBX_EV_MAX_WPATHS)
+		ev->cwd_tentative = 1;
+	/* rm -rf src; cd src: the line changed the place (or above it) */
+	for (r = 0; r < ev->nwpaths && r < SBX_EV_MAX_WPATHS; r++)
+		if (path_within(res, ev->wpaths[r]))
+			ev->cwd_tentative = 1;
 	/* cd x || ...: afterwards we cannot tell where we are */
 	if (v->c->conn == SH_C_OR)
 		ev->cwd_known = 0;
 }
 
+/*
+ * Variables that change what runs, where it writes, or how bash reads the
+ * rest of the line, however they are set (VAR=, export, declare, read,
+ * for, printf -v, getopts, env). Exact names, then prefixes; a few common
+ * harmless values (PAGER=cat, GIT_EDITOR=true) pass.
+ */
+static const char *const bad_vars[] = {
+	"PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3",
+	"PS4", "SHELLOPTS", "BASHOPTS", "CDPATH", "GLOBIGNORE", "OLDPWD",
+	"HOME", "ZDOTDIR", "HISTFILE", "HISTCONTROL", "INPUTRC", "MAIL", "MAILPATH",
+	"PAGER", "MANPAGER", "MANOPT", "MANPATH", "EDITOR", "VISUAL", "BROWSER",
+	"SUDO_ASKPASS", "SSH_ASKPASS", "TERMINFO", "GCONV_PATH", "HOSTALIASES",
+	"RESOLV_HOST_CONF", "LOCPATH", "NLSPATH", "OPENSSL_CONF", "OPENSSL_ENGINES",
+	"SSLKEYLOGFILE", "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_HOME", "CURL_CA_BUNDLE",
+	"WGETRC", "NETRC", "http_proxy", "https_proxy", "HTTP_PROXY",
+	"HTTPS_PROXY", "ALL_PROXY", "all_proxy", "ftp_proxy", "FTP_PROXY",
+	"NO_PROXY", "no_proxy", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
+	"KUBECONFIG", "DOCKER_HOST", "DOCKER_CONFIG", "TMPDIR", "TAR_OPTIONS",
+	"UNZIP", "UNZIPOPT", "ZIPOPT", "GZIP", "XZ_OPT", "BZIP2", "ZSTD_CLEVEL",
+	"CC", "CXX", "CPP", "LD", "AR", "AS", "NM", "RANLIB", "STRIP", "OBJCOPY",
+	"CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDLIBS", "SHELL",
+	"MAKEFLAGS", "MAKEFILES", "MFLAGS", "GNUMAKEFLAGS", "RUSTC", "RUSTDOC",
+	"RUSTFLAGS", "RUSTDOCFLAGS", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER",
+	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "JAVA_HOME",
+	"MAVEN_OPTS", "MAVEN_ARGS", "GRADLE_OPTS", "GRADLE_USER_HOME",
+	"GNUPGHOME", "PHPRC", "PHP_INI_SCAN_DIR", "LUA_INIT", "LUA_PATH",
+	"LUA_CPATH", "TCLLIBPATH", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON",
+	"EMACSLOADPATH", "VIMINIT", "EXINIT", "MYVIMRC", "GREP_OPTIONS",
+	"LESS", "LESSKEY", "LESSKEYIN", "LESSOPEN", "LESSCLOSE", "LESSEDIT",
+	"LESSSECURE", "SYSTEMD_PAGER", "SYSTEMD_EDITOR", "DIFF_OPTIONS",
+	"VIRTUAL_ENV", "CONDA_PREFIX", "GOFLAGS", "GOROOT", "GOPATH", "GOBIN",
+	"GOCACHE", "GOENV", "GOTOOLCHAIN", "GOPROXY", "GONOSUMDB", "GONOSUMCHECK",
+	"GOPRIVATE", "GONOPROXY", "GOINSECURE", "GOSUMDB", "GOMODCACHE",
+	"GOEXPERIMENT", "GOTMPDIR", "GOWORK", "GOAMD64", "COMP_WORDBREAKS",
+	"FIGNORE", "EXECIGNORE", "TIMEFORMAT", "BASH_XTRACEFD", "BASH_COMPAT",
+	"BASH_LOADABLES_PATH", "POSIXLY_CORRECT", "PYTEST_ADDOPTS",
+	"PYTEST_PLUGINS", "TOX_TESTENV_PASSENV", NULL,
+};
+
+static const char *const bad_prefixes[] = {
+	"LD_", "DYLD_", "BASH_FUNC_", "BASH_", "GIT_", "PYTHON", "PERL", "RUBY",
+	"GEM_", "BUNDLE_", "NODE_", "NPM_CONFIG_", "npm_config_", "YARN_",
+	"PNPM_", "BUN_", "CGO_", "CARGO_", "PIP_", "UV_", "POETRY_", "PDM_",
+	"CONDA_", "COMPOSER_", "DOTNET_", "NUGET_", "MSBUILD", "ERL_", "ELIXIR_",
+	"JULIA_", "OCAML", "OPAM", "DENO_", "SSH_", "XDG_", "GPG_", "CMAKE_",
+	"PKG_CONFIG", "MESON", "NINJA", "CCACHE_", "DISTCC_", "HOMEBREW_",
+	"DOCKER_", "BUILDKIT_", "COMPOSE_", "KUBE", "HELM_", "AWS_", "AZURE_",
+	"GOOGLE_", "CLOUDSDK_", "TF_", "VAULT_", "ANSIBLE_", "RSYNC_", "MANROFF",
+	"GROFF_", "LESS", "SUDO_", NULL,
+};
+
+/* Harmless names under a bad prefix, and harmless values of pagers. */
+static const char *const good_vars[] = {
+	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
+	"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE",
+	"GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS", "GIT_FLUSH",
+	"GIT_MERGE_AUTOEDIT", "GIT_ADVICE", "GIT_LITERAL_PATHSPECS",
+	"PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED",
+	"PYTHONIOENCODING", "PYTHONUTF8", "PYTHONFAULTHANDLER",
+	"PYTHONDEVMODE", "PYTHONTRACEMALLOC", "PYTHONNOUSERSITE",
+	"NODE_ENV", "NODE_NO_WARNINGS", "CGO_ENABLED", "CARGO_TERM_COLOR",
+	"CARGO_INCREMENTAL", "CARGO_PROFILE_RELEASE_DEBUG",
+	"CARGO_BUILD_JOBS", "PIP_DISABLE_PIP_VERSION_CHECK",
+	"PIP_NO_INPUT", "DOCKER_BUILDKIT", "NPM_CONFIG_LOGLEVEL",
+	"npm_config_loglevel", "NPM_CONFIG_YES", "npm_config_yes",
+	"NPM_CONFIG_FUND", "npm_config_fund", "NPM_CONFIG_AUDIT",
+	"npm_config_audit", NULL,
+};
+
+static int
+harmless_value(const char *name, size_t n, const char *val)
+{
+	static const char *const pagers[] = {
+		"PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", NULL,
+	};
+	static const char *const editors[] = {
+		"EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", NULL,
+	};
+	const char *const *k;
+
+	if (val == NULL)
+		return 0;
+	for (k = pagers; *k != NULL; k++)
+		if (strlen(*k) == n && strncmp(name, *k, n) == 0)
+			return strcmp(val, "cat") == 0 || strcmp(val, "") == 0 ||
+			    strcmp(val, "less") == 0 || strcmp(val, "more") == 0 ||
+			    strcmp(val, "true") == 0;
+	for (k = editors; *k != NULL; k++)
+		if (strlen(*k) == n && strncmp(name, *k, n) == 0)
+			return strcmp(val, "true") == 0 || strcmp(val, ":") == 0 ||
+			    strcmp(val, "cat") == 0;
+	return 0;
+}
+
+/* 1 if setting the variable NAME (n bytes) to val (NULL: unknown) is
+ * something a human should see. */
+static int
+var_is_bad(const char *name, size_t n, const char *val)
+{
+	const char *const *b;
+
+	if (harmless_value(name, n, val))
+		return 0;
+	for (b = good_vars; *b != NULL; b++)
+		if (strlen(*b) == n && strncmp(name, *b, n) == 0)
+			return 0;
+	for (b = bad_vars; *b != NULL; b++)
+		if (strlen(*b) == n && strncmp(name, *b, n) == 0)
+			return 1;
+	for (b = bad_prefixes; *b != NULL; b++)
+		if (strlen(*b) <= n && strncmp(name, *b, strlen(*b)) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A variable set by any form (read NAME, for NAME in, printf -v NAME,
+ * getopts, NAME=...). how says which, for the reason.
+ */
+void
+an_check_var_name(struct ev *ev, const char *name, const char *val,
+    const char *how)
+{
+	size_t n = strcspn(name, "+=[");
+
+	if (n == 0 || n > 128)
+		return;
+	if (var_is_bad(name, n, val)) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
+		    "%s sets %.*s, which changes what commands run or where they "
+		    "write", how, (int)n, name);
+		return;
+	}
+}
+
 void
 an_check_assign(struct ev *ev, const char *a)
 {
-	static const char *const bad_vars[] = {
-		"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PATH", "BASH_ENV",
-		"ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS",
-		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_EXTERNAL_DIFF",
-		"GIT_PAGER", "PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
-		"GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_PARAMETERS",
-		"GIT_DIR", "GIT_WORK_TREE", "PYTHONSTARTUP", "PYTHONPATH",
-		"NODE_OPTIONS", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB",
-		"DYLD_INSERT_LIBRARIES", "LESSOPEN", "MANPAGER", "SUDO_ASKPASS",
-		"SSH_ASKPASS", "BROWSER", "HOME", "ZDOTDIR", "GIT_SEQUENCE_EDITOR",
-		"GIT_ASKPASS", "GIT_TEMPLATE_DIR", "GIT_INDEX_FILE",
-		"GIT_OBJECT_DIRECTORY", "CDPATH", "PROMPT_COMMAND", NULL,
-	};
-	const char *const *b;
-	size_t n = strcspn(a, "+=");
+	const char *eq = strchr(a, '=');
 
-	for (b = bad_vars; *b != NULL; b++)
-		if (strlen(*b) == n && strncmp(a, *b, n) == 0) {
+	an_check_var_name(ev, a, eq != NULL ? eq + 1 : NULL, "the command");
+	an_check_code_text(ev, a);
+}
+
+/*
+ * set and shopt options that change how the rest of the line is read:
+ * set -a (every variable set becomes the environment of what runs), set
+ * -k (assignments anywhere in a command), shopt -s dotglob/nocaseglob
+ * (globs reach hidden and other files), cdable_vars/autocd/cdspell (cd
+ * goes elsewhere), expand_aliases, lastpipe, extdebug.
+ */
+/* set -- WORDS: $1, $@ ... are these words from now on. */
+static void
+set_positional(struct ev *ev, struct cmdv *v, int from)
+{
+	char path[SBX_PATH_MAX];
+	int k, r;
+
+	for (k = from; k < v->n; k++) {
+		r = an_word_path(ev, &v->w[k], path, sizeof(path));
+		if (r == AN_OPAQUE || (r >= 0 && trig_is_secret(ev, path, 1)) ||
+		    ((v->w[k].flags & SH_W_SUBST) && ev->subst_unsafe))
+			ev->pos_tainted = 1;
+	}
+}
+
+void
+an_set_options(struct ev *ev, struct cmdv *v)
+{
+	static const char *const set_bad[] = {
+		"allexport", "keyword", "onecmd", NULL,
+	};
+	static const char *const shopt_ok[] = {
+		"nullglob", "failglob", "globstar", "extglob", "nocasematch",
+		"inherit_errexit", "checkwinsize", "histappend", "cmdhist",
+		"lithist", "progcomp", "sourcepath", "globasciiranges", "xpg_echo",
+		"gnu_errfmt", "huponexit", "checkjobs", "execfail", "shift_verbose",
+		"globskipdots", "localvar_inherit", "localvar_unset",
+		"assoc_expand_once", "varredir_close", "noexpand_translation",
+		"patsub_replacement", "checkhash", "interactive_comments",
+		"complete_fullquote", "hostcomplete", "no_empty_cmd_completion",
+		"force_fignore", "promptvars", NULL,
+	};
+	const char *name = v->w[0].s, *s, *const *q;
+	int k, set_mode = 0, shopt_o = 0, bad;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (!an_lit(&v->w[k])) {
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
-			    "setting %s changes what the command runs", *b);
+			    "%s with options only known at run time", name);
 			return;
 		}
-	if (strncmp(a, "GIT_CONFIG_", 11) == 0)
-		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
-		    "setting %.*s changes git's configuration", (int)n, a);
-	an_check_code_text(ev, a);
+		if (strcmp(s, "--") == 0 || strcmp(s, "-") == 0) {
+			if (strcmp(name, "set") == 0)
+				set_positional(ev, v, k + 1);
+			return;
+		}
+		if (strcmp(name, "set") == 0) {
+			if (s[0] != '-' && s[0] != '+') {
+				set_positional(ev, v, k);
+				return;
+			}
+			if (s[0] == '-' && strpbrk(s + 1, "ak") != NULL) {
+				ev_note(ev, POLICY_ESCALATE, "shell",
+				    "builtin: environment", "set %s exports every "
+				    "variable set later, or reads assignments anywhere",
+				    s);
+				return;
+			}
+			if (strchr(s + 1, 'o') != NULL && k + 1 < v->n) {
+				k++;
+				for (q = set_bad; *q != NULL; q++)
+					if (strcmp(v->w[k].s, *q) == 0 ||
+					    !an_lit(&v->w[k])) {
+						ev_note(ev, POLICY_ESCALATE, "shell",
+						    "builtin: environment", "set -o %s changes "
+						    "what later commands see", v->w[k].s);
+						return;
+					}
+			}
+			continue;
+		}
+		/* shopt */
+		if (s[0] == '-') {
+			set_mode = strchr(s, 's') != NULL ? 1 :
+			    strchr(s, 'u') != NULL ? -1 : set_mode;
+			if (strchr(s, 'o') != NULL)
+				shopt_o = 1;
+			continue;
+		}
+		if (set_mode == 0)
+			continue;       /* shopt NAME: prints it */
+		bad = 1;
+		if (shopt_o) {
+			bad = 0;
+			for (q = set_bad; *q != NULL; q++)
+				if (strcmp(s, *q) == 0)
+					bad = 1;
+		} else if (set_mode < 0) {
+			bad = strcmp(s, "globskipdots") == 0;
+		} else {
+			for (q = shopt_ok; *q != NULL; q++)
+				if (strcmp(s, *q) == 0)
+					bad = 0;
+		}
+		if (bad) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
+			    "shopt %s %s changes how bash expands globs, runs cd or "
+			    "aliases", set_mode > 0 ? "-s" : "-u", s);
+			return;
+		}
+	}
+}
+
+/*
+ * Names that read, printf -v and getopts set: each is checked like an
+ * assignment, and its value is unknown from here on (read from input).
+ */
+void
+an_set_names(struct ev *ev, struct cmdv *v, const char *name)
+{
+	static const char read_val[] = "dinNptu";
+	int k, opts = 1;
+	const char *s;
+	char fake[200];
+	struct sh_word w;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (strcmp(name, "printf") == 0) {
+			if (strcmp(s, "-v") == 0 && k + 1 < v->n)
+				s = v->w[++k].s;
+			else if (strncmp(s, "-v", 2) == 0 && s[2] != '\0')
+				s += 2;
+			else
+				continue;
+		} else if (strcmp(name, "read") != 0) {
+			return;
+		} else if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
+			opts = 0;
+			continue;
+		} else if (opts && an_is_opt(&v->w[k])) {
+			const char *q;
+
+			for (q = s + 1; *q != '\0'; q++) {
+				if (*q == 'a') {
+					if (q[1] != '\0')
+						s = q + 1;
+					else if (k + 1 < v->n)
+						s = v->w[++k].s;
+					goto name;
+				}
+				if (strchr(read_val, *q) != NULL) {
+					if (q[1] == '\0')
+						k++;
+					break;
+				}
+			}
+			continue;
+		}
+name:
+		if (!an_lit(&v->w[k]) && strcmp(name, "read") == 0) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
+			    "%s sets a variable named only at run time", name);
+			continue;
+		}
+		an_check_var_name(ev, s, NULL, name);
+		if (strlen(s) < 64 && strcspn(s, "[") == strlen(s)) {
+			snprintf(fake, sizeof(fake), "%s=%c!%c", s, SH_VAR_MARK,
+			    SH_VAR_MARK);
+			w.s = fake;
+			w.len = strlen(fake);
+			w.flags = SH_W_VAR | SH_W_ASSIGN;
+			an_remember_var(ev, &w);
+		}
+	}
+}
+
+/* 1 if a value is a plain number or an expression of numbers only. */
+static int
+numeric_value(const char *v)
+{
+	return v[0] != '\0' && strspn(v, "0123456789 +-*/%()") == strlen(v);
+}
+
+/*
+ * Arithmetic evaluates the values of the names in it as expressions
+ * again: x='a[$(cmd)]'; $((x)) runs cmd, and so do [[ $x -eq 1 ]],
+ * ${a[x]} and ${s:x}. Every name in an arithmetic text must hold a number
+ * the line itself set (or be one of bash's own numeric variables);
+ * anything else, and command output that is not a count, escalates.
+ */
+static void
+arith_name(struct ev *ev, const char *p, size_t n)
+{
+	static const char *const numeric[] = {
+		"RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID",
+		"EUID", "EPOCHSECONDS", "OPTIND", "HISTCMD", "SHLVL", NULL,
+	};
+	int j;
+
+	for (j = 0; numeric[j] != NULL; j++)
+		if (strlen(numeric[j]) == n && strncmp(p, numeric[j], n) == 0)
+			return;
+	for (j = 0; j < ev->nvars; j++)
+		if (strlen(ev->vars[j].name) == n &&
+		    strncmp(ev->vars[j].name, p, n) == 0) {
+			if (ev->vars[j].numeric || (ev->vars[j].known &&
+			    !ev->vars[j].tainted && numeric_value(ev->vars[j].value)))
+				return;
+			break;
+		}
+	ev_factor(ev, F_UNKNOWN);
+	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: arithmetic",
+	    "arithmetic evaluates %.*s, whose value is not a number the line "
+	    "set: a value such as a[$(cmd)] would run cmd", (int)n, p);
+}
+
+void
+an_arith_text(struct ev *ev, const char *t)
+{
+	const char *p = t;
+	size_t n;
+
+	while (*p != '\0') {
+		if (*p >= '0' && *p <= '9') {
+			/* 42, 0x1f, 16#ff, 2#101 */
+			while (*p == '_' || *p == '#' || *p == '@' ||
+			    (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+			    (*p >= 'A' && *p <= 'Z'))
+				p++;
+			continue;
+		}
+		if (*p == '`' || (*p == '$' && p[1] == '(' && p[2] != '(')) {
+			/* a command's output becomes part of the expression */
+			if (ev->subst_nonnum) {
+				ev_factor(ev, F_UNKNOWN);
+				ev_note(ev, POLICY_ESCALATE, "shell",
+				    "builtin: arithmetic", "arithmetic evaluates the "
+				    "output of a command that is not a count");
+				return;
+			}
+			/* the command itself was judged on its own: skip it */
+			if (*p == '`') {
+				for (p++; *p != '\0' && *p != '`'; p++)
+					;
+			} else {
+				int lv = 0;
+
+				for (p++; *p != '\0'; p++) {
+					if (*p == '(')
+						lv++;
+					else if (*p == ')' && --lv == 0)
+						break;
+				}
+			}
+			if (*p != '\0')
+				p++;
+			continue;
+		}
+		if (*p == '$' && p[1] != '\0' && strchr("0123456789@*-", p[1]) != NULL) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: arithmetic",
+			    "arithmetic evaluates $%c, a word only known at run time",
+			    p[1]);
+			return;
+		}
+		if (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')) {
+			for (n = 0; p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') ||
+			    (p[n] >= 'A' && p[n] <= 'Z') || (p[n] >= '0' && p[n] <= '9');
+			    n++)
+				;
+			arith_name(ev, p, n);
+			p += n;
+			continue;
+		}
+		p++;
+	}
+}
+
+/* An operand of [[ A -eq B ]]: a literal is an expression; a variable's
+ * value is one. */
+void
+an_arith_word(struct ev *ev, const struct sh_word *w)
+{
+	const char *p, *e;
+
+	if (an_lit(w)) {
+		an_arith_text(ev, w->s);
+		return;
+	}
+	if (w->flags & SH_W_SUBST && ev->subst_nonnum) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: arithmetic",
+		    "[[ ... -eq ... ]] evaluates as arithmetic the output of a command that is "
+		    "not a count");
+		return;
+	}
+	for (p = w->s; (p = strchr(p, SH_VAR_MARK)) != NULL; p = e + 1) {
+		e = strchr(p + 1, SH_VAR_MARK);
+		if (e == NULL)
+			return;
+		p++;
+		if (*p == SH_VAR_UNQUOTED)
+			p++;
+		if (e - p == 1 && *p == '#')
+			continue;
+		if (e - p == 1 && (*p == '?' || *p == '!')) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: arithmetic",
+			    "[[ ... -eq ... ]] evaluates a word only known at run time");
+			return;
+		}
+		arith_name(ev, p, (size_t)(e - p) - (e[-1] == '-'));
+	}
+	/* the rest of the word, outside the markers, is expression text */
 }
 
 /*
@@ -147,10 +607,41 @@ an_remember_var(struct ev *ev, const struct sh_word *w)
 	val.s = (char *)eq + 1;
 	val.len = strlen(val.s);
 	val.flags &= ~(unsigned)SH_W_ASSIGN;
+	ev->in_assign = 1;      /* NAME=$x: no splitting, no globbing */
 	r = an_word_path(ev, &val, slot->value, sizeof(slot->value));
+	ev->in_assign = 0;
 	slot->known = r == 1 && w->s[(size_t)(eq - w->s) - 1] != '+';
 	if (r == 0)
 		slot->known = 0;
+	slot->tainted = r == AN_OPAQUE || ((val.flags & SH_W_SUBST) &&
+	    ev->subst_unsafe);
+	/* n=$(wc -l < f), t=$(date +%s), n=$((n + 1)): a count */
+	slot->numeric = 0;
+	if ((val.flags & (SH_W_SUBST | SH_W_VAR)) && !ev->subst_nonnum) {
+		const char *q;
+		int only_num = 1;
+
+		/* the value is made of numbers only: $((...)), counts */
+		for (q = val.s; *q != '\0'; q++)
+			if (*q == SH_VAR_MARK) {
+				const char *m = q + 1;
+
+				if (*m == SH_VAR_UNQUOTED)
+					m++;
+				if (*m != '#')
+					only_num = 0;
+				q = strchr(q + 1, SH_VAR_MARK);
+				if (q == NULL)
+					break;
+			} else if (strchr("0123456789 +-", *q) == NULL) {
+				only_num = 0;
+			}
+		if (only_num)
+			slot->numeric = 1;
+	}
+	/* IFS changes how every later unquoted expansion is split */
+	if (n == 3 && strncmp(w->s, "IFS", 3) == 0)
+		ev->ifs_set = 1;
 }
 
 /* Judges the command that starts at word k of v (after a wrapper). */
@@ -158,12 +649,17 @@ static void
 inner(struct ev *ev, struct cmdv *v, int k)
 {
 	struct cmdv in = *v;
+	int child = strcmp(v->w[0].s, "builtin") != 0 &&
+	    strcmp(v->w[0].s, "command") != 0;
 
 	if (k >= v->n)
 		return;
 	in.w = v->w + k;
 	in.n = v->n - k;
+	/* env cd, timeout cd, sudo cd: a child runs it, not this shell */
+	ev->in_child += child;
 	an_eval_argv(ev, &in);
+	ev->in_child -= child;
 }
 
 void
@@ -326,9 +822,20 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 	in = *v;
 	in.w = v->w + k;
 	in.n = v->n - k;
-	in.extra = 1;
+	/* the names on the input: files of the project when a lister of the
+	 * project feeds the pipe (find . -name '*.c' | xargs grep x) */
+	in.extra = 2;
+	if (v->c->pipe_in && v->c->pipeline >= 0 &&
+	    ev->secret_pipeline == v->c->pipeline && ev->secret_parse == v->pid)
+		in.extra = 1;
+	else if (v->c->pipe_in && v->c->pipeline >= 0 &&
+	    ev->list_pipeline == v->c->pipeline && ev->list_parse == v->pid &&
+	    ev->list_safe)
+		in.extra = 3;
+	ev->in_child++;
 	if (repl == NULL || repl[0] == '\0') {
 		an_eval_argv(ev, &in);
+		ev->in_child--;
 		return;
 	}
 	/* words holding the replace string carry input data: unknown */
@@ -345,6 +852,7 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 		}
 	}
 	an_eval_argv(ev, &in);
+	ev->in_child--;
 	free(in.w);
 }
 
@@ -468,7 +976,11 @@ an_cls_eval(struct ev *ev, struct cmdv *v)
 		o += v->w[k].len;
 		buf[o++] = ' ';
 	}
+	/* eval that may not run (false && eval cd x): its cd is unsure */
+	k = v->c->cond || v->c->guarded;
+	ev->in_child += k;
 	an_eval_string(ev, buf, o - 1, "eval", 1);
+	ev->in_child -= k;
 	free(buf);
 }
 
@@ -549,6 +1061,11 @@ eval_argv1(struct ev *ev, struct cmdv *v)
 		return;
 	}
 	name = v->w[0].s;
+	if (strcmp(name, SH_ARITH) == 0) {
+		if (v->n > 1)
+			an_arith_text(ev, v->w[1].s);
+		return;
+	}
 	if (name[0] == '\0') {
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: empty name",
 		    "empty command name");
@@ -634,34 +1151,63 @@ eval_redirs(struct ev *ev, const struct sh_cmd *c)
 		char path[SBX_PATH_MAX];
 		int pr;
 
+		w0.s = (char *)"redirection";
+		w0.len = 11;
+		w0.flags = SH_W_LITERAL;
+		v.w = &w0;
+		v.n = 1;
+		v.c = c;
+		v.sp = NULL;
+		v.pid = 0;
+		v.extra = 0;
 		switch (r->op) {
 		case SH_R_OUT: case SH_R_APPEND: case SH_R_CLOBBER:
 		case SH_R_INOUT: case SH_R_OUTERR: case SH_R_APPENDERR:
-			w0.s = (char *)"redirection";
-			w0.len = 11;
-			w0.flags = SH_W_LITERAL;
-			v.w = &w0;
-			v.n = 1;
-			v.c = c;
-			v.sp = NULL;
-			v.pid = 0;
-			v.extra = 0;
 			pr = an_word_path(ev, &r->target, path, sizeof(path));
 			if (pr == 1)
 				trig_write(ev, path, "a redirection");
-			else if (pr < 0 && (r->target.flags & SH_W_GLOB))
+			else if (pr == -1 && (r->target.flags & SH_W_GLOB))
 				an_glob_write(ev, &v, &r->target);
 			else
 				trig_write(ev, NULL, "a redirection");
 			break;
-		case SH_R_IN:
-			if (an_word_path(ev, &r->target, path, sizeof(path)) >= 0)
-				trig_read(ev, path, "a redirection");
-			break;
 		default:
 			break;
 		}
+		/* < and <> read the file */
+		if (r->op == SH_R_IN || r->op == SH_R_INOUT) {
+			pr = an_word_path(ev, &r->target, path, sizeof(path));
+			if (pr == AN_OPAQUE)
+				an_read_opaque(ev, &r->target, "a redirection");
+			else if (pr >= 0)
+				trig_read(ev, path, "a redirection");
+			else if ((r->target.flags & SH_W_GLOB) &&
+			    !(r->target.flags & (SH_W_SUBST | SH_W_VAR)))
+				an_glob_read(ev, &v, &r->target);
+			else if (r->target.flags & SH_W_BRACE)
+				an_read_opaque(ev, &r->target, "a redirection");
+		}
 	}
+}
+
+static void expand_braces(struct ev *ev, struct cmdv *v);
+
+/* A command whose output is a number: wc, date +%s, nproc, expr ... */
+static int
+count_producer(const struct cmdv *v)
+{
+	static const char *const num[] = {
+		"wc", "nproc", "date", "expr", "id", "getconf", SH_ARITH, "true",
+		"false", NULL,
+	};
+	int k;
+
+	if (!an_lit(&v->w[0]))
+		return 0;
+	for (k = 0; num[k] != NULL; k++)
+		if (strcmp(v->w[0].s, num[k]) == 0)
+			return 1;
+	return 0;
 }
 
 static void
@@ -685,7 +1231,115 @@ eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
 	v.sp = sp;
 	v.pid = pid;
 	v.extra = 0;
+	expand_braces(ev, &v);
+	if (c->in_subst && !count_producer(&v))
+		ev->subst_nonnum = 1;
 	an_eval_argv(ev, &v);
+}
+
+static void
+add_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
+{
+	struct sh_word *nw = ev->bx_words;
+
+	(void)v;
+	if (ev->bx_n >= SH_MAX_WORDS || nw == NULL) {
+		ev->bx_bad = 1;
+		return;
+	}
+	nw[ev->bx_n] = *w;
+	nw[ev->bx_n].s = sh_strdup(ev->bx_sp, w->s, w->len);
+	if (nw[ev->bx_n].s == NULL)
+		ev->bx_bad = 1;
+	else
+		ev->bx_n++;
+}
+
+/*
+ * Brace expansion happens before anything else reads the words: cp
+ * file{,.orig} is cp file file.orig, {rm,-rf,/} is rm -rf /. The words of
+ * v are replaced by their expansion (bounded; left as they are when it
+ * cannot be done, and then judged as words that cannot be known).
+ */
+static void
+expand_braces(struct ev *ev, struct cmdv *v)
+{
+	struct sh_word *nw;
+	int k, any = 0;
+
+	for (k = 0; k < v->n; k++)
+		if ((v->w[k].flags & SH_W_BRACE) &&
+		    !(v->w[k].flags & (SH_W_VAR | SH_W_SUBST)))
+			any = 1;
+	if (!any || v->sp == NULL)
+		return;
+	nw = malloc(SH_MAX_WORDS * sizeof(*nw));
+	if (nw == NULL)
+		return;
+	ev->bx_words = nw;
+	ev->bx_n = 0;
+	ev->bx_bad = 0;
+	ev->bx_sp = v->sp;
+	for (k = 0; k < v->n && !ev->bx_bad; k++) {
+		if ((v->w[k].flags & SH_W_BRACE) &&
+		    !(v->w[k].flags & (SH_W_VAR | SH_W_SUBST))) {
+			if (an_brace_each(ev, v, &v->w[k], add_word) < 0)
+				ev->bx_bad = 1;
+		} else {
+			add_word(ev, v, &v->w[k]);
+		}
+	}
+	if (!ev->bx_bad && ev->bx_n > 0) {
+		struct sh_word *keep = (struct sh_word *)sh_strdup(v->sp,
+		    (const char *)nw, (size_t)ev->bx_n * sizeof(*nw));
+
+		if (keep != NULL) {
+			v->w = keep;
+			v->n = ev->bx_n;
+		}
+	}
+	ev->bx_words = NULL;
+	free(nw);
+}
+
+/*
+ * A command that names secrets on its output (echo ~/.ssh/id_rsa, find ~,
+ * ls ~/.aws): what reads the names it prints (xargs cat, cat $(...), a
+ * variable set from it) reads secrets. Called by the handlers of echo,
+ * printf and the listers.
+ */
+void
+an_names_secret(struct ev *ev, struct cmdv *v)
+{
+	if (v->c->in_subst)
+		ev->subst_unsafe = 1;
+	if (v->c->pipeline >= 0) {
+		ev->secret_pipeline = v->c->pipeline;
+		ev->secret_parse = v->pid;
+	}
+}
+
+/* echo and printf: a word that names a secret is printed. */
+void
+an_echo_names(struct ev *ev, struct cmdv *v)
+{
+	char path[SBX_PATH_MAX];
+	int k;
+
+	for (k = 1; k < v->n; k++) {
+		const char *s = v->w[k].s;
+
+		/* only words that look like paths: ~/x, ./x, a/b, .env */
+		if (s[0] != '~' && s[0] != '.' && s[0] != '/' &&
+		    s[0] != SH_VAR_MARK && strchr(s, '/') == NULL)
+			continue;
+		if (an_word_path(ev, &v->w[k], path, sizeof(path)) < 0)
+			continue;
+		if (trig_is_secret(ev, path, 0)) {
+			an_names_secret(ev, v);
+			return;
+		}
+	}
 }
 
 static int
@@ -777,8 +1431,15 @@ an_eval_string(struct ev *ev, const char *text, size_t len,
 		} else if (c->kind == SH_POP) {
 			if (ev->nstack > floor)
 				pop_cwd(ev, ev->nstack - 1);
-		} else {
+		} else if (c->kind == SH_SIMPLE) {
 			eval_simple(ev, &sp, c, pid);
+			if (!c->in_subst)
+				ev->subst_unsafe = ev->subst_nonnum = 0;
+			/* a cd that may have failed holds only along its && chain */
+			if (ev->cwd_tentative && c->conn != SH_C_AND) {
+				ev->cwd_tentative = 0;
+				ev->cwd_known = 0;
+			}
 		}
 	}
 	/* a child's cd ends with it; eval's stays */

@@ -12,6 +12,9 @@
  *   code.c     code runners: shells, interpreters, build tools, CLIs
  *   git.c      git, subcommand by subcommand
  *   text.c     find, sed, awk
+ *   opts.c     option values of every program, from one table
+ *   glob.c     what globs and brace expansions in paths can reach
+ *   archive.c  tar, unzip, zip
  *
  * Rules: handlers judge through the triggers (trigger.c) and ev_note(),
  * which only ever raises a verdict; nothing here can lower one. A struct
@@ -41,6 +44,8 @@ enum cls {
 	C_CLI,          /* known CLIs (cloud, containers): only --help passes */
 	C_GIT, C_FIND, C_SED, C_AWK, C_CD, C_SOURCE, C_EVAL, C_XARGS, C_ENV,
 	C_SU, C_EDITOR, C_KILL, C_ESC,
+	C_LINT,         /* formatters and linters: project code, operands written */
+	C_TAR, C_UNZIP, C_ZIP,
 };
 
 struct prog {
@@ -57,7 +62,11 @@ struct cmdv {
 	const struct sh_cmd *c;         /* the simple command it came from */
 	struct sh_parse *sp;            /* for allocations */
 	int pid;                        /* parse id, for pipeline tracking */
-	int extra;                      /* xargs/find -exec add unknown words */
+	int extra;                      /* xargs/find -exec add words: 1
+	                                   names an earlier stage made from
+	                                   secrets, 2 names not known, 3 names
+	                                   of project files that are never
+	                                   sbx's own */
 };
 
 /* Called for each operand of a command (see an_operands). */
@@ -66,6 +75,8 @@ typedef void (*operand_fn)(struct ev *, struct cmdv *, struct sh_word *, int);
 const struct prog *an_prog_find(const char *name);
 void an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr,
     const char *name);
+void an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr,
+    const char *prog);
 int an_lit(const struct sh_word *w);
 int an_is_opt(const struct sh_word *w);
 int an_has_word(const struct cmdv *v, int from, const char *s);
@@ -76,12 +87,19 @@ void an_short_value_writes(struct ev *ev, struct cmdv *v, char letter,
 int an_operands(struct ev *ev, struct cmdv *v, int from,
     const char *optarg, operand_fn fn);
 const char *an_wtext(const struct sh_word *w);
+#define AN_OPAQUE (-2)    /* an_word_path: a value that cannot be known */
 int an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
     size_t outsz);
+void an_read_opaque(struct ev *ev, const struct sh_word *w, const char *what);
 void an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
+void an_op_read_tree(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
 void an_op_read_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w,
     int idx);
 void an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w);
+int an_glob_secret(struct ev *ev, struct cmdv *v, const struct sh_word *w);
+int an_glob_secret_dry(struct ev *ev, const struct sh_word *w);
+int an_brace_each(struct ev *ev, struct cmdv *v, const struct sh_word *w,
+    void (*fn)(struct ev *, struct cmdv *, struct sh_word *));
 void an_glob_read(struct ev *ev, struct cmdv *v, const struct sh_word *w);
 void an_write_word(struct ev *ev, struct cmdv *v, struct sh_word *w);
 void an_write_tree_word(struct ev *ev, struct cmdv *v, struct sh_word *w);
@@ -102,6 +120,7 @@ int an_cwd_in_project(const struct ev *ev);
 void an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_write(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_mode(struct ev *ev, struct cmdv *v, const struct prog *pr);
+int an_mode_special(const struct sh_word *w);
 void an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_dd(struct ev *ev, struct cmdv *v);
 void an_cls_net(struct ev *ev, struct cmdv *v, const struct prog *pr);
@@ -110,8 +129,14 @@ void an_cls_shell(struct ev *ev, struct cmdv *v);
 void an_cls_interp(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_cli(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_lint(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_tar(struct ev *ev, struct cmdv *v);
+void an_cls_unzip(struct ev *ev, struct cmdv *v, const struct prog *pr);
+void an_cls_zip(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_git(struct ev *ev, struct cmdv *v);
 void an_cls_find(struct ev *ev, struct cmdv *v);
+int an_find_names_safe(const struct cmdv *v);
+int an_glob_name_safe(const char *pat);
 void an_cls_sed(struct ev *ev, struct cmdv *v);
 void an_cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_cd(struct ev *ev, struct cmdv *v);
@@ -124,7 +149,16 @@ void an_cls_editor(struct ev *ev, struct cmdv *v);
 void an_cls_kill(struct ev *ev, struct cmdv *v);
 void an_cls_eval(struct ev *ev, struct cmdv *v);
 void an_check_assign(struct ev *ev, const char *a);
+void an_set_options(struct ev *ev, struct cmdv *v);
+void an_history(struct ev *ev, struct cmdv *v);
+void an_set_names(struct ev *ev, struct cmdv *v, const char *name);
+void an_check_var_name(struct ev *ev, const char *name, const char *val,
+    const char *how);
 void an_check_code_text(struct ev *ev, const char *s);
+void an_names_secret(struct ev *ev, struct cmdv *v);
+void an_echo_names(struct ev *ev, struct cmdv *v);
+void an_arith_text(struct ev *ev, const char *t);
+void an_arith_word(struct ev *ev, const struct sh_word *w);
 void an_remember_var(struct ev *ev, const struct sh_word *w);
 void an_eval_argv(struct ev *ev, struct cmdv *v);
 void an_eval_string(struct ev *ev, const char *text, size_t len,

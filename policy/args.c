@@ -163,11 +163,93 @@ an_wtext(const struct sh_word *w)
 #define UNKNOWN_DIR "/sbx-unknown"
 
 /*
+ * The value of the variable a marker names, or NULL when it is not known
+ * (*opaque set when not even a guess is safe: ${x%y}, a value read at run
+ * time, or an unquoted value that bash would split or glob).
+ */
+static const char *
+marker_value(const struct ev *ev, const char *p, size_t n, int *opaque,
+    int *guess)
+{
+	int unquoted = 0, dflt = 0, j;
+	const char *val = NULL, *dword = NULL;
+	size_t dwlen = 0;
+
+	if (n > 0 && p[0] == SH_VAR_UNQUOTED) {
+		unquoted = 1;
+		p++;
+		n--;
+	}
+	if (n == 1 && p[0] == '!') {
+		*opaque = 1;
+		return NULL;
+	}
+	/* $1, $@ after set -- ~/.ssh/id_rsa */
+	if (n == 1 && p[0] == '?' && ev->pos_tainted) {
+		*opaque = 1;
+		return NULL;
+	}
+	{
+		/* NAME-=WORD: the default word, when bash would use it */
+		const char *dm = memchr(p, '-', n);
+
+		if (dm != NULL && dm > p && dm + 1 < p + n && dm[1] == '=') {
+			dword = dm + 2;
+			dwlen = (size_t)(p + n - dword);
+			n = (size_t)(dm - p) + 1;
+		}
+	}
+	if (n > 1 && p[n - 1] == '-') {
+		dflt = 1;
+		n--;
+	}
+	for (j = 0; j < ev->nvars; j++)
+		if (strlen(ev->vars[j].name) == n &&
+		    strncmp(ev->vars[j].name, p, n) == 0) {
+			/* assigned earlier in the line */
+			if (ev->vars[j].tainted)
+				*opaque = 1;
+			val = ev->vars[j].known ? ev->vars[j].value : NULL;
+			break;
+		}
+	if (j == ev->nvars) {
+		if (n == 4 && strncmp(p, "HOME", 4) == 0)
+			val = ev->call->home;
+		else if (n == 3 && strncmp(p, "PWD", 3) == 0 && ev->cwd_known)
+			val = ev->cwd;
+		else if (n == 6 && strncmp(p, "TMPDIR", 6) == 0 &&
+		    ev->call->tmpdir != NULL && ev->call->tmpdir[0] == '/')
+			val = ev->call->tmpdir;
+	}
+	if (val != NULL && dflt && val[0] == '\0')
+		val = NULL;
+	if (val == NULL && dflt && dword != NULL && j == ev->nvars &&
+	    dwlen < sizeof(ev->dflt_buf)) {
+		/* an environment variable or its default: judged as the
+		 * default, never as exact */
+		memcpy(((struct ev *)ev)->dflt_buf, dword, dwlen);
+		((struct ev *)ev)->dflt_buf[dwlen] = '\0';
+		*guess = 1;
+		return ev->dflt_buf;
+	}
+	if (val == NULL && dflt)
+		*opaque = 1;
+	/* bash splits and globs an unquoted value: f='x .sandbox'; rm $f */
+	if (unquoted && !ev->in_assign && ((val != NULL &&
+	    strpbrk(val, " \t\n*?[") != NULL) || ev->ifs_set))
+		*opaque = 1;
+	return val;
+}
+
+/*
  * The path a word names, for the triggers: its text when literal, or with
- * $HOME and $PWD expanded. Returns 1 when exact; 0 when other variables
- * were replaced by UNKNOWN_DIR (a guess, good enough to spot a secret's
- * name: "$DIR/.env"); -1 when the word is not a path we can read
- * (command substitution, glob, brace expansion, too long).
+ * $HOME, $PWD, $TMPDIR and the line's own variables expanded. Returns 1
+ * when exact; 0 when other variables were replaced by UNKNOWN_DIR (a
+ * guess, good enough to spot a secret's name: "$DIR/.env"); -1 when the
+ * word is not a path we can read (command substitution, glob, brace
+ * expansion, too long); AN_OPAQUE when an expansion may be anything at
+ * all (${x%y}, ${!x}, a value read at run time, a value bash splits):
+ * reads and writes through it escalate.
  */
 int
 an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
@@ -175,7 +257,7 @@ an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
 {
 	const char *p = w->s, *e, *val;
 	size_t o = 0, n;
-	int exact = 1;
+	int exact = 1, opaque = 0, guess = 0;
 
 	if (an_wtext(w) != NULL) {
 		if (w->len + 1 > outsz)
@@ -183,9 +265,23 @@ an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
 		memcpy(out, w->s, w->len + 1);
 		return 1;
 	}
-	if (w->flags & (SH_W_SUBST | SH_W_GLOB | SH_W_BRACE) ||
-	    !(w->flags & SH_W_VAR))
+	if (!(w->flags & SH_W_VAR))
 		return -1;
+	/* /proc/$$/cwd, /proc/$BASHPID/root: the command's own process */
+	if (strncmp(w->s, "/proc/", 6) == 0 && w->s[6] == SH_VAR_MARK)
+		return AN_OPAQUE;
+	/* a marker that cannot be known wins over a glob or a substitution */
+	for (p = w->s; (p = strchr(p, SH_VAR_MARK)) != NULL; p = e + 1) {
+		e = strchr(p + 1, SH_VAR_MARK);
+		if (e == NULL)
+			return -1;
+		(void)marker_value(ev, p + 1, (size_t)(e - p - 1), &opaque, &guess);
+		if (opaque)
+			return AN_OPAQUE;
+	}
+	if (w->flags & (SH_W_SUBST | SH_W_GLOB | SH_W_BRACE))
+		return -1;
+	p = w->s;
 	while (*p != '\0') {
 		if (*p != SH_VAR_MARK) {
 			if (o + 1 >= outsz)
@@ -197,26 +293,14 @@ an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
 		if (e == NULL)
 			return -1;
 		n = (size_t)(e - p - 1);
-		val = NULL;
-		for (int j = 0; j < ev->nvars; j++)
-			if (strlen(ev->vars[j].name) == n &&
-			    strncmp(ev->vars[j].name, p + 1, n) == 0) {
-				/* assigned earlier in the line */
-				val = ev->vars[j].known ? ev->vars[j].value : UNKNOWN_DIR;
-				if (!ev->vars[j].known)
-					exact = 0;
-				break;
-			}
-		if (val != NULL) {
-			/* found */
-		} else if (n == 4 && strncmp(p + 1, "HOME", 4) == 0)
-			val = ev->call->home;
-		else if (n == 3 && strncmp(p + 1, "PWD", 3) == 0 && ev->cwd_known)
-			val = ev->cwd;
+		guess = 0;
+		val = marker_value(ev, p + 1, n, &opaque, &guess);
 		if (val == NULL) {
 			val = UNKNOWN_DIR;
 			exact = 0;
 		}
+		if (guess)
+			exact = 0;
 		if (o + strlen(val) + 1 >= outsz)
 			return -1;
 		memcpy(out + o, val, strlen(val));
@@ -230,16 +314,54 @@ an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
 	return exact;
 }
 
+/* A read through a word whose value cannot be known: escalate. */
+void
+an_read_opaque(struct ev *ev, const struct sh_word *w, const char *what)
+{
+	ev_factor(ev, F_UNKNOWN);
+	ev_note(ev, POLICY_ESCALATE, "read", "builtin: unknown path",
+	    "%s reads a path only known at run time (an expansion the policy "
+	    "cannot read: ${x%%y}, ${!x}, a value bash splits or globs, or one "
+	    "read at run time); it may be a secret", what);
+	(void)w;
+}
+
+static void
+read_one(struct ev *ev, struct cmdv *v, struct sh_word *w)
+{
+	an_op_read(ev, v, w, 0);
+}
+
+static void
+write_one(struct ev *ev, struct cmdv *v, struct sh_word *w)
+{
+	an_write_word(ev, v, w);
+}
+
+static void
+write_tree_one(struct ev *ev, struct cmdv *v, struct sh_word *w)
+{
+	an_write_tree_word(ev, v, w);
+}
 
 void
 an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 {
 	char path[SBX_PATH_MAX];
+	int r;
 
 	(void)idx;
 	if (an_lit(w) && strcmp(w->s, "-") == 0)
 		return;
-	if (an_word_path(ev, w, path, sizeof(path)) >= 0)
+	if ((w->flags & SH_W_BRACE) && !(w->flags & (SH_W_VAR | SH_W_SUBST))) {
+		if (an_brace_each(ev, v, w, read_one) < 0)
+			an_read_opaque(ev, w, v->w[0].s);
+		return;
+	}
+	r = an_word_path(ev, w, path, sizeof(path));
+	if (r == AN_OPAQUE || ((w->flags & SH_W_SUBST) && ev->subst_unsafe))
+		an_read_opaque(ev, w, v->w[0].s);
+	else if (r >= 0)
 		trig_read(ev, path, v->w[0].s);
 	else if ((w->flags & SH_W_GLOB) && !(w->flags & (SH_W_SUBST | SH_W_VAR |
 	    SH_W_BRACE)))
@@ -298,13 +420,15 @@ an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w)
 	}
 	/* A protected entry inside dir that the pattern could reach? */
 	for (k = 0; k < ev->p->self_write.n + ev->p->deny_write.n; k++) {
-		const char *e = k < ev->p->self_write.n ? ev->p->self_write.v[k] :
-		    ev->p->deny_write.v[k - ev->p->self_write.n];
+		const char *x = k < ev->p->self_write.n ?
+		    ev_pattern(ev, &ev->p->self_write, k) :
+		    ev_pattern(ev, &ev->p->deny_write, k - ev->p->self_write.n);
 		const char *next;
 
-		if (pattern_expand(e, 0, ev->p->folder, ev->call->home, pat,
-		    sizeof(pat)) < 0 || !path_within(pat, res) ||
-		    strcmp(pat, res) == 0)
+		if (x == NULL || strlen(x) >= sizeof(pat))
+			continue;
+		strcpy(pat, x);
+		if (!path_within(pat, res) || strcmp(pat, res) == 0)
 			continue;
 		next = pat + strlen(res) + (strcmp(res, "/") != 0);
 		if (next[0] != '.' || rest[0] == '.' || strncmp(pat, "/**", 3) == 0) {
@@ -355,11 +479,13 @@ an_glob_read(struct ev *ev, struct cmdv *v, const struct sh_word *w)
 	else
 		snprintf(probe, sizeof(probe), "%.*s", (int)dl, s);
 	trig_read(ev, probe, v->w[0].s);
-	if (strchr(rest, '/') != NULL || strcmp(rest, "*") == 0)
-		return;
 	for (k = names_only; *k != NULL; k++)
 		if (strcmp(v->w[0].s, *k) == 0)
 			return;
+	if (an_glob_secret(ev, v, w))
+		return;
+	if (strchr(rest, '/') != NULL || strcmp(rest, "*") == 0)
+		return;
 	for (k = secrets; *k != NULL; k++)
 		if (fnmatch(rest, *k, FNM_PERIOD) == 0) {
 			ev_factor(ev, F_SECRET);
@@ -378,6 +504,11 @@ an_write_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
 
 	if (strcmp(w->s, "-") == 0 && an_lit(w))
 		return;
+	if ((w->flags & SH_W_BRACE) && !(w->flags & (SH_W_VAR | SH_W_SUBST))) {
+		if (an_brace_each(ev, v, w, write_one) < 0)
+			trig_write(ev, NULL, v->w[0].s);
+		return;
+	}
 	r = an_word_path(ev, w, path, sizeof(path));
 	if (r == 1)
 		trig_write(ev, path, v->w[0].s);
@@ -393,6 +524,11 @@ an_write_tree_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
 {
 	char path[SBX_PATH_MAX];
 
+	if ((w->flags & SH_W_BRACE) && !(w->flags & (SH_W_VAR | SH_W_SUBST))) {
+		if (an_brace_each(ev, v, w, write_tree_one) < 0)
+			trig_write(ev, NULL, v->w[0].s);
+		return;
+	}
 	if (an_word_path(ev, w, path, sizeof(path)) == 1)
 		trig_write_tree(ev, path, v->w[0].s, 0);
 	else
@@ -430,8 +566,21 @@ an_op_write_tree_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx
 void
 an_unknown_targets(struct ev *ev, struct cmdv *v)
 {
+	if (v->extra == 3 && an_cwd_in_project(ev))
+		return;         /* project files with names sbx never uses */
 	if (v->extra)
 		trig_write(ev, NULL, v->w[0].s);
+}
+
+/* A read of a whole tree (grep -r DIR, cp -r DIR, tar c DIR). */
+void
+an_op_read_tree(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
+{
+	char path[SBX_PATH_MAX];
+
+	an_op_read(ev, v, w, idx);
+	if (an_word_path(ev, w, path, sizeof(path)) == 1)
+		trig_read_tree(ev, path, v->w[0].s);
 }
 
 /* ---- catastrophic commands ------------------------------------------------ */

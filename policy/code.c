@@ -112,7 +112,8 @@ piped_code(struct ev *ev, struct cmdv *v, const char *kind)
 		return;
 	}
 	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: interactive",
-	    "%s without a script reads commands from its input", v->w[0].s);
+	    "%s without a script reads commands from its input (and input sent "
+	    "to a running program, Codex's write_stdin, never passes sbx)", v->w[0].s);
 }
 
 void
@@ -135,6 +136,14 @@ an_cls_shell(struct ev *ev, struct cmdv *v)
 			    "%s -c runs a string that is only known at run time",
 			    v->w[0].s);
 			return;
+		}
+		/* sh -c 'cat "$1"' _ ~/.ssh/id_rsa: the words after the string
+		 * are $0, $1 ... of the code: read as the code may read them */
+		{
+			int j;
+
+			for (j = k + 1; j < v->n; j++)
+				an_op_read(ev, v, &v->w[j], 0);
 		}
 		an_eval_string(ev, s->s, s->len, v->w[0].s, 0);
 		return;
@@ -213,15 +222,83 @@ an_cls_interp(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	piped_code(ev, v, "interpreter");
 }
 
+/*
+ * cmake -E TOOL runs a command (env, time, chdir) or changes files
+ * (rm, copy, rename, create_symlink, tar) the policy does not follow;
+ * cmake -P runs a script file. Returns 1 when it decided.
+ */
+static int
+cmake_tool(struct ev *ev, struct cmdv *v)
+{
+	static const char *const safe[] = {
+		"echo", "echo_append", "capabilities", "compare_files", "md5sum",
+		"sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum",
+		"cat", "environment", "true", "false", "sleep", NULL,
+	};
+	const char *const *q;
+	int k, j;
+
+	for (k = 1; k < v->n; k++) {
+		if (!an_lit(&v->w[k]))
+			continue;
+		if (strcmp(v->w[k].s, "-P") == 0 && k + 1 < v->n) {
+			an_run_file(ev, &v->w[k + 1], "cmake -P");
+			return 1;
+		}
+		if (strcmp(v->w[k].s, "-E") != 0)
+			continue;
+		if (k + 1 >= v->n || !an_lit(&v->w[k + 1]))
+			break;
+		for (q = safe; *q != NULL; q++)
+			if (strcmp(v->w[k + 1].s, *q) == 0) {
+				for (j = k + 2; j < v->n; j++)
+					if (strcmp(*q, "cat") == 0 || strstr(*q, "sum") ||
+					    strcmp(*q, "compare_files") == 0)
+						an_op_read(ev, v, &v->w[j], 0);
+				return 1;
+			}
+		break;
+	}
+	if (k >= v->n)
+		return 0;
+	ev_factor(ev, F_CODE);
+	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
+	    "cmake -E %s runs a command or changes files the policy does not "
+	    "follow", k + 1 < v->n ? v->w[k + 1].s : "");
+	return 1;
+}
+
 void
 an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
+	/* subcommands (and their aliases) that install, publish, link or
+	 * reach the network, for yarn, pnpm, bun, cargo and go; npm has an
+	 * allow list instead (npm_local) */
 	static const char *const net_sub[] = {
 		"install", "i", "ci", "add", "publish", "update", "upgrade", "up",
 		"remove", "rm", "uninstall", "un", "link", "login", "logout",
-		"dlx", "exec", "x", "get", "fetch", "login", "owner", "yank",
+		"dlx", "exec", "x", "get", "fetch", "owner", "yank",
 		"audit", "outdated", "search", "view", "info", "pack", "unpublish",
-		"deprecate", "dist-tag", "create", "init", "mod", "global", NULL,
+		"deprecate", "dist-tag", "create", "init", "mod", "global",
+		"it", "install-test", "install-ci-test", "cit", "clean-install",
+		"ic", "innit", "ln", "unlink", "adduser", "add-user", "ping",
+		"cache", "show", "dedupe", "ddp", "diff", "explore", "edit",
+		"config", "c", "set", "doctor", "whoami", "token", "team",
+		"access", "org", "hook", "star", "unstar", "stars", "profile",
+		"repo", "home", "docs", "bugs", "import", "npm", "plugin",
+		"self-update", "setup", "env", "server", "store", "deploy",
+		"patch", "patch-commit", "approve-builds", "licenses",
+		"vendor", "generate-lockfile", "upgrade-interactive", "tag",
+		"policies", "workspaces", "workspace", "runtime", "pm", "bunx",
+		"isntall", "isnt", "isnta", "isntal", "in", "ins", "inst", "insta",
+		"instal", "udpate", "sit", "add-user", "pkg", "sbom", NULL,
+	};
+	/* npm subcommands that stay on this machine and run project code */
+	static const char *const npm_local[] = {
+		"test", "t", "tst", "start", "stop", "restart", "run",
+		"run-script", "rum", "urn", "ls", "list", "la", "ll", "help",
+		"bin", "prefix", "root", "why", "explain", "query", "version",
+		"prune", "fund", "completion", "help-search", NULL,
 	};
 	const char *name = pr->name, *sub = NULL;
 	const char *const *n;
@@ -239,6 +316,52 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			if (v->n == 2)
 				return;
 	}
+	if (sub != NULL && strcmp(name, "npm") == 0) {
+		for (n = npm_local; *n != NULL; n++)
+			if (strcmp(sub, *n) == 0)
+				break;
+		if (*n == NULL) {
+			ev_factor(ev, F_NETWORK | F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "network",
+			    "builtin: package manager", "npm %s is not a command known "
+			    "to stay local (npm's aliases install, publish, link or "
+			    "reach the network)", sub);
+			return;
+		}
+	}
+	if (sub != NULL && strcmp(name, "go") == 0 && (strcmp(sub, "run") == 0 ||
+	    strcmp(sub, "tool") == 0)) {
+		for (k = 1; k < v->n; k++)
+			if (!an_lit(&v->w[k]) || (strchr(v->w[k].s, '@') != NULL &&
+			    v->w[k].s[0] != '-')) {
+				ev_factor(ev, F_NETWORK | F_CODE);
+				ev_note(ev, POLICY_ESCALATE, "network",
+				    "builtin: package manager", "go %s %s downloads and "
+				    "runs a module", sub, v->w[k].s);
+				return;
+			}
+	}
+	if (strcmp(name, "mvn") == 0 || strcmp(name, "gradle") == 0) {
+		for (k = 1; k < v->n; k++) {
+			const char *g = v->w[k].s;
+
+			if (an_lit(&v->w[k]) && g[0] != '-' &&
+			    (strcmp(g, "deploy") == 0 || strncmp(g, "release:", 8) == 0 ||
+			    strncmp(g, "deploy:", 7) == 0 || strcmp(g, "site-deploy") == 0 ||
+			    strncmp(g, "publish", 7) == 0 || strstr(g, ":publish") != NULL ||
+			    strstr(g, "Publish") != NULL || strncmp(g, "upload", 6) == 0 ||
+			    strstr(g, ":upload") != NULL || strcmp(g, "jib") == 0 ||
+			    strncmp(g, "wagon:", 6) == 0 || strncmp(g, "scm:", 4) == 0)) {
+				ev_factor(ev, F_NETWORK);
+				ev_note(ev, POLICY_ESCALATE, "network",
+				    "builtin: package manager", "%s %s publishes to a "
+				    "remote repository", name, g);
+				return;
+			}
+		}
+	}
+	if (strcmp(name, "cmake") == 0 && cmake_tool(ev, v))
+		return;
 	if (sub != NULL && (strcmp(name, "npm") == 0 || strcmp(name, "yarn") == 0 ||
 	    strcmp(name, "pnpm") == 0 || strcmp(name, "bun") == 0 ||
 	    strcmp(name, "cargo") == 0 || strcmp(name, "go") == 0)) {
@@ -257,6 +380,17 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		    "yarn with no command installs packages");
 		return;
 	}
+	/* compilers: @FILE reads options (-fplugin=...) from a file */
+	for (k = 1; k < v->n; k++)
+		if (v->w[k].s[0] == '@' && (strcmp(name, "cc") == 0 ||
+		    strcmp(name, "gcc") == 0 || strcmp(name, "clang") == 0 ||
+		    strcmp(name, "g++") == 0 || strcmp(name, "c++") == 0)) {
+			ev_factor(ev, F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
+			    "%s %s reads options from a file, which may load code",
+			    name, v->w[k].s);
+			return;
+		}
 	/* compilers: -o names an output file */
 	for (k = 1; k < v->n; k++)
 		if (an_lit(&v->w[k]) && strcmp(v->w[k].s, "-o") == 0 && k + 1 < v->n &&
@@ -306,6 +440,24 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		}
 		if (val == NULL)
 			continue;
+		if ((val->flags & SH_W_GLOB) && !(val->flags & (SH_W_VAR |
+		    SH_W_SUBST | SH_W_BRACE))) {
+			/* a glob such as src/STAR.c: its directory */
+			size_t gl = strcspn(val->s, "*?[");
+
+			while (gl > 0 && val->s[gl - 1] != '/')
+				gl--;
+			snprintf(path, sizeof(path), "%.*s", (int)gl, val->s);
+			if (gl == 0)
+				snprintf(path, sizeof(path), ".");
+			if (path_resolve(ev->cwd, ev->call->home, path, res,
+			    sizeof(res)) < 0 || ev->p->folder == NULL ||
+			    !path_within(res, ev->p->folder))
+				ev_note(ev, POLICY_ESCALATE, "shell",
+				    "builtin: build outside", "%s works on %s, outside "
+				    "the project", name, val->s);
+			continue;
+		}
 		if (an_word_path(ev, val, path, sizeof(path)) != 1 ||
 		    path_resolve(ev->cwd, ev->call->home, path, res,
 		    sizeof(res)) < 0 || ev->p->folder == NULL ||
@@ -339,4 +491,30 @@ an_cls_cli(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: privileged CLI",
 	    "%s acts on remote systems, containers or packages; a human "
 	    "decides", name);
+}
+
+/*
+ * Formatters and linters (gofmt, black, ruff, eslint, prettier,
+ * clang-format ...): they may rewrite their operands in place, and some
+ * run configuration that is code (eslint.config.js). Inside the project
+ * they pass, with the factor "runs project code"; their operands are
+ * judged as writes.
+ */
+void
+an_cls_lint(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	int k;
+
+	for (k = 1; k < v->n; k++)
+		if (an_lit(&v->w[k]) && (strcmp(v->w[k].s, "--version") == 0 ||
+		    strcmp(v->w[k].s, "--help") == 0) && v->n == 2)
+			return;
+	ev_factor(ev, F_CODE);
+	if (!an_cwd_in_project(ev)) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: build outside",
+		    "%s runs outside the project", pr->name);
+		return;
+	}
+	an_operands(ev, v, 1, pr->optarg, an_op_write);
+	an_unknown_targets(ev, v);
 }

@@ -17,11 +17,67 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int tree_ops;
+
+static void
+op_tree_skip(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
+{
+	if (idx < 0)
+		return;
+	tree_ops++;
+	an_op_read_tree(ev, v, w, idx);
+}
+
+static void
+op_tree_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
+{
+	if (idx > 0)
+		op_tree_skip(ev, v, w, idx);
+}
+
 void
 an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	const char *name = pr->name;
 	int k;
+
+	if (v->extra == 1) {
+		ev_factor(ev, F_SECRET);
+		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+		    "%s reads files named by its input, and an earlier stage of "
+		    "the pipe names secrets", name);
+	}
+	/* ls ~, ls ~/.aws, du ~: the names printed may feed a reader */
+	if (strcmp(name, "ls") == 0 || strcmp(name, "tree") == 0 ||
+	    strcmp(name, "du") == 0 || strcmp(name, "fd") == 0 ||
+	    (strcmp(name, "rg") == 0 && an_has_word(v, 1, "--files"))) {
+		char path[SBX_PATH_MAX];
+
+		for (k = 1; k < v->n; k++)
+			if (!an_is_opt(&v->w[k]) &&
+			    an_word_path(ev, &v->w[k], path, sizeof(path)) >= 0 &&
+			    trig_is_secret(ev, path, 1)) {
+				an_names_secret(ev, v);
+				break;
+			}
+	}
+	/* recursive readers read whole trees: grep -r PAT ~ reads ~/.ssh */
+	if (strcmp(name, "rg") == 0 || (pr->cls == C_GREP &&
+	    (an_has_short(v, 1, 'r', pr->optarg) ||
+	    an_has_short(v, 1, 'R', pr->optarg) ||
+	    an_has_word(v, 1, "--recursive") ||
+	    an_has_word(v, 1, "--dereference-recursive") ||
+	    an_has_word(v, 1, "--directories=recurse")))) {
+		int pat = !an_has_short(v, 1, 'e', pr->optarg) &&
+		    !an_has_short(v, 1, 'f', pr->optarg) &&
+		    !(strcmp(name, "rg") == 0 && an_has_word(v, 1, "--files"));
+
+		tree_ops = 0;
+		an_operands(ev, v, 1, pr->optarg, pat ? op_tree_skip1 :
+		    op_tree_skip);
+		if (tree_ops == 0 && !v->extra)
+			trig_read_tree(ev, ".", name);
+	}
 
 	an_operands(ev, v, 1, pr->optarg, pr->cls == C_GREP &&
 	    !an_has_short(v, 1, 'e', pr->optarg) && !an_has_short(v, 1, 'f',
@@ -57,6 +113,14 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			ev_factor(ev, F_CODE);
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
 			    "%s %s runs a command or writes a file", name, s);
+			continue;
+		}
+		/* less +CMD runs less commands (+!cmd runs a shell) */
+		if ((strcmp(name, "less") == 0 || strcmp(name, "more") == 0) &&
+		    s[0] == '+' && strpbrk(s, "!|") != NULL) {
+			ev_factor(ev, F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
+			    "%s %s runs a command", name, s);
 			continue;
 		}
 		if ((strcmp(name, "sort") == 0 || strcmp(name, "iconv") == 0) &&
@@ -112,6 +176,71 @@ an_cls_write(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	an_unknown_targets(ev, v);
 }
 
+/*
+ * 1 if a mode sets the setuid or setgid bit, or may: 4755, 04755, 2755,
+ * u+s, g=s, a+rws, o+x,u+s; a mode not known exactly counts.
+ */
+int
+an_mode_special(const struct sh_word *w)
+{
+	const char *s = w->s, *q;
+	unsigned long m = 0;
+
+	if (!an_lit(w))
+		return 1;
+	if (s[0] >= '0' && s[0] <= '7') {
+		for (q = s; *q >= '0' && *q <= '7'; q++)
+			m = m * 8 + (unsigned long)(*q - '0');
+		return *q != '\0' || (m & 06000) != 0;
+	}
+	/* symbolic: [ugoa]*[+-=][rwxXstugo]*, comma separated */
+	for (q = s; *q != '\0'; q++) {
+		if (*q != '+' && *q != '=')
+			continue;
+		for (q++; *q != '\0' && *q != ',' && *q != '+' && *q != '-' &&
+		    *q != '='; q++)
+			if (*q == 's')
+				return 1;
+		q--;
+	}
+	return 0;
+}
+
+/* chmod MODE FILE...: the mode is the first operand, or --reference. */
+static void
+chmod_special(struct ev *ev, struct cmdv *v)
+{
+	int k, opts = 1;
+	const char *s;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
+			opts = 0;
+			continue;
+		}
+		if (opts && an_lit(&v->w[k]) && strncmp(s, "--reference", 11) == 0) {
+			ev_factor(ev, F_PRIV);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
+			    "chmod %s copies a mode that may be setuid or setgid", s);
+			return;
+		}
+		/* -s, -rwxs: a mode that starts with "-", not an option */
+		if (opts && an_is_opt(&v->w[k]) && strspn(s + 1, "rwxXst") ==
+		    strlen(s + 1) && strchr(s, 's') == NULL)
+			continue;
+		if (opts && an_is_opt(&v->w[k]) && strspn(s + 1, "rwxXst") !=
+		    strlen(s + 1))
+			continue;       /* -R, -v, --recursive */
+		if (an_mode_special(&v->w[k])) {
+			ev_factor(ev, F_PRIV);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
+			    "chmod %s sets a setuid or setgid bit (or may)", s);
+		}
+		return;
+	}
+}
+
 void
 an_cls_mode(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
@@ -125,23 +254,8 @@ an_cls_mode(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	an_operands(ev, v, 1, "", ref ? an_op_write_tree : an_op_write_skip1);
 	if (!ref && (an_has_short(v, 1, 'R', "") || an_has_word(v, 1, "--recursive")))
 		an_operands(ev, v, 1, "", an_op_write_tree_skip1);
-	for (k = 1; k < v->n; k++) {
-		const char *s = v->w[k].s;
-
-		if (strcmp(pr->name, "chmod") == 0 && an_lit(&v->w[k]) &&
-		    (strchr(s, 's') != NULL && (s[0] == '+' || s[0] == 'u' ||
-		    s[0] == 'g' || s[0] == 'a' || s[0] == '=') )) {
-			ev_factor(ev, F_PRIV);
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
-			    "chmod %s sets a setuid/setgid bit", s);
-		}
-		if (strcmp(pr->name, "chmod") == 0 && an_lit(&v->w[k]) &&
-		    strlen(s) == 4 && strspn(s, "01234567") == 4 && s[0] >= '2') {
-			ev_factor(ev, F_PRIV);
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
-			    "chmod %s sets a setuid/setgid/sticky bit", s);
-		}
-	}
+	if (strcmp(pr->name, "chmod") == 0)
+		chmod_special(ev, v);
 	if (strcmp(pr->name, "chown") == 0 || strcmp(pr->name, "chgrp") == 0) {
 		ev_factor(ev, F_PRIV);
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: ownership",
@@ -162,7 +276,14 @@ ln_targets(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest)
 	int k, opts = 1;
 	const char *s;
 
-	if (dest >= 0 && an_word_path(ev, &v->w[dest], path, sizeof(path)) == 1 &&
+	int symbolic = an_has_short(v, 1, 's', pr->optarg) ||
+	    an_has_word(v, 1, "--symbolic") ||
+	    an_has_word(v, 1, "--symbolic-link");
+
+	if (!symbolic && ev->cwd_known) {
+		/* a hard link's target is named from the working directory */
+		snprintf(base, sizeof(base), "%s", ev->cwd);
+	} else if (dest >= 0 && an_word_path(ev, &v->w[dest], path, sizeof(path)) == 1 &&
 	    (ev->cwd_known || path[0] == '/') &&
 	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) == 0) {
 		char *slash = strrchr(res, '/');
@@ -195,11 +316,15 @@ ln_targets(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest)
 		    !path_within(res, ev->p->folder)) {
 			ev_factor(ev, F_WRITE_OUT);
 			ev_note(ev, POLICY_ESCALATE, "write", "builtin: link outside",
-			    "ln links to %s, outside the project: writes through the "
-			    "link would land there", s);
+			    "%s links to %s, outside the project: writes through the "
+			    "link would land there", v->w[0].s, s);
 			return;
 		}
+		/* a link to sbx's files (or a tree holding them) is a way to
+		 * write them: judged as a write to the target */
+		trig_write_tree(ev, res, v->w[0].s, 0);
 	}
+	ev->made_link = 1;
 }
 
 static int
@@ -310,6 +435,46 @@ copies_link_out(struct ev *ev, const struct sh_word *w, const char *what)
 	    "copy would land there", what, path);
 }
 
+/* install -m 4755, -m4755, --mode=u+s: a setuid file. */
+static void
+install_mode(struct ev *ev, struct cmdv *v)
+{
+	struct sh_word m;
+	int k;
+	const char *s;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		m = v->w[k];
+		if (an_lit(&v->w[k]) && strcmp(s, "--") == 0)
+			return;
+		if (strcmp(s, "-m") == 0 || strcmp(s, "--mode") == 0) {
+			if (k + 1 >= v->n)
+				return;
+			m = v->w[++k];
+		} else if (strncmp(s, "--mode=", 7) == 0) {
+			m.s += 7;
+		} else if (s[0] == '-' && s[1] != '-' && strchr(s, 'm') != NULL) {
+			const char *q = strchr(s, 'm');
+
+			if (q[1] == '\0') {
+				if (k + 1 >= v->n)
+					return;
+				m = v->w[++k];
+			} else {
+				m.s = (char *)q + 1;
+			}
+		} else {
+			continue;
+		}
+		if (an_mode_special(&m)) {
+			ev_factor(ev, F_PRIV);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
+			    "install -m %s makes a setuid or setgid file (or may)", m.s);
+		}
+	}
+}
+
 void
 an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
@@ -318,6 +483,8 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	const char *s;
 	int is_mv = strcmp(pr->name, "mv") == 0;
 
+	if (strcmp(pr->name, "install") == 0)
+		install_mode(ev, v);
 	for (k = 1; k < v->n; k++) {
 		s = v->w[k].s;
 		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
@@ -380,8 +547,10 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: an_operands",
 		    "%s with fewer than two an_operands", pr->name);
 	}
-	/* ln: writes through the new link land on its target */
-	if (strcmp(pr->name, "ln") == 0)
+	/* ln, cp -l, cp -s: writes through the new link land on its target */
+	if (strcmp(pr->name, "ln") == 0 || (strcmp(pr->name, "cp") == 0 &&
+	    (an_has_short(v, 1, 'l', "") || an_has_short(v, 1, 's', "") ||
+	    an_has_word(v, 1, "--link") || an_has_word(v, 1, "--symbolic-link"))))
 		ln_targets(ev, v, pr, target >= 0 ? target : last);
 	/* sources: read; mv also removes them */
 	opts = 1;
@@ -401,7 +570,13 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		if (is_mv) {
 			an_write_tree_word(ev, v, &v->w[k]);
 		} else {
-			an_op_read(ev, v, &v->w[k], 0);
+			if (an_has_short(v, 1, 'r', "") || an_has_short(v, 1, 'R', "") ||
+			    an_has_short(v, 1, 'a', "") ||
+			    an_has_word(v, 1, "--recursive") ||
+			    an_has_word(v, 1, "--archive"))
+				an_op_read_tree(ev, v, &v->w[k], 0);
+			else
+				an_op_read(ev, v, &v->w[k], 0);
 			copies_link_out(ev, &v->w[k], pr->name);
 		}
 	}
@@ -417,13 +592,16 @@ an_cls_dd(struct ev *ev, struct cmdv *v)
 	for (k = 1; k < v->n; k++) {
 		struct sh_word *w = &v->w[k];
 
-		if (strncmp(w->s, "of=", 3) == 0) {
-			if (an_lit(w))
-				trig_write(ev, w->s + 3, "dd");
-			else
-				trig_write(ev, NULL, "dd");
-		} else if (strncmp(w->s, "if=", 3) == 0 && an_lit(w)) {
-			trig_read(ev, w->s + 3, "dd");
-		}
+		struct sh_word t = *w;
+
+		t.s = w->s + 3;
+		t.len = w->len >= 3 ? w->len - 3 : 0;
+		t.flags &= ~(unsigned)SH_W_ASSIGN;
+		if (t.s[0] == '~')
+			t.flags |= SH_W_TILDE;
+		if (strncmp(w->s, "of=", 3) == 0)
+			an_write_word(ev, v, &t);
+		else if (strncmp(w->s, "if=", 3) == 0)
+			an_op_read(ev, v, &t, 0);
 	}
 }

@@ -81,6 +81,21 @@ git_path_writes(struct ev *ev, struct cmdv *v, int from)
 	}
 }
 
+/*
+ * A write to the repository's configuration. git finds the repository by
+ * walking up from where it runs (git -C src config, cd .git && git
+ * config), and its config can run commands (aliases "!cmd", core.pager,
+ * core.fsmonitor, hooks paths): every such write is for a human.
+ */
+static void
+git_config_write(struct ev *ev, const char *what)
+{
+	ev_factor(ev, F_CODE);
+	ev_note(ev, POLICY_ESCALATE, "write", "filesystem.denyWrite",
+	    "%s writes the repository's configuration (.git/config, wherever "
+	    "git finds it), which can make git run commands", what);
+}
+
 static void
 git_destructive(struct ev *ev, const char *what)
 {
@@ -93,7 +108,6 @@ static void
 git_judge(struct ev *ev, struct cmdv *v)
 {
 	const char *sub = NULL, *s, *dir = ".";
-	char repo[SBX_PATH_MAX];
 	int k, i, pos = 0, unknown_repo = 0;
 	int write = 0;
 
@@ -141,6 +155,7 @@ git_judge(struct ev *ev, struct cmdv *v)
 	}
 	if (sub == NULL)
 		return;         /* git alone prints help */
+
 	i = k + 1;
 	/* git CMD --help shows the manual; elsewhere it may be a value */
 	if (i < v->n && (strcmp(v->w[i].s, "--help") == 0 ||
@@ -193,6 +208,27 @@ git_judge(struct ev *ev, struct cmdv *v)
 		if (strcmp(sub, "ls-remote") != 0)
 			trig_write(ev, dir, "git");
 		return;
+	}
+	if ((strcmp(sub, "ls-files") == 0 || (strcmp(sub, "diff") == 0 &&
+	    an_has_word(v, i, "--name-only"))) && v->c->pipeline >= 0 &&
+	    an_cwd_in_project(ev)) {
+		/* git ls-files '*.c' | xargs ...: project files; with name
+		 * patterns that match none of sbx's files, never those */
+		int safe = 0, other = 0;
+
+		for (k = i; k < v->n; k++) {
+			s = v->w[k].s;
+			if (an_is_opt(&v->w[k]) || strcmp(s, "--") == 0)
+				continue;
+			if (!an_lit(&v->w[k]) || strchr(s, '/') != NULL ||
+			    !an_glob_name_safe(s))
+				other = 1;
+			else
+				safe = 1;
+		}
+		ev->list_pipeline = v->c->pipeline;
+		ev->list_parse = v->pid;
+		ev->list_safe = safe && !other;
 	}
 	if (in_list(sub, git_read)) {
 		for (k = i; k < v->n; k++) {
@@ -251,11 +287,39 @@ git_judge(struct ev *ev, struct cmdv *v)
 			trig_write(ev, "~/.gitconfig", "git config");
 		else if (an_has_word(v, i, "--system"))
 			trig_write(ev, "/etc/gitconfig", "git config");
-		else {
-			snprintf(repo, sizeof(repo), "%s/.git/config", dir);
-			trig_write(ev, repo, "git config");
-		}
+		git_config_write(ev, "git config");
 		return;
+	}
+	if (strcmp(sub, "maintenance") == 0 && i < v->n &&
+	    strcmp(v->w[i].s, "run") != 0) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git",
+		    "git maintenance %s changes the user's git configuration and "
+		    "schedules jobs", v->w[i].s);
+		return;
+	}
+	if (strcmp(sub, "stash") == 0) {
+		for (k = i; k < v->n; k++) {
+			s = v->w[k].s;
+			if (!an_lit(&v->w[k]) || strcmp(s, "--all") == 0 ||
+			    strcmp(s, "--include-untracked") == 0 ||
+			    (s[0] == '-' && s[1] != '-' && strpbrk(s, "au") != NULL)) {
+				ev_factor(ev, F_PROTECTED | F_DESTRUCTIVE);
+				ev_note(ev, POLICY_ESCALATE, "write", "self-protection",
+				    "git stash %s stashes away (removes) untracked or "
+				    "ignored files, sbx's own .sandbox among them", s);
+				return;
+			}
+		}
+	}
+	if (strcmp(sub, "init") == 0) {
+		for (k = i; k < v->n; k++)
+			if (!an_is_opt(&v->w[k]) && !(k > i &&
+			    an_lit(&v->w[k - 1]) && (strcmp(v->w[k - 1].s, "-b") == 0 ||
+			    strcmp(v->w[k - 1].s, "--initial-branch") == 0 ||
+			    strcmp(v->w[k - 1].s, "--object-format") == 0 ||
+			    strcmp(v->w[k - 1].s, "--ref-format") == 0 ||
+			    strcmp(v->w[k - 1].s, "--shared") == 0)))
+				an_write_tree_word(ev, v, &v->w[k]);
 	}
 	if (strcmp(sub, "stash") == 0) {
 		if (i < v->n && (strcmp(v->w[i].s, "list") == 0 ||
@@ -309,8 +373,7 @@ git_judge(struct ev *ev, struct cmdv *v)
 			trig_network(ev, NULL, "git remote");
 			return;
 		}
-		snprintf(repo, sizeof(repo), "%s/.git/config", dir);
-		trig_write(ev, repo, "git remote");
+		git_config_write(ev, "git remote");
 		return;
 	} else if (strcmp(sub, "worktree") == 0) {
 		if (i < v->n && strcmp(v->w[i].s, "list") == 0)

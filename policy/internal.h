@@ -40,6 +40,16 @@ struct plist {
 	int n;
 };
 
+#define POL_MAX_XLISTS     8    /* path lists kept expanded */
+
+/* A path list expanded for one home (see ev_pattern). */
+struct pol_xlist {
+	const struct plist *l;
+	char **v;                       /* expanded entries; NULL: not placed */
+	size_t *lit;                    /* length before the first glob char */
+	int n;
+};
+
 struct policy {
 	char *name;                     /* file name for messages */
 	char *folder;
@@ -52,16 +62,27 @@ struct policy {
 	struct policy_limits limits;
 	int dual_risk;                  /* two approvers at this risk and above; -1 never */
 	struct plist dual_bash;         /* two approvers for these Bash(...) patterns */
+	struct plist always_ask;        /* "always_ask": no remembered rule covers these */
+	struct pol_xlist xl[POL_MAX_XLISTS];    /* expansions, for xhome */
+	int nxl;
+	char *xhome;
 };
+
+/* always_ask.c: whether e is a valid always_ask entry. */
+int always_ask_valid(const char *e);
 
 #define SBX_EV_MAX_STRINGS 8    /* nesting of bash -c / eval strings */
 #define SBX_EV_MAX_WRAPS   32   /* sudo nice env ... in a row */
 #define SBX_EV_MAX_VARS    16   /* f=.env; cat $f: variables tracked */
+#define SBX_EV_MAX_WPATHS  8    /* paths written, for cd; more: unknown */
+
 
 struct ev_var {
 	char name[64];
 	char value[1024];
 	int known;                      /* 0: assigned, value unknown */
+	int tainted;                    /* read at run time: may be any path */
+	int numeric;                    /* a count from $(wc ...), $((...)) */
 };
 
 struct ev {
@@ -81,6 +102,23 @@ struct ev {
 	int wraps;                      /* current wrapper nesting */
 	struct ev_var vars[SBX_EV_MAX_VARS];
 	int nvars;
+	int ifs_set;                    /* IFS assigned: splitting unknown */
+	int pos_tainted;                /* set -- named secrets: $1 ... */
+	int in_assign;                  /* judging an assignment's value */
+	char dflt_buf[256];             /* ${X:-WORD}: WORD, while judged */
+	int in_child;                   /* judging what a wrapper runs */
+	int cwd_tentative;              /* cwd holds along an && chain only */
+	char wpaths[SBX_EV_MAX_WPATHS][256]; /* paths the line writes */
+	int nwpaths;
+	int made_link;                  /* ln, cp -l/-s ran earlier in the line */
+	int subst_unsafe;               /* a $(...) may print any path */
+	int subst_nonnum;               /* a $(...) may print a non-number */
+	int list_pipeline, list_parse;  /* a lister of project files ran in */
+	int list_safe;                  /* ... and never names sbx's files */
+	int secret_pipeline, secret_parse; /* a stage named secrets */
+	struct sh_word *bx_words;       /* brace expansion in progress */
+	int bx_n, bx_bad;
+	struct sh_parse *bx_sp;
 	struct policy_call callx;       /* the call, with home resolved */
 	char home[SBX_PATH_MAX];
 };
@@ -112,6 +150,10 @@ void trig_write(struct ev *ev, const char *path, const char *what);
 void trig_write_tree(struct ev *ev, const char *path, const char *what,
     int filtered);
 void trig_read(struct ev *ev, const char *path, const char *what);
+/* A read of every file below path (grep -r, find -exec cat): escalates
+ * when the tree holds a denyRead path placed below it (~/.ssh under ~). */
+void trig_read_tree(struct ev *ev, const char *path, const char *what);
+int trig_is_secret(const struct ev *ev, const char *path, int tree);
 void trig_network(struct ev *ev, const char *host, const char *what);
 /* Claude-form rule lookup: the strongest rule of kind matching s. */
 const struct rule *rule_find(const struct policy *p, enum rule_kind kind,
@@ -120,6 +162,11 @@ const struct rule *rule_find(const struct policy *p, enum rule_kind kind,
 int pattern_expand(const char *pat, int claude_form, const char *folder,
     const char *home, char *out, size_t outsz);
 int domain_match(const char *pattern, const char *host);
+/* Entry k of l expanded for this call (cached); NULL: cannot be placed. */
+const char *ev_pattern(const struct ev *ev, const struct plist *l, int k);
+const char *ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,
+    size_t *litlen);
+void policy_cache_free(struct policy *p);
 /* Extracts the host of a URL ("https://user@h:1/x" -> "h"); -1 if none. */
 int url_host(const char *url, char *host, size_t hostsz);
 

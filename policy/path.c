@@ -69,6 +69,42 @@ path_within(const char *path, const char *dir)
 }
 
 /*
+ * /proc/self/cwd, /proc/thread-self/root, /proc/self/fd/...: they describe
+ * the process that opens them (the command's), not the one that resolves
+ * them here. Such a path cannot be resolved with certainty. ($$ in a word
+ * is a variable: its value is not known either.)
+ */
+static int
+proc_own(const char *cur, const char *rest)
+{
+	static const char *const dyn[] = {
+		"cwd", "root", "fd", "exe", "map_files", "task", "fdinfo", NULL,
+	};
+	const char *a, *b;
+	size_t n;
+	int k;
+
+	if (strncmp(cur, "/proc/", 6) != 0)
+		return 0;
+	/* /proc/self/...: the link names the resolving process */
+	if ((strcmp(cur, "/proc/self") == 0 ||
+	    strcmp(cur, "/proc/thread-self") == 0) && rest[strspn(rest, "/")] != '\0')
+		return 1;
+	a = cur + 6;
+	b = strchr(a, '/');
+	if (b == NULL || strchr(b + 1, '/') != NULL)
+		return 0;
+	n = (size_t)(b - a);
+	if (!((n == 4 && strncmp(a, "self", 4) == 0) ||
+	    (n == 11 && strncmp(a, "thread-self", 11) == 0)))
+		return 0;
+	for (k = 0; dyn[k] != NULL; k++)
+		if (strcmp(b + 1, dyn[k]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
  * Walks rest (a relative or absolute path) from the directory in out,
  * following symlinks. out holds an absolute, resolved prefix.
  */
@@ -141,6 +177,8 @@ path_resolve(const char *cwd, const char *home, const char *in, char *out,
 		if (clen > 1)
 			cur[clen++] = '/';
 		memcpy(cur + clen, comp, n + 1);
+		if (proc_own(cur, p))
+			return -1;
 		if (!exists)
 			continue;
 		if (lstat(cur, &st) < 0) {

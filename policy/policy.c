@@ -43,13 +43,31 @@ static const char *const builtin_deny_read[] = {
 	"/etc/sudoers", "~/.claude/.credentials.json", "~/.codex/auth.json",
 	"~/.config/gcloud", "~/.azure", "/**/auth.json", "/**/.credentials.json",
 	"/**/.npmrc", "/**/.pypirc", "/**/.netrc", "/proc/*/environ",
-	"/proc/*/mem", NULL,
+	"/proc/*/mem", "/proc/*/task/*/environ", "/proc/*/task/*/mem",
+	"/proc/thread-self/environ", "/proc/*/auxv",
+	"~/.claude.json", "~/.config/git/credentials", "~/.cargo/credentials",
+	"~/.cargo/credentials.toml", "~/.vault-token", "/etc/ssh/ssh_host_*_key",
+	"/etc/shadow-", "/etc/gshadow-", "/etc/sudoers.d", "~/.config/rclone",
+	"~/.terraform.d/credentials.tfrc.json", "~/.gem/credentials",
+	"~/.m2/settings.xml", "~/.m2/settings-security.xml",
+	"~/.config/github-copilot", "~/.config/hub", "~/.password-store",
+	"~/.local/share/keyrings", "~/.gradle/gradle.properties",
+	"~/.config/op", "~/.bash_history", "~/.zsh_history",
+	"~/.python_history", "~/.node_repl_history", "~/.psql_history",
+	"~/.mysql_history", "~/.config/Code/User/globalStorage", NULL,
 };
 
 /* Writes inside the project that run code later, for the agent or for the
- * human (git hooks, direnv, husky), are escalated. */
+ * human, are escalated: git hooks and config, direnv, husky, editor task
+ * and settings files (.vscode, .idea), version managers' hooks (mise,
+ * asdf), pre-commit, dev containers. The jail reads this list, the
+ * self-protection list and denyRead (policy_to_json) to build its mounts. */
 static const char *const builtin_deny_write[] = {
-	"./.git/hooks", "./.git/config", "./.envrc", "./.husky", NULL,
+	"./.git/hooks", "./.git/config", "./.envrc", "./.husky",
+	"./.vscode", "./.idea", "./.mise.toml", "./mise.toml", "./.mise",
+	"./.config/mise", "./.tool-versions", "./.git/info",
+	"/**/.git/config", "/**/.git/hooks",
+	"./.pre-commit-config.yaml", "./.devcontainer", NULL,
 };
 
 /* Self-protection: writes by any tool are denied, whatever the file says. */
@@ -57,6 +75,7 @@ static const char *const builtin_self_write[] = {
 	"./.sandbox", "./.claude/settings*.json", "./.mcp.json", "./.codex",
 	"./.cursor/hooks.json", "./.cursor/mcp.json", "~/.claude/settings*.json",
 	"~/.codex", "~/.cursor/hooks.json", "~/.cursor/mcp.json", "~/.config/sbx",
+	"./.gemini/settings.json", "~/.gemini/settings.json", "~/.gemini/trustedFolders.json",
 	"/**/bin/sbx",
 	"/**/bin/sbx-hook", "/**/bin/sbx-mcp", "/**/bin/sbxd", NULL,
 };
@@ -232,6 +251,7 @@ policy_free(struct policy *p)
 
 	if (p == NULL)
 		return;
+	policy_cache_free(p);
 	for (k = 0; k < p->nrules; k++) {
 		free(p->rules[k].text);
 		free(p->rules[k].arg);
@@ -245,6 +265,7 @@ policy_free(struct policy *p)
 	plist_free(&p->denied_domains);
 	plist_free(&p->self_write);
 	plist_free(&p->dual_bash);
+	plist_free(&p->always_ask);
 	free(p->name);
 	free(p->folder);
 	free(p->config_dir);
@@ -255,7 +276,7 @@ const struct policy_limits *
 policy_limits(const struct policy *p)
 {
 	static const struct policy_limits defaults = {
-		300, 20, 30, 3600, 600, 1048576L, 30,
+		300, 20, 30, 3600, 600, 1048576L, 600, 4294967296LL, 512, 30,
 	};
 
 	return p != NULL ? &p->limits : &defaults;
@@ -571,7 +592,7 @@ read_strings(const struct ld *ld, const cJSON *arr, const char *where,
 
 static const char *const top_keys[] = {
 	"version", "comment", "allow", "escalate", "deny", "filesystem",
-	"network", "limits", "two_approvers", NULL,
+	"network", "limits", "two_approvers", "always_ask", NULL,
 };
 static const char *const dual_keys[] = { "risk", "rules", NULL };
 static const char *const fs_keys[] = {
@@ -583,6 +604,7 @@ static const char *const net_keys[] = {
 static const char *const limit_keys[] = {
 	"hook_wait_seconds", "max_pending", "max_per_minute",
 	"request_ttl_seconds", "exec_timeout_seconds", "output_cap_bytes",
+	"exec_cpu_seconds", "exec_memory_bytes", "exec_max_processes",
 	"keep_results_days", NULL,
 };
 
@@ -626,6 +648,32 @@ read_dual(const struct ld *ld, const cJSON *c, size_t from, struct policy *p)
 			return ld_fail(ld, key_offset(ld, "rules", from),
 			    "two_approvers.rules: each must be a \"Bash(...)\" rule");
 		if (plist_add(&p->dual_bash, x->valuestring) < 0)
+			return ld_fail(ld, from, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * "always_ask": ["git push --no-verify", "make deploy-*"]: commands no
+ * remembered rule covers, on top of the built-in ones (always_ask.c).
+ */
+static int
+read_always_ask(const struct ld *ld, const cJSON *c, size_t from, struct policy *p)
+{
+	const cJSON *x;
+
+	if (!cJSON_IsArray(c))
+		return ld_fail(ld, from, "always_ask must be an array of strings such as "
+		    "\"git push --force\"");
+	if (cJSON_GetArraySize(c) > 64)
+		return ld_fail(ld, from, "always_ask: at most 64 entries");
+	cJSON_ArrayForEach(x, c) {
+		if (!cJSON_IsString(x) || !always_ask_valid(x->valuestring))
+			return ld_fail(ld, from, "always_ask: \"%.80s\" is not an entry: write "
+			    "the program and sub-command words, then one pattern for a later word "
+			    "(\"git push --force\", \"git push +*\"), single spaces, no shell "
+			    "syntax, at most 200 bytes", cJSON_IsString(x) ? x->valuestring : "?");
+		if (plist_add(&p->always_ask, x->valuestring) < 0)
 			return ld_fail(ld, from, "out of memory");
 	}
 	return 0;
@@ -720,6 +768,26 @@ read_limits(const struct ld *ld, const cJSON *lim, size_t from,
 	if (read_limit(ld, lim, "output_cap_bytes", from, 1024, 1073741824.0, &v) < 0)
 		return -1;
 	l->output_cap_bytes = (long)v;
+	/* 0 turns a resource limit off; small values would stop a shell
+	 * from starting at all. */
+	v = l->exec_cpu_seconds;
+	if (read_limit(ld, lim, "exec_cpu_seconds", from, 0, 86400, &v) < 0)
+		return -1;
+	l->exec_cpu_seconds = (int)v;
+	v = (double)l->exec_memory_bytes;
+	if (read_limit(ld, lim, "exec_memory_bytes", from, 0, 1099511627776.0, &v) < 0)
+		return -1;
+	if (v != 0 && v < 16777216.0)
+		return ld_fail(ld, key_offset(ld, "exec_memory_bytes", from),
+		    "limits.exec_memory_bytes must be 0 (no limit) or at least 16777216 (16 MiB)");
+	l->exec_memory_bytes = (long long)v;
+	v = l->exec_max_processes;
+	if (read_limit(ld, lim, "exec_max_processes", from, 0, 1000000, &v) < 0)
+		return -1;
+	if (v != 0 && v < 8)
+		return ld_fail(ld, key_offset(ld, "exec_max_processes", from),
+		    "limits.exec_max_processes must be 0 (no limit) or at least 8");
+	l->exec_max_processes = (int)v;
 	v = l->keep_results_days;
 	if (read_limit(ld, lim, "keep_results_days", from, 0, 3650, &v) < 0)
 		return -1;
@@ -747,6 +815,21 @@ add_builtins(struct policy *p)
 	return 0;
 }
 
+/* Adds $NAME + SUFFIX to the self-protected paths when NAME is set to an
+ * absolute path. */
+static int
+add_env_dir(struct policy *p, const char *name, const char *suffix)
+{
+	const char *v = getenv(name);
+	char path[PATH_MAX];
+
+	if (!v || v[0] != '/')
+		return 0;
+	if (snprintf(path, sizeof(path), "%s%s", v, suffix) >= (int)sizeof(path))
+		return -1;
+	return plist_add(&p->self_write, path);
+}
+
 /* Self-protection, added last on every load: the file cannot remove it. */
 static int
 add_self_protection(struct policy *p)
@@ -757,6 +840,12 @@ add_self_protection(struct policy *p)
 		if (plist_add(&p->self_write, *s) < 0)
 			return -1;
 	if (p->config_dir != NULL && plist_add(&p->self_write, p->config_dir) < 0)
+		return -1;
+	/* The agent's own client homes hold the trust records that make it run
+	 * sbx's hook (Codex's config.toml, Gemini's trustedFolders.json); the
+	 * agent's environment names them when they are not under ~. */
+	if (add_env_dir(p, "CODEX_HOME", "") < 0 ||
+	    add_env_dir(p, "GEMINI_CLI_HOME", "/.gemini") < 0)
 		return -1;
 	return 0;
 }
@@ -883,6 +972,9 @@ parse_policy(const struct ld *ld, struct policy *p)
 		goto out;
 	c = cJSON_GetObjectItemCaseSensitive(root, "two_approvers");
 	if (c != NULL && read_dual(ld, c, key_offset(ld, "two_approvers", 0), p) < 0)
+		goto out;
+	c = cJSON_GetObjectItemCaseSensitive(root, "always_ask");
+	if (c != NULL && read_always_ask(ld, c, key_offset(ld, "always_ask", 0), p) < 0)
 		goto out;
 	rc = 0;
 out:
@@ -1331,6 +1423,36 @@ out:
 	free(line);
 }
 
+/*
+ * Codex's shell tool runs its command in "workdir" (also
+ * "working_directory"), relative to the session's cwd: the command is
+ * judged there. A workdir that is not a string or cannot be resolved
+ * leaves the directory unknown.
+ */
+static void
+shell_workdir(struct ev *ev, const cJSON *input)
+{
+	static const char *const keys[] = { "workdir", "working_directory", NULL };
+	const cJSON *w;
+	char res[SBX_PATH_MAX];
+	int k;
+
+	for (k = 0; keys[k] != NULL; k++) {
+		w = cJSON_GetObjectItemCaseSensitive(input, keys[k]);
+		if (w == NULL || cJSON_IsNull(w))
+			continue;
+		if (!cJSON_IsString(w) || w->valuestring[0] == '\0' ||
+		    (w->valuestring[0] != '/' && !ev->cwd_known) ||
+		    path_resolve(ev->cwd, ev->call->home, w->valuestring, res,
+		    sizeof(res)) < 0) {
+			ev->cwd_known = 0;
+			continue;
+		}
+		memcpy(ev->cwd, res, sizeof(res));
+		ev->cwd_known = 1;
+	}
+}
+
 static void
 eval_tool(struct ev *ev)
 {
@@ -1347,6 +1469,7 @@ eval_tool(struct ev *ev)
 	}
 	if (strcmp(tool, "Bash") == 0 || strcmp(tool, "shell") == 0 ||
 	    strcmp(tool, "local_shell") == 0) {
+		shell_workdir(ev, input);
 		s = str_field(input, "command");
 		if (s == NULL && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(input,
 		    "command"))) {
@@ -1528,6 +1651,8 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 	ev.call = &ev.callx;
 	ev.res = res;
 	ev.net_pipeline = -1;
+	ev.list_pipeline = -1;
+	ev.secret_pipeline = -1;
 	/* the real directory, as the folder is: a cwd reached through a
 	 * symlink is still inside the project */
 	if (call->cwd != NULL && p->folder != NULL &&
@@ -1617,6 +1742,10 @@ policy_to_json(const struct policy *p)
 	    p->limits.exec_timeout_seconds) ||
 	    !cJSON_AddNumberToObject(o, "output_cap_bytes",
 	    (double)p->limits.output_cap_bytes) ||
+	    !cJSON_AddNumberToObject(o, "exec_cpu_seconds", p->limits.exec_cpu_seconds) ||
+	    !cJSON_AddNumberToObject(o, "exec_memory_bytes",
+	    (double)p->limits.exec_memory_bytes) ||
+	    !cJSON_AddNumberToObject(o, "exec_max_processes", p->limits.exec_max_processes) ||
 	    !cJSON_AddNumberToObject(o, "keep_results_days", p->limits.keep_results_days))
 		goto fail;
 	o = cJSON_AddObjectToObject(root, "two_approvers");
@@ -1624,6 +1753,16 @@ policy_to_json(const struct policy *p)
 	    policy_risk_name((enum policy_risk)p->dual_risk)) ||
 	    json_list(o, "rules", &p->dual_bash) < 0)
 		goto fail;
+	{
+		const char *const *b = policy_always_ask_builtin();
+		cJSON *a = cJSON_AddArrayToObject(root, "always_ask_builtin");
+
+		for (; a && *b; b++)
+			if (!cJSON_AddItemToArray(a, cJSON_CreateString(*b)))
+				goto fail;
+		if (a == NULL || json_list(root, "always_ask", &p->always_ask) < 0)
+			goto fail;
+	}
 	return root;
 fail:
 	cJSON_Delete(root);

@@ -56,6 +56,12 @@ struct policy_limits {
 	int request_ttl_seconds;    /* undecided requests expire (default 3600) */
 	int exec_timeout_seconds;   /* command run time before SIGTERM (default 600) */
 	long output_cap_bytes;      /* captured bytes per stream (default 1 MiB) */
+	/* Resource limits of a command sbxd runs (0: none). */
+	int exec_cpu_seconds;       /* RLIMIT_CPU (default 600) */
+	long long exec_memory_bytes; /* RLIMIT_DATA, per process (default 4 GiB) */
+	int exec_max_processes;     /* processes at once (default 512): a pids
+	                               cgroup when sbxd may make one, and
+	                               RLIMIT_NPROC above the user's count */
 	int keep_results_days;      /* finished output kept after delivery (default 30;
 	                               0: pruned right after delivery) */
 };
@@ -113,6 +119,17 @@ const struct policy_limits *policy_limits(const struct policy *p);
  */
 int policy_approvals_needed(const struct policy *p, const struct policy_call *call,
     const struct policy_result *res);
+
+/*
+ * The always_ask entry (built in, or from the policy's "always_ask"
+ * list) that matches command, or NULL: no remembered rule may cover such
+ * a command, a human decides each one (force pushes, --delete, --mirror,
+ * reset --hard ...). p may be NULL (built-ins only). Borrowed string.
+ */
+const char *policy_always_ask(const struct policy *p, const char *command);
+
+/* The built-in always_ask entries, NULL-terminated (static storage). */
+const char *const *policy_always_ask_builtin(void);
 
 /* The default policy.json text that `sbx init` writes (static storage). */
 const char *policy_default_text(void);

@@ -9,6 +9,7 @@
  *   closed) and the unit tests fail loudly.
  */
 #include "policy/analyse.h"
+#include "policy/interactive.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +21,13 @@ static const struct prog progs[] = {
 	{ ":", C_NOFILE, "", 0 },
 	{ "[", C_NOFILE, "", 0 },
 	{ "[[", C_NOFILE, "", 0 },
+	{ "actionlint", C_READ, "c", 0 },
 	{ "alias", C_ESC, "", 0 },
 	{ "apk", C_ADMIN, "", 0 },
 	{ "apt", C_ADMIN, "", 0 },
 	{ "apt-get", C_ADMIN, "", 0 },
 	{ "arch", C_NOFILE, "", 0 },
+	{ "autopep8", C_LINT, "", 0 },
 	{ "awk", C_AWK, "Ffv", 0 },
 	{ "aws", C_CLI, "", 0 },
 	{ "az", C_CLI, "", 0 },
@@ -35,6 +38,8 @@ static const struct prog progs[] = {
 	{ "bash", C_SHELL, "oO", 0 },
 	{ "bat", C_READ, "lmr", 0 },
 	{ "bg", C_NOFILE, "", 0 },
+	{ "biome", C_LINT, "", 0 },
+	{ "black", C_LINT, "lcSt", 0 },
 	{ "blkdiscard", C_CATA, "", 0 },
 	{ "break", C_NOFILE, "", 0 },
 	{ "brew", C_CLI, "", 0 },
@@ -59,6 +64,7 @@ static const struct prog progs[] = {
 	{ "chrt", C_WRAP, "", 1 },
 	{ "cksum", C_READ, "", 0 },
 	{ "clang", C_BUILD, "", 0 },
+	{ "clang-format", C_LINT, "", 0 },
 	{ "clear", C_NOFILE, "", 0 },
 	{ "cmake", C_BUILD, "", 0 },
 	{ "cmp", C_READ, "in", 0 },
@@ -89,6 +95,7 @@ static const struct prog progs[] = {
 	{ "egrep", C_GREP, "efABCmd", 0 },
 	{ "emacs", C_EDITOR, "", 0 },
 	{ "env", C_ENV, "", 0 },
+	{ "eslint", C_LINT, "cof", 0 },
 	{ "eval", C_EVAL, "", 0 },
 	{ "exec", C_WRAP, "a", 0 },
 	{ "exit", C_NOFILE, "", 0 },
@@ -104,6 +111,7 @@ static const struct prog progs[] = {
 	{ "file", C_READ, "fmFP", 0 },
 	{ "find", C_FIND, "", 0 },
 	{ "fish", C_SHELL, "", 0 },
+	{ "flake8", C_LINT, "", 0 },
 	{ "fmt", C_READ, "w", 0 },
 	{ "fold", C_READ, "w", 0 },
 	{ "for", C_NOFILE, "", 0 },
@@ -115,12 +123,15 @@ static const struct prog progs[] = {
 	{ "gcloud", C_CLI, "", 0 },
 	{ "getconf", C_NOFILE, "", 0 },
 	{ "gh", C_CLI, "", 0 },
-	{ "git", C_GIT, "", 0 },
+	{ "git", C_GIT, "Cc", 0 },
 	{ "go", C_BUILD, "", 0 },
+	{ "gofmt", C_LINT, "r", 0 },
+	{ "golangci-lint", C_LINT, "c", 0 },
 	{ "gradle", C_BUILD, "", 0 },
 	{ "grep", C_GREP, "efABCmd", 0 },
 	{ "groupadd", C_ADMIN, "", 0 },
 	{ "groups", C_NOFILE, "", 0 },
+	{ "hadolint", C_READ, "c", 0 },
 	{ "halt", C_ADMIN, "", 0 },
 	{ "hash", C_ESC, "", 0 },
 	{ "head", C_READ, "nc", 0 },
@@ -136,6 +147,7 @@ static const struct prog progs[] = {
 	{ "ionice", C_WRAP, "cnp", 0 },
 	{ "ip6tables", C_ADMIN, "", 0 },
 	{ "iptables", C_ADMIN, "", 0 },
+	{ "isort", C_LINT, "", 0 },
 	{ "jest", C_BUILD, "", 0 },
 	{ "jobs", C_NOFILE, "", 0 },
 	{ "join", C_READ, "12jteo", 0 },
@@ -171,6 +183,7 @@ static const struct prog progs[] = {
 	{ "mount", C_ADMIN, "", 0 },
 	{ "mv", C_CPMV, "tS", 0 },
 	{ "mvn", C_BUILD, "", 0 },
+	{ "mypy", C_LINT, "cpm", 0 },
 	{ "nano", C_EDITOR, "", 0 },
 	{ "nawk", C_AWK, "Ffv", 0 },
 	{ "nc", C_NET, "psw", 0 },
@@ -205,12 +218,14 @@ static const struct prog progs[] = {
 	{ "podman", C_CLI, "", 0 },
 	{ "popd", C_CD, "", 0 },
 	{ "poweroff", C_ADMIN, "", 0 },
+	{ "prettier", C_LINT, "", 0 },
 	{ "printenv", C_NOFILE, "", 0 },
 	{ "printf", C_NOFILE, "v", 0 },
 	{ "ps", C_NOFILE, "", 0 },
 	{ "pushd", C_CD, "", 0 },
 	{ "pwd", C_NOFILE, "", 0 },
 	{ "py.test", C_BUILD, "", 0 },
+	{ "pylint", C_LINT, "", 0 },
 	{ "pytest", C_BUILD, "", 0 },
 	{ "python", C_INTERP, "", 0 },
 	{ "python2", C_INTERP, "", 0 },
@@ -229,9 +244,11 @@ static const struct prog progs[] = {
 	{ "rpm", C_ADMIN, "", 0 },
 	{ "rsync", C_NET, "e", 0 },
 	{ "ruby", C_INTERP, "", 0 },
+	{ "ruff", C_LINT, "", 0 },
 	{ "run0", C_PRIV, "", 0 },
 	{ "runuser", C_SU, "", 0 },
 	{ "rustc", C_BUILD, "", 0 },
+	{ "rustfmt", C_LINT, "", 0 },
 	{ "scp", C_NET, "cFiloPS", 0 },
 	{ "sed", C_SED, "", 0 },
 	{ "seq", C_NOFILE, "fs", 0 },
@@ -249,6 +266,8 @@ static const struct prog progs[] = {
 	{ "sha256sum", C_READ, "", 0 },
 	{ "sha384sum", C_READ, "", 0 },
 	{ "sha512sum", C_READ, "", 0 },
+	{ "shellcheck", C_READ, "CeiosSfPWx", 0 },
+	{ "shfmt", C_LINT, "ifl", 0 },
 	{ "shift", C_NOFILE, "", 0 },
 	{ "shopt", C_NOFILE, "", 0 },
 	{ "shred", C_WRITE, "nsu", 0 },
@@ -261,6 +280,7 @@ static const struct prog progs[] = {
 	{ "stat", C_READ, "cf", 0 },
 	{ "stdbuf", C_WRAP, "ioe", 0 },
 	{ "strings", C_READ, "nte", 0 },
+	{ "stylua", C_LINT, "", 0 },
 	{ "su", C_SU, "", 0 },
 	{ "sudo", C_PRIV, "ugCDhprtUT", 0 },
 	{ "swapoff", C_ADMIN, "", 0 },
@@ -269,6 +289,7 @@ static const struct prog progs[] = {
 	{ "systemctl", C_ADMIN, "", 0 },
 	{ "tac", C_READ, "s", 0 },
 	{ "tail", C_READ, "ncs", 0 },
+	{ "tar", C_TAR, "", 0 },
 	{ "taskset", C_WRAP, "", 1 },
 	{ "tee", C_WRITE, "", 0 },
 	{ "telnet", C_NET, "", 0 },
@@ -298,6 +319,7 @@ static const struct prog progs[] = {
 	{ "uniq", C_READ, "fsw", 0 },
 	{ "unlink", C_WRITE, "", 0 },
 	{ "unset", C_NOFILE, "", 0 },
+	{ "unzip", C_UNZIP, "dxP", 0 },
 	{ "uptime", C_NOFILE, "", 0 },
 	{ "useradd", C_ADMIN, "", 0 },
 	{ "userdel", C_ADMIN, "", 0 },
@@ -320,10 +342,13 @@ static const struct prog progs[] = {
 	{ "xargs", C_XARGS, "", 0 },
 	{ "xxd", C_READ, "cglos", 0 },
 	{ "xzcat", C_READ, "", 0 },
+	{ "yamllint", C_READ, "cdf", 0 },
+	{ "yapf", C_LINT, "", 0 },
 	{ "yarn", C_BUILD, "", 0 },
 	{ "yes", C_NOFILE, "", 0 },
 	{ "yum", C_ADMIN, "", 0 },
 	{ "zcat", C_READ, "", 0 },
+	{ "zip", C_ZIP, "bntxiPO", 0 },
 	{ "zsh", C_SHELL, "oO", 0 },
 	{ "zypper", C_ADMIN, "", 0 },
 };
@@ -364,10 +389,42 @@ an_prog_find(const char *name)
 	return bsearch(name, progs, (size_t)NPROGS, sizeof(progs[0]), prog_cmp);
 }
 
+/*
+ * history -w/-a [FILE] writes FILE ($HISTFILE, ~/.bash_history, without
+ * one); history -r/-n [FILE] reads it.
+ */
+void
+an_history(struct ev *ev, struct cmdv *v)
+{
+	int k, w = 0, r = 0;
+	const char *s;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (!an_lit(&v->w[k]) || s[0] != '-')
+			break;
+		w |= strpbrk(s, "wa") != NULL;
+		r |= strpbrk(s, "rn") != NULL;
+	}
+	if (!w && !r)
+		return;
+	if (k >= v->n) {
+		ev_note(ev, POLICY_ESCALATE, "write", "builtin: unknown target",
+		    "history %s uses $HISTFILE, outside the project",
+		    w ? "-w/-a" : "-r/-n");
+		return;
+	}
+	if (w)
+		an_write_word(ev, v, &v->w[k]);
+	if (r)
+		an_op_read(ev, v, &v->w[k], 0);
+}
+
 /* Judges one command of a known program by its class. */
 void
 an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *name)
 {
+	an_opts_scan(ev, v, pr, name);
 	switch (pr->cls) {
 	case C_NOFILE:
 		if (strcmp(name, "for") == 0 && v->n >= 2 &&
@@ -376,33 +433,111 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 			char as[1100];
 			struct sh_word fake;
 
-			if (v->n == 4 && strcmp(v->w[2].s, "in") == 0 &&
+			int j, nums = v->n > 3 && strcmp(v->w[2].s, "in") == 0;
+
+			for (j = 3; j < v->n && nums; j++)
+				if (!an_lit(&v->w[j]) || v->w[j].len == 0 || v->w[j].len > 18 ||
+				    strspn(v->w[j].s, "0123456789") != v->w[j].len)
+					nums = 0;
+			if (nums) {
+				/* for i in 1 2 3: a number (arithmetic may use it) */
+				snprintf(as, sizeof(as), "%s=%s", v->w[1].s, v->w[3].s);
+				fake.flags = SH_W_LITERAL | SH_W_ASSIGN;
+			} else if (v->n == 4 && strcmp(v->w[2].s, "in") == 0 &&
 			    v->w[3].len < 1000) {
 				snprintf(as, sizeof(as), "%s=%s", v->w[1].s, v->w[3].s);
 				fake.flags = v->w[3].flags | SH_W_ASSIGN;
 			} else {
-				snprintf(as, sizeof(as), "%s=%c?%c", v->w[1].s,
-				    SH_VAR_MARK, SH_VAR_MARK);
+				int taint = 0;
+
+				/* for f in $(cat list): each f may be any path */
+				for (j = 3; j < v->n; j++)
+					if ((v->w[j].flags & SH_W_SUBST) && ev->subst_unsafe)
+						taint = 1;
+				snprintf(as, sizeof(as), "%s=%c%c%c", v->w[1].s,
+				    SH_VAR_MARK, taint ? '!' : '?', SH_VAR_MARK);
 				fake.flags = SH_W_VAR | SH_W_ASSIGN;
+			}
+			/* for f in ~/.ssh/STAR: f names secrets; reads through
+			 * it escalate */
+			for (j = 3; j < v->n && strcmp(v->w[2].s, "in") == 0; j++) {
+				char pth[SBX_PATH_MAX];
+				const struct sh_word *lw = &v->w[j];
+				int sec;
+
+				if ((lw->flags & SH_W_GLOB) &&
+				    !(lw->flags & (SH_W_VAR | SH_W_SUBST)))
+					sec = an_glob_secret_dry(ev, lw);
+				else
+					sec = an_word_path(ev, lw, pth, sizeof(pth)) >= 0 &&
+					    trig_is_secret(ev, pth, 1);
+				if (sec) {
+					snprintf(as, sizeof(as), "%s=%c!%c", v->w[1].s,
+					    SH_VAR_MARK, SH_VAR_MARK);
+					fake.flags = SH_W_VAR | SH_W_ASSIGN;
+					break;
+				}
 			}
 			fake.s = as;
 			fake.len = strlen(as);
+			an_check_var_name(ev, v->w[1].s, NULL, "for");
 			an_remember_var(ev, &fake);
+		} else if (strcmp(name, "set") == 0 || strcmp(name, "shopt") == 0) {
+			an_set_options(ev, v);
 		} else if (strcmp(name, "printf") == 0 || strcmp(name, "read") == 0 ||
 		    strcmp(name, "unset") == 0 || strcmp(name, "test") == 0 ||
 		    strcmp(name, "[") == 0 || strcmp(name, "[[") == 0) {
 			/* names with subscripts: printf -v 'a[$(cmd)]' runs cmd */
 			int k;
 
-			for (k = 1; k < v->n; k++)
-				if (strchr(v->w[k].s, '[') != NULL)
-					an_check_code_text(ev, v->w[k].s);
+			for (k = 1; k < v->n; k++) {
+				const char *s = v->w[k].s, *o = strchr(s, '[');
+
+				if (o != NULL)
+					an_check_code_text(ev, s);
+				/* a[i] as a name (printf -v, read, unset, -v):
+				 * the subscript is arithmetic */
+				if (o != NULL && o > s && strcmp(s, "[") != 0 &&
+				    strcmp(s, "[[") != 0 && strchr(o, ']') != NULL) {
+					char sub[256];
+					size_t sl = (size_t)(strrchr(o, ']') - o - 1);
+
+					if (sl < sizeof(sub) && strspn(s, "abcdefghijklmnop"
+					    "qrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") ==
+					    (size_t)(o - s)) {
+						memcpy(sub, o + 1, sl);
+						sub[sl] = '\0';
+						if (strcmp(sub, "@") != 0 && strcmp(sub, "*") != 0)
+							an_arith_text(ev, sub);
+					}
+				}
+				/* [[ A -eq B ]]: both sides are arithmetic */
+				if (strcmp(name, "[[") == 0 && an_lit(&v->w[k]) &&
+				    s[0] == '-' && (strcmp(s, "-eq") == 0 ||
+				    strcmp(s, "-ne") == 0 || strcmp(s, "-lt") == 0 ||
+				    strcmp(s, "-le") == 0 || strcmp(s, "-gt") == 0 ||
+				    strcmp(s, "-ge") == 0) && k > 1 && k + 1 < v->n) {
+					an_arith_word(ev, &v->w[k - 1]);
+					an_arith_word(ev, &v->w[k + 1]);
+				}
+			}
+			an_set_names(ev, v, name);
+			if (strcmp(name, "printf") == 0)
+				an_echo_names(ev, v);
 		} else if (strcmp(name, "export") == 0 || strcmp(name, "declare") == 0 ||
 		    strcmp(name, "typeset") == 0 || strcmp(name, "local") == 0 ||
 		    strcmp(name, "readonly") == 0) {
 			int k;
 
 			for (k = 1; k < v->n; k++) {
+				if (an_lit(&v->w[k]) && v->w[k].s[0] == '-' &&
+				    strpbrk(v->w[k].s, "ni") != NULL &&
+				    strchr(v->w[k].s, '=') == NULL) {
+					ev_note(ev, POLICY_ESCALATE, "shell",
+					    "builtin: environment", "%s %s makes names that "
+					    "refer to other variables or evaluate arithmetic",
+					    name, v->w[k].s);
+				}
 				an_check_assign(ev, v->w[k].s);
 				if (strchr(v->w[k].s, '=') != NULL && v->w[k].s[0] != '-')
 					an_remember_var(ev, &v->w[k]);
@@ -412,6 +547,10 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 			ev_factor(ev, F_PRIV);
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: admin",
 			    "date --set changes the system clock");
+		} else if (strcmp(name, "echo") == 0) {
+			an_echo_names(ev, v);
+		} else if (strcmp(name, "history") == 0) {
+			an_history(ev, v);
 		} else if (strcmp(name, "hostname") == 0 && v->n > 1 &&
 		    v->w[1].s[0] != '-') {
 			ev_factor(ev, F_PRIV);
@@ -480,19 +619,34 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 		an_cls_net(ev, v, pr);
 		break;
 	case C_SHELL:
+		an_interactive(ev, v, name);
 		an_cls_shell(ev, v);
 		break;
 	case C_INTERP:
+		an_interactive(ev, v, name);
 		an_cls_interp(ev, v, pr);
 		break;
 	case C_WRAP:
 		an_cls_wrap(ev, v, pr);
 		break;
 	case C_BUILD:
+		an_interactive(ev, v, name);
 		an_cls_build(ev, v, pr);
 		break;
 	case C_CLI:
 		an_cls_cli(ev, v, pr);
+		break;
+	case C_LINT:
+		an_cls_lint(ev, v, pr);
+		break;
+	case C_TAR:
+		an_cls_tar(ev, v);
+		break;
+	case C_UNZIP:
+		an_cls_unzip(ev, v, pr);
+		break;
+	case C_ZIP:
+		an_cls_zip(ev, v, pr);
 		break;
 	case C_GIT:
 		an_cls_git(ev, v);
@@ -516,6 +670,7 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 			break;
 		}
 		an_run_file(ev, &v->w[1], name);
+		ev->cwd_known = 0;      /* the file may cd */
 		break;
 	case C_EVAL:
 		an_cls_eval(ev, v);

@@ -142,6 +142,7 @@ struct sc {
 	struct heredoc pend[16];
 	int npend;
 	int compound;           /* open { if while until for, not yet closed */
+	int condlevel;          /* open if while until for */
 };
 
 static void parse_list(struct sc *sc, int term);
@@ -225,6 +226,7 @@ new_cmd(struct sc *sc, enum sh_cmd_kind kind)
 	c->conn = SH_C_END;
 	c->pipeline = -1;
 	c->in_subst = sc->in_subst;
+	c->cond = sc->condlevel > 0;
 	return c;
 }
 
@@ -278,35 +280,53 @@ read_heredocs(struct sc *sc)
 	size_t ls, le, dl;
 	const char *line;
 	int k;
-	struct buf b = {0};
+	struct buf b = {0}, lb = {0};
 
 	for (k = 0; k < sc->npend && !bad(sc); k++) {
 		h = &sc->pend[k];
 		dl = strlen(h->delim);
 		b.len = 0;
 		for (;;) {
+			size_t bs;
+
 			if (sc->i >= sc->n) {
 				fail(sc, "here-document not closed by \"%s\"", h->delim);
 				break;
 			}
-			ls = sc->i;
-			while (sc->i < sc->n && sc->s[sc->i] != '\n')
-				sc->i++;
-			le = sc->i;
-			if (sc->i < sc->n)
-				sc->i++;
-			line = sc->s + ls;
-			if (h->strip_tabs)
-				while (ls < le && *line == '\t') {
-					line++;
-					ls++;
+			/* With an unquoted delimiter bash joins a line that ends
+			 * in a backslash to the next before it compares: "EO\\"
+			 * then "F" ends the body at "EOF". */
+			lb.len = 0;
+			for (;;) {
+				ls = sc->i;
+				while (sc->i < sc->n && sc->s[sc->i] != '\n')
+					sc->i++;
+				le = sc->i;
+				if (sc->i < sc->n)
+					sc->i++;
+				line = sc->s + ls;
+				if (h->strip_tabs && lb.len == 0)
+					while (ls < le && *line == '\t') {
+						line++;
+						ls++;
+					}
+				for (bs = 0; bs < le - ls && line[le - ls - 1 - bs] ==
+				    '\\'; bs++)
+					;
+				if (!h->r->delim_quoted && bs % 2 == 1 &&
+				    le < sc->n) {
+					if (buf_add(&lb, line, le - ls - 1) < 0)
+						goto oom;
+					continue;
 				}
-			if (le - ls == dl && memcmp(line, h->delim, dl) == 0)
-				break;
-			if (buf_add(&b, line, le - ls) < 0 || buf_addc(&b, '\n') < 0) {
-				fail(sc, "out of memory");
+				if (buf_add(&lb, line, le - ls) < 0)
+					goto oom;
 				break;
 			}
+			if (lb.len == dl && memcmp(lb.p, h->delim, dl) == 0)
+				break;
+			if (buf_add(&b, lb.p, lb.len) < 0 || buf_addc(&b, '\n') < 0)
+				goto oom;
 		}
 		if (bad(sc))
 			break;
@@ -317,8 +337,13 @@ read_heredocs(struct sc *sc)
 		if (!h->r->body_literal && h->r->body != NULL)
 			heredoc_expand(sc, h->r->body, b.len);
 	}
+	goto out;
+oom:
+	fail(sc, "out of memory");
+out:
 	sc->npend = 0;
 	free(b.p);
+	free(lb.p);
 }
 
 static void
@@ -607,15 +632,56 @@ skip_nested(struct sc *sc, int open, int close, unsigned *flags)
 
 static int name_char(int c, int first);
 
-/* $NAME and ${NAME} leave SH_VAR_MARK NAME SH_VAR_MARK in the text. */
+/*
+ * $NAME and ${NAME} leave SH_VAR_MARK NAME SH_VAR_MARK in the text (see
+ * shell.h for the forms). An unquoted expansion is split and globbed by
+ * bash: its marker starts with SH_VAR_UNQUOTED.
+ */
 static void
-var_marker(struct sc *sc, struct buf *b, const char *name, size_t n)
+var_marker2(struct sc *sc, struct buf *b, const char *name, size_t n,
+    const char *suffix, int dq)
 {
-	char m = SH_VAR_MARK;
+	char m = SH_VAR_MARK, u = SH_VAR_UNQUOTED;
 
-	if (buf_add(b, &m, 1) < 0 || buf_add(b, name, n) < 0 ||
-	    buf_add(b, &m, 1) < 0)
+	if (buf_add(b, &m, 1) < 0 || (!dq && buf_add(b, &u, 1) < 0) ||
+	    buf_add(b, name, n) < 0 ||
+	    buf_add(b, suffix, strlen(suffix)) < 0 || buf_add(b, &m, 1) < 0)
 		fail(sc, "out of memory");
+}
+
+
+/*
+ * Arithmetic evaluates the values of the names in it as expressions again
+ * (x='a[$(cmd)]'; $((x)) runs cmd): the text from..to is listed as a
+ * command SH_ARITH TEXT, for the analyser to judge the names.
+ */
+static void
+arith(struct sc *sc, size_t from, size_t to)
+{
+	struct sh_cmd *c;
+	struct sh_word *w;
+
+	if (bad(sc) || to < from)
+		return;
+	c = new_cmd(sc, SH_SIMPLE);
+	if (c == NULL)
+		return;
+	w = arena_alloc(sc->out->arena, 2 * sizeof(*w));
+	if (w == NULL) {
+		fail(sc, "command too large to analyse");
+		return;
+	}
+	w[0].s = astr(sc, SH_ARITH, strlen(SH_ARITH));
+	w[0].len = strlen(SH_ARITH);
+	w[0].flags = SH_W_LITERAL;
+	w[1].s = astr(sc, sc->s + from, to - from);
+	w[1].len = to - from;
+	w[1].flags = SH_W_LITERAL;
+	if (w[0].s == NULL || w[1].s == NULL)
+		return;
+	c->argv = w;
+	c->argc = 2;
+	c->in_subst = 1;
 }
 
 /* A '$' was consumed; reads the expansion after it. */
@@ -625,15 +691,33 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 	int c = peek(sc, 0);
 
 	if (c == '(' && peek(sc, 1) == '(') {
+		size_t from;
+
 		sc->i += 2;
+		from = sc->i;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
-		var_marker(sc, b, "?", 1);
+		var_marker2(sc, b, "#", 1, "", dq);
 		skip_nested(sc, '(', ')', flags);
-		if (!bad(sc) && peek(sc, 0) == ')')
+		if (!bad(sc) && peek(sc, 0) == ')') {
 			sc->i++;
-		else
+			arith(sc, from, sc->i - 2);
+		} else {
 			fail(sc, "unclosed $((...))");
+		}
+		return;
+	}
+	if (c == '[') {
+		/* $[...]: the old form of $((...)) */
+		size_t from = sc->i + 1;
+
+		sc->i++;
+		*flags |= SH_W_VAR;
+		*flags &= ~(unsigned)SH_W_LITERAL;
+		var_marker2(sc, b, "#", 1, "", dq);
+		skip_nested(sc, '[', ']', flags);
+		if (!bad(sc))
+			arith(sc, from, sc->i - 1);
 		return;
 	}
 	if (c == '(') {
@@ -654,16 +738,59 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		    e == start); e++)
 			;
 		if (e > start && e < sc->n && sc->s[e] == '}') {
-			var_marker(sc, b, sc->s + start, e - start);
+			var_marker2(sc, b, sc->s + start, e - start, "", dq);
 			sc->i = e + 1;
 			return;
 		}
-		/* ${NAME:-x}, ${NAME#x}: the value is NAME's, or close to it;
-		 * ${#x}, ${!x}, ${1}: unknown */
-		if (e > start)
-			var_marker(sc, b, sc->s + start, e - start);
+		/*
+		 * ${NAME:-x}, ${NAME-x}, ${NAME:=x}: NAME's value when it is set
+		 * (the analyser knows it or not); ${#x}, ${1}: a number or a
+		 * positional word; anything else (${x:+y}, ${x%y}, ${x/y/z},
+		 * ${!x}, ${x^^}, ${x[i]}): a value the analyser cannot know.
+		 */
+		/* ${a[i]} and ${x:off:len} evaluate i, off and len */
+		if (e > start && e < sc->n && (sc->s[e] == '[' || (sc->s[e] == ':' &&
+		    e + 1 < sc->n && strchr("-=?+", sc->s[e + 1]) == NULL))) {
+			size_t q = e + 1, end;
+			int lv = 1;
+
+			for (end = q; end < sc->n && end < q + 4096; end++) {
+				if (sc->s[end] == '{' || sc->s[end] == '[')
+					lv++;
+				else if ((sc->s[end] == '}' || sc->s[end] == ']') &&
+				    --lv == 0)
+					break;
+			}
+			arith(sc, q, end < sc->n ? end : q);
+		}
+		if (e > start && e + 1 < sc->n && (sc->s[e] == '-' ||
+		    sc->s[e] == '=' || sc->s[e] == '?' || (sc->s[e] == ':' &&
+		    (sc->s[e + 1] == '-' || sc->s[e + 1] == '=' ||
+		    sc->s[e + 1] == '?')))) {
+			/* a plain default word is kept: "NAME-=WORD" */
+			size_t d = e + (sc->s[e] == ':') + 1, z = d;
+			char tail[260];
+
+			while (z < sc->n && z - d < 200 && strchr("abcdefghijklmnopqrstuvwxyz"
+			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/~+-@%,:",
+			    sc->s[z]) != NULL && sc->s[z] != '\0')
+				z++;
+			if (sc->s[e + (sc->s[e] == ':')] != '?' && z < sc->n &&
+			    sc->s[z] == '}' && z > d) {
+				snprintf(tail, sizeof(tail), "-=%.*s", (int)(z - d),
+				    sc->s + d);
+				var_marker2(sc, b, sc->s + start, e - start, tail, dq);
+			} else {
+				var_marker2(sc, b, sc->s + start, e - start, "-", dq);
+			}
+		}
+		else if (e == start && sc->i < sc->n && sc->s[sc->i] == '#')
+			var_marker2(sc, b, "#", 1, "", dq);
+		else if (e == start && sc->i < sc->n &&
+		    sc->s[sc->i] >= '0' && sc->s[sc->i] <= '9')
+			var_marker2(sc, b, "?", 1, "", dq);
 		else
-			var_marker(sc, b, "?", 1);
+			var_marker2(sc, b, "!", 1, "", dq);
 		skip_nested(sc, '{', '}', flags);
 		return;
 	}
@@ -687,14 +814,16 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 			sc->i++;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
-		var_marker(sc, b, sc->s + start, sc->i - start);
+		var_marker2(sc, b, sc->s + start, sc->i - start, "", dq);
 		return;
 	}
 	if (c != -1 && strchr("0123456789@*#?$!-", c) != NULL) {
 		sc->i++;
 		*flags |= SH_W_VAR;
 		*flags &= ~(unsigned)SH_W_LITERAL;
-		var_marker(sc, b, "?", 1);
+		/* $# $? $$ $!: numbers; $1 $@ $* $-: words */
+		var_marker2(sc, b, strchr("#?$!", c) != NULL ? "#" : "?", 1, "",
+		    dq);
 		return;
 	}
 	if (buf_addc(b, '$') < 0)
@@ -940,6 +1069,69 @@ is_word(const struct sh_word *w, const char *s)
 	return (w->flags & SH_W_QUOTED) == 0 && strcmp(w->s, s) == 0;
 }
 
+/*
+ * The delimiter of a here-document as bash compares it: the word as
+ * written, with quotes removed and nothing expanded ("<<a$(true)" ends at
+ * the line "a$(true)"). Any quoting means the body is not expanded.
+ */
+static void
+heredoc_delim(struct sc *sc, struct sh_redir *r, size_t from, size_t to)
+{
+	struct buf b = {0};
+	size_t i = from;
+	int c, q = 0;
+
+	while (i < to && !bad(sc)) {
+		c = (unsigned char)sc->s[i++];
+		if (c == '\\') {
+			if (i < to && sc->s[i] == '\n') {
+				i++;
+				continue;
+			}
+			q = 1;
+			if (i < to)
+				c = (unsigned char)sc->s[i++];
+		} else if (c == '\'') {
+			q = 1;
+			while (i < to && sc->s[i] != '\'')
+				if (buf_addc(&b, sc->s[i++]) < 0)
+					goto oom;
+			i++;
+			continue;
+		} else if (c == '"') {
+			q = 1;
+			while (i < to && sc->s[i] != '"') {
+				if (sc->s[i] == '\\' && i + 1 < to &&
+				    strchr("$`\"\\\n", sc->s[i + 1]) != NULL) {
+					i++;
+					if (sc->s[i] == '\n') {
+						i++;
+						continue;
+					}
+				}
+				if (buf_addc(&b, sc->s[i++]) < 0)
+					goto oom;
+			}
+			i++;
+			continue;
+		} else if (c == '$' && i < to && (sc->s[i] == '\'' ||
+		    sc->s[i] == '"')) {
+			fail(sc, "here-document delimiter with $'...' or $\"...\" "
+			    "is not analysed");
+			goto out;
+		}
+		if (buf_addc(&b, (char)c) < 0)
+			goto oom;
+	}
+	r->delim = astr(sc, b.p ? b.p : "", b.len);
+	r->delim_quoted = q;
+	goto out;
+oom:
+	fail(sc, "out of memory");
+out:
+	free(b.p);
+}
+
 /* Reads a redirection operator at sc->i, if any. Returns 1 if read. */
 static int
 read_redir(struct sc *sc, struct cmdbuild *cb)
@@ -1026,9 +1218,17 @@ read_redir(struct sc *sc, struct cmdbuild *cb)
 	}
 	r.fd = fd;
 	r.op = (enum sh_redir_op)op;
-	read_word(sc, &r.target, 0);
-	if (bad(sc))
-		return 1;
+	{
+		size_t from = sc->i;
+
+		read_word(sc, &r.target, 0);
+		if (bad(sc))
+			return 1;
+		if (op == SH_R_HEREDOC)
+			heredoc_delim(sc, &r, from, sc->i);
+		if (bad(sc))
+			return 1;
+	}
 	if (cb->nr >= SH_MAX_REDIRS) {
 		fail(sc, "more than %d redirections", SH_MAX_REDIRS);
 		return 1;
@@ -1086,12 +1286,13 @@ emit(struct sc *sc, struct cmdbuild *cb)
 			return NULL;
 		}
 		sc->pend[sc->npend].r = r;
-		sc->pend[sc->npend].delim = r->target.s;
+		sc->pend[sc->npend].delim = r->delim != NULL ? r->delim :
+		    r->target.s;
 		sc->pend[sc->npend].strip_tabs = r->body_len == 1;
 		r->body_len = 0;
-		r->body_literal = (r->target.flags & SH_W_QUOTED) != 0;
-		if (r->target.flags & (SH_W_SUBST | SH_W_VAR))
-			r->body_literal = 1;
+		/* bash expands the body unless some part of the delimiter is
+		 * quoted, whatever else it holds */
+		r->body_literal = r->delim_quoted;
 		sc->npend++;
 	}
 	return c;
@@ -1177,6 +1378,12 @@ parse_command(struct sc *sc)
 					fail(sc, "\"%s\" without its opening word", w.s);
 					goto out;
 				}
+				if (strcmp(w.s, "if") == 0 || strcmp(w.s, "while") == 0 ||
+				    strcmp(w.s, "until") == 0)
+					sc->condlevel++;
+				else if ((strcmp(w.s, "fi") == 0 ||
+				    strcmp(w.s, "done") == 0) && sc->condlevel > 0)
+					sc->condlevel--;
 				continue;
 			}
 			if (strcmp(w.s, "case") == 0 || strcmp(w.s, "select") == 0 ||
@@ -1194,6 +1401,7 @@ parse_command(struct sc *sc)
 					goto out;
 				}
 				sc->compound++;
+				sc->condlevel++;
 				w.s = (char *)"for";
 				w.len = 3;
 				w.flags = SH_W_LITERAL;
@@ -1229,8 +1437,14 @@ parse_pipeline(struct sc *sc)
 {
 	struct sh_cmd *c;
 	int id = sc->pipelines++, stage = 0, piped = 0;
-	int first_idx;
+	int first_idx, keep;
 
+	/* every stage of a real pipeline runs in a subshell, the first one
+	 * too: a place is kept for its SH_PUSH */
+	keep = sc->out->ncmds;
+	scope(sc, SH_NOP);
+	if (bad(sc))
+		return;
 	for (;;) {
 		first_idx = sc->out->ncmds;
 		if (piped)
@@ -1266,8 +1480,9 @@ parse_pipeline(struct sc *sc)
 			sc->i += peek(sc, 1) == '&' ? 2 : 1;
 			if (c != NULL)
 				c->conn = SH_C_PIPE;
-			if (piped)
-				scope(sc, SH_POP);
+			if (!piped)
+				sc->out->cmds[keep].kind = SH_PUSH;
+			scope(sc, SH_POP);
 			piped = 1;
 			stage++;
 			/* newlines may follow a pipe */
@@ -1294,7 +1509,7 @@ parse_pipeline(struct sc *sc)
 static void
 parse_list(struct sc *sc, int term)
 {
-	int c, before;
+	int c, before, in_andor = 0, listkeep = -1;
 	enum sh_conn conn;
 
 	for (;;) {
@@ -1323,10 +1538,24 @@ parse_list(struct sc *sc, int term)
 			fail(sc, "unexpected \")\"");
 			return;
 		}
+		/* an and-or list run with & runs in a subshell: a place is
+		 * kept for its SH_PUSH at the start of the list */
+		if (!in_andor) {
+			listkeep = sc->out->ncmds;
+			scope(sc, SH_NOP);
+			if (bad(sc))
+				return;
+		}
 		before = sc->out->ncmds;
 		parse_pipeline(sc);
 		if (bad(sc))
 			return;
+		if (in_andor) {
+			int k;
+
+			for (k = before; k < sc->out->ncmds; k++)
+				sc->out->cmds[k].guarded = in_andor;
+		}
 		skip_blanks(sc);
 		c = peek(sc, 0);
 		conn = SH_C_END;
@@ -1359,6 +1588,11 @@ parse_list(struct sc *sc, int term)
 					sc->out->cmds[k].conn = conn;
 					break;
 				}
+		}
+		in_andor = conn == SH_C_AND ? 1 : conn == SH_C_OR ? 2 : 0;
+		if (conn == SH_C_BG && listkeep >= 0) {
+			sc->out->cmds[listkeep].kind = SH_PUSH;
+			scope(sc, SH_POP);
 		}
 		if (conn == SH_C_AND || conn == SH_C_OR) {
 			/* a newline may follow && and || */

@@ -42,6 +42,23 @@
  */
 #define SH_VAR_MARK     '\x01'
 
+/*
+ * The forms of a marker's NAME: "NAME" ($NAME, ${NAME}); "NAME-"
+ * (${NAME:-x}, ${NAME=x}: NAME's value when set, else unknown); "#" (a
+ * number: $#, $?, $$, ${#x}, $((...))); "?" (a positional word: $1, $@);
+ * "!" (a value that cannot
+ * be known: ${x:+y}, ${x%y}, ${x/y/z}, ${!x}). An unquoted expansion,
+ * which bash splits and globs, starts with SH_VAR_UNQUOTED.
+ */
+#define SH_VAR_UNQUOTED '^'
+
+/*
+ * Arithmetic ($((...)), $[...], ${a[i]}, ${x:off:len}) is listed as a
+ * command whose name is SH_ARITH (which no input can spell: \x01 is
+ * refused) and whose one word is the expression as written.
+ */
+#define SH_ARITH        "\x01arith"
+
 struct sh_word {
 	char *s;                /* decoded text, NUL-terminated (arena) */
 	size_t len;
@@ -68,12 +85,17 @@ struct sh_redir {
 	char *body;             /* here-document body (arena), or NULL */
 	size_t body_len;
 	int body_literal;       /* delimiter quoted: body is not expanded */
+	char *delim;            /* here-document: the delimiter as bash
+	                           compares it (quotes removed, nothing
+	                           expanded: <<a$(x) ends at "a$(x)") */
+	int delim_quoted;       /* some part of it was quoted */
 };
 
 enum sh_cmd_kind {
 	SH_SIMPLE,              /* a simple command */
 	SH_PUSH,                /* a subshell begins: cd inside stays inside */
 	SH_POP,                 /* the subshell ends */
+	SH_NOP,                 /* nothing (a place kept for a SH_PUSH) */
 };
 
 /* How a command is joined to the next one. */
@@ -92,6 +114,9 @@ struct sh_cmd {
 	int pipe_in;            /* stdin comes from a pipe */
 	enum sh_conn conn;      /* connector after this command */
 	int in_subst;           /* runs inside $(...), `...` or <(...) */
+	int cond;               /* inside if/while/until/for: may run zero
+	                           or many times */
+	int guarded;            /* may not run: 1 after &&, 2 after || */
 };
 
 struct sh_arena;

@@ -10,6 +10,7 @@
  */
 #include "policy/analyse.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +29,95 @@ find_name(const struct cmdv *v)
 	return "found";
 }
 
+/*
+ * Names that sbx's own files and the files that run code later can have
+ * (and the directories that hold them). A find whose -name patterns match
+ * none of them cannot touch them.
+ */
+static const char *const protected_names[] = {
+	".sandbox", ".claude", ".codex", ".cursor", ".git", ".husky", ".vscode",
+	".idea", ".mise", ".config", ".devcontainer", ".envrc", ".mcp.json",
+	".mise.toml", "mise.toml", ".tool-versions", ".pre-commit-config.yaml",
+	"hooks", "info", "config", "queue", "results", "audit", "originals",
+	"policy.json", "policy.accepted", "settings.json", "settings.local.json",
+	"hooks.json", "mcp.json", "config.toml", "auth.json", "tasks.json",
+	"pre-commit", "x.sample", "x.json", "x.jsonl", "x.toml", "x.db",
+	"x.sqlite", "x.log", "x.sig", "x.key", "x.pub", "x.tmp", "x.lock",
+	"x.txt", "x.xml", "x.sh", "x.yaml", "x.yml", "x.iml", "x", ".x",
+	"sbx", "sbx-hook", "sbx-mcp", "sbxd", "bin", NULL,
+};
+
+/*
+ * 1 when every test that picks files by name (-name, -iname) has a
+ * literal pattern that matches none of the protected names, and nothing
+ * else picks them (-path, -regex, a negation): the tree is then touched
+ * only where such names live.
+ */
+int
+an_find_names_safe(const struct cmdv *v)
+{
+	int k, j, names = 0;
+	const char *s;
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (!an_lit(&v->w[k]))
+			continue;
+		if (strcmp(s, "!") == 0 || strcmp(s, "-not") == 0 ||
+		    strcmp(s, "-o") == 0 || strcmp(s, "-or") == 0 ||
+		    strcmp(s, ",") == 0 ||
+		    strstr(s, "path") != NULL || strstr(s, "regex") != NULL ||
+		    strcmp(s, "-links") == 0 || strcmp(s, "-inum") == 0 ||
+		    strcmp(s, "-samefile") == 0 || strcmp(s, "-lname") == 0 ||
+		    strcmp(s, "-ilname") == 0)
+			return 0;
+		if (strcmp(s, "-exec") == 0 || strcmp(s, "-execdir") == 0 ||
+		    strcmp(s, "-delete") == 0 || strcmp(s, "-ok") == 0)
+			break;
+		if ((strcmp(s, "-name") == 0 || strcmp(s, "-iname") == 0) &&
+		    k + 1 < v->n) {
+			const char *pat = v->w[++k].s;
+
+			if (!an_lit(&v->w[k]))
+				return 0;
+			for (j = 0; protected_names[j] != NULL; j++)
+				if (fnmatch(pat, protected_names[j], s[1] == 'i' ?
+				    FNM_CASEFOLD : 0) == 0)
+					return 0;
+			names++;
+		}
+	}
+	return names > 0;
+}
+
+/* 1 when the name pattern pat matches none of the protected names. */
+int
+an_glob_name_safe(const char *pat)
+{
+	int j;
+
+	for (j = 0; protected_names[j] != NULL; j++)
+		if (fnmatch(pat, protected_names[j], 0) == 0)
+			return 0;
+	return 1;
+}
+
+/* A tree a find changes: narrowed to the names it picks, when safe. */
+static void
+find_tree(struct ev *ev, struct cmdv *v, const char *path, const char *what,
+    int safe)
+{
+	(void)v;
+	if (safe)
+		trig_write(ev, path, what);
+	else
+		trig_write_tree(ev, path, what, 1);
+}
+
 void
 an_cls_find(struct ev *ev, struct cmdv *v)
 {
-	int k, j, npaths = 0;
+	int k, j, npaths = 0, safe = an_find_names_safe(v), lister = 1;
 	const struct sh_word *path = NULL;
 	const char *s;
 
@@ -47,6 +133,35 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 		npaths++;
 		path = &v->w[k];
 		an_op_read(ev, v, &v->w[k], 0);
+		{
+			char p3[SBX_PATH_MAX], r3[SBX_PATH_MAX];
+
+			if (an_word_path(ev, &v->w[k], p3, sizeof(p3)) != 1 ||
+			    (p3[0] != '/' && p3[0] != '~' && !ev->cwd_known) ||
+			    path_resolve(ev->cwd, ev->call->home, p3, r3,
+			    sizeof(r3)) < 0 || ev->p->folder == NULL ||
+			    !path_within(r3, ev->p->folder))
+				lister = 0;
+		}
+	}
+	if (npaths == 0 && !an_cwd_in_project(ev))
+		lister = 0;
+	/* find ~ prints the names of secrets: what reads them reads those */
+	for (k = 1; k <= npaths && k < v->n; k++) {
+		char p4[SBX_PATH_MAX];
+
+		if (an_word_path(ev, &v->w[k], p4, sizeof(p4)) >= 0 &&
+		    trig_is_secret(ev, p4, 1))
+			an_names_secret(ev, v);
+	}
+	if (npaths == 0 && ev->cwd_known && trig_is_secret(ev, ".", 1))
+		an_names_secret(ev, v);
+	/* find | xargs CMD: the names are files in the project (read), and
+	 * with safe -name patterns, never sbx's (written) */
+	if (lister && v->c->pipeline >= 0) {
+		ev->list_pipeline = v->c->pipeline;
+		ev->list_parse = v->pid;
+		ev->list_safe = safe;
 	}
 	for (; k < v->n; k++) {
 		s = v->w[k].s;
@@ -55,7 +170,7 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 		if (strcmp(s, "-delete") == 0) {
 			ev_factor(ev, F_DESTRUCTIVE);
 			if (npaths == 0) {
-				trig_write_tree(ev, ".", "find -delete", 1);
+				find_tree(ev, v, ".", "find -delete", safe);
 			} else {
 				for (j = 1; j < v->n; j++) {
 					if (v->w[j].s[0] == '-' && an_lit(&v->w[j]))
@@ -63,7 +178,7 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 					char p2[SBX_PATH_MAX];
 
 					if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
-						trig_write_tree(ev, p2, "find -delete", 1);
+						find_tree(ev, v, p2, "find -delete", safe);
 					else
 						an_write_word(ev, v, &v->w[j]);
 				}
@@ -128,23 +243,34 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 			/* a writer run on found files changes the tree below the
 			 * search path: like -delete, escalate if that reaches a
 			 * protected file */
+			/* a command run on every file found reads the whole tree */
+			if (npaths == 0)
+				trig_read_tree(ev, ".", "find -exec");
+			for (j = 1; j <= npaths && j < v->n; j++) {
+				char p2[SBX_PATH_MAX];
+
+				if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
+					trig_read_tree(ev, p2, "find -exec");
+			}
 			if (in.n > 0 && an_lit(&in.w[0])) {
 				const struct prog *xp = an_prog_find(in.w[0].s);
 
 				if (xp == NULL || (xp->cls != C_READ &&
 				    xp->cls != C_GREP && xp->cls != C_NOFILE)) {
 					if (npaths == 0)
-						trig_write_tree(ev, ".", "find -exec", 1);
+						find_tree(ev, v, ".", "find -exec", safe);
 					for (j = 1; j <= npaths && j < v->n; j++) {
 						char p2[SBX_PATH_MAX];
 
 						if (an_word_path(ev, &v->w[j], p2,
 						    sizeof(p2)) == 1)
-							trig_write_tree(ev, p2, "find -exec", 1);
+							find_tree(ev, v, p2, "find -exec", safe);
 					}
 				}
 			}
+			ev->in_child++;
 			an_eval_argv(ev, &in);
+			ev->in_child--;
 			free(in.w);
 			k = end;
 		}
@@ -391,12 +517,35 @@ an_cls_sed(struct ev *ev, struct cmdv *v)
 static const char *
 awk_program_danger(struct ev *ev, const char *s)
 {
-	const char *q;
-	int in_print = 0, paren = 0;
+	static const char *const words[] = {
+		"system", "getline", "@load", "@include", "@namespace", "ENVIRON",
+		"ARGV", "ARGC", "PROCINFO", "close", "fflush", NULL,
+	};
+	const char *q, *prev = NULL;   /* last significant character */
+	int in_print = 0, paren = 0, k;
 
+	/* Words that reach outside, wherever they appear: also inside what
+	 * looks like a string or a regex, so that a quote hidden in a regex
+	 * (/"/) cannot hide them. */
+	for (k = 0; words[k] != NULL; k++)
+		if (strstr(s, words[k]) != NULL)
+			return k == 0 ? "system() runs commands" :
+			    k == 1 ? "getline reads commands or files" :
+			    k <= 4 ? "@load/@include load code" :
+			    k == 5 ? "ENVIRON reads the environment" :
+			    k <= 7 ? "ARGV names files to read at run time" :
+			    "it uses PROCINFO, close or fflush on commands";
 	for (q = s; *q != '\0'; q++) {
+		if (*q == ' ' || *q == '\t')
+			continue;
 		if (*q == '\\' && q[1] != '\0') {
 			q++;
+			prev = q;
+			continue;
+		}
+		if (*q == '#') {
+			while (q[1] != '\0' && q[1] != '\n')
+				q++;
 			continue;
 		}
 		if (*q == '"') {
@@ -405,17 +554,55 @@ awk_program_danger(struct ev *ev, const char *s)
 					q++;
 			if (*q == '\0')
 				return "unterminated string";
+			prev = q;
 			continue;
 		}
-		if (strncmp(q, "system", 6) == 0)
-			return "system() runs commands";
-		if (strncmp(q, "getline", 7) == 0)
-			return "getline reads commands or files";
-		if (strncmp(q, "ENVIRON", 7) == 0)
-			return "ENVIRON reads the environment";
+		/* "/" starts a regex unless an operand comes before it */
+		if (*q == '/') {
+			int div = prev != NULL && (*prev == ')' || *prev == ']' ||
+			    *prev == '"' || *prev == '$' || *prev == '_' ||
+			    (*prev >= '0' && *prev <= '9') ||
+			    (*prev >= 'a' && *prev <= 'z') ||
+			    (*prev >= 'A' && *prev <= 'Z'));
+
+			if (prev != NULL && (*prev == '+' || *prev == '-') &&
+			    prev > s && prev[-1] == *prev)
+				return "a \"/\" after ++ or -- is ambiguous";
+			if (div && prev != NULL && ((*prev >= 'a' && *prev <= 'z') ||
+			    *prev == '_')) {
+				/* after print, printf, return, in...: a regex */
+				const char *b = prev;
+
+				while (b > s && (b[-1] == '_' || (b[-1] >= 'a' &&
+				    b[-1] <= 'z') || (b[-1] >= 'A' && b[-1] <= 'Z') ||
+				    (b[-1] >= '0' && b[-1] <= '9')))
+					b--;
+				if ((prev - b == 4 && strncmp(b, "print", 5) == 0) ||
+				    (prev - b == 5 && strncmp(b, "printf", 6) == 0) ||
+				    (prev - b == 5 && strncmp(b, "return", 6) == 0) ||
+				    (prev - b == 1 && strncmp(b, "in", 2) == 0) ||
+				    (prev - b == 3 && strncmp(b, "case", 4) == 0) ||
+				    (prev - b == 1 && strncmp(b, "do", 2) == 0) ||
+				    (prev - b == 3 && strncmp(b, "else", 4) == 0))
+					div = 0;
+			}
+			if (!div) {
+				for (q++; *q != '\0' && *q != '/'; q++) {
+					if (*q == '\n')
+						return "unterminated regular expression";
+					if (*q == '\\' && q[1] != '\0')
+						q++;
+				}
+				if (*q == '\0')
+					return "unterminated regular expression";
+				prev = q;
+				continue;
+			}
+		}
 		if (*q == '|') {
 			if (q[1] == '|') {
 				q++;
+				prev = q;
 				continue;
 			}
 			return "a pipe runs a command";
@@ -425,9 +612,11 @@ awk_program_danger(struct ev *ev, const char *s)
 			in_print = 1;
 			paren = 0;
 			q += 4;
+			prev = q;
 			continue;
 		}
-		if (*q == ';' || *q == '}' || *q == '\n') {
+		prev = q;
+		if (*q == ';' || *q == '}' || *q == '\n' || *q == '{') {
 			in_print = 0;
 			continue;
 		}
@@ -451,30 +640,114 @@ awk_program_danger(struct ev *ev, const char *s)
 			file[n] = '\0';
 			trig_write(ev, file, "awk");
 			q = t + 1 + n;
+			prev = q;
 		}
 	}
 	return NULL;
 }
 
+/* One awk program text (the operand, or -e/--source): judged. */
+static int
+awk_text(struct ev *ev, const struct sh_word *w)
+{
+	const char *why;
+
+	if (!an_lit(w)) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
+		    "awk program is only known at run time");
+		return -1;
+	}
+	if ((why = awk_program_danger(ev, w->s)) != NULL) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
+		    "awk program: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
 void
 an_cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
-	int k, prog_seen = 0;
-	const char *s, *why;
+	static const char *const w_ok[] = {
+		"version", "v", "help", "h", "usage", "posix", "traditional",
+		"compat", "sandbox", "lint", NULL,
+	};
+	int k, j, prog_seen = 0;
+	const char *s;
 
 	for (k = 1; k < v->n; k++) {
 		struct sh_word *w = &v->w[k];
 
 		s = w->s;
-		if (an_lit(w) && (strncmp(s, "-f", 2) == 0 || strncmp(s, "--file", 6) == 0 ||
+		if (an_lit(w) && (strncmp(s, "-f", 2) == 0 || strncmp(s, "--fil", 5) == 0 ||
 		    strcmp(s, "-i") == 0 || strncmp(s, "--include", 9) == 0 ||
-		    strcmp(s, "-E") == 0 || strcmp(s, "--exec") == 0 ||
-		    strcmp(s, "-l") == 0 || strcmp(s, "--load") == 0)) {
+		    strncmp(s, "-E", 2) == 0 || strncmp(s, "--ex", 4) == 0 ||
+		    strncmp(s, "-l", 2) == 0 || strncmp(s, "--lo", 4) == 0 ||
+		    strncmp(s, "-p", 2) == 0 || strncmp(s, "--pr", 4) == 0 ||
+		    strncmp(s, "-d", 2) == 0 || strncmp(s, "--du", 4) == 0 ||
+		    strncmp(s, "-o", 2) == 0 || strncmp(s, "--pre", 5) == 0 ||
+		    strncmp(s, "-D", 2) == 0 || strncmp(s, "--de", 4) == 0)) {
 			ev_factor(ev, F_UNKNOWN | F_CODE);
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
-			    "%s %s runs a program file that is not analysed",
-			    pr->name, s);
+			    "%s %s runs a program file or writes a file the policy "
+			    "does not follow", pr->name, s);
 			return;
+		}
+		if (an_lit(w) && (strcmp(s, "-W") == 0 || strncmp(s, "-W", 2) == 0 ||
+		    strncmp(s, "--", 2) == 0) && strncmp(s, "--so", 4) != 0 &&
+		    strcmp(s, "--") != 0) {
+			/* -W OPTION (mawk -W exec FILE runs it), --long options */
+			const char *o = strcmp(s, "-W") == 0 ? (k + 1 < v->n ?
+			    v->w[k + 1].s : "") : s[1] == 'W' ? s + 2 : s + 2;
+
+			for (j = 0; w_ok[j] != NULL; j++)
+				if (strcmp(o, w_ok[j]) == 0 || (strncmp(o, w_ok[j],
+				    strlen(w_ok[j])) == 0 && o[strlen(w_ok[j])] == '='))
+					break;
+			if (w_ok[j] == NULL && strncmp(s, "--field-separator", 17) != 0 &&
+			    strncmp(s, "--assign", 8) != 0 &&
+			    strncmp(s, "--characters-as-bytes", 21) != 0 &&
+			    strncmp(s, "--re-interval", 13) != 0 &&
+			    strncmp(s, "--use-lc-numeric", 16) != 0 &&
+			    strncmp(s, "--non-decimal-data", 18) != 0 &&
+			    strncmp(s, "--bignum", 8) != 0 &&
+			    strncmp(s, "--no-optimize", 13) != 0 &&
+			    strncmp(s, "--optimize", 10) != 0) {
+				ev_factor(ev, F_CODE);
+				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
+				    "%s %s%s%s: an option the policy does not know to be "
+				    "harmless (-W exec runs a file)", pr->name, s,
+				    strcmp(s, "-W") == 0 ? " " : "",
+				    strcmp(s, "-W") == 0 ? o : "");
+				return;
+			}
+			if (strcmp(s, "-W") == 0)
+				k++;
+			else if ((strcmp(s, "--field-separator") == 0 ||
+			    strcmp(s, "--assign") == 0) && k + 1 < v->n)
+				k++;
+			continue;
+		}
+		if (an_lit(w) && (strcmp(s, "-e") == 0 || strcmp(s, "--source") == 0 ||
+		    strncmp(s, "--source=", 9) == 0 || strncmp(s, "--so", 4) == 0)) {
+			/* program text: every one is judged; the first operand
+			 * is then a file */
+			struct sh_word t = *w;
+
+			if (strchr(s, '=') != NULL) {
+				t.s = strchr(s, '=') + 1;
+				t.len = strlen(t.s);
+			} else if (k + 1 < v->n) {
+				t = v->w[++k];
+			} else {
+				continue;
+			}
+			prog_seen = 1;
+			if (awk_text(ev, &t) < 0)
+				return;
+			continue;
 		}
 		if (an_lit(w) && (strcmp(s, "-F") == 0 || strcmp(s, "-v") == 0)) {
 			k++;
@@ -484,18 +757,8 @@ an_cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			continue;       /* other options, and "--" */
 		if (!prog_seen) {
 			prog_seen = 1;
-			if (!an_lit(w)) {
-				ev_factor(ev, F_UNKNOWN);
-				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
-				    "awk program is only known at run time");
+			if (awk_text(ev, w) < 0)
 				return;
-			}
-			if ((why = awk_program_danger(ev, s)) != NULL) {
-				ev_factor(ev, F_UNKNOWN);
-				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
-				    "awk program: %s", why);
-				return;
-			}
 			continue;
 		}
 		if (!(w->flags & SH_W_ASSIGN) && !(an_lit(w) && strchr(s, '=') != NULL))

@@ -15,8 +15,10 @@
  */
 #include "policy/internal.h"
 
+#include <sys/stat.h>
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -27,6 +29,82 @@ home_of(const struct ev *ev)
 }
 
 /*
+ * Entry k of l expanded to an absolute glob (pattern_expand), or NULL
+ * when it cannot be placed (no home for ~). The expansion depends only on
+ * the policy's folder and the call's home: each list is expanded once and
+ * kept in the policy (policy_cache_*), until a call comes with another
+ * home. A policy is judged by one thread at a time.
+ */
+const char *
+ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,
+    size_t *litlen)
+{
+	struct policy *p = (struct policy *)ev->p;
+	struct pol_xlist *x = NULL;
+	char pat[SBX_PATH_MAX];
+	const char *h = home_of(ev);
+	int j;
+
+	if ((h == NULL) != (p->xhome == NULL) || (h != NULL &&
+	    strcmp(h, p->xhome) != 0)) {
+		policy_cache_free(p);
+		if (h != NULL && (p->xhome = strdup(h)) == NULL)
+			goto slow;
+	}
+	for (j = 0; j < p->nxl; j++)
+		if (p->xl[j].l == l)
+			x = &p->xl[j];
+	if (x == NULL) {
+		if (p->nxl == POL_MAX_XLISTS)
+			goto slow;
+		x = &p->xl[p->nxl];
+		x->v = calloc((size_t)l->n + 1, sizeof(*x->v));
+		x->lit = calloc((size_t)l->n + 1, sizeof(*x->lit));
+		if (x->v == NULL || x->lit == NULL) {
+			free(x->v);
+			free(x->lit);
+			goto slow;
+		}
+		x->l = l;
+		x->n = l->n;
+		p->nxl++;
+		for (j = 0; j < l->n; j++)
+			if (pattern_expand(l->v[j], 0, p->folder, h, pat,
+			    sizeof(pat)) == 0 && (x->v[j] = strdup(pat)) != NULL)
+				x->lit[j] = strcspn(pat, "*?[");
+	}
+	if (litlen != NULL)
+		*litlen = x->lit[k];
+	return x->v[k];
+slow:
+	/* out of memory: the entry cannot be placed (restricting lists then
+	 * match, fail closed) */
+	return NULL;
+}
+
+const char *
+ev_pattern(const struct ev *ev, const struct plist *l, int k)
+{
+	return ev_pattern_lit(ev, l, k, NULL);
+}
+
+void
+policy_cache_free(struct policy *p)
+{
+	int j, k;
+
+	for (j = 0; j < p->nxl; j++) {
+		for (k = 0; k < p->xl[j].n; k++)
+			free(p->xl[j].v[k]);
+		free(p->xl[j].v);
+		free(p->xl[j].lit);
+	}
+	p->nxl = 0;
+	free(p->xhome);
+	p->xhome = NULL;
+}
+
+/*
  * The first entry of l matching path. deny: a list that restricts, where
  * an exhausted glob budget counts as a match (fail closed).
  */
@@ -34,18 +112,21 @@ static const char *
 plist_match(const struct ev *ev, const struct plist *l, const char *path,
     int deny)
 {
-	char pat[SBX_PATH_MAX];
+	const char *pat;
+	size_t lit = 0;
 	int k, m;
 
 	for (k = 0; k < l->n; k++) {
 		/* no home or folder to expand ~ or ./ with: a restricting
 		 * list matches (fail closed), an allowing one does not */
-		if (pattern_expand(l->v[k], 0, ev->p->folder, home_of(ev), pat,
-		    sizeof(pat)) < 0) {
+		if ((pat = ev_pattern_lit(ev, l, k, &lit)) == NULL) {
 			if (deny)
 				return l->v[k];
 			continue;
 		}
+		/* a path that matches starts with the pattern's literal part */
+		if (strncmp(pat, path, lit) != 0)
+			continue;
 		m = path_match(pat, path);
 		if (m > 0 || (m < 0 && deny))
 			return l->v[k];
@@ -73,6 +154,7 @@ static int
 is_harmless_device(const char *p)
 {
 	if (strcmp(p, "/dev/null") == 0 || strcmp(p, "/dev/stdout") == 0 ||
+	    strcmp(p, "/dev/stdin") == 0 ||
 	    strcmp(p, "/dev/stderr") == 0 || strcmp(p, "/dev/tty") == 0 ||
 	    strcmp(p, "/dev/zero") == 0)
 		return 1;
@@ -121,18 +203,47 @@ dev_net(struct ev *ev, const char *path, const char *what)
 	return 1;
 }
 
-/* Below the session's temp dir (not the dir itself)? */
+/*
+ * Below the session's temp dir (not the dir itself)? Never for what lives
+ * below it but is not temporary: the home directory or the sbx config dir
+ * when they are below the temp dir (HOME=/tmp/u, TMPDIR=/tmp), and files
+ * whose names mark secrets. The project's protected files were judged
+ * before this.
+ */
 static int
 in_tmpdir(const struct ev *ev, const char *res)
 {
 	char tmp[SBX_PATH_MAX];
-	const char *t = ev->call->tmpdir;
+	const char *t = ev->call->tmpdir, *h = home_of(ev);
 
 	if (t == NULL || t[0] != '/' ||
 	    path_resolve("/", NULL, t, tmp, sizeof(tmp)) < 0 ||
 	    strcmp(tmp, "/") == 0)
 		return 0;
-	return path_within(res, tmp) && strcmp(res, tmp) != 0;
+	if (!path_within(res, tmp) || strcmp(res, tmp) == 0)
+		return 0;
+	if (h != NULL && path_within(h, tmp) && !path_within(tmp, h) &&
+	    path_within(res, h))
+		return 0;
+	if (ev->p->config_dir != NULL && path_within(res, ev->p->config_dir))
+		return 0;
+	if (plist_match(ev, &ev->p->deny_read, res, 1) != NULL)
+		return 0;
+	return 1;
+}
+
+/* 1 if the directory that holds res exists now. */
+static int
+parent_exists(const char *res)
+{
+	char dir[SBX_PATH_MAX];
+	const char *slash = strrchr(res, '/');
+	struct stat st;
+
+	if (slash == NULL || slash == res)
+		return 1;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - res), res);
+	return lstat(dir, &st) == 0;
 }
 
 void
@@ -162,6 +273,25 @@ trig_write(struct ev *ev, const char *path, const char *what)
 	}
 	if (is_harmless_device(res))
 		return;
+	/* remember what the line changes (mkdir only creates): a later cd
+	 * into it may fail */
+	if (strcmp(what, "mkdir") != 0) {
+		if (strlen(res) < sizeof(ev->wpaths[0]) &&
+		    ev->nwpaths < SBX_EV_MAX_WPATHS)
+			strcpy(ev->wpaths[ev->nwpaths], res);
+		else
+			ev->nwpaths = SBX_EV_MAX_WPATHS;        /* then: unsure */
+		ev->nwpaths++;
+	}
+	if (ev->made_link && !parent_exists(res)) {
+		/* ln -s .sandbox s && echo > s/policy.json: s is not there
+		 * yet, and may be a link the line made */
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "write", "builtin: link in line",
+		    "%s writes to %s, through a directory that does not exist yet "
+		    "and may be a link made earlier in the line", what, path);
+		return;
+	}
 	if ((m = plist_match(ev, &ev->p->self_write, res, 1)) != NULL) {
 		ev_factor(ev, F_PROTECTED);
 		ev_note(ev, POLICY_DENY, "write", "self-protection", "%s writes to "
@@ -215,15 +345,17 @@ trig_write(struct ev *ev, const char *path, const char *what)
  * are left to the direct check: they cannot be placed under a given tree.
  */
 static int
-tree_reaches(const struct ev *ev, const char *pattern, const char *res)
+tree_reaches(const struct ev *ev, const struct plist *l, int k,
+    const char *res)
 {
 	char pat[SBX_PATH_MAX];
+	const char *x = ev_pattern(ev, l, k);
 	size_t n;
 	int glob;
 
-	if (pattern_expand(pattern, 0, ev->p->folder, home_of(ev), pat,
-	    sizeof(pat)) < 0)
+	if (x == NULL || strlen(x) >= sizeof(pat))
 		return 1;       /* cannot tell: fail closed */
+	strcpy(pat, x);
 	n = strcspn(pat, "*?[");
 	glob = pat[n] != '\0';
 	pat[n] = '\0';
@@ -250,7 +382,7 @@ trig_write_tree(struct ev *ev, const char *path, const char *what,
 	    (path[0] == '/' || path[0] == '~' || ev->cwd_known) &&
 	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) == 0) {
 		for (k = 0; k < ev->p->self_write.n; k++)
-			if (tree_reaches(ev, ev->p->self_write.v[k], res)) {
+			if (tree_reaches(ev, &ev->p->self_write, k, res)) {
 				ev_factor(ev, F_PROTECTED);
 				ev_note(ev, filtered ? POLICY_ESCALATE : POLICY_DENY,
 				    "write", "self-protection",
@@ -259,7 +391,7 @@ trig_write_tree(struct ev *ev, const char *path, const char *what,
 				return;
 			}
 		for (k = 0; k < ev->p->deny_write.n; k++)
-			if (tree_reaches(ev, ev->p->deny_write.v[k], res)) {
+			if (tree_reaches(ev, &ev->p->deny_write, k, res)) {
 				ev_note(ev, POLICY_ESCALATE, "write",
 				    "filesystem.denyWrite", "%s changes %s, which holds "
 				    "%s (denyWrite)", what, res, ev->p->deny_write.v[k]);
@@ -314,6 +446,83 @@ trig_read(struct ev *ev, const char *path, const char *what)
 		ev_note(ev, POLICY_ESCALATE, "read", r->text,
 		    "%s reads %s, which the policy escalates", what, res);
 		return;
+	}
+}
+
+/*
+ * 1 if path names a secret (denyRead, not allowRead), or with tree, a tree
+ * that holds a denyRead place. Nothing is recorded: this only asks.
+ */
+int
+trig_is_secret(const struct ev *ev, const char *path, int tree)
+{
+	char res[SBX_PATH_MAX], pat[SBX_PATH_MAX];
+	int k;
+	size_t n;
+
+	if (path == NULL || path[0] == '\0' ||
+	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
+	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
+		return 0;
+	if (plist_match(ev, &ev->p->allow_read, res, 0) != NULL)
+		return 0;
+	if (plist_match(ev, &ev->p->deny_read, res, 1) != NULL)
+		return 1;
+	for (k = 0; tree && k < ev->p->deny_read.n; k++) {
+		const char *x = ev_pattern(ev, &ev->p->deny_read, k);
+
+		if (x == NULL || strlen(x) >= sizeof(pat))
+			continue;
+		strcpy(pat, x);
+		n = strcspn(pat, "*?[");
+		while (n > 0 && pat[n - 1] != '/' && pat[n] != '\0')
+			n--;
+		pat[n] = '\0';
+		if (n > 1 && pat[n - 1] == '/')
+			pat[n - 1] = '\0';
+		if (n <= 1 || strcmp(pat, "/") == 0)
+			continue;
+		if (path_within(pat, res))
+			return 1;
+	}
+	return 0;
+}
+
+void
+trig_read_tree(struct ev *ev, const char *path, const char *what)
+{
+	char res[SBX_PATH_MAX], pat[SBX_PATH_MAX];
+	int k;
+	size_t n;
+
+	trig_read(ev, path, what);
+	if (path == NULL || path[0] == '\0' ||
+	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
+	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
+		return;
+	for (k = 0; k < ev->p->deny_read.n; k++) {
+		const char *x = ev_pattern(ev, &ev->p->deny_read, k);
+
+		if (x == NULL || strlen(x) >= sizeof(pat))
+			continue;
+		strcpy(pat, x);
+		/* the fixed part of the pattern, before any glob */
+		n = strcspn(pat, "*?[");
+		while (n > 0 && pat[n - 1] != '/' && pat[n] != '\0')
+			n--;
+		pat[n] = '\0';
+		if (n > 1 && pat[n - 1] == '/')
+			pat[n - 1] = '\0';
+		if (n <= 1 || strcmp(pat, "/") == 0)
+			continue;       /* any depth: a name, not a place */
+		if (path_within(pat, res) && strcmp(pat, res) != 0 &&
+		    plist_match(ev, &ev->p->allow_read, pat, 0) == NULL) {
+			ev_factor(ev, F_SECRET);
+			ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+			    "%s reads every file below %s, which holds %s (denyRead)",
+			    what, res, ev->p->deny_read.v[k]);
+			return;
+		}
 	}
 }
 

@@ -64,9 +64,33 @@ wait %2 2>/dev/null || true
 	head -1 | grep -q "remembered approval" ||
 	{ echo "bench: the round trip did not go through a remembered approval" >&2; exit 1; }
 echo "requests recorded by sbxd: $(sqlite3 "$F/.sandbox/state.db" "select count(*) from requests where status='done'")"
+
+# The jail (issue 10): start-up next to a bare bwrap, and the hook's allow
+# path inside a running jail next to the same outside.
+BWRAP=$(command -v bwrap || true)
+if [ -n "$BWRAP" ] && [ -x "$SBX_BIN/sbx-jail-init" ]; then
+	NJ=$(( N / 5 > 20 ? N / 5 : 20 ))
+	echo
+	printf '%-44s %6s  %8s  %8s  %8s  %8s\n' "the jail, whole process (ms)" runs median p99 min max
+	"$SPAWN" "bare bwrap --ro-bind / / true" "$NJ" /dev/null -- "$BWRAP" --ro-bind / / true
+	"$SPAWN" "bwrap, the same namespaces, true" "$NJ" /dev/null -- "$BWRAP" --ro-bind / / \
+		--dev /dev --proc /proc --unshare-all --die-with-parent --as-pid-1 true
+	(cd "$F" && "$SPAWN" "sbx jail --offline -- true" "$NJ" /dev/null -- \
+		"$SBX_BIN/sbx" jail --offline -- true)
+	if [ -x "$SBX_BIN/sbx-proxy" ]; then
+		(cd "$F" && "$SPAWN" "sbx jail -- true (with sbx-proxy)" "$NJ" /dev/null -- \
+			"$SBX_BIN/sbx" jail -- true)
+	fi
+	cp "$T/allow.json" "$F/.bench-allow.json"
+	"$SPAWN" "sbx-hook pre, allow path, outside" "$N" "$F/.bench-allow.json" -- \
+		"$SBX_BIN/sbx-hook" pre
+	(cd "$F" && "$SBX_BIN/sbx" jail --offline -- "$SPAWN" "sbx-hook pre, allow path, in the jail" \
+		"$N" "$F/.bench-allow.json" -- "$SBX_BIN/sbx-hook" pre)
+	rm -f "$F/.bench-allow.json"
+fi
 echo
 echo "policy engine, one core (tests/bench/policy_bench):"
-"$SBX_BENCH_BIN/policy_bench" "${SBX_CORPUS:-$(cd "$(dirname "$0")/../.." && pwd)/../shared/corpus}" 3
+"$SBX_BENCH_BIN/policy_bench" "${SBX_CORPUS:-$(cd "$(dirname "$0")/../.." && pwd)/tests/corpus}" 3
 
 # The audit log (issue 4): appends with durability, and verification speed
 # next to raw BLAKE2b over the same bytes, measured in this run.

@@ -94,7 +94,7 @@ repeat(const char *pre, const char *mid, const char *post, size_t size)
 int
 main(int argc, char **argv)
 {
-	const char *dir = argc > 1 ? argv[1] : "../shared/corpus";
+	const char *dir = argc > 1 ? argv[1] : "tests/corpus";
 	double secs = argc > 2 ? atof(argv[2]) : 3.0, t0, t;
 	struct policy_error err;
 	char **lines = NULL;

@@ -2,7 +2,8 @@
 # run.sh - sbx with the real Claude Code CLI (`make test-claude`).
 #
 # Installs @anthropic-ai/claude-code from npm into a cache outside the
-# repository if it is missing, then runs `claude -p` in a folder prepared
+# repository if it is missing (no node, npm or registry: a SKIP line with
+# the reason, never a pass), then runs `claude -p` in a folder prepared
 # with `sbx init --claude`, against fake-api.mjs (a scripted stand-in for
 # the model API on 127.0.0.1), with sbxd running and a scripted approver
 # approving whatever is pending. The stand-in's scripted model makes three
@@ -56,9 +57,12 @@ trap claude_cleanup EXIT
 diag() { sed 's/^/#   /'; }
 bail() { echo "Bail out! $*"; exit 1; }
 
-for tool in node npm jq git; do
+for tool in jq git; do
 	command -v "$tool" >/dev/null || bail "test-claude needs $tool"
 done
+# What the machine lacks (node, npm, the registry) is a SKIP that says so.
+NOT_TESTED="(sh contrib/install-deps.sh claude installs node and npm): the real Claude Code CLI was NOT tested"
+command -v node >/dev/null || skip_all "node is not installed $NOT_TESTED"
 
 # --- The real client, installed once into a cache outside the repo ------
 CACHE=${SBX_CLAUDE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sbx-test-npm/claude-code}
@@ -71,6 +75,8 @@ else
 	CLAUDE="$CACHE/node_modules/.bin/claude"
 	want=${SBX_CLAUDE_VERSION:-}
 	if [ ! -x "$CLAUDE" ] || { [ -n "$want" ] && [ "$(installed_version)" != "$want" ]; }; then
+		why=$(npm_unusable "@anthropic-ai/claude-code@${want:-latest}")
+		[ -z "$why" ] || skip_all "$why $NOT_TESTED"
 		mkdir -p "$CACHE" || bail "cannot create $CACHE"
 		echo "# installing @anthropic-ai/claude-code@${want:-latest} into $CACHE (npm)"
 		# A lock, so two runs do not install into the same prefix at once.
@@ -98,8 +104,9 @@ echo "only ls shows this name" >"$FOLDER/$MARKER"
 ok $? "sbx init --claude prepares the folder and registers the hooks"
 SETTINGS="$FOLDER/.claude/settings.json"
 cp "$SETTINGS" "$T/settings.before"
-is "$(jq -r '[.hooks.PreToolUse[0].hooks[0].command, .hooks.PostToolUse[0].hooks[0].command,
-	      .hooks.SessionStart[0].hooks[0].command] | join(",")' "$SETTINGS")" \
+is "$(jq -r '.hooks.PreToolUse[0].hooks[0].command, .hooks.PostToolUse[0].hooks[0].command,
+	      .hooks.SessionStart[0].hooks[0].command' "$SETTINGS" |
+	while IFS= read -r c; do hook_of "$c"; echo; done | paste -sd,)" \
 	"$HOOK pre,$HOOK post,$HOOK session-start" \
 	"settings.json runs sbx-hook pre, post and session-start by absolute path"
 # Do not sit for minutes if something is off (the registered hook timeout
@@ -138,18 +145,23 @@ echo "# fake API on 127.0.0.1:$PORT"
 
 # --- Claude Code, print mode --------------------------------------------------
 mkdir -p "$T/home"
+# claude_p DIR PORT OUT ERR DEBUG: one print-mode session in DIR against the
+# stand-in on PORT.
+claude_p() {
+	(cd "$1" && env -i PATH="$PATH" HOME="$T/home" TMPDIR="${TMPDIR:-/tmp}" \
+		LANG=C.UTF-8 TERM=dumb SBX_CONFIG_DIR="$SBX_CONFIG_DIR" \
+		ANTHROPIC_BASE_URL="http://127.0.0.1:$2" ANTHROPIC_API_KEY=sk-ant-sbx-test-dummy \
+		NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost \
+		CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 \
+		DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 IS_SANDBOX=1 \
+		timeout 240 "$CLAUDE" -p "Run the scripted steps." \
+			--permission-mode bypassPermissions --no-session-persistence \
+			--output-format stream-json --verbose --include-hook-events \
+			--debug-file "$5" \
+		>"$3" 2>"$4")
+}
 t0=$(date +%s%N)
-(cd "$FOLDER" && env -i PATH="$PATH" HOME="$T/home" TMPDIR="${TMPDIR:-/tmp}" \
-	LANG=C.UTF-8 TERM=dumb SBX_CONFIG_DIR="$SBX_CONFIG_DIR" \
-	ANTHROPIC_BASE_URL="http://127.0.0.1:$PORT" ANTHROPIC_API_KEY=sk-ant-sbx-test-dummy \
-	NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost \
-	CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 \
-	DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 IS_SANDBOX=1 \
-	timeout 240 "$CLAUDE" -p "Run the scripted steps." \
-		--permission-mode bypassPermissions --no-session-persistence \
-		--output-format stream-json --verbose --include-hook-events \
-		--debug-file "$T/claude-debug.log" \
-	>"$T/claude.jsonl" 2>"$T/claude.err")
+claude_p "$FOLDER" "$PORT" "$T/claude.jsonl" "$T/claude.err" "$T/claude-debug.log"
 rc=$?
 CLAUDE_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
 is "$rc" 0 "claude -p exits 0 (took ${CLAUDE_MS} ms)"
@@ -274,6 +286,46 @@ check_audit_log() {
 check_audit_log
 
 unlike "$(cat "$T/claude.err")" "[Hh]ook.*(error|fail)" "claude's stderr names no hook error"
+
+# 6. The hooks' binary is gone (make clean, a moved clone, an uninstall).
+# A bare registered path would exit 127, which Claude Code treats as a
+# non-blocking error: the call would run unguarded. The command sbx init
+# registers blocks instead (exit 2) and tells the model what to do.
+gone_session() {
+	local f2="$T/gone proj" hb="$T/hook copy" req2="$T/requests-gone.jsonl" pid2 last2 r2
+	mkdir -p "$f2" "$hb"
+	cp "$HOOK" "$SBX_BIN/sbx-mcp" "$hb/"
+	SBX_HOOK_DIR="$hb" "$SBX" init --claude "$f2" >"$T/init-gone.out" 2>&1
+	ok $? "sbx init --claude registers a copy of sbx-hook (then removed)"
+	rm "$hb/sbx-hook"
+	jq -n '[{name: "Bash", input: {command: "touch gone-marker", description: "Touch"}}]' \
+		>"$T/script-gone.json"
+	: >"$req2"
+	node "$HERE/fake-api.mjs" "$T/script-gone.json" "$req2" "$T/port-gone" \
+		2>"$T/fake-api-gone.err" &
+	pid2=$!
+	if ! wait_for 10 test -s "$T/port-gone"; then
+		kill "$pid2" 2>/dev/null
+		ok 1 "the second fake API starts"
+		return
+	fi
+	claude_p "$f2" "$(cat "$T/port-gone")" "$T/claude-gone.jsonl" "$T/claude-gone.err" \
+		"$T/claude-gone-debug.log"
+	kill "$pid2" 2>/dev/null
+	wait "$pid2" 2>/dev/null
+	[ ! -e "$f2/gone-marker" ]
+	ok $? "sbx-hook gone: Claude Code did not run the Bash call (touch gone-marker)"
+	is "$(jq -r 'select(.subtype == "hook_response" and .hook_event == "PreToolUse")
+		| "\(.hook_name) \(.exit_code)"' "$T/claude-gone.jsonl" | tr '\n' ';')" \
+		"PreToolUse:Bash 2;" "the registered PreToolUse command exited 2 (blocking)"
+	last2=$(jq -c 'select(.body.tools? and any(.body.tools[]; .name == "Bash"))' "$req2" | tail -1)
+	r2=$(LAST=${last2:-"{}"} tool_result toolu_sbx_01)
+	like "$(printf '%s' "$r2" | jq -r .content)" \
+		"sbx-hook is missing or not executable; every call is blocked\\. Reinstall sbx" \
+		"the model is told the hook is missing and what to do"
+	is "$(printf '%s' "$r2" | jq -r .is_error)" "true" "as an error"
+}
+gone_session
 
 # --- Summary -------------------------------------------------------------------
 if [ "$_failed" -ne 0 ]; then

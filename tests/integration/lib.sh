@@ -9,11 +9,17 @@ set -u
 SBX="$SBX_BIN/sbx"
 HOOK="$SBX_BIN/sbx-hook"
 SBXD="$SBX_BIN/sbxd"
+# sbx init registers these hooks, not an installed sbx-hook found on PATH.
+export SBX_HOOK_DIR="$SBX_BIN"
 TOOLS="${SBX_TESTS_BIN:-}/tools"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/sbx-test.XXXXXX")
 T=$(cd "$T" && pwd -P)
 export SBX_CONFIG_DIR="$T/config"
+# sbx init --codex writes Codex's trust records there, never into ~/.codex.
+export CODEX_HOME="$T/codex-home"
+# and sbx init --gemini Gemini's folder trust into $GEMINI_CLI_HOME/.gemini.
+export GEMINI_CLI_HOME="$T/gemini-home"
 FOLDER="$T/proj"
 mkdir -p "$FOLDER"
 DPID=""
@@ -70,6 +76,28 @@ done_testing() {
 	echo "1..$_n"
 	[ "$_failed" -eq 0 ]
 	exit $?
+}
+
+# hook_of COMMAND: "EXE MODE" of a hook command sbx init registered (the
+# wrapper that blocks when sbx-hook is gone runs "$0" MODE with $0 = EXE).
+hook_of() {
+	printf '%s' "$1" | sed -nE "s/^sh -c 'if \[ -x \"\\\$0\" \]; then \"\\\$0\" ([a-z-]+);.*' (.*)\$/\2 \1/p"
+}
+
+# skip_all REASON: the whole file is skipped, and prove shows why. Only for
+# what the machine lacks (no npm registry), never for a failure of ours.
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+# npm_unusable PACKAGE: prints why npm cannot fetch PACKAGE here (no node,
+# no npm, the registry does not answer), or nothing when it can.
+npm_unusable() {
+	command -v node >/dev/null 2>&1 || { echo "node is not installed (apt-get install nodejs)"; return; }
+	command -v npm >/dev/null 2>&1 || { echo "npm is not installed (apt-get install npm)"; return; }
+	timeout 30 npm view --fetch-retries=0 "$1" version >/dev/null 2>&1 ||
+		echo "the npm registry ($(npm config get registry 2>/dev/null)) does not answer"
 }
 
 # wait_for SECONDS CMD...: polls CMD every 50 ms.

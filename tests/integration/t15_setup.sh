@@ -18,19 +18,19 @@ like "$(cat "$T/init.out")" "registered sbx in .claude/settings.json" "it says w
 is "$(jq -r '.permissions.allow[0]' "$S")" "Bash(npm test)" "the user's permissions stay"
 is "$(jq -r '.model' "$S")" "opus" "the user's other keys stay"
 is "$(jq -r '.hooks.PreToolUse[0].hooks[0].command' "$S")" "my-own-hook" "the user's own hook stays, first"
-is "$(jq -r '[.hooks.PreToolUse[].hooks[].command] | map(select(endswith("sbx-hook pre"))) | length' "$S")" "1" "sbx-hook pre is registered once"
+is "$(jq -r '[.hooks.PreToolUse[].hooks[].command] | map(select(test("sbx-hook$") and test("\"[$]0\" pre;"))) | length' "$S")" "1" "sbx-hook pre is registered once"
 pre=$(jq -r '.hooks.PreToolUse[1].hooks[0].command' "$S")
-is "$pre" "$SBX_BIN/sbx-hook pre" "with the absolute path of sbx-hook"
+is "$(hook_of "$pre")" "$SBX_BIN/sbx-hook pre" "with the absolute path of sbx-hook"
 timeout=$(jq -r '.hooks.PreToolUse[1].hooks[0].timeout' "$S")
 wait=$(jq -r '.limits.hook_wait_seconds' "$FOLDER/.sandbox/policy.json")
 [ "$timeout" -gt "$wait" ]
 ok $? "the hook timeout ($timeout s) is longer than the hook's own wait ($wait s)"
-is "$(jq -r '.hooks.PostToolUse[0].hooks[0].command' "$S")" "$SBX_BIN/sbx-hook post" "PostToolUse is registered"
-is "$(jq -r '.hooks.SessionStart[0].hooks[0].command' "$S")" "$SBX_BIN/sbx-hook session-start" "SessionStart is registered"
+is "$(hook_of "$(jq -r '.hooks.PostToolUse[0].hooks[0].command' "$S")")" "$SBX_BIN/sbx-hook post" "PostToolUse is registered"
+is "$(hook_of "$(jq -r '.hooks.SessionStart[0].hooks[0].command' "$S")")" "$SBX_BIN/sbx-hook session-start" "SessionStart is registered"
 is "$(jq -r '.mcpServers.sbx.command' "$FOLDER/.mcp.json")" "$SBX_BIN/sbx-mcp" ".mcp.json names sbx-mcp"
-is "$(jq -r '.hooks.PreToolUse[0].hooks[0].command' "$FOLDER/.codex/hooks.json")" "$SBX_BIN/sbx-hook codex" "Codex hooks are written"
+is "$(hook_of "$(jq -r '.hooks.PreToolUse[0].hooks[0].command' "$FOLDER/.codex/hooks.json")")" "$SBX_BIN/sbx-hook codex" "Codex hooks are written"
 is "$(jq -r '.mcpServers.sbx.args | join(" ")' "$FOLDER/.cursor/mcp.json")" "--folder $FOLDER" "Cursor's MCP server gets the folder"
-is "$(jq -r '.hooks.beforeShellExecution[0].command' "$FOLDER/.cursor/hooks.json")" "$SBX_BIN/sbx-hook cursor" "Cursor hooks are written"
+is "$(hook_of "$(jq -r '.hooks.beforeShellExecution[0].command' "$FOLDER/.cursor/hooks.json")")" "$SBX_BIN/sbx-hook cursor" "Cursor hooks are written"
 is "$(jq -r '.version' "$FOLDER/.cursor/hooks.json")" "1" "with Cursor's version key"
 is "$(cat "$FOLDER/.sandbox/.gitignore" | grep -v '^#')" "*" ".sandbox/ is ignored by git"
 grep -qx "$FOLDER" "$SBX_CONFIG_DIR/folders"
@@ -47,11 +47,11 @@ cp "$S" "$T/settings.saved"
 echo '{"hooks": ' >"$FOLDER/.claude/settings.local.json"
 "$SBX" init --claude --local "$FOLDER" >/dev/null 2>"$T/err"
 is "$?" "1" "init on an unparseable settings file fails"
-like "$(cat "$T/err")" "settings.local.json is not a JSON object" "and names the file"
+like "$(cat "$T/err")" "settings.local.json line 1, column 11: the file ends early" "and names the file, the line and why"
 is "$(cat "$FOLDER/.claude/settings.local.json")" '{"hooks": ' "the file is left as it was"
 rm "$FOLDER/.claude/settings.local.json"
 "$SBX" init --claude --local "$FOLDER" >/dev/null 2>&1
-is "$(jq -r '.hooks.PreToolUse[0].hooks[0].command' "$FOLDER/.claude/settings.local.json")" "$SBX_BIN/sbx-hook pre" "--local writes settings.local.json"
+is "$(hook_of "$(jq -r '.hooks.PreToolUse[0].hooks[0].command' "$FOLDER/.claude/settings.local.json")")" "$SBX_BIN/sbx-hook pre" "--local writes settings.local.json"
 
 # SessionStart gives the model its context.
 out=$(echo "{\"hook_event_name\": \"SessionStart\", \"cwd\": \"$FOLDER\", \"source\": \"startup\"}" | "$HOOK" session-start)

@@ -27,7 +27,7 @@ like "$(cat "$T/bare.err")" "sbx init" "and says to run sbx init"
 # A request dropped while sbxd is down is picked up on restart.
 stop_daemon
 out=$(hook_bash "./task.sh while-down")
-like "$(echo "$out" | reason)" "pending as request" "with sbxd down the call is queued and pending"
+like "$(echo "$out" | reason)" "queued as request [0-9a-f]{16} and will run only after" "with sbxd down the call is queued, and the hook says so"
 id=$(echo "$out" | reason | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
 test -f "$FOLDER/.sandbox/queue/new/$id.json"
 ok $? "the request waits in queue/new"

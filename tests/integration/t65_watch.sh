@@ -48,6 +48,8 @@ ok $? "r asks for the scope of the remembered rule"
 $TM send-keys -t w e Enter
 wait_for 5 screen_has "expires after"
 ok $? "and for an expiry"
+like "$(screen)" "rule covers: this exact call, rated [a-z]+ or lower, with no risk factor beyond" \
+	"the remember dialog shows what the rule will cover"
 $TM send-keys -t w Enter
 wait "$hp"
 out=$(hook_bash "./task.sh w2")

@@ -43,7 +43,9 @@ run_approved() {
 }
 
 run_approved "./task.sh deploy --token $GHP --password $PASSWORD"
-like "$(reason <"$T/out")" "out: deploy --token $GHP" "the command ran with its secrets (the model sees its own output)"
+like "$(reason <"$T/out")" "out: deploy --token \\[REDACTED" "the command's output reaches the model scrubbed (issue 10)"
+grep -qF -- "--token $GHP" "$FOLDER"/.sandbox/results/*.stdout
+ok $? "the command ran with its secrets: the full output on disk has them"
 run_approved "AWS_ACCESS_KEY_ID=$AWS AWS_SECRET_ACCESS_KEY=$AWS_SECRET ./task.sh s3 sync"
 run_approved "./task.sh curl -H 'Authorization: Bearer $BEARER' https://api.example.com"
 run_approved "./task.sh git push https://deploy:$URLPASS@git.example.com/repo.git"

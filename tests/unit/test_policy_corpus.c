@@ -1,7 +1,8 @@
 /*
- * test_policy_corpus.c - the built-in defaults against the shared corpus
- * of dangerous and safe commands ($SBX_CORPUS, else ../shared/corpus
- * relative to the repository root, where the tests run).
+ * test_policy_corpus.c - the built-in defaults against the corpus of
+ * dangerous and safe commands ($SBX_CORPUS, else tests/corpus relative to
+ * the repository root, where the tests run; sources in
+ * tests/corpus/SOURCES.md).
  *
  * Context. Corpus lines come without a project: dcg's and Dippy's tests
  * judge a command on its own, and Dippy's "dangerous" means "not provably
@@ -158,7 +159,7 @@ dippy_safe(const char *dir, const char *cmd)
 
 	if (lines == NULL) {
 		FILE *f = open_corpus(dir, "curated_provenance.tsv");
-		char buf[MAX_LINE], *t1, *t2;
+		char buf[MAX_LINE], *t1, *t2, **grown;
 
 		if (f == NULL)
 			return 0;
@@ -171,7 +172,10 @@ dippy_safe(const char *dir, const char *cmd)
 			    strstr(t2, "dippy:") == NULL)
 				continue;
 			*t2 = '\0';
-			lines = realloc(lines, (n + 1) * sizeof(*lines));
+			grown = realloc(lines, (n + 1) * sizeof(*lines));
+			if (grown == NULL)
+				break;
+			lines = grown;
 			lines[n++] = strdup(t1 + 1);
 		}
 		fclose(f);
@@ -258,7 +262,7 @@ main(void)
 	int safe_total = 0, safe_allowed = 0, safe_net = 0;
 
 	if (dir == NULL || dir[0] == '\0')
-		dir = "../shared/corpus";
+		dir = "tests/corpus";
 	f = open_corpus(dir, "core_dangerous.txt");
 	if (f == NULL) {
 		printf("Bail out! corpus not found: %s/core_dangerous.txt "

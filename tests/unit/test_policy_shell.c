@@ -90,7 +90,7 @@ static const struct tcase cases[] = {
 	{ "$(echo sudo) ls", E },
 	{ "$x", E },
 	{ "${CMD} -rf /", E },
-	{ "{rm,-rf,/}", E },
+	{ "{rm,-rf,/}", D },          /* brace expansion: rm -rf / */
 	{ "`echo rm` -rf /", E },
 	/* assignments, wrappers, absolute paths */
 	{ "FOO=1 rm -rf /", D },
@@ -176,7 +176,8 @@ static const struct tcase cases[] = {
 	{ "sort -t, -k2 -o out.txt in", A },
 	{ "sed -e ':a;w /etc/x' f", E },
 	{ "sed '/x/b end; w /etc/x' f", E },
-	{ "find . -name '*.o' -delete", E },
+	{ "find . -name '*.o' -delete", A },   /* no protected name is *.o */
+	{ "find . -name '*.json' -delete", E },
 	{ "find build -name '*.o' -delete", A },
 	{ "find / -delete", D },
 	{ "find . -exec rm {} \\;", E },
@@ -197,6 +198,8 @@ static const struct tcase cases[] = {
 	{ "xargs -I {} sh -c 'echo {}'", E },
 	{ "xargs sh -c 'rm -rf /'", D },
 	{ "xargs grep foo", A },
+	{ "echo ~/.ssh/id_rsa | xargs grep foo", E },   /* names a secret */
+	{ "find . -name '*.c' | xargs grep foo", A },
 	{ "xargs rm", E },
 	{ "xargs", E },
 	/* piping into a shell or an interpreter */

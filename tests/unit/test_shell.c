@@ -92,9 +92,9 @@ main(void)
 	is_str(render("if true; then ls; else pwd; fi"), "[true] ; [ls] ; [pwd]",
 	    "if is seen through");
 	is_str(render("for f in a b; do cat $f; done"),
-	    "[for] [f] [in] [a] [b] ; [cat] [$f$]", "for loop");
+	    "[for] [f] [in] [a] [b] ; [cat] [$^f$]", "for loop");
 	is_str(render("while read l; do echo $l; done < in.txt"),
-	    "[read] [l] ; [echo] [$l$] ;  R0:in.txt", "while with redirection");
+	    "[read] [l] ; [echo] [$^l$] ;  R0:in.txt", "while with redirection");
 	/* quoting */
 	is_str(render("echo 'a b' \"c d\" e\\ f"), "[echo] [a b] [c d] [e f]",
 	    "quotes");
@@ -108,8 +108,10 @@ main(void)
 	ok((flags0("$'\\x72m'", 0) & SH_W_LITERAL) != 0, "ANSI-C word is literal");
 	ok((flags0("$x", 0) & SH_W_LITERAL) == 0, "$x is not literal");
 	is_str(render("cat $HOME/a ${HOME}b \"$X\" ${X:-y} $1 ${#x}"),
-	    "[cat] [$HOME$/a] [$HOME$b] [$X$] [$X$] [$?$] [$?$]",
+	    "[cat] [$^HOME$/a] [$^HOME$b] [$X$] [$^X-=y$] [$^?$] [$^#$]",
 	    "variable markers");
+	is_str(render("echo ${x%y} \"${!x}\" ${x:?e} ${x/a/b}"),
+	    "[echo] [$^!$] [$!$] [$^x-$] [$^!$]", "operators: markers");
 	ok(!parses("echo $'\\x01'"), "$'\\x01' would forge a marker");
 	ok(!parses("echo \x01"), "a raw \\x01 byte is refused");
 	ok((flags0("${IFS}", 0) & SH_W_LITERAL) == 0, "${IFS} is not literal");
@@ -132,7 +134,7 @@ main(void)
 	    "process substitution");
 	is_str(render("echo $(echo $(echo deep))"),
 	    "[echo] [deep] ; [echo] [] ; [echo] []", "nested $( )");
-	is_str(render("x=${a:-$(rm y)}"), "[rm] [y] ; [x=$a$]", "$( ) inside ${ }");
+	is_str(render("x=${a:-$(rm y)}"), "[rm] [y] ; [x=$^a-$]", "$( ) inside ${ }");
 	/* redirections */
 	is_str(render("ls > out 2>&1"), "[ls] R1:out R5:1", "redir and dup");
 	is_str(render("ls >>log 2>err <in"), "[ls] R2:log R1:err R0:in",

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# sbx jail's start-up: every setup failure is exit 125 before COMMAND
+# runs, with the command that fixes it; otherwise the exit status is
+# COMMAND's (126/127 like env); protected symlinks are refused; the
+# placeholders and the staging dir are gone afterwards; the terminal is
+# kept (no new session), and the seccomp filter refuses what it should.
+. "$(dirname "$0")/lib.sh"
+
+command -v bwrap >/dev/null || { echo "1..0 # SKIP bubblewrap is not installed"; exit 0; }
+
+export HOME="$T/home"
+mkdir -p "$HOME"
+J() { "$SBX" -C "$FOLDER" jail --offline "$@"; }
+
+out=$("$SBX" jail --help)
+is "$?" 0 "--help exits 0"
+like "$out" "^usage: sbx jail" "--help prints the usage on stdout"
+
+J -- true >"$T/o" 2>&1
+is "$?" 125 "no .sandbox: exit 125"
+like "$(cat "$T/o")" "sbx init" "and the message says to run sbx init"
+
+init_folder
+J -- touch "$FOLDER/ran" >"$T/o" 2>&1
+is "$?" 125 "sbxd not serving the folder: exit 125"
+like "$(cat "$T/o")" "sbxd is not serving .*Start it: \`sbxd " "the message says how to start sbxd"
+[ ! -e "$FOLDER/ran" ]
+ok $? "COMMAND did not run"
+
+start_daemon
+echo '{}' >>"$FOLDER/.sandbox/policy.json"
+J -- true >"$T/o" 2>&1
+is "$?" 125 "a policy that is not accepted: exit 125"
+like "$(cat "$T/o")" "policy" "the message names the policy problem"
+# Restore a valid, accepted policy.
+printf '{"version": 1}\n' >"$FOLDER/.sandbox/policy.json"
+accept_policy
+
+PATH=/nonexistent "$SBX" -C "$FOLDER" jail --offline -- /bin/true >"$T/o" 2>&1
+is "$?" 125 "no bwrap on PATH: exit 125"
+like "$(cat "$T/o")" "apt-get install bubblewrap" "the message says how to install it"
+
+J -- sh -c 'exit 7'
+is "$?" 7 "COMMAND's exit status is passed through"
+J -- sh -c 'kill -TERM $$'
+is "$?" 143 "a signal N is 128+N"
+J -- no-such-command-xyz 2>/dev/null
+is "$?" 127 "a command that is not found: 127"
+printf 'x' >"$FOLDER/notexec"
+J -- "$FOLDER/notexec" 2>/dev/null
+is "$?" 126 "a command that cannot run: 126"
+
+out=$(J -- sh -c 'ls -d .envrc .vscode .husky .idea .mcp.json; echo "tmpdir=$TMPDIR"' 2>&1)
+like "$out" "tmpdir=/tmp" "TMPDIR is the private /tmp"
+like "$out" "\\.envrc" "inside, .envrc is a read-only placeholder"
+[ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.vscode" ]
+ok $? "outside, after the jail, the placeholders are gone"
+ln -s elsewhere "$FOLDER/.envrc"
+J -- touch "$FOLDER/ran" >"$T/o" 2>&1
+is "$?" 125 "a protected path that is a symlink: exit 125"
+like "$(cat "$T/o")" "\\.envrc is a symlink" "the message names it"
+rm -f "$FOLDER/.envrc"
+
+# Two jails of one folder: the placeholders stay until the last one ends,
+# whichever made them (removing one on the host would detach the mount
+# in the other jail).
+J -- sleep 3 &
+j1=$!
+sleep 1
+J -- true
+[ -d "$FOLDER/.envrc" ]
+ok $? "a jail that ends leaves the placeholders of another running jail"
+J -- sh -c 'echo x > .envrc' 2>/dev/null
+[ -d "$FOLDER/.envrc" ] && [ ! -f "$FOLDER/.envrc" ]
+ok $? "and .envrc stays read-only in a jail started meanwhile"
+wait "$j1"
+[ ! -e "$FOLDER/.envrc" ]
+ok $? "the last jail to end removes them"
+J -- sleep 2 &
+j1=$!
+sleep 1
+J -- sleep 3 &
+j2=$!
+wait "$j1"
+[ -d "$FOLDER/.envrc" ]
+ok $? "the first jail ends while a later one runs: placeholders kept"
+wait "$j2"
+[ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.vscode" ]
+ok $? "the later jail, last to end, removes those the first one made"
+
+# The agent's own login: hidden, unless --login.
+echo '{"oauthAccount":"LOGIN-STATE"}' >"$HOME/.claude.json"
+mkdir -p "$HOME/.claude" && echo '{"token":"CREDENTIAL"}' >"$HOME/.claude/.credentials.json"
+out=$(J -- sh -c 'cat ~/.claude.json ~/.claude/.credentials.json' 2>&1)
+unlike "$out" "LOGIN-STATE|CREDENTIAL" "without --login the agent's login files are empty in the jail"
+out=$(J --login -- sh -c 'cat ~/.claude.json ~/.claude/.credentials.json; echo "{\"n\":1}" > ~/.claude.json' 2>&1)
+like "$(echo $out)" "LOGIN-STATE.*CREDENTIAL" "with --login the agent reads its own login"
+is "$(cat "$HOME/.claude.json")" '{"n":1}' "and can refresh it"
+out=$(J --login -- sh -c 'ls ~/.ssh 2>&1; cat "$SBX_CONFIG_DIR/approver.key" 2>&1' 2>&1)
+unlike "$out" "^[0-9a-f]{20}" "--login opens nothing else"
+
+out=$(cd "$FOLDER" && "$SBX" doctor 2>&1)
+like "$out" "bubblewrap .* can build a jail here" "sbx doctor checks that bubblewrap can build a jail"
+
+# The seccomp filter, seen from inside: Unix sockets refused, socketpair
+# allowed, io_uring absent, no new namespaces.
+out=$(J -- python3 -c '
+import socket, ctypes, os
+try:
+    socket.socket(socket.AF_UNIX); print("unix allowed")
+except PermissionError: print("unix refused")
+a, b = socket.socketpair(); a.send(b"x"); print("socketpair", b.recv(1).decode())
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.syscall(425, 1, ctypes.c_void_p(0)); print("io_uring_setup", r, os.strerror(ctypes.get_errno()))
+r = libc.unshare(0x10000000); print("unshare", r, os.strerror(ctypes.get_errno()))
+print("nnp", [l.split()[1] for l in open("/proc/self/status") if l.startswith("NoNewPrivs")][0])
+print("capeff", [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0])
+' 2>&1)
+like "$out" "unix refused" "socket(AF_UNIX) is refused"
+like "$out" "socketpair x" "socketpair still works"
+like "$out" "io_uring_setup -1 Function not implemented" "io_uring is refused"
+like "$out" "unshare -1 Operation not permitted" "new namespaces are refused"
+like "$out" "nnp 1" "no_new_privs is set"
+like "$out" "capeff 0000000000000000" "no capabilities"
+
+# The terminal: no new session, so job control, raw mode and resize work.
+if command -v tmux >/dev/null; then
+	sock="$T/tmux.sock"
+	tmux -S "$sock" new-session -d -x 100 -y 30 "cd '$FOLDER'; HOME='$HOME' SBX_CONFIG_DIR='$SBX_CONFIG_DIR' '$SBX' jail --offline -- bash --norc -i; echo JAIL-ENDED-\$?; sleep 30"
+	sleep 1
+	tmux -S "$sock" send-keys "stty -a | head -1 > tty1.txt; [ -t 0 ] && [ -t 1 ] && echo tty-yes > tty2.txt" Enter
+	sleep 0.5
+	tmux -S "$sock" resize-window -x 120 -y 40 2>/dev/null || tmux -S "$sock" resize-pane -x 120 -y 40
+	sleep 0.5
+	tmux -S "$sock" send-keys "stty size > tty3.txt" Enter
+	tmux -S "$sock" send-keys "sleep 100" Enter
+	sleep 0.5
+	tmux -S "$sock" send-keys C-c
+	sleep 0.3
+	tmux -S "$sock" send-keys "echo after-ctrl-c > tty4.txt; exit 5" Enter
+	wait_for 10 sh -c "tmux -S '$sock' capture-pane -p | grep -q JAIL-ENDED"
+	is "$(cat "$FOLDER/tty2.txt" 2>/dev/null)" "tty-yes" "bash in the jail keeps the terminal"
+	is "$(cat "$FOLDER/tty3.txt" 2>/dev/null)" "40 120" "a resize reaches the jail"
+	is "$(cat "$FOLDER/tty4.txt" 2>/dev/null)" "after-ctrl-c" "Ctrl-C stops the foreground job, not the jail"
+	like "$(tmux -S "$sock" capture-pane -p)" "JAIL-ENDED-5" "the shell's exit status comes back"
+	tmux -S "$sock" kill-server 2>/dev/null
+else
+	echo "# tmux is missing: terminal checks skipped"
+fi
+done_testing
