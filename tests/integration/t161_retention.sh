@@ -91,6 +91,16 @@ sleep 6
 ok $? "with 30 days of retention its output is kept"
 unlike "$("$SBX" -C "$FOLDER" show "$K")" "pruned" "sbx show does not say pruned"
 
+# 5. Older history (no record of its delivery, as before retention
+# existed): adopted at start as delivered then, and pruned by its rules.
+stop_daemon
+sqlite3 "$SB/state.db" "drop table retention"
+set_limits '{"keep_results_days": 0}'
+start_daemon
+wait_for 20 gone "$K"
+ok $? "output delivered before sbxd knew of retention is adopted and pruned"
+like "$("$SBX" -C "$FOLDER" show "$K")" "output +pruned on" "and sbx show says so"
+
 stop_daemon
 "$SBX" -C "$FOLDER" audit verify >/dev/null
 ok $? "the audit log verifies"
