@@ -58,6 +58,7 @@ struct policy {
 	int nrules;
 	struct plist deny_read, allow_read, allow_write, deny_write;
 	struct plist allowed_domains, denied_domains;
+	int net_ask_timeout;            /* network.ask_timeout_seconds */
 	struct plist self_write;        /* self-protection: writes denied */
 	struct policy_limits limits;
 	int dual_risk;                  /* two approvers at this risk and above; -1 never */
@@ -155,6 +156,8 @@ void trig_read(struct ev *ev, const char *path, const char *what);
 void trig_read_tree(struct ev *ev, const char *path, const char *what);
 int trig_is_secret(const struct ev *ev, const char *path, int tree);
 void trig_network(struct ev *ev, const char *host, const char *what);
+/* The same with a port (0: not known). */
+void trig_network_port(struct ev *ev, const char *host, int port, const char *what);
 /* Claude-form rule lookup: the strongest rule of kind matching s. */
 const struct rule *rule_find(const struct policy *p, enum rule_kind kind,
     enum policy_verdict v, const char *s, const struct policy_call *call);
@@ -167,6 +170,16 @@ const char *ev_pattern(const struct ev *ev, const struct plist *l, int k);
 const char *ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,
     size_t *litlen);
 void policy_cache_free(struct policy *p);
+/*
+ * Network entries (hostport.c): "name", "*.name", IP literals, each
+ * optionally ":port" ("[v6]:port"). hostport_parse splits one (pattern:
+ * "*." allowed), port 0 when none; -1 when malformed. net_entry_match:
+ * whether entry covers host:port (port 0 = unknown: a deny entry with a
+ * port matches, an allow entry does not).
+ */
+int hostport_parse(const char *s, int pattern, char *host, size_t hostsz, int *port);
+int net_entry_valid(const char *s);
+int net_entry_match(const char *entry, const char *host, int port, int deny);
 /* Extracts the host of a URL ("https://user@h:1/x" -> "h"); -1 if none. */
 int url_host(const char *url, char *host, size_t hostsz);
 

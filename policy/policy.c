@@ -272,6 +272,12 @@ policy_free(struct policy *p)
 	free(p);
 }
 
+int
+policy_net_ask_timeout(const struct policy *p)
+{
+	return p != NULL ? p->net_ask_timeout : POLICY_NET_ASK_TIMEOUT;
+}
+
 const struct policy_limits *
 policy_limits(const struct policy *p)
 {
@@ -577,9 +583,11 @@ read_strings(const struct ld *ld, const cJSON *arr, const char *where,
 		if (strlen(c->valuestring) > POLICY_MAX_ENTRY)
 			return ld_fail(ld, off, "entry longer than %d bytes in %s",
 			    POLICY_MAX_ENTRY, where);
-		if (domains && strpbrk(c->valuestring, "/: ") != NULL)
-			return ld_fail(ld, off, "%s: \"%s\" is not a domain (write "
-			    "example.com or *.example.com)", where, c->valuestring);
+		if (domains && !net_entry_valid(c->valuestring))
+			return ld_fail(ld, off, "%s: \"%s\" is not a domain or host (write "
+			    "example.com, *.example.com, an IP address, or any of them "
+			    "with :PORT, e.g. 127.0.0.1:8080 or [::1]:8080)", where,
+			    c->valuestring);
 		if (!domains && c->valuestring[0] == '~' && c->valuestring[1] != '\0' &&
 		    c->valuestring[1] != '/')
 			return ld_fail(ld, off, "%s: \"%s\": ~user paths are not "
@@ -599,7 +607,7 @@ static const char *const fs_keys[] = {
 	"denyRead", "allowRead", "allowWrite", "denyWrite", NULL,
 };
 static const char *const net_keys[] = {
-	"allowedDomains", "deniedDomains", NULL,
+	"allowedDomains", "deniedDomains", "ask_timeout_seconds", NULL,
 };
 static const char *const limit_keys[] = {
 	"hook_wait_seconds", "max_pending", "max_per_minute",
@@ -965,6 +973,17 @@ parse_policy(const struct ld *ld, struct policy *p)
 		    key_offset(ld, "deniedDomains", from), p, POLICY_ALLOW,
 		    &p->denied_domains, 1) < 0)
 			goto out;
+		sub = cJSON_GetObjectItemCaseSensitive(c, "ask_timeout_seconds");
+		if (sub != NULL && (!cJSON_IsNumber(sub) ||
+		    !(sub->valuedouble >= 1 && sub->valuedouble <= 3600) ||
+		    sub->valuedouble != (double)(int)sub->valuedouble)) {
+			ld_fail(ld, key_offset(ld, "ask_timeout_seconds", from),
+			    "network.ask_timeout_seconds must be a whole number of "
+			    "seconds between 1 and 3600");
+			goto out;
+		}
+		if (sub != NULL)
+			p->net_ask_timeout = sub->valueint;
 	}
 	c = cJSON_GetObjectItemCaseSensitive(root, "limits");
 	if (c != NULL && read_limits(ld, c, key_offset(ld, "limits", 0),
@@ -1011,6 +1030,7 @@ policy_load_buffer(const char *name, const char *text, size_t len,
 	if (p == NULL)
 		goto oom;
 	p->limits = *policy_limits(NULL);
+	p->net_ask_timeout = POLICY_NET_ASK_TIMEOUT;
 	p->dual_risk = -1;
 	p->name = strdup(name);
 	/* rules compare resolved paths: keep the folder resolved too */
@@ -1453,6 +1473,35 @@ shell_workdir(struct ev *ev, const cJSON *input)
 	}
 }
 
+/*
+ * A connection through sbx-proxy: {"method": "CONNECT"|"HTTP",
+ * "host": H, "port": N}. The same network trigger as every other tool,
+ * with the port.
+ */
+static void
+eval_connection(struct ev *ev, const cJSON *input)
+{
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(input, "port");
+	const char *host = str_field(input, "host");
+	const char *method = str_field(input, "method");
+	char h[256];
+	int pn;
+
+	ev_factor(ev, F_NETWORK);
+	if (host == NULL || method == NULL || !cJSON_IsNumber(port) ||
+	    cJSON_GetArraySize(input) != 3 ||
+	    port->valuedouble < 1 || port->valuedouble > 65535 ||
+	    port->valuedouble != (double)port->valueint ||
+	    (strcmp(method, "CONNECT") != 0 && strcmp(method, "HTTP") != 0) ||
+	    hostport_parse(host, 0, h, sizeof(h), &pn) < 0 || pn != 0) {
+		ev_note(ev, POLICY_DENY, "network", "builtin: input",
+		    "a network connection needs exactly a method (CONNECT or HTTP), "
+		    "a host and a port from 1 to 65535");
+		return;
+	}
+	trig_network_port(ev, h, port->valueint, method);
+}
+
 static void
 eval_tool(struct ev *ev)
 {
@@ -1559,6 +1608,8 @@ eval_tool(struct ev *ev)
 					break;
 				}
 		}
+	} else if (strcmp(tool, "network") == 0) {
+		eval_connection(ev, input);
 	} else if (strcmp(tool, "WebFetch") == 0) {
 		s = str_field(input, "url");
 		if (s == NULL || url_host(s, host, sizeof(host)) < 0) {
@@ -1612,7 +1663,7 @@ default_trigger(const char *tool)
 		{ "LS", "read" }, { "Write", "write" }, { "Edit", "write" },
 		{ "MultiEdit", "write" }, { "NotebookEdit", "write" },
 		{ "apply_patch", "write" }, { "WebFetch", "network" },
-		{ "WebSearch", "network" },
+		{ "WebSearch", "network" }, { "network", "network" },
 	};
 	size_t k;
 
@@ -1727,7 +1778,8 @@ policy_to_json(const struct policy *p)
 		goto fail;
 	o = cJSON_AddObjectToObject(root, "network");
 	if (o == NULL || json_list(o, "allowedDomains", &p->allowed_domains) < 0 ||
-	    json_list(o, "deniedDomains", &p->denied_domains) < 0)
+	    json_list(o, "deniedDomains", &p->denied_domains) < 0 ||
+	    !cJSON_AddNumberToObject(o, "ask_timeout_seconds", p->net_ask_timeout))
 		goto fail;
 	if (json_list(root, "selfProtection", &p->self_write) < 0)
 		goto fail;
