@@ -650,6 +650,25 @@ rule_decision(struct folder *f, const char *name, const struct decision *d,
 		logf_folder(f, "rule %lld removed by %s", (long long)d->rule_id, key->name);
 }
 
+/* 1 when the request is pending past its deadline, 0 if not, -1 on error. */
+static int
+req_expired(struct folder *f, const char *id, int64_t now)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(f->db, "SELECT 1 FROM requests WHERE id = ? AND"
+	    " status = 'pending' AND expires <= ?", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, now);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+static void expire_one(struct folder *f, const char *id, const char *hash, int64_t now);
+
 static int
 count_approvals(struct folder *f, const char *id)
 {
@@ -701,6 +720,16 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	/* Consume: nonce and state change in one transaction. */
 	if (exec_sql(f, "BEGIN IMMEDIATE") < 0)
 		goto out;
+	/* An expired request never runs: checked here, in the consuming
+	 * transaction, not only by the periodic expiry pass. */
+	if ((rc = req_expired(f, d.id, now)) != 0) {
+		exec_sql(f, "ROLLBACK");
+		reject_file(f, "decisions/new", name, rc > 0 ? "the request expired before "
+		    "this decision arrived; it will not run" : "database error");
+		if (rc > 0)
+			expire_one(f, row.id, row.hash, now);
+		goto out;
+	}
 	rc = sql_run(f, "INSERT INTO nonces (nonce, request, used) VALUES (?,?,?)", "tti",
 	    d.nonce, d.id, now);
 	if (rc < 0) {
@@ -1035,26 +1064,51 @@ folder_signal_running(struct folder *f, int sig)
 			kill(f->run[i].pid, sig);
 }
 
+/* Marks one pending request expired and tells the agent. */
+static void
+expire_one(struct folder *f, const char *id, const char *hash, int64_t now)
+{
+	if (sql_run(f, "UPDATE requests SET status='expired', finished=? WHERE id=? AND"
+	    " status='pending'", "it", now, id) == 1) {
+		finish_unrun(f, id, hash, "expired", "", "nobody decided before it expired");
+		logf_folder(f, "request %s expired undecided", id);
+	}
+}
+
+/* Every pending request past its deadline, however many there are. */
 void
 folder_expire(struct folder *f)
 {
-	struct req_row *rows;
+	sqlite3_stmt *st;
 	int64_t now = now_ms() / 1000;
-	int n, i;
+	char (*ids)[2][2 * SBX_HASH_LEN + 1] = NULL, (*nids)[2][2 * SBX_HASH_LEN + 1];
+	size_t n = 0, cap = 0, i;
+	const char *id, *hash;
 
-	n = db_list(f->db, "pending", 1000, &rows);
-	for (i = 0; i < n; i++) {
-		if (rows[i].expires > now)
+	if (sqlite3_prepare_v2(f->db, "SELECT id, hash FROM requests WHERE status = 'pending'"
+	    " AND expires <= ?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, now);
+	/* Collect first: the updates below must not run under this cursor. */
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		id = (const char *)sqlite3_column_text(st, 0);
+		hash = (const char *)sqlite3_column_text(st, 1);
+		if (!id || !hash)
 			continue;
-		if (sql_run(f, "UPDATE requests SET status='expired', finished=? WHERE id=? AND"
-		    " status='pending'", "it", now, rows[i].id) == 1) {
-			finish_unrun(f, rows[i].id, rows[i].hash, "expired", "",
-			    "nobody decided before it expired");
-			logf_folder(f, "request %s expired undecided", rows[i].id);
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			if (!(nids = realloc(ids, cap * sizeof(*ids))))
+				break;
+			ids = nids;
 		}
+		snprintf(ids[n][0], sizeof(ids[n][0]), "%s", id);
+		snprintf(ids[n][1], sizeof(ids[n][1]), "%s", hash);
+		n++;
 	}
-	if (n > 0)
-		db_rows_free(rows, n);
+	sqlite3_finalize(st);
+	for (i = 0; i < n; i++)
+		expire_one(f, ids[i][0], ids[i][1], now);
+	free(ids);
 }
 
 void
@@ -1069,7 +1123,7 @@ folder_recover(struct folder *f, const struct daemon_opts *o)
 	DIR *d;
 
 	/* Runs cut short by a crash: interrupted, never re-run. */
-	n = db_list(f->db, "running", 100000, &rows);
+	n = db_list(f->db, "running", -1, &rows);
 	for (k = 0; k < n; k++) {
 		snprintf(path, sizeof(path), "results/%s.json", rows[k].id);
 		if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
