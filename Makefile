@@ -103,7 +103,21 @@ $(BUILD)/tests/tools/rechain: tests/tools/rechain.c $(LIBSBX)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
 
-test: $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/rechain
+# sbxd with named crash points (daemon/fault.h): for the fault tests only,
+# never installed.
+FAULT_OBJ = $(patsubst %.c,$(BUILD)/faults/%.o,$(DAEMON_SRC))
+$(BUILD)/faults/%.o: %.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DSBX_FAULTS -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/tools/sbxd-faults: $(FAULT_OBJ) $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY) -lm
+
+TEST_TOOLS = $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/rechain \
+	$(BUILD)/tests/tools/sbxd-faults
+
+test: $(PROGS) $(UNIT_BIN) $(TEST_TOOLS)
 	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \
 		sh tests/run.sh
 

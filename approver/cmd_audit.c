@@ -41,6 +41,8 @@ struct log {
 	unsigned char pk[32];
 	int have_pk;
 	char *bundle;               /* evidence file text, when read from one */
+	int64_t failed, failed_last; /* records sbxd could not write (state.db) */
+	int64_t intents;            /* records committed, waiting for the log */
 };
 
 static void
@@ -106,6 +108,22 @@ load_head(const char *folder, struct log *l)
 				l->have_head = 1;
 			}
 		}
+		sqlite3_finalize(st);
+	}
+	/* Kept by sbxd next to the head (daemon/audit.h); absent in old
+	 * state.db files. */
+	if (sqlite3_prepare_v2(db, "SELECT count, last FROM audit_failures WHERE id = 1",
+	    -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			l->failed = sqlite3_column_int64(st, 0);
+			l->failed_last = sqlite3_column_int64(st, 1);
+		}
+		sqlite3_finalize(st);
+	}
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM audit_intents", -1, &st, NULL)
+	    == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			l->intents = sqlite3_column_int64(st, 0);
 		sqlite3_finalize(st);
 	}
 	db_close(db);
@@ -287,6 +305,17 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 		l.have_pk = 1;
 	}
 	rc = audit_verify(l.seg, l.n, l.have_pk ? l.pk : NULL, l.have_head ? &l.head : NULL, &r);
+	/* A chain that verifies is still incomplete if sbxd counted records
+	 * it could not write. */
+	if (rc == 0 && l.failed > 0) {
+		rc = 1;
+		snprintf(r.kind, sizeof(r.kind), "incomplete");
+		fmt_time(l.failed_last, when, sizeof(when));
+		snprintf(r.msg, sizeof(r.msg), "sbxd could not write %lld record(s) (disk full or "
+		    "I/O error; the last at %s): the log is missing them", (long long)l.failed,
+		    when);
+		r.line = 0;
+	}
 	if (l.have_pk)
 		key_id_of(l.pk, kid);
 	else
@@ -304,6 +333,8 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 		cJSON_AddNumberToObject(o, "head_seq", (double)r.head_seq);
 		cJSON_AddNumberToObject(o, "after_head", (double)r.after_head);
 		cJSON_AddStringToObject(o, "daemon_key_id", kid);
+		cJSON_AddNumberToObject(o, "failed_records", (double)l.failed);
+		cJSON_AddNumberToObject(o, "waiting_intents", (double)l.intents);
 		if (rc != 0) {
 			cJSON_AddStringToObject(o, "kind", r.kind);
 			cJSON_AddStringToObject(o, "segment", r.segment);
@@ -327,6 +358,10 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 		if (evidence && !pin)
 			printf("note: checked with the daemon key in the bundle (id %s); compare it "
 			    "with the daemon's key id, or pass --key\n", kid);
+		if (l.intents > 0)
+			printf("note: %lld record(s) are committed in state.db and wait to be "
+			    "written to the log (sbxd writes them when it can)\n",
+			    (long long)l.intents);
 	} else {
 		if (r.line)
 			fprintf(stderr, "sbx: audit log BROKEN (%s) at %s line %lld, record %lld: %s\n"

@@ -261,6 +261,9 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 		printf("request  %s\nstatus   %s%s\nfolder   %s\ncwd      %s\ntool     %s\n",
 		    r.id, r.status, r.is_auto ? " (auto-approved: remembered)" : "", folder,
 		    r.cwd, r.tool);
+		if (!strcmp(r.status, "running") && r.started == 0)
+			printf("         approved; waiting for a free slot (sbxd runs at most 64 "
+			    "commands at once per folder)\n");
 		printf("%s  %s\n", r.command ? "command " : "input   ", what(&r));
 		printf("why      %s\nrule     %s\n", r.reason ? r.reason : "", r.rule ? r.rule : "");
 		if (r.approver)

@@ -45,6 +45,7 @@ struct audit {
 	int64_t last_ckpt_ms;
 	int in_rotate;
 	int broken;                 /* a torn write could not be undone: append no more */
+	int replaying;              /* writing intents left by an earlier run */
 	int64_t failures;           /* records that could not be written */
 	unsigned char policy[32];
 	int policy_known;
@@ -273,6 +274,17 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 		sqlite3_free(emsg);
 		goto fail;
 	}
+	/* Records committed with a state change and not yet in the log
+	 * (audit_intent), and the count of records that were lost. */
+	if (sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS audit_intents (id INTEGER PRIMARY KEY"
+	    " AUTOINCREMENT, event TEXT NOT NULL, request TEXT, session TEXT, actor TEXT NOT NULL,"
+	    " data TEXT NOT NULL, time INTEGER NOT NULL);"
+	    "CREATE TABLE IF NOT EXISTS audit_failures (id INTEGER PRIMARY KEY CHECK (id = 1),"
+	    " count INTEGER NOT NULL, last INTEGER NOT NULL)", NULL, NULL, &emsg) != SQLITE_OK) {
+		err_set(err, "state.db: %s", emsg ? emsg : "error");
+		sqlite3_free(emsg);
+		goto fail;
+	}
 	if ((have_head = head_load(db, &head)) < 0) {
 		err_set(err, "state.db holds a malformed audit head");
 		goto fail;
@@ -328,6 +340,11 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 		    AU_I("torn_bytes", (int64_t)torn),
 		    AU_S("why", "a record was cut short by a crash before it was synced"),
 		    AU_END);
+	/* Records a crash kept from the log: written now (or later, when the
+	 * log can be written again). */
+	a->replaying = 1;
+	(void)audit_intents_flush(a);
+	a->replaying = 0;
 	return a;
 fail:
 	free(buf);
@@ -349,10 +366,37 @@ audit_sync(struct audit *a)
 }
 
 static int rotate(struct audit *a);
+static int append_record(struct audit *a, const char *event, const char *request,
+    const char *session, const char *actor, cJSON *data, int count);
+
+/* Counts a record that could not be written, in memory and in state.db
+ * next to the signed head, where `sbx audit verify` reports it. */
+static void
+count_failure(struct audit *a)
+{
+	sqlite3_stmt *st;
+
+	a->failures++;
+	if (sqlite3_prepare_v2(a->db, "INSERT INTO audit_failures (id, count, last)"
+	    " VALUES (1, 1, ?) ON CONFLICT (id) DO UPDATE SET count = count + 1,"
+	    " last = excluded.last", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, now_ms());
+	(void)sqlite3_step(st);
+	sqlite3_finalize(st);
+}
 
 int
 audit_append(struct audit *a, const char *event, const char *request,
     const char *session, const char *actor, cJSON *data)
+{
+	return append_record(a, event, request, session, actor, data, 1);
+}
+
+/* count: whether a failure loses the record (an intent is kept instead). */
+static int
+append_record(struct audit *a, const char *event, const char *request,
+    const char *session, const char *actor, cJSON *data, int count)
 {
 	unsigned char hash[AUDIT_HASH_LEN];
 	char *line = NULL, *r_req = NULL, *r_sess = NULL, *r_act = NULL;
@@ -365,7 +409,8 @@ audit_append(struct audit *a, const char *event, const char *request,
 	}
 	if (a->broken) {
 		cJSON_Delete(data);
-		a->failures++;
+		if (count)
+			count_failure(a);
 		errno = EIO;
 		return -1;
 	}
@@ -400,8 +445,8 @@ audit_append(struct audit *a, const char *event, const char *request,
 	if (rc == 0 && a->size >= a->segment_bytes)
 		rc = rotate(a);
 out:
-	if (!written)
-		a->failures++;
+	if (!written && count)
+		count_failure(a);
 	free(line);
 	free(r_req);
 	free(r_sess);
@@ -410,21 +455,21 @@ out:
 	return rc;
 }
 
-int
-audit_log(struct audit *a, const char *event, const char *request,
-    const char *session, const char *actor, ...)
+/* Builds the data object from AU_ items (into NULL when want is 0: the
+ * items are walked anyway, so a cJSON item is always consumed). *ok is
+ * 0 when an item was not built by the AU_ macros. */
+static cJSON *
+items_to_json(int want, va_list ap, int *ok)
 {
 	char hex[2 * AUDIT_HASH_LEN + 1];
 	const unsigned char *h;
 	const char *key, *s;
 	cJSON *data, *j;
 	int64_t n;
-	va_list ap;
 	int tag, b;
 
-	/* Always walk the items: a cJSON item is consumed even when a is NULL. */
-	data = a ? cJSON_CreateObject() : NULL;
-	va_start(ap, actor);
+	*ok = 1;
+	data = want ? cJSON_CreateObject() : NULL;
 	while ((tag = va_arg(ap, int)) != 0) {
 		key = va_arg(ap, const char *);
 		switch (tag) {
@@ -460,18 +505,139 @@ audit_log(struct audit *a, const char *event, const char *request,
 			break;
 		default:
 			/* Not built by the AU_ macros: stop rather than misread. */
-			va_end(ap);
 			cJSON_Delete(data);
+			*ok = 0;
 			errno = EINVAL;
-			return -1;
+			return NULL;
 		}
 	}
+	return data;
+}
+
+int
+audit_log(struct audit *a, const char *event, const char *request,
+    const char *session, const char *actor, ...)
+{
+	cJSON *data;
+	va_list ap;
+	int ok;
+
+	va_start(ap, actor);
+	data = items_to_json(a != NULL, ap, &ok);
 	va_end(ap);
+	if (!ok)
+		return -1;
 	if (!a)
 		return 0;
 	if (!data)
 		return -1;
 	return audit_append(a, event, request, session, actor, data);
+}
+
+int
+audit_intent(struct audit *a, const char *event, const char *request,
+    const char *session, const char *actor, ...)
+{
+	sqlite3_stmt *st = NULL;
+	char *text = NULL;
+	cJSON *data;
+	va_list ap;
+	int ok, rc = -1;
+
+	va_start(ap, actor);
+	data = items_to_json(a != NULL, ap, &ok);
+	va_end(ap);
+	if (!ok || !a) {
+		cJSON_Delete(data);
+		return a ? -1 : 0;
+	}
+	if (!data || !(text = cJSON_PrintUnformatted(data)))
+		goto out;
+	if (sqlite3_prepare_v2(a->db, "INSERT INTO audit_intents (event, request, session,"
+	    " actor, data, time) VALUES (?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(st, 1, event, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, request, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, session, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, actor ? actor : "daemon", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, text, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, now_ms());
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+out:
+	sqlite3_finalize(st);
+	free(text);
+	cJSON_Delete(data);
+	return rc;
+}
+
+int
+audit_intents_flush(struct audit *a)
+{
+	sqlite3_stmt *st;
+	int64_t id, last = -1;
+	cJSON *data;
+	int rc = 0, left = 0;
+
+	if (!a)
+		return 0;
+	if (sqlite3_prepare_v2(a->db, "SELECT id, event, request, session, actor, data"
+	    " FROM audit_intents ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (rc < 0) {
+			left++;
+			continue;
+		}
+		id = sqlite3_column_int64(st, 0);
+		data = cJSON_Parse((const char *)sqlite3_column_text(st, 5));
+		if (!cJSON_IsObject(data)) {
+			cJSON_Delete(data);
+			data = cJSON_CreateObject();
+		}
+		/* The intent's id says which record is which if a crash between
+		 * the sync and the delete below makes a replay write it twice. */
+		cJSON_AddNumberToObject(data, "intent", (double)id);
+		if (a->replaying)
+			cJSON_AddBoolToObject(data, "replayed", 1);
+		if (append_record(a, (const char *)sqlite3_column_text(st, 1),
+		    (const char *)sqlite3_column_text(st, 2),
+		    (const char *)sqlite3_column_text(st, 3),
+		    (const char *)sqlite3_column_text(st, 4), data, 0) < 0) {
+			rc = -1;
+			left++;
+			continue;
+		}
+		last = id;
+	}
+	sqlite3_finalize(st);
+	if (last < 0)
+		return rc;
+	/* Durable in the log first; only then forgotten by the database. */
+	if (audit_sync(a) < 0)
+		return -1;
+	if (sqlite3_prepare_v2(a->db, "DELETE FROM audit_intents WHERE id <= ?", -1, &st,
+	    NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, last);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = -1;
+	sqlite3_finalize(st);
+	return rc < 0 || left ? -1 : 0;
+}
+
+int64_t
+audit_intents_pending(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int64_t n = -1;
+
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM audit_intents", -1, &st, NULL)
+	    != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
 }
 
 int

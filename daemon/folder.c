@@ -36,6 +36,7 @@
 #include "common/redact.h"
 #include "daemon/audit.h"
 #include "daemon/exec.h"
+#include "daemon/fault.h"
 #include "daemon/folder.h"
 #include "policy/policy.h"
 
@@ -281,21 +282,44 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 	}
 	for (slot = 0; slot < SBX_MAX_RUNNING && f->run[slot].pid; slot++)
 		;
-	/* The approval is on disk before the command starts. */
-	(void)audit_sync(f->audit);
+	/* Every slot busy: the request stays approved and not started
+	 * (status running, started 0) until folder_start_waiting() finds
+	 * a free slot. The approval is never lost. */
+	if (slot == SBX_MAX_RUNNING) {
+		logf_folder(f, "request %s: approved; waiting for a free slot (%d commands "
+		    "running)", r->id, SBX_MAX_RUNNING);
+		return;
+	}
+	/* No command runs unless its decision and approval_consumed are
+	 * durably in the audit log: until then it waits (started 0), and
+	 * folder_start_waiting() tries again. */
+	if (audit_intents_flush(f->audit) < 0 || audit_sync(f->audit) < 0) {
+		logf_folder(f, "request %s: approved, NOT started: its approval is not yet in "
+		    "the audit log (disk full or I/O error?); it starts once it can be written",
+		    r->id);
+		return;
+	}
+	FAULT("before-start");
+	/* Marked started before the fork: after a crash from here on, the
+	 * request is interrupted, never run again. */
+	if (sql_run(f, "UPDATE requests SET started=? WHERE id=? AND status='running' AND"
+	    " started=0", "it", now_ms() / 1000, r->id) != 1) {
+		logf_folder(f, "request %s: not started (no longer waiting to run)", r->id);
+		return;
+	}
 	s = (struct exec_spec){ .sbfd = f->sbfd, .folder = f->path, .id = r->id,
 		.hash = r->hash, .tool = r->tool, .command = r->command, .cwd = r->cwd,
 		.approver = approver, .is_auto = is_auto, .timeout_s = lim.exec_timeout_seconds,
 		.cap = lim.output_cap_bytes, .env = o->env, .close_fds = o->lock_fds,
 		.n_close_fds = o->n_lock_fds };
-	if (slot == SBX_MAX_RUNNING || (pid = exec_start(&s)) < 0) {
+	if ((pid = exec_start(&s)) < 0) {
 		logf_folder(f, "request %s: cannot start the command", r->id);
 		result_write_status(f->sbfd, r->id, r->hash, "interrupted", approver,
-		    "sbxd could not start the command (too many running or fork failed)");
+		    "sbxd could not start the command (fork failed); it did not run");
 		sql_run(f, "UPDATE requests SET status='interrupted', finished=? WHERE id=?",
 		    "it", now_ms() / 1000, r->id);
 		audit_log(f->audit, "exec_failed", r->id, r->session, "daemon",
-		    AU_S("why", "too many running or fork failed"), AU_END);
+		    AU_S("why", "fork failed"), AU_END);
 		return;
 	}
 	audit_log(f->audit, "exec_started", r->id, r->session, "daemon",
@@ -460,10 +484,28 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	    now + lim.request_ttl_seconds,
 	    err.msg[0] ? "rejected" : who ? "running" : "pending",
 	    err.msg[0] ? err.msg : NULL, who, (int64_t)(who != NULL),
-	    who ? now : 0, who ? now : 0, (int64_t)needed);
+	    who ? now : 0, (int64_t)0, (int64_t)needed);
 	if (rc >= 0 && who)
 		rc = sql_run(f, "UPDATE rules SET uses = uses + 1, last_used = ? WHERE id = ?",
 		    "ii", now, rule);
+	/* The records go in with the row (intents): a crash after the commit
+	 * cannot lose them. */
+	if (rc >= 0)
+		rc = audit_intent(f->audit, "request_received", id, json_str(doc, "session_id"),
+		    "hook", AU_S("tool", tool), AU_S("command", cmd),
+		    AU_S("cwd", json_str(doc, "cwd")),
+		    AU_J("input", cJSON_Duplicate(input, 1)), AU_S("hash", hash),
+		    AU_S("agent", json_str(doc, "agent")),
+		    AU_S("tool_use_id", json_str(doc, "tool_use_id")),
+		    AU_S("trigger", json_str(doc, "trigger")),
+		    AU_S("rule", json_str(doc, "rule")), AU_S("reason", json_str(doc, "reason")),
+		    AU_S("status", err.msg[0] ? "rejected" : who ? "running" : "pending"),
+		    AU_S("why", err.msg[0] ? err.msg : NULL), AU_END);
+	if (rc >= 0 && who)
+		rc = audit_intent(f->audit, "decision", id, json_str(doc, "session_id"), "daemon",
+		    AU_S("verdict", "approve"), AU_S("approver", who),
+		    AU_B("remembered", 1), AU_B("auto", 1), AU_I("rule", (int64_t)rule),
+		    AU_END);
 	if (rc < 0 || exec_sql(f, "COMMIT") < 0) {
 		exec_sql(f, "ROLLBACK");
 		reject_file(f, "pending", name,
@@ -475,21 +517,10 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 			    "request (database error); ask the user to check sbxd's log");
 		goto out;
 	}
-
-	audit_log(f->audit, "request_received", id, json_str(doc, "session_id"), "hook",
-	    AU_S("tool", tool), AU_S("command", cmd), AU_S("cwd", json_str(doc, "cwd")),
-	    AU_J("input", cJSON_Duplicate(input, 1)), AU_S("hash", hash),
-	    AU_S("agent", json_str(doc, "agent")),
-	    AU_S("tool_use_id", json_str(doc, "tool_use_id")),
-	    AU_S("trigger", json_str(doc, "trigger")),
-	    AU_S("rule", json_str(doc, "rule")), AU_S("reason", json_str(doc, "reason")),
-	    AU_S("status", err.msg[0] ? "rejected" : who ? "running" : "pending"),
-	    AU_S("why", err.msg[0] ? err.msg : NULL), AU_END);
-	if (who)
-		audit_log(f->audit, "decision", id, json_str(doc, "session_id"), "daemon",
-		    AU_S("verdict", "approve"), AU_S("approver", who),
-		    AU_B("remembered", 1), AU_B("auto", 1), AU_I("rule", (int64_t)rule),
-		    AU_END);
+	FAULT("request-committed");
+	if (audit_intents_flush(f->audit) < 0)
+		logf_folder(f, "request %s: its records wait in state.db until the audit log "
+		    "can be written", id);
 	if (err.msg[0]) {
 		finish_unrun(f, id, hash, "rejected", "", err.msg);
 		logf_folder(f, "request %s rejected: %s", id, err.msg);
@@ -750,16 +781,16 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 			goto out;
 		}
 		if ((votes = count_approvals(f, d.id)) < row.approvals_needed) {
-			if (votes < 0 || exec_sql(f, "COMMIT") < 0) {
-				exec_sql(f, "ROLLBACK");
-				goto out;
-			}
 			snprintf(actor, sizeof(actor), "approver:%s", key.name);
-			audit_log(f->audit, "decision", d.id, row.session, actor,
+			if (votes < 0 || audit_intent(f->audit, "decision", d.id, row.session, actor,
 			    AU_S("verdict", "approve"), AU_S("approver", key.name),
 			    AU_S("key_id", key.key_id), AU_I("approval", (int64_t)votes),
 			    AU_I("approvals_needed", (int64_t)row.approvals_needed),
-			    AU_S("nonce", d.nonce), AU_END);
+			    AU_S("nonce", d.nonce), AU_END) < 0 || exec_sql(f, "COMMIT") < 0) {
+				exec_sql(f, "ROLLBACK");
+				goto out;
+			}
+			(void)audit_intents_flush(f->audit);
 			snprintf(path, sizeof(path), "decisions/new/%s", name);
 			(void)unlinkat(f->sbfd, path, 0);
 			logf_folder(f, "request %s: approval %d of %d, by %s; waiting for a "
@@ -773,7 +804,7 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	}
 	rc = sql_run(f, "UPDATE requests SET status=?, approver=?, key_id=?, decided=?,"
 	    " started=?, deny_reason=? WHERE id=? AND status='pending'", "tttiitt",
-	    approve ? "running" : "denied", who, key.key_id, now, approve ? now : 0,
+	    approve ? "running" : "denied", who, key.key_id, now, (int64_t)0,
 	    approve ? NULL : d.reason, d.id);
 	if (rc != 1) {
 		exec_sql(f, "ROLLBACK");
@@ -799,20 +830,24 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 			goto out;
 		}
 	}
-	if (exec_sql(f, "COMMIT") < 0) {
-		exec_sql(f, "ROLLBACK");
-		goto out;
-	}
+	/* The decision and its consumption are recorded in the same
+	 * transaction (intents), written to the log right after it, and no
+	 * command starts before they are durably there (start_run). */
 	snprintf(actor, sizeof(actor), "approver:%s", key.name);
-	audit_log(f->audit, "decision", d.id, row.session, actor,
+	if (audit_intent(f->audit, "decision", d.id, row.session, actor,
 	    AU_S("verdict", d.verdict), AU_S("approver", key.name),
 	    AU_S("approvers", who), AU_S("key_id", key.key_id),
 	    AU_B("remember", d.remember), AU_S("scope", d.scope),
 	    AU_S("prefix", d.prefix), AU_S("reason", d.reason), AU_S("nonce", d.nonce),
-	    AU_I("created", d.created), AU_I("expires", d.expires), AU_END);
-	if (approve)
-		audit_log(f->audit, "approval_consumed", d.id, row.session, "daemon",
-		    AU_S("nonce", d.nonce), AU_S("approver", who), AU_END);
+	    AU_I("created", d.created), AU_I("expires", d.expires), AU_END) < 0 ||
+	    (approve && audit_intent(f->audit, "approval_consumed", d.id, row.session, "daemon",
+	    AU_S("nonce", d.nonce), AU_S("approver", who), AU_END) < 0) ||
+	    exec_sql(f, "COMMIT") < 0) {
+		exec_sql(f, "ROLLBACK");
+		goto out;
+	}
+	FAULT("decision-committed");
+	(void)audit_intents_flush(f->audit);
 	snprintf(path, sizeof(path), "decisions/new/%s", name);
 	(void)unlinkat(f->sbfd, path, 0);
 	logf_folder(f, "request %s %s by %s%s%s%s", d.id, approve ? "approved" : "denied",
@@ -1044,6 +1079,35 @@ folder_reaped(struct folder *f, pid_t pid)
 	return 0;
 }
 
+void
+folder_start_waiting(struct folder *f, const struct daemon_opts *o)
+{
+	char ids[SBX_MAX_RUNNING][SBX_ID_LEN + 1];
+	struct req_row row;
+	sqlite3_stmt *st;
+	int n = 0, i, free_slots = SBX_MAX_RUNNING - folder_running(f);
+	const char *id;
+
+	/* Records that wait for the log go first; nothing starts before. */
+	if (audit_intents_flush(f->audit) < 0)
+		return;
+	if (free_slots <= 0 || sqlite3_prepare_v2(f->db, "SELECT id FROM requests WHERE"
+	    " status = 'running' AND started = 0 ORDER BY decided, rowid LIMIT ?", -1, &st,
+	    NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int(st, 1, free_slots);
+	while (n < free_slots && sqlite3_step(st) == SQLITE_ROW)
+		if ((id = (const char *)sqlite3_column_text(st, 0)) && valid_id(id))
+			snprintf(ids[n++], sizeof(ids[0]), "%s", id);
+	sqlite3_finalize(st);
+	for (i = 0; i < n; i++) {
+		if (db_get(f->db, ids[i], &row) != 1)
+			continue;
+		start_run(f, o, &row, row.approver ? row.approver : "", row.is_auto, NULL);
+		req_row_free(&row);
+	}
+}
+
 int
 folder_running(const struct folder *f)
 {
@@ -1125,6 +1189,10 @@ folder_recover(struct folder *f, const struct daemon_opts *o)
 	/* Runs cut short by a crash: interrupted, never re-run. */
 	n = db_list(f->db, "running", -1, &rows);
 	for (k = 0; k < n; k++) {
+		/* Approved, never started (waiting for a slot): it runs once
+		 * folder_start_waiting() gives it one. */
+		if (rows[k].started == 0)
+			continue;
 		snprintf(path, sizeof(path), "results/%s.json", rows[k].id);
 		if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
 			result_write_status(f->sbfd, rows[k].id, rows[k].hash, "interrupted",

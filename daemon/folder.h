@@ -65,6 +65,9 @@ int folder_reaped(struct folder *f, pid_t pid);
 /* Sends sig to every running executor of the folder. */
 void folder_signal_running(struct folder *f, int sig);
 int folder_running(const struct folder *f);
+/* Starts approved requests that wait for a free slot (at most
+ * SBX_MAX_RUNNING run at once per folder; the rest wait, oldest first). */
+void folder_start_waiting(struct folder *f, const struct daemon_opts *o);
 
 __attribute__((format(printf, 2, 3)))
 void logf_folder(const struct folder *f, const char *fmt, ...);

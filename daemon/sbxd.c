@@ -29,7 +29,6 @@
 #include "daemon/audit.h"
 #include "daemon/folder.h"
 
-#define MAX_FOLDERS 64
 #define MAX_ENV     64
 #define RESCAN_MS   5000
 #define PRUNE_MS    60000
@@ -171,15 +170,16 @@ watch(struct folder *f, const char *sub)
 int
 main(int argc, char **argv)
 {
-	static struct folder fs[MAX_FOLDERS];
-	static char listed[MAX_FOLDERS][4096];
-	int all = 0, nall = 0;
+	/* Sized to the folders named or recorded: no fixed cap. */
+	static struct folder *fs;
+	static char (*listed)[4096];
+	int all = 0, nall = 0, nmax;
 	char config[PATH_MAX], **env = cmd_env;
-	int lock_fds[MAX_FOLDERS], nf = 0, nenv = 0, i, is_dec;
+	int *lock_fds, nf = 0, nenv = 0, i, is_dec;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct daemon_opts o = { .env = env };
 	static struct audit_key akey;
-	static int64_t audit_failed[MAX_FOLDERS];
+	static int64_t *audit_failed;
 	struct audit_opts aopts = { 0 };
 	struct inotify_event *ev;
 	struct sbx_err err;
@@ -245,8 +245,17 @@ main(int argc, char **argv)
 		fprintf(stderr, "sbxd: %s\n", err.msg);
 		return 1;
 	}
+	nmax = argc - i;
 	if (all) {
-		nall = registry_list(config, listed, MAX_FOLDERS, &err);
+		if ((nmax = registry_count(config, &err)) < 0) {
+			fprintf(stderr, "sbxd: %s\n", err.msg);
+			return 2;
+		}
+		if (nmax > 0 && !(listed = calloc((size_t)nmax, sizeof(*listed)))) {
+			fprintf(stderr, "sbxd: out of memory\n");
+			return 1;
+		}
+		nall = nmax > 0 ? registry_list(config, listed, nmax, &err) : 0;
 		if (nall < 0) {
 			fprintf(stderr, "sbxd: %s\n", err.msg);
 			return 2;
@@ -258,9 +267,16 @@ main(int argc, char **argv)
 		}
 		i = 0;
 	}
+	fs = calloc((size_t)nmax, sizeof(*fs));
+	lock_fds = calloc((size_t)nmax, sizeof(*lock_fds));
+	audit_failed = calloc((size_t)nmax, sizeof(*audit_failed));
+	if (!fs || !lock_fds || !audit_failed) {
+		fprintf(stderr, "sbxd: out of memory\n");
+		return 1;
+	}
 	for (; all ? i < nall : i < argc; i++) {
-		if (nf == MAX_FOLDERS) {
-			fprintf(stderr, "sbxd: at most %d folders\n", MAX_FOLDERS);
+		if (nf == nmax) {
+			fprintf(stderr, "sbxd: the folder list changed while starting; start again\n");
 			return 2;
 		}
 		if (folder_open(&fs[nf], all ? listed[i] : argv[i], config, &err) < 0) {
@@ -304,6 +320,7 @@ main(int argc, char **argv)
 		}
 		/* Watch first, then recover and rescan: nothing slips between. */
 		folder_recover(&fs[i], &o);
+		folder_start_waiting(&fs[i], &o);
 		folder_rescan(&fs[i], &o);
 		folder_sweep(&fs[i], &o);
 		(void)audit_checkpoint(fs[i].audit);
@@ -329,11 +346,15 @@ main(int argc, char **argv)
 		if (got_child) {
 			got_child = 0;
 			reap(fs, nf, WNOHANG);
+			/* Freed slots go to approved requests that wait for one. */
+			for (i = 0; i < nf; i++)
+				folder_start_waiting(&fs[i], &o);
 		}
 		/* The periodic pass: expiries, and anything inotify missed. */
 		if (mono_ms() >= next_scan) {
 			for (i = 0; i < nf; i++) {
 				folder_rescan(&fs[i], &o);
+				folder_start_waiting(&fs[i], &o);
 				folder_expire(&fs[i]);
 				folder_sweep(&fs[i], &o);
 				if (mono_ms() >= next_prune)
