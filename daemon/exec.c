@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -341,4 +342,63 @@ exec_start(const struct exec_spec *s)
 	if (pid == 0)
 		executor(s, daemon);
 	return pid;
+}
+
+/* Adds the head of what was captured of each stream (results/ID.NAME,
+ * else work/ID.NAME) to r, so a result written after a fault keeps the
+ * output that exists. */
+static void
+result_add_kept(int sbfd, const char *id, cJSON *r)
+{
+	static const char *const names[] = { "stdout", "stderr" };
+	char path[64], key[32], *buf, *text;
+	struct stat st;
+	ssize_t n;
+	int i, fd;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "results/%s.%s", id, names[i]);
+		fd = openat(sbfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0) {
+			snprintf(path, sizeof(path), "work/%s.%s", id, names[i]);
+			fd = openat(sbfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		}
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(buf = malloc(SBX_RESULT_HEAD))) {
+			close(fd);
+			continue;
+		}
+		n = read(fd, buf, SBX_RESULT_HEAD);
+		close(fd);
+		text = n > 0 ? utf8_clean(buf, (size_t)n, (size_t)n * 3 + 3, NULL) : NULL;
+		free(buf);
+		cJSON_AddStringToObject(r, names[i], text ? text : "");
+		free(text);
+		snprintf(key, sizeof(key), "%s_bytes", names[i]);
+		cJSON_AddNumberToObject(r, key, (double)st.st_size);
+		snprintf(key, sizeof(key), "%s_truncated", names[i]);
+		cJSON_AddBoolToObject(r, key, n < 0 || st.st_size > n);
+	}
+}
+
+int
+result_write_recovered(int sbfd, const char *id, const char *hash, const char *status,
+    const char *approver, const char *reason, int64_t exit_code, int64_t sig)
+{
+	cJSON *r = result_base(id, hash, status, approver, reason);
+	int rc;
+
+	if (!r)
+		return -1;
+	cJSON_AddBoolToObject(r, "recovered", 1);
+	if (exit_code >= 0)
+		cJSON_AddNumberToObject(r, "exit_code", (double)exit_code);
+	else
+		cJSON_AddNullToObject(r, "exit_code");
+	cJSON_AddNumberToObject(r, "signal", (double)sig);
+	result_add_kept(sbfd, id, r);
+	rc = result_write(sbfd, id, r);
+	cJSON_Delete(r);
+	return rc;
 }

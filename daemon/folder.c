@@ -979,14 +979,67 @@ scan(struct folder *f, const struct daemon_opts *o, const char *dir,
 	free(names);
 }
 
+static void record_result(struct folder *f, const char *id);
+
+static int
+is_running_here(const struct folder *f, const char *id)
+{
+	int i;
+
+	for (i = 0; i < SBX_MAX_RUNNING; i++)
+		if (f->run[i].pid && strcmp(f->run[i].id, id) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Every terminal state gets a result the hook can deliver: one that is
+ * missing (the disk was full when it was due, or a crash came first) is
+ * written from the database, with the output that exists. A request
+ * that says running with no executor behind it is interrupted.
+ */
+static void
+result_repair(struct folder *f, const char *id)
+{
+	char path[64];
+	struct req_row row;
+	const char *why;
+
+	snprintf(path, sizeof(path), "results/%s.json", id);
+	if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    db_get(f->db, id, &row) != 1)
+		return;
+	if (!strcmp(row.status, "pending") || (!strcmp(row.status, "running") &&
+	    (row.started == 0 || is_running_here(f, id)))) {
+		req_row_free(&row);
+		return;
+	}
+	if (!strcmp(row.status, "running")) {
+		record_result(f, id);
+		req_row_free(&row);
+		return;
+	}
+	why = row.deny_reason ? row.deny_reason : !strcmp(row.status, "expired")
+	    ? "nobody decided before it expired" : !strcmp(row.status, "interrupted")
+	    ? "interrupted; its result could not be written then (full disk?); the output "
+	    "captured so far follows" : "";
+	if (result_write_recovered(f->sbfd, id, row.hash, row.status, row.approver, why,
+	    row.exit_code, row.signal) == 0)
+		logf_folder(f, "request %s: its missing result (%s) is written now", id,
+		    row.status);
+	req_row_free(&row);
+}
+
 static void
 sweep_entry(struct folder *f, const struct daemon_opts *o, const char *name)
 {
 	char id[SBX_ID_LEN + 1];
 
 	(void)o;
-	if (valid_request_name(name, id))
+	if (valid_request_name(name, id)) {
+		result_repair(f, id);
 		sweep_one(f, id, now_ms() / 1000);
+	}
 }
 
 void
@@ -1012,6 +1065,15 @@ json_num(const cJSON *doc, const char *key)
 	return v;
 }
 
+/* 1 when PATH (under .sandbox) exists as anything, 0 when it does not. */
+static int
+path_exists(struct folder *f, const char *path)
+{
+	struct stat st;
+
+	return fstatat(f->sbfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 /* Updates the row from the executor's result file. */
 static void
 record_result(struct folder *f, const char *id)
@@ -1033,10 +1095,18 @@ record_result(struct folder *f, const char *id)
 	if (!status) {
 		struct req_row row;
 
-		logf_folder(f, "request %s: the executor left no result; marking it interrupted", id);
+		logf_folder(f, "request %s: the executor left no readable result; marking it "
+		    "interrupted", id);
+		/* A torn result (a crash cut its write) is kept aside, not
+		 * trusted, and replaced by one the agent can read. */
+		if (path_exists(f, path))
+			reject_file(f, "results", path + strlen("results/"), "unreadable result "
+			    "(cut short by a crash or a full disk?)");
 		if (db_get(f->db, id, &row) == 1) {
-			result_write_status(f->sbfd, id, row.hash, "interrupted", row.approver,
-			    "the executor failed");
+			result_write_recovered(f->sbfd, id, row.hash, "interrupted", row.approver,
+			    "its result was lost (sbxd, the executor or the disk failed): it may "
+			    "have run in whole or in part, its exit status is unknown; the output "
+			    "captured so far follows", -1, 0);
 			req_row_free(&row);
 		}
 		status = "interrupted";
@@ -1073,6 +1143,7 @@ folder_reaped(struct folder *f, pid_t pid)
 		if (f->run[i].pid != pid)
 			continue;
 		f->run[i].pid = 0;
+		FAULT("reaped");
 		record_result(f, f->run[i].id);
 		return 1;
 	}
@@ -1195,8 +1266,9 @@ folder_recover(struct folder *f, const struct daemon_opts *o)
 			continue;
 		snprintf(path, sizeof(path), "results/%s.json", rows[k].id);
 		if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
-			result_write_status(f->sbfd, rows[k].id, rows[k].hash, "interrupted",
-			    rows[k].approver, "sbxd stopped while the command ran");
+			result_write_recovered(f->sbfd, rows[k].id, rows[k].hash, "interrupted",
+			    rows[k].approver, "sbxd stopped while the command ran; the output "
+			    "captured so far follows", -1, 0);
 			logf_folder(f, "request %s was running when sbxd stopped: interrupted, "
 			    "not re-run", rows[k].id);
 		}

@@ -410,6 +410,10 @@ result_text(const cJSON *r, const char *folder, size_t max)
 		    "have run in part and will not be re-run. Check its effects before asking "
 		    "again.", id, reason);
 		append(buf, max + 1, &len, head);
+		/* What it printed before it was cut short, when sbxd kept it. */
+		room = max > len + 400 ? max - len - 400 : 0;
+		append_stream(buf, max + 1, &len, r, "stdout", folder, id, room / 2);
+		append_stream(buf, max + 1, &len, r, "stderr", folder, id, room / 2);
 	} else {
 		snprintf(head, sizeof(head), "sbx: request %s was not executed: %s", id,
 		    *reason ? reason : status);
