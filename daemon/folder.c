@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +60,8 @@ logf_folder(const struct folder *f, const char *fmt, ...)
 	free(clean);
 	fflush(stderr);
 }
+
+static int folder_identity(struct folder *f, int record, char *why, size_t whysz);
 
 int
 folder_open(struct folder *f, const char *path, const char *config,
@@ -113,9 +116,86 @@ folder_open(struct folder *f, const char *path, const char *config,
 		}
 	if (!(f->db = db_open(f->path, 1, err)))
 		goto fail;
+	if (folder_identity(f, 1, NULL, 0) < 0) {
+		err_set(err, "%s/.sandbox changed while sbxd opened it", f->path);
+		goto fail;
+	}
 	return 0;
 fail:
 	folder_close(f);
+	return -1;
+}
+
+/* What folder_check() compares; the first entries are directories. */
+static const char *const identity_names[] = {
+	"queue", "queue/new", "queue/events", "decisions", "decisions/new", "pending",
+	"results", "state.db",
+};
+
+/* Records (record 1) or compares the identity of the tree; -1 and why
+ * when it differs. */
+static int
+folder_identity(struct folder *f, int record, char *why, size_t whysz)
+{
+	struct stat st;
+	size_t i, n = sizeof(identity_names) / sizeof(identity_names[0]);
+	int fd;
+
+	if (fstat(f->sbfd, &st) < 0 || st.st_nlink == 0) {
+		snprintf(why, whysz, ".sandbox was removed");
+		return -1;
+	}
+	if (record) {
+		f->dev = st.st_dev;
+		f->ino_sandbox = st.st_ino;
+	}
+	if (lstat(f->path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, whysz, "the folder was removed or is no longer a directory");
+		return -1;
+	}
+	if (record)
+		f->ino_folder = st.st_ino;
+	else if (st.st_ino != f->ino_folder) {
+		snprintf(why, whysz, "the folder was replaced by another directory");
+		return -1;
+	}
+	fd = openat(AT_FDCWD, f->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstatat(fd, ".sandbox", &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISDIR(st.st_mode) || st.st_ino != f->ino_sandbox || st.st_dev != f->dev) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(why, whysz, ".sandbox was removed, moved or replaced");
+		return -1;
+	}
+	close(fd);
+	for (i = 0; i < n && i < sizeof(f->ino_sub) / sizeof(f->ino_sub[0]); i++) {
+		if (fstatat(f->sbfd, identity_names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    (i + 1 < n ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) ||
+		    (!record && st.st_ino != f->ino_sub[i])) {
+			snprintf(why, whysz, ".sandbox/%s was removed, replaced or is a symlink",
+			    identity_names[i]);
+			return -1;
+		}
+		if (record)
+			f->ino_sub[i] = st.st_ino;
+	}
+	return 0;
+}
+
+int
+folder_check(struct folder *f)
+{
+	char why[160];
+
+	if (f->dead)
+		return -1;
+	if (folder_identity(f, 0, why, sizeof(why)) == 0)
+		return 0;
+	f->dead = 1;
+	logf_folder(f, "STOPPED SERVING THIS FOLDER: %s (by `git stash -u`, `git clean`, "
+	    "rm or mv?). sbxd no longer reads or writes it, so requests there are not "
+	    "processed and their records are not kept. Check it (`sbx doctor`), restore "
+	    "or re-run `sbx init`, then restart sbxd.", why);
 	return -1;
 }
 
@@ -1144,7 +1224,8 @@ folder_reaped(struct folder *f, pid_t pid)
 			continue;
 		f->run[i].pid = 0;
 		FAULT("reaped");
-		record_result(f, f->run[i].id);
+		if (!f->dead)
+			record_result(f, f->run[i].id);
 		return 1;
 	}
 	return 0;

@@ -8,7 +8,8 @@
  * and rescans on start-up, on queue overflow and every few seconds, so
  * nothing dropped while it was down or overloaded is lost.
  *
- * Exit codes: 0 stopped by a signal, 1 runtime error, 2 usage or setup.
+ * Exit codes: 0 stopped by a signal, 1 runtime error (also: every folder it
+ * served was removed or replaced), 2 usage or setup.
  */
 #include <errno.h>
 #include <limits.h>
@@ -104,8 +105,10 @@ folder_of_wd(struct folder *fs, int n, int wd, int *kind)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (fs[i].wd_queue == wd || fs[i].wd_decisions == wd || fs[i].wd_events == wd) {
-			*kind = fs[i].wd_decisions == wd ? 1 : fs[i].wd_events == wd ? 2 : 0;
+		if (fs[i].wd_queue == wd || fs[i].wd_decisions == wd || fs[i].wd_events == wd ||
+		    fs[i].wd_sandbox == wd) {
+			*kind = fs[i].wd_decisions == wd ? 1 : fs[i].wd_events == wd ? 2 :
+			    fs[i].wd_sandbox == wd ? 3 : 0;
 			return &fs[i];
 		}
 	}
@@ -156,13 +159,14 @@ stop_all(struct folder *fs, int n)
 }
 
 static int
-watch(struct folder *f, const char *sub)
+watch(struct folder *f, const char *sub, int mask)
 {
 	char path[PATH_MAX + 32];
 
 	if (xsnprintf(path, sizeof(path), "%s/.sandbox/%s/", f->path, sub) < 0)
 		return -1;
-	if (!inotifytools_watch_file(path, IN_MOVED_TO | IN_CLOSE_WRITE))
+	/* The directory itself removed or moved: folder_check() says so. */
+	if (!inotifytools_watch_file(path, mask | IN_DELETE_SELF | IN_MOVE_SELF))
 		return -1;
 	return inotifytools_wd_from_filename(path);
 }
@@ -175,7 +179,7 @@ main(int argc, char **argv)
 	static char (*listed)[4096];
 	int all = 0, nall = 0, nmax;
 	char config[PATH_MAX], **env = cmd_env;
-	int *lock_fds, nf = 0, nenv = 0, i, is_dec;
+	int *lock_fds, nf = 0, nenv = 0, i, is_dec, ndead, lost = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct daemon_opts o = { .env = env };
 	static struct audit_key akey;
@@ -309,10 +313,12 @@ main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < nf; i++) {
-		fs[i].wd_queue = watch(&fs[i], "queue/new");
-		fs[i].wd_decisions = watch(&fs[i], "decisions/new");
-		fs[i].wd_events = watch(&fs[i], "queue/events");
-		if (fs[i].wd_queue < 0 || fs[i].wd_decisions < 0 || fs[i].wd_events < 0) {
+		fs[i].wd_queue = watch(&fs[i], "queue/new", IN_MOVED_TO | IN_CLOSE_WRITE);
+		fs[i].wd_decisions = watch(&fs[i], "decisions/new", IN_MOVED_TO | IN_CLOSE_WRITE);
+		fs[i].wd_events = watch(&fs[i], "queue/events", IN_MOVED_TO | IN_CLOSE_WRITE);
+		fs[i].wd_sandbox = watch(&fs[i], ".", IN_DELETE | IN_MOVED_FROM);
+		if (fs[i].wd_queue < 0 || fs[i].wd_decisions < 0 || fs[i].wd_events < 0 ||
+		    fs[i].wd_sandbox < 0) {
 			fprintf(stderr, "sbxd: cannot watch %s/.sandbox: %s (check "
 			    "fs.inotify.max_user_watches)\n", fs[i].path,
 			    strerror(inotifytools_error()));
@@ -332,7 +338,12 @@ main(int argc, char **argv)
 		if (ev && (ev->mask & IN_Q_OVERFLOW)) {
 			logf_folder(NULL, "inotify queue overflow: rescanning every folder");
 			next_scan = 0;
-		} else if (ev && ev->len > 0 && (f = folder_of_wd(fs, nf, ev->wd, &is_dec))) {
+		} else if (ev && (f = folder_of_wd(fs, nf, ev->wd, &is_dec)) &&
+		    (is_dec == 3 || (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)))) {
+			/* Something in .sandbox went away: is the tree still ours? */
+			(void)folder_check(f);
+		} else if (ev && ev->len > 0 && (f = folder_of_wd(fs, nf, ev->wd, &is_dec)) &&
+		    !f->dead) {
 			if (o.verbose)
 				logf_folder(f, "event %s on %s", ev->name,
 				    is_dec == 1 ? "decisions" : is_dec == 2 ? "events" : "queue");
@@ -348,11 +359,14 @@ main(int argc, char **argv)
 			reap(fs, nf, WNOHANG);
 			/* Freed slots go to approved requests that wait for one. */
 			for (i = 0; i < nf; i++)
-				folder_start_waiting(&fs[i], &o);
+				if (!fs[i].dead)
+					folder_start_waiting(&fs[i], &o);
 		}
 		/* The periodic pass: expiries, and anything inotify missed. */
 		if (mono_ms() >= next_scan) {
 			for (i = 0; i < nf; i++) {
+				if (folder_check(&fs[i]) < 0)
+					continue;
 				folder_rescan(&fs[i], &o);
 				folder_start_waiting(&fs[i], &o);
 				folder_expire(&fs[i]);
@@ -363,9 +377,18 @@ main(int argc, char **argv)
 			if (mono_ms() >= next_prune)
 				next_prune = mono_ms() + PRUNE_MS;
 			next_scan = mono_ms() + RESCAN_MS;
+			for (i = 0, ndead = 0; i < nf; i++)
+				ndead += fs[i].dead;
+			if (ndead == nf) {
+				logf_folder(NULL, "no folder left to serve: stopping");
+				lost = 1;
+				break;
+			}
 		}
 		/* Group commit: whatever this pass logged is made durable. */
 		for (i = 0; i < nf; i++) {
+			if (fs[i].dead)
+				continue;
 			audit_tick(fs[i].audit);
 			if (audit_failures(fs[i].audit) != audit_failed[i]) {
 				audit_failed[i] = audit_failures(fs[i].audit);
@@ -377,6 +400,12 @@ main(int argc, char **argv)
 	}
 	stop_all(fs, nf);
 	for (i = 0; i < nf; i++) {
+		/* A lost folder is left alone: closing its database cleanly could
+		 * unlink files by path in the tree that replaced it. */
+		if (fs[i].dead) {
+			logf_folder(&fs[i], "stopped (this folder was no longer served)");
+			continue;
+		}
 		audit_log(fs[i].audit, "daemon_stop", NULL, NULL, "daemon",
 		    AU_S("reason", "signal"), AU_END);
 		audit_close(fs[i].audit);
@@ -386,5 +415,5 @@ main(int argc, char **argv)
 	}
 	audit_key_wipe(&akey);
 	inotifytools_cleanup();
-	return 0;
+	return lost ? 1 : 0;
 }
