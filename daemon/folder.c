@@ -41,6 +41,28 @@
 #include "daemon/folder.h"
 #include "policy/policy.h"
 
+/* Rewrites control bytes (and DEL) in msg as \xNN, in place, as far as
+ * the buffer allows. */
+static void
+escape_controls(char *msg, size_t cap)
+{
+	char out[2048 * 4];
+	size_t i, n = 0;
+	unsigned char c;
+
+	for (i = 0; msg[i] && n + 5 < sizeof(out); i++) {
+		c = (unsigned char)msg[i];
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(out + n, sizeof(out) - n, "\\x%02x", c);
+		else
+			out[n++] = (char)c;
+	}
+	out[n] = '\0';
+	n = n < cap - 1 ? n : cap - 1;
+	memcpy(msg, out, n);
+	msg[n] = '\0';
+}
+
 void
 logf_folder(const struct folder *f, const char *fmt, ...)
 {
@@ -54,6 +76,9 @@ logf_folder(const struct folder *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* One event, one line: a file name with a newline or an escape
+	 * sequence cannot fake a log line or drive the terminal. */
+	escape_controls(msg, sizeof(msg));
 	/* The daemon's own log is scrubbed like the audit log. */
 	clean = redact_str(msg, NULL);
 	fprintf(stderr, "sbxd %s [%s] %s\n", ts, f ? f->path : "-", clean ? clean : msg);
@@ -342,6 +367,53 @@ load_policy(struct folder *f, struct policy_error *perr)
 	return p;
 }
 
+/*
+ * Defence in depth, right before exec: the command is re-derived from the
+ * stored request (tool, input, folder, cwd), never taken from the
+ * requests.command column, and the request hash is computed again and
+ * must equal the hash the decision was checked against (and the id's
+ * prefix). A row edited in state.db after the approval does not run.
+ * Returns the command (caller frees) or NULL with why.
+ */
+static char *
+rebind_command(struct folder *f, const struct req_row *r, char *why, size_t whysz)
+{
+	unsigned char h[SBX_HASH_LEN];
+	char hex[2 * SBX_HASH_LEN + 1], *cmd = NULL;
+	const char *c;
+	cJSON *input;
+
+	input = r->input ? cJSON_Parse(r->input) : NULL;
+	if (!cJSON_IsObject(input) || !r->tool || !r->cwd ||
+	    request_hash(r->tool, input, f->path, r->cwd, h) < 0) {
+		snprintf(why, whysz, "its stored request cannot be read back");
+		goto out;
+	}
+	hex_encode(hex, h, sizeof(h));
+	if (!r->hash || strcmp(hex, r->hash) != 0 || strncmp(r->id, hex, 8) != 0) {
+		snprintf(why, whysz, "its stored request no longer matches the approved hash "
+		    "(state.db was edited?)");
+		goto out;
+	}
+	if (!(c = request_command(r->tool, input))) {
+		snprintf(why, whysz, "it is not a shell command");
+		goto out;
+	}
+	if (r->command && strcmp(c, r->command) != 0) {
+		snprintf(why, whysz, "its stored command differs from the approved request "
+		    "(state.db was edited?)");
+		goto out;
+	}
+	if (!(cmd = strdup(c)))
+		snprintf(why, whysz, "out of memory");
+out:
+	cJSON_Delete(input);
+	return cmd;
+}
+
+static void finish_unrun(struct folder *f, const char *id, const char *hash,
+    const char *status, const char *approver, const char *reason);
+
 /* Starts the executor for a request that is now "running". */
 static void
 start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r,
@@ -351,6 +423,7 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 	struct policy_error perr;
 	struct policy *p = limits ? NULL : load_policy(f, &perr);
 	struct exec_spec s;
+	char why[200], *cmd;
 	int slot;
 	pid_t pid;
 
@@ -380,6 +453,17 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 		return;
 	}
 	FAULT("before-start");
+	if (!(cmd = rebind_command(f, r, why, sizeof(why)))) {
+		logf_folder(f, "request %s: NOT run: %s", r->id, why);
+		if (sql_run(f, "UPDATE requests SET status='rejected', finished=?, deny_reason=?"
+		    " WHERE id=? AND status='running' AND started=0", "itt", now_ms() / 1000,
+		    why, r->id) == 1) {
+			audit_log(f->audit, "exec_refused", r->id, r->session, "daemon",
+			    AU_S("why", why), AU_END);
+			finish_unrun(f, r->id, r->hash, "rejected", approver, why);
+		}
+		return;
+	}
 	/* Marked started before the fork: after a crash from here on, the
 	 * request is interrupted, never run again. */
 	if (sql_run(f, "UPDATE requests SET started=? WHERE id=? AND status='running' AND"
@@ -388,11 +472,13 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 		return;
 	}
 	s = (struct exec_spec){ .sbfd = f->sbfd, .folder = f->path, .id = r->id,
-		.hash = r->hash, .tool = r->tool, .command = r->command, .cwd = r->cwd,
+		.hash = r->hash, .tool = r->tool, .command = cmd, .cwd = r->cwd,
 		.approver = approver, .is_auto = is_auto, .timeout_s = lim.exec_timeout_seconds,
 		.cap = lim.output_cap_bytes, .env = o->env, .close_fds = o->lock_fds,
 		.n_close_fds = o->n_lock_fds };
-	if ((pid = exec_start(&s)) < 0) {
+	pid = exec_start(&s);
+	free(cmd);
+	if (pid < 0) {
 		logf_folder(f, "request %s: cannot start the command", r->id);
 		result_write_status(f->sbfd, r->id, r->hash, "interrupted", approver,
 		    "sbxd could not start the command (fork failed); it did not run");
@@ -662,8 +748,9 @@ verify_decision(struct folder *f, const char *name, struct decision *d,
 		return -1;
 	}
 	snprintf(path, sizeof(path), "decisions/new/%s", name);
+	/* Gone: a rescan consumed it before its inotify event came. */
 	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_DECISION, &len, err)))
-		return -1;
+		return errno == ENOENT ? -2 : -1;
 	if (decision_from_json(text, len, d, err) < 0)
 		goto out;
 	if (strcmp(d->id, id) != 0 || strncmp(name + SBX_ID_LEN + 1, d->nonce,
@@ -809,8 +896,9 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 
 	if (name[0] == '.')
 		return;
-	if (verify_decision(f, name, &d, &key, &err) < 0) {
-		reject_file(f, "decisions/new", name, err.msg);
+	if ((rc = verify_decision(f, name, &d, &key, &err)) < 0) {
+		if (rc != -2)
+			reject_file(f, "decisions/new", name, err.msg);
 		return;
 	}
 	hex_encode(hash, d.hash, SBX_HASH_LEN);
