@@ -6,6 +6,7 @@
 #   make demo       run the whole approval loop in a temporary folder
 #   make asan       build with ASan+UBSan into build/asan and run the tests there
 #   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
+#   make chaos      kill -9 campaign against sbxd with invariant checks (CHAOS_SECONDS=60)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 PREFIX  ?= /usr/local
@@ -121,6 +122,12 @@ test: $(PROGS) $(UNIT_BIN) $(TEST_TOOLS)
 	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \
 		sh tests/run.sh
 
+# The kill-and-restart campaign (tests/chaos/chaos.sh): CHAOS_SECONDS bounds it.
+CHAOS_SECONDS ?= 60
+chaos: $(PROGS) $(BUILD)/tests/tools/sbxd-faults
+	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \
+		CHAOS_SECONDS=$(CHAOS_SECONDS) bash tests/chaos/chaos.sh
+
 # The real Claude Code CLI against a scripted stand-in for the model API;
 # installs it from npm into ~/.cache/sbx-test-npm once (tests/claude/run.sh).
 test-claude: $(PROGS)
@@ -156,6 +163,6 @@ install: $(PROGS)
 clean:
 	rm -rf build bin
 
-.PHONY: all test test-claude asan demo bench install clean
+.PHONY: all test test-claude asan demo bench chaos install clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
