@@ -46,12 +46,19 @@ struct audit {
 	int in_rotate;
 	int broken;                 /* a torn write could not be undone: append no more */
 	int replaying;              /* writing intents left by an earlier run */
+	/* Intents (audit_intent): the highest id appended to the log, known
+	 * durable (synced), and deleted from state.db. */
+	int64_t intent_appended, intent_synced, intent_deleted;
+	int64_t last_purge_ms;
 	int64_t failures;           /* records that could not be written */
 	unsigned char policy[32];
 	int policy_known;
 };
 
 static const char key_magic[] = "sbx-daemon-key-v1";
+
+static void intents_purge(struct audit *a);
+static int64_t intents_in_log(const char *buf, size_t len);
 
 void
 audit_key_wipe(struct audit_key *k)
@@ -332,6 +339,8 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 	a->seq = last.seq;
 	if (last.seq > 0)
 		memcpy(a->prev, last.hash, 32);
+	/* Intents a crash left after they reached the log: not again. */
+	a->intent_appended = a->intent_synced = intents_in_log(buf, len - torn);
 	a->size = strcmp(seg, ACTIVE) == 0 ? (int64_t)(len - torn) : 0;
 	a->last_ckpt_ms = mono_ms();
 	free(buf);
@@ -345,6 +354,8 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 	a->replaying = 1;
 	(void)audit_intents_flush(a);
 	a->replaying = 0;
+	(void)audit_sync(a);
+	intents_purge(a);
 	return a;
 fail:
 	free(buf);
@@ -357,12 +368,57 @@ fail:
 int
 audit_sync(struct audit *a)
 {
-	if (!a || !a->dirty)
+	if (!a)
 		return 0;
-	if (fdatasync(a->fd) < 0)
+	if (a->dirty && fdatasync(a->fd) < 0)
 		return -1;
 	a->dirty = 0;
+	/* What was appended is durable now: its intents may go. */
+	a->intent_synced = a->intent_appended;
 	return 0;
+}
+
+/* Deletes the intents that are durably in the log. Inside the caller's
+ * transaction when there is one (no extra commit), else on its own. */
+static void
+intents_purge(struct audit *a)
+{
+	sqlite3_stmt *st;
+
+	if (a->intent_synced <= a->intent_deleted)
+		return;
+	if (sqlite3_prepare_v2(a->db, "DELETE FROM audit_intents WHERE id <= ?", -1, &st,
+	    NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, a->intent_synced);
+	if (sqlite3_step(st) == SQLITE_DONE)
+		a->intent_deleted = a->intent_synced;
+	sqlite3_finalize(st);
+	a->last_purge_ms = mono_ms();
+}
+
+/* The highest "intent" id among the records of buf: those are in the log
+ * already and must not be written again. Only the top-level data's
+ * "intent" counts (a request's input may hold any key). */
+static int64_t
+intents_in_log(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	int64_t best = 0, v;
+	cJSON *rec;
+
+	for (; p < end; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			break;
+		if (!memmem(p, (size_t)(nl - p), "\"intent\":", 9))
+			continue;
+		rec = cJSON_ParseWithLength(p, (size_t)(nl - p));
+		if (json_int(cJSON_GetObjectItemCaseSensitive(rec, "data"), "intent", &v) == 0 &&
+		    v > best)
+			best = v;
+		cJSON_Delete(rec);
+	}
+	return best;
 }
 
 static int rotate(struct audit *a);
@@ -553,6 +609,7 @@ audit_intent(struct audit *a, const char *event, const char *request,
 	}
 	if (!data || !(text = cJSON_PrintUnformatted(data)))
 		goto out;
+	intents_purge(a);
 	if (sqlite3_prepare_v2(a->db, "INSERT INTO audit_intents (event, request, session,"
 	    " actor, data, time) VALUES (?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
 		goto out;
@@ -580,9 +637,11 @@ audit_intents_flush(struct audit *a)
 
 	if (!a)
 		return 0;
+	/* Appended here, never twice; deleted once synced (intents_purge). */
 	if (sqlite3_prepare_v2(a->db, "SELECT id, event, request, session, actor, data"
-	    " FROM audit_intents ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+	    " FROM audit_intents WHERE id > ? ORDER BY id", -1, &st, NULL) != SQLITE_OK)
 		return -1;
+	sqlite3_bind_int64(st, 1, a->intent_appended);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (rc < 0) {
 			left++;
@@ -608,20 +667,10 @@ audit_intents_flush(struct audit *a)
 			continue;
 		}
 		last = id;
+		a->intent_appended = id;
 	}
 	sqlite3_finalize(st);
-	if (last < 0)
-		return rc;
-	/* Durable in the log first; only then forgotten by the database. */
-	if (audit_sync(a) < 0)
-		return -1;
-	if (sqlite3_prepare_v2(a->db, "DELETE FROM audit_intents WHERE id <= ?", -1, &st,
-	    NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, last);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = -1;
-	sqlite3_finalize(st);
+	(void)last;
 	return rc < 0 || left ? -1 : 0;
 }
 
@@ -662,6 +711,7 @@ audit_checkpoint(struct audit *a)
 	free(msg);
 	if (head_store(a->db, &c) < 0)
 		return -1;
+	intents_purge(a);
 	a->since_ckpt = 0;
 	a->last_ckpt_ms = mono_ms();
 	if (!(data = cJSON_CreateObject()) || audit_checkpoint_to_json(&c, data) < 0) {
@@ -716,6 +766,10 @@ audit_tick(struct audit *a)
 	if (a->since_ckpt > 0 && mono_ms() - a->last_ckpt_ms >= AUDIT_CHECKPOINT_MS)
 		(void)audit_checkpoint(a);
 	(void)audit_sync(a);
+	/* At most once a second on its own; usually inside the next
+	 * request's transaction. */
+	if (mono_ms() - a->last_purge_ms >= 1000)
+		intents_purge(a);
 }
 
 void

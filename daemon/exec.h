@@ -30,6 +30,10 @@ struct exec_spec {
 	int n_close_fds;
 };
 
+/* The key results are signed with (sbxd's daemon key); see
+ * common/result_sig.h. Without it results are unsigned. */
+void exec_set_result_key(const unsigned char sk[64]);
+
 /* Returns the executor's pid, or -1 (errno set). */
 pid_t exec_start(const struct exec_spec *s);
 

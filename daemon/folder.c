@@ -332,8 +332,10 @@ sql_run(struct folder *f, const char *sql, const char *types, ...)
 	return sqlite3_changes(f->db);
 }
 
+/* A count with one integer argument and a LIMIT (the second): bounded
+ * work per request, however large the table grows. */
 static int64_t
-sql_count(struct folder *f, const char *sql, int64_t arg)
+sql_count(struct folder *f, const char *sql, int64_t arg, int64_t limit)
 {
 	sqlite3_stmt *st;
 	int64_t n = -1;
@@ -341,6 +343,7 @@ sql_count(struct folder *f, const char *sql, int64_t arg)
 	if (sqlite3_prepare_v2(f->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, arg);
+	sqlite3_bind_int64(st, 2, limit);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
@@ -626,12 +629,13 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 		if (pr.verdict == POLICY_DENY)
 			snprintf(err.msg, sizeof(err.msg), "denied by policy (%.150s): %.300s",
 			    pr.rule, pr.reason);
-		else if (sql_count(f, "SELECT count(*) FROM requests WHERE created >= ?",
-		    now - 60) >= lim.max_per_minute)
+		else if (sql_count(f, "SELECT count(*) FROM (SELECT 1 FROM requests WHERE"
+		    " created >= ? LIMIT ?)", now - 60, lim.max_per_minute) >= lim.max_per_minute)
 			snprintf(err.msg, sizeof(err.msg), "rate limit: %d requests in the last "
 			    "minute; wait before escalating more", lim.max_per_minute);
-		else if (sql_count(f, "SELECT count(*) FROM requests WHERE status = 'pending'"
-		    " AND created >= ?", 0) >= lim.max_pending)
+		else if (sql_count(f, "SELECT count(*) FROM (SELECT 1 FROM requests WHERE"
+		    " status = 'pending' AND created >= ? LIMIT ?)", 0, lim.max_pending)
+		    >= lim.max_pending)
 			snprintf(err.msg, sizeof(err.msg), "%d requests are pending already",
 			    lim.max_pending);
 	}
@@ -1173,9 +1177,21 @@ result_repair(struct folder *f, const char *id)
 	struct req_row row;
 	const char *why;
 
+	sqlite3_stmt *st;
+	int skip = 1;
+
 	snprintf(path, sizeof(path), "results/%s.json", id);
-	if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
-	    db_get(f->db, id, &row) != 1)
+	if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return;
+	/* Cheap first: most requests without a result are simply pending. */
+	if (sqlite3_prepare_v2(f->db, "SELECT status = 'pending' OR (status = 'running' AND"
+	    " started = 0) FROM requests WHERE id = ?", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			skip = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (skip || db_get(f->db, id, &row) != 1)
 		return;
 	if (!strcmp(row.status, "pending") || (!strcmp(row.status, "running") &&
 	    (row.started == 0 || is_running_here(f, id)))) {

@@ -28,6 +28,7 @@
 #include "common/registry.h"
 #include "common/util.h"
 #include "daemon/audit.h"
+#include "daemon/exec.h"
 #include "daemon/folder.h"
 
 #define MAX_ENV     64
@@ -249,6 +250,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "sbxd: %s\n", err.msg);
 		return 1;
 	}
+	exec_set_result_key(akey.sk);
 	nmax = argc - i;
 	if (all) {
 		if ((nmax = registry_count(config, &err)) < 0) {
