@@ -25,10 +25,13 @@ submit() {
 submit "sleep 3 n"
 wait_for 20 bash -c "[ \$($SBX -C $FOLDER pending --json | jq length) = $N ]"
 ok $? "$N requests are pending, and sbx pending lists them all"
+# All approved while sbxd is frozen, so that all arrive at once.
+kill -STOP "$DPID"
 for id in $(pending_ids); do
 	"$SBX" -C "$FOLDER" approve "$id" >/dev/null || echo "approve $id failed"
 done
-wait_for 10 grep -q "waiting for a free slot" "$T/sbxd.log"
+kill -CONT "$DPID"
+wait_for 20 grep -q "waiting for a free slot" "$T/sbxd.log"
 ok $? "past 64 running, approved requests wait for a slot"
 wait_for 60 bash -c "[ \$(ls $FOLDER/.sandbox/results/ | grep -c '\\.json\$') = $N ]"
 ok $? "all $N approved requests finish"
@@ -42,7 +45,9 @@ is "$(sort "$FOLDER/runs.log" | uniq -d | wc -l)" "0" "nothing ran twice"
 : >"$FOLDER/runs.log"
 submit "sleep 4 m"
 wait_for 20 bash -c "[ \$($SBX -C $FOLDER pending --json | jq length) = $N ]"
+kill -STOP "$DPID"
 for id in $(pending_ids); do "$SBX" -C "$FOLDER" approve "$id" >/dev/null; done
+kill -CONT "$DPID"
 wait_for 20 bash -c "[ \$(grep -c 'run sleep 4' $FOLDER/runs.log) -ge 64 ]"
 kill -9 "$DPID"
 wait "$DPID" 2>/dev/null
