@@ -754,7 +754,8 @@ verify_decision(struct folder *f, const char *name, struct decision *d,
 	snprintf(path, sizeof(path), "decisions/new/%s", name);
 	/* Gone: a rescan consumed it before its inotify event came. */
 	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_DECISION, &len, err)))
-		return errno == ENOENT ? -2 : -1;
+		return faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
+		    errno == ENOENT ? -2 : -1;
 	if (decision_from_json(text, len, d, err) < 0)
 		goto out;
 	if (strcmp(d->id, id) != 0 || strncmp(name + SBX_ID_LEN + 1, d->nonce,
