@@ -391,7 +391,9 @@ intents_purge(struct audit *a)
 	    NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, a->intent_synced);
-	if (sqlite3_step(st) == SQLITE_DONE)
+	/* Inside a transaction the delete may yet be rolled back: done only
+	 * when it committed on its own (it is repeated, harmlessly, until). */
+	if (sqlite3_step(st) == SQLITE_DONE && sqlite3_get_autocommit(a->db))
 		a->intent_deleted = a->intent_synced;
 	sqlite3_finalize(st);
 	a->last_purge_ms = mono_ms();
