@@ -178,9 +178,10 @@ main(int argc, char **argv)
 	/* Sized to the folders named or recorded: no fixed cap. */
 	static struct folder *fs;
 	static char (*listed)[4096];
+	static int *lock_fds;
 	int all = 0, nall = 0, nmax;
 	char config[PATH_MAX], **env = cmd_env;
-	int *lock_fds, nf = 0, nenv = 0, i, is_dec, ndead, lost = 0;
+	int nf = 0, nenv = 0, i, is_dec, ndead, lost = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct daemon_opts o = { .env = env };
 	static struct audit_key akey;
