@@ -350,6 +350,48 @@ sql_count(struct folder *f, const char *sql, int64_t arg, int64_t limit)
 	return n;
 }
 
+/*
+ * Policy rollback: the acceptance's signed time only moves forward. sbxd
+ * remembers (state.db, policy_seen) the newest acceptance it used, and
+ * refuses an older one: an old policy.json put back with its old, validly
+ * signed policy.accepted. 0 fine, -1 refused (msg says why).
+ */
+static int
+policy_not_rolled_back(struct folder *f, char *msg, size_t msgsz)
+{
+	sqlite3_stmt *st;
+	int64_t t = -1, seen = -1;
+	size_t len;
+	char *text = read_untrusted(f->sbfd, SBX_ACCEPTED_FILE, 64 * 1024, &len, NULL);
+	cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
+
+	free(text);
+	(void)json_int(doc, "time", &t);
+	cJSON_Delete(doc);
+	if (t < 0)
+		return 0;       /* policy_load_accepted has refused it already */
+	if (exec_sql(f, "CREATE TABLE IF NOT EXISTS policy_seen (id INTEGER PRIMARY KEY"
+	    " CHECK (id = 1), time INTEGER NOT NULL)") < 0)
+		return -1;
+	if (sqlite3_prepare_v2(f->db, "SELECT time FROM policy_seen WHERE id = 1", -1, &st,
+	    NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			seen = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (t < seen) {
+		snprintf(msg, msgsz, "policy rollback: this policy was accepted at %lld, before "
+		    "the one sbxd already used (accepted at %lld); an old policy.json and "
+		    "policy.accepted were put back. Accept the policy again (`sbx policy "
+		    "accept`) if this is intended", (long long)t, (long long)seen);
+		return -1;
+	}
+	if (t > seen)
+		(void)sql_run(f, "INSERT OR REPLACE INTO policy_seen (id, time) VALUES (1, ?)",
+		    "i", t);
+	return 0;
+}
+
 static struct policy *
 load_policy(struct folder *f, struct policy_error *perr)
 {
@@ -358,6 +400,12 @@ load_policy(struct folder *f, struct policy_error *perr)
 	unsigned char h[32] = { 0 };
 	size_t len;
 	char *text = read_untrusted(f->sbfd, "policy.json", 4 << 20, &len, NULL);
+
+	if (p && policy_not_rolled_back(f, perr->msg, sizeof(perr->msg)) < 0) {
+		policy_free(p);
+		p = NULL;
+		logf_folder(f, "%s", perr->msg);
+	}
 
 	/* The audit log records each policy version once: by its hash. */
 	if (text)
