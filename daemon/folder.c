@@ -141,6 +141,9 @@ folder_open(struct folder *f, const char *path, const char *config,
 		}
 	if (!(f->db = db_open(f->path, 1, err)))
 		goto fail;
+	/* Remembered rules carry the approver's signed decision (verified on
+	 * every use); state.db files from before get the column. */
+	(void)sqlite3_exec(f->db, "ALTER TABLE rules ADD COLUMN decision TEXT", NULL, NULL, NULL);
 	if (folder_identity(f, 1, NULL, 0) < 0) {
 		err_set(err, "%s/.sandbox changed while sbxd opened it", f->path);
 		goto fail;
@@ -618,6 +621,76 @@ check_request(struct folder *f, const cJSON *doc, const char *id, struct sbx_err
  * inserts it with its final first state: rejected, pending, or running
  * under a remembered approval.
  */
+/*
+ * A remembered rule is used only as its approver signed it: the stored
+ * decision (remember=1 approval, or a "rule" decision) verifies with a
+ * trusted key of that approver, and the row says what it says: scope,
+ * prefix, exact hash, tool, expiry, approver. An inserted or edited row
+ * (sqlite3 by code in the folder) is refused. 0 verified, -1 with why.
+ */
+static int
+rule_verified(struct folder *f, int64_t rule, const char *hash, const char *tool,
+    char *why, size_t whysz)
+{
+	const char *scope, *prefix, *rhash, *approver, *text;
+	unsigned char *msg = NULL;
+	char hex[2 * SBX_HASH_LEN + 1];
+	struct trusted_key key;
+	struct sbx_err err;
+	struct decision d;
+	sqlite3_stmt *st;
+	int64_t expires;
+	size_t mlen;
+	int rc = -1;
+
+	(void)hash;
+	if (sqlite3_prepare_v2(f->db, "SELECT scope, prefix, hash, approver, expires, decision,"
+	    " tool FROM rules WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(why, whysz, "database error");
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, rule);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		snprintf(why, whysz, "no such rule");
+		goto out;
+	}
+	scope = (const char *)sqlite3_column_text(st, 0);
+	prefix = (const char *)sqlite3_column_text(st, 1);
+	rhash = (const char *)sqlite3_column_text(st, 2);
+	approver = (const char *)sqlite3_column_text(st, 3);
+	expires = sqlite3_column_int64(st, 4);
+	text = (const char *)sqlite3_column_text(st, 5);
+	if (!text || decision_from_json(text, strlen(text), &d, &err) < 0) {
+		snprintf(why, whysz, "it carries no signed decision (added outside sbx, or "
+		    "before rules were signed: add it again with `sbx rules add` or approve "
+		    "with --remember)");
+		goto out;
+	}
+	if (trusted_key_find(f->config, d.key_id, &key, &err) != 1 ||
+	    decision_message(&d, &msg, &mlen) < 0 ||
+	    crypto_sign_verify_detached(d.sig, msg, mlen, key.pk) != 0 ||
+	    strcmp(d.approver, key.name) != 0) {
+		snprintf(why, whysz, "its signed decision does not verify with a trusted key");
+		goto out;
+	}
+	hex_encode(hex, d.hash, SBX_HASH_LEN);
+	if (!scope || strcmp(scope, d.scope) != 0 || !approver || strcmp(approver, key.name) ||
+	    expires != d.rule_expires || strcmp(tool ? tool : "", (const char *)
+	    sqlite3_column_text(st, 6) ? (const char *)sqlite3_column_text(st, 6) : "") ||
+	    (!strcmp(d.verdict, "approve") ? !d.remember : strcmp(d.verdict, "rule") != 0) ||
+	    (!strcmp(scope, "prefix") ? !prefix || strcmp(prefix, d.prefix) != 0
+	    : !rhash || strcmp(rhash, hex) != 0)) {
+		snprintf(why, whysz, "the stored rule differs from what %s signed (state.db "
+		    "was edited?)", key.name);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(msg);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static void
 ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char *path)
 {
@@ -690,6 +763,17 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	/* Dual control is for every run: remembered rules never stand in. */
 	if (!err.msg[0] && needed < 2)
 		rule = db_rule_match(f->db, hash, tool, cmd, now, &who);
+	if (rule && rule_verified(f, rule, hash, tool, err.msg, sizeof(err.msg)) < 0) {
+		/* Not signed as stored: never an auto-approval; a human decides. */
+		logf_folder(f, "request %s: remembered rule %lld NOT used: %s", id,
+		    (long long)rule, err.msg);
+		audit_log(f->audit, "rule_refused", id, json_str(doc, "session_id"), "daemon",
+		    AU_I("rule", rule), AU_S("why", err.msg), AU_END);
+		err.msg[0] = '\0';
+		free(who);
+		who = NULL;
+		rule = 0;
+	}
 
 	rc = exec_sql(f, "BEGIN IMMEDIATE") < 0 ? -1 :
 	    sql_run(f, "INSERT INTO requests (id, hash, tool, command, input, cwd, session,"
@@ -873,10 +957,15 @@ rule_decision(struct folder *f, const char *name, const struct decision *d,
 		return;
 	rc = sql_run(f, "INSERT INTO nonces (nonce, request, used) VALUES (?,?,?)", "tti",
 	    d->nonce, d->id, now);
-	if (rc >= 0 && !strcmp(d->verdict, "rule"))
-		rc = sql_run(f, "INSERT INTO rules (scope, prefix, tool, approver, key_id, created,"
-		    " expires) VALUES ('prefix', ?, 'Bash', ?, ?, ?, ?)", "tttii", d->prefix,
-		    key->name, key->key_id, now, d->rule_expires);
+	if (rc >= 0 && !strcmp(d->verdict, "rule")) {
+		char *signed_d = decision_to_json(d);
+
+		rc = !signed_d ? -1 : sql_run(f, "INSERT INTO rules (scope, prefix, tool, approver,"
+		    " key_id, created, expires, decision) VALUES ('prefix', ?, 'Bash', ?, ?, ?, ?,"
+		    " ?)", "tttiit", d->prefix, key->name, key->key_id, now, d->rule_expires,
+		    signed_d);
+		free(signed_d);
+	}
 	else if (rc >= 0)
 		rc = sql_run(f, "DELETE FROM rules WHERE id = ?", "i", d->rule_id) == 1 ? 1 : -3;
 	if (rc < 0 || exec_sql(f, "COMMIT") < 0) {
@@ -1043,13 +1132,18 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 			    "this request, has fewer than two words, or the command has shell syntax");
 			goto out;
 		}
-		if (sql_run(f, "INSERT INTO rules (scope, hash, prefix, tool, command, approver,"
-		    " key_id, created, expires) VALUES (?,?,?,?,?,?,?,?,?)", "tttttttii",
-		    d.scope, hash, !strcmp(d.scope, "prefix") ? d.prefix : NULL, row.tool,
-		    row.command, key.name, key.key_id, now, d.rule_expires) < 0) {
+		char *signed_d = decision_to_json(&d);
+
+		if (!signed_d || sql_run(f, "INSERT INTO rules (scope, hash, prefix, tool, command,"
+		    " approver, key_id, created, expires, decision) VALUES (?,?,?,?,?,?,?,?,?,?)",
+		    "tttttttiit", d.scope, hash, !strcmp(d.scope, "prefix") ? d.prefix : NULL,
+		    row.tool, row.command, key.name, key.key_id, now, d.rule_expires,
+		    signed_d) < 0) {
+			free(signed_d);
 			exec_sql(f, "ROLLBACK");
 			goto out;
 		}
+		free(signed_d);
 	}
 	/* The decision and its consumption are recorded in the same
 	 * transaction (intents), written to the log right after it, and no
