@@ -17,6 +17,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=: programs, man pages, completions, systemd user unit
 #   make uninstall  the exact inverse (same PREFIX and DESTDIR)
 #   make test-deb   build the .deb, install it, run the demo with it, purge it (root)
+#   make chaos      kill -9 campaign against sbxd with invariant checks (CHAOS_SECONDS=60)
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -137,9 +138,29 @@ $(BUILD)/tests/tools/rechain: tests/tools/rechain.c $(LIBSBX)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
 
-test: $(DEPS_TEST) $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/rechain
+# sbxd with named crash points (daemon/fault.h): for the fault tests only,
+# never installed.
+FAULT_OBJ = $(patsubst %.c,$(BUILD)/faults/%.o,$(DAEMON_SRC))
+$(BUILD)/faults/%.o: %.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DSBX_FAULTS -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/tools/sbxd-faults: $(FAULT_OBJ) $(LIBSBX)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY) -lm
+
+TEST_TOOLS = $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/rechain \
+	$(BUILD)/tests/tools/sbxd-faults
+
+test: $(DEPS_TEST) $(PROGS) $(UNIT_BIN) $(TEST_TOOLS)
 	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \
 		sh tests/run.sh
+
+# The kill-and-restart campaign (tests/chaos/chaos.sh): CHAOS_SECONDS bounds it.
+CHAOS_SECONDS ?= 60
+chaos: $(PROGS) $(BUILD)/tests/tools/sbxd-faults
+	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \
+		CHAOS_SECONDS=$(CHAOS_SECONDS) bash tests/chaos/chaos.sh
 
 # The real Claude Code CLI against a scripted stand-in for the model API;
 # installs it from npm into ~/.cache/sbx-test-npm once (tests/claude/run.sh).
@@ -199,8 +220,12 @@ $(BUILD)/bench/histfill: tests/bench/histfill.c $(LIBSBX) $(DEPS_STAMP)
 
 SCALE_TOOLS = $(BUILD)/bench/spawn $(BUILD)/bench/floor $(BUILD)/bench/histfill
 
+$(BUILD)/bench/reqgen: tests/bench/reqgen.c $(LIBSBX) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) -lm
+
 bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench $(BUILD)/bench/auditbench \
-		$(SCALE_TOOLS)
+		$(SCALE_TOOLS) $(BUILD)/bench/reqgen
 	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
 		bash tests/bench/bench.sh
 	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
@@ -267,7 +292,7 @@ test-deb:
 clean:
 	rm -rf build bin
 
-.PHONY: all test test-claude test-agents asan lint demo bench bench-scale install uninstall test-deb clean
+.PHONY: all test test-claude test-agents asan lint demo bench bench-scale chaos install uninstall test-deb clean
 
 include tests/fuzz/fuzz.mk
 

@@ -45,6 +45,8 @@ struct log {
 	int have_pk;
 	char *bundle;               /* evidence file text, when read from one */
 	int sbfd;                   /* the folder's .sandbox, when streamed from it */
+	int64_t failed, failed_last; /* records sbxd could not write (state.db) */
+	int64_t intents;            /* records committed, waiting for the log */
 };
 
 /*
@@ -361,6 +363,22 @@ load_head(const char *folder, struct log *l)
 		}
 		sqlite3_finalize(st);
 	}
+	/* Kept by sbxd next to the head (daemon/audit.h); absent in old
+	 * state.db files. */
+	if (sqlite3_prepare_v2(db, "SELECT count, last FROM audit_failures WHERE id = 1",
+	    -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			l->failed = sqlite3_column_int64(st, 0);
+			l->failed_last = sqlite3_column_int64(st, 1);
+		}
+		sqlite3_finalize(st);
+	}
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM audit_intents", -1, &st, NULL)
+	    == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			l->intents = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
 	db_close(db);
 	return 0;
 }
@@ -620,6 +638,17 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 		log_free(&l);
 		return 1;
 	}
+	/* A chain that verifies is still incomplete if sbxd counted records
+	 * it could not write. */
+	if (rc == 0 && l.failed > 0) {
+		rc = 1;
+		snprintf(r.kind, sizeof(r.kind), "incomplete");
+		fmt_time(l.failed_last, when, sizeof(when));
+		snprintf(r.msg, sizeof(r.msg), "sbxd could not write %lld record(s) (disk full or "
+		    "I/O error; the last at %s): the log is missing them", (long long)l.failed,
+		    when);
+		r.line = 0;
+	}
 	if (l.have_pk)
 		key_id_of(l.pk, kid);
 	else
@@ -637,6 +666,8 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 		cJSON_AddNumberToObject(o, "head_seq", (double)r.head_seq);
 		cJSON_AddNumberToObject(o, "after_head", (double)r.after_head);
 		cJSON_AddStringToObject(o, "daemon_key_id", kid);
+		cJSON_AddNumberToObject(o, "failed_records", (double)l.failed);
+		cJSON_AddNumberToObject(o, "waiting_intents", (double)l.intents);
 		if (rc != 0) {
 			cJSON_AddStringToObject(o, "kind", r.kind);
 			cJSON_AddStringToObject(o, "segment", r.segment);
@@ -660,6 +691,10 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 		if (evidence && !pin)
 			printf("note: checked with the daemon key in the bundle (id %s); compare it "
 			    "with the daemon's key id, or pass --key\n", kid);
+		if (l.intents > 0)
+			printf("note: %lld record(s) are committed in state.db and wait to be "
+			    "written to the log (sbxd writes them when it can)\n",
+			    (long long)l.intents);
 	} else {
 		if (r.line)
 			fprintf(stderr, "sbx: audit log BROKEN (%s) at %s line %lld, record %lld: %s\n"

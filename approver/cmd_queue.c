@@ -199,7 +199,7 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 		return sub_usage(use, 0);
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || !(db = open_db(folder)))
 		return 1;
-	n = db_list(db, "pending", 1000, &rows);
+	n = db_list(db, "pending", -1, &rows);
 	if (n < 0) {
 		fprintf(stderr, "sbx: database: %s\n", sqlite3_errmsg(db));
 		db_close(db);
@@ -306,6 +306,9 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 		printf("request  %s\nstatus   %s%s\nfolder   %s\ncwd      %s\ntool     %s\n",
 		    r.id, r.status, r.is_auto ? " (auto-approved: remembered)" : "",
 		    display_tmp(folder), display_tmp(r.cwd), display_tmp(r.tool));
+		if (!strcmp(r.status, "running") && r.started == 0)
+			printf("         approved; waiting for a free slot (sbxd runs at most 64 "
+			    "commands at once per folder)\n");
 		printf("%s  %s\n", r.command ? "command " : "input   ", display_tmp(what(&r)));
 		printf("why      %s\nrule     %s\n", display_tmp(r.reason), display_tmp(r.rule));
 		if (r.approver)
@@ -470,6 +473,13 @@ decision_write(const char *config, const char *folder, const struct req_row *r,
 	char dst[128], *text = NULL;
 	int sbfd, rc = -1;
 
+	/* sbxd's expiry pass may not have run yet: an expired request is
+	 * never decided (sbxd refuses it too, when it consumes a decision). */
+	if (r->expires <= now_ms() / 1000) {
+		err_set(err, "request %s expired %llds ago, not pending; it will not run",
+		    r->id, (long long)(now_ms() / 1000 - r->expires));
+		return -1;
+	}
 	if (approver_key_load(config, &key, err) < 0)
 		return -1;
 	if (approve && r->approvals_needed > 1 && approved_by_name(r->approved_by, key.name)) {

@@ -40,7 +40,7 @@ void req_row_free(struct req_row *r);
 int db_get(sqlite3 *db, const char *id, struct req_row *r);
 
 /* Rows in a status ("pending"), or every row if status is NULL, newest
- * last; at most limit. *rows is an array the caller frees with
+ * last; at most limit (negative: all of them). *rows is an array the caller frees with
  * db_rows_free. Returns the count or -1. */
 int db_list(sqlite3 *db, const char *status, int limit, struct req_row **rows);
 void db_rows_free(struct req_row *rows, int n);

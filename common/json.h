@@ -29,6 +29,15 @@ char *json_canonical(const cJSON *v);
 /* 1 when text has a \u0000 escape (cJSON would cut the string there). */
 int json_has_nul(const char *text, size_t len);
 
+/*
+ * 0 when text is one JSON value and nothing else (but whitespace), with
+ * no duplicate object keys (compared after unescaping), no raw control
+ * byte or NUL in a string, no \u0000, no lone surrogate, valid UTF-8
+ * (RFC 3629) and depth <= 256. Else -1 and why says what was found.
+ * For input the hook judges: cJSON accepts all of these.
+ */
+int json_strict_check(const char *text, size_t len, char *why, size_t whysz);
+
 /* Keys in their order, two-space indentation, a final newline: for
  * files people read and edit (settings). Caller frees. */
 char *json_pretty(const cJSON *v);

@@ -120,6 +120,21 @@ registry_remove(const char *config, const char *folder, struct sbx_err *err)
 }
 
 int
+registry_count(const char *config, struct sbx_err *err)
+{
+	char *text = load(config, err), *line, *save_ptr = NULL;
+	int n = 0;
+
+	if (!text)
+		return -1;
+	for (line = strtok_r(text, "\n", &save_ptr); line;
+	    line = strtok_r(NULL, "\n", &save_ptr))
+		n += line[0] == '/';
+	free(text);
+	return n;
+}
+
+int
 registry_list(const char *config, char (*out)[4096], int max, struct sbx_err *err)
 {
 	char *text = load(config, err), *line, *save_ptr = NULL;

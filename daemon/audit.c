@@ -46,6 +46,11 @@ struct audit {
 	int64_t last_ckpt_ms;
 	int in_rotate;
 	int broken;                 /* a torn write could not be undone: append no more */
+	int replaying;              /* writing intents left by an earlier run */
+	/* Intents (audit_intent): the highest id appended to the log, known
+	 * durable (synced), and deleted from state.db. */
+	int64_t intent_appended, intent_synced, intent_deleted;
+	int64_t last_purge_ms;
 	int64_t failures;           /* records that could not be written */
 	unsigned char policy[32];
 	int policy_known;
@@ -53,6 +58,9 @@ struct audit {
 };
 
 static const char key_magic[] = "sbx-daemon-key-v1";
+
+static void intents_purge(struct audit *a);
+static int64_t intents_in_log(const char *buf, size_t len);
 
 void
 audit_key_wipe(struct audit_key *k)
@@ -275,6 +283,17 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 		sqlite3_free(emsg);
 		goto fail;
 	}
+	/* Records committed with a state change and not yet in the log
+	 * (audit_intent), and the count of records that were lost. */
+	if (sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS audit_intents (id INTEGER PRIMARY KEY"
+	    " AUTOINCREMENT, event TEXT NOT NULL, request TEXT, session TEXT, actor TEXT NOT NULL,"
+	    " data TEXT NOT NULL, time INTEGER NOT NULL);"
+	    "CREATE TABLE IF NOT EXISTS audit_failures (id INTEGER PRIMARY KEY CHECK (id = 1),"
+	    " count INTEGER NOT NULL, last INTEGER NOT NULL)", NULL, NULL, &emsg) != SQLITE_OK) {
+		err_set(err, "state.db: %s", emsg ? emsg : "error");
+		sqlite3_free(emsg);
+		goto fail;
+	}
 	if ((have_head = head_load(db, &head)) < 0) {
 		err_set(err, "state.db holds a malformed audit head");
 		goto fail;
@@ -322,6 +341,8 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 	a->seq = last.seq;
 	if (last.seq > 0)
 		memcpy(a->prev, last.hash, 32);
+	/* Intents a crash left after they reached the log: not again. */
+	a->intent_appended = a->intent_synced = intents_in_log(buf, len - torn);
 	a->size = strcmp(seg, ACTIVE) == 0 ? (int64_t)(len - torn) : 0;
 	a->last_ckpt_ms = mono_ms();
 	free(buf);
@@ -332,6 +353,13 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 		    AU_I("torn_bytes", (int64_t)torn),
 		    AU_S("why", "a record was cut short by a crash before it was synced"),
 		    AU_END);
+	/* Records a crash kept from the log: written now (or later, when the
+	 * log can be written again). */
+	a->replaying = 1;
+	(void)audit_intents_flush(a);
+	a->replaying = 0;
+	(void)audit_sync(a);
+	intents_purge(a);
 	return a;
 fail:
 	free(buf);
@@ -344,20 +372,94 @@ fail:
 int
 audit_sync(struct audit *a)
 {
-	if (!a || !a->dirty)
+	if (!a)
 		return 0;
-	if (fdatasync(a->fd) < 0)
+	if (a->dirty && fdatasync(a->fd) < 0)
 		return -1;
 	a->dirty = 0;
 	(void)audit_index_flush(a->idx);
+	/* What was appended is durable now: its intents may go. */
+	a->intent_synced = a->intent_appended;
 	return 0;
 }
 
+/* Deletes the intents that are durably in the log. Inside the caller's
+ * transaction when there is one (no extra commit), else on its own. */
+static void
+intents_purge(struct audit *a)
+{
+	sqlite3_stmt *st;
+
+	if (a->intent_synced <= a->intent_deleted)
+		return;
+	if (sqlite3_prepare_v2(a->db, "DELETE FROM audit_intents WHERE id <= ?", -1, &st,
+	    NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, a->intent_synced);
+	/* Inside a transaction the delete may yet be rolled back: done only
+	 * when it committed on its own (it is repeated, harmlessly, until). */
+	if (sqlite3_step(st) == SQLITE_DONE && sqlite3_get_autocommit(a->db))
+		a->intent_deleted = a->intent_synced;
+	sqlite3_finalize(st);
+	a->last_purge_ms = mono_ms();
+}
+
+/* The highest "intent" id among the records of buf: those are in the log
+ * already and must not be written again. Only the top-level data's
+ * "intent" counts (a request's input may hold any key). */
+static int64_t
+intents_in_log(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *nl;
+	int64_t best = 0, v;
+	cJSON *rec;
+
+	for (; p < end; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			break;
+		if (!memmem(p, (size_t)(nl - p), "\"intent\":", 9))
+			continue;
+		rec = cJSON_ParseWithLength(p, (size_t)(nl - p));
+		if (json_int(cJSON_GetObjectItemCaseSensitive(rec, "data"), "intent", &v) == 0 &&
+		    v > best)
+			best = v;
+		cJSON_Delete(rec);
+	}
+	return best;
+}
+
 static int rotate(struct audit *a);
+static int append_record(struct audit *a, const char *event, const char *request,
+    const char *session, const char *actor, cJSON *data, int count);
+
+/* Counts a record that could not be written, in memory and in state.db
+ * next to the signed head, where `sbx audit verify` reports it. */
+static void
+count_failure(struct audit *a)
+{
+	sqlite3_stmt *st;
+
+	a->failures++;
+	if (sqlite3_prepare_v2(a->db, "INSERT INTO audit_failures (id, count, last)"
+	    " VALUES (1, 1, ?) ON CONFLICT (id) DO UPDATE SET count = count + 1,"
+	    " last = excluded.last", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, now_ms());
+	(void)sqlite3_step(st);
+	sqlite3_finalize(st);
+}
 
 int
 audit_append(struct audit *a, const char *event, const char *request,
     const char *session, const char *actor, cJSON *data)
+{
+	return append_record(a, event, request, session, actor, data, 1);
+}
+
+/* count: whether a failure loses the record (an intent is kept instead). */
+static int
+append_record(struct audit *a, const char *event, const char *request,
+    const char *session, const char *actor, cJSON *data, int count)
 {
 	unsigned char hash[AUDIT_HASH_LEN];
 	char *line = NULL, *r_req = NULL, *r_sess = NULL, *r_act = NULL;
@@ -370,7 +472,8 @@ audit_append(struct audit *a, const char *event, const char *request,
 	}
 	if (a->broken) {
 		cJSON_Delete(data);
-		a->failures++;
+		if (count)
+			count_failure(a);
 		errno = EIO;
 		return -1;
 	}
@@ -407,8 +510,8 @@ audit_append(struct audit *a, const char *event, const char *request,
 	if (rc == 0 && a->size >= a->segment_bytes)
 		rc = rotate(a);
 out:
-	if (!written)
-		a->failures++;
+	if (!written && count)
+		count_failure(a);
 	free(line);
 	free(r_req);
 	free(r_sess);
@@ -417,21 +520,21 @@ out:
 	return rc;
 }
 
-int
-audit_log(struct audit *a, const char *event, const char *request,
-    const char *session, const char *actor, ...)
+/* Builds the data object from AU_ items (into NULL when want is 0: the
+ * items are walked anyway, so a cJSON item is always consumed). *ok is
+ * 0 when an item was not built by the AU_ macros. */
+static cJSON *
+items_to_json(int want, va_list ap, int *ok)
 {
 	char hex[2 * AUDIT_HASH_LEN + 1];
 	const unsigned char *h;
 	const char *key, *s;
 	cJSON *data, *j;
 	int64_t n;
-	va_list ap;
 	int tag, b;
 
-	/* Always walk the items: a cJSON item is consumed even when a is NULL. */
-	data = a ? cJSON_CreateObject() : NULL;
-	va_start(ap, actor);
+	*ok = 1;
+	data = want ? cJSON_CreateObject() : NULL;
 	while ((tag = va_arg(ap, int)) != 0) {
 		key = va_arg(ap, const char *);
 		switch (tag) {
@@ -467,18 +570,132 @@ audit_log(struct audit *a, const char *event, const char *request,
 			break;
 		default:
 			/* Not built by the AU_ macros: stop rather than misread. */
-			va_end(ap);
 			cJSON_Delete(data);
+			*ok = 0;
 			errno = EINVAL;
-			return -1;
+			return NULL;
 		}
 	}
+	return data;
+}
+
+int
+audit_log(struct audit *a, const char *event, const char *request,
+    const char *session, const char *actor, ...)
+{
+	cJSON *data;
+	va_list ap;
+	int ok;
+
+	va_start(ap, actor);
+	data = items_to_json(a != NULL, ap, &ok);
 	va_end(ap);
+	if (!ok)
+		return -1;
 	if (!a)
 		return 0;
 	if (!data)
 		return -1;
 	return audit_append(a, event, request, session, actor, data);
+}
+
+int
+audit_intent(struct audit *a, const char *event, const char *request,
+    const char *session, const char *actor, ...)
+{
+	sqlite3_stmt *st = NULL;
+	char *text = NULL;
+	cJSON *data;
+	va_list ap;
+	int ok, rc = -1;
+
+	va_start(ap, actor);
+	data = items_to_json(a != NULL, ap, &ok);
+	va_end(ap);
+	if (!ok || !a) {
+		cJSON_Delete(data);
+		return a ? -1 : 0;
+	}
+	if (!data || !(text = cJSON_PrintUnformatted(data)))
+		goto out;
+	intents_purge(a);
+	if (sqlite3_prepare_v2(a->db, "INSERT INTO audit_intents (event, request, session,"
+	    " actor, data, time) VALUES (?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(st, 1, event, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, request, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, session, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, actor ? actor : "daemon", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, text, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, now_ms());
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+out:
+	sqlite3_finalize(st);
+	free(text);
+	cJSON_Delete(data);
+	return rc;
+}
+
+int
+audit_intents_flush(struct audit *a)
+{
+	sqlite3_stmt *st;
+	int64_t id, last = -1;
+	cJSON *data;
+	int rc = 0, left = 0;
+
+	if (!a)
+		return 0;
+	/* Appended here, never twice; deleted once synced (intents_purge). */
+	if (sqlite3_prepare_v2(a->db, "SELECT id, event, request, session, actor, data"
+	    " FROM audit_intents WHERE id > ? ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, a->intent_appended);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (rc < 0) {
+			left++;
+			continue;
+		}
+		id = sqlite3_column_int64(st, 0);
+		data = cJSON_Parse((const char *)sqlite3_column_text(st, 5));
+		if (!cJSON_IsObject(data)) {
+			cJSON_Delete(data);
+			data = cJSON_CreateObject();
+		}
+		/* The intent's id says which record is which if a crash between
+		 * the sync and the delete below makes a replay write it twice. */
+		cJSON_AddNumberToObject(data, "intent", (double)id);
+		if (a->replaying)
+			cJSON_AddBoolToObject(data, "replayed", 1);
+		if (append_record(a, (const char *)sqlite3_column_text(st, 1),
+		    (const char *)sqlite3_column_text(st, 2),
+		    (const char *)sqlite3_column_text(st, 3),
+		    (const char *)sqlite3_column_text(st, 4), data, 0) < 0) {
+			rc = -1;
+			left++;
+			continue;
+		}
+		last = id;
+		a->intent_appended = id;
+	}
+	sqlite3_finalize(st);
+	(void)last;
+	return rc < 0 || left ? -1 : 0;
+}
+
+int64_t
+audit_intents_pending(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int64_t n = -1;
+
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM audit_intents", -1, &st, NULL)
+	    != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
 }
 
 int
@@ -503,6 +720,7 @@ audit_checkpoint(struct audit *a)
 	free(msg);
 	if (head_store(a->db, &c) < 0)
 		return -1;
+	intents_purge(a);
 	a->since_ckpt = 0;
 	a->last_ckpt_ms = mono_ms();
 	if (!(data = cJSON_CreateObject()) || audit_checkpoint_to_json(&c, data) < 0) {
@@ -557,6 +775,10 @@ audit_tick(struct audit *a)
 	if (a->since_ckpt > 0 && mono_ms() - a->last_ckpt_ms >= AUDIT_CHECKPOINT_MS)
 		(void)audit_checkpoint(a);
 	(void)audit_sync(a);
+	/* At most once a second on its own; usually inside the next
+	 * request's transaction. */
+	if (mono_ms() - a->last_purge_ms >= 1000)
+		intents_purge(a);
 }
 
 void

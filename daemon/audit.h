@@ -17,7 +17,9 @@
  * written) and once per main-loop pass (group commit).
  *
  * Errors: functions return 0 / -1; the daemon logs a failed append on
- * stderr and keeps serving (refusing to serve would not undo the event).
+ * stderr and keeps serving (refusing to serve would not undo the event),
+ * but runs no command unless its decision and approval_consumed records
+ * are durably in the log (audit_intent, audit_intents_flush).
  */
 #ifndef SBX_AUDIT_H
 #define SBX_AUDIT_H
@@ -99,6 +101,22 @@ static inline cJSON *au_j(cJSON *v) { return v; }
 int audit_log(struct audit *a, const char *event, const char *request,
     const char *session, const char *actor, ...);
 
+/*
+ * The same items, recorded as an intent in state.db (table audit_intents)
+ * instead of the log: call it inside the transaction that makes the
+ * state change the record describes, then audit_intents_flush() after
+ * the commit. So a crash between the commit and the append loses no
+ * record: audit_open() writes what is left (marked "replayed"). Every
+ * record written from an intent carries its id ("intent").
+ */
+int audit_intent(struct audit *a, const char *event, const char *request,
+    const char *session, const char *actor, ...);
+/* Appends every waiting intent, syncs, then deletes them. 0 when none is
+ * left; -1 when some could not be written (they stay, for a retry). */
+int audit_intents_flush(struct audit *a);
+/* How many intents wait in db, or -1 (for `sbx audit verify`). */
+int64_t audit_intents_pending(sqlite3 *db);
+
 int audit_sync(struct audit *a);
 int audit_checkpoint(struct audit *a);
 /* Periodic work: a checkpoint when records wait and the last one is
@@ -109,7 +127,9 @@ void audit_tick(struct audit *a);
 int audit_policy_changed(struct audit *a, const unsigned char hash[32]);
 
 /* How many records could not be written (disk full, I/O error) so far:
- * sbxd reports a change on stderr. */
+ * sbxd reports a change on stderr. The count is also kept in state.db
+ * (table audit_failures, next to the signed head), for `sbx audit
+ * verify`. Intents that wait for the log are not counted: they are kept. */
 int64_t audit_failures(const struct audit *a);
 
 /* The head: the last record's sequence number. */

@@ -27,6 +27,7 @@
 #include "common/json.h"
 #include "common/queue.h"
 #include "common/redact.h"
+#include "common/result_sig.h"
 #include "common/util.h"
 #include "daemon/exec.h"
 
@@ -60,17 +61,65 @@ result_base(const char *id, const char *hash, const char *status,
 	return r;
 }
 
-static int
-result_write(int sbfd, const char *id, const cJSON *r)
+/* sbxd's key: every result is signed (common/result_sig.h). */
+static unsigned char result_sk[64];
+static int have_result_sk;
+
+void
+exec_set_result_key(const unsigned char sk[64])
 {
-	char dst[64], *text = json_print_line(r);
+	memcpy(result_sk, sk, sizeof(result_sk));
+	have_result_sk = 1;
+}
+
+/*
+ * A result already there that sbxd did not sign was put there by someone
+ * else (forged, for a request still pending): moved to rejected/, said on
+ * stderr, and replaced by the real one. 1 when it was moved.
+ */
+static int
+result_move_forged(int sbfd, const char *id, const char *dst)
+{
+	unsigned char pk[32];
+	char to[96], *text;
+	struct sbx_err err;
+	cJSON *doc = NULL;
+	size_t len;
+	int ours;
+
+	if (!have_result_sk)
+		return 0;
+	crypto_sign_ed25519_sk_to_pk(pk, result_sk);
+	if ((text = read_daemon_file(sbfd, dst, SBX_MAX_RESULT, &len, &err)))
+		doc = cJSON_ParseWithLength(text, len);
+	free(text);
+	ours = doc && result_sig_ok(doc, pk);
+	cJSON_Delete(doc);
+	if (ours)
+		return 0;
+	snprintf(to, sizeof(to), "rejected/%lld-%s.json.forged", (long long)now_ms(), id);
+	if (renameat(sbfd, dst, sbfd, to) < 0)
+		return 0;
+	fprintf(stderr, "sbxd: request %s: TAMPERING: a result sbxd did not write was in "
+	    "results/; moved to .sandbox/%s and replaced by the real one\n", id, to);
+	return 1;
+}
+
+static int
+result_write(int sbfd, const char *id, cJSON *r)
+{
+	char dst[64], *text;
 	int rc;
 
-	if (!text)
+	if (have_result_sk && result_sig_add(r, result_sk) < 0)
+		return -1;
+	if (!(text = json_print_line(r)))
 		return -1;
 	snprintf(dst, sizeof(dst), "results/%s.json", id);
 	/* noreplace: a result, once written, is final. */
 	rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, 1);
+	if (rc < 0 && errno == EEXIST && result_move_forged(sbfd, id, dst))
+		rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, 1);
 	free(text);
 	return rc;
 }
@@ -550,4 +599,63 @@ exec_start(const struct exec_spec *s)
 	if (pid == 0)
 		executor(s, daemon);
 	return pid;
+}
+
+/* Adds the head of what was captured of each stream (results/ID.NAME,
+ * else work/ID.NAME) to r, so a result written after a fault keeps the
+ * output that exists. */
+static void
+result_add_kept(int sbfd, const char *id, cJSON *r)
+{
+	static const char *const names[] = { "stdout", "stderr" };
+	char path[64], key[32], *buf, *text;
+	struct stat st;
+	ssize_t n;
+	int i, fd;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "results/%s.%s", id, names[i]);
+		fd = openat(sbfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0) {
+			snprintf(path, sizeof(path), "work/%s.%s", id, names[i]);
+			fd = openat(sbfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		}
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(buf = malloc(SBX_RESULT_HEAD))) {
+			close(fd);
+			continue;
+		}
+		n = read(fd, buf, SBX_RESULT_HEAD);
+		close(fd);
+		text = n > 0 ? utf8_clean(buf, (size_t)n, (size_t)n * 3 + 3, NULL) : NULL;
+		free(buf);
+		cJSON_AddStringToObject(r, names[i], text ? text : "");
+		free(text);
+		snprintf(key, sizeof(key), "%s_bytes", names[i]);
+		cJSON_AddNumberToObject(r, key, (double)st.st_size);
+		snprintf(key, sizeof(key), "%s_truncated", names[i]);
+		cJSON_AddBoolToObject(r, key, n < 0 || st.st_size > n);
+	}
+}
+
+int
+result_write_recovered(int sbfd, const char *id, const char *hash, const char *status,
+    const char *approver, const char *reason, int64_t exit_code, int64_t sig)
+{
+	cJSON *r = result_base(id, hash, status, approver, reason);
+	int rc;
+
+	if (!r)
+		return -1;
+	cJSON_AddBoolToObject(r, "recovered", 1);
+	if (exit_code >= 0)
+		cJSON_AddNumberToObject(r, "exit_code", (double)exit_code);
+	else
+		cJSON_AddNullToObject(r, "exit_code");
+	cJSON_AddNumberToObject(r, "signal", (double)sig);
+	result_add_kept(sbfd, id, r);
+	rc = result_write(sbfd, id, r);
+	cJSON_Delete(r);
+	return rc;
 }

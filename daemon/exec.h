@@ -25,6 +25,7 @@
 #ifndef SBX_EXEC_H
 #define SBX_EXEC_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 struct exec_spec {
@@ -43,6 +44,10 @@ struct exec_spec {
 	int n_close_fds;
 };
 
+/* The key results are signed with (sbxd's daemon key); see
+ * common/result_sig.h. Without it results are unsigned. */
+void exec_set_result_key(const unsigned char sk[64]);
+
 /* Returns the executor's pid, or -1 (errno set). */
 pid_t exec_start(const struct exec_spec *s);
 
@@ -50,5 +55,12 @@ pid_t exec_start(const struct exec_spec *s);
  * expired, rejected, interrupted) and writes it. 0 or -1. */
 int result_write_status(int sbfd, const char *id, const char *hash,
     const char *status, const char *approver, const char *reason);
+
+/* A result written by sbxd after a fault (recovery, a full disk): the
+ * status and reason it knows, the exit status if known (-1: unknown), and
+ * the head of the output captured so far; marked "recovered". 0 or -1. */
+int result_write_recovered(int sbfd, const char *id, const char *hash,
+    const char *status, const char *approver, const char *reason,
+    int64_t exit_code, int64_t sig);
 
 #endif

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,9 +39,32 @@
 #include "common/retention.h"
 #include "daemon/audit.h"
 #include "daemon/exec.h"
+#include "daemon/fault.h"
 #include "daemon/folder.h"
 #include "daemon/notify.h"
 #include "policy/policy.h"
+
+/* Rewrites control bytes (and DEL) in msg as \xNN, in place, as far as
+ * the buffer allows. */
+static void
+escape_controls(char *msg, size_t cap)
+{
+	char out[2048 * 4];
+	size_t i, n = 0;
+	unsigned char c;
+
+	for (i = 0; msg[i] && n + 5 < sizeof(out); i++) {
+		c = (unsigned char)msg[i];
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(out + n, sizeof(out) - n, "\\x%02x", c);
+		else
+			out[n++] = (char)c;
+	}
+	out[n] = '\0';
+	n = n < cap - 1 ? n : cap - 1;
+	memcpy(msg, out, n);
+	msg[n] = '\0';
+}
 
 void
 logf_folder(const struct folder *f, const char *fmt, ...)
@@ -56,14 +80,18 @@ logf_folder(const struct folder *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* The daemon's own log is scrubbed like the audit log, and agent
-	 * text in it is shown with visible escapes (common/display). */
+	/* One event, one line: a file name with a newline or an escape
+	 * sequence cannot fake a log line or drive the terminal. */
+	escape_controls(msg, sizeof(msg));
+	/* The daemon's own log is scrubbed like the audit log. */
 	clean = redact_str(msg, NULL);
 	safe = display_tmp(clean ? clean : msg);
 	fprintf(stderr, "sbxd %s [%s] %s\n", ts, f ? f->path : "-", safe);
 	free(clean);
 	fflush(stderr);
 }
+
+static int folder_identity(struct folder *f, int record, char *why, size_t whysz);
 
 int
 folder_open(struct folder *f, const char *path, const char *config,
@@ -128,9 +156,89 @@ folder_open(struct folder *f, const char *path, const char *config,
 		}
 	if (!(f->db = db_open(f->path, 1, err)))
 		goto fail;
+	/* Remembered rules carry the approver's signed decision (verified on
+	 * every use); state.db files from before get the column. */
+	(void)sqlite3_exec(f->db, "ALTER TABLE rules ADD COLUMN decision TEXT", NULL, NULL, NULL);
+	if (folder_identity(f, 1, NULL, 0) < 0) {
+		err_set(err, "%s/.sandbox changed while sbxd opened it", f->path);
+		goto fail;
+	}
 	return 0;
 fail:
 	folder_close(f);
+	return -1;
+}
+
+/* What folder_check() compares; the first entries are directories. */
+static const char *const identity_names[] = {
+	"queue", "queue/new", "queue/events", "decisions", "decisions/new", "pending",
+	"results", "state.db",
+};
+
+/* Records (record 1) or compares the identity of the tree; -1 and why
+ * when it differs. */
+static int
+folder_identity(struct folder *f, int record, char *why, size_t whysz)
+{
+	struct stat st;
+	size_t i, n = sizeof(identity_names) / sizeof(identity_names[0]);
+	int fd;
+
+	if (fstat(f->sbfd, &st) < 0 || st.st_nlink == 0) {
+		snprintf(why, whysz, ".sandbox was removed");
+		return -1;
+	}
+	if (record) {
+		f->dev = st.st_dev;
+		f->ino_sandbox = st.st_ino;
+	}
+	if (lstat(f->path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(why, whysz, "the folder was removed or is no longer a directory");
+		return -1;
+	}
+	if (record)
+		f->ino_folder = st.st_ino;
+	else if (st.st_ino != f->ino_folder) {
+		snprintf(why, whysz, "the folder was replaced by another directory");
+		return -1;
+	}
+	fd = openat(AT_FDCWD, f->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstatat(fd, ".sandbox", &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISDIR(st.st_mode) || st.st_ino != f->ino_sandbox || st.st_dev != f->dev) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(why, whysz, ".sandbox was removed, moved or replaced");
+		return -1;
+	}
+	close(fd);
+	for (i = 0; i < n && i < sizeof(f->ino_sub) / sizeof(f->ino_sub[0]); i++) {
+		if (fstatat(f->sbfd, identity_names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    (i + 1 < n ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) ||
+		    (!record && st.st_ino != f->ino_sub[i])) {
+			snprintf(why, whysz, ".sandbox/%s was removed, replaced or is a symlink",
+			    identity_names[i]);
+			return -1;
+		}
+		if (record)
+			f->ino_sub[i] = st.st_ino;
+	}
+	return 0;
+}
+
+int
+folder_check(struct folder *f)
+{
+	char why[160];
+
+	if (f->dead)
+		return -1;
+	if (folder_identity(f, 0, why, sizeof(why)) == 0)
+		return 0;
+	f->dead = 1;
+	logf_folder(f, "STOPPED SERVING THIS FOLDER: %s (by `git stash -u`, `git clean`, "
+	    "rm or mv?). sbxd no longer reads or writes it, so requests there are not "
+	    "processed and their records are not kept. Check it (`sbx doctor`), restore "
+	    "or re-run `sbx init`, then restart sbxd.", why);
 	return -1;
 }
 
@@ -243,8 +351,10 @@ sql_run(struct folder *f, const char *sql, const char *types, ...)
 	return sqlite3_changes(f->db);
 }
 
+/* A count with one integer argument and a LIMIT (the second): bounded
+ * work per request, however large the table grows. */
 static int64_t
-sql_count(struct folder *f, const char *sql, int64_t arg)
+sql_count(struct folder *f, const char *sql, int64_t arg, int64_t limit)
 {
 	sqlite3_stmt *st;
 	int64_t n = -1;
@@ -252,10 +362,53 @@ sql_count(struct folder *f, const char *sql, int64_t arg)
 	if (sqlite3_prepare_v2(f->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, arg);
+	sqlite3_bind_int64(st, 2, limit);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return n;
+}
+
+/*
+ * Policy rollback: the acceptance's signed time only moves forward. sbxd
+ * remembers (state.db, policy_seen) the newest acceptance it used, and
+ * refuses an older one: an old policy.json put back with its old, validly
+ * signed policy.accepted. 0 fine, -1 refused (msg says why).
+ */
+static int
+policy_not_rolled_back(struct folder *f, char *msg, size_t msgsz)
+{
+	sqlite3_stmt *st;
+	int64_t t = -1, seen = -1;
+	size_t len;
+	char *text = read_untrusted(f->sbfd, SBX_ACCEPTED_FILE, 64 * 1024, &len, NULL);
+	cJSON *doc = text ? cJSON_ParseWithLength(text, len) : NULL;
+
+	free(text);
+	(void)json_int(doc, "time", &t);
+	cJSON_Delete(doc);
+	if (t < 0)
+		return 0;       /* policy_load_accepted has refused it already */
+	if (exec_sql(f, "CREATE TABLE IF NOT EXISTS policy_seen (id INTEGER PRIMARY KEY"
+	    " CHECK (id = 1), time INTEGER NOT NULL)") < 0)
+		return -1;
+	if (sqlite3_prepare_v2(f->db, "SELECT time FROM policy_seen WHERE id = 1", -1, &st,
+	    NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			seen = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (t < seen) {
+		snprintf(msg, msgsz, "policy rollback: this policy was accepted at %lld, before "
+		    "the one sbxd already used (accepted at %lld); an old policy.json and "
+		    "policy.accepted were put back. Accept the policy again (`sbx policy "
+		    "accept`) if this is intended", (long long)t, (long long)seen);
+		return -1;
+	}
+	if (t > seen)
+		(void)sql_run(f, "INSERT OR REPLACE INTO policy_seen (id, time) VALUES (1, ?)",
+		    "i", t);
+	return 0;
 }
 
 static struct policy *
@@ -266,6 +419,12 @@ load_policy(struct folder *f, struct policy_error *perr)
 	unsigned char h[32] = { 0 };
 	size_t len;
 	char *text = read_untrusted(f->sbfd, "policy.json", 4 << 20, &len, NULL);
+
+	if (p && policy_not_rolled_back(f, perr->msg, sizeof(perr->msg)) < 0) {
+		policy_free(p);
+		p = NULL;
+		logf_folder(f, "%s", perr->msg);
+	}
 
 	/* The audit log records each policy version once: by its hash. */
 	if (text)
@@ -278,6 +437,53 @@ load_policy(struct folder *f, struct policy_error *perr)
 	return p;
 }
 
+/*
+ * Defence in depth, right before exec: the command is re-derived from the
+ * stored request (tool, input, folder, cwd), never taken from the
+ * requests.command column, and the request hash is computed again and
+ * must equal the hash the decision was checked against (and the id's
+ * prefix). A row edited in state.db after the approval does not run.
+ * Returns the command (caller frees) or NULL with why.
+ */
+static char *
+rebind_command(struct folder *f, const struct req_row *r, char *why, size_t whysz)
+{
+	unsigned char h[SBX_HASH_LEN];
+	char hex[2 * SBX_HASH_LEN + 1], *cmd = NULL;
+	const char *c;
+	cJSON *input;
+
+	input = r->input ? cJSON_Parse(r->input) : NULL;
+	if (!cJSON_IsObject(input) || !r->tool || !r->cwd ||
+	    request_hash(r->tool, input, f->path, r->cwd, h) < 0) {
+		snprintf(why, whysz, "its stored request cannot be read back");
+		goto out;
+	}
+	hex_encode(hex, h, sizeof(h));
+	if (!r->hash || strcmp(hex, r->hash) != 0 || strncmp(r->id, hex, 8) != 0) {
+		snprintf(why, whysz, "its stored request no longer matches the approved hash "
+		    "(state.db was edited?)");
+		goto out;
+	}
+	if (!(c = request_command(r->tool, input))) {
+		snprintf(why, whysz, "it is not a shell command");
+		goto out;
+	}
+	if (r->command && strcmp(c, r->command) != 0) {
+		snprintf(why, whysz, "its stored command differs from the approved request "
+		    "(state.db was edited?)");
+		goto out;
+	}
+	if (!(cmd = strdup(c)))
+		snprintf(why, whysz, "out of memory");
+out:
+	cJSON_Delete(input);
+	return cmd;
+}
+
+static void finish_unrun(struct folder *f, const char *id, const char *hash,
+    const char *status, const char *approver, const char *reason);
+
 /* Starts the executor for a request that is now "running". */
 static void
 start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r,
@@ -287,6 +493,7 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 	struct policy_error perr;
 	struct policy *p = limits ? NULL : load_policy(f, &perr);
 	struct exec_spec s;
+	char why[200], *cmd;
 	int slot;
 	pid_t pid;
 
@@ -298,23 +505,59 @@ start_run(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 	}
 	for (slot = 0; slot < SBX_MAX_RUNNING && f->run[slot].pid; slot++)
 		;
-	/* The approval is on disk before the command starts. */
-	(void)audit_sync(f->audit);
+	/* Every slot busy: the request stays approved and not started
+	 * (status running, started 0) until folder_start_waiting() finds
+	 * a free slot. The approval is never lost. */
+	if (slot == SBX_MAX_RUNNING) {
+		logf_folder(f, "request %s: approved; waiting for a free slot (%d commands "
+		    "running)", r->id, SBX_MAX_RUNNING);
+		return;
+	}
+	/* No command runs unless its decision and approval_consumed are
+	 * durably in the audit log: until then it waits (started 0), and
+	 * folder_start_waiting() tries again. */
+	if (audit_intents_flush(f->audit) < 0 || audit_sync(f->audit) < 0) {
+		logf_folder(f, "request %s: approved, NOT started: its approval is not yet in "
+		    "the audit log (disk full or I/O error?); it starts once it can be written",
+		    r->id);
+		return;
+	}
+	FAULT("before-start");
+	if (!(cmd = rebind_command(f, r, why, sizeof(why)))) {
+		logf_folder(f, "request %s: NOT run: %s", r->id, why);
+		if (sql_run(f, "UPDATE requests SET status='rejected', finished=?, deny_reason=?"
+		    " WHERE id=? AND status='running' AND started=0", "itt", now_ms() / 1000,
+		    why, r->id) == 1) {
+			audit_log(f->audit, "exec_refused", r->id, r->session, "daemon",
+			    AU_S("why", why), AU_END);
+			finish_unrun(f, r->id, r->hash, "rejected", approver, why);
+		}
+		return;
+	}
+	/* Marked started before the fork: after a crash from here on, the
+	 * request is interrupted, never run again. */
+	if (sql_run(f, "UPDATE requests SET started=? WHERE id=? AND status='running' AND"
+	    " started=0", "it", now_ms() / 1000, r->id) != 1) {
+		logf_folder(f, "request %s: not started (no longer waiting to run)", r->id);
+		return;
+	}
 	s = (struct exec_spec){ .sbfd = f->sbfd, .folder = f->path, .id = r->id,
-		.hash = r->hash, .tool = r->tool, .command = r->command, .cwd = r->cwd,
+		.hash = r->hash, .tool = r->tool, .command = cmd, .cwd = r->cwd,
 		.approver = approver, .is_auto = is_auto, .timeout_s = lim.exec_timeout_seconds,
 		.cap = lim.output_cap_bytes, .cpu_s = lim.exec_cpu_seconds,
 		.mem_bytes = lim.exec_memory_bytes, .max_procs = lim.exec_max_processes,
 		.env = o->env, .close_fds = o->lock_fds,
 		.n_close_fds = o->n_lock_fds };
-	if (slot == SBX_MAX_RUNNING || (pid = exec_start(&s)) < 0) {
+	pid = exec_start(&s);
+	free(cmd);
+	if (pid < 0) {
 		logf_folder(f, "request %s: cannot start the command", r->id);
 		result_write_status(f->sbfd, r->id, r->hash, "interrupted", approver,
-		    "sbxd could not start the command (too many running or fork failed)");
+		    "sbxd could not start the command (fork failed); it did not run");
 		sql_run(f, "UPDATE requests SET status='interrupted', finished=? WHERE id=?",
 		    "it", now_ms() / 1000, r->id);
 		audit_log(f->audit, "exec_failed", r->id, r->session, "daemon",
-		    AU_S("why", "too many running or fork failed"), AU_END);
+		    AU_S("why", "fork failed"), AU_END);
 		return;
 	}
 	audit_log(f->audit, "exec_started", r->id, r->session, "daemon",
@@ -420,6 +663,76 @@ check_request(struct folder *f, const cJSON *doc, const char *id, struct sbx_err
  * inserts it with its final first state: rejected, pending, or running
  * under a remembered approval.
  */
+/*
+ * A remembered rule is used only as its approver signed it: the stored
+ * decision (remember=1 approval, or a "rule" decision) verifies with a
+ * trusted key of that approver, and the row says what it says: scope,
+ * prefix, exact hash, tool, expiry, approver. An inserted or edited row
+ * (sqlite3 by code in the folder) is refused. 0 verified, -1 with why.
+ */
+static int
+rule_verified(struct folder *f, int64_t rule, const char *hash, const char *tool,
+    char *why, size_t whysz)
+{
+	const char *scope, *prefix, *rhash, *approver, *text;
+	unsigned char *msg = NULL;
+	char hex[2 * SBX_HASH_LEN + 1];
+	struct trusted_key key;
+	struct sbx_err err;
+	struct decision d;
+	sqlite3_stmt *st;
+	int64_t expires;
+	size_t mlen;
+	int rc = -1;
+
+	(void)hash;
+	if (sqlite3_prepare_v2(f->db, "SELECT scope, prefix, hash, approver, expires, decision,"
+	    " tool FROM rules WHERE id = ?", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(why, whysz, "database error");
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, rule);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		snprintf(why, whysz, "no such rule");
+		goto out;
+	}
+	scope = (const char *)sqlite3_column_text(st, 0);
+	prefix = (const char *)sqlite3_column_text(st, 1);
+	rhash = (const char *)sqlite3_column_text(st, 2);
+	approver = (const char *)sqlite3_column_text(st, 3);
+	expires = sqlite3_column_int64(st, 4);
+	text = (const char *)sqlite3_column_text(st, 5);
+	if (!text || decision_from_json(text, strlen(text), &d, &err) < 0) {
+		snprintf(why, whysz, "it carries no signed decision (added outside sbx, or "
+		    "before rules were signed: add it again with `sbx rules add` or approve "
+		    "with --remember)");
+		goto out;
+	}
+	if (trusted_key_find(f->config, d.key_id, &key, &err) != 1 ||
+	    decision_message(&d, &msg, &mlen) < 0 ||
+	    crypto_sign_verify_detached(d.sig, msg, mlen, key.pk) != 0 ||
+	    strcmp(d.approver, key.name) != 0) {
+		snprintf(why, whysz, "its signed decision does not verify with a trusted key");
+		goto out;
+	}
+	hex_encode(hex, d.hash, SBX_HASH_LEN);
+	if (!scope || strcmp(scope, d.scope) != 0 || !approver || strcmp(approver, key.name) ||
+	    expires != d.rule_expires || strcmp(tool ? tool : "", (const char *)
+	    sqlite3_column_text(st, 6) ? (const char *)sqlite3_column_text(st, 6) : "") ||
+	    (!strcmp(d.verdict, "approve") ? !d.remember : strcmp(d.verdict, "rule") != 0) ||
+	    (!strcmp(scope, "prefix") ? !prefix || strcmp(prefix, d.prefix) != 0
+	    : !rhash || strcmp(rhash, hex) != 0)) {
+		snprintf(why, whysz, "the stored rule differs from what %s signed (state.db "
+		    "was edited?)", key.name);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(msg);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static void
 ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char *path)
 {
@@ -485,12 +798,13 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 		if (pr.verdict == POLICY_DENY)
 			snprintf(err.msg, sizeof(err.msg), "denied by policy (%.150s): %.300s",
 			    pr.rule, pr.reason);
-		else if (sql_count(f, "SELECT count(*) FROM requests WHERE created >= ?",
-		    now - 60) >= lim.max_per_minute)
+		else if (sql_count(f, "SELECT count(*) FROM (SELECT 1 FROM requests WHERE"
+		    " created >= ? LIMIT ?)", now - 60, lim.max_per_minute) >= lim.max_per_minute)
 			snprintf(err.msg, sizeof(err.msg), "rate limit: %d requests in the last "
 			    "minute; wait before escalating more", lim.max_per_minute);
-		else if (sql_count(f, "SELECT count(*) FROM requests WHERE status = 'pending'"
-		    " AND created >= ?", 0) >= lim.max_pending)
+		else if (sql_count(f, "SELECT count(*) FROM (SELECT 1 FROM requests WHERE"
+		    " status = 'pending' AND created >= ? LIMIT ?)", 0, lim.max_pending)
+		    >= lim.max_pending)
 			snprintf(err.msg, sizeof(err.msg), "%d requests are pending already",
 			    lim.max_pending);
 	}
@@ -504,6 +818,17 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 
 		rule = db_rule_match(f->db, &q, &who, NULL, NULL);
 	}
+	if (rule && rule_verified(f, rule, hash, tool, err.msg, sizeof(err.msg)) < 0) {
+		/* Not signed as stored: never an auto-approval; a human decides. */
+		logf_folder(f, "request %s: remembered rule %lld NOT used: %s", id,
+		    (long long)rule, err.msg);
+		audit_log(f->audit, "rule_refused", id, json_str(doc, "session_id"), "daemon",
+		    AU_I("rule", rule), AU_S("why", err.msg), AU_END);
+		err.msg[0] = '\0';
+		free(who);
+		who = NULL;
+		rule = 0;
+	}
 
 	rc = exec_sql(f, "BEGIN IMMEDIATE") < 0 ? -1 :
 	    sql_run(f, "INSERT INTO requests (id, hash, tool, command, input, cwd, session,"
@@ -516,10 +841,29 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	    now + lim.request_ttl_seconds,
 	    err.msg[0] ? "rejected" : who ? (opens ? "approved" : "running") : "pending",
 	    err.msg[0] ? err.msg : NULL, who, (int64_t)(who != NULL),
-	    who ? now : 0, who ? now : 0, (int64_t)needed);
+	    who ? now : 0, (int64_t)0, (int64_t)needed);
 	if (rc >= 0 && who)
 		rc = sql_run(f, "UPDATE rules SET uses = uses + 1, last_used = ? WHERE id = ?",
 		    "ii", now, rule);
+	/* The records go in with the row (intents): a crash after the commit
+	 * cannot lose them. */
+	if (rc >= 0)
+		rc = audit_intent(f->audit, "request_received", id, json_str(doc, "session_id"),
+		    "hook", AU_S("tool", tool), AU_S("command", cmd),
+		    AU_S("cwd", json_str(doc, "cwd")),
+		    AU_J("input", cJSON_Duplicate(input, 1)), AU_S("hash", hash),
+		    AU_S("agent", json_str(doc, "agent")),
+		    AU_S("tool_use_id", json_str(doc, "tool_use_id")),
+		    AU_S("trigger", json_str(doc, "trigger")),
+		    AU_S("rule", json_str(doc, "rule")), AU_S("reason", json_str(doc, "reason")),
+		    AU_S("status", err.msg[0] ? "rejected" : who ? (opens ? "approved" :
+		    "running") : "pending"),
+		    AU_S("why", err.msg[0] ? err.msg : NULL), AU_END);
+	if (rc >= 0 && who)
+		rc = audit_intent(f->audit, "decision", id, json_str(doc, "session_id"), "daemon",
+		    AU_S("verdict", "approve"), AU_S("approver", who),
+		    AU_B("remembered", 1), AU_B("auto", 1), AU_I("rule", (int64_t)rule),
+		    AU_END);
 	if (rc < 0 || exec_sql(f, "COMMIT") < 0) {
 		exec_sql(f, "ROLLBACK");
 		reject_file(f, "pending", name,
@@ -531,22 +875,10 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 			    "request (database error); ask the user to check sbxd's log");
 		goto out;
 	}
-
-	audit_log(f->audit, "request_received", id, json_str(doc, "session_id"), "hook",
-	    AU_S("tool", tool), AU_S("command", cmd), AU_S("cwd", json_str(doc, "cwd")),
-	    AU_J("input", cJSON_Duplicate(input, 1)), AU_S("hash", hash),
-	    AU_S("agent", json_str(doc, "agent")),
-	    AU_S("tool_use_id", json_str(doc, "tool_use_id")),
-	    AU_S("trigger", json_str(doc, "trigger")),
-	    AU_S("rule", json_str(doc, "rule")), AU_S("reason", json_str(doc, "reason")),
-	    AU_S("status", err.msg[0] ? "rejected" : who ? (opens ? "approved" : "running")
-	    : "pending"),
-	    AU_S("why", err.msg[0] ? err.msg : NULL), AU_END);
-	if (who)
-		audit_log(f->audit, "decision", id, json_str(doc, "session_id"), "daemon",
-		    AU_S("verdict", "approve"), AU_S("approver", who),
-		    AU_B("remembered", 1), AU_B("auto", 1), AU_I("rule", (int64_t)rule),
-		    AU_END);
+	FAULT("request-committed");
+	if (audit_intents_flush(f->audit) < 0)
+		logf_folder(f, "request %s: its records wait in state.db until the audit log "
+		    "can be written", id);
 	if (err.msg[0]) {
 		finish_unrun(f, id, hash, "rejected", "", err.msg);
 		logf_folder(f, "request %s rejected: %s", id, err.msg);
@@ -618,8 +950,10 @@ verify_decision(struct folder *f, const char *name, struct decision *d,
 		return -1;
 	}
 	snprintf(path, sizeof(path), "decisions/new/%s", name);
+	/* Gone: a rescan consumed it before its inotify event came. */
 	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_DECISION, &len, err)))
-		return -1;
+		return faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
+		    errno == ENOENT ? -2 : -1;
 	if (decision_from_json(text, len, d, err) < 0)
 		goto out;
 	if (strcmp(d->id, id) != 0 || strncmp(name + SBX_ID_LEN + 1, d->nonce,
@@ -728,11 +1062,15 @@ rule_decision(struct folder *f, const char *name, const struct decision *d,
 		return;
 	rc = sql_run(f, "INSERT INTO nonces (nonce, request, used) VALUES (?,?,?)", "tti",
 	    d->nonce, d->id, now);
-	if (rc >= 0 && !strcmp(d->verdict, "rule"))
-		rc = sql_run(f, "INSERT INTO rules (scope, prefix, tool, approver, key_id, created,"
-		    " expires, risk, factors) VALUES ('prefix', ?, 'Bash', ?, ?, ?, ?, ?, ?)",
-		    "tttiiii", d->prefix, key->name, key->key_id, now, d->rule_expires,
-		    (int64_t)pr.risk, (int64_t)pr.factors);
+	if (rc >= 0 && !strcmp(d->verdict, "rule")) {
+		char *signed_d = decision_to_json(d);
+
+		rc = !signed_d ? -1 : sql_run(f, "INSERT INTO rules (scope, prefix, tool, approver,"
+		    " key_id, created, expires, risk, factors, decision) VALUES ('prefix', ?, 'Bash',"
+		    " ?, ?, ?, ?, ?, ?, ?)", "tttiiiit", d->prefix, key->name, key->key_id, now,
+		    d->rule_expires, (int64_t)pr.risk, (int64_t)pr.factors, signed_d);
+		free(signed_d);
+	}
 	else if (rc >= 0)
 		rc = sql_run(f, "DELETE FROM rules WHERE id = ?", "i", d->rule_id) == 1 ? 1 : -3;
 	if (rc < 0 || exec_sql(f, "COMMIT") < 0) {
@@ -756,6 +1094,25 @@ rule_decision(struct folder *f, const char *name, const struct decision *d,
 	else
 		logf_folder(f, "rule %lld removed by %s", (long long)d->rule_id, key->name);
 }
+
+/* 1 when the request is pending past its deadline, 0 if not, -1 on error. */
+static int
+req_expired(struct folder *f, const char *id, int64_t now)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(f->db, "SELECT 1 FROM requests WHERE id = ? AND"
+	    " status = 'pending' AND expires <= ?", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, now);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+static void expire_one(struct folder *f, const char *id, const char *hash, int64_t now);
 
 static int
 count_approvals(struct folder *f, const char *id)
@@ -787,8 +1144,9 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 
 	if (name[0] == '.')
 		return;
-	if (verify_decision(f, name, &d, &key, &err) < 0) {
-		reject_file(f, "decisions/new", name, err.msg);
+	if ((rc = verify_decision(f, name, &d, &key, &err)) < 0) {
+		if (rc != -2)
+			reject_file(f, "decisions/new", name, err.msg);
 		return;
 	}
 	hex_encode(hash, d.hash, SBX_HASH_LEN);
@@ -810,6 +1168,16 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	/* Consume: nonce and state change in one transaction. */
 	if (exec_sql(f, "BEGIN IMMEDIATE") < 0)
 		goto out;
+	/* An expired request never runs: checked here, in the consuming
+	 * transaction, not only by the periodic expiry pass. */
+	if ((rc = req_expired(f, d.id, now)) != 0) {
+		exec_sql(f, "ROLLBACK");
+		reject_file(f, "decisions/new", name, rc > 0 ? "the request expired before "
+		    "this decision arrived; it will not run" : "database error");
+		if (rc > 0)
+			expire_one(f, row.id, row.hash, now);
+		goto out;
+	}
 	rc = sql_run(f, "INSERT INTO nonces (nonce, request, used) VALUES (?,?,?)", "tti",
 	    d.nonce, d.id, now);
 	if (rc < 0) {
@@ -830,16 +1198,16 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 			goto out;
 		}
 		if ((votes = count_approvals(f, d.id)) < row.approvals_needed) {
-			if (votes < 0 || exec_sql(f, "COMMIT") < 0) {
-				exec_sql(f, "ROLLBACK");
-				goto out;
-			}
 			snprintf(actor, sizeof(actor), "approver:%s", key.name);
-			audit_log(f->audit, "decision", d.id, row.session, actor,
+			if (votes < 0 || audit_intent(f->audit, "decision", d.id, row.session, actor,
 			    AU_S("verdict", "approve"), AU_S("approver", key.name),
 			    AU_S("key_id", key.key_id), AU_I("approval", (int64_t)votes),
 			    AU_I("approvals_needed", (int64_t)row.approvals_needed),
-			    AU_S("nonce", d.nonce), AU_END);
+			    AU_S("nonce", d.nonce), AU_END) < 0 || exec_sql(f, "COMMIT") < 0) {
+				exec_sql(f, "ROLLBACK");
+				goto out;
+			}
+			(void)audit_intents_flush(f->audit);
 			snprintf(path, sizeof(path), "decisions/new/%s", name);
 			(void)unlinkat(f->sbfd, path, 0);
 			logf_folder(f, "request %s: approval %d of %d, by %s; waiting for a "
@@ -855,7 +1223,7 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	rc = sql_run(f, "UPDATE requests SET status=?, approver=?, key_id=?, decided=?,"
 	    " started=?, deny_reason=? WHERE id=? AND status='pending'", "tttiitt",
 	    !approve ? "denied" : opens ? "approved" : "running", who, key.key_id, now,
-	    approve && !opens ? now : 0, approve ? NULL : d.reason, d.id);
+	    (int64_t)0, approve ? NULL : d.reason, d.id);
 	if (rc != 1) {
 		exec_sql(f, "ROLLBACK");
 		snprintf(err.msg, sizeof(err.msg), "request is %s, not pending", row.status);
@@ -880,29 +1248,38 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 			    "syntax");
 			goto out;
 		}
-		if (sql_run(f, "INSERT INTO rules (scope, hash, prefix, tool, command, approver,"
-		    " key_id, created, expires, risk, factors) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-		    "tttttttiiii", d.scope, hash, !strcmp(d.scope, "prefix") ? d.prefix : NULL,
+		char *signed_d = decision_to_json(&d);
+
+		if (!signed_d || sql_run(f, "INSERT INTO rules (scope, hash, prefix, tool, command,"
+		    " approver, key_id, created, expires, risk, factors, decision)"
+		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+		    "tttttttiiiit", d.scope, hash, !strcmp(d.scope, "prefix") ? d.prefix : NULL,
 		    row.tool, row.command, key.name, key.key_id, now, d.rule_expires,
-		    (int64_t)rpr.risk, (int64_t)rpr.factors) < 0) {
+		    (int64_t)rpr.risk, (int64_t)rpr.factors, signed_d) < 0) {
+			free(signed_d);
 			exec_sql(f, "ROLLBACK");
 			goto out;
 		}
+		free(signed_d);
 	}
-	if (exec_sql(f, "COMMIT") < 0) {
-		exec_sql(f, "ROLLBACK");
-		goto out;
-	}
+	/* The decision and its consumption are recorded in the same
+	 * transaction (intents), written to the log right after it, and no
+	 * command starts before they are durably there (start_run). */
 	snprintf(actor, sizeof(actor), "approver:%s", key.name);
-	audit_log(f->audit, "decision", d.id, row.session, actor,
+	if (audit_intent(f->audit, "decision", d.id, row.session, actor,
 	    AU_S("verdict", d.verdict), AU_S("approver", key.name),
 	    AU_S("approvers", who), AU_S("key_id", key.key_id),
 	    AU_B("remember", d.remember), AU_S("scope", d.scope),
 	    AU_S("prefix", d.prefix), AU_S("reason", d.reason), AU_S("nonce", d.nonce),
-	    AU_I("created", d.created), AU_I("expires", d.expires), AU_END);
-	if (approve)
-		audit_log(f->audit, "approval_consumed", d.id, row.session, "daemon",
-		    AU_S("nonce", d.nonce), AU_S("approver", who), AU_END);
+	    AU_I("created", d.created), AU_I("expires", d.expires), AU_END) < 0 ||
+	    (approve && audit_intent(f->audit, "approval_consumed", d.id, row.session, "daemon",
+	    AU_S("nonce", d.nonce), AU_S("approver", who), AU_END) < 0) ||
+	    exec_sql(f, "COMMIT") < 0) {
+		exec_sql(f, "ROLLBACK");
+		goto out;
+	}
+	FAULT("decision-committed");
+	(void)audit_intents_flush(f->audit);
 	snprintf(path, sizeof(path), "decisions/new/%s", name);
 	(void)unlinkat(f->sbfd, path, 0);
 	logf_folder(f, "request %s %s by %s%s%s%s", d.id, approve ? "approved" : "denied",
@@ -1086,14 +1463,79 @@ scan(struct folder *f, const struct daemon_opts *o, const char *dir,
 	free(names);
 }
 
+static void record_result(struct folder *f, const char *id);
+
+static int
+is_running_here(const struct folder *f, const char *id)
+{
+	int i;
+
+	for (i = 0; i < SBX_MAX_RUNNING; i++)
+		if (f->run[i].pid && strcmp(f->run[i].id, id) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Every terminal state gets a result the hook can deliver: one that is
+ * missing (the disk was full when it was due, or a crash came first) is
+ * written from the database, with the output that exists. A request
+ * that says running with no executor behind it is interrupted.
+ */
+static void
+result_repair(struct folder *f, const char *id)
+{
+	char path[64];
+	struct req_row row;
+	const char *why;
+
+	sqlite3_stmt *st;
+	int skip = 1;
+
+	snprintf(path, sizeof(path), "results/%s.json", id);
+	if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return;
+	/* Cheap first: most requests without a result are simply pending. */
+	if (sqlite3_prepare_v2(f->db, "SELECT status = 'pending' OR (status = 'running' AND"
+	    " started = 0) FROM requests WHERE id = ?", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			skip = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (skip || db_get(f->db, id, &row) != 1)
+		return;
+	if (!strcmp(row.status, "pending") || (!strcmp(row.status, "running") &&
+	    (row.started == 0 || is_running_here(f, id)))) {
+		req_row_free(&row);
+		return;
+	}
+	if (!strcmp(row.status, "running")) {
+		record_result(f, id);
+		req_row_free(&row);
+		return;
+	}
+	why = row.deny_reason ? row.deny_reason : !strcmp(row.status, "expired")
+	    ? "nobody decided before it expired" : !strcmp(row.status, "interrupted")
+	    ? "interrupted; its result could not be written then (full disk?); the output "
+	    "captured so far follows" : "";
+	if (result_write_recovered(f->sbfd, id, row.hash, row.status, row.approver, why,
+	    row.exit_code, row.signal) == 0)
+		logf_folder(f, "request %s: its missing result (%s) is written now", id,
+		    row.status);
+	req_row_free(&row);
+}
+
 static void
 sweep_entry(struct folder *f, const struct daemon_opts *o, const char *name)
 {
 	char id[SBX_ID_LEN + 1];
 
 	(void)o;
-	if (valid_request_name(name, id))
+	if (valid_request_name(name, id)) {
+		result_repair(f, id);
 		sweep_one(f, id, now_ms() / 1000);
+	}
 }
 
 void
@@ -1149,6 +1591,15 @@ json_num(const cJSON *doc, const char *key)
 	return v;
 }
 
+/* 1 when PATH (under .sandbox) exists as anything, 0 when it does not. */
+static int
+path_exists(struct folder *f, const char *path)
+{
+	struct stat st;
+
+	return fstatat(f->sbfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 /* Updates the row from the executor's result file. */
 static void
 record_result(struct folder *f, const char *id)
@@ -1170,10 +1621,18 @@ record_result(struct folder *f, const char *id)
 	if (!status) {
 		struct req_row row;
 
-		logf_folder(f, "request %s: the executor left no result; marking it interrupted", id);
+		logf_folder(f, "request %s: the executor left no readable result; marking it "
+		    "interrupted", id);
+		/* A torn result (a crash cut its write) is kept aside, not
+		 * trusted, and replaced by one the agent can read. */
+		if (path_exists(f, path))
+			reject_file(f, "results", path + strlen("results/"), "unreadable result "
+			    "(cut short by a crash or a full disk?)");
 		if (db_get(f->db, id, &row) == 1) {
-			result_write_status(f->sbfd, id, row.hash, "interrupted", row.approver,
-			    "the executor failed");
+			result_write_recovered(f->sbfd, id, row.hash, "interrupted", row.approver,
+			    "its result was lost (sbxd, the executor or the disk failed): it may "
+			    "have run in whole or in part, its exit status is unknown; the output "
+			    "captured so far follows", -1, 0);
 			req_row_free(&row);
 		}
 		status = "interrupted";
@@ -1210,10 +1669,41 @@ folder_reaped(struct folder *f, pid_t pid)
 		if (f->run[i].pid != pid)
 			continue;
 		f->run[i].pid = 0;
-		record_result(f, f->run[i].id);
+		FAULT("reaped");
+		if (!f->dead)
+			record_result(f, f->run[i].id);
 		return 1;
 	}
 	return 0;
+}
+
+void
+folder_start_waiting(struct folder *f, const struct daemon_opts *o)
+{
+	char ids[SBX_MAX_RUNNING][SBX_ID_LEN + 1];
+	struct req_row row;
+	sqlite3_stmt *st;
+	int n = 0, i, free_slots = SBX_MAX_RUNNING - folder_running(f);
+	const char *id;
+
+	/* Records that wait for the log go first; nothing starts before. */
+	if (audit_intents_flush(f->audit) < 0)
+		return;
+	if (free_slots <= 0 || sqlite3_prepare_v2(f->db, "SELECT id FROM requests WHERE"
+	    " status = 'running' AND started = 0 ORDER BY decided, rowid LIMIT ?", -1, &st,
+	    NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int(st, 1, free_slots);
+	while (n < free_slots && sqlite3_step(st) == SQLITE_ROW)
+		if ((id = (const char *)sqlite3_column_text(st, 0)) && valid_id(id))
+			snprintf(ids[n++], sizeof(ids[0]), "%s", id);
+	sqlite3_finalize(st);
+	for (i = 0; i < n; i++) {
+		if (db_get(f->db, ids[i], &row) != 1)
+			continue;
+		start_run(f, o, &row, row.approver ? row.approver : "", row.is_auto, NULL);
+		req_row_free(&row);
+	}
 }
 
 int
@@ -1236,26 +1726,51 @@ folder_signal_running(struct folder *f, int sig)
 			kill(f->run[i].pid, sig);
 }
 
+/* Marks one pending request expired and tells the agent. */
+static void
+expire_one(struct folder *f, const char *id, const char *hash, int64_t now)
+{
+	if (sql_run(f, "UPDATE requests SET status='expired', finished=? WHERE id=? AND"
+	    " status='pending'", "it", now, id) == 1) {
+		finish_unrun(f, id, hash, "expired", "", "nobody decided before it expired");
+		logf_folder(f, "request %s expired undecided", id);
+	}
+}
+
+/* Every pending request past its deadline, however many there are. */
 void
 folder_expire(struct folder *f)
 {
-	struct req_row *rows;
+	sqlite3_stmt *st;
 	int64_t now = now_ms() / 1000;
-	int n, i;
+	char (*ids)[2][2 * SBX_HASH_LEN + 1] = NULL, (*nids)[2][2 * SBX_HASH_LEN + 1];
+	size_t n = 0, cap = 0, i;
+	const char *id, *hash;
 
-	n = db_list(f->db, "pending", 1000, &rows);
-	for (i = 0; i < n; i++) {
-		if (rows[i].expires > now)
+	if (sqlite3_prepare_v2(f->db, "SELECT id, hash FROM requests WHERE status = 'pending'"
+	    " AND expires <= ?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, now);
+	/* Collect first: the updates below must not run under this cursor. */
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		id = (const char *)sqlite3_column_text(st, 0);
+		hash = (const char *)sqlite3_column_text(st, 1);
+		if (!id || !hash)
 			continue;
-		if (sql_run(f, "UPDATE requests SET status='expired', finished=? WHERE id=? AND"
-		    " status='pending'", "it", now, rows[i].id) == 1) {
-			finish_unrun(f, rows[i].id, rows[i].hash, "expired", "",
-			    "nobody decided before it expired");
-			logf_folder(f, "request %s expired undecided", rows[i].id);
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			if (!(nids = realloc(ids, cap * sizeof(*ids))))
+				break;
+			ids = nids;
 		}
+		snprintf(ids[n][0], sizeof(ids[n][0]), "%s", id);
+		snprintf(ids[n][1], sizeof(ids[n][1]), "%s", hash);
+		n++;
 	}
-	if (n > 0)
-		db_rows_free(rows, n);
+	sqlite3_finalize(st);
+	for (i = 0; i < n; i++)
+		expire_one(f, ids[i][0], ids[i][1], now);
+	free(ids);
 }
 
 void
@@ -1270,12 +1785,17 @@ folder_recover(struct folder *f, const struct daemon_opts *o)
 	DIR *d;
 
 	/* Runs cut short by a crash: interrupted, never re-run. */
-	n = db_list(f->db, "running", 100000, &rows);
+	n = db_list(f->db, "running", -1, &rows);
 	for (k = 0; k < n; k++) {
+		/* Approved, never started (waiting for a slot): it runs once
+		 * folder_start_waiting() gives it one. */
+		if (rows[k].started == 0)
+			continue;
 		snprintf(path, sizeof(path), "results/%s.json", rows[k].id);
 		if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
-			result_write_status(f->sbfd, rows[k].id, rows[k].hash, "interrupted",
-			    rows[k].approver, "sbxd stopped while the command ran");
+			result_write_recovered(f->sbfd, rows[k].id, rows[k].hash, "interrupted",
+			    rows[k].approver, "sbxd stopped while the command ran; the output "
+			    "captured so far follows", -1, 0);
 			logf_folder(f, "request %s was running when sbxd stopped: interrupted, "
 			    "not re-run", rows[k].id);
 		}

@@ -31,6 +31,10 @@ struct folder {
 	int lockfd;
 	sqlite3 *db;
 	int wd_queue, wd_decisions, wd_events;
+	int wd_sandbox;             /* .sandbox itself: entries removed or moved */
+	int dead;                   /* removed or replaced: no longer served */
+	dev_t dev;                  /* identity of the tree sbxd opened */
+	ino_t ino_folder, ino_sandbox, ino_sub[8];
 	struct audit *audit;        /* the folder's audit log (daemon/audit.h) */
 	struct running run[SBX_MAX_RUNNING];
 };
@@ -67,6 +71,17 @@ int folder_reaped(struct folder *f, pid_t pid);
 /* Sends sig to every running executor of the folder. */
 void folder_signal_running(struct folder *f, int sig);
 int folder_running(const struct folder *f);
+/*
+ * Checks that the folder, its .sandbox and the queue directories and
+ * state.db are still the ones sbxd opened (same inodes, not removed, not
+ * symlinks). If not, marks the folder dead and says so loudly: sbxd
+ * then neither reads nor writes it (a replaced tree is not ours to write
+ * into). Returns 0 when intact, -1 when dead.
+ */
+int folder_check(struct folder *f);
+/* Starts approved requests that wait for a free slot (at most
+ * SBX_MAX_RUNNING run at once per folder; the rest wait, oldest first). */
+void folder_start_waiting(struct folder *f, const struct daemon_opts *o);
 
 __attribute__((format(printf, 2, 3)))
 void logf_folder(const struct folder *f, const char *fmt, ...);

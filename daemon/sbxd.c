@@ -8,7 +8,8 @@
  * and rescans on start-up, on queue overflow and every few seconds, so
  * nothing dropped while it was down or overloaded is lost.
  *
- * Exit codes: 0 stopped by a signal, 1 runtime error, 2 usage or setup.
+ * Exit codes: 0 stopped by a signal, 1 runtime error (also: every folder it
+ * served was removed or replaced), 2 usage or setup.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,13 +30,15 @@
 #include "common/registry.h"
 #include "common/util.h"
 #include "daemon/audit.h"
+#include "daemon/exec.h"
 #include "daemon/folder.h"
 #include "daemon/notify.h"
 
-#define MAX_FOLDERS 64
 #define MAX_ENV     64
 #define RESCAN_MS   5000
 #define PRUNE_MS    60000
+/* Folders a SIGHUP may add to sbxd --all beyond those recorded at start. */
+#define SBXD_RELOAD_ROOM 1024
 
 static volatile sig_atomic_t got_stop, got_child, got_hup;
 static char *cmd_env[MAX_ENV];   /* the clean environment for commands */
@@ -112,8 +115,10 @@ folder_of_wd(struct folder *fs, int n, int wd, int *kind)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (fs[i].wd_queue == wd || fs[i].wd_decisions == wd || fs[i].wd_events == wd) {
-			*kind = fs[i].wd_decisions == wd ? 1 : fs[i].wd_events == wd ? 2 : 0;
+		if (fs[i].wd_queue == wd || fs[i].wd_decisions == wd || fs[i].wd_events == wd ||
+		    fs[i].wd_sandbox == wd) {
+			*kind = fs[i].wd_decisions == wd ? 1 : fs[i].wd_events == wd ? 2 :
+			    fs[i].wd_sandbox == wd ? 3 : 0;
 			return &fs[i];
 		}
 	}
@@ -164,13 +169,14 @@ stop_all(struct folder *fs, int n)
 }
 
 static int
-watch(struct folder *f, const char *sub)
+watch(struct folder *f, const char *sub, int mask)
 {
 	char path[PATH_MAX + 32];
 
 	if (xsnprintf(path, sizeof(path), "%s/.sandbox/%s/", f->path, sub) < 0)
 		return -1;
-	if (!inotifytools_watch_file(path, IN_MOVED_TO | IN_CLOSE_WRITE))
+	/* The directory itself removed or moved: folder_check() says so. */
+	if (!inotifytools_watch_file(path, mask | IN_DELETE_SELF | IN_MOVE_SELF))
 		return -1;
 	return inotifytools_wd_from_filename(path);
 }
@@ -187,8 +193,7 @@ static int
 reload(struct folder *fs, int nf, int max, int *lock_fds, int all, const char *config,
     struct audit_key *akey, const struct audit_opts *aopts, struct daemon_opts *o)
 {
-	static char listed[MAX_FOLDERS][4096];
-	char real[PATH_MAX];
+	char (*listed)[4096] = NULL, real[PATH_MAX];
 	struct sbx_err err;
 	struct folder *f;
 	int n, i, k, added = 0;
@@ -198,8 +203,12 @@ reload(struct folder *fs, int nf, int max, int *lock_fds, int all, const char *c
 		    "command line", nf);
 		return nf;
 	}
-	if ((n = registry_list(config, listed, MAX_FOLDERS, &err)) < 0) {
-		logf_folder(NULL, "SIGHUP: %s; still serving %d folder(s)", err.msg, nf);
+	if ((n = registry_count(config, &err)) < 0 ||
+	    (n > 0 && !(listed = calloc((size_t)n, sizeof(*listed)))) ||
+	    (n > 0 && (n = registry_list(config, listed, n, &err)) < 0)) {
+		logf_folder(NULL, "SIGHUP: %s; still serving %d folder(s)",
+		    n < 0 ? err.msg : "out of memory", nf);
+		free(listed);
 		return nf;
 	}
 	for (i = 0; i < n; i++) {
@@ -212,7 +221,9 @@ reload(struct folder *fs, int nf, int max, int *lock_fds, int all, const char *c
 		if (k < nf)
 			continue;
 		if (nf == max) {
-			logf_folder(NULL, "SIGHUP: at most %d folders; %s is not served", max, real);
+			logf_folder(NULL, "SIGHUP: room for %d folders in this sbxd (those recorded "
+			    "at start and %d more); %s is NOT served: restart sbxd --all",
+			    max, SBXD_RELOAD_ROOM, real);
 			continue;
 		}
 		f = &fs[nf];
@@ -229,10 +240,12 @@ reload(struct folder *fs, int nf, int max, int *lock_fds, int all, const char *c
 		    AU_S("version", SBX_VERSION), AU_I("pid", (int64_t)getpid()),
 		    AU_S("key_id", akey->key_id), AU_S("config", config),
 		    AU_S("folder", f->path), AU_END);
-		f->wd_queue = watch(f, "queue/new");
-		f->wd_decisions = watch(f, "decisions/new");
-		f->wd_events = watch(f, "queue/events");
-		if (f->wd_queue < 0 || f->wd_decisions < 0 || f->wd_events < 0) {
+		f->wd_queue = watch(f, "queue/new", IN_MOVED_TO | IN_CLOSE_WRITE);
+		f->wd_decisions = watch(f, "decisions/new", IN_MOVED_TO | IN_CLOSE_WRITE);
+		f->wd_events = watch(f, "queue/events", IN_MOVED_TO | IN_CLOSE_WRITE);
+		f->wd_sandbox = watch(f, ".", IN_DELETE | IN_MOVED_FROM);
+		if (f->wd_queue < 0 || f->wd_decisions < 0 || f->wd_events < 0 ||
+		    f->wd_sandbox < 0) {
 			logf_folder(f, "SIGHUP: cannot watch %s/.sandbox: %s; not served", f->path,
 			    strerror(inotifytools_error()));
 			audit_close(f->audit);
@@ -242,6 +255,7 @@ reload(struct folder *fs, int nf, int max, int *lock_fds, int all, const char *c
 		lock_fds[nf++] = f->lockfd;
 		o->n_lock_fds = nf;
 		folder_recover(f, o);
+		folder_start_waiting(f, o);
 		folder_rescan(f, o);
 		folder_sweep(f, o);
 		(void)audit_checkpoint(f->audit);
@@ -250,15 +264,19 @@ reload(struct folder *fs, int nf, int max, int *lock_fds, int all, const char *c
 	}
 	logf_folder(NULL, "SIGHUP: reloaded %s/folders: %d recorded, %d added, serving %d",
 	    config, n, added, nf);
+	free(listed);
 	return nf;
 }
 
 int
 main(int argc, char **argv)
 {
-	static struct folder fs[MAX_FOLDERS];
-	static char listed[MAX_FOLDERS][4096];
-	int all = 0, nall = 0;
+	/* Sized to the folders named or recorded, with room for the ones a
+	 * SIGHUP adds: no fixed cap, and a reload past the room says so. */
+	static struct folder *fs;
+	static char (*listed)[4096];
+	static int *lock_fds;
+	int all = 0, nall = 0, nmax, cap;
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ "config", required_argument, NULL, 'c' }, { "pass-env", required_argument, NULL, 'p' },
@@ -267,14 +285,14 @@ main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' }, { "dir", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static char *dirs[MAX_FOLDERS + 1];
+	char **dirs;
 	int ndirs = 0, ch;
 	char config[PATH_MAX], **env = cmd_env;
-	int lock_fds[MAX_FOLDERS], nf = 0, nenv = 0, i, is_dec;
+	int nf = 0, nenv = 0, i, is_dec, ndead, lost = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct daemon_opts o = { .env = env };
 	static struct audit_key akey;
-	static int64_t audit_failed[MAX_FOLDERS];
+	static int64_t *audit_failed;
 	struct audit_opts aopts = { 0 };
 	struct inotify_event *ev;
 	struct sbx_err err;
@@ -289,6 +307,11 @@ main(int argc, char **argv)
 	atexit(free_env);
 	for (i = 0; default_env[i]; i++)
 		env_add(env, &nenv, default_env[i]);
+	/* the folders: -C DIR and operands, never more than argc */
+	if (!(dirs = calloc((size_t)argc + 1, sizeof(*dirs)))) {
+		fprintf(stderr, "sbxd: out of memory\n");
+		return 1;
+	}
 	while ((ch = getopt_long(argc, argv, "C:c:hv", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'h':
@@ -326,8 +349,6 @@ main(int argc, char **argv)
 			break;
 		case 'C':
 			/* -C DIR, as in sbx: one more folder (operands come last) */
-			if (ndirs == MAX_FOLDERS)
-				return 2;
 			dirs[ndirs++] = optarg;
 			break;
 		default:
@@ -346,8 +367,6 @@ main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
-		if (ndirs == MAX_FOLDERS)
-			return 2;
 		dirs[ndirs++] = argv[i];
 	}
 	argv = dirs;
@@ -370,8 +389,18 @@ main(int argc, char **argv)
 		fprintf(stderr, "sbxd: %s\n", err.msg);
 		return 2;
 	}
+	exec_set_result_key(akey.sk);
+	nmax = argc - i;
 	if (all) {
-		nall = registry_list(config, listed, MAX_FOLDERS, &err);
+		if ((nmax = registry_count(config, &err)) < 0) {
+			fprintf(stderr, "sbxd: %s\n", err.msg);
+			return 2;
+		}
+		if (nmax > 0 && !(listed = calloc((size_t)nmax, sizeof(*listed)))) {
+			fprintf(stderr, "sbxd: out of memory\n");
+			return 1;
+		}
+		nall = nmax > 0 ? registry_list(config, listed, nmax, &err) : 0;
 		if (nall < 0) {
 			fprintf(stderr, "sbxd: %s\n", err.msg);
 			return 2;
@@ -383,9 +412,17 @@ main(int argc, char **argv)
 		}
 		i = 0;
 	}
+	cap = nmax + (all ? SBXD_RELOAD_ROOM : 0);
+	fs = calloc((size_t)cap, sizeof(*fs));
+	lock_fds = calloc((size_t)cap, sizeof(*lock_fds));
+	audit_failed = calloc((size_t)cap, sizeof(*audit_failed));
+	if (!fs || !lock_fds || !audit_failed) {
+		fprintf(stderr, "sbxd: out of memory\n");
+		return 1;
+	}
 	for (; all ? i < nall : i < argc; i++) {
-		if (nf == MAX_FOLDERS) {
-			fprintf(stderr, "sbxd: at most %d folders\n", MAX_FOLDERS);
+		if (nf == nmax) {
+			fprintf(stderr, "sbxd: the folder list changed while starting; start again\n");
 			return 2;
 		}
 		if (folder_open(&fs[nf], all ? listed[i] : argv[i], config, &err) < 0) {
@@ -418,10 +455,12 @@ main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < nf; i++) {
-		fs[i].wd_queue = watch(&fs[i], "queue/new");
-		fs[i].wd_decisions = watch(&fs[i], "decisions/new");
-		fs[i].wd_events = watch(&fs[i], "queue/events");
-		if (fs[i].wd_queue < 0 || fs[i].wd_decisions < 0 || fs[i].wd_events < 0) {
+		fs[i].wd_queue = watch(&fs[i], "queue/new", IN_MOVED_TO | IN_CLOSE_WRITE);
+		fs[i].wd_decisions = watch(&fs[i], "decisions/new", IN_MOVED_TO | IN_CLOSE_WRITE);
+		fs[i].wd_events = watch(&fs[i], "queue/events", IN_MOVED_TO | IN_CLOSE_WRITE);
+		fs[i].wd_sandbox = watch(&fs[i], ".", IN_DELETE | IN_MOVED_FROM);
+		if (fs[i].wd_queue < 0 || fs[i].wd_decisions < 0 || fs[i].wd_events < 0 ||
+		    fs[i].wd_sandbox < 0) {
 			fprintf(stderr, "sbxd: cannot watch %s/.sandbox: %s (check "
 			    "fs.inotify.max_user_watches)\n", fs[i].path,
 			    strerror(inotifytools_error()));
@@ -429,6 +468,7 @@ main(int argc, char **argv)
 		}
 		/* Watch first, then recover and rescan: nothing slips between. */
 		folder_recover(&fs[i], &o);
+		folder_start_waiting(&fs[i], &o);
 		folder_rescan(&fs[i], &o);
 		folder_sweep(&fs[i], &o);
 		(void)audit_checkpoint(fs[i].audit);
@@ -438,13 +478,18 @@ main(int argc, char **argv)
 	while (!got_stop) {
 		if (got_hup) {
 			got_hup = 0;
-			nf = reload(fs, nf, MAX_FOLDERS, lock_fds, all, config, &akey, &aopts, &o);
+			nf = reload(fs, nf, cap, lock_fds, all, config, &akey, &aopts, &o);
 		}
 		ev = inotifytools_next_event(1);
 		if (ev && (ev->mask & IN_Q_OVERFLOW)) {
 			logf_folder(NULL, "inotify queue overflow: rescanning every folder");
 			next_scan = 0;
-		} else if (ev && ev->len > 0 && (f = folder_of_wd(fs, nf, ev->wd, &is_dec))) {
+		} else if (ev && (f = folder_of_wd(fs, nf, ev->wd, &is_dec)) &&
+		    (is_dec == 3 || (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)))) {
+			/* Something in .sandbox went away: is the tree still ours? */
+			(void)folder_check(f);
+		} else if (ev && ev->len > 0 && (f = folder_of_wd(fs, nf, ev->wd, &is_dec)) &&
+		    !f->dead) {
 			if (o.verbose)
 				logf_folder(f, "event %s on %s", ev->name,
 				    is_dec == 1 ? "decisions" : is_dec == 2 ? "events" : "queue");
@@ -458,11 +503,18 @@ main(int argc, char **argv)
 		if (got_child) {
 			got_child = 0;
 			reap(fs, nf, WNOHANG);
+			/* Freed slots go to approved requests that wait for one. */
+			for (i = 0; i < nf; i++)
+				if (!fs[i].dead)
+					folder_start_waiting(&fs[i], &o);
 		}
 		/* The periodic pass: expiries, and anything inotify missed. */
 		if (mono_ms() >= next_scan) {
 			for (i = 0; i < nf; i++) {
+				if (folder_check(&fs[i]) < 0)
+					continue;
 				folder_rescan(&fs[i], &o);
+				folder_start_waiting(&fs[i], &o);
 				folder_expire(&fs[i]);
 				notify_expiring(fs[i].db, fs[i].path);
 				folder_sweep(&fs[i], &o);
@@ -472,9 +524,18 @@ main(int argc, char **argv)
 			if (mono_ms() >= next_prune)
 				next_prune = mono_ms() + PRUNE_MS;
 			next_scan = mono_ms() + RESCAN_MS;
+			for (i = 0, ndead = 0; i < nf; i++)
+				ndead += fs[i].dead;
+			if (ndead == nf) {
+				logf_folder(NULL, "no folder left to serve: stopping");
+				lost = 1;
+				break;
+			}
 		}
 		/* Group commit: whatever this pass logged is made durable. */
 		for (i = 0; i < nf; i++) {
+			if (fs[i].dead)
+				continue;
 			audit_tick(fs[i].audit);
 			if (audit_failures(fs[i].audit) != audit_failed[i]) {
 				audit_failed[i] = audit_failures(fs[i].audit);
@@ -486,6 +547,12 @@ main(int argc, char **argv)
 	}
 	stop_all(fs, nf);
 	for (i = 0; i < nf; i++) {
+		/* A lost folder is left alone: closing its database cleanly could
+		 * unlink files by path in the tree that replaced it. */
+		if (fs[i].dead) {
+			logf_folder(&fs[i], "stopped (this folder was no longer served)");
+			continue;
+		}
 		audit_log(fs[i].audit, "daemon_stop", NULL, NULL, "daemon",
 		    AU_S("reason", "signal"), AU_END);
 		audit_close(fs[i].audit);
@@ -495,5 +562,5 @@ main(int argc, char **argv)
 	}
 	audit_key_wipe(&akey);
 	inotifytools_cleanup();
-	return 0;
+	return lost ? 1 : 0;
 }

@@ -145,13 +145,20 @@ hook_decide(const struct hook_call *c, struct hook_decision *d)
 
 	d->allow = 0;
 	d->reason = NULL;
-	/* The folder: nearest .sandbox/ above cwd, else above the project dir. */
-	if (!c->cwd || !realpath(c->cwd, cwd)) {
-		if (!c->project_dir || !realpath(c->project_dir, cwd)) {
-			set_deny(d, "sbx: the hook input has no usable cwd; the call was not run.");
-			return;
-		}
+	/* The cwd is where a command would run: one that is missing,
+	 * relative or gone is refused, never replaced by the project dir
+	 * (where `rm -rf x` means something else). */
+	if (!c->cwd || c->cwd[0] != '/') {
+		set_deny(d, "sbx: the hook input has %s cwd; sbx cannot tell where the call "
+		    "would run, so it was not run.", !c->cwd ? "no" : "a relative");
+		return;
 	}
+	if (!realpath(c->cwd, cwd)) {
+		set_deny(d, "sbx: the hook input's cwd %.300s does not resolve (%s); the call "
+		    "was not run.", c->cwd, strerror(errno));
+		return;
+	}
+	/* The folder: nearest .sandbox/ above cwd, else above the project dir. */
 	if (find_folder(cwd, folder, sizeof(folder)) < 0 &&
 	    (!c->project_dir || find_folder(c->project_dir, folder, sizeof(folder)) < 0)) {
 		set_deny(d, "sbx: no .sandbox/ folder above %s; the user must run `sbx init` "

@@ -190,7 +190,7 @@ run(enum dialect dl)
 	const char *event, *tool = NULL, *s;
 	const cJSON *roots, *root0;
 	cJSON *payload = NULL, *input = NULL, *owned = NULL;
-	char mcp_name[512];
+	char mcp_name[512], why[160];
 	char *text;
 	size_t len;
 	int rc;
@@ -206,12 +206,19 @@ run(enum dialect dl)
 		    "cannot judge safely; the call was not run.");
 	}
 	payload = cJSON_ParseWithLength(text, len);
-	free(text);
 	if (!cJSON_IsObject(payload)) {
+		free(text);
 		cJSON_Delete(payload);
 		return deny(dl, "", "sbx: the hook input is not a JSON object; the call was not "
 		    "run.");
 	}
+	if (json_strict_check(text, len, why, sizeof(why)) < 0) {
+		free(text);
+		cJSON_Delete(payload);
+		return deny(dl, "", "sbx: the hook input is not strict JSON (%s), which sbx "
+		    "cannot judge safely; the call was not run.", why);
+	}
+	free(text);
 	event = json_str(payload, "hook_event_name");
 	if (!event)
 		event = "";
@@ -257,6 +264,12 @@ run(enum dialect dl)
 			input = cJSON_GetObjectItemCaseSensitive(payload, "tool_input");
 			/* Cursor sends the arguments as JSON text or as an object. */
 			if (cJSON_IsString(input)) {
+				if (json_strict_check(input->valuestring, strlen(input->valuestring),
+				    why, sizeof(why)) < 0) {
+					rc = deny(dl, event, "sbx: the MCP tool_input is not strict "
+					    "JSON (%s); the call was not run.", why);
+					goto out;
+				}
 				owned = cJSON_ParseWithLength(input->valuestring,
 				    strlen(input->valuestring));
 				input = owned;

@@ -17,10 +17,28 @@
 #include <unistd.h>
 
 #include "common/json.h"
+#include "common/result_sig.h"
 #include "hook/escalate.h"
 
+/* sbxd's public key (CONFIG/daemon.pub), for results: loaded once. */
+static unsigned char daemon_pk[32];
+static int daemon_pk_state;     /* 0 not tried, 1 loaded, -1 missing */
+
+/* A result counts only when sbxd signed it (common/result_sig.h): a file
+ * forged in results/ by code in the folder is never delivered. */
+static int
+result_trusted(const cJSON *doc)
+{
+	char config[PATH_MAX];
+
+	if (daemon_pk_state == 0)
+		daemon_pk_state = config_dir(config, sizeof(config)) == 0 &&
+		    result_pub_load(config, daemon_pk) == 0 ? 1 : -1;
+	return daemon_pk_state == 1 && result_sig_ok(doc, daemon_pk);
+}
+
 /* Reads DIR/ID.json (DIR relative to the sandbox fd) and returns it if
- * its "hash" is the given one. */
+ * its "hash" is the given one (and, for results/, sbxd signed it). */
 static cJSON *
 load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
 {
@@ -38,7 +56,8 @@ load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
 	doc = cJSON_ParseWithLength(text, len);
 	free(text);
 	h = json_str(doc, "hash");
-	if (!h || strcmp(h, hash_hex) != 0) {
+	if (!h || strcmp(h, hash_hex) != 0 ||
+	    (strcmp(dir, "results") == 0 && !result_trusted(doc))) {
 		cJSON_Delete(doc);
 		return NULL;
 	}
@@ -114,12 +133,14 @@ scan_requests(int sbfd, const char *dir, struct finder *f)
 		if (!(doc = load_if_hash(sbfd, dir, id, f->hash_hex)))
 			continue;
 		cJSON_Delete(doc);
-		if (!finished) {
-			memcpy(f->attach, id, sizeof(f->attach));
+		/* A result sbxd did not sign does not finish the request. */
+		doc = finished ? load_if_hash(sbfd, "results", id, f->hash_hex) : NULL;
+		if (!doc) {
+			if (!f->attach[0])
+				memcpy(f->attach, id, sizeof(f->attach));
 			continue;
 		}
-		doc = load_if_hash(sbfd, "results", id, f->hash_hex);
-		if (doc && claim_delivery(sbfd, id)) {
+		if (claim_delivery(sbfd, id)) {
 			memcpy(f->done_id, id, sizeof(f->done_id));
 			f->result = doc;
 		} else {
@@ -183,7 +204,8 @@ out:
 /* Waits for results/ID.json until deadline (monotonic ms), or until no
  * sbxd serves the folder any more (*gone set): checked every second. */
 static cJSON *
-wait_result(int sbfd, const char *folder, const char *id, int64_t deadline, int *gone)
+wait_result(int sbfd, const char *folder, const char *id, const char *hash_hex,
+    int64_t deadline, int *gone)
 {
 	char path[PATH_MAX], want[SBX_ID_LEN + 6];
 	char evbuf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -212,6 +234,13 @@ wait_result(int sbfd, const char *folder, const char *id, int64_t deadline, int 
 		    (text = read_daemon_file(sbfd, path, SBX_MAX_RESULT, &len, &err))) {
 			doc = cJSON_ParseWithLength(text, len);
 			free(text);
+			/* Bound to this request and signed by sbxd, or not a result:
+			 * sbxd replaces a forged one and the wait goes on. */
+			if (doc && (!json_str(doc, "hash") || strcmp(json_str(doc, "hash"),
+			    hash_hex) != 0 || !result_trusted(doc))) {
+				cJSON_Delete(doc);
+				doc = NULL;
+			}
 			if (doc)
 				break;
 		}
@@ -304,7 +333,8 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 		out->state = ESC_PENDING;
 		goto out;
 	}
-	out->result = wait_result(sbfd, rq->folder, out->id, deadline, &out->no_daemon);
+	out->result = wait_result(sbfd, rq->folder, out->id, hash_hex, deadline,
+	    &out->no_daemon);
 	if (out->result) {
 		claim_delivery(sbfd, out->id);
 		out->state = ESC_RESULT;
@@ -427,6 +457,10 @@ result_text(const cJSON *r, const char *folder, size_t max)
 		    "have run in part and will not be re-run. Check its effects before asking "
 		    "again.", id, reason);
 		append(buf, max + 1, &len, head);
+		/* What it printed before it was cut short, when sbxd kept it. */
+		room = max > len + 400 ? max - len - 400 : 0;
+		append_stream(buf, max + 1, &len, r, "stdout", folder, id, room / 2);
+		append_stream(buf, max + 1, &len, r, "stderr", folder, id, room / 2);
 	} else {
 		snprintf(head, sizeof(head), "sbx: request %s was not executed: %s", id,
 		    *reason ? reason : status);

@@ -100,7 +100,7 @@ hook_pre(void)
 	const char *tool, *event;
 	const cJSON *input;
 	cJSON *payload = NULL;
-	char *text;
+	char *text, why[160];
 	size_t len;
 	int rc;
 
@@ -116,11 +116,20 @@ hook_pre(void)
 		    "judge safely; the call was not run.");
 	}
 	payload = cJSON_ParseWithLength(text, len);
-	free(text);
 	if (!cJSON_IsObject(payload)) {
+		free(text);
 		cJSON_Delete(payload);
 		return deny("sbx: the hook input is not a JSON object; the call was not run.");
 	}
+	/* cJSON is lenient where the client may read differently: duplicate
+	 * keys, raw control bytes, invalid UTF-8, trailing data. */
+	if (json_strict_check(text, len, why, sizeof(why)) < 0) {
+		free(text);
+		cJSON_Delete(payload);
+		return deny("sbx: the hook input is not strict JSON (%s), which sbx cannot judge "
+		    "safely; the call was not run.", why);
+	}
+	free(text);
 	event = json_str(payload, "hook_event_name");
 	tool = json_str(payload, "tool_name");
 	input = cJSON_GetObjectItemCaseSensitive(payload, "tool_input");

@@ -127,3 +127,7 @@ kill "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; DPID=""
 "$SBX_BIN/sbx" -C "$F" audit verify >/dev/null ||
 	{ echo "bench: the round trip's audit log does not verify" >&2; exit 1; }
 echo "the round trip's audit log: $(wc -l <"$F/.sandbox/audit.jsonl") records, verified"
+
+# Ingest through an inotify overflow (issue 14): INGEST_N requests at once.
+echo
+SBX_BENCH_BIN="$SBX_BENCH_BIN" INGEST_N="${INGEST_N:-20000}" bash "$(dirname "$0")/ingest.sh"

@@ -1,0 +1,408 @@
+/*
+ * json_strict.c - a strict JSON checker for input the hook judges; see
+ * json.h.
+ *
+ * cJSON is lenient where leniency is dangerous for a judge: a duplicate
+ * key resolves to the first while the client may take the last, raw
+ * control bytes and invalid UTF-8 pass, and anything after the value is
+ * ignored. This pass runs over the raw text first and refuses all of it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/json.h"
+
+#define STRICT_MAX_DEPTH 256
+
+struct sp {
+	const unsigned char *p, *end;
+	char *why;
+	size_t whysz;
+	int depth;
+};
+
+struct key {
+	char *s;
+	size_t n;
+};
+
+static int
+fail(struct sp *s, const char *what)
+{
+	if (s->why && s->whysz)
+		snprintf(s->why, s->whysz, "%s", what);
+	return -1;
+}
+
+static void
+ws(struct sp *s)
+{
+	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' ||
+	    *s->p == '\r'))
+		s->p++;
+}
+
+static int
+hex4(const unsigned char *p, unsigned *out)
+{
+	unsigned v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		v <<= 4;
+		if (p[i] >= '0' && p[i] <= '9')
+			v |= p[i] - '0';
+		else if (p[i] >= 'a' && p[i] <= 'f')
+			v |= p[i] - 'a' + 10;
+		else if (p[i] >= 'A' && p[i] <= 'F')
+			v |= p[i] - 'A' + 10;
+		else
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
+ * surrogates, at most U+10FFFF), or 0. */
+static size_t
+utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	size_t n = (size_t)(end - p);
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		if (n < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+			return 0;
+		if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))
+			return 0;
+		return 3;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		if (n < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
+		    (p[3] & 0xc0) != 0x80)
+			return 0;
+		if ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/* A string at s->p (the opening quote). When out is given, the decoded
+ * bytes (escapes resolved) go there, for duplicate-key checks. */
+static int
+string(struct sp *s, struct key *out)
+{
+	const unsigned char *start;
+	unsigned u, lo;
+	size_t n, cap = 0;
+	char *d = NULL, *nd;
+	char enc[4];
+	size_t elen;
+
+	s->p++;
+	if (out) {
+		out->s = NULL;
+		out->n = 0;
+	}
+	for (;;) {
+		if (s->p >= s->end) {
+			free(d);
+			return fail(s, "an unterminated string");
+		}
+		start = s->p;
+		if (*s->p == '"') {
+			s->p++;
+			break;
+		}
+		if (*s->p < 0x20) {
+			free(d);
+			return fail(s, *s->p == 0 ? "a NUL byte inside a string" :
+			    "a raw control byte inside a string");
+		}
+		if (*s->p == '\\') {
+			if (s->end - s->p < 2) {
+				free(d);
+				return fail(s, "an unterminated escape");
+			}
+			switch (s->p[1]) {
+			case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r':
+			case 't':
+				enc[0] = s->p[1] == 'b' ? '\b' : s->p[1] == 'f' ? '\f' :
+				    s->p[1] == 'n' ? '\n' : s->p[1] == 'r' ? '\r' :
+				    s->p[1] == 't' ? '\t' : (char)s->p[1];
+				elen = 1;
+				s->p += 2;
+				break;
+			case 'u':
+				if (s->end - s->p < 6 || hex4(s->p + 2, &u) < 0) {
+					free(d);
+					return fail(s, "a malformed \\u escape");
+				}
+				s->p += 6;
+				if (u == 0) {
+					free(d);
+					return fail(s, "a \\u0000 escape");
+				}
+				if (u >= 0xdc00 && u <= 0xdfff) {
+					free(d);
+					return fail(s, "a lone low surrogate escape");
+				}
+				if (u >= 0xd800 && u <= 0xdbff) {
+					if (s->end - s->p < 6 || s->p[0] != '\\' || s->p[1] != 'u' ||
+					    hex4(s->p + 2, &lo) < 0 || lo < 0xdc00 || lo > 0xdfff) {
+						free(d);
+						return fail(s, "a lone high surrogate escape");
+					}
+					s->p += 6;
+					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+				}
+				if (u < 0x80) {
+					enc[0] = (char)u;
+					elen = 1;
+				} else if (u < 0x800) {
+					enc[0] = (char)(0xc0 | (u >> 6));
+					enc[1] = (char)(0x80 | (u & 0x3f));
+					elen = 2;
+				} else if (u < 0x10000) {
+					enc[0] = (char)(0xe0 | (u >> 12));
+					enc[1] = (char)(0x80 | ((u >> 6) & 0x3f));
+					enc[2] = (char)(0x80 | (u & 0x3f));
+					elen = 3;
+				} else {
+					enc[0] = (char)(0xf0 | (u >> 18));
+					enc[1] = (char)(0x80 | ((u >> 12) & 0x3f));
+					enc[2] = (char)(0x80 | ((u >> 6) & 0x3f));
+					enc[3] = (char)(0x80 | (u & 0x3f));
+					elen = 4;
+				}
+				break;
+			default:
+				free(d);
+				return fail(s, "an unknown escape");
+			}
+			start = (const unsigned char *)enc;
+			n = elen;
+		} else {
+			if (!(n = utf8_len(s->p, s->end))) {
+				free(d);
+				return fail(s, "invalid UTF-8 inside a string");
+			}
+			s->p += n;
+		}
+		if (out) {
+			if (out->n + n + 1 > cap) {
+				cap = (out->n + n + 1) * 2;
+				if (!(nd = realloc(d, cap))) {
+					free(d);
+					return fail(s, "out of memory");
+				}
+				d = nd;
+			}
+			memcpy(d + out->n, start, n);
+			out->n += n;
+		}
+	}
+	if (out) {
+		if (!d && !(d = malloc(1)))
+			return fail(s, "out of memory");
+		d[out->n] = '\0';
+		out->s = d;
+	}
+	return 0;
+}
+
+static int
+number(struct sp *s)
+{
+	const unsigned char *p = s->p;
+
+	if (p < s->end && *p == '-')
+		p++;
+	if (p < s->end && *p == '0')
+		p++;
+	else if (p < s->end && *p >= '1' && *p <= '9')
+		while (p < s->end && *p >= '0' && *p <= '9')
+			p++;
+	else
+		return fail(s, "a malformed number");
+	if (p < s->end && *p == '.') {
+		if (++p >= s->end || *p < '0' || *p > '9')
+			return fail(s, "a malformed number");
+		while (p < s->end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if (p < s->end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < s->end && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= s->end || *p < '0' || *p > '9')
+			return fail(s, "a malformed number");
+		while (p < s->end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	s->p = p;
+	return 0;
+}
+
+static int
+key_cmp(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+	size_t n = x->n < y->n ? x->n : y->n;
+	int c = memcmp(x->s, y->s, n);
+
+	return c ? c : (x->n > y->n) - (x->n < y->n);
+}
+
+static int value(struct sp *s);
+
+static int
+object(struct sp *s)
+{
+	struct key *keys = NULL, *nk;
+	size_t n = 0, cap = 0, i;
+	int rc = -1;
+
+	s->p++;
+	ws(s);
+	if (s->p < s->end && *s->p == '}') {
+		s->p++;
+		return 0;
+	}
+	for (;;) {
+		ws(s);
+		if (s->p >= s->end || *s->p != '"') {
+			fail(s, "an object key that is not a string");
+			goto out;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 8;
+			if (!(nk = realloc(keys, cap * sizeof(*keys)))) {
+				fail(s, "out of memory");
+				goto out;
+			}
+			keys = nk;
+		}
+		if (string(s, &keys[n]) < 0)
+			goto out;
+		n++;
+		ws(s);
+		if (s->p >= s->end || *s->p != ':') {
+			fail(s, "a missing ':' in an object");
+			goto out;
+		}
+		s->p++;
+		if (value(s) < 0)
+			goto out;
+		ws(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			continue;
+		}
+		if (s->p < s->end && *s->p == '}') {
+			s->p++;
+			break;
+		}
+		fail(s, "a missing ',' or '}' in an object");
+		goto out;
+	}
+	/* Sorted, so a duplicate is next to its twin. */
+	qsort(keys, n, sizeof(*keys), key_cmp);
+	for (i = 1; i < n; i++)
+		if (key_cmp(&keys[i - 1], &keys[i]) == 0) {
+			char msg[120];
+
+			snprintf(msg, sizeof(msg), "a duplicate key \"%.40s\"", keys[i].s);
+			for (size_t k = 0; k < sizeof(msg) && msg[k]; k++)
+				if ((unsigned char)msg[k] < 0x20)
+					msg[k] = '?';
+			fail(s, msg);
+			goto out;
+		}
+	rc = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(keys[i].s);
+	free(keys);
+	return rc;
+}
+
+static int
+array(struct sp *s)
+{
+	s->p++;
+	ws(s);
+	if (s->p < s->end && *s->p == ']') {
+		s->p++;
+		return 0;
+	}
+	for (;;) {
+		if (value(s) < 0)
+			return -1;
+		ws(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			continue;
+		}
+		if (s->p < s->end && *s->p == ']') {
+			s->p++;
+			return 0;
+		}
+		return fail(s, "a missing ',' or ']' in an array");
+	}
+}
+
+static int
+literal(struct sp *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(s->end - s->p) < n || memcmp(s->p, word, n) != 0)
+		return fail(s, "an unexpected character");
+	s->p += n;
+	return 0;
+}
+
+static int
+value(struct sp *s)
+{
+	int rc;
+
+	ws(s);
+	if (s->p >= s->end)
+		return fail(s, "a missing value");
+	if (++s->depth > STRICT_MAX_DEPTH)
+		return fail(s, "nesting too deep");
+	switch (*s->p) {
+	case '{': rc = object(s); break;
+	case '[': rc = array(s); break;
+	case '"': rc = string(s, NULL); break;
+	case 't': rc = literal(s, "true"); break;
+	case 'f': rc = literal(s, "false"); break;
+	case 'n': rc = literal(s, "null"); break;
+	default: rc = number(s); break;
+	}
+	s->depth--;
+	return rc;
+}
+
+int
+json_strict_check(const char *text, size_t len, char *why, size_t whysz)
+{
+	struct sp s = { (const unsigned char *)text, (const unsigned char *)text + len,
+		why, whysz, 0 };
+
+	if (value(&s) < 0)
+		return -1;
+	ws(&s);
+	if (s.p != s.end)
+		return fail(&s, s.p[0] == 0 ? "a NUL byte after the JSON value"
+		    : "data after the JSON value");
+	return 0;
+}
