@@ -19,9 +19,11 @@ wait_for 10 test -f "$FOLDER/.sandbox/results/$a.json"
 like "$(hook_bash "./task.sh remember again" | reason)" "ALREADY EXECUTED" \
 	"a signed remembered rule auto-approves what it covers"
 
-# A rule row inserted behind sbx's back.
-sqlite3 "$DB" "INSERT INTO rules (scope, prefix, tool, approver, key_id, created, expires)
-	VALUES ('prefix', './task.sh forged', 'Bash', 'root', 'x', strftime('%s','now'), 0)"
+# A rule row inserted behind sbx's back, claiming the highest risk and
+# every risk factor (so only the missing signature can stop it).
+sqlite3 "$DB" "INSERT INTO rules (scope, prefix, tool, approver, key_id, created, expires,
+	risk, factors) VALUES ('prefix', './task.sh forged', 'Bash', 'root', 'x',
+	strftime('%s','now'), 0, 99, 2147483647)"
 r=$(hook_bash "./task.sh forged run" | reason)
 like "$r" "pending as request" "an inserted rule does not auto-approve"
 grep -q "NOT used: it carries no signed decision" "$T/sbxd.log"
