@@ -1,6 +1,9 @@
 /*
  * analyse.h - what the modules of the shell analyser share (internal; the
- * policy-wide parts are in internal.h).
+ * evidence of a call is in evidence.h).
+ *
+ * Layer: analysers (see docs/ARCHITECTURE.md). May include
+ * policy/evidence.h only (and, below it, rules.h, shell.h, path.h).
  *
  * The analyser is split by concern:
  *   analyse.c  the line: strings, simple commands, redirections,
@@ -23,7 +26,7 @@
 #ifndef SBX_POLICY_ANALYSE_H
 #define SBX_POLICY_ANALYSE_H
 
-#include "policy/internal.h"
+#include "policy/evidence.h"
 
 enum cls {
 	C_NOFILE,       /* no file arguments: echo, pwd */
@@ -163,5 +166,8 @@ void an_remember_var(struct ev *ev, const struct sh_word *w);
 void an_eval_argv(struct ev *ev, struct cmdv *v);
 void an_eval_string(struct ev *ev, const char *text, size_t len,
     const char *what, int same_shell);
+
+/* Judges a shell command line (analyse.c): the entry of this layer. */
+void shell_eval(struct ev *ev, const char *text, size_t len);
 
 #endif
