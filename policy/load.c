@@ -719,6 +719,66 @@ add_self_protection(struct policy *p)
 	return 0;
 }
 
+/* "filesystem": the four path lists. */
+static int
+read_filesystem(const struct ld *ld, const cJSON *c, struct policy *p)
+{
+	static const char *const names[] = {
+		"denyRead", "allowRead", "allowWrite", "denyWrite",
+	};
+	size_t from = key_offset(ld, "filesystem", 0), k;
+	const cJSON *sub;
+	struct plist *lists[4];
+
+	lists[0] = &p->deny_read;
+	lists[1] = &p->allow_read;
+	lists[2] = &p->allow_write;
+	lists[3] = &p->deny_write;
+	if (!cJSON_IsObject(c)) {
+		ld_fail(ld, from, "filesystem must be an object");
+		return -1;
+	}
+	if (check_keys(ld, c, "filesystem", fs_keys, from) < 0)
+		return -1;
+	for (k = 0; k < 4; k++) {
+		char where[64];
+
+		sub = cJSON_GetObjectItemCaseSensitive(c, names[k]);
+		snprintf(where, sizeof(where), "filesystem.%s", names[k]);
+		if (sub != NULL && read_strings(ld, sub, where,
+		    key_offset(ld, names[k], from), p, POLICY_ALLOW, lists[k],
+		    0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* "network": the domain lists. */
+static int
+read_network(const struct ld *ld, const cJSON *c, struct policy *p)
+{
+	size_t from = key_offset(ld, "network", 0);
+	const cJSON *sub;
+
+	if (!cJSON_IsObject(c)) {
+		ld_fail(ld, from, "network must be an object");
+		return -1;
+	}
+	if (check_keys(ld, c, "network", net_keys, from) < 0)
+		return -1;
+	sub = cJSON_GetObjectItemCaseSensitive(c, "allowedDomains");
+	if (sub != NULL && read_strings(ld, sub, "network.allowedDomains",
+	    key_offset(ld, "allowedDomains", from), p, POLICY_ALLOW,
+	    &p->allowed_domains, 1) < 0)
+		return -1;
+	sub = cJSON_GetObjectItemCaseSensitive(c, "deniedDomains");
+	if (sub != NULL && read_strings(ld, sub, "network.deniedDomains",
+	    key_offset(ld, "deniedDomains", from), p, POLICY_ALLOW,
+	    &p->denied_domains, 1) < 0)
+		return -1;
+	return 0;
+}
+
 static int
 parse_policy(const struct ld *ld, struct policy *p)
 {
@@ -786,55 +846,11 @@ parse_policy(const struct ld *ld, struct policy *p)
 		}
 	}
 	c = cJSON_GetObjectItemCaseSensitive(root, "filesystem");
-	if (c != NULL) {
-		size_t from = key_offset(ld, "filesystem", 0);
-		static const char *const names[] = {
-			"denyRead", "allowRead", "allowWrite", "denyWrite",
-		};
-		struct plist *lists[4];
-
-		lists[0] = &p->deny_read;
-		lists[1] = &p->allow_read;
-		lists[2] = &p->allow_write;
-		lists[3] = &p->deny_write;
-		if (!cJSON_IsObject(c)) {
-			ld_fail(ld, from, "filesystem must be an object");
-			goto out;
-		}
-		if (check_keys(ld, c, "filesystem", fs_keys, from) < 0)
-			goto out;
-		for (k = 0; k < 4; k++) {
-			char where[64];
-
-			sub = cJSON_GetObjectItemCaseSensitive(c, names[k]);
-			snprintf(where, sizeof(where), "filesystem.%s", names[k]);
-			if (sub != NULL && read_strings(ld, sub, where,
-			    key_offset(ld, names[k], from), p, POLICY_ALLOW, lists[k],
-			    0) < 0)
-				goto out;
-		}
-	}
+	if (c != NULL && read_filesystem(ld, c, p) < 0)
+		goto out;
 	c = cJSON_GetObjectItemCaseSensitive(root, "network");
-	if (c != NULL) {
-		size_t from = key_offset(ld, "network", 0);
-
-		if (!cJSON_IsObject(c)) {
-			ld_fail(ld, from, "network must be an object");
-			goto out;
-		}
-		if (check_keys(ld, c, "network", net_keys, from) < 0)
-			goto out;
-		sub = cJSON_GetObjectItemCaseSensitive(c, "allowedDomains");
-		if (sub != NULL && read_strings(ld, sub, "network.allowedDomains",
-		    key_offset(ld, "allowedDomains", from), p, POLICY_ALLOW,
-		    &p->allowed_domains, 1) < 0)
-			goto out;
-		sub = cJSON_GetObjectItemCaseSensitive(c, "deniedDomains");
-		if (sub != NULL && read_strings(ld, sub, "network.deniedDomains",
-		    key_offset(ld, "deniedDomains", from), p, POLICY_ALLOW,
-		    &p->denied_domains, 1) < 0)
-			goto out;
-	}
+	if (c != NULL && read_network(ld, c, p) < 0)
+		goto out;
 	c = cJSON_GetObjectItemCaseSensitive(root, "limits");
 	if (c != NULL && read_limits(ld, c, key_offset(ld, "limits", 0),
 	    &p->limits) < 0)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # includes.sh - fails when an include breaks the layering of policy/
-# written in docs/ARCHITECTURE.md.
+# written in docs/ARCHITECTURE.md, or when a function in policy/ is longer
+# than 120 lines.
 #
 # A file may include the policy/ headers of its own layer or of a lower
 # one; outside policy/, only policy/policy.h (and, for tests, the shell
@@ -58,5 +59,22 @@ for f in $(find common hook daemon approver tests -name '*.[ch]' 2>/dev/null); d
 	done
 done
 
-[ $fail -eq 0 ] && echo "includes: policy/ layering holds"
+# Function length: from the "{" at the start of a line to the "}" at the
+# start of a line (style(9): a definition's braces are in column 0).
+long=$(awk -v max=120 '
+	FNR == 1 { name = ""; start = 0 }
+	/^[A-Za-z_][A-Za-z0-9_]*\(/ { name = $0; sub(/\(.*/, "", name) }
+	/^\{/ { if (name != "") start = FNR }
+	/^\}/ {
+		if (start && FNR - start + 1 > max)
+			printf "%s:%d: %s is %d lines (at most %d)\n", FILENAME,
+			    start, name, FNR - start + 1, max
+		start = 0; name = ""
+	}' policy/*.c)
+if [ -n "$long" ]; then
+	echo "$long" >&2
+	fail=1
+fi
+
+[ $fail -eq 0 ] && echo "includes: policy/ layering holds, no function over 120 lines"
 exit $fail
