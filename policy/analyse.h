@@ -72,6 +72,28 @@ struct cmdv {
 	                                   sbx's own */
 };
 
+/*
+ * The one walk over a command's words that tells options from operands
+ * (an_walk_next): "--" ends the options, and an option that takes a value
+ * (a letter of optarg) has it attached or in the next word, which is then
+ * no operand. how: AN_W_ALONE, only a lone "-x" takes the next word (-n5
+ * has it attached, -abc are flags); AN_W_CLUSTER, so does a cluster that
+ * ends with such a letter (-uo FILE); AN_W_NONE, no option takes one.
+ */
+enum an_walk_how { AN_W_NONE, AN_W_ALONE, AN_W_CLUSTER };
+
+struct an_walk {
+	int k;                  /* the next word to look at */
+	int opts;               /* 0 after "--" */
+	const char *optarg;
+	enum an_walk_how how;
+};
+
+void an_walk_init(struct an_walk *it, int from, const char *optarg,
+    enum an_walk_how how);
+/* The index of the next operand, or -1 when there is none. */
+int an_walk_next(const struct cmdv *v, struct an_walk *it);
+
 /* Called for each operand of a command (see an_operands). */
 typedef void (*operand_fn)(struct ev *, struct cmdv *, struct sh_word *, int);
 
