@@ -1,6 +1,7 @@
 # sbx - run AI coding agents without handing them privileges.
 #
-#   make            build bin/sbx, bin/sbx-hook, bin/sbx-mcp, bin/sbxd (installs missing deps first)
+#   make            build bin/sbx, bin/sbx-hook, bin/sbx-mcp, bin/sbxd, bin/sbx-proxy,
+#                   bin/sbx-jail-init (installs missing deps first)
 #                   every target installs only what IT needs (contrib/install-deps.sh);
 #                   SBX_NO_APT=1 never runs apt-get, it prints what is missing instead
 #   make test       build and run every test (unit + integration), prints a TAP summary
@@ -10,7 +11,9 @@
 #   make asan       build with ASan+UBSan into build/asan and run the tests there
 #   make lint       static check with cppcheck (suppressions, with reasons: .ci/cppcheck.supp)
 #   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR=: programs, man pages, completions, systemd user unit
+#   make uninstall  the exact inverse (same PREFIX and DESTDIR)
+#   make test-deb   build the .deb, install it, run the demo with it, purge it (root)
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -44,7 +47,9 @@ POLICY_SRC = $(wildcard policy/*.c)
 HOOK_SRC   = $(filter-out hook/mcp%.c hook/jail%.c,$(wildcard hook/*.c))
 # sbx-mcp: its own files and the shared escalation, nothing else of the hook.
 MCP_SRC    = $(wildcard hook/mcp*.c) hook/escalate.c
-DAEMON_SRC = $(wildcard daemon/*.c)
+DAEMON_SRC = $(filter-out daemon/proxy%.c,$(wildcard daemon/*.c))
+# sbx-proxy: its own files and the shared escalation; no SQLite, no keys.
+PROXY_SRC  = $(wildcard daemon/proxy*.c) hook/escalate.c
 APPR_SRC   = $(wildcard approver/*.c)
 UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 
@@ -56,7 +61,8 @@ POLICY_OBJ = $(call obj,$(POLICY_SRC))
 LIBSBX     = $(BUILD)/libsbx.a
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 
-PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd $(BIN)/sbx-jail-init
+PROGS = $(BIN)/sbx $(BIN)/sbx-hook $(BIN)/sbx-mcp $(BIN)/sbxd $(BIN)/sbx-proxy \
+	$(BIN)/sbx-jail-init
 
 DEPS_STAMP = $(BUILD)/.deps-ok
 DEPS_TEST  = $(BUILD)/.deps-test-ok
@@ -102,6 +108,10 @@ $(BIN)/sbx-jail-init: $(BUILD)/hook/jail_init.o
 $(BIN)/sbxd: $(call obj,$(DAEMON_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY) -lm
+
+$(BIN)/sbx-proxy: $(call obj,$(PROXY_SRC)) $(LIBSBX)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS_ALL) -pthread -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
 
 $(BIN)/sbx: $(call obj,$(APPR_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
@@ -178,13 +188,62 @@ bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench $(BUILD)/bench/
 	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
 		bash tests/bench/bench.sh
 
+BINDIR      = $(PREFIX)/bin
+MANDIR      = $(PREFIX)/share/man
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+# zsh reads vendor-completions under /usr (Debian), site-functions elsewhere
+ZSHCOMPDIR  = $(PREFIX)/share/zsh/$(if $(filter /usr,$(PREFIX)),vendor-completions,site-functions)
+FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
+USERUNITDIR = $(PREFIX)/lib/systemd/user
+PROG_NAMES  = $(notdir $(PROGS))
+COMP_NAMES  = sbx sbx-hook sbx-mcp sbxd
+MAN_PAGES   = docs/man/sbx.1 docs/man/sbx-hook.1 docs/man/sbx-mcp.1 docs/man/sbx-policy.5 \
+	      docs/man/sbxd.8
+FISH_FILES  = $(addprefix contrib/completions/,sbx.fish sbxd.fish sbx-hook.fish sbx-mcp.fish)
+# Every file install writes, so that uninstall removes exactly these.
+INSTALLED   = $(addprefix $(BINDIR)/,$(PROG_NAMES)) \
+	      $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+	      $(addprefix $(BASHCOMPDIR)/,$(COMP_NAMES)) $(ZSHCOMPDIR)/_sbx \
+	      $(addprefix $(FISHCOMPDIR)/,$(notdir $(FISH_FILES))) $(USERUNITDIR)/sbxd.service
+INSTALL_DIRS = $(BINDIR) $(MANDIR)/man1 $(MANDIR)/man5 $(MANDIR)/man8 $(BASHCOMPDIR) \
+	      $(ZSHCOMPDIR) $(FISHCOMPDIR) $(USERUNITDIR)
+
 install: $(PROGS)
-	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))
+	install -m 0755 $(PROGS) $(DESTDIR)$(BINDIR)/
+	for m in $(MAN_PAGES); do \
+		s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; \
+	done
+	for p in $(COMP_NAMES); do \
+		install -m 0644 contrib/completions/sbx.bash $(DESTDIR)$(BASHCOMPDIR)/$$p || exit 1; \
+	done
+	install -m 0644 contrib/completions/_sbx $(DESTDIR)$(ZSHCOMPDIR)/_sbx
+	install -m 0644 $(FISH_FILES) $(DESTDIR)$(FISHCOMPDIR)/
+	sed 's|/usr/local/bin/sbxd|$(BINDIR)/sbxd|' contrib/systemd/sbxd.service \
+		>$(DESTDIR)$(USERUNITDIR)/sbxd.service
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/sbxd.service
+
+# The inverse of install: its files, then the directories it made while
+# they are empty, walking up to DESTDIR (or PREFIX), never past it.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	stop='$(if $(DESTDIR),$(DESTDIR:%/=%),$(PREFIX))'; \
+	for d in $(INSTALL_DIRS); do \
+		p='$(DESTDIR:%/=%)'"$$d"; \
+		while [ "$${p#"$$stop"/}" != "$$p" ] && rmdir "$$p" 2>/dev/null; do \
+			p=$${p%/*}; \
+		done; \
+	done
+
+# Builds the .deb from a copy of the tree, installs it, runs the demo with
+# the installed programs, purges it (needs root; tests/deb/run.sh).
+test-deb:
+	@sh contrib/install-deps.sh deb
+	@bash tests/deb/run.sh
 
 clean:
 	rm -rf build bin
 
-.PHONY: all test test-claude test-agents asan lint demo bench install clean
+.PHONY: all test test-claude test-agents asan lint demo bench install uninstall test-deb clean
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -6,6 +6,23 @@
 #ifndef SBX_CMD_H
 #define SBX_CMD_H
 
+#include <getopt.h>
+#include <stdio.h>
+
+/*
+ * One argument parser for every subcommand: getopt_long over argv (sbx.c
+ * resets it before the subcommand runs). Every subcommand takes -C DIR
+ * (as before its name) and -h/--help (its usage on stdout, exit 0);
+ * --opt=value and --opt value are the same; options may follow operands;
+ * "--" ends the options.
+ */
+#define SBX_OPTS_COMMON \
+	{ "help", no_argument, NULL, 'h' }, { "dir", required_argument, NULL, 'C' }
+
+/* A subcommand's usage: on stdout for --help (returns 0), else on stderr
+ * (returns 2, a usage error). */
+int sub_usage(const char *text, int help);
+
 struct sbx_ctx {
 	const char *dir;            /* -C DIR, or NULL: walk up from "." */
 	char config[4096];

@@ -188,12 +188,19 @@ out:
 int
 cmd_policy_accept(struct sbx_ctx *c, int argc, char **argv)
 {
+	static const struct option opts[] = { SBX_OPTS_COMMON, { NULL, 0, NULL, 0 } };
 	char folder[PATH_MAX];
+	int ch;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: sbx [-C DIR] policy accept | edit\n");
-		return 2;
+	while ((ch = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (ch != 'C')
+			return sub_usage("usage: sbx [-C DIR] policy accept | edit\n", ch == 'h');
+		c->dir = optarg;
 	}
+	/* argv[0] is "policy": one operand, accept or edit */
+	if (optind != argc - 1)
+		return sub_usage("usage: sbx [-C DIR] policy accept | edit\n", 0);
+	argv += optind - 1;
 	if (ctx_folder(c, folder, sizeof(folder)) < 0)
 		return 1;
 	return !strcmp(argv[1], "edit") ? edit(c, folder) : accept(c, folder);

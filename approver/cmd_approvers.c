@@ -17,10 +17,10 @@
 #include "common/queue.h"
 
 static int
-usage(void)
+usage(int help)
 {
-	fprintf(stderr, "usage: sbx approvers list [--json] | add NAME PUBKEY | rm NAME | self\n");
-	return 2;
+	return sub_usage("usage: sbx approvers list [--json] | add NAME PUBKEY | rm NAME | self\n",
+	    help);
 }
 
 static int
@@ -82,13 +82,26 @@ cmd_approvers(struct sbx_ctx *c, int argc, char **argv)
 	unsigned char pk[32];
 	struct approver_key me;
 	struct sbx_err err;
-	int dfd, fd, n;
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
+	};
+	int dfd, fd, n, json = 0;
 
-	if (argc < 2)
-		return list(c, 0);
-	if (!strcmp(argv[1], "list"))
-		return argc == 2 ? list(c, 0) : argc == 3 && !strcmp(argv[2], "--json")
-		    ? list(c, 1) : usage();
+	while ((n = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (n == 'j')
+			json = 1;
+		else if (n == 'C')
+			c->dir = optarg;
+		else
+			return usage(n == 'h');
+	}
+	/* The operands, as argv[1..]: the verb and its words. */
+	argv += optind - 1;
+	argc -= optind - 1;
+	if (argc < 2 || !strcmp(argv[1], "list"))
+		return argc <= 2 ? list(c, json) : usage(0);
+	if (json)
+		return usage(0);
 	if (!strcmp(argv[1], "self") && argc == 2) {
 		if (approver_key_load(c->config, &me, &err) < 0) {
 			fprintf(stderr, "sbx: %s\n", err.msg);
@@ -135,7 +148,7 @@ cmd_approvers(struct sbx_ctx *c, int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "rm") && argc == 3) {
 		if (!valid_name(argv[2]))
-			return usage();
+			return usage(0);
 		snprintf(path, sizeof(path), "%s/%s/%s.pub", c->config, SBX_TRUSTED_DIR, argv[2]);
 		if (unlink(path) < 0) {
 			fprintf(stderr, "sbx: cannot remove %s: %s\n", argv[2], strerror(errno));
@@ -144,5 +157,5 @@ cmd_approvers(struct sbx_ctx *c, int argc, char **argv)
 		printf("sbxd no longer trusts %s; its pending decisions will be rejected\n", argv[2]);
 		return 0;
 	}
-	return usage();
+	return usage(0);
 }

@@ -258,16 +258,29 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 	char *s;
 	int i, json = 0, rc;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' },
+		{ "evidence", required_argument, NULL, 'e' }, { "key", required_argument, NULL, 'k' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (i == 'j')
 			json = 1;
-		else if (!strcmp(argv[i], "--evidence") && i + 1 < argc)
-			evidence = argv[++i];
-		else if (!strcmp(argv[i], "--key") && i + 1 < argc)
-			pin = argv[++i];
+		else if (i == 'e')
+			evidence = optarg;
+		else if (i == 'k')
+			pin = optarg;
+		else if (i == 'C')
+			c->dir = optarg;
+		else if (i == 'h')
+			return printf("usage: sbx audit verify [--json] [--evidence FILE "
+			    "[--key HEX]]\n") < 0;
 		else
 			return usage_verify();
 	}
+	if (optind < argc)
+		return usage_verify();
 	if (pin && hex_decode(pinned, 32, pin) < 0) {
 		fprintf(stderr, "sbx: --key wants the daemon's public key, 64 hex digits\n");
 		return 2;
@@ -412,6 +425,15 @@ summary(const char *ev, const cJSON *d, char *out, size_t n)
 		snprintf(out, n, "%s %s%s%s", dstr(d, "tool"), json_str(d, "path")
 		    ? dstr(d, "path") : dstr(d, "command"), json_str(d, "after") ? " after " : "",
 		    json_str(d, "after") ? dstr(d, "after") : "");
+	else if (!strcmp(ev, "network_connection"))
+		snprintf(out, n, "%s %s:%lld %s, up %lld B, down %lld B, %lld ms%s%.200s%s%.200s",
+		    dstr(d, "method"), dstr(d, "host"),
+		    (long long)(json_int(d, "port", &x) == 0 ? x : 0), dstr(d, "verdict"),
+		    (long long)(json_int(d, "bytes_up", &a) == 0 ? a : 0),
+		    (long long)(json_int(d, "bytes_down", &b) == 0 ? b : 0),
+		    (long long)(json_int(d, "duration_ms", &x) == 0 ? x : 0),
+		    *dstr(d, "reason") ? ": " : "", dstr(d, "reason"),
+		    *dstr(d, "error") ? "; " : "", dstr(d, "error"));
 	else if ((canon = json_canonical(d))) {
 		snprintf(out, n, "%s", display_tmp_width(canon, 300));
 		free(canon);
@@ -432,25 +454,35 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 	int i, json = 0, shown = 0;
 	char *s;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' },
+		{ "request", required_argument, NULL, 'r' }, { "session", required_argument, NULL, 's' },
+		{ "since", required_argument, NULL, 'S' }, { NULL, 0, NULL, 0 },
+	};
+
+	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (i == 'j')
 			json = 1;
-		else if (!strcmp(argv[i], "--request") && i + 1 < argc)
-			req = argv[++i];
-		else if (!strcmp(argv[i], "--session") && i + 1 < argc)
-			sess = argv[++i];
-		else if (!strcmp(argv[i], "--since") && i + 1 < argc) {
-			if ((since = parse_since(argv[++i])) < 0) {
+		else if (i == 'r')
+			req = optarg;
+		else if (i == 's')
+			sess = optarg;
+		else if (i == 'C')
+			c->dir = optarg;
+		else if (i == 'S') {
+			if ((since = parse_since(optarg)) < 0) {
 				fprintf(stderr, "sbx: --since wants epoch seconds, YYYY-MM-DD[THH:MM[:SS]] "
 				    "or an age like 30m, 2h, 7d\n");
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "usage: sbx audit show [--request ID] [--session ID] "
-			    "[--since TIME] [--json]\n");
-			return 2;
+			return sub_usage("usage: sbx audit show [--request ID] [--session ID] "
+			    "[--since TIME] [--json]\n", i == 'h');
 		}
 	}
+	if (optind < argc)
+		return sub_usage("usage: sbx audit show [--request ID] [--session ID] "
+		    "[--since TIME] [--json]\n", 0);
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || log_load(c, folder, &l) < 0)
 		return 1;
 	if (json)
@@ -578,22 +610,28 @@ audit_export_cmd(struct sbx_ctx *c, int argc, char **argv)
 	static struct log l;
 	int i, sys = 0, rc;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--syslog"))
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "syslog", no_argument, NULL, 'y' },
+		{ "evidence", required_argument, NULL, 'e' }, { "since", required_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char use[] = "usage: sbx audit export --syslog [--since TIME]\n"
+	    "       sbx audit export --evidence FILE\n";
+
+	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (i == 'y')
 			sys = 1;
-		else if (!strcmp(argv[i], "--evidence") && i + 1 < argc)
-			evidence = argv[++i];
-		else if (!strcmp(argv[i], "--since") && i + 1 < argc &&
-		    (since = parse_since(argv[i + 1])) >= 0)
-			i++;
+		else if (i == 'e')
+			evidence = optarg;
+		else if (i == 'S' && (since = parse_since(optarg)) >= 0)
+			;
+		else if (i == 'C')
+			c->dir = optarg;
 		else
-			break;
+			return sub_usage(use, i == 'h');
 	}
-	if (i < argc || sys == !!evidence) {
-		fprintf(stderr, "usage: sbx audit export --syslog [--since TIME]\n"
-		    "       sbx audit export --evidence FILE\n");
-		return 2;
-	}
+	if (optind < argc || sys == !!evidence)
+		return sub_usage(use, 0);
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || log_load(c, folder, &l) < 0)
 		return 1;
 	rc = sys ? export_syslog(&l, since) : export_evidence(folder, &l, evidence);
@@ -608,6 +646,27 @@ audit_export_cmd(struct sbx_ctx *c, int argc, char **argv)
 int
 cmd_audit(struct sbx_ctx *c, int argc, char **argv)
 {
+	static const struct option opts[] = { SBX_OPTS_COMMON, { NULL, 0, NULL, 0 } };
+	int ch, help = 0;
+
+	/* -C DIR (and --help) may come between "audit" and its verb */
+	while ((ch = getopt_long(argc, argv, "+C:h", opts, NULL)) != -1) {
+		if (ch == 'C')
+			c->dir = optarg;
+		else if (ch == 'h')
+			help = 1;
+		else
+			argc = 0;
+	}
+	argv += optind - 1;
+	argc -= optind - 1;
+	optind = 0;             /* the verb parses its own options */
+	if (help) {
+		printf("usage: sbx audit verify [--json] [--evidence FILE [--key HEX]]\n"
+		    "       sbx audit show [--request ID] [--session ID] [--since TIME] [--json]\n"
+		    "       sbx audit export --syslog [--since TIME] | --evidence FILE\n");
+		return 0;
+	}
 	if (argc >= 2 && !strcmp(argv[1], "verify"))
 		return audit_verify_cmd(c, argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "show"))

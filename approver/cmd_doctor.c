@@ -26,6 +26,7 @@
 
 struct doc {
 	int failed, warned;
+	cJSON *checks;              /* --json: the reports, printed at the end */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -38,6 +39,18 @@ report(struct doc *d, const char *level, const char *fmt, ...)
 		d->failed++;
 	else if (!strcmp(level, "warn"))
 		d->warned++;
+	if (d->checks) {
+		char msg[2048];
+		cJSON *o = cJSON_CreateObject();
+
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		cJSON_AddStringToObject(o, "level", !strcmp(level, "FAIL") ? "fail" : level);
+		cJSON_AddStringToObject(o, "message", msg);
+		cJSON_AddItemToArray(d->checks, o);
+		return;
+	}
 	printf("%-4s  ", level);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
@@ -244,6 +257,36 @@ check_gemini(struct doc *d, const char *folder, int wait)
 	cJSON_Delete(root);
 }
 
+/* --json: {"folder", "ok", "problems", "warnings", "checks": [{level,
+ * message}]}; the exit status is the same as without. */
+static int
+doctor_json(struct doc *d, const char *folder)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+
+	if (folder)
+		cJSON_AddStringToObject(o, "folder", folder);
+	else
+		cJSON_AddNullToObject(o, "folder");
+	cJSON_AddBoolToObject(o, "ok", d->failed == 0);
+	cJSON_AddNumberToObject(o, "problems", d->failed);
+	cJSON_AddNumberToObject(o, "warnings", d->warned);
+	cJSON_AddItemToObject(o, "checks", d->checks);
+	d->checks = NULL;
+	text = json_pretty(o);
+	cJSON_Delete(o);
+	if (!text) {
+		fprintf(stderr, "sbx: out of memory\n");
+		return 1;
+	}
+	fputs(text, stdout);
+	if (text[0] && text[strlen(text) - 1] != '\n')
+		putchar('\n');
+	free(text);
+	return d->failed ? 1 : 0;
+}
+
 static void
 check_daemon(struct doc *d, const char *folder)
 {
@@ -369,16 +412,31 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 	int wait = 300, codex, gemini;
 	long v;
 
-	if (argc > 1) {
-		fprintf(stderr, "usage: sbx [-C DIR] doctor\n");
-		return 2;
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (ch == 'j' && !d.checks)
+			d.checks = cJSON_CreateArray();
+		else if (ch == 'C')
+			c->dir = optarg;
+		else if (ch != 'j')
+			return sub_usage("usage: sbx [-C DIR] doctor [--json]\n", ch == 'h');
 	}
-	(void)argv;
+	if (optind < argc)
+		return sub_usage("usage: sbx [-C DIR] doctor [--json]\n", 0);
 	if (ctx_folder(c, folder, sizeof(folder)) < 0) {
+		if (d.checks) {
+			report(&d, "FAIL", "no .sandbox/ here; run `sbx init DIR`");
+			return doctor_json(&d, NULL);
+		}
 		printf("FAIL  no .sandbox/ here; run `sbx init DIR`\n");
 		return 1;
 	}
-	printf("sbx doctor: %s\n", folder);
+	if (!d.checks)
+		printf("sbx doctor: %s\n", folder);
 	snprintf(path, sizeof(path), "%s/.sandbox", folder);
 	if (lstat(path, &st) == 0 && (st.st_mode & 077))
 		report(&d, "FAIL", "%s is accessible by others; run `chmod 700 %s`", path, path);
@@ -429,6 +487,8 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 		report(&d, "ok", "inotify limits (max_user_watches %ld, max_user_instances %ld)",
 		    v, read_long("/proc/sys/fs/inotify/max_user_instances"));
 	check_jail(&d, folder);
+	if (d.checks)
+		return doctor_json(&d, folder);
 	printf("%d problem(s), %d warning(s)\n", d.failed, d.warned);
 	return d.failed ? 1 : 0;
 }

@@ -87,16 +87,20 @@ cmd_history(struct sbx_ctx *c, int argc, char **argv)
 	cJSON *arr, *o;
 	time_t t;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
+	};
+
+	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (i == 'j')
 			json = 1;
-		else if (!arg && argv[i][0] != '-')
-			arg = argv[i];
-		else {
-			fprintf(stderr, "usage: sbx history PATH [--json]\n");
-			return 2;
-		}
+		else if (i == 'C')
+			c->dir = optarg;
+		else
+			return sub_usage("usage: sbx history PATH [--json]\n", i == 'h');
 	}
+	if (optind == argc - 1)
+		arg = argv[optind];
 	if (!arg) {
 		fprintf(stderr, "usage: sbx history PATH [--json]\n");
 		return 2;
@@ -166,14 +170,22 @@ cmd_restore(struct sbx_ctx *c, int argc, char **argv)
 	int i, n, k, version = 0, sbfd = -1, fd, *idx = NULL, rc = 1, pick = -1;
 	mode_t mode = 0644;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--version") && i + 1 < argc)
-			version = atoi(argv[++i]);
-		else if (!arg && argv[i][0] != '-')
-			arg = argv[i];
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "version", required_argument, NULL, 'v' }, { NULL, 0, NULL, 0 },
+	};
+
+	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (i == 'v')
+			version = atoi(optarg);
+		else if (i == 'C')
+			c->dir = optarg;
+		else if (i == 'h')
+			return sub_usage("usage: sbx restore PATH [--version N]\n", 1);
 		else
-			version = -1, i = argc;
+			version = -1;
 	}
+	if (optind == argc - 1)
+		arg = argv[optind];
 	if (!arg || version < 0) {
 		fprintf(stderr, "usage: sbx restore PATH [--version N]\n");
 		return 2;

@@ -232,22 +232,32 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 	char bindir[PATH_MAX], hookbin[PATH_MAX + 16];
 	int want[5] = { 0 }, local = 0, i, k, made, any = 0, r, created_policy = 0;
 
-	for (i = 1; i < argc; i++) {
-		for (k = 0; k < 5 && strcmp(argv[i], clients[k].flag) != 0; k++)
-			;
-		if (k < 5)
-			want[k] = any = 1;
-		else if (!strcmp(argv[i], "--local"))
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "claude", no_argument, NULL, 0 }, { "mcp", no_argument, NULL, 1 },
+		{ "codex", no_argument, NULL, 2 }, { "cursor", no_argument, NULL, 3 },
+		{ "gemini", no_argument, NULL, 4 },
+		{ "local", no_argument, NULL, 'l' }, { "name", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char use[] = "usage: sbx init [--claude [--local]] [--mcp] [--codex] "
+	    "[--cursor] [--gemini] [--name APPROVER] [DIR]\n";
+
+	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		/* the client options' values are their index in clients[] */
+		if (i >= 0 && i < (int)(sizeof(clients) / sizeof(clients[0])))
+			want[i] = any = 1;
+		else if (i == 'l')
 			local = 1;
-		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
-			name = argv[++i];
-		else if (argv[i][0] == '-' || dir) {
-			fprintf(stderr, "usage: sbx init [--claude [--local]] [--mcp] [--codex] "
-			    "[--cursor] [--gemini] [--name APPROVER] [DIR]\n");
-			return 2;
-		} else
-			dir = argv[i];
+		else if (i == 'n')
+			name = optarg;
+		else if (i == 'C')
+			c->dir = optarg;
+		else
+			return sub_usage(use, i == 'h');
 	}
+	if (optind < argc - 1)
+		return sub_usage(use, 0);
+	dir = argv[optind];
 	if (resolve_dir(c, dir, folder) < 0)
 		return 1;
 	/* Everything that can fail for a client's file is found out before
@@ -365,17 +375,25 @@ cmd_remove(struct sbx_ctx *c, int argc, char **argv)
 	int i, purge = 0, yes = 0, fd, dfd;
 	FILE *tty;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--purge"))
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "purge", no_argument, NULL, 'p' }, { "yes", no_argument, NULL, 'y' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char use[] = "usage: sbx remove [--purge [--yes]] [DIR]\n";
+
+	while ((i = getopt_long(argc, argv, "C:hy", opts, NULL)) != -1) {
+		if (i == 'p')
 			purge = 1;
-		else if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y"))
+		else if (i == 'y')
 			yes = 1;
-		else if (argv[i][0] == '-' || dir) {
-			fprintf(stderr, "usage: sbx remove [--purge [--yes]] [DIR]\n");
-			return 2;
-		} else
-			dir = argv[i];
+		else if (i == 'C')
+			c->dir = optarg;
+		else
+			return sub_usage(use, i == 'h');
 	}
+	if (optind < argc - 1)
+		return sub_usage(use, 0);
+	dir = argv[optind];
 	if (resolve_dir(c, dir, folder) < 0)
 		return 1;
 	snprintf(lock, sizeof(lock), "%s/.sandbox", folder);

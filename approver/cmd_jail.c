@@ -7,8 +7,10 @@
  * the command that fixes it: no bwrap, user namespaces off, no folder or
  * no accepted policy, sbxd not serving the folder, the proxy cannot
  * start. MUST stop the proxy and remove its placeholders and staging dir
- * when the jail ends. Exit: COMMAND's status (128+N for a signal), 125
- * setup failed, 126 cannot run, 127 not found (like env).
+ * when the jail ends. MUST stop the jail when a host entry under one of
+ * its mounts is removed or renamed over (the mount would be gone inside).
+ * Exit: COMMAND's status (128+N for a signal), 125 setup failed or jail
+ * stopped, 126 cannot run, 127 not found (like env).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,20 +61,21 @@ usage(FILE *f)
 	    ".sandbox/ (only the queue's drop boxes are writable) and the protected\n"
 	    "paths (.claude/, .git/hooks, .git/config, .envrc, .mcp.json, .codex/,\n"
 	    ".cursor/, .husky/, .vscode/, .idea/, the policy's denyWrite), even those\n"
-	    "not created yet; HOME read-only except ~/.claude (not its settings,\n"
-	    "hooks and plugins); credentials (~/.ssh, ~/.aws, ..., the policy's\n"
+	    "not created yet; HOME read-only except ~/.claude and ~/.codex (not their\n"
+	    "settings, hooks and plugins); credentials (~/.ssh, ~/.aws, ..., the policy's\n"
 	    "denyRead) and the sbx secret keys hidden; a private /tmp (TMPDIR=/tmp);\n"
 	    "own PID, IPC, UTS and network namespaces; no capabilities, no new\n"
 	    "privileges; a seccomp filter (no Unix sockets, no TIOCSTI, no io_uring).\n"
 	    "HTTP(S) goes through sbx-proxy, which asks a human for unknown hosts.\n"
 	    "\n"
 	    "  -C DIR     the project folder (default: walk up from the current directory)\n"
-	    "  --login    let the agent read and refresh its own login\n"
-	    "             (~/.claude.json, ~/.claude/.credentials.json); hidden otherwise\n"
+	    "  --login    let the agent read and refresh its own login (~/.claude.json,\n"
+	    "             ~/.claude/.credentials.json, ~/.codex/auth.json); hidden otherwise\n"
 	    "  --offline  no proxy: the jail has no network at all\n"
 	    "\n"
 	    "Exit status: COMMAND's (128+N if a signal N ended it), 125 if the jail\n"
-	    "could not be set up (the message says how to fix it), 126 if COMMAND\n"
+	    "could not be set up (the message says how to fix it) or was stopped\n"
+	    "because a protected path was replaced outside it, 126 if COMMAND\n"
 	    "cannot run, 127 if it is not found.\n");
 }
 
@@ -238,16 +243,34 @@ start_proxy(const char *proxy, const char *folder, const char *sock, const char 
 	return pid;
 }
 
+static int
+stage_file(const char *stage, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (xsnprintf(path, sizeof(path), "%s/%s", stage, name) < 0 ||
+	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444)) < 0)
+		return -1;
+	if (write_all(fd, text, strlen(text)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
 /* The stage: a private directory outside the project with an empty
  * directory and an empty file to bind over hidden and protected paths. */
 static int
-make_stage(char *stage, size_t sz)
+make_stage(char *stage, size_t sz, const char *folder)
 {
 	char path[PATH_MAX];
 	const char *tmp = getenv("TMPDIR");
+	size_t n = strlen(folder);
 	int fd;
 
-	if (!tmp || *tmp != '/')
+	/* Never inside the project, where the agent could change it. */
+	if (!tmp || *tmp != '/' || (!strncmp(tmp, folder, n) && (tmp[n] == '/' || !tmp[n])))
 		tmp = "/tmp";
 	if (xsnprintf(stage, sz, "%s/sbx-jail.XXXXXX", tmp) < 0 || !mkdtemp(stage))
 		return -1;
@@ -257,6 +280,9 @@ make_stage(char *stage, size_t sz)
 	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444)) < 0)
 		return -1;
 	close(fd);
+	if (stage_file(stage, "dot-file", jail_ph_text(JAIL_PH_DOT)) < 0 ||
+	    stage_file(stage, "json-file", jail_ph_text(JAIL_PH_JSON)) < 0)
+		return -1;
 	return 0;
 }
 
@@ -268,6 +294,10 @@ remove_stage(const char *stage)
 	if (!*stage)
 		return;
 	if (xsnprintf(path, sizeof(path), "%s/empty-file", stage) >= 0)
+		unlink(path);
+	if (xsnprintf(path, sizeof(path), "%s/dot-file", stage) >= 0)
+		unlink(path);
+	if (xsnprintf(path, sizeof(path), "%s/json-file", stage) >= 0)
 		unlink(path);
 	if (xsnprintf(path, sizeof(path), "%s/empty", stage) >= 0)
 		rmdir(path);
@@ -307,6 +337,24 @@ jail_lock(const char *config, const char *folder)
 	return fd;
 }
 
+/* A placeholder's line in the lock file starts with its kind (enum jail_ph). */
+static const char ph_kinds[] = "dfje";
+
+/* Does the file at path hold exactly text? */
+static int
+file_holds(const char *path, const char *text)
+{
+	char buf[8];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n >= 0 && (size_t)n == strlen(text) && !memcmp(buf, text, (size_t)n);
+}
+
 /*
  * With the lock held exclusively: removes every placeholder recorded in
  * the lock file that is still an empty directory (rmdir removes nothing
@@ -321,35 +369,214 @@ remove_placeholders(int lockfd)
 	if (lseek(lockfd, 0, SEEK_SET) < 0 || !(text = fd_read_all(lockfd, 1 << 20, &len)))
 		return;
 	for (line = text; *line; line = nl + 1) {
+		const char *kind;
+		struct stat st;
+
 		if (!(nl = strchr(line, '\n')))
 			break;
 		*nl = '\0';
-		if (line[0] == '/')
-			(void)rmdir(line);
+		if (line[0] == 'd' && line[1] == ' ' && line[2] == '/')
+			(void)rmdir(line + 2);
+		/* A file only while it holds what we wrote: then it is ours. */
+		else if (line[0] && (kind = strchr(ph_kinds, line[0])) && line[1] == ' ' &&
+		    line[2] == '/' && lstat(line + 2, &st) == 0 && S_ISREG(st.st_mode) &&
+		    file_holds(line + 2, jail_ph_text((int)(kind - ph_kinds))))
+			(void)unlink(line + 2);
 	}
 	free(text);
 	if (ftruncate(lockfd, 0) < 0)
 		return;         /* the next jail tries again; rmdir is idempotent */
 }
 
-/* Reads bwrap's JSON status until EOF; 1 once it reported a child pid. */
-static int
-read_status(int fd)
+/*
+ * While the jail runs: the host directory entries its mounts sit on
+ * (jail_plan_watched). Removing or renaming over one on the host detaches
+ * the mount in the jail too, and the path inside then reaches the host's
+ * new file: so when that happens, the jail is stopped.
+ */
+struct watch {
+	int ifd;
+	size_t n;
+	struct {
+		int wd;
+		const char *name;       /* borrowed from the plan */
+		const char *path;
+	} *w;
+};
+
+static void
+watch_free(struct watch *wt)
 {
-	char buf[4096];
-	size_t len = 0;
+	if (wt->ifd >= 0)
+		close(wt->ifd);
+	free(wt->w);
+	wt->ifd = -1;
+	wt->w = NULL;
+}
+
+static int
+path_below(const char *path, const char *dir)
+{
+	size_t n = dir ? strlen(dir) : 0;
+
+	return n && !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+/*
+ * 0, or -1 with err set (inotify limits). Only what lies in the project,
+ * HOME or the config dir: the user's own files, which the user or their
+ * tools may replace. System files (a hidden /etc/shadow, rewritten by
+ * passwd or useradd) are not watched: that would stop every jail at each
+ * change of a password; their contents matter only to an agent running
+ * as root.
+ */
+static int
+watch_setup(struct watch *wt, const struct jail_plan *plan, const char *folder,
+    const char *home, const char *config, struct sbx_err *err)
+{
+	char dir[PATH_MAX];
+	const char *path, *slash;
+	size_t i;
+	int wd;
+
+	wt->n = 0;
+	wt->w = NULL;
+	if ((wt->ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0 ||
+	    !(wt->w = calloc(plan->n + 1, sizeof(*wt->w)))) {
+		err_set(err, "cannot watch the protected paths: %s", strerror(errno));
+		goto fail;
+	}
+	for (i = 0; i < plan->n; i++) {
+		path = plan->m[i].path;
+		if (!jail_plan_watched(plan, i) || !(path_below(path, folder) ||
+		    path_below(path, home) || path_below(path, config)))
+			continue;
+		slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			snprintf(dir, sizeof(dir), "/");
+		else if (xsnprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) < 0)
+			continue;
+		wd = inotify_add_watch(wt->ifd, dir, IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+		    IN_ONLYDIR);
+		if (wd < 0) {
+			err_set(err, "cannot watch %s: %s%s", dir, strerror(errno), errno == ENOSPC ?
+			    "; raise it: `sysctl fs.inotify.max_user_watches=65536`" : "");
+			goto fail;
+		}
+		wt->w[wt->n].wd = wd;
+		wt->w[wt->n].name = slash ? slash + 1 : path;
+		wt->w[wt->n].path = path;
+		wt->n++;
+	}
+	return 0;
+fail:
+	watch_free(wt);
+	return -1;
+}
+
+/* The watched path an inotify buffer names, or NULL. */
+static const char *
+watch_hit(const struct watch *wt, const char *buf, ssize_t len)
+{
+	const struct inotify_event *ev;
+	ssize_t off;
+	size_t k;
+
+	for (off = 0; off + (ssize_t)sizeof(*ev) <= len;
+	    off += (ssize_t)sizeof(*ev) + ev->len) {
+		ev = (const struct inotify_event *)(const void *)(buf + off);
+		if (!ev->len)
+			continue;
+		for (k = 0; k < wt->n; k++)
+			if (wt->w[k].wd == ev->wd && !strcmp(wt->w[k].name, ev->name))
+				return wt->w[k].path;
+	}
+	return NULL;
+}
+
+/*
+ * After the jail was stopped because PATH changed: the agent may have won
+ * the moment between the host's change and the stop. For a git config,
+ * print the lines that make git run a program, for the human to check.
+ */
+static void
+warn_changed(const char *path)
+{
+	static const char *const runs[] = { "hookspath", "fsmonitor", "sshcommand", "pager",
+		"editor", "askpass", "helper", "textconv", "program", "[alias", "[filter",
+		"[include", "[includeif", "command", "worktree", NULL };
+	char line[512], low[512];
+	size_t k, i;
+	FILE *f;
+
+	if (strlen(path) < 12 || strcmp(path + strlen(path) - 12, "/.git/config") ||
+	    !(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		for (i = 0; i < sizeof(low) - 1 && line[i]; i++)
+			low[i] = (char)(line[i] >= 'A' && line[i] <= 'Z' ? line[i] + 32 : line[i]);
+		low[i] = '\0';
+		for (k = 0; runs[k]; k++)
+			if (strstr(low, runs[k])) {
+				fprintf(stderr, "sbx jail:   runs a program: %s", line);
+				break;
+			}
+	}
+	fclose(f);
+}
+
+/*
+ * Waits for bwrap, reading its JSON status and the watch. *started: it
+ * reported a child pid. Returns the path that made it stop the jail, or
+ * NULL.
+ */
+static const char *
+watch_jail(struct watch *wt, pid_t pid, int statusfd, int *started, int *status)
+{
+	char sbuf[4096], ibuf[4096] __attribute__((aligned(8)));
+	const char *hit = NULL, *h, *cp;
+	size_t slen = 0;
+	long child;
+	struct pollfd pfd[3];
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), n;
 	ssize_t r;
 
-	while (len < sizeof(buf) - 1) {
-		r = read(fd, buf + len, sizeof(buf) - 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
+	for (;;) {
+		if (waitpid(pid, status, WNOHANG) == pid)
 			break;
-		len += (size_t)r;
+		n = 0;
+		pfd[n++] = (struct pollfd){ .fd = statusfd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = wt->ifd, .events = POLLIN };
+		if (pidfd >= 0)
+			pfd[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+		if (poll(pfd, (nfds_t)n, pidfd >= 0 ? -1 : 100) < 0 && errno != EINTR)
+			break;
+		if (statusfd >= 0 && pfd[0].revents) {
+			r = read(statusfd, sbuf + slen, sizeof(sbuf) - 1 - slen);
+			if (r > 0)
+				slen += (size_t)r;
+			else if (r == 0 || errno != EINTR)
+				statusfd = -1;  /* poll ignores a negative fd */
+		}
+		if (pfd[1].revents && (r = read(wt->ifd, ibuf, sizeof(ibuf))) > 0 &&
+		    (h = watch_hit(wt, ibuf, r)) && !hit) {
+			hit = h;
+			/* The jail's pid 1 first: the kernel then kills every
+			 * process in it at once; bwrap after. */
+			sbuf[slen] = '\0';
+			if ((cp = strstr(sbuf, "\"child-pid\":")) && (child = atol(cp + 12)) > 1)
+				kill((pid_t)child, SIGKILL);
+			kill(pid, SIGKILL);
+		}
 	}
-	buf[len] = '\0';
-	return strstr(buf, "\"child-pid\"") != NULL;
+	while (statusfd >= 0 && slen < sizeof(sbuf) - 1 &&
+	    (r = read(statusfd, sbuf + slen, sizeof(sbuf) - 1 - slen)) > 0)
+		slen += (size_t)r;
+	sbuf[slen] = '\0';
+	*started = strstr(sbuf, "\"child-pid\"") != NULL;
+	if (pidfd >= 0)
+		close(pidfd);
+	return hit;
 }
 
 int
@@ -377,6 +604,8 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	char **av = NULL;
 	int login = 0, offline = 0, rc = JAIL_SETUP_FAIL, sp[2] = { -1, -1 }, started;
 	int status = 0, lockfd = -1;
+	struct watch wt = { .ifd = -1 };
+	const char *changed = NULL;
 	pid_t proxy_pid = -1, pid;
 	ssize_t n;
 
@@ -495,7 +724,7 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 		rc = setup_fail("%s", err.msg);
 		goto out;
 	}
-	if (make_stage(stage, sizeof(stage)) < 0) {
+	if (make_stage(stage, sizeof(stage), folder) < 0) {
 		rc = setup_fail("cannot make a staging directory in %s: %s",
 		    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", strerror(errno));
 		goto out;
@@ -521,10 +750,28 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	/* Placeholders for protected paths not created yet: empty
 	 * directories, which git ignores; removed again at the end. */
 	for (i = 0; i < plan.n_placeholders; i++) {
-		if (mkdir(plan.placeholders[i], 0700) == 0) {
+		const char *ph = plan.placeholders[i], *text;
+		int fd, file = plan.placeholder_file[i], made;
+
+		if (file) {
+			text = jail_ph_text(file);
+			fd = open(ph, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+			made = fd >= 0;
+			if (fd >= 0 && write_all(fd, text, strlen(text)) < 0) {
+				close(fd);
+				(void)unlink(ph);
+				rc = setup_fail("cannot write %s: %s", ph, strerror(errno));
+				goto out;
+			}
+			if (fd >= 0)
+				close(fd);
+		} else {
+			made = mkdir(ph, 0700) == 0;
+		}
+		if (made) {
 			/* Recorded in the lock file, for whichever jail of this
 			 * folder ends last (or the next one, if we are killed). */
-			if (dprintf(lockfd, "%s\n", plan.placeholders[i]) < 0) {
+			if (dprintf(lockfd, "%c %s\n", ph_kinds[file], ph) < 0) {
 				rc = setup_fail("cannot record %s: %s", plan.placeholders[i],
 				    strerror(errno));
 				goto out;
@@ -537,6 +784,10 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	if (!getcwd(cwd, sizeof(cwd)) || (strncmp(cwd, folder, strlen(folder)) ||
 	    (cwd[strlen(folder)] != '\0' && cwd[strlen(folder)] != '/')))
 		snprintf(cwd, sizeof(cwd), "%s", folder);
+	if (watch_setup(&wt, &plan, folder, jp.home, jp.config, &err) < 0) {
+		rc = setup_fail("%s", err.msg);
+		goto out;
+	}
 	if (pipe2(sp, O_CLOEXEC) < 0) {
 		rc = setup_fail("pipe: %s", strerror(errno));
 		goto out;
@@ -591,15 +842,19 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 		goto out;
 	}
 	bwrap_pid = pid;
-	started = read_status(sp[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	changed = watch_jail(&wt, pid, sp[0], &started, &status);
 	bwrap_pid = 0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
-	if (!started) {
+	if (changed) {
+		rc = setup_fail("%s was removed or replaced outside the jail while it ran, which "
+		    "lifts its protection inside; the jail was stopped at once. Check that %s "
+		    "holds what you expect (the agent may have written it in the moment "
+		    "before), then start the jail again", changed, changed);
+		warn_changed(changed);
+	} else if (!started) {
 		rc = setup_fail("bubblewrap could not set up the jail (its message is above)%s",
 		    geteuid() ? "; if it is about namespaces, check `sbx doctor`" : "");
 	} else if (WIFEXITED(status)) {
@@ -608,6 +863,7 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 		rc = 128 + WTERMSIG(status);
 	}
 out:
+	watch_free(&wt);
 	stop_proxy(proxy_pid);
 	/* Only when no other jail of this folder runs (see jail_lock). */
 	if (lockfd >= 0 && flock(lockfd, LOCK_EX | LOCK_NB) == 0)

@@ -20,6 +20,7 @@
 #include "policy/policy.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -439,34 +440,39 @@ load(struct check *ck, const char *folder, const char *config_dir,
 static int
 cmd_check(int argc, char **argv, struct check *ck)
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "json", no_argument, NULL, 'j' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "hook-json", required_argument, NULL, 'k' },
+		{ "cwd", required_argument, NULL, 'c' },
+		{ "unaccepted", no_argument, NULL, 'u' }, { NULL, 0, NULL, 0 },
+	};
 	const char *batch = NULL, *hook = NULL, *cwd = NULL;
 	int k, json = 0, rc;
 	char *command;
 
-	for (k = 1; k < argc; k++) {
-		if (strcmp(argv[k], "--") == 0) {
-			k++;
-			break;
-		}
-		if (strcmp(argv[k], "--json") == 0) {
+	/* "+": the command's own words (rm -rf /) are never options */
+	optind = 0;
+	while ((k = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (k == 'j')
 			json = 1;
-		} else if (strcmp(argv[k], "--unaccepted") == 0) {
-			/* read by cmd_policy before the policy is loaded */
-		} else if (strcmp(argv[k], "--batch") == 0 && k + 1 < argc) {
-			batch = argv[++k];
-		} else if (strcmp(argv[k], "--hook-json") == 0 && k + 1 < argc) {
-			hook = argv[++k];
-		} else if (strcmp(argv[k], "--cwd") == 0 && k + 1 < argc) {
-			cwd = argv[++k];
-		} else if (strcmp(argv[k], "-h") == 0 || strcmp(argv[k], "--help") == 0) {
+		else if (k == 'u')
+			;	/* read by cmd_policy before the policy is loaded */
+		else if (k == 'b')
+			batch = optarg;
+		else if (k == 'k')
+			hook = optarg;
+		else if (k == 'c')
+			cwd = optarg;
+		else if (k == 'h') {
 			usage(stdout);
 			return 0;
 		} else {
-			fprintf(stderr, "sbx: policy check: unexpected \"%s\"\n", argv[k]);
 			usage(stderr);
 			return 2;
 		}
 	}
+	k = optind;
 	if ((batch != NULL) + (hook != NULL) + (k < argc) != 1) {
 		fprintf(stderr, "sbx: policy check: give one of -- COMMAND, --batch "
 		    "or --hook-json\n");
@@ -523,6 +529,12 @@ cmd_policy(int argc, char **argv, const char *folder, const char *config_dir)
 		fprintf(stderr, "sbx: policy show takes no arguments\n");
 		return 2;
 	}
+	/* --help before loading the policy, which may say things on stderr */
+	for (rc = 2; rc < argc && strcmp(argv[rc], "--"); rc++)
+		if (!strcmp(argv[rc], "--help") || !strcmp(argv[rc], "-h")) {
+			usage(stdout);
+			return 0;
+		}
 	{
 		int k, unaccepted = 0;
 

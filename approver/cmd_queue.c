@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "approver/cmd.h"
@@ -44,9 +45,24 @@ open_db(const char *folder)
 	return db;
 }
 
+/* 1 when an sbxd holds the folder's lock (serves it). */
+static int
+sbxd_serves(const char *folder)
+{
+	char path[PATH_MAX + 32];
+	int fd, held;
+
+	snprintf(path, sizeof(path), "%s/.sandbox/sbxd.lock", folder);
+	if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0;
+	held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
 /* Resolves a full id or a unique prefix of at least 4 digits. */
 static int
-resolve_id(sqlite3 *db, const char *arg, char id[SBX_ID_LEN + 1])
+resolve_id(sqlite3 *db, const char *folder, const char *arg, char id[SBX_ID_LEN + 1])
 {
 	sqlite3_stmt *st;
 	char pattern[SBX_ID_LEN + 2];
@@ -69,9 +85,11 @@ resolve_id(sqlite3 *db, const char *arg, char id[SBX_ID_LEN + 1])
 			snprintf(id, SBX_ID_LEN + 1, "%s", sqlite3_column_text(st, 0));
 	}
 	sqlite3_finalize(st);
-	if (n == 0)
-		fprintf(stderr, "sbx: no request %s known to sbxd (is sbxd running? see "
-		    "`sbx pending`)\n", arg);
+	if (n == 0 && sbxd_serves(folder))
+		fprintf(stderr, "sbx: no such request: %s (see `sbx pending`)\n", arg);
+	else if (n == 0)
+		fprintf(stderr, "sbx: no request %s known to sbxd, and sbxd is not running "
+		    "for %s: start `sbxd %s`, then see `sbx pending`\n", arg, folder, folder);
 	else if (n > 1)
 		fprintf(stderr, "sbx: %s matches several requests; give more digits\n", arg);
 	return n == 1 ? 0 : -1;
@@ -162,14 +180,21 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 	int64_t now = now_ms() / 1000;
 	cJSON *arr;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
+	};
+	static const char use[] = "usage: sbx [-C DIR] pending [--json]\n";
+
+	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (i == 'j')
 			json = 1;
-		else {
-			fprintf(stderr, "usage: sbx [-C DIR] pending [--json]\n");
-			return 2;
-		}
+		else if (i == 'C')
+			c->dir = optarg;
+		else
+			return sub_usage(use, i == 'h');
 	}
+	if (optind < argc)
+		return sub_usage(use, 0);
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || !(db = open_db(folder)))
 		return 1;
 	n = db_list(db, "pending", 1000, &rows);
@@ -192,6 +217,10 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 			    (long long)(now - rows[i].created), display_tmp(rows[i].tool),
 			    display_tmp(what(&rows[i])));
 			printf("%16s  why: %s\n", "", display_tmp(rows[i].reason));
+			if (request_opens(rows[i].tool))
+				printf("%16s  %s: %s, session %s (approving opens it; nothing runs)\n",
+				    "", display_tmp(rows[i].tool), display_tmp(what(&rows[i])),
+				    rows[i].session ? display_tmp(rows[i].session) : "-");
 			if (rows[i].approvals_needed > 1)
 				printf("%16s  needs two approvers; approved so far by: %s\n", "",
 				    rows[i].approved_by ? display_tmp(rows[i].approved_by) : "nobody");
@@ -230,21 +259,25 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 	char *text;
 	int json = 0, i, rc = 1, sbfd;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
+	};
+	static const char use[] = "usage: sbx [-C DIR] show ID [--json]\n";
+
+	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (i == 'j')
 			json = 1;
-		else if (!arg && argv[i][0] != '-')
-			arg = argv[i];
+		else if (i == 'C')
+			c->dir = optarg;
 		else
-			arg = NULL, i = argc + 1;
+			return sub_usage(use, i == 'h');
 	}
-	if (!arg || i > argc) {
-		fprintf(stderr, "usage: sbx [-C DIR] show ID [--json]\n");
-		return 2;
-	}
+	if (optind != argc - 1)
+		return sub_usage(use, 0);
+	arg = argv[optind];
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || !(db = open_db(folder)))
 		return 1;
-	if (resolve_id(db, arg, id) < 0 || db_get(db, id, &r) != 1)
+	if (resolve_id(db, folder, arg, id) < 0 || db_get(db, id, &r) != 1)
 		goto out;
 	if ((sbfd = sandbox_open(folder, &err)) >= 0) {
 		snprintf(path, sizeof(path), "results/%s.json", id);
@@ -276,9 +309,14 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 			json_int(res, "exit_code", &code);
 			json_int(res, "signal", &sig);
 			json_int(res, "duration_ms", &ms);
-			printf("result   %s, exit %lld, signal %lld, %lld ms\n",
-			    json_str(res, "status") ? display_tmp(json_str(res, "status")) : "?",
-			    (long long)code, (long long)sig, (long long)ms);
+			if (request_opens(r.tool))
+				printf("result   %s (nothing is executed for a %s request)\n",
+				    json_str(res, "status") ? display_tmp(json_str(res, "status")) : "?",
+				    display_tmp(r.tool));
+			else
+				printf("result   %s, exit %lld, signal %lld, %lld ms\n",
+				    json_str(res, "status") ? display_tmp(json_str(res, "status")) : "?",
+				    (long long)code, (long long)sig, (long long)ms);
 			if (json_str(res, "stdout") && *json_str(res, "stdout"))
 				printf("--- stdout ---\n%s\n", display_tmp_lines(json_str(res, "stdout")));
 			if (json_str(res, "stderr") && *json_str(res, "stderr"))
@@ -306,30 +344,38 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 	const char *prefix = NULL;
 	long long dur = 0;
 
-	for (i = 1; i < argc; i++) {
-		if (approve && !strcmp(argv[i], "--remember"))
+	static const struct option opts_approve[] = {
+		SBX_OPTS_COMMON, { "remember", no_argument, NULL, 'r' },
+		{ "prefix", required_argument, NULL, 'p' }, { "for", required_argument, NULL, 'f' },
+		{ "ttl", required_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
+	}, opts_deny[] = {
+		SBX_OPTS_COMMON, { "reason", required_argument, NULL, 'R' },
+		{ "ttl", required_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
+	};
+	const char *use = approve ? "usage: sbx [-C DIR] approve ID [--remember [--prefix "
+	    "'WORD WORD...'] [--for DURATION]] [--ttl SECONDS]\n"
+	    : "usage: sbx [-C DIR] deny ID [--reason TEXT] [--ttl SECONDS]\n";
+
+	while ((i = getopt_long(argc, argv, "C:h", approve ? opts_approve : opts_deny,
+	    NULL)) != -1) {
+		if (i == 'r')
 			remember = 1;
-		else if (approve && !strcmp(argv[i], "--prefix") && i + 1 < argc)
-			prefix = argv[++i], remember = 1;
-		else if (approve && !strcmp(argv[i], "--for") && i + 1 < argc) {
-			if ((dur = parse_duration(argv[++i])) < 0)
-				i = argc + 1;
-		}
-		else if (!approve && !strcmp(argv[i], "--reason") && i + 1 < argc)
-			reason = argv[++i];
-		else if (!strcmp(argv[i], "--ttl") && i + 1 < argc)
-			ttl = atoi(argv[++i]);
-		else if (!arg && argv[i][0] != '-')
-			arg = argv[i];
+		else if (i == 'p')
+			prefix = optarg, remember = 1;
+		else if (i == 'f' && (dur = parse_duration(optarg)) >= 0)
+			;
+		else if (i == 'R')
+			reason = optarg;
+		else if (i == 't' && (ttl = atoi(optarg)) > 0)
+			;
+		else if (i == 'C')
+			c->dir = optarg;
 		else
-			arg = NULL, i = argc + 1;
+			return sub_usage(use, i == 'h');
 	}
-	if (!arg || i > argc || ttl <= 0) {
-		fprintf(stderr, approve ? "usage: sbx [-C DIR] approve ID [--remember [--prefix "
-		    "'WORD WORD...'] [--for DURATION]] [--ttl SECONDS]\n"
-		    : "usage: sbx [-C DIR] deny ID [--reason TEXT] [--ttl SECONDS]\n");
-		return 2;
-	}
+	if (optind != argc - 1)
+		return sub_usage(use, 0);
+	arg = argv[optind];
 	if (strlen(reason) >= sizeof(((struct decision *)0)->reason)) {
 		fprintf(stderr, "sbx: the reason is too long (at most %zu bytes)\n",
 		    sizeof(((struct decision *)0)->reason) - 1);
@@ -337,7 +383,7 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 	}
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || !(db = open_db(folder)))
 		return 1;
-	if (resolve_id(db, arg, id) < 0 || db_get(db, id, &r) != 1)
+	if (resolve_id(db, folder, arg, id) < 0 || db_get(db, id, &r) != 1)
 		goto out;
 	if (strcmp(r.status, "pending") != 0) {
 		fprintf(stderr, "sbx: request %s is %s, not pending\n", id, r.status);
@@ -426,6 +472,12 @@ decision_write(const char *config, const char *folder, const struct req_row *r,
 	d.remember = remember;
 	snprintf(d.scope, sizeof(d.scope), "%s", prefix ? "prefix" : "exact");
 	d.rule_expires = rule_expires;
+	if (prefix && request_opens(r->tool)) {
+		err_set(err, "a %s request is remembered exactly (this host and port); "
+		    "a prefix is for shell commands", r->tool);
+		approver_key_wipe(&key);
+		return -1;
+	}
 	if (xsnprintf(d.prefix, sizeof(d.prefix), "%s", prefix ? prefix : "") < 0 ||
 	    (prefix && !prefix_covers(prefix, r->command))) {
 		err_set(err, "the prefix \"%s\" must be at least two words that start the "

@@ -21,11 +21,10 @@
 #include "policy/policy.h"
 
 static int
-usage(void)
+usage(int help)
 {
-	fprintf(stderr, "usage: sbx [-C DIR] rules list [--json] | add 'WORD WORD...' "
-	    "[--for DURATION] | rm RULE | test 'COMMAND' [--cwd DIR]\n");
-	return 2;
+	return sub_usage("usage: sbx [-C DIR] rules list [--json] | add 'WORD WORD...' "
+	    "[--for DURATION] | rm RULE | test 'COMMAND' [--cwd DIR]\n", help);
 }
 
 static int
@@ -165,7 +164,8 @@ explain_rule(void *ctx, const struct rule_info *ri)
  * Exit 0 when a rule covers it, 1 when none does (a human is asked).
  */
 static int
-rules_test(const struct sbx_ctx *c, const char *folder, int argc, char **argv)
+rules_test(const struct sbx_ctx *c, const char *folder, const char *cmd,
+    const char *cwd_arg)
 {
 	char msg[600], cwd[PATH_MAX], ftext[256], hash_hex[2 * SBX_HASH_LEN + 1];
 	unsigned char hash[SBX_HASH_LEN];
@@ -174,22 +174,20 @@ rules_test(const struct sbx_ctx *c, const char *folder, int argc, char **argv)
 	struct rule_query q;
 	struct sbx_err err;
 	struct policy *pol;
-	const char *cmd = argv[2], *ask;
+	const char *ask;
 	char *who = NULL;
 	cJSON *input;
 	sqlite3 *db;
 	int64_t rule;
 	int needed;
 
-	if (argc == 5 && !strcmp(argv[3], "--cwd")) {
-		if (!realpath(argv[4], cwd)) {
-			fprintf(stderr, "sbx: %s: %s\n", argv[4], strerror(errno));
+	if (cwd_arg) {
+		if (!realpath(cwd_arg, cwd)) {
+			fprintf(stderr, "sbx: %s: %s\n", cwd_arg, strerror(errno));
 			return 1;
 		}
-	} else if (argc == 3) {
-		snprintf(cwd, sizeof(cwd), "%s", folder);
 	} else {
-		return usage();
+		snprintf(cwd, sizeof(cwd), "%s", folder);
 	}
 	if (!(pol = policy_load_accepted(folder, c->config, msg, sizeof(msg)))) {
 		fprintf(stderr, "sbx: %s\n", msg);
@@ -247,24 +245,47 @@ rules_test(const struct sbx_ctx *c, const char *folder, int argc, char **argv)
 int
 cmd_rules(struct sbx_ctx *c, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' },
+		{ "for", required_argument, NULL, 'f' }, { "cwd", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
 	char folder[PATH_MAX];
 	long long dur = 0;
+	const char *for_arg = NULL, *cwd_arg = NULL;
 	char *end;
 	long long id;
+	int ch, json = 0;
 
+	while ((ch = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (ch == 'j')
+			json = 1;
+		else if (ch == 'f')
+			for_arg = optarg;
+		else if (ch == 'w')
+			cwd_arg = optarg;
+		else if (ch == 'C')
+			c->dir = optarg;
+		else
+			return usage(ch == 'h');
+	}
+	/* The operands, as argv[1..]: the verb and its words. */
+	argv += optind - 1;
+	argc -= optind - 1;
 	if (ctx_folder(c, folder, sizeof(folder)) < 0)
 		return 1;
 	if (argc < 2 || !strcmp(argv[1], "list"))
-		return argc <= 2 ? list(folder, 0) : argc == 3 && !strcmp(argv[2], "--json")
-		    ? list(folder, 1) : usage();
-	if (!strcmp(argv[1], "add") && (argc == 3 || (argc == 5 && !strcmp(argv[3], "--for")))) {
+		return argc <= 2 && !for_arg ? list(folder, json) : usage(0);
+	if (json)
+		return usage(0);
+	if (!strcmp(argv[1], "add") && argc == 3) {
 		if (!prefix_valid(argv[2])) {
 			fprintf(stderr, "sbx: a rule needs at least two words and no shell syntax "
 			    "(\"git push\" yes, \"git\" no)\n");
 			return 2;
 		}
-		if (argc == 5 && (dur = parse_duration(argv[4])) < 0)
-			return usage();
+		if (for_arg && (dur = parse_duration(for_arg)) < 0)
+			return usage(0);
 		if (rule_write(c, folder, "rule", argv[2], dur ? now_ms() / 1000 + dur : 0, 0))
 			return 1;
 		printf("sent to sbxd: remember Bash commands starting with \"%s\"%s\n",
@@ -272,16 +293,18 @@ cmd_rules(struct sbx_ctx *c, int argc, char **argv)
 		    dur ? " for a while" : "");
 		return 0;
 	}
-	if (!strcmp(argv[1], "test") && argc >= 3)
-		return rules_test(c, folder, argc, argv);
-	if (!strcmp(argv[1], "rm") && argc == 3) {
+	if (!strcmp(argv[1], "test") && argc == 3 && !for_arg)
+		return rules_test(c, folder, argv[2], cwd_arg);
+	if (cwd_arg)
+		return usage(0);
+	if (!strcmp(argv[1], "rm") && argc == 3 && !for_arg) {
 		id = strtoll(argv[2], &end, 10);
 		if (id <= 0 || *end)
-			return usage();
+			return usage(0);
 		if (rule_write(c, folder, "revoke", NULL, 0, id))
 			return 1;
 		printf("sent to sbxd: forget rule %lld\n", id);
 		return 0;
 	}
-	return usage();
+	return usage(0);
 }

@@ -24,6 +24,33 @@
 
 static const char *const allowed[] = { "watch", "pending", "show", "approve", "deny", NULL };
 
+/*
+ * Whether a remote word may reach the subcommand. getopt_long takes
+ * "-C/x", "--dir=/x", "--di /x" and any unique abbreviation ("--noti",
+ * "--al"), so options are allowed only spelt out in full from this list,
+ * and no short option but -h: -C, --dir, --all and --notify stay fixed by
+ * the key. Operands (ids, prefixes) do not start with '-'; "--" ends the
+ * options, and what follows it is an operand to getopt.
+ */
+static int
+option_allowed(const char *w)
+{
+	static const char *const longs[] = { "json", "remember", "prefix", "for", "ttl",
+		"reason", "plain", "help", NULL };
+	size_t len;
+	int i;
+
+	if (w[0] != '-' || !strcmp(w, "-h") || !strcmp(w, "--"))
+		return 1;
+	if (w[1] != '-')
+		return 0;
+	len = strcspn(w + 2, "=");
+	for (i = 0; longs[i]; i++)
+		if (strlen(longs[i]) == len && !strncmp(w + 2, longs[i], len))
+			return 1;
+	return 0;
+}
+
 /* Splits s into words: '…' and "…" quote, \ escapes; other shell syntax
  * (; | & $ ` < > ( ) { } newline, globs) is refused. Returns the count
  * or -1. Words point into buf. */
@@ -98,18 +125,20 @@ cmd_ssh(struct sbx_ctx *c, int argc, char **argv)
 	int nf = 0, n, i, k = 0, a = 0;
 	ssize_t len;
 
+	static const struct option opts[] = { SBX_OPTS_COMMON, { NULL, 0, NULL, 0 } };
+	static const char use[] = "usage (in authorized_keys): command=\"sbx ssh-command "
+	    "-C DIR [-C DIR]...\"\n";
+
 	(void)c;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-C") && i + 1 < argc && nf < 8 &&
-		    find_folder(argv[i + 1], folders[nf], sizeof(folders[0])) == 0) {
-			nf++;
-			i++;
-		} else {
-			fprintf(stderr, "usage (in authorized_keys): command=\"sbx ssh-command "
-			    "-C DIR [-C DIR]...\"\n");
-			return 2;
-		}
+	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (i != 'C')
+			return sub_usage(use, i == 'h');
+		if (nf == 8 || find_folder(optarg, folders[nf], sizeof(folders[0])) < 0)
+			return sub_usage(use, 0);
+		nf++;
 	}
+	if (optind < argc)
+		return sub_usage(use, 0);
 	if (nf == 0)
 		return refuse("the key's forced command names no folder (-C DIR)");
 	if (!orig || !*orig)
@@ -159,9 +188,10 @@ cmd_ssh(struct sbx_ctx *c, int argc, char **argv)
 		}
 	}
 	for (; k < n && a < MAX_WORDS + 6; k++) {
-		if (!strcmp(words[k], "-C") || !strcmp(words[k], "--all") ||
-		    !strcmp(words[k], "--notify"))
-			return refuse("folder and notify options are fixed by the key");
+		if (!option_allowed(words[k]))
+			return refuse("folder and notify options are fixed by the key; other "
+			    "options must be spelt out in full (--json, --remember, --prefix, "
+			    "--for, --ttl, --reason, --plain, --help)");
 		args[a++] = words[k];
 	}
 	args[a] = NULL;

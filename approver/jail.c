@@ -21,32 +21,103 @@
 
 #include "approver/jail.h"
 
-/* The agents' state directories in HOME: writable, except these. */
-static const char *const claude_protected[] = {
+/*
+ * The agents' state directories in HOME: writable (transcripts, sessions,
+ * caches), except what configures the agent or runs later outside the
+ * jail (read-only, even when not made yet), and what is private to each
+ * jail (an empty tmpfs). Only those that exist are opened.
+ */
+struct state_dir {
+	const char *dir;
+	const char *const *ro;
+	const char *const *private;
+};
+
+static const char *const claude_ro[] = {
 	"settings.json", "settings.local.json", "hooks", "plugins", "commands",
 	"agents", "skills", "CLAUDE.md",
 	"local",                    /* a local install of Claude Code runs outside later */
 	NULL,
 };
-
-/* Private to each jail (an empty tmpfs): Claude Code sources its shell
- * snapshots in every later session, outside the jail too. */
+/* Claude Code sources its shell snapshots in every later session,
+ * outside the jail too. */
 static const char *const claude_private[] = { "shell-snapshots", NULL };
+static const char *const codex_ro[] = {
+	"config.toml", "hooks.json", "AGENTS.md", "prompts", "rules", "skills", "bin", NULL,
+};
+static const char *const none[] = { NULL };
+
+static const struct state_dir state_dirs[] = {
+	{ ".claude", claude_ro, claude_private },
+	{ ".codex", codex_ro, none },
+	{ NULL, NULL, NULL },
+};
 
 /* Hidden from the jail whatever the policy says (the agents' logins are
  * visible with --login). */
 static const char *const hidden_home[] = {
 	".ssh", ".aws", ".gnupg", ".config/gh", ".docker/config.json", ".netrc",
 	".git-credentials", ".kube", ".azure", ".config/gcloud", ".pgpass", ".npmrc",
-	".pypirc", ".codex/auth.json", NULL,
+	".pypirc", NULL,
 };
 
-static const char *const login_files[] = { ".claude.json", ".claude/.credentials.json", NULL };
+static const char *const login_files[] = { ".claude.json", ".claude/.credentials.json",
+	".codex/auth.json", NULL };
 
 /* Read-only inside every project, in addition to the policy's lists. */
 static const char *const project_protected[] = {
 	".claude", ".cursor", ".codex", ".vscode", ".idea", ".husky", ".envrc",
-	".mcp.json", ".git/hooks", ".git/config", NULL,
+	".mcp.json", ".git/hooks", ".git/config",
+	/* Git takes config and hooks from other places these name: a
+	 * submodule's or a worktree's git dir, and $GIT_DIR/commondir. */
+	".git/modules", ".git/worktrees", ".git/commondir", NULL,
+};
+
+/* Protected files git reads from .git when they exist: their placeholder
+ * is a file holding ".", which git reads as "this git dir" (a directory,
+ * or an empty file, there would stop git; .git never goes into a commit). */
+static const char *const git_files[] = { "/.git/commondir", NULL };
+
+const char *
+jail_ph_text(int kind)
+{
+	return kind == JAIL_PH_DOT ? ".\n" : kind == JAIL_PH_JSON ? "{}\n" : "";
+}
+
+static int
+has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/*
+ * The placeholder for a protected path not made yet. In the project an
+ * empty directory (git ignores it; a file would go into the next commit),
+ * but a file for what git reads in .git. In an agent's state dir a file
+ * for its settings and memory files: Claude Code refuses to start when
+ * ~/.claude/settings.json is a directory ("EISDIR"), and so would other
+ * sessions outside the jail meanwhile.
+ */
+static int
+placeholder_kind(const char *path, int state_dir)
+{
+	size_t k;
+
+	for (k = 0; git_files[k]; k++)
+		if (has_suffix(path, git_files[k]))
+			return JAIL_PH_DOT;
+	if (state_dir && has_suffix(path, ".json"))
+		return JAIL_PH_JSON;
+	if (state_dir && (has_suffix(path, ".md") || has_suffix(path, ".toml")))
+		return JAIL_PH_EMPTY;
+	return JAIL_PH_DIR;
+}
+
+static const enum jail_op ph_ops[] = {
+	[JAIL_PH_DIR] = JAIL_PLACEHOLDER, [JAIL_PH_DOT] = JAIL_PLACEHOLDER_FILE,
+	[JAIL_PH_JSON] = JAIL_PLACEHOLDER_JSON, [JAIL_PH_EMPTY] = JAIL_PLACEHOLDER_EMPTY,
 };
 
 /* The agent's drop boxes (tmp, new, events, originals, delivered) are one
@@ -86,21 +157,28 @@ oom:
 }
 
 static int
-placeholder_add(struct jail_plan *p, const char *path, struct sbx_err *err)
+placeholder_add(struct jail_plan *p, const char *path, int file, struct sbx_err *err)
 {
+	unsigned char *f;
 	char **v;
 
 	if (p->n_placeholders >= JAIL_MAX_MOUNTS) {
 		err_set(err, "too many placeholders");
 		return -1;
 	}
-	if (!(v = realloc(p->placeholders, (p->n_placeholders + 1) * sizeof(*v))) ||
-	    !(p->placeholders = v, v[p->n_placeholders] = strdup(path))) {
-		err_set(err, "out of memory");
-		return -1;
-	}
-	p->n_placeholders++;
+	if (!(v = realloc(p->placeholders, (p->n_placeholders + 1) * sizeof(*v))))
+		goto oom;
+	p->placeholders = v;
+	if (!(f = realloc(p->placeholder_file, p->n_placeholders + 1)))
+		goto oom;
+	p->placeholder_file = f;
+	if (!(v[p->n_placeholders] = strdup(path)))
+		goto oom;
+	f[p->n_placeholders++] = (unsigned char)file;
 	return 0;
+oom:
+	err_set(err, "out of memory");
+	return -1;
 }
 
 void
@@ -116,6 +194,7 @@ jail_plan_free(struct jail_plan *p)
 		free(p->placeholders[i]);
 	free(p->m);
 	free(p->placeholders);
+	free(p->placeholder_file);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -229,6 +308,7 @@ protect(struct jail_plan *p, const char *folder, const char *rel, struct sbx_err
 	char path[PATH_MAX], *s;
 	struct stat st;
 	size_t i;
+	int file;
 
 	if (xsnprintf(path, sizeof(path), "%s/%s", folder, rel) < 0) {
 		err_set(err, "path too long: %s/%s", folder, rel);
@@ -236,7 +316,9 @@ protect(struct jail_plan *p, const char *folder, const char *rel, struct sbx_err
 	}
 	/* Already covered by a read-only mount above it? */
 	for (i = 0; i < p->n; i++)
-		if ((p->m[i].op == JAIL_RO || p->m[i].op == JAIL_PLACEHOLDER) &&
+		if ((p->m[i].op == JAIL_RO || p->m[i].op == JAIL_PLACEHOLDER ||
+		    p->m[i].op == JAIL_PLACEHOLDER_FILE || p->m[i].op == JAIL_PLACEHOLDER_JSON ||
+		    p->m[i].op == JAIL_PLACEHOLDER_EMPTY) &&
 		    below(path, p->m[i].path) && below(p->m[i].path, folder) &&
 		    strcmp(p->m[i].path, folder))
 			return 0;
@@ -251,8 +333,9 @@ protect(struct jail_plan *p, const char *folder, const char *rel, struct sbx_err
 				err_set(err, "cannot check %s: %s", path, strerror(errno));
 				return -1;
 			}
-			if (plan_add(p, JAIL_PLACEHOLDER, path, err) < 0 ||
-			    placeholder_add(p, path, err) < 0)
+			file = placeholder_kind(path, 0);
+			if (plan_add(p, ph_ops[file], path, err) < 0 ||
+			    placeholder_add(p, path, file, err) < 0)
 				return -1;
 			return 0;
 		}
@@ -304,6 +387,56 @@ project_rel(const char *entry, const char *folder, char *buf, size_t bufsz)
 	return buf;
 }
 
+/* "~/.claude.json" and the like: what --login opens. */
+static int
+is_login_file(const char *entry)
+{
+	size_t k;
+
+	for (k = 0; login_files[k]; k++)
+		if (!strncmp(entry, "~/", 2) && !strcmp(entry + 2, login_files[k]))
+			return 1;
+	return 0;
+}
+
+/* One agent state dir of HOME, if it exists (see state_dirs). */
+static int
+plan_state_dir(struct jail_plan *p, const char *home, const struct state_dir *sd,
+    struct sbx_err *err)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	size_t k;
+
+	if (xsnprintf(path, sizeof(path), "%s/%s", home, sd->dir) < 0 ||
+	    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (plan_add(p, JAIL_RW, path, err) < 0)
+		return -1;
+	for (k = 0; sd->ro[k]; k++) {
+		if (xsnprintf(path, sizeof(path), "%s/%s/%s", home, sd->dir, sd->ro[k]) < 0)
+			continue;
+		if (lstat(path, &st) == 0) {
+			if (plan_add(p, JAIL_RO, path, err) < 0)
+				return -1;
+		} else {
+			int kind = placeholder_kind(path, 1);
+
+			if (plan_add(p, ph_ops[kind], path, err) < 0 ||
+			    placeholder_add(p, path, kind, err) < 0)
+				return -1;
+		}
+	}
+	for (k = 0; sd->private[k]; k++) {
+		if (xsnprintf(path, sizeof(path), "%s/%s/%s", home, sd->dir, sd->private[k]) < 0 ||
+		    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (plan_add(p, JAIL_PRIVATE, path, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int
 jail_plan_build(struct jail_plan *p, const struct jail_paths *in, struct sbx_err *err)
 {
@@ -328,30 +461,9 @@ jail_plan_build(struct jail_plan *p, const struct jail_paths *in, struct sbx_err
 	/* 2. HOME: read-only (it is under /), the agent's state dir writable
 	 * except what configures it, credentials hidden. */
 	if (in->home) {
-		if (xsnprintf(path, sizeof(path), "%s/.claude", in->home) >= 0 &&
-		    lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (plan_add(p, JAIL_RW, path, err) < 0)
+		for (i = 0; state_dirs[i].dir; i++)
+			if (plan_state_dir(p, in->home, &state_dirs[i], err) < 0)
 				goto fail;
-			for (k = 0; claude_protected[k]; k++) {
-				if (xsnprintf(path, sizeof(path), "%s/.claude/%s", in->home,
-				    claude_protected[k]) < 0)
-					continue;
-				if (lstat(path, &st) == 0)
-					k = plan_add(p, JAIL_RO, path, err) < 0 ? (size_t)-2 : k;
-				else if (plan_add(p, JAIL_PLACEHOLDER, path, err) < 0 ||
-				    placeholder_add(p, path, err) < 0)
-					k = (size_t)-2;
-				if (k == (size_t)-2)
-					goto fail;
-			}
-		}
-		for (k = 0; claude_private[k] && lstat(in->home, &st) == 0; k++) {
-			if (xsnprintf(path, sizeof(path), "%s/.claude/%s", in->home,
-			    claude_private[k]) < 0 || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-				continue;
-			if (plan_add(p, JAIL_PRIVATE, path, err) < 0)
-				goto fail;
-		}
 		for (k = 0; hidden_home[k]; k++)
 			if (xsnprintf(path, sizeof(path), "%s/%s", in->home, hidden_home[k]) >= 0 &&
 			    hide(p, in, path, err) < 0)
@@ -374,8 +486,7 @@ jail_plan_build(struct jail_plan *p, const struct jail_paths *in, struct sbx_err
 			continue;
 		if (in->config && !strcmp(path, in->config))
 			continue;
-		if (in->login && in->home && (!strcmp(in->deny_read[i], "~/.claude.json") ||
-		    !strcmp(in->deny_read[i], "~/.claude/.credentials.json")))
+		if (in->login && is_login_file(in->deny_read[i]))
 			continue;
 		if (!strncmp(path, "/proc/", 6) || !strncmp(path, "/dev/", 5))
 			continue;       /* our own /proc and /dev */
@@ -425,6 +536,28 @@ jail_plan_build(struct jail_plan *p, const struct jail_paths *in, struct sbx_err
 fail:
 	jail_plan_free(p);
 	return -1;
+}
+
+int
+jail_plan_watched(const struct jail_plan *p, size_t i)
+{
+	const char *path = p->m[i].path;
+	size_t j, best = (size_t)-1, len = 0, n;
+
+	if (p->m[i].op == JAIL_REMOUNT_RO || !strcmp(path, "/tmp"))
+		return 0;
+	/* The nearest mount above it, among those made before it. */
+	for (j = 0; j < i; j++) {
+		n = strlen(p->m[j].path);
+		if (p->m[j].op != JAIL_REMOUNT_RO && below(path, p->m[j].path) &&
+		    strcmp(path, p->m[j].path) && n >= len) {
+			best = j;
+			len = n;
+		}
+	}
+	if (best == (size_t)-1)
+		return 1;           /* under the host's / */
+	return p->m[best].op != JAIL_TMPFS && p->m[best].op != JAIL_PRIVATE;
 }
 
 /* A growable argv. */
@@ -488,13 +621,16 @@ jail_argv_free(char **argv)
 char **
 jail_argv(const struct jail_config *c)
 {
-	char empty[PATH_MAX], empty_file[PATH_MAX], num[32];
+	char empty[PATH_MAX], empty_file[PATH_MAX], dot_file[PATH_MAX], json_file[PATH_MAX];
+	char num[32];
 	struct av a = { 0 };
 	size_t i;
 	char *const *w;
 
 	if (xsnprintf(empty, sizeof(empty), "%s/empty", c->stage) < 0 ||
-	    xsnprintf(empty_file, sizeof(empty_file), "%s/empty-file", c->stage) < 0)
+	    xsnprintf(empty_file, sizeof(empty_file), "%s/empty-file", c->stage) < 0 ||
+	    xsnprintf(dot_file, sizeof(dot_file), "%s/dot-file", c->stage) < 0 ||
+	    xsnprintf(json_file, sizeof(json_file), "%s/json-file", c->stage) < 0)
 		return NULL;
 	av_add(&a, c->bwrap);
 	/* Processes: no view of, or signal to, anything outside. No
@@ -532,7 +668,14 @@ jail_argv(const struct jail_config *c)
 			av_add2(&a, "--tmpfs", p);
 			break;
 		case JAIL_HIDE_FILE:
+		case JAIL_PLACEHOLDER_EMPTY:
 			av_add3(&a, "--ro-bind", empty_file, p);
+			break;
+		case JAIL_PLACEHOLDER_JSON:
+			av_add3(&a, "--ro-bind", json_file, p);
+			break;
+		case JAIL_PLACEHOLDER_FILE:
+			av_add3(&a, "--ro-bind", dot_file, p);
 			break;
 		case JAIL_PLACEHOLDER:
 			av_add3(&a, "--ro-bind", empty, p);

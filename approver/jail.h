@@ -7,8 +7,9 @@
  *   the folder, HOME, the config dir and the policy's path lists into an
  *   ordered list of mount operations. It creates nothing: placeholders
  *   for protected paths that do not exist yet are listed in
- *   plan->placeholders, and the caller creates them (empty directories)
- *   before bwrap runs and removes them after.
+ *   plan->placeholders, and the caller creates them (empty directories,
+ *   or files holding "." inside .git) before bwrap runs and removes them
+ *   after.
  * - jail_argv() is pure: the same config gives the same argv. It never
  *   fails except on allocation (NULL).
  * - Order matters to bubblewrap: later mounts cover earlier ones, and
@@ -33,9 +34,25 @@ enum jail_op {
 	JAIL_TMPFS,         /* --tmpfs P: private, or hides a directory */
 	JAIL_HIDE_FILE,     /* --ro-bind STAGE/empty-file P */
 	JAIL_PLACEHOLDER,   /* --ro-bind STAGE/empty P: a protected path not created yet */
+	JAIL_PLACEHOLDER_FILE, /* --ro-bind STAGE/dot-file P: the same, for a file git
+	                       reads from .git (commondir: "." is "this git dir") */
+	JAIL_PLACEHOLDER_JSON, /* --ro-bind STAGE/json-file P ("{}"): a settings file an
+	                       agent refuses to start without when it is a directory */
+	JAIL_PLACEHOLDER_EMPTY, /* --ro-bind STAGE/empty-file P: likewise, an empty file */
 	JAIL_REMOUNT_RO,    /* --remount-ro P */
 	JAIL_PRIVATE,       /* --tmpfs P, writable: the jail's own, gone at the end */
 };
+
+/* What a placeholder is on the host (and the file bound over it). */
+enum jail_ph {
+	JAIL_PH_DIR = 0,            /* an empty directory: git ignores it */
+	JAIL_PH_DOT = 1,            /* a file holding ".\n" (.git/commondir) */
+	JAIL_PH_JSON = 2,           /* a file holding "{}\n" (settings.json) */
+	JAIL_PH_EMPTY = 3,          /* an empty file (CLAUDE.md, config.toml) */
+};
+
+/* The content of a file placeholder of that kind ("" for a directory). */
+const char *jail_ph_text(int kind);
 
 struct jail_mount {
 	enum jail_op op;
@@ -45,7 +62,8 @@ struct jail_mount {
 struct jail_plan {
 	struct jail_mount *m;
 	size_t n, cap;
-	char **placeholders;        /* host paths to mkdir before and rmdir after */
+	char **placeholders;        /* host paths to create before and remove after */
+	unsigned char *placeholder_file; /* enum jail_ph: what to create */
 	size_t n_placeholders;
 };
 
@@ -71,7 +89,8 @@ void jail_plan_free(struct jail_plan *plan);
 struct jail_config {
 	const char *bwrap;          /* path of bwrap */
 	const char *init;           /* path of sbx-jail-init */
-	const char *stage;          /* private staging dir: empty/, empty-file, proxy.sock */
+	const char *stage;          /* private staging dir: empty/, empty-file, dot-file,
+	                               json-file (jail_ph_text), proxy.sock */
 	const char *cwd;            /* --chdir */
 	const char *proxy_socket;   /* host path of the proxy's socket; NULL: offline */
 	const char *no_proxy;       /* NO_PROXY inside; may be NULL */
@@ -81,6 +100,17 @@ struct jail_config {
 	const struct jail_plan *plan;
 	char *const *command;       /* NULL-terminated */
 };
+
+/*
+ * Does mount i of the plan need watching from outside while the jail
+ * runs? A mount on a host directory entry is detached in every mount
+ * namespace when that entry is removed or renamed over on the host (`git
+ * config` renames over .git/config, an editor over ~/.netrc): inside the
+ * jail the path then reaches the host's new file, writable or readable.
+ * 1 for a mount whose parent, in the jail, is a live view of the host;
+ * 0 for one inside a private tmpfs of the jail, or a remount.
+ */
+int jail_plan_watched(const struct jail_plan *plan, size_t i);
 
 /* A NULL-terminated argv (free with jail_argv_free), or NULL on OOM. */
 char **jail_argv(const struct jail_config *c);

@@ -14,6 +14,13 @@
 #include "common/display.h"
 #include "common/util.h"
 
+int
+sub_usage(const char *text, int help)
+{
+	fputs(text, help ? stdout : stderr);
+	return help ? 0 : 2;
+}
+
 static void
 usage(FILE *f)
 {
@@ -26,7 +33,7 @@ usage(FILE *f)
 	    "  remove [--purge [--yes]] [DIR] take out what init added (--purge: and .sandbox/)\n"
 	    "  history PATH [--json]          versions of PATH an agent replaced (kept by sbx-hook)\n"
 	    "  restore PATH [--version N]     bring one back (default: the latest kept)\n"
-	    "  doctor                         check the folder's setup; says how to fix each problem\n"
+	    "  doctor [--json]                check the folder's setup; says how to fix each problem\n"
 	    "  watch [-C DIR]... [--all] [--plain] [--notify CMD]\n"
 	    "                                 the approver's terminal: live list, single keys\n"
 	    "  policy accept | edit           accept policy.json (signed); edit a copy like\n"
@@ -58,7 +65,9 @@ usage(FILE *f)
 	    "                                 run an agent under bubblewrap: the only way out\n"
 	    "                                 is an approved escalation (sbx jail --help)\n"
 	    "\n"
-	    "  -C DIR     the project folder (default: walk up from the current directory)\n"
+	    "  -C DIR     the project folder (default: walk up from the current directory);\n"
+	    "             before the command or among its options\n"
+	    "  -h, --help this text (COMMAND --help: that command's usage)\n"
 	    "ID may be a unique prefix of 4 or more hex digits.\n"
 	    "Config dir: $SBX_CONFIG_DIR, else $XDG_CONFIG_HOME/sbx, else ~/.config/sbx.\n");
 }
@@ -66,25 +75,39 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+	};
 	struct sbx_ctx c = { 0 };
 	const char *cmd;
-	int i = 1;
+	int i, ch;
 
-	if (argc > 2 && !strcmp(argv[1], "-C")) {
-		c.dir = argv[2];
-		i = 3;
+	/* Options before the command ("+": the command's own come after). */
+	while ((ch = getopt_long(argc, argv, "+C:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'C':
+			c.dir = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("sbx %s\n", SBX_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
 	}
+	i = optind;
+	optind = 0;             /* the command parses its own argv afresh */
 	if (i >= argc) {
 		usage(stderr);
 		return 2;
 	}
 	cmd = argv[i];
-	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+	if (!strcmp(cmd, "help")) {
 		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(cmd, "--version")) {
-		printf("sbx %s\n", SBX_VERSION);
 		return 0;
 	}
 	/* Agent text is measured in terminal columns (common/display). */
@@ -103,6 +126,20 @@ main(int argc, char **argv)
 		return cmd_init(&c, argc, argv);
 	if (!strcmp(cmd, "remove"))
 		return cmd_remove(&c, argc, argv);
+	if (!strcmp(cmd, "policy")) {
+		/* -C DIR (and --help) may come between "policy" and its verb */
+		while ((ch = getopt_long(argc, argv, "+C:h", opts, NULL)) != -1) {
+			if (ch == 'C')
+				c.dir = optarg;
+			else
+				return cmd_policy(2, (char *[]){ (char *)cmd, ch == 'h' ? "--help" :
+				    "--bad-option", NULL }, NULL, c.config);
+		}
+		argv += optind - 1;
+		argc -= optind - 1;
+		argv[0] = (char *)cmd;
+		optind = 0;
+	}
 	if (!strcmp(cmd, "policy") && argc >= 2 && (!strcmp(argv[1], "accept") ||
 	    !strcmp(argv[1], "edit")))
 		return cmd_policy_accept(&c, argc, argv);

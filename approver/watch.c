@@ -47,6 +47,7 @@ struct item {
 	unsigned factors;
 	char ask[208];              /* the always_ask entry it matches, or "" */
 	int hook_wait;              /* seconds the hook waits */
+	int idw;                    /* digits of the id that are unique */
 };
 
 struct watch {
@@ -214,12 +215,12 @@ what(const struct req_row *r)
 /* One line of the quieter list: id, status and the command, safe and
  * cut at a character. */
 static void
-auto_line(char *out, size_t size, const struct req_row *r)
+auto_line(char *out, size_t size, const struct req_row *r, int idlen)
 {
 	const char *c = what(r);
 	char *t = display_text(c, strlen(c), 0, 150, NULL, NULL);
 
-	snprintf(out, size, "%.8s %-7s %s", r->id, r->status, t ? t : "?");
+	snprintf(out, size, "%.*s %-7s %s", idlen, r->id, r->status, t ? t : "?");
 	free(t);
 }
 
@@ -243,7 +244,8 @@ refresh(struct watch *w)
 		n = db_list(db, NULL, 50, &rows);
 		for (i = n - 1; i >= 0; i--)
 			if (rows[i].is_auto && w->nautos < 3 && now_ms() / 1000 - rows[i].created < 3600)
-				auto_line(w->autos[w->nautos++], sizeof(w->autos[0]), &rows[i]);
+				auto_line(w->autos[w->nautos++], sizeof(w->autos[0]), &rows[i],
+				    db_unique_prefix(db, rows[i].id, 8));
 		if (n > 0)
 			db_rows_free(rows, n);
 		n = db_list(db, "pending", MAX_ITEMS, &rows);
@@ -254,6 +256,7 @@ refresh(struct watch *w)
 			}
 			w->items[w->n].row = rows[i];
 			w->items[w->n].folder = f;
+			w->items[w->n].idw = db_unique_prefix(db, rows[i].id, 8);
 			assess(w, &w->items[w->n]);
 			w->n++;
 		}
@@ -509,7 +512,7 @@ draw(struct watch *w)
 		it = &w->items[i];
 		if (i == w->sel && w->color)
 			printf("\033[7m");
-		line(w, "%s %.8s %4llds %-6s %s", i == w->sel ? ">" : " ", it->row.id,
+		line(w, "%s %.*s %4llds %-6s %s", i == w->sel ? ">" : " ", it->idw, it->row.id,
 		    (long long)(now - it->row.created), it->row.tool, what(&it->row));
 		if (i == w->sel && w->color)
 			printf("\033[0m");
@@ -838,28 +841,34 @@ cmd_watch(struct sbx_ctx *c, int argc, char **argv)
 	memset(&w, 0, sizeof(w));
 	w.config = c->config;
 	w.notify = getenv("SBX_NOTIFY");
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-C") && i + 1 < argc) {
-			if (w.nfolders < MAX_FOLDERS && find_folder(argv[++i],
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "all", no_argument, NULL, 'a' }, { "plain", no_argument, NULL, 'p' },
+		{ "notify", required_argument, NULL, 'n' }, { NULL, 0, NULL, 0 },
+	};
+
+	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (i == 'C') {
+			if (w.nfolders < MAX_FOLDERS && find_folder(optarg,
 			    w.folders[w.nfolders], sizeof(w.folders[0])) == 0)
 				w.nfolders++;
 			else {
-				fprintf(stderr, "sbx: no .sandbox/ at or above %s\n", argv[i]);
+				fprintf(stderr, "sbx: no .sandbox/ at or above %s\n", optarg);
 				return 1;
 			}
-		} else if (!strcmp(argv[i], "--all")) {
+		} else if (i == 'a') {
 			all = 1;
-		} else if (!strcmp(argv[i], "--plain")) {
+		} else if (i == 'p') {
 			w.plain = 1;
-		} else if (!strcmp(argv[i], "--notify") && i + 1 < argc) {
-			w.notify = argv[++i];
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
+		} else if (i == 'n') {
+			w.notify = optarg;
 		} else {
-			usage(stderr);
-			return 2;
+			usage(i == 'h' ? stdout : stderr);
+			return i == 'h' ? 0 : 2;
 		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
 	}
 	if (all) {
 		n = registry_list(c->config, w.folders + w.nfolders, MAX_FOLDERS - w.nfolders, &err);

@@ -284,3 +284,24 @@ db_rule_match(sqlite3 *db, const struct rule_query *q, char **approver,
 	sqlite3_finalize(st);
 	return *approver ? id : 0;
 }
+
+int
+db_unique_prefix(sqlite3 *db, const char *id, int min)
+{
+	sqlite3_stmt *st;
+	int len = (int)strlen(id), w, n = 2;
+
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM requests WHERE substr(id, 1, ?1) = "
+	    "substr(?2, 1, ?1)", -1, &st, NULL) != SQLITE_OK)
+		return len;
+	for (w = min < len ? min : len; w < len; w++) {
+		sqlite3_bind_int(st, 1, w);
+		sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+		n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 2;
+		sqlite3_reset(st);
+		if (n <= 1)
+			break;
+	}
+	sqlite3_finalize(st);
+	return w;
+}

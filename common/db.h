@@ -5,6 +5,8 @@
  * opens it read-only. Status of a request:
  *
  *   pending -> running -> done | interrupted
+ *   pending -> approved       (kinds that open instead of executing:
+ *                              request_opens(), e.g. network)
  *   pending -> denied | expired
  *   (rejected: never accepted, e.g. over the rate limit or denied by policy)
  *
@@ -80,5 +82,9 @@ int64_t db_rule_match(sqlite3 *db, const struct rule_query *q, char **approver,
 
 /* "covers it", "expired", ... for a verdict (static storage). */
 const char *db_rule_verdict_text(enum rule_verdict v);
+
+/* The shortest prefix of id, at least min digits, that names no other
+ * request in the database: what a human can type to `sbx approve`. */
+int db_unique_prefix(sqlite3 *db, const char *id, int min);
 
 #endif

@@ -22,6 +22,7 @@ const char *const queue_dirs[] = {
 	"queue/originals", "queue/originals/objects", "queue/originals/index",
 	"decisions", "decisions/tmp", "decisions/new",
 	"pending", "done", "results", "rejected", "work",
+	"proxy", "proxy/tmp", "proxy/events",
 	NULL
 };
 
@@ -67,6 +68,54 @@ request_command(const char *tool, const cJSON *input)
 	if (!tool || strcmp(tool, "Bash") != 0)
 		return NULL;
 	return json_str(input, "command");
+}
+
+int
+request_opens(const char *tool)
+{
+	return tool != NULL && strcmp(tool, "network") == 0;
+}
+
+int
+request_summary(const char *tool, const cJSON *input, char *buf, size_t n)
+{
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(input, "port");
+	const char *cmd = request_command(tool, input), *host, *method;
+
+	if (cmd)
+		return xsnprintf(buf, n, "%s", cmd);
+	if (!request_opens(tool) || !(host = json_str(input, "host")) ||
+	    !(method = json_str(input, "method")) || !cJSON_IsNumber(port))
+		return -1;
+	return xsnprintf(buf, n, strchr(host, ':') ? "%s [%s]:%d" : "%s %s:%d", method,
+	    host, port->valueint);
+}
+
+int
+event_submit(int sbfd, const char *box, const cJSON *ev)
+{
+	unsigned char rnd[SBX_ID_LEN / 2];
+	char id[SBX_ID_LEN + 1], dst[64], tmp[16];
+	char *text = json_print_line(ev);
+	int rc = -1;
+
+	if (!text)
+		return -1;
+	randombytes_buf(rnd, sizeof(rnd));
+	hex_encode(id, rnd, sizeof(rnd));
+	if (strcmp(box, "queue") != 0 && strcmp(box, "proxy") != 0) {
+		errno = EINVAL;
+		free(text);
+		return -1;
+	}
+	snprintf(dst, sizeof(dst), "%s/events/%s.json", box, id);
+	snprintf(tmp, sizeof(tmp), "%s/tmp", box);
+	if (strlen(text) > SBX_MAX_EVENT)
+		errno = EFBIG;
+	else
+		rc = write_atomic(sbfd, tmp, dst, text, strlen(text), 0600, 1);
+	free(text);
+	return rc;
 }
 
 int

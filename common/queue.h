@@ -7,6 +7,7 @@
  *   .sandbox/queue/{tmp,new}       agent side (sbx-hook, sbx-mcp): requests
  *   .sandbox/queue/delivered/      agent side: one receipt per result handed back
  *   .sandbox/queue/events/         agent side: events for the audit log (PostToolUse)
+ *   .sandbox/proxy/{tmp,events}    sbx-proxy (outside the jail): connection records
  *   .sandbox/decisions/{tmp,new}   approver (sbx): signed decisions
  *   .sandbox/pending/ done/        sbxd: claimed requests, by state
  *   .sandbox/results/              sbxd: ID.json, ID.stdout, ID.stderr
@@ -61,6 +62,28 @@ int valid_decision_name(const char *name, char id[SBX_ID_LEN + 1]);
 
 /* The command text of a Bash-like call, or NULL. Borrowed. */
 const char *request_command(const char *tool, const cJSON *input);
+
+/*
+ * Kinds that an approval OPENS instead of executing: sbxd verifies and
+ * consumes the signed decision as for a command, then writes a result
+ * with status "approved" and runs nothing; the agent-side process that
+ * asked acts on it. Today: "network" (sbx-proxy: {"method": "CONNECT" or
+ * "HTTP", "host": H, "port": N}).
+ */
+int request_opens(const char *tool);
+
+/* One line a person reads for a request: the command, or for a network
+ * request "CONNECT host:port". -1 when there is none or it is too long. */
+int request_summary(const char *tool, const cJSON *input, char *buf, size_t n);
+
+/*
+ * Drops an event for the audit log into BOX/events/ (random 16-hex name,
+ * temp file in BOX/tmp, rename); sbxd records it. BOX is "queue" (the
+ * agent side, as `sbx-hook post` does) or "proxy" (sbx-proxy's own,
+ * read-only inside the jail). -1 with errno set (EFBIG over
+ * SBX_MAX_EVENT, EINVAL for another box).
+ */
+int event_submit(int sbfd, const char *box, const cJSON *ev);
 
 /*
  * The decision's signed bytes: "sbx-decision-v1\0" then, each as a

@@ -178,53 +178,84 @@ write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Opens DIRFD/REL as a directory, one component at a time, following no
+ * symlink on the way: the queue's subdirectories are the agent's to
+ * replace (inside sbx jail it may swap queue/tmp for a symlink), and the
+ * processes outside the jail that write there must not follow it.
+ */
+static int
+open_dir_nofollow(int dirfd, const char *rel)
+{
+	char buf[PATH_MAX], *part, *save = NULL;
+	int fd, next;
+
+	if (xsnprintf(buf, sizeof(buf), "%s", rel) < 0)
+		return -1;
+	if ((fd = dup(dirfd)) < 0)
+		return -1;
+	for (part = strtok_r(buf, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
+		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (next < 0)
+			return -1;
+		fd = next;
+	}
+	return fd;
+}
+
 int
 write_atomic(int dirfd, const char *tmpdir, const char *dst, const void *buf,
     size_t len, mode_t mode, int noreplace)
 {
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], dir[PATH_MAX];
 	unsigned char rnd[8];
 	char rhex[17];
-	const char *slash;
-	int fd = -1, dfd = -1, saved;
+	const char *slash = strrchr(dst, '/'), *base = slash ? slash + 1 : dst;
+	int fd = -1, tfd = -1, dfd = -1, saved;
 
 	randombytes_buf(rnd, sizeof(rnd));
 	hex_encode(rhex, rnd, sizeof(rnd));
-	if (xsnprintf(tmp, sizeof(tmp), "%s/.%ld.%s.tmp", tmpdir, (long)getpid(), rhex) < 0)
+	if (xsnprintf(tmp, sizeof(tmp), ".%ld.%s.tmp", (long)getpid(), rhex) < 0)
 		return -1;
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-	if (fd < 0)
+	if ((tfd = open_dir_nofollow(dirfd, tmpdir)) < 0)
 		return -1;
-	if (write_all(fd, buf, len) < 0 || fsync(fd) < 0)
+	if (slash) {
+		if (xsnprintf(dir, sizeof(dir), "%.*s", (int)(slash - dst), dst) < 0 ||
+		    (dfd = open_dir_nofollow(dirfd, dir)) < 0)
+			goto fail;
+	} else if ((dfd = dup(dirfd)) < 0) {
 		goto fail;
+	}
+	fd = openat(tfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		goto fail;
+	if (write_all(fd, buf, len) < 0 || fsync(fd) < 0)
+		goto fail_unlink;
 	if (close(fd) < 0) {
 		fd = -1;
-		goto fail;
+		goto fail_unlink;
 	}
 	fd = -1;
-	if (renameat2(dirfd, tmp, dirfd, dst, noreplace ? RENAME_NOREPLACE : 0) < 0)
-		goto fail;
+	if (renameat2(tfd, tmp, dfd, base, noreplace ? RENAME_NOREPLACE : 0) < 0)
+		goto fail_unlink;
 	/* Make the rename durable: fsync the directory that holds dst. */
-	slash = strrchr(dst, '/');
-	if (slash) {
-		char dir[PATH_MAX];
-
-		if (xsnprintf(dir, sizeof(dir), "%.*s", (int)(slash - dst), dst) < 0)
-			return -1;
-		dfd = openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	} else {
-		dfd = dup(dirfd);
-	}
-	if (dfd >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
+	(void)fsync(dfd);
+	close(dfd);
+	close(tfd);
 	return 0;
+fail_unlink:
+	saved = errno;
+	(void)unlinkat(tfd, tmp, 0);
+	errno = saved;
 fail:
 	saved = errno;
 	if (fd >= 0)
 		close(fd);
-	(void)unlinkat(dirfd, tmp, 0);
+	if (dfd >= 0)
+		close(dfd);
+	if (tfd >= 0)
+		close(tfd);
 	errno = saved;
 	return -1;
 }

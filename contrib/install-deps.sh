@@ -3,7 +3,7 @@
 #
 # usage: sh contrib/install-deps.sh TARGET...
 #   build   compiler, pkg-config, the libraries' headers, libseccomp (make)
-#   test    perl (prove), jq, sqlite3, git, tmux, openssh, bubblewrap (make test)
+#   test    perl (prove), jq, sqlite3, git, tmux, groff, openssh, bubblewrap (make test)
 #   demo    jq, git (make demo)
 #   lint    cppcheck (make lint)
 #   claude  node, npm, jq, git (make test-claude; the CLI itself comes from npm)
@@ -41,6 +41,7 @@ for target in "$@"; do
 		have_cmd sqlite3 || add sqlite3
 		have_cmd git || add git
 		have_cmd tmux || add tmux
+		have_cmd groff || add groff-base
 		[ -x /usr/sbin/sshd ] || add openssh-server
 		have_cmd ssh || add openssh-client
 		have_cmd bwrap || add bubblewrap	# sbx jail's tests

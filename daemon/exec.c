@@ -525,13 +525,14 @@ executor(const struct exec_spec *s, pid_t daemon)
 			cpu_ms = (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
 			    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
 		cJSON_AddNumberToObject(r, "cpu_ms", (double)cpu_ms);
+		/* SIGXCPU (or a shell reporting 128+SIGXCPU) comes from the
+		 * limit; a SIGKILL does when the CPU time reached it (rusage and
+		 * the kernel's tick accounting differ a little: 80 % will do). */
 		if (s->cpu_s > 0 && !timed_out && !stop_requested &&
-		    ((WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU ||
-		    WTERMSIG(status) == SIGKILL)) ||
-		    (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGXCPU)) &&
-		    /* rusage and the kernel's RLIMIT_CPU tick accounting differ
-		     * a little: 80 % of the limit is near enough. */
-		    cpu_ms * 5 >= (int64_t)s->cpu_s * 4000)
+		    ((WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) ||
+		    (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGXCPU) ||
+		    (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+		    cpu_ms * 5 >= (int64_t)s->cpu_s * 4000)))
 			cJSON_AddStringToObject(r, "limit", "cpu");
 	}
 	cJSON_AddNumberToObject(r, "duration_ms", (double)(mono_ms() - t0));

@@ -336,6 +336,26 @@ finish_unrun(struct folder *f, const char *id, const char *hash, const char *sta
 		logf_folder(f, "request %s: cannot write its result: %s", id, strerror(errno));
 }
 
+/*
+ * A request of a kind that opens (request_opens: a network connection):
+ * its approval was verified and consumed like any other, and the row is
+ * already "approved"; nothing is executed. The result says approved, and
+ * the agent-side process that asked (sbx-proxy) acts on it.
+ */
+static void
+open_approved(struct folder *f, const char *id, const char *hash, const char *session,
+    const char *approver, int is_auto)
+{
+	audit_log(f->audit, "request_closed", id, session, "daemon",
+	    AU_S("status", "approved"), AU_S("approver", approver), AU_B("auto", is_auto),
+	    AU_S("reason", "approved: opened, nothing executed"), AU_END);
+	(void)audit_sync(f->audit);
+	if (result_write_status(f->sbfd, id, hash, "approved", approver, is_auto ?
+	    "approved by a remembered rule; nothing was executed" :
+	    "approved; nothing was executed") < 0 && errno != EEXIST)
+		logf_folder(f, "request %s: cannot write its result: %s", id, strerror(errno));
+}
+
 /* Validates a request document against its file name and this folder. */
 static int
 check_request(struct folder *f, const cJSON *doc, const char *id, struct sbx_err *err)
@@ -377,8 +397,9 @@ check_request(struct folder *f, const cJSON *doc, const char *id, struct sbx_err
 		err_set(err, "request hash does not match its content");
 		return -1;
 	}
-	if (!request_command(tool, input)) {
-		err_set(err, "tool %s cannot be executed by sbxd yet (only Bash commands)", tool);
+	if (!request_command(tool, input) && !request_opens(tool)) {
+		err_set(err, "tool %s cannot be executed by sbxd yet (only Bash commands and "
+		    "network requests)", tool);
 		return -1;
 	}
 	return 0;
@@ -402,10 +423,10 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	struct req_row row;
 	const cJSON *input;
 	cJSON *doc = NULL;
-	char *text, *input_text = NULL, *who = NULL;
+	char *text, *input_text = NULL, *who = NULL, summary[600];
 	const char *hash, *tool, *cmd, *name = path + strlen("pending/");
 	int64_t now = now_ms() / 1000, rule = 0;
-	int needed = 1;
+	int needed = 1, opens;
 	size_t len;
 	int rc;
 
@@ -428,8 +449,14 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	}
 	hash = json_str(doc, "hash");
 	tool = json_str(doc, "tool");
+	opens = request_opens(tool);
 	input = cJSON_GetObjectItemCaseSensitive(doc, "input");
+	/* What the human reads: the command, or "CONNECT host:port" for a
+	 * kind that opens (never executed: see open_approved). */
 	cmd = request_command(tool, input);
+	if (!cmd && request_opens(tool) &&
+	    request_summary(tool, input, summary, sizeof(summary)) >= 0)
+		cmd = summary;
 	if (!(input_text = cJSON_PrintUnformatted(input))) {
 		reject_file(f, "pending", name, "out of memory");
 		goto out;
@@ -478,7 +505,7 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	    json_str(doc, "session_id"), json_str(doc, "agent"), json_str(doc, "trigger"),
 	    json_str(doc, "rule"), json_str(doc, "reason"), now,
 	    now + lim.request_ttl_seconds,
-	    err.msg[0] ? "rejected" : who ? "running" : "pending",
+	    err.msg[0] ? "rejected" : who ? (opens ? "approved" : "running") : "pending",
 	    err.msg[0] ? err.msg : NULL, who, (int64_t)(who != NULL),
 	    who ? now : 0, who ? now : 0, (int64_t)needed);
 	if (rc >= 0 && who)
@@ -503,7 +530,8 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	    AU_S("tool_use_id", json_str(doc, "tool_use_id")),
 	    AU_S("trigger", json_str(doc, "trigger")),
 	    AU_S("rule", json_str(doc, "rule")), AU_S("reason", json_str(doc, "reason")),
-	    AU_S("status", err.msg[0] ? "rejected" : who ? "running" : "pending"),
+	    AU_S("status", err.msg[0] ? "rejected" : who ? (opens ? "approved" : "running")
+	    : "pending"),
 	    AU_S("why", err.msg[0] ? err.msg : NULL), AU_END);
 	if (who)
 		audit_log(f->audit, "decision", id, json_str(doc, "session_id"), "daemon",
@@ -513,6 +541,10 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	if (err.msg[0]) {
 		finish_unrun(f, id, hash, "rejected", "", err.msg);
 		logf_folder(f, "request %s rejected: %s", id, err.msg);
+	} else if (who && opens) {
+		logf_folder(f, "request %s: %s `%s` opened by remembered rule %lld (by %s)",
+		    id, tool, cmd, (long long)rule, who);
+		open_approved(f, id, hash, json_str(doc, "session_id"), who, 1);
 	} else if (who) {
 		logf_folder(f, "request %s: %s `%s` auto-approved by remembered rule %lld (by %s)",
 		    id, tool, cmd, (long long)rule, who);
@@ -736,7 +768,7 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	struct req_row row = { 0 };
 	struct policy_result rpr = { .risk = POLICY_RISK_LOW };
 	int64_t now = now_ms() / 1000;
-	int approve, rc, votes;
+	int approve, rc, votes, opens;
 
 	if (name[0] == '.')
 		return;
@@ -759,6 +791,7 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		goto out;
 	}
 	approve = strcmp(d.verdict, "approve") == 0;
+	opens = request_opens(row.tool);
 	/* Consume: nonce and state change in one transaction. */
 	if (exec_sql(f, "BEGIN IMMEDIATE") < 0)
 		goto out;
@@ -803,10 +836,11 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	} else {
 		snprintf(who, sizeof(who), "%s", key.name);
 	}
+	/* A kind that opens is "approved" at once: it never runs. */
 	rc = sql_run(f, "UPDATE requests SET status=?, approver=?, key_id=?, decided=?,"
 	    " started=?, deny_reason=? WHERE id=? AND status='pending'", "tttiitt",
-	    approve ? "running" : "denied", who, key.key_id, now, approve ? now : 0,
-	    approve ? NULL : d.reason, d.id);
+	    !approve ? "denied" : opens ? "approved" : "running", who, key.key_id, now,
+	    approve && !opens ? now : 0, approve ? NULL : d.reason, d.id);
 	if (rc != 1) {
 		exec_sql(f, "ROLLBACK");
 		snprintf(err.msg, sizeof(err.msg), "request is %s, not pending", row.status);
@@ -820,11 +854,15 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 		logf_folder(f, "request %s: not remembered: it is on the always_ask list (or the "
 		    "policy cannot rate it); a human decides each such call", d.id);
 	} else if (approve && d.remember) {
-		/* A prefix rule must cover this very request and stay narrow. */
-		if (!strcmp(d.scope, "prefix") && !prefix_covers(d.prefix, row.command)) {
+		/* A prefix rule must cover this very request and stay narrow;
+		 * kinds that open are remembered exactly (host and port). */
+		if (!strcmp(d.scope, "prefix") && (opens || !prefix_covers(d.prefix,
+		    row.command))) {
 			exec_sql(f, "ROLLBACK");
-			reject_file(f, "decisions/new", name, "the remembered prefix does not cover "
-			    "this request, has fewer than two words, or the command has shell syntax");
+			reject_file(f, "decisions/new", name, opens ? "a request that opens is "
+			    "remembered exactly, never by prefix" : "the remembered prefix does not "
+			    "cover this request, has fewer than two words, or the command has shell "
+			    "syntax");
 			goto out;
 		}
 		if (sql_run(f, "INSERT INTO rules (scope, hash, prefix, tool, command, approver,"
@@ -855,7 +893,9 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	logf_folder(f, "request %s %s by %s%s%s%s", d.id, approve ? "approved" : "denied",
 	    key.name, d.remember ? " (remembered: " : "", d.remember ? (!strcmp(d.scope,
 	    "prefix") ? d.prefix : "this exact call") : "", d.remember ? ")" : "");
-	if (approve)
+	if (approve && opens)
+		open_approved(f, d.id, row.hash, row.session, who, 0);
+	else if (approve)
 		start_run(f, o, &row, who, 0, NULL);
 	else
 		finish_unrun(f, d.id, row.hash, "denied", key.name, d.reason);
@@ -863,23 +903,43 @@ out:
 	req_row_free(&row);
 }
 
+struct event_key {
+	const char *key;
+	int type;
+};
+
 /*
- * An agent-side event: queue/events/ID.json (16 hex digits), at most
- * SBX_MAX_EVENT bytes, read with read_untrusted(). Only known keys of
- * the right types are accepted, and only they reach the log; anything
- * else is moved to rejected/ like a bad request.
+ * An event for the audit log: BOX/ID.json (16 hex digits), at most
+ * SBX_MAX_EVENT bytes, read with read_untrusted(). BOX is queue/events
+ * (the agent side: post_tool_use) or proxy/events (sbx-proxy, outside the
+ * jail, which cannot write there: network_connection); each box takes
+ * only its own kind. Only known keys of the right types are accepted, and
+ * only they reach the log; anything else is moved to rejected/ like a
+ * bad request.
  */
-void
-folder_event(struct folder *f, const struct daemon_opts *o, const char *name)
+static void
+event_from(struct folder *f, const char *box, const char *name)
 {
-	static const struct { const char *key; int type; } keys[] = {
+	static const struct event_key post_keys[] = {
 		{ "v", cJSON_Number }, { "kind", cJSON_String }, { "agent", cJSON_String },
 		{ "session_id", cJSON_String }, { "tool_use_id", cJSON_String },
 		{ "tool", cJSON_String }, { "cwd", cJSON_String }, { "time", cJSON_Number },
 		{ "path", cJSON_String }, { "before", cJSON_String }, { "after", cJSON_String },
 		{ "command", cJSON_String }, { "exit_code", cJSON_Number },
 		{ "interrupted", cJSON_True | cJSON_False }, { "error", cJSON_String },
+		{ NULL, 0 },
 	};
+	/* sbx-proxy: one per connection, allowed or not. */
+	static const struct event_key net_keys[] = {
+		{ "v", cJSON_Number }, { "kind", cJSON_String }, { "agent", cJSON_String },
+		{ "session_id", cJSON_String }, { "time", cJSON_Number },
+		{ "method", cJSON_String }, { "host", cJSON_String }, { "port", cJSON_Number },
+		{ "verdict", cJSON_String }, { "rule", cJSON_String }, { "reason", cJSON_String },
+		{ "request", cJSON_String }, { "bytes_up", cJSON_Number },
+		{ "bytes_down", cJSON_Number }, { "duration_ms", cJSON_Number },
+		{ "error", cJSON_String }, { NULL, 0 },
+	};
+	const struct event_key *keys;
 	char id[SBX_ID_LEN + 1], path[512];
 	struct sbx_err err = { "" };
 	const char *kind, *h;
@@ -887,63 +947,90 @@ folder_event(struct folder *f, const struct daemon_opts *o, const char *name)
 	size_t len, i;
 	char *text;
 	int64_t v;
+	int is_net, from_proxy = strcmp(box, "proxy/events") == 0;
 
-	(void)o;
 	if (name[0] == '.')
 		return;
 	if (!valid_request_name(name, id)) {
-		reject_file(f, "queue/events", name, "not an event file name (want 16 hex digits"
+		reject_file(f, box, name, "not an event file name (want 16 hex digits"
 		    " + .json)");
 		return;
 	}
-	snprintf(path, sizeof(path), "queue/events/%s", name);
+	snprintf(path, sizeof(path), "%s/%s", box, name);
 	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_EVENT, &len, &err))) {
 		if (errno != ENOENT)
-			reject_file(f, "queue/events", name, err.msg);
+			reject_file(f, box, name, err.msg);
 		return;
 	}
 	doc = cJSON_ParseWithLength(text, len);
 	free(text);
-	if (!cJSON_IsObject(doc) || json_int(doc, "v", &v) < 0 || v != 1 ||
-	    !(kind = json_str(doc, "kind")) || strcmp(kind, "post_tool_use") != 0 ||
-	    !json_str(doc, "tool")) {
-		reject_file(f, "queue/events", name, "not an event (want an object with v 1, "
-		    "kind \"post_tool_use\" and tool)");
+	kind = json_str(doc, "kind");
+	is_net = kind && strcmp(kind, "network_connection") == 0;
+	if (!cJSON_IsObject(doc) || json_int(doc, "v", &v) < 0 || v != 1 || !kind ||
+	    is_net != from_proxy || (is_net ? !json_str(doc, "verdict") ||
+	    !json_str(doc, "host") : strcmp(kind, "post_tool_use") != 0 ||
+	    !json_str(doc, "tool"))) {
+		reject_file(f, box, name, from_proxy ? "not a proxy event (want an object "
+		    "with v 1, kind \"network_connection\", host and verdict)" : "not an event "
+		    "(want an object with v 1, kind \"post_tool_use\" and tool; connection "
+		    "records come only from sbx-proxy's own drop box)");
 		goto out;
 	}
+	keys = is_net ? net_keys : post_keys;
 	for (c = doc->child; c; c = c->next) {
-		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		for (i = 0; keys[i].key; i++)
 			if (strcmp(c->string, keys[i].key) == 0)
 				break;
-		if (i == sizeof(keys) / sizeof(keys[0]) || !(c->type & keys[i].type)) {
+		if (!keys[i].key || !(c->type & keys[i].type)) {
 			snprintf(err.msg, sizeof(err.msg), "unknown key or wrong type: \"%.40s\"",
 			    c->string);
-			reject_file(f, "queue/events", name, err.msg);
+			reject_file(f, box, name, err.msg);
 			goto out;
 		}
 	}
 	if (((h = json_str(doc, "before")) && !is_hex(h, 64)) ||
 	    ((h = json_str(doc, "after")) && !is_hex(h, 64))) {
-		reject_file(f, "queue/events", name, "before/after must be 64 hex digits");
+		reject_file(f, box, name, "before/after must be 64 hex digits");
+		goto out;
+	}
+	/* A connection names the request that asked for it, if any. */
+	if ((h = json_str(doc, "request")) && !valid_id(h)) {
+		reject_file(f, box, name, "request must be 16 hex digits");
 		goto out;
 	}
 	if (!(data = cJSON_Duplicate(doc, 1))) {
-		reject_file(f, "queue/events", name, "out of memory");
+		reject_file(f, box, name, "out of memory");
 		goto out;
 	}
 	cJSON_DeleteItemFromObjectCaseSensitive(data, "v");
 	cJSON_DeleteItemFromObjectCaseSensitive(data, "kind");
 	cJSON_DeleteItemFromObjectCaseSensitive(data, "session_id");
+	cJSON_DeleteItemFromObjectCaseSensitive(data, "request");
 	if ((c = cJSON_DetachItemFromObjectCaseSensitive(data, "time"))) {
 		/* The agent's clock, not ours: kept under its own name. */
 		cJSON_AddItemToObject(data, "agent_time", c);
 	}
-	if (audit_append(f->audit, kind, NULL, json_str(doc, "session_id"), "hook", data) < 0)
+	if (audit_append(f->audit, kind, json_str(doc, "request"), json_str(doc, "session_id"),
+	    is_net ? "proxy" : "hook", data) < 0)
 		logf_folder(f, "cannot write an audit record for event %s", name);
 	if (unlinkat(f->sbfd, path, 0) < 0)
 		logf_folder(f, "cannot remove %s: %s", path, strerror(errno));
 out:
 	cJSON_Delete(doc);
+}
+
+void
+folder_event(struct folder *f, const struct daemon_opts *o, const char *name)
+{
+	(void)o;
+	event_from(f, "queue/events", name);
+}
+
+static void
+proxy_event(struct folder *f, const struct daemon_opts *o, const char *name)
+{
+	(void)o;
+	event_from(f, "proxy/events", name);
 }
 
 static void
@@ -997,6 +1084,9 @@ folder_rescan(struct folder *f, const struct daemon_opts *o)
 	scan(f, o, "queue/new", folder_request);
 	scan(f, o, "decisions/new", folder_decision);
 	scan(f, o, "queue/events", folder_event);
+	/* sbx-proxy's connection records: picked up by this pass (at start
+	 * and every few seconds), never by the agent's drop box. */
+	scan(f, o, "proxy/events", proxy_event);
 }
 
 void

@@ -11,12 +11,14 @@
  * Exit codes: 0 stopped by a signal, 1 runtime error, 2 usage or setup.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,7 +36,7 @@
 #define RESCAN_MS   5000
 #define PRUNE_MS    60000
 
-static volatile sig_atomic_t got_stop, got_child;
+static volatile sig_atomic_t got_stop, got_child, got_hup;
 static char *cmd_env[MAX_ENV];   /* the clean environment for commands */
 
 static void
@@ -51,6 +53,8 @@ on_signal(int sig)
 {
 	if (sig == SIGCHLD)
 		got_child = 1;
+	else if (sig == SIGHUP)
+		got_hup = 1;
 	else
 		got_stop = 1;
 }
@@ -81,10 +85,10 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: sbxd [-c CONFIG] [--pass-env NAME]... DIR... | --all\n"
+	    "usage: sbxd [-c CONFIG] [--pass-env NAME]... [-C] DIR... | --all\n"
 	    "Serves the sbx queue of each DIR (prepared with `sbx init DIR`) until\n"
 	    "SIGTERM/SIGINT: runs approved commands outside the agent and writes\n"
-	    "their results back.\n"
+	    "their results back. SIGHUP reloads (--all: serves folders prepared since).\n"
 	    "  -c, --config DIR     sbx config dir with trusted approver keys\n"
 	    "                       (default $SBX_CONFIG_DIR, $XDG_CONFIG_HOME/sbx, ~/.config/sbx)\n"
 	    "  --pass-env NAME      also pass NAME to executed commands (default:\n"
@@ -94,7 +98,9 @@ usage(FILE *f)
 	    "  --originals-cap BYTES  prune kept originals oldest-first above this size\n"
 	    "                       (default 256 MiB per folder; checked every minute)\n"
 	    "  --all                serve every folder `sbx init` recorded (CONFIG/folders)\n"
-	    "  -v, --verbose        log inotify events\n");
+	    "  -C DIR               a folder to serve (the same as a DIR operand)\n"
+	    "  -v, --verbose        log inotify events\n"
+	    "  -h, --help, --version\n");
 }
 
 /* The folder an inotify watch belongs to; *kind: 0 queue, 1 decisions,
@@ -168,12 +174,100 @@ watch(struct folder *f, const char *sub)
 	return inotifytools_wd_from_filename(path);
 }
 
+/*
+ * SIGHUP: re-reads the config. Trusted keys and each folder's accepted
+ * policy are read afresh anyway (per decision, per request); with --all,
+ * the folder registry is read again and the folders prepared since start
+ * being served, with the same steps as at start. Folders already served
+ * go on untouched; one that cannot be opened is logged and skipped, and
+ * sbxd keeps running. Returns the number of folders now served.
+ */
+static int
+reload(struct folder *fs, int nf, int max, int *lock_fds, int all, const char *config,
+    struct audit_key *akey, const struct audit_opts *aopts, struct daemon_opts *o)
+{
+	static char listed[MAX_FOLDERS][4096];
+	char real[PATH_MAX];
+	struct sbx_err err;
+	struct folder *f;
+	int n, i, k, added = 0;
+
+	if (!all) {
+		logf_folder(NULL, "SIGHUP: reloaded; serving the %d folder(s) named on the "
+		    "command line", nf);
+		return nf;
+	}
+	if ((n = registry_list(config, listed, MAX_FOLDERS, &err)) < 0) {
+		logf_folder(NULL, "SIGHUP: %s; still serving %d folder(s)", err.msg, nf);
+		return nf;
+	}
+	for (i = 0; i < n; i++) {
+		if (!realpath(listed[i], real)) {
+			logf_folder(NULL, "SIGHUP: %s: %s; not served", listed[i], strerror(errno));
+			continue;
+		}
+		for (k = 0; k < nf && strcmp(fs[k].path, real) != 0; k++)
+			;
+		if (k < nf)
+			continue;
+		if (nf == max) {
+			logf_folder(NULL, "SIGHUP: at most %d folders; %s is not served", max, real);
+			continue;
+		}
+		f = &fs[nf];
+		if (folder_open(f, real, config, &err) < 0) {
+			logf_folder(NULL, "SIGHUP: %s; not served", err.msg);
+			continue;
+		}
+		if (!(f->audit = audit_open(f->sbfd, f->db, akey, aopts, &err))) {
+			logf_folder(f, "SIGHUP: %s; not served", err.msg);
+			folder_close(f);
+			continue;
+		}
+		audit_log(f->audit, "daemon_start", NULL, NULL, "daemon",
+		    AU_S("version", SBX_VERSION), AU_I("pid", (int64_t)getpid()),
+		    AU_S("key_id", akey->key_id), AU_S("config", config),
+		    AU_S("folder", f->path), AU_END);
+		f->wd_queue = watch(f, "queue/new");
+		f->wd_decisions = watch(f, "decisions/new");
+		f->wd_events = watch(f, "queue/events");
+		if (f->wd_queue < 0 || f->wd_decisions < 0 || f->wd_events < 0) {
+			logf_folder(f, "SIGHUP: cannot watch %s/.sandbox: %s; not served", f->path,
+			    strerror(inotifytools_error()));
+			audit_close(f->audit);
+			folder_close(f);
+			continue;
+		}
+		lock_fds[nf++] = f->lockfd;
+		o->n_lock_fds = nf;
+		folder_recover(f, o);
+		folder_rescan(f, o);
+		folder_sweep(f, o);
+		(void)audit_checkpoint(f->audit);
+		logf_folder(f, "serving (config %s; added on SIGHUP)", config);
+		added++;
+	}
+	logf_folder(NULL, "SIGHUP: reloaded %s/folders: %d recorded, %d added, serving %d",
+	    config, n, added, nf);
+	return nf;
+}
+
 int
 main(int argc, char **argv)
 {
 	static struct folder fs[MAX_FOLDERS];
 	static char listed[MAX_FOLDERS][4096];
 	int all = 0, nall = 0;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+		{ "config", required_argument, NULL, 'c' }, { "pass-env", required_argument, NULL, 'p' },
+		{ "audit-segment-bytes", required_argument, NULL, 's' },
+		{ "originals-cap", required_argument, NULL, 'o' }, { "all", no_argument, NULL, 'a' },
+		{ "verbose", no_argument, NULL, 'v' }, { "dir", required_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char *dirs[MAX_FOLDERS + 1];
+	int ndirs = 0, ch;
 	char config[PATH_MAX], **env = cmd_env;
 	int lock_fds[MAX_FOLDERS], nf = 0, nenv = 0, i, is_dec;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -194,45 +288,70 @@ main(int argc, char **argv)
 	atexit(free_env);
 	for (i = 0; default_env[i]; i++)
 		env_add(env, &nenv, default_env[i]);
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	while ((ch = getopt_long(argc, argv, "C:c:hv", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--version")) {
+		case 'V':
 			printf("sbxd %s\n", SBX_VERSION);
 			return 0;
-		} else if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc) {
-			if (xsnprintf(config, sizeof(config), "%s", argv[++i]) < 0)
+		case 'c':
+			if (xsnprintf(config, sizeof(config), "%s", optarg) < 0)
 				return 2;
-		} else if (!strcmp(argv[i], "--pass-env") && i + 1 < argc) {
-			env_add(env, &nenv, argv[++i]);
-		} else if (!strcmp(argv[i], "--audit-segment-bytes") && i + 1 < argc) {
-			aopts.segment_bytes = atol(argv[++i]);
+			break;
+		case 'p':
+			env_add(env, &nenv, optarg);
+			break;
+		case 's':
+			aopts.segment_bytes = atol(optarg);
 			if (aopts.segment_bytes < 4096) {
 				fprintf(stderr, "sbxd: --audit-segment-bytes wants 4096 or more\n");
 				return 2;
 			}
-		} else if (!strcmp(argv[i], "--originals-cap") && i + 1 < argc) {
-			originals_cap = atoll(argv[++i]);
+			break;
+		case 'o':
+			originals_cap = atoll(optarg);
 			if (originals_cap < 0) {
 				fprintf(stderr, "sbxd: --originals-cap must be >= 0\n");
 				return 2;
 			}
-		} else if (!strcmp(argv[i], "--all")) {
-			all = 1;
-		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-			o.verbose = 1;
-		} else if (!strcmp(argv[i], "--")) {
-			i++;
 			break;
-		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "sbxd: unknown option %s\n", argv[i]);
+		case 'a':
+			all = 1;
+			break;
+		case 'v':
+			o.verbose = 1;
+			break;
+		case 'C':
+			/* -C DIR, as in sbx: one more folder (operands come last) */
+			if (ndirs == MAX_FOLDERS)
+				return 2;
+			dirs[ndirs++] = optarg;
+			break;
+		default:
 			usage(stderr);
 			return 2;
-		} else {
-			break;
 		}
 	}
+	for (i = optind; i < argc; i++) {
+		struct stat st;
+
+		/* "sbxd help" and other words that are no folder: a usage error */
+		if (stat(argv[i], &st) < 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "sbxd: %s is not a folder%s\n", argv[i],
+			    argv[i][0] && !strchr(argv[i], '/') ? " (sbxd takes folders, "
+			    "not commands; sbxd --help)" : "");
+			usage(stderr);
+			return 2;
+		}
+		if (ndirs == MAX_FOLDERS)
+			return 2;
+		dirs[ndirs++] = argv[i];
+	}
+	argv = dirs;
+	argc = ndirs;
+	i = 0;
 	if ((i >= argc) == !all) {
 		usage(stderr);
 		return 2;
@@ -311,6 +430,10 @@ main(int argc, char **argv)
 	}
 	next_scan = mono_ms() + RESCAN_MS;
 	while (!got_stop) {
+		if (got_hup) {
+			got_hup = 0;
+			nf = reload(fs, nf, MAX_FOLDERS, lock_fds, all, config, &akey, &aopts, &o);
+		}
 		ev = inotifytools_next_event(1);
 		if (ev && (ev->mask & IN_Q_OVERFLOW)) {
 			logf_folder(NULL, "inotify queue overflow: rescanning every folder");

@@ -153,6 +153,9 @@ run_command(char **argv, int port, const char *no_proxy, const char *session,
 	}
 	closefrom(3);
 	setenv("TMPDIR", "/tmp", 1);
+	/* HOME is read-only: caches (pip, go, ...) go to the private /tmp. */
+	if (!getenv("XDG_CACHE_HOME"))
+		setenv("XDG_CACHE_HOME", "/tmp/.cache", 1);
 	setenv("SBX_JAIL", "1", 1);
 	if (session)
 		setenv("SBX_JAIL_SESSION", session, 1);
@@ -192,9 +195,10 @@ conn_accept(int lfd)
 		return;
 	}
 	memcpy(sa.sun_path, sock_path, sizeof(sa.sun_path));
-	b = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (b < 0 || connect(b, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    fcntl(b, F_SETFL, O_NONBLOCK) < 0) {
+	/* Non-blocking: a Unix connect completes at once or fails (EAGAIN
+	 * when the proxy's backlog is full); it never stalls the others. */
+	b = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (b < 0 || connect(b, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		if (b >= 0)
 			close(b);
 		close(a);
@@ -351,9 +355,14 @@ main(int argc, char **argv)
 					kill(child, (int)si.ssi_signo);
 			}
 			/* As the jail's pid 1, reap every orphan too. */
-			while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-				if (pid == child)
-					return exit_code(status);
+			while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+				if (pid != child)
+					continue;
+				while (nconns > 0)
+					conn_close(nconns - 1);
+				free(pfd);
+				return exit_code(status);
+			}
 		}
 		/* Connections first (their pfd slots match conns[] as polled),
 		 * then new ones. */

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <poll.h>
 #include <limits.h>
 #include <signal.h>
@@ -345,7 +346,7 @@ out:
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: sbx-mcp [--folder DIR]\n"
+	fprintf(f, "usage: sbx-mcp [-C DIR | --folder DIR]\n"
 	    "  The sbx MCP server (stdio). Register it with your agent; see docs/MCP.md.\n"
 	    "  Tools: run_privileged, request_path_access, fetch_url, check_request,\n"
 	    "  sandbox_status. It can request approval, never grant it.\n");
@@ -354,21 +355,31 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+		{ "folder", required_argument, NULL, 'C' }, { "dir", required_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
+	};
 	static struct mcp_server s;
 	const char *folder = NULL;
+	int ch;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		usage(stdout);
-		return 0;
+	while ((ch = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (ch == 'C') {
+			folder = optarg;
+		} else if (ch == 'h') {
+			usage(stdout);
+			return 0;
+		} else if (ch == 'V') {
+			printf("sbx-mcp %s\n", SBX_VERSION);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
 	}
-	if (argc == 2 && strcmp(argv[1], "--version") == 0) {
-		printf("sbx-mcp %s\n", SBX_VERSION);
-		return 0;
-	}
-	if (argc == 3 && strcmp(argv[1], "--folder") == 0) {
-		folder = argv[2];
-	} else if (argc != 1) {
+	if (optind < argc) {
 		usage(stderr);
 		return 2;
 	}

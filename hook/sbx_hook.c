@@ -15,6 +15,7 @@
  * work ever overruns it.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -166,9 +167,29 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct sigaction sa = { .sa_handler = on_alarm };
+	int ch;
 
 	signal(SIGPIPE, SIG_IGN);
+	/* Options only before the mode; anything else is a usage error (2). */
+	while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (ch == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (ch == 'V') {
+			printf("sbx-hook %s\n", SBX_VERSION);
+			return 0;
+		}
+		usage(stderr);
+		return 2;
+	}
+	argv += optind - 1;
+	argc -= optind - 1;
 	if (argc == 2 && strcmp(argv[1], "pre") == 0) {
 		sigaction(SIGALRM, &sa, NULL);
 		/* Safety net only; the normal path answers well before. */

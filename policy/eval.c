@@ -315,6 +315,38 @@ tool_fetch(struct ev *ev, const char *tool)
 	return 0;
 }
 
+/*
+ * A connection through sbx-proxy: {"method": "CONNECT"|"HTTP",
+ * "host": H, "port": N}. The same network trigger as every other tool,
+ * with the port.
+ */
+static int
+tool_connection(struct ev *ev, const char *tool)
+{
+	const cJSON *input = ev->call->input;
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(input, "port");
+	const char *host = str_field(input, "host");
+	const char *method = str_field(input, "method");
+	char h[256];
+	int pn;
+
+	(void)tool;
+	ev_factor(ev, F_NETWORK);
+	if (host == NULL || method == NULL || !cJSON_IsNumber(port) ||
+	    cJSON_GetArraySize(input) != 3 ||
+	    port->valuedouble < 1 || port->valuedouble > 65535 ||
+	    port->valuedouble != (double)port->valueint ||
+	    (strcmp(method, "CONNECT") != 0 && strcmp(method, "HTTP") != 0) ||
+	    hostport_parse(host, 0, h, sizeof(h), &pn) < 0 || pn != 0) {
+		ev_note(ev, POLICY_DENY, "network", "builtin: input",
+		    "a network connection needs exactly a method (CONNECT or HTTP), "
+		    "a host and a port from 1 to 65535");
+		return 0;
+	}
+	trig_network_port(ev, h, port->valueint, method);
+	return 0;
+}
+
 static int
 tool_search_web(struct ev *ev, const char *tool)
 {
@@ -351,6 +383,7 @@ static const struct tool_kind {
 	{ "Glob",         "read",    tool_search,     0 },
 	{ "Grep",         "read",    tool_search,     0 },
 	{ "LS",           "read",    tool_search,     0 },
+	{ "network",      "network", tool_connection, 0 },
 	{ "WebFetch",     "network", tool_fetch,      0 },
 	{ "WebSearch",    "network", tool_search_web, 1 },
 };

@@ -86,6 +86,8 @@ void trig_read(struct ev *ev, const char *path, const char *what);
 void trig_read_tree(struct ev *ev, const char *path, const char *what);
 int trig_is_secret(const struct ev *ev, const char *path, int tree);
 void trig_network(struct ev *ev, const char *host, const char *what);
+/* The same with a port (0: not known). */
+void trig_network_port(struct ev *ev, const char *host, int port, const char *what);
 /* Entry k of l expanded for this call (cached); NULL: cannot be placed. */
 const char *ev_pattern(const struct ev *ev, const struct plist *l, int k);
 const char *ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,

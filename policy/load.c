@@ -179,6 +179,12 @@ policy_free(struct policy *p)
 	free(p);
 }
 
+int
+policy_net_ask_timeout(const struct policy *p)
+{
+	return p != NULL ? p->net_ask_timeout : POLICY_NET_ASK_TIMEOUT;
+}
+
 const struct policy_limits *
 policy_limits(const struct policy *p)
 {
@@ -484,9 +490,11 @@ read_strings(const struct ld *ld, const cJSON *arr, const char *where,
 		if (strlen(c->valuestring) > POLICY_MAX_ENTRY)
 			return ld_fail(ld, off, "entry longer than %d bytes in %s",
 			    POLICY_MAX_ENTRY, where);
-		if (domains && strpbrk(c->valuestring, "/: ") != NULL)
-			return ld_fail(ld, off, "%s: \"%s\" is not a domain (write "
-			    "example.com or *.example.com)", where, c->valuestring);
+		if (domains && !net_entry_valid(c->valuestring))
+			return ld_fail(ld, off, "%s: \"%s\" is not a domain or host (write "
+			    "example.com, *.example.com, an IP address, or any of them "
+			    "with :PORT, e.g. 127.0.0.1:8080 or [::1]:8080)", where,
+			    c->valuestring);
 		if (!domains && c->valuestring[0] == '~' && c->valuestring[1] != '\0' &&
 		    c->valuestring[1] != '/')
 			return ld_fail(ld, off, "%s: \"%s\": ~user paths are not "
@@ -506,7 +514,7 @@ static const char *const fs_keys[] = {
 	"denyRead", "allowRead", "allowWrite", "denyWrite", NULL,
 };
 static const char *const net_keys[] = {
-	"allowedDomains", "deniedDomains", NULL,
+	"allowedDomains", "deniedDomains", "ask_timeout_seconds", NULL,
 };
 static const char *const limit_keys[] = {
 	"hook_wait_seconds", "max_pending", "max_per_minute",
@@ -776,6 +784,17 @@ read_network(const struct ld *ld, const cJSON *c, struct policy *p)
 	    key_offset(ld, "deniedDomains", from), p, POLICY_ALLOW,
 	    &p->denied_domains, 1) < 0)
 		return -1;
+	sub = cJSON_GetObjectItemCaseSensitive(c, "ask_timeout_seconds");
+	if (sub != NULL && (!cJSON_IsNumber(sub) ||
+	    !(sub->valuedouble >= 1 && sub->valuedouble <= 3600) ||
+	    sub->valuedouble != (double)(int)sub->valuedouble)) {
+		ld_fail(ld, key_offset(ld, "ask_timeout_seconds", from),
+		    "network.ask_timeout_seconds must be a whole number of "
+		    "seconds between 1 and 3600");
+		return -1;
+	}
+	if (sub != NULL)
+		p->net_ask_timeout = sub->valueint;
 	return 0;
 }
 
@@ -896,6 +915,7 @@ policy_load_buffer(const char *name, const char *text, size_t len,
 	if (p == NULL)
 		goto oom;
 	p->limits = *policy_limits(NULL);
+	p->net_ask_timeout = POLICY_NET_ASK_TIMEOUT;
 	p->dual_risk = -1;
 	p->name = strdup(name);
 	/* rules compare resolved paths: keep the folder resolved too */
@@ -1064,7 +1084,8 @@ policy_to_json(const struct policy *p)
 		goto fail;
 	o = cJSON_AddObjectToObject(root, "network");
 	if (o == NULL || json_list(o, "allowedDomains", &p->allowed_domains) < 0 ||
-	    json_list(o, "deniedDomains", &p->denied_domains) < 0)
+	    json_list(o, "deniedDomains", &p->denied_domains) < 0 ||
+	    !cJSON_AddNumberToObject(o, "ask_timeout_seconds", p->net_ask_timeout))
 		goto fail;
 	if (json_list(root, "selfProtection", &p->self_write) < 0)
 		goto fail;

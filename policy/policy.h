@@ -111,6 +111,13 @@ void policy_eval(const struct policy *p, const struct policy_call *call,
 const struct policy_limits *policy_limits(const struct policy *p);
 
 /*
+ * network.ask_timeout_seconds: how long sbx-proxy holds a connection to
+ * an unlisted host while a human is asked (1..3600, default 60).
+ */
+#define POLICY_NET_ASK_TIMEOUT 60
+int policy_net_ask_timeout(const struct policy *p);
+
+/*
  * How many different approvers an escalated call needs: 2 when its risk
  * reaches "two_approvers.risk" or its command matches one of
  * "two_approvers.rules" (dual control), else 1.

@@ -58,6 +58,7 @@ struct policy {
 	int nrules;
 	struct plist deny_read, allow_read, allow_write, deny_write;
 	struct plist allowed_domains, denied_domains;
+	int net_ask_timeout;            /* network.ask_timeout_seconds */
 	struct plist self_write;        /* self-protection: writes denied */
 	struct policy_limits limits;
 	int dual_risk;                  /* two approvers at this risk and above; -1 never */
@@ -93,6 +94,16 @@ const struct rule *rule_find(const struct policy *p, enum rule_kind kind,
 int pattern_expand(const char *pat, int claude_form, const char *folder,
     const char *home, char *out, size_t outsz);
 int domain_match(const char *pattern, const char *host);
+/*
+ * Network entries (hostport.c): "name", "*.name", IP literals, each
+ * optionally ":port" ("[v6]:port"). hostport_parse splits one (pattern:
+ * "*." allowed), port 0 when none; -1 when malformed. net_entry_match:
+ * whether entry covers host:port (port 0 = unknown: a deny entry with a
+ * port matches, an allow entry does not).
+ */
+int hostport_parse(const char *s, int pattern, char *host, size_t hostsz, int *port);
+int net_entry_valid(const char *s);
+int net_entry_match(const char *entry, const char *host, int port, int deny);
 /* Frees the expansions cached in p (struct pol_xlist). */
 void policy_cache_free(struct policy *p);
 

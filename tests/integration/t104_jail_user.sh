@@ -31,7 +31,7 @@ n=$((n + 1))
 uid=$(runuser -u "$U" -- id -u)
 if [ "$uid" -ne 0 ]; then echo "ok $n - the test user $U is not root (uid $uid)"; else echo "not ok $n - $U is root"; failed=$((failed + 1)); fi
 
-for t in t100_jail_hostile t101_jail_loop t103_jail_setup t105_exec_limits; do
+for t in t100_jail_hostile t101_jail_loop t103_jail_setup t105_exec_limits t112_jail_proxy; do
 	out=$(cd "/tmp/$U.home" && runuser -u "$U" -- env -i PATH=/usr/local/bin:/usr/bin:/bin \
 		HOME="/tmp/$U.home" TMPDIR=/tmp LANG=C.UTF-8 SBX_BIN="$SBX_BIN" \
 		SBX_TESTS_BIN="${SBX_TESTS_BIN:-}" bash "$here/$t.sh" 2>&1)

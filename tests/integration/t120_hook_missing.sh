@@ -105,6 +105,14 @@ is "$?" "1" "sbx doctor fails while the hooks' binary is missing"
 unlike "$(cat "$T/doctor.out")" "^ok +Claude Code hooks" "doctor does not print ok for the hooks"
 like "$(cat "$T/doctor.out")" "FAIL.*PreToolUse hook runs $T/hook dir.*sbx-hook, which is missing" \
 	"doctor names the missing binary"
+"$SBX" -C "$FOLDER" doctor --json >"$T/doctor.json" 2>&1
+is "$?" "1" "sbx doctor --json: the same exit status"
+is "$(jq -r '"\(.ok) \(.folder) \(.problems == ([.checks[] | select(.level == "fail")] | length))"' \
+	"$T/doctor.json" 2>&1)" "false $FOLDER true" "one JSON object: ok false, the folder, problems counted"
+is "$(jq -r '[.checks[] | select(.level == "ok" and (.message | test("Claude Code hooks")))] | length' \
+	"$T/doctor.json")" "0" "no ok check for the hooks"
+like "$(jq -r '.checks[] | select(.level == "fail") | .message' "$T/doctor.json")" \
+	"PreToolUse hook runs .*sbx-hook, which is missing" "a fail check names the missing binary"
 
 # --- The clone moved: init again replaces the stale hook, never adds one.
 mkdir -p "$T/moved"
@@ -123,6 +131,8 @@ is "$(jq -r '.mcpServers.sbx.command' "$FOLDER/.cursor/mcp.json")" "$T/moved/sbx
 "$SBX" -C "$FOLDER" doctor >"$T/doctor2.out" 2>&1
 like "$(cat "$T/doctor2.out")" "^ok +Claude Code hooks: PreToolUse, PostToolUse, SessionStart" \
 	"doctor is content again"
+is "$("$SBX" -C "$FOLDER" doctor --json | jq -r '[.checks[] | select(.message |
+	test("Claude Code hooks")) | .level] | join(",")')" "ok" "doctor --json too"
 "$SBX" remove "$FOLDER" >/dev/null 2>&1
 ok $? "sbx remove"
 [ ! -e "$S" ] && [ ! -e "$FOLDER/.cursor/hooks.json" ]

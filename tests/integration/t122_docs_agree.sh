@@ -71,8 +71,10 @@ dec=$(find "$FOLDER/.sandbox/decisions/new" -name "$id.*.json" | head -1)
 ok $? "sbx approve wrote a decision file (sbxd is stopped, so it stays)"
 is "$(jq -r 'keys[] | select(. != "v" and . != "sig")' "$dec" 2>/dev/null | sort | tr '\n' ' ')" \
 	"$doc_fields" "its fields are exactly the documented signed ones (and v, sig)"
-kill "$hp" 2>/dev/null
-wait "$hp" 2>/dev/null
+# sbxd again: it takes the decision, runs the command, and the hook returns.
+start_daemon
+wait "$hp"
+stop_daemon
 
 # --- SBX_* variables: read => documented, documented => exists ----------
 docs=$(cat "$ROOT/README.md" "$ROOT"/docs/*.md "$ROOT"/docs/man/* 2>/dev/null)

@@ -15,9 +15,10 @@ printf '{\n  "/elsewhere": "TRUST_PARENT"\n}\n' >"$TF"
 cp "$TF" "$T/tf.user"
 "$SBX" init --gemini "$FOLDER" >"$T/init.out" 2>&1
 ok $? "sbx init --gemini succeeds"
-is "$(jq -r '.hooks.BeforeTool[0] | "\(.matcher) \(.hooks[0].command) \(.hooks[0].timeout)"' "$SJ")" \
-	".* $SBX_BIN/sbx-hook gemini $(( ($(jq -r .limits.hook_wait_seconds "$FOLDER/.sandbox/policy.json") + 30) * 1000 ))" \
-	"settings.json runs sbx-hook gemini for every tool, timeout in ms above the hook's wait"
+# The command is the fail-closed wrapper: sh -c '... "$0" gemini ...' PATH
+is "$(jq -r '.hooks.BeforeTool[0] | "\(.matcher) \(.hooks[0].command | test("^sh -c .*\"\\$0\" gemini; .* exit 2. ") and endswith(" '"$SBX_BIN"'/sbx-hook")) \(.hooks[0].timeout)"' "$SJ")" \
+	".* true $(( ($(jq -r .limits.hook_wait_seconds "$FOLDER/.sandbox/policy.json") + 30) * 1000 ))" \
+	"settings.json runs sbx-hook gemini (fail-closed wrapper) for every tool, timeout in ms above the hook's wait"
 is "$(jq -r --arg f "$FOLDER" '[.[$f], .["/elsewhere"]] | join(" ")' "$TF")" "TRUST_FOLDER TRUST_PARENT" \
 	"trustedFolders.json trusts the folder and keeps the user's entry"
 like "$(cat "$T/init.out")" "Gemini CLI trusts this folder" "init says so"

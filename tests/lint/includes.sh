@@ -19,7 +19,7 @@ cd "$root" || exit 2
 layer() {
 	case $1 in
 	policy.h|path.h|path.c|shell.h|shell.c) echo 0 ;;
-	rules.h|rules.c|load.c|always_ask.c) echo 1 ;;
+	rules.h|rules.c|load.c|always_ask.c|hostport.c) echo 1 ;;
 	evidence.h|evidence.c|trigger.c) echo 2 ;;
 	analyse.h|interactive.h|analyse.c|progs.c|args.c|opts.c|files.c|\
 	net.c|code.c|git.c|text.c|glob.c|archive.c|interactive.c) echo 3 ;;

@@ -190,6 +190,17 @@ test_files(void)
 	ok(write_atomic(dfd, "tmp", "new/a", "hello", 5, 0600, 1) == 0, "write_atomic writes");
 	ok(write_atomic(dfd, "tmp", "new/a", "again", 5, 0600, 1) < 0 && errno == EEXIST,
 	    "write_atomic with noreplace refuses to overwrite");
+	/* The agent may swap a queue directory for a symlink (sbx jail). */
+	mkdirat(dfd, "elsewhere", 0700);
+	ok(symlinkat("elsewhere", dfd, "tmp2") == 0 && symlinkat("elsewhere", dfd, "new2") == 0,
+	    "symlinked directories made");
+	ok(write_atomic(dfd, "tmp2", "new/b", "x", 1, 0600, 1) < 0 &&
+	    write_atomic(dfd, "tmp", "new2/b", "x", 1, 0600, 1) < 0,
+	    "write_atomic follows no symlinked directory, for the temp file or the target");
+	fd = openat(dfd, "elsewhere/b", O_RDONLY);
+	ok(fd < 0 && faccessat(dfd, "new/b", F_OK, 0) < 0, "and wrote nothing anywhere");
+	if (fd >= 0)
+		close(fd);
 	buf = read_untrusted(dfd, "new/a", 100, &len, &err);
 	is_str(buf, "hello", "read_untrusted reads a regular file");
 	free(buf);

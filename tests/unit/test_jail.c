@@ -85,6 +85,9 @@ main(void)
 	mk("home/.netrc", 0);
 	mk("home/.claude", 1);
 	mk("home/.claude/settings.json", 0);
+	mk("home/.codex", 1);
+	mk("home/.codex/config.toml", 0);
+	mk("home/.codex/auth.json", 0);
 	mk("home/.config/sbx/approvers", 1);
 	mk("home/.config/sbx/approver.key", 0);
 	mk("home/.config/sbx/daemon.key", 0);
@@ -109,8 +112,16 @@ main(void)
 	ok(find(&plan, JAIL_RW, "home/.claude") >= 0, "~/.claude is writable");
 	ok(find(&plan, JAIL_RO, "home/.claude/settings.json") > find(&plan, JAIL_RW, "home/.claude"),
 	    "but its settings.json is read-only, after it");
-	ok(find(&plan, JAIL_PLACEHOLDER, "home/.claude/settings.local.json") >= 0,
-	    "a settings file not made yet gets a placeholder");
+	ok(find(&plan, JAIL_PLACEHOLDER_JSON, "home/.claude/settings.local.json") >= 0,
+	    "a settings file not made yet gets a \"{}\" file (Claude Code stops at a directory)");
+	ok(find(&plan, JAIL_PLACEHOLDER_EMPTY, "home/.claude/CLAUDE.md") >= 0 &&
+	    find(&plan, JAIL_PLACEHOLDER, "home/.claude/hooks") >= 0,
+	    "CLAUDE.md an empty file, hooks/ an empty directory");
+	ok(find(&plan, JAIL_RW, "home/.codex") >= 0 &&
+	    find(&plan, JAIL_RO, "home/.codex/config.toml") > find(&plan, JAIL_RW, "home/.codex") &&
+	    find(&plan, JAIL_PLACEHOLDER_JSON, "home/.codex/hooks.json") >= 0,
+	    "~/.codex is writable, its config.toml and hooks.json are not");
+	ok(find(&plan, JAIL_HIDE_FILE, "home/.codex/auth.json") >= 0, "~/.codex/auth.json is hidden");
 	ok(find(&plan, JAIL_TMPFS, "home/.ssh") >= 0, "~/.ssh is hidden");
 	ok(find(&plan, JAIL_HIDE_FILE, "home/.netrc") >= 0, "~/.netrc is hidden (built in)");
 	a = find(&plan, JAIL_TMPFS, "home/.aws");
@@ -132,7 +143,14 @@ main(void)
 	    ".git is a mount point (cannot be renamed) before .git/hooks turns read-only");
 	ok(find(&plan, JAIL_RO, "proj/.git/config") >= 0, ".git/config is read-only");
 	ok(find(&plan, JAIL_PLACEHOLDER, "proj/.envrc") >= 0, ".envrc, not made yet, has a placeholder");
+	ok(find(&plan, JAIL_PLACEHOLDER, "proj/.mcp.json") >= 0,
+	    "in the project even a .json placeholder is a directory (git ignores it)");
+	is_str(jail_ph_text(JAIL_PH_JSON), "{}\n", "a JSON placeholder holds {}");
+	is_str(jail_ph_text(JAIL_PH_DOT), ".\n", "commondir's holds .");
 	ok(find(&plan, JAIL_PLACEHOLDER, "proj/generated") >= 0, "so has a denyWrite path");
+	ok(find(&plan, JAIL_PLACEHOLDER_FILE, "proj/.git/commondir") >= 0,
+	    ".git/commondir gets an empty file (a directory would stop git)");
+	ok(find(&plan, JAIL_PLACEHOLDER, "proj/.git/modules") >= 0, ".git/modules is protected");
 	for (i = 0, a = 0; i < (long)plan.n_placeholders; i++)
 		a += strstr(plan.placeholders[i], "/proj/.envrc") != NULL;
 	is_int(a, 1, "the caller is told to make the .envrc placeholder once");
@@ -147,6 +165,16 @@ main(void)
 		if (plan.m[i].op != JAIL_REMOUNT_RO)
 			b = -2;
 	ok(b >= 0, "every --remount-ro comes last");
+
+	ok(jail_plan_watched(&plan, (size_t)find(&plan, JAIL_RO, "proj/.git/config")),
+	    ".git/config is watched (renamed over on the host, its mount would go)");
+	ok(jail_plan_watched(&plan, (size_t)find(&plan, JAIL_TMPFS, "home/.ssh")),
+	    "so is hidden ~/.ssh, which sits in the host's HOME");
+	ok(!jail_plan_watched(&plan, (size_t)find(&plan, JAIL_RO, "home/.config/sbx/daemon.pub")),
+	    "not what sits in the jail's own tmpfs (the rebuilt config dir)");
+	ok(!jail_plan_watched(&plan, (size_t)find(&plan, JAIL_RO, "home")),
+	    "nor HOME, brought back into the private /tmp");
+	ok(!jail_plan_watched(&plan, 0), "nor /tmp itself");
 
 	jc.bwrap = "/usr/bin/bwrap";
 	jc.init = "/usr/local/bin/sbx-jail-init";
