@@ -143,6 +143,7 @@ test: $(DEPS_TEST) $(PROGS) $(UNIT_BIN) $(BUILD)/tests/tools/forge $(BUILD)/test
 # Without node, npm or the registry it prints SKIP and why, never a pass.
 test-claude: $(PROGS)
 	@SBX_BIN=$(abspath $(BIN)) bash tests/claude/run.sh
+	@SBX_BIN=$(abspath $(BIN)) bash tests/claude/approve_retry.sh
 
 # The real Codex CLI against a scripted stand-in for the Responses API
 # (tests/agents/run.sh), then the real Gemini CLI against one for the

@@ -218,9 +218,12 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 			    display_tmp(what(&rows[i])));
 			printf("%16s  why: %s\n", "", display_tmp(rows[i].reason));
 			if (request_opens(rows[i].tool))
-				printf("%16s  %s: %s, session %s (approving opens it; nothing runs)\n",
-				    "", display_tmp(rows[i].tool), display_tmp(what(&rows[i])),
-				    rows[i].session ? display_tmp(rows[i].session) : "-");
+				printf("%16s  %s: %s, session %s (%s)\n", "",
+				    display_tmp(rows[i].tool), display_tmp(what(&rows[i])),
+				    rows[i].session ? display_tmp(rows[i].session) : "-",
+				    strcmp(rows[i].tool, "network") ? "approving lets the agent's "
+				    "identical retry run once; sbxd runs nothing" : "approving opens "
+				    "it; nothing runs");
 			if (rows[i].approvals_needed > 1)
 				printf("%16s  needs two approvers; approved so far by: %s\n", "",
 				    rows[i].approved_by ? display_tmp(rows[i].approved_by) : "nobody");
@@ -473,7 +476,7 @@ decision_write(const char *config, const char *folder, const struct req_row *r,
 	snprintf(d.scope, sizeof(d.scope), "%s", prefix ? "prefix" : "exact");
 	d.rule_expires = rule_expires;
 	if (prefix && request_opens(r->tool)) {
-		err_set(err, "a %s request is remembered exactly (this host and port); "
+		err_set(err, "a %s request is remembered exactly (this very call); "
 		    "a prefix is for shell commands", r->tool);
 		approver_key_wipe(&key);
 		return -1;

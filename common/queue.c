@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,7 +74,7 @@ request_command(const char *tool, const cJSON *input)
 int
 request_opens(const char *tool)
 {
-	return tool != NULL && strcmp(tool, "network") == 0;
+	return tool != NULL && *tool && strcmp(tool, "Bash") != 0;
 }
 
 int

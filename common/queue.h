@@ -67,8 +67,11 @@ const char *request_command(const char *tool, const cJSON *input);
  * Kinds that an approval OPENS instead of executing: sbxd verifies and
  * consumes the signed decision as for a command, then writes a result
  * with status "approved" and runs nothing; the agent-side process that
- * asked acts on it. Today: "network" (sbx-proxy: {"method": "CONNECT" or
- * "HTTP", "host": H, "port": N}).
+ * asked acts on it: "network" (sbx-proxy: {"method": "CONNECT" or
+ * "HTTP", "host": H, "port": N}), and every agent tool that is not a shell
+ * command (Write, Edit, Read, WebFetch, another MCP server's tool ...):
+ * the approval is a one-time allowance that the hook consumes when the
+ * agent retries the identical call (approve-then-retry-once).
  */
 int request_opens(const char *tool);
 

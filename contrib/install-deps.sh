@@ -45,6 +45,7 @@ for target in "$@"; do
 		[ -x /usr/sbin/sshd ] || add openssh-server
 		have_cmd ssh || add openssh-client
 		have_cmd bwrap || add bubblewrap	# sbx jail's tests
+		have_cmd python3 || add python3	# local HTTP servers
 		;;
 	demo)
 		have_cmd jq || add jq

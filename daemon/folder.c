@@ -38,6 +38,7 @@
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/folder.h"
+#include "daemon/notify.h"
 #include "policy/policy.h"
 
 void
@@ -70,6 +71,7 @@ folder_open(struct folder *f, const char *path, const char *config,
 	char pidbuf[32] = "";
 	struct stat st;
 	ssize_t n;
+	int locked;
 
 	memset(f, 0, sizeof(*f));
 	f->sbfd = f->lockfd = -1;
@@ -95,7 +97,12 @@ folder_open(struct folder *f, const char *path, const char *config,
 		err_set(err, "cannot open %s/.sandbox/sbxd.lock: %s", f->path, strerror(errno));
 		goto fail;
 	}
-	if (flock(f->lockfd, LOCK_EX | LOCK_NB) < 0) {
+	/* A hook's instant probe (daemon_serving) may hold a shared lock for
+	 * a moment: try a few times before calling the folder taken. */
+	for (n = 0; (locked = flock(f->lockfd, LOCK_EX | LOCK_NB) == 0) == 0 &&
+	    errno == EWOULDBLOCK && n < 20; n++)
+		usleep(10000);
+	if (!locked) {
 		n = pread(f->lockfd, pidbuf, sizeof(pidbuf) - 1, 0);
 		pidbuf[n > 0 ? n : 0] = '\0';
 		pidbuf[strcspn(pidbuf, "\n")] = '\0';
@@ -541,6 +548,10 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	if (err.msg[0]) {
 		finish_unrun(f, id, hash, "rejected", "", err.msg);
 		logf_folder(f, "request %s rejected: %s", id, err.msg);
+		notify_event(!strncmp(err.msg, "denied by policy", 16) ? "denied" :
+		    !strncmp(err.msg, "rate limit", 10) || strstr(err.msg, "pending already")
+		    ? "rate_limited" : "denied", f->path, id, tool, cmd ? cmd : input_text,
+		    err.msg);
 	} else if (who && opens) {
 		logf_folder(f, "request %s: %s `%s` opened by remembered rule %lld (by %s)",
 		    id, tool, cmd, (long long)rule, who);
@@ -555,6 +566,8 @@ ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char
 	} else {
 		logf_folder(f, "request %s pending: %s `%s` (%s)%s", id, tool, cmd, pr.reason,
 		    needed > 1 ? " - needs two approvers" : "");
+		notify_event("request", f->path, id, tool, cmd ? cmd : input_text,
+		    json_str(doc, "reason"));
 	}
 out:
 	free(who);
@@ -893,12 +906,15 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	logf_folder(f, "request %s %s by %s%s%s%s", d.id, approve ? "approved" : "denied",
 	    key.name, d.remember ? " (remembered: " : "", d.remember ? (!strcmp(d.scope,
 	    "prefix") ? d.prefix : "this exact call") : "", d.remember ? ")" : "");
-	if (approve && opens)
+	if (approve && opens) {
 		open_approved(f, d.id, row.hash, row.session, who, 0);
-	else if (approve)
+	} else if (approve) {
 		start_run(f, o, &row, who, 0, NULL);
-	else
+	} else {
 		finish_unrun(f, d.id, row.hash, "denied", key.name, d.reason);
+		notify_event("denied", f->path, d.id, row.tool, row.command ? row.command
+		    : row.input, d.reason[0] ? d.reason : "no reason given");
+	}
 out:
 	req_row_free(&row);
 }

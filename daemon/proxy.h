@@ -47,7 +47,7 @@ struct proxy {
 	char pol_err[600];              /* why pol is NULL */
 	struct stat pol_st[3];          /* policy.json, policy.accepted, approvers/ */
 	int pol_loaded;
-	char *open[PROXY_MAX_OPEN];     /* "host:port" approved for this session */
+	char *open[PROXY_MAX_OPEN];     /* "host:port ID" approved for this session */
 	int n_open;
 };
 

@@ -546,31 +546,37 @@ out:
 	return rc;
 }
 
+/*
+ * The session's approvals: "host:port ID" (ID: the request a human
+ * approved). Copies the ID into id and returns 1 when key is open.
+ */
 static int
-session_has(struct proxy *px, const char *key)
+session_has(struct proxy *px, const char *key, char id[SBX_ID_LEN + 1])
 {
+	size_t n = strlen(key);
 	int k, found = 0;
 
 	pthread_mutex_lock(&px->lock);
 	for (k = 0; k < px->n_open && !found; k++)
-		found = strcmp(px->open[k], key) == 0;
+		if (strncmp(px->open[k], key, n) == 0 && px->open[k][n] == ' ') {
+			found = 1;
+			set_str(id, SBX_ID_LEN + 1, px->open[k] + n + 1);
+		}
 	pthread_mutex_unlock(&px->lock);
 	return found;
 }
 
 static void
-session_add(struct proxy *px, const char *key)
+session_add(struct proxy *px, const char *key, const char *id)
 {
-	char *dup;
-	int k;
+	char entry[320], tmp[SBX_ID_LEN + 1];
 
+	if (xsnprintf(entry, sizeof(entry), "%s %s", key, id) < 0 || session_has(px, key, tmp))
+		return;
 	pthread_mutex_lock(&px->lock);
-	for (k = 0; k < px->n_open; k++)
-		if (strcmp(px->open[k], key) == 0)
-			break;
 	/* Past the cap a host is asked again next time: nothing is lost. */
-	if (k == px->n_open && px->n_open < PROXY_MAX_OPEN && (dup = strdup(key)))
-		px->open[px->n_open++] = dup;
+	if (px->n_open < PROXY_MAX_OPEN && (px->open[px->n_open] = strdup(entry)))
+		px->n_open++;
 	pthread_mutex_unlock(&px->lock);
 }
 
@@ -651,13 +657,13 @@ decide(struct conn *c)
 		return 0;
 	}
 	target_text(c, key, sizeof(key));
-	if (session_has(c->px, key)) {
+	if (session_has(c->px, key, c->request)) {
 		set_str(c->verdict, sizeof(c->verdict), "approved");
 		set_str(c->reason, sizeof(c->reason), "approved earlier in this session");
 		return 1;
 	}
 	if (ask(c, &res, &lim, ask_s)) {
-		session_add(c->px, key);
+		session_add(c->px, key, c->request);
 		set_str(c->verdict, sizeof(c->verdict), "approved");
 		return 1;
 	}

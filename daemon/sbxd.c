@@ -30,6 +30,7 @@
 #include "common/util.h"
 #include "daemon/audit.h"
 #include "daemon/folder.h"
+#include "daemon/notify.h"
 
 #define MAX_FOLDERS 64
 #define MAX_ENV     64
@@ -364,6 +365,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "sbxd: %s\n", err.msg);
 		return 1;
 	}
+	/* Notifications (CONFIG/notify.json): a bad file is a setup error. */
+	if (notify_load(config, &err) < 0) {
+		fprintf(stderr, "sbxd: %s\n", err.msg);
+		return 2;
+	}
 	if (all) {
 		nall = registry_list(config, listed, MAX_FOLDERS, &err);
 		if (nall < 0) {
@@ -458,6 +464,7 @@ main(int argc, char **argv)
 			for (i = 0; i < nf; i++) {
 				folder_rescan(&fs[i], &o);
 				folder_expire(&fs[i]);
+				notify_expiring(fs[i].db, fs[i].path);
 				folder_sweep(&fs[i], &o);
 				if (mono_ms() >= next_prune)
 					originals_prune(fs[i].sbfd, originals_cap);

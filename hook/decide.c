@@ -61,6 +61,38 @@ instead(const char *tool)
 }
 
 /*
+ * The result of a call sbxd does not run (request_opens). "approved" is a
+ * one-time allowance: escalate() consumed it (the delivery receipt, made
+ * with O_EXCL) for this exact call (tool, input, folder, cwd: the request
+ * hash). It allows only while fresh (request_ttl_seconds). Returns 1 when
+ * it decided (allow, or deny as stale), 0 for other results.
+ */
+static int
+allowance(const cJSON *r, const struct policy_limits *lim, struct hook_decision *d)
+{
+	const char *status = json_str(r, "status"), *id = json_str(r, "id");
+	const char *who = json_str(r, "approver");
+	char msg[400];
+	int64_t fin = 0, age;
+
+	if (!status || strcmp(status, "approved") != 0 || !id ||
+	    json_int(r, "finished", &fin) < 0)
+		return 0;
+	age = now_ms() / 1000 - fin;
+	if (age > lim->request_ttl_seconds || age < -300) {
+		set_deny(d, "sbx: the approval of request %s is too old (%lld s) to use now; "
+		    "repeat the call to ask a human again.", id, (long long)age);
+		return 1;
+	}
+	snprintf(msg, sizeof(msg), "sbx: approved by %s as request %s; this identical call "
+	    "is allowed once.", who && *who ? who : "an approver", id);
+	d->allow = 1;
+	free(d->reason);
+	d->reason = strdup(msg);
+	return 1;
+}
+
+/*
  * Before an allowed Write/Edit/MultiEdit/NotebookEdit changes an existing
  * file, keeps its content (common/originals.h). -1 with msg when it
  * could not: the caller denies rather than lose the original.
@@ -158,7 +190,7 @@ hook_decide(const struct hook_call *c, struct hook_decision *d)
 		set_deny(d, "sbx: denied by policy (%s): %s", pr.rule, pr.reason);
 		goto out;
 	}
-	if (!request_command(c->tool, c->input)) {
+	if (!request_command(c->tool, c->input) && !request_opens(c->tool)) {
 		/* sbxd runs shell commands only: queueing this would only be
 		 * rejected there. */
 		set_deny(d, "sbx: this %s call needs a human's approval (%s) and was not run. "
@@ -173,6 +205,12 @@ hook_decide(const struct hook_call *c, struct hook_decision *d)
 	escalate(&rq, &eo);
 	switch (eo.state) {
 	case ESC_RESULT:
+		/* A call sbxd does not run: an approval lets it run here, once. */
+		if (!request_command(c->tool, c->input) &&
+		    allowance(eo.result, policy_limits(pol), d)) {
+			cJSON_Delete(eo.result);
+			break;
+		}
 		d->reason = result_text(eo.result, folder, c->max_reason);
 		if (!d->reason)
 			set_deny(d, "sbx: request %s finished; see `sbx show %s`. Do not run it "
@@ -187,6 +225,14 @@ hook_decide(const struct hook_call *c, struct hook_decision *d)
 			    "`sbxd %s` (then approve in `sbx watch -C %s`). Do not work around it: "
 			    "repeat the exact same call later to receive its result.", pr.reason,
 			    folder, eo.id, folder, folder);
+			break;
+		}
+		if (!request_command(c->tool, c->input)) {
+			set_deny(d, "sbx: this %s call needs a human's approval (%s) and is pending "
+			    "as request %s. sbx does not run it for you: once a human approves it, "
+			    "repeat the identical call once and it will be allowed (one time; a "
+			    "changed call is asked again). Do not work around it; carry on with "
+			    "other work meanwhile.", c->tool, pr.reason, eo.id);
 			break;
 		}
 		set_deny(d, "sbx: this call needs a human's approval (%s) and is pending as "

@@ -42,6 +42,15 @@ if [ -n "$PY" ]; then
 	"$SPAWN" "python3 hook that only parses the JSON" "$N" "$T/allow.json" -- "$PY" "$T/parse.py"
 fi
 
+# No sbxd serves the folder: the hook queues (then attaches) and answers
+# at once instead of waiting hook_wait_seconds (issue 13).
+payload "git push origin main" >"$T/nod.json"
+"$SBX_BIN/sbx-hook" pre <"$T/nod.json" | jq -r .hookSpecificOutput.permissionDecisionReason |
+	grep -q "No sbxd is running" ||
+	{ echo "bench: the hook did not answer 'no sbxd' at once" >&2; exit 1; }
+"$SPAWN" "sbx-hook pre, escalation with no sbxd" "$N" "$T/nod.json" -- "$SBX_BIN/sbx-hook" pre
+rm -f "$F"/.sandbox/queue/new/*.json
+
 # Escalation round trip with a remembered approval: the hook writes the
 # request, sbxd auto-approves and runs `true`, the hook answers.
 jq '.escalate = ["Bash(true)"] | .limits.hook_wait_seconds = 30 | .limits.max_per_minute = 100000' \

@@ -32,7 +32,7 @@ like "$(cat "$T/nofolder.err")" "sbx init" "... and says how to fix it"
 is "$?" 1 "an existing file at the socket path is never replaced"
 like "$(cat "$T/taken.err")" "never replaces" "... with a clear message"
 
-start_proxy p sess-110
+start_proxy p sess-110 --header-timeout 3
 ok $? "sbx-proxy writes ready on --ready-fd once it listens"
 P_PID=$PXPID
 is "$(stat -c %a "$T/p.sock")" 600 "the socket is mode 0600"
@@ -44,6 +44,20 @@ like "$out" "hello from the server" "... and the tunnel reaches the server"
 out=$(pc p get "http://127.0.0.2:$PORT/hello.txt")
 ok $? "a plain-HTTP request to an allowed host is forwarded"
 like "$out" "hello from the server" "... and the answer comes back"
+
+# IPv6 loopback, listed as [::1]:PORT, when the machine has it.
+if python3 -c "import socket; socket.socket(socket.AF_INET6).bind(('::1', 0))" 2>/dev/null; then
+	(cd "$T/www" && exec python3 -m http.server --bind ::1 "$PORT") >/dev/null 2>&1 &
+	SERVERS="$SERVERS $!"
+	wait_for 10 can_connect ::1 "$PORT"
+	set_network ".network.allowedDomains += [\"[::1]:$PORT\"]"
+	like "$(pc p connect "[::1]:$PORT" /hello.txt)" "hello from the server" \
+		"CONNECT [::1]:PORT, listed as [::1]:PORT, connects"
+	like "$(pc p get "http://[::1]:$PORT/hello.txt")" "hello from the server" \
+		"plain HTTP to http://[::1]:PORT/ too"
+else
+	echo "ok $((_n += 1)) - IPv6 loopback # SKIP no ::1 here"
+fi
 
 # Denied: at once, nothing asked.
 t0=$(date +%s)
@@ -84,7 +98,8 @@ like "$(raw "CONNECT 127.0.0.2:$PORT HTTP/2.0\r\n\r\n")" "^HTTP/1.1 400" "HTTP/2
 big=$(python3 -c "print('X-Pad: ' + 'a' * 20000)")
 like "$(printf 'CONNECT 127.0.0.2:%s HTTP/1.1\r\n%s\r\n\r\n' "$PORT" "$big" | pc p raw)" "^HTTP/1.1 431" "a 20 KB head gets 431"
 like "$(head -c 300000 /dev/urandom | pc p raw 2>&1)" "HTTP/1.1 (400|431)|Broken pipe|reset" "300 KB of random bytes are refused"
-printf 'CONNECT 127.0.0.2:%s HT' "$PORT" | pc p raw >/dev/null 2>&1
+like "$(printf 'CONNECT 127.0.0.2:%s HT' "$PORT" | pc p raw 2>&1)" "^HTTP/1.1 408" \
+	"a head that never ends gets 408 after --header-timeout"
 check "sbx-proxy is alive after all of that" kill -0 "$P_PID"
 out=$(pc p connect "127.0.0.2:$PORT" /hello.txt)
 like "$out" "hello from the server" "... and still serves allowed hosts"

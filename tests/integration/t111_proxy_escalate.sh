@@ -116,6 +116,9 @@ is "$(echo "$recs" | jq -r "select(.request == \"$id\") | .data.verdict" | head 
 	"the approved connection is recorded with its request"
 like "$(echo "$recs" | jq -r "select(.request == \"$id\") | .data.bytes_down" | head -1)" '^[1-9][0-9]*$' \
 	"... and the bytes it carried"
+like "$(echo "$recs" | jq -r "select(.request == \"$id\") | .data.reason" | sort | tr '\n' ';')" \
+	"^approved by [^;]+;approved earlier in this session;" \
+	"the connection that used the session's approval names the same request"
 is "$(echo "$recs" | jq -r "select(.request == \"$id2\") | .data.verdict")" "denied" \
 	"the denied connection is recorded"
 like "$(echo "$recs" | jq -r "select(.request == \"$id3\") | .data.verdict" | sort -u | tr '\n' ' ')" \

@@ -38,12 +38,22 @@ out=$(codex_payload apply_patch "$(patch_in src/main.c)" | codex)
 is "$out" "" "codex: apply_patch inside the project is allowed"
 out=$(codex_payload apply_patch "$(patch_in .sandbox/policy.json)" | codex)
 is "$(echo "$out" | decision)" "deny" "codex: apply_patch on .sandbox/policy.json is denied"
+# Calls sbxd cannot run are approved, then retried once (a short wait here).
+set_limits '{"hook_wait_seconds": 1}'
 out=$(codex_payload apply_patch "$(patch_in /etc/hosts)" | codex)
 is "$(echo "$out" | decision)" "deny" "codex: apply_patch outside the project is not run"
-like "$(echo "$out" | reason)" "request_path_access" "codex: and points at request_path_access"
-is "$(ls "$FOLDER/.sandbox/queue/new" | wc -l | tr -d ' ')" "0" "codex: a patch sbxd cannot run is not queued"
+like "$(echo "$out" | reason)" "pending as request [0-9a-f]{16}.*repeat the identical call once" \
+	"codex: it waits for a human, to be retried once approved"
+is "$("$SBX" -C "$FOLDER" pending --json | jq '[.[] | select(.tool == "apply_patch")] | length')" "1" \
+	"codex: the patch is queued for a human"
 out=$(codex_payload mcp__other__drop_db '{}' | codex)
 is "$(echo "$out" | decision)" "deny" "codex: an unknown MCP tool is not run"
+deny_all() {
+	for p in $(pending_ids); do "$SBX" -C "$FOLDER" deny "$p" >/dev/null; done
+	wait_for 10 bash -c "[ -z \"\$($SBX -C $FOLDER pending --json | jq -r '.[].id')\" ]"
+}
+deny_all
+set_limits '{"hook_wait_seconds": 20}'
 out=$(codex_payload mcp__sbx__run_privileged '{"command": "git push"}' | codex)
 is "$out" "" "codex: sbx's own MCP tools are allowed"
 
@@ -88,6 +98,7 @@ is "$(perm <"$T/cursor.out")" "deny" "cursor: answered deny, so it never runs in
 like "$(agent_msg <"$T/cursor.out" | head -1)" "ALREADY EXECUTED" "cursor: agent_message says it ran outside the agent"
 like "$(agent_msg <"$T/cursor.out")" "out: cursor" "cursor: agent_message carries the output"
 
+set_limits '{"hook_wait_seconds": 1}'
 echo "SECRET=1" >"$FOLDER/.env"
 echo "hello" >"$FOLDER/readme.txt"
 out=$(cursor_payload beforeReadFile "$(jq -cn --arg p "$FOLDER/readme.txt" '{file_path: $p, content: "hello"}')" | cursor)
@@ -102,6 +113,7 @@ is "$(echo "$out" | perm)" "deny" "cursor: another server's tool needs approval,
 like "$(echo "$out" | agent_msg)" "mcp__cursor__drop_db" "cursor: named so a policy rule can allow it"
 out=$(cursor_payload beforeMCPExecution '{"tool_name": "x", "tool_input": "{not json", "command": "srv"}' | cursor)
 is "$(echo "$out" | perm)" "deny" "cursor: tool_input that is not JSON is denied"
+deny_all
 
 for bad in '' 'not json' '{"hook_event_name":"afterFileEdit"}' \
 	'{"hook_event_name":"beforeShellExecution","cwd":"/tmp"}' \
@@ -113,12 +125,13 @@ mkdir -p "$T/elsewhere"
 out=$(jq -cn --arg d "$T/elsewhere" '{hook_event_name: "beforeShellExecution", command: "ls", cwd: $d, workspace_roots: [$d]}' | cursor)
 like "$(echo "$out" | agent_msg)" "no .sandbox/ folder" "cursor: outside a prepared folder every call is denied"
 
-# ---- all dialects: escalations sbxd cannot run point at the MCP tools -------
+# ---- all dialects: escalations sbxd cannot run wait for approve-then-retry --
 out=$(payload WebFetch '{"url": "https://unlisted.example.net/x", "prompt": "p"}' | "$HOOK" pre)
 is "$(echo "$out" | decision)" "deny" "pre: a WebFetch to an unlisted host is not run"
-like "$(echo "$out" | reason)" "fetch_url" "pre: and points the model at fetch_url"
+like "$(echo "$out" | reason)" "repeat the identical call once" "pre: it waits for approval, then a retry"
 out=$(payload Write "$(jq -cn --arg p "/srv/sbx-test-outside-$$.txt" '{file_path: $p, content: "x"}')" | "$HOOK" pre)
-like "$(echo "$out" | reason)" "request_path_access" "pre: a write outside the project points at request_path_access"
-is "$(ls "$FOLDER/.sandbox/queue/new" | wc -l | tr -d ' ')" "0" "neither was queued for sbxd to reject"
+like "$(echo "$out" | reason)" "pending as request" "pre: so does a write outside the project"
+wait_for 10 bash -c "[ \"\$($SBX -C $FOLDER pending --json | jq '[.[] | select(.tool == \"WebFetch\" or .tool == \"Write\")] | length')\" = 2 ]"
+ok $? "both are queued for a human"
 
 done_testing

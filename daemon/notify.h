@@ -1,0 +1,37 @@
+/*
+ * notify.h - tell a person away from the terminal: CONFIG/notify.json
+ * names a command and/or an http:// webhook that sbxd calls on a new
+ * request, a denial, a rate-limit hit and a request about to expire
+ * unanswered.
+ *
+ * MUST never block sbxd's loop: each delivery runs in a child process
+ * (double fork) bounded by timeout_seconds, holding none of sbxd's
+ * descriptors. MUST redact secrets and escape agent text in what leaves
+ * the machine.
+ */
+#ifndef SBX_NOTIFY_H
+#define SBX_NOTIFY_H
+
+#include <sqlite3.h>
+
+#include "common/util.h"
+
+/* Reads CONFIG/notify.json (strict). 0 when absent or valid, -1 with a
+ * message when invalid. */
+int notify_load(const char *config_dir, struct sbx_err *err);
+
+/* Whether anything is configured (for sbxd's start-up line). */
+int notify_enabled(void);
+
+/*
+ * Delivers one event ("request", "denied", "rate_limited", "expiring")
+ * if it is configured; returns at once. Strings may be NULL.
+ */
+void notify_event(const char *event, const char *folder, const char *id, const char *tool,
+    const char *command, const char *detail);
+
+/* Announces, once each, pending requests of the folder that will expire
+ * within expire_warn_seconds (and have used half their time). */
+void notify_expiring(sqlite3 *db, const char *folder);
+
+#endif
