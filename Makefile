@@ -9,8 +9,11 @@
 #   make test-agents  the same with the real Codex and Gemini CLIs (npm) and fake model APIs
 #   make demo       run the whole approval loop in a temporary folder
 #   make asan       build with ASan+UBSan into build/asan and run the tests there
+#   make fuzz       libFuzzer targets (clang) into build/fuzz; make fuzz-run
+#                   FUZZ_SECONDS=N runs each for N s (tests/fuzz/fuzz.mk)
 #   make lint       static check with cppcheck (suppressions, with reasons: .ci/cppcheck.supp)
 #   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
+#   make bench-scale  only the scale part: 100k requests of history, 1,000 folders
 #   make install    PREFIX=/usr/local DESTDIR=: programs, man pages, completions, systemd user unit
 #   make uninstall  the exact inverse (same PREFIX and DESTDIR)
 #   make test-deb   build the .deb, install it, run the demo with it, purge it (root)
@@ -159,7 +162,7 @@ asan:
 # cppcheck needs cJSON's header to know cJSON_ArrayForEach is a loop.
 CJSON_H = $(firstword $(wildcard $(patsubst -I%,%/cJSON.h,$(shell pkg-config \
 	  --cflags-only-I libcjson 2>/dev/null)) /usr/include/cjson/cJSON.h))
-LINT_DIRS = common policy hook daemon approver tests/unit tests/tools tests/bench
+LINT_DIRS = common policy hook daemon approver tests/unit tests/tools tests/bench tests/fuzz
 
 lint:
 	@sh contrib/install-deps.sh lint
@@ -185,9 +188,29 @@ $(BUILD)/bench/auditbench: tests/bench/auditbench.c $(LIBSBX) $(DEPS_STAMP)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) \
 		$(LIB_SQLITE) -lm
 
-bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench $(BUILD)/bench/auditbench
+$(BUILD)/bench/floor: tests/bench/floor.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $<
+
+# histfill clones a finished request to pre-fill history (scale benchmark).
+$(BUILD)/bench/histfill: tests/bench/histfill.c $(LIBSBX) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) \
+		$(LIB_SQLITE) -lm
+
+SCALE_TOOLS = $(BUILD)/bench/spawn $(BUILD)/bench/floor $(BUILD)/bench/histfill
+
+bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench $(BUILD)/bench/auditbench \
+		$(SCALE_TOOLS)
 	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
 		bash tests/bench/bench.sh
+	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
+		bash tests/bench/scale.sh
+
+# The scale benchmark alone (issue 16): history to 100k, 1,000 folders, verify.
+bench-scale: $(PROGS) $(SCALE_TOOLS)
+	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
+		bash tests/bench/scale.sh
 
 BINDIR      = $(PREFIX)/bin
 MANDIR      = $(PREFIX)/share/man
@@ -245,6 +268,8 @@ test-deb:
 clean:
 	rm -rf build bin
 
-.PHONY: all test test-claude test-agents asan lint demo bench install uninstall test-deb clean
+.PHONY: all test test-claude test-agents asan lint demo bench bench-scale install uninstall test-deb clean
+
+include tests/fuzz/fuzz.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +44,33 @@ struct log {
 	unsigned char pk[32];
 	int have_pk;
 	char *bundle;               /* evidence file text, when read from one */
+	int sbfd;                   /* the folder's .sandbox, when streamed from it */
+};
+
+/*
+ * Reads a log piece by piece, in constant memory: each piece is whole
+ * lines of one segment (a line is at most AUDIT_MAX_LINE bytes), so
+ * `sbx audit verify` and `audit show` never hold the log in memory.
+ * Segments loaded in memory (an evidence bundle) come as one piece each.
+ */
+#define PIECE_BYTES     (64L << 10)
+#define MAP_BYTES       (64L << 20)
+struct log_reader {
+	struct log *l;
+	int seg;                    /* the current segment, -1 before the first */
+	int fd;
+	char *buf;
+	size_t have, used;          /* bytes in buf; bytes handed out */
+	int eof;
+	int first, last;            /* this piece starts / ends its segment */
+	char err[300];
+	char *map;                  /* a whole segment mapped (MAP_BYTES at most) */
+	size_t map_len;
+	char *pre;                  /* indexed lines, handed out first (show_indexed()) */
+	size_t pre_len;
+	int pre_done;
+	int from_seg;               /* then the log from this segment ... */
+	int64_t from_off;           /* ... and this byte of it */
 };
 
 static void
@@ -53,34 +82,257 @@ log_free(struct log *l)
 		free(l->buf[i]);
 	free(l->bundle);
 	l->n = 0;
+	if (l->sbfd >= 0)
+		close(l->sbfd);
+	l->sbfd = -1;
+}
+
+static int
+reader_open_seg(struct log_reader *rd)
+{
+	const char *name = rd->l->name[rd->seg];
+	struct stat st;
+
+	rd->fd = openat(rd->l->sbfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+	    O_NOCTTY);
+	if (rd->fd < 0 || fstat(rd->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		snprintf(rd->err, sizeof(rd->err), "cannot read .sandbox/%s: %s", name,
+		    rd->fd < 0 ? strerror(errno) : "not a regular file with one link");
+		return -1;
+	}
+	(void)posix_fadvise(rd->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	rd->have = rd->used = 0;
+	rd->eof = 0;
+	if (rd->seg == rd->from_seg && rd->from_off > 0 &&
+	    lseek(rd->fd, (off_t)rd->from_off, SEEK_SET) < 0) {
+		snprintf(rd->err, sizeof(rd->err), "cannot seek in .sandbox/%s: %s", name,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The next piece: 1 with [*p, *end), 0 at the end of the log, -1 with
+ * rd->err. */
+static int
+log_next(struct log_reader *rd, const char **p, const char **end)
+{
+	const size_t cap = PIECE_BYTES + AUDIT_MAX_LINE + 1;
+	const char *knob = getenv("SBX_TEST_AUDIT_READ");
+	size_t piece = knob && atol(knob) >= 64 && atol(knob) <= PIECE_BYTES ? (size_t)atol(knob)
+	    : PIECE_BYTES;
+	struct stat st;
+	char *nl;
+	ssize_t n;
+
+	if (rd->l->sbfd < 0) {          /* in memory: one piece per segment */
+		if (++rd->seg >= rd->l->n)
+			return 0;
+		*p = rd->l->seg[rd->seg].buf;
+		*end = *p + rd->l->seg[rd->seg].len;
+		rd->first = rd->last = 1;
+		return 1;
+	}
+	if (rd->pre && !rd->pre_done) { /* the indexed lines, then the unindexed tail */
+		rd->pre_done = 1;
+		rd->seg = rd->from_seg - 1;
+		*p = rd->pre;
+		*end = rd->pre + rd->pre_len;
+		rd->first = rd->last = 1;
+		return 1;
+	}
+	if (!rd->buf && !(rd->buf = malloc(cap))) {
+		snprintf(rd->err, sizeof(rd->err), "out of memory");
+		return -1;
+	}
+	rd->first = 0;
+	if (rd->map) {
+		munmap(rd->map, rd->map_len);
+		rd->map = NULL;
+		rd->eof = 1;
+		rd->have = rd->used = 0;
+	}
+	if (rd->fd < 0 || (rd->eof && rd->used == rd->have)) {
+		if (rd->fd >= 0)
+			close(rd->fd);
+		rd->fd = -1;
+		if (++rd->seg >= rd->l->n)
+			return 0;
+		if (reader_open_seg(rd) < 0)
+			return -1;
+		rd->first = 1;
+		/* A segment of the usual size is mapped whole: no copy, bounded
+		 * by MAP_BYTES; a larger one is read in pieces (as every one is
+		 * with SBX_TEST_AUDIT_READ=BYTES, a test-only knob that also
+		 * makes the pieces that small, to cross many lines). */
+		if (rd->from_off == 0 && !knob &&
+		    fstat(rd->fd, &st) == 0 && st.st_size > 0 &&
+		    st.st_size <= MAP_BYTES && (rd->map = mmap(NULL, (size_t)st.st_size,
+		    PROT_READ, MAP_PRIVATE | MAP_POPULATE, rd->fd, 0)) != MAP_FAILED) {
+			rd->map_len = (size_t)st.st_size;
+			rd->last = 1;
+			*p = rd->map;
+			*end = rd->map + rd->map_len;
+			return 1;
+		}
+		rd->map = NULL;
+	}
+	/* Keep the partial line, then fill up to a piece. */
+	memmove(rd->buf, rd->buf + rd->used, rd->have - rd->used);
+	rd->have -= rd->used;
+	rd->used = 0;
+	/* At least a piece, and at least one whole line (a line is at most
+	 * AUDIT_MAX_LINE: the buffer holds a piece more than that). */
+	while (!rd->eof && rd->have < cap - 1 &&
+	    (rd->have < piece || !memrchr(rd->buf, '\n', rd->have))) {
+		n = read(rd->fd, rd->buf + rd->have, cap - 1 - rd->have < piece
+		    ? cap - 1 - rd->have : piece);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(rd->err, sizeof(rd->err), "cannot read .sandbox/%s: %s",
+			    rd->l->name[rd->seg], strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			rd->eof = 1;
+		rd->have += (size_t)n;
+	}
+	if (rd->eof) {
+		rd->used = rd->have;
+	} else {
+		if (!(nl = memrchr(rd->buf, '\n', rd->have))) {
+			snprintf(rd->err, sizeof(rd->err), ".sandbox/%s holds a line longer than "
+			    "%d bytes: not an audit log", rd->l->name[rd->seg], AUDIT_MAX_LINE);
+			return -1;
+		}
+		rd->used = (size_t)(nl + 1 - rd->buf);
+	}
+	rd->last = rd->eof;
+	*p = rd->buf;
+	*end = rd->buf + rd->used;
+	return 1;
+}
+
+static void
+reader_close(struct log_reader *rd)
+{
+	if (rd->map)
+		munmap(rd->map, rd->map_len);
+	rd->map = NULL;
+	if (rd->fd >= 0)
+		close(rd->fd);
+	free(rd->buf);
+	free(rd->pre);
+	rd->fd = -1;
+	rd->buf = rd->pre = NULL;
+}
+
+/* The index of segment number k in l->name[], or -1. */
+static int
+seg_index(const struct log *l, int k)
+{
+	char name[32];
+	int i, num, top = 0;
+
+	snprintf(name, sizeof(name), "audit.%06d.jsonl", k);
+	for (i = 0; i < l->n; i++) {
+		if (!strcmp(l->name[i], name))
+			return i;
+		if (audit_segment_number(l->name[i], &num) && num > top)
+			top = num;
+	}
+	if (k == top + 1 && l->n > 0 && !strcmp(l->name[l->n - 1], "audit.jsonl"))
+		return l->n - 1;
+	return -1;
+}
+
+/*
+ * `audit show --request ID`: reads the records sbxd indexed for requests
+ * starting with ID (state.db, audit_index) and sets rd to hand them out,
+ * then the log after the indexed part. Each indexed line is checked (its
+ * hash, its sequence number and its request); 0 when the index cannot be
+ * used, and the caller scans the whole log.
+ */
+static int
+show_indexed(const char *folder, struct log *l, const char *req, struct log_reader *rd)
+{
+	char hi[SBX_ID_LEN + 2], id[SBX_ID_LEN + 1];
+	struct sbx_err err;
+	struct audit_line al;
+	sqlite3_stmt *st = NULL;
+	const char *why;
+	char *buf = NULL, *nb;
+	size_t len = 0, cap = 0;
+	int64_t seq, off, n, rows = 0;
+	int fd, k, ok = 0, from_seg;
+	int64_t from_off;
+	sqlite3 *db;
+
+	if (strlen(req) > SBX_ID_LEN || !(db = db_open(folder, 0, &err)))
+		return 0;
+	snprintf(hi, sizeof(hi), "%s~", req);
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT seg, off FROM audit_index_state WHERE id = 1", -1,
+	    &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
+		goto out;
+	from_seg = seg_index(l, sqlite3_column_int(st, 0));
+	from_off = sqlite3_column_int64(st, 1);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (from_seg < 0 || sqlite3_prepare_v2(db, "SELECT seq, seg, off, len, request FROM"
+	    " audit_index WHERE request >= ?1 AND request < ?2 ORDER BY seq", -1, &st,
+	    NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(st, 1, req, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		seq = sqlite3_column_int64(st, 0);
+		k = seg_index(l, sqlite3_column_int(st, 1));
+		off = sqlite3_column_int64(st, 2);
+		n = sqlite3_column_int64(st, 3);
+		snprintf(id, sizeof(id), "%s", (const char *)sqlite3_column_text(st, 4));
+		if (k < 0 || n < AUDIT_TAIL_LEN || n > AUDIT_MAX_LINE || ++rows > 100000 ||
+		    len + (size_t)n > PIECE_BYTES)
+			goto out;
+		if (len + (size_t)n > cap) {
+			cap = (len + (size_t)n) * 2;
+			if (!(nb = realloc(buf, cap)))
+				goto out;
+			buf = nb;
+		}
+		fd = openat(l->sbfd, l->name[k], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 || pread(fd, buf + len, (size_t)n, (off_t)off) != (ssize_t)n) {
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+		close(fd);
+		/* The line must be the record the index says, whole and intact. */
+		if (buf[len + (size_t)n - 1] != '\n' ||
+		    audit_line_check(buf + len, (size_t)n - 1, &al, &why) != 0 || al.seq != seq ||
+		    !memmem(buf + len, (size_t)n, id, SBX_ID_LEN))
+			goto out;
+		len += (size_t)n;
+	}
+	rd->pre = buf ? buf : strdup("");
+	rd->pre_len = len;
+	rd->from_seg = from_seg;
+	rd->from_off = from_off;
+	buf = NULL;
+	ok = rd->pre != NULL;
+out:
+	sqlite3_finalize(st);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	db_close(db);
+	free(buf);
+	return ok;
 }
 
 static int
 seg_cmp(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static int
-add_seg(struct log *l, int sbfd, const char *name)
-{
-	struct sbx_err err;
-	size_t len;
-	char *buf;
-
-	if (l->n == MAX_SEGS) {
-		fprintf(stderr, "sbx: more than %d audit segments\n", MAX_SEGS);
-		return -1;
-	}
-	if (!(buf = read_daemon_file(sbfd, name, SEG_CAP, &len, &err))) {
-		fprintf(stderr, "sbx: %s\n", err.msg);
-		return -1;
-	}
-	snprintf(l->name[l->n], sizeof(l->name[0]), "%s", name);
-	l->buf[l->n] = buf;
-	l->seg[l->n] = (struct audit_seg){ l->name[l->n], buf, len };
-	l->n++;
-	return 0;
 }
 
 static int
@@ -113,42 +365,53 @@ load_head(const char *folder, struct log *l)
 	return 0;
 }
 
-/* Reads every segment of FOLDER's log, the head and the public key. */
+/* Lists the segments of FOLDER's log and reads the head and the public
+ * key; keeps .sandbox open in l->sbfd for log_next(). */
 static int
-log_load(const struct sbx_ctx *c, const char *folder, struct log *l)
+log_list(const struct sbx_ctx *c, const char *folder, struct log *l)
 {
 	char *names[MAX_SEGS];
 	struct sbx_err err;
 	struct dirent *de;
-	int sbfd, fd, cfd, n = 0, i, num, rc = -1;
+	int fd, cfd, n = 0, i, num, rc = -1;
 	DIR *d;
 
 	memset(l, 0, sizeof(*l));
-	if ((sbfd = sandbox_open(folder, &err)) < 0) {
+	if ((l->sbfd = sandbox_open(folder, &err)) < 0) {
 		fprintf(stderr, "sbx: %s\n", err.msg);
 		return -1;
 	}
-	if ((fd = dup(sbfd)) < 0 || !(d = fdopendir(fd))) {
+	if ((fd = dup(l->sbfd)) < 0 || !(d = fdopendir(fd))) {
 		if (fd >= 0)
 			close(fd);
 		fprintf(stderr, "sbx: cannot list %s/.sandbox: %s\n", folder, strerror(errno));
 		goto out;
 	}
-	while ((de = readdir(d)) && n < MAX_SEGS)
-		if (audit_segment_number(de->d_name, &num))
+	while ((de = readdir(d)))
+		if (audit_segment_number(de->d_name, &num)) {
+			if (n == MAX_SEGS) {
+				fprintf(stderr, "sbx: more than %d audit segments\n", MAX_SEGS);
+				closedir(d);
+				goto out;
+			}
 			names[n++] = strdup(de->d_name);
+		}
 	closedir(d);
 	qsort(names, (size_t)n, sizeof(*names), seg_cmp);
 	for (i = 0; i < n; i++) {
-		if (names[i] && rc == -1 && add_seg(l, sbfd, names[i]) < 0)
+		if (!names[i])
 			rc = -2;
+		else
+			snprintf(l->name[l->n++], sizeof(l->name[0]), "%s", names[i]);
 		free(names[i]);
 	}
-	if (rc == -2)
+	n = 0;
+	if (rc == -2) {
+		fprintf(stderr, "sbx: out of memory\n");
 		goto out;
-	if (faccessat(sbfd, "audit.jsonl", F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    add_seg(l, sbfd, "audit.jsonl") < 0)
-		goto out;
+	}
+	if (faccessat(l->sbfd, "audit.jsonl", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		snprintf(l->name[l->n++], sizeof(l->name[0]), "audit.jsonl");
 	if (l->n == 0) {
 		fprintf(stderr, "sbx: %s has no audit log yet (has sbxd run for it?)\n", folder);
 		goto out;
@@ -160,10 +423,32 @@ log_load(const struct sbx_ctx *c, const char *folder, struct log *l)
 	}
 	rc = 0;
 out:
-	close(sbfd);
+	for (i = 0; i < n; i++)
+		free(names[i]);
 	if (rc < 0)
 		log_free(l);
 	return rc < 0 ? -1 : 0;
+}
+
+/* Reads every segment of FOLDER's log into memory (export). */
+static int
+log_load(const struct sbx_ctx *c, const char *folder, struct log *l)
+{
+	struct sbx_err err;
+	size_t len;
+	int i;
+
+	if (log_list(c, folder, l) < 0)
+		return -1;
+	for (i = 0; i < l->n; i++) {
+		if (!(l->buf[i] = read_daemon_file(l->sbfd, l->name[i], SEG_CAP, &len, &err))) {
+			fprintf(stderr, "sbx: %s\n", err.msg);
+			log_free(l);
+			return -1;
+		}
+		l->seg[i] = (struct audit_seg){ l->name[i], l->buf[i], len };
+	}
+	return 0;
 }
 
 /* Parses an evidence bundle (see docs/AUDIT.md). */
@@ -177,6 +462,7 @@ evidence_load(const char *file, struct log *l)
 	int fd;
 
 	memset(l, 0, sizeof(*l));
+	l->sbfd = -1;
 	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0 ||
 	    !(l->bundle = fd_read_all(fd, (size_t)SEG_CAP * 4, &total))) {
 		fprintf(stderr, "sbx: cannot read %s: %s\n", file, strerror(errno));
@@ -246,6 +532,36 @@ usage_verify(void)
 	return 2;
 }
 
+/* Verifies the log piece by piece: 0, -1 (r says why) or -2 (it could
+ * not be read; said on stderr). */
+static int
+verify_stream(struct log *l, struct audit_report *r)
+{
+	struct log_reader rd = { .l = l, .seg = -1, .fd = -1 };
+	struct audit_verifier v;
+	const char *p, *end;
+	int got, rc = -1;
+
+	if (audit_verify_begin(&v, l->have_pk ? l->pk : NULL, l->have_head ? &l->head : NULL,
+	    r) < 0)
+		return -1;
+	while ((got = log_next(&rd, &p, &end)) > 0) {
+		if (rd.first)
+			audit_verify_segment(&v, l->name[rd.seg]);
+		if (audit_verify_feed(&v, p, (size_t)(end - p), rd.last) < 0)
+			goto out;
+	}
+	if (got < 0) {
+		fprintf(stderr, "sbx: %s\n", rd.err);
+		rc = -2;
+		goto out;
+	}
+	rc = audit_verify_end(&v);
+out:
+	reader_close(&rd);
+	return rc;
+}
+
 static int
 audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 {
@@ -288,7 +604,7 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 	if (evidence) {
 		if (evidence_load(evidence, &l) < 0)
 			return 1;
-	} else if (ctx_folder(c, folder, sizeof(folder)) < 0 || log_load(c, folder, &l) < 0) {
+	} else if (ctx_folder(c, folder, sizeof(folder)) < 0 || log_list(c, folder, &l) < 0) {
 		return 1;
 	}
 	if (pin) {
@@ -300,7 +616,10 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 		memcpy(l.pk, pinned, 32);
 		l.have_pk = 1;
 	}
-	rc = audit_verify(l.seg, l.n, l.have_pk ? l.pk : NULL, l.have_head ? &l.head : NULL, &r);
+	if ((rc = verify_stream(&l, &r)) == -2) {
+		log_free(&l);
+		return 1;
+	}
 	if (l.have_pk)
 		key_id_of(l.pk, kid);
 	else
@@ -451,7 +770,8 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 	int64_t since = -1, t, seq;
 	cJSON *arr = NULL, *doc;
 	static struct log l;
-	int i, json = 0, shown = 0;
+	struct log_reader rd;
+	int i, json = 0, shown = 0, got;
 	char *s;
 
 	static const struct option opts[] = {
@@ -483,12 +803,15 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 	if (optind < argc)
 		return sub_usage("usage: sbx audit show [--request ID] [--session ID] "
 		    "[--since TIME] [--json]\n", 0);
-	if (ctx_folder(c, folder, sizeof(folder)) < 0 || log_load(c, folder, &l) < 0)
+	if (ctx_folder(c, folder, sizeof(folder)) < 0 || log_list(c, folder, &l) < 0)
 		return 1;
 	if (json)
 		arr = cJSON_CreateArray();
-	for (i = 0; i < l.n; i++) {
-		for (p = l.seg[i].buf, end = p + l.seg[i].len; p < end; p = nl + 1) {
+	rd = (struct log_reader){ .l = &l, .seg = -1, .fd = -1 };
+	if (req)
+		(void)show_indexed(folder, &l, req, &rd);
+	while ((got = log_next(&rd, &p, &end)) > 0) {
+		for (; p < end; p = nl + 1) {
 			if (!(nl = memchr(p, '\n', (size_t)(end - p))))
 				break;
 			if (!(doc = cJSON_ParseWithLength(p, (size_t)(nl - p))))
@@ -516,6 +839,13 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 			    display_tmp(line));
 			cJSON_Delete(doc);
 		}
+	}
+	reader_close(&rd);
+	if (got < 0) {
+		fprintf(stderr, "sbx: %s\n", rd.err);
+		cJSON_Delete(arr);
+		log_free(&l);
+		return 1;
 	}
 	if (json) {
 		s = cJSON_Print(arr);

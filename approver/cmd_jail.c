@@ -357,8 +357,9 @@ file_holds(const char *path, const char *text)
 
 /*
  * With the lock held exclusively: removes every placeholder recorded in
- * the lock file that is still an empty directory (rmdir removes nothing
- * else), then empties the file.
+ * the lock file that is still what was made (an empty directory, or a
+ * file holding what was written), and staging dirs of jails that were
+ * killed, then empties the file.
  */
 static void
 remove_placeholders(int lockfd)
@@ -377,6 +378,9 @@ remove_placeholders(int lockfd)
 		*nl = '\0';
 		if (line[0] == 'd' && line[1] == ' ' && line[2] == '/')
 			(void)rmdir(line + 2);
+		/* A staging dir a killed jail left behind. */
+		else if (line[0] == 's' && line[1] == ' ' && line[2] == '/')
+			remove_stage(line + 2);
 		/* A file only while it holds what we wrote: then it is ours. */
 		else if (line[0] && (kind = strchr(ph_kinds, line[0])) && line[1] == ' ' &&
 		    line[2] == '/' && lstat(line + 2, &st) == 0 && S_ISREG(st.st_mode) &&
@@ -745,6 +749,10 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	if ((lockfd = jail_lock(c->config, folder)) < 0) {
 		rc = setup_fail("cannot take the jail lock for %s in %s/jail-locks: %s",
 		    folder, c->config, strerror(errno));
+		goto out;
+	}
+	if (dprintf(lockfd, "s %s\n", stage) < 0) {
+		rc = setup_fail("cannot record %s: %s", stage, strerror(errno));
 		goto out;
 	}
 	/* Placeholders for protected paths not created yet: empty

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "approver/cmd.h"
@@ -19,6 +20,7 @@
 #include "common/display.h"
 #include "common/json.h"
 #include "common/queue.h"
+#include "common/retention.h"
 
 int
 ctx_folder(const struct sbx_ctx *c, char *out, unsigned long outsz)
@@ -261,6 +263,7 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 	size_t len;
 	char *text;
 	int json = 0, i, rc = 1, sbfd;
+	int64_t pruned;
 
 	static const struct option opts[] = {
 		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
@@ -290,10 +293,13 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 		}
 		close(sbfd);
 	}
+	pruned = res ? 0 : retention_pruned_at(db, id);
 	if (json) {
 		o = row_json(&r);
 		if (res)
 			cJSON_AddItemToObject(o, "result", res);
+		if (pruned)
+			cJSON_AddNumberToObject(o, "output_pruned", (double)pruned);
 		print_json(o);
 	} else {
 		/* Everything the agent wrote is shown through common/display. */
@@ -325,6 +331,14 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 			if (json_str(res, "stderr") && *json_str(res, "stderr"))
 				printf("--- stderr ---\n%s\n", display_tmp_lines(json_str(res, "stderr")));
 			cJSON_Delete(res);
+		}
+		if (pruned) {
+			time_t t = (time_t)pruned;
+			char when[32];
+
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
+			printf("output   pruned on %s (limits.keep_results_days); the audit log "
+			    "keeps its hashes: sbx audit show --request %s\n", when, id);
 		}
 	}
 	req_row_free(&r);

@@ -112,4 +112,32 @@ struct audit_report {
 int audit_verify(const struct audit_seg *segs, int nsegs, const unsigned char *pk,
     const struct audit_checkpoint *head, struct audit_report *r);
 
+/*
+ * The same, streamed in constant memory (sbx audit verify): begin (it
+ * checks the head's signature), then for each segment in order
+ * audit_verify_segment() and audit_verify_feed() on consecutive pieces
+ * of it, then audit_verify_end(). A piece passed with last = 0 must end
+ * with a newline (the reader keeps a partial line for the next piece);
+ * the final piece of a segment has last = 1, and a line without its
+ * newline there is reported as cut short. Each returns 0, or -1 with the
+ * report filled (and every later call fails). The look-ahead that tells
+ * reordered from deleted records sees the current piece only.
+ */
+struct audit_verifier {
+	const unsigned char *pk;
+	const struct audit_checkpoint *head;
+	struct audit_report *r;
+	unsigned char prev[AUDIT_HASH_LEN];
+	int64_t want, lineno;
+	int head_seen, failed;
+	char seg[64];
+	char prev_hex[2 * AUDIT_HASH_LEN];  /* v->prev as the last line wrote it */
+	int have_hex;
+};
+int audit_verify_begin(struct audit_verifier *v, const unsigned char *pk,
+    const struct audit_checkpoint *head, struct audit_report *r);
+void audit_verify_segment(struct audit_verifier *v, const char *name);
+int audit_verify_feed(struct audit_verifier *v, const char *buf, size_t len, int last);
+int audit_verify_end(struct audit_verifier *v);
+
 #endif

@@ -83,15 +83,23 @@ put_string(struct buf *b, const char *s)
 	buf_put(b, "\"", 1);
 }
 
+/* An object member and its place in the object. */
+struct member {
+	const cJSON *c;
+	size_t i;
+};
+
 static int
 key_cmp(const void *a, const void *b)
 {
-	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-	int c = strcmp(x->string ? x->string : "", y->string ? y->string : "");
+	const struct member *x = a, *y = b;
+	int c = strcmp(x->c->string ? x->c->string : "", y->c->string ? y->c->string : "");
 
-	/* Stable for duplicate keys: fall back to original order. */
+	/* Duplicate keys keep their order in the object (the first is the
+	 * one cJSON's lookups see), never their addresses': a copy made by
+	 * cJSON_Duplicate must give the same text. */
 	if (c == 0)
-		return x < y ? -1 : x > y;
+		return x->i < y->i ? -1 : x->i > y->i;
 	return c;
 }
 
@@ -100,7 +108,7 @@ put_value(struct buf *b, const cJSON *v, int depth)
 {
 	char num[64];
 	const cJSON *c;
-	const cJSON **items;
+	struct member *items;
 	size_t n = 0, i;
 
 	if (depth > CANON_MAX_DEPTH)
@@ -138,16 +146,16 @@ put_value(struct buf *b, const cJSON *v, int depth)
 		items = calloc(n ? n : 1, sizeof(*items));
 		if (!items)
 			return -1;
-		for (i = 0, c = v->child; c; c = c->next)
-			items[i++] = c;
+		for (i = 0, c = v->child; c; c = c->next, i++)
+			items[i] = (struct member){ c, i };
 		qsort(items, n, sizeof(*items), key_cmp);
 		buf_put(b, "{", 1);
 		for (i = 0; i < n; i++) {
 			if (i)
 				buf_put(b, ",", 1);
-			put_string(b, items[i]->string ? items[i]->string : "");
+			put_string(b, items[i].c->string ? items[i].c->string : "");
 			buf_put(b, ":", 1);
-			if (put_value(b, items[i], depth + 1) < 0) {
+			if (put_value(b, items[i].c, depth + 1) < 0) {
 				free(items);
 				return -1;
 			}

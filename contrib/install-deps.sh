@@ -8,6 +8,7 @@
 #   lint    cppcheck (make lint)
 #   claude  node, npm, jq, git (make test-claude; the CLI itself comes from npm)
 #   deb     debhelper, dpkg-dev (make test-deb)
+#   fuzz    clang and its libFuzzer/sanitizer runtime (make fuzz)
 #
 # Checks for each thing; installs only what is missing, with apt-get as
 # root or through sudo, and says so. With SBX_NO_APT=1 in the environment
@@ -64,9 +65,14 @@ for target in "$@"; do
 		have_cmd dh || add debhelper
 		have_cmd dpkg-buildpackage || add dpkg-dev
 		;;
+	fuzz)
+		have_cmd clang || add clang
+		[ -e "$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ] ||
+		    add libclang-rt-dev
+		;;
 	*)
 		echo "install-deps.sh: unknown target '$target'" \
-		    "(build, test, demo, lint, claude, deb)" >&2
+		    "(build, test, demo, lint, claude, deb, fuzz)" >&2
 		exit 2
 		;;
 	esac

@@ -27,6 +27,7 @@
 #include "common/queue.h"
 #include "common/redact.h"
 #include "daemon/audit.h"
+#include "common/audit_index.h"
 
 #define ACTIVE "audit.jsonl"
 
@@ -48,6 +49,7 @@ struct audit {
 	int64_t failures;           /* records that could not be written */
 	unsigned char policy[32];
 	int policy_known;
+	struct audit_index *idx;    /* request -> records, in state.db (a cache) */
 };
 
 static const char key_magic[] = "sbx-daemon-key-v1";
@@ -323,6 +325,8 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 	a->size = strcmp(seg, ACTIVE) == 0 ? (int64_t)(len - torn) : 0;
 	a->last_ckpt_ms = mono_ms();
 	free(buf);
+	/* Without its index the log still works: readers scan it instead. */
+	a->idx = audit_index_open(db, sbfd, a->seg_no, a->seq, err);
 	if (torn)
 		audit_log(a, "audit_recovered", NULL, NULL, "daemon",
 		    AU_I("torn_bytes", (int64_t)torn),
@@ -345,6 +349,7 @@ audit_sync(struct audit *a)
 	if (fdatasync(a->fd) < 0)
 		return -1;
 	a->dirty = 0;
+	(void)audit_index_flush(a->idx);
 	return 0;
 }
 
@@ -389,6 +394,8 @@ audit_append(struct audit *a, const char *event, const char *request,
 	memcpy(a->prev, hash, sizeof(hash));
 	a->size += (int64_t)len;
 	a->dirty = 1;
+	audit_index_note(a->idx, r_req, a->seq, a->seg_no + 1, a->size - (int64_t)len,
+	    (int64_t)len);
 	if (strcmp(event, "checkpoint") != 0)
 		a->since_ckpt++;
 	rc = 0;
@@ -559,6 +566,7 @@ audit_close(struct audit *a)
 		return;
 	(void)audit_checkpoint(a);
 	(void)audit_sync(a);
+	audit_index_close(a->idx);
 	close(a->fd);
 	free(a);
 }

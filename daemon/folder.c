@@ -35,6 +35,7 @@
 #include "common/keys.h"
 #include "common/queue.h"
 #include "common/redact.h"
+#include "common/retention.h"
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/folder.h"
@@ -193,6 +194,7 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 	snprintf(from, sizeof(from), "pending/%s.json", id);
 	snprintf(to, sizeof(to), "done/%s.json", id);
 	if (renameat(f->sbfd, from, f->sbfd, to) == 0) {
+		retention_delivered(f->db, id, now);
 		audit_log(f->audit, delivered ? "result_delivered" : "result_unclaimed",
 		    id, NULL, delivered ? "hook" : "daemon",
 		    AU_I("result_time", (int64_t)st.st_mtime), AU_END);
@@ -1109,6 +1111,33 @@ void
 folder_sweep(struct folder *f, const struct daemon_opts *o)
 {
 	scan(f, o, "pending", sweep_entry);
+	folder_prune(f);
+}
+
+/*
+ * Retention (common/retention.h): one bounded batch of finished, delivered
+ * requests whose output is older than limits.keep_results_days. Nothing
+ * is pruned while the policy is invalid.
+ */
+void
+folder_prune(struct folder *f)
+{
+	struct policy_error perr;
+	struct policy *p = load_policy(f, &perr);
+	int64_t keep;
+	int n;
+
+	if (!p)
+		return;
+	keep = (int64_t)policy_limits(p)->keep_results_days * 86400;
+	policy_free(p);
+	if ((n = retention_prune(f->db, f->sbfd, keep, now_ms() / 1000, RETENTION_BATCH)) > 0)
+		audit_log(f->audit, "output_pruned", NULL, NULL, "daemon",
+		    AU_I("requests", (int64_t)n), AU_I("keep_results_days", keep / 86400),
+		    AU_END);
+	else if (n < 0)
+		logf_folder(f, "retention: cannot prune finished output: %s",
+		    sqlite3_errmsg(f->db));
 }
 
 static int64_t
@@ -1278,4 +1307,8 @@ folder_recover(struct folder *f, const struct daemon_opts *o)
 	}
 	free(orphans);
 	folder_expire(f);
+	/* Finished requests without a retention row: delivered as of now. */
+	if (retention_init(f->db) < 0 || retention_adopt(f->db, f->sbfd, now_ms() / 1000) < 0)
+		logf_folder(f, "retention: cannot record finished requests: %s",
+		    sqlite3_errmsg(f->db));
 }

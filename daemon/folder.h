@@ -52,8 +52,10 @@ void folder_close(struct folder *f);
 void folder_recover(struct folder *f, const struct daemon_opts *o);
 /* Processes everything waiting in queue/new and decisions/new. */
 void folder_rescan(struct folder *f, const struct daemon_opts *o);
-/* Moves requests whose result was delivered (or is old) to done/. */
+/* Moves requests whose result was delivered (or is old) to done/, then
+ * prunes one batch of old finished output (folder_prune). */
 void folder_sweep(struct folder *f, const struct daemon_opts *o);
+void folder_prune(struct folder *f);
 void folder_request(struct folder *f, const struct daemon_opts *o, const char *name);
 void folder_decision(struct folder *f, const struct daemon_opts *o, const char *name);
 /* An agent-side event (queue/events/NAME) for the audit log. */

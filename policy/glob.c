@@ -241,8 +241,10 @@ bx_expand(struct bx *b, const char *s, int depth)
 			else if (*c == ',' && level == 1)
 				comma = 1;
 		}
+		/* An unclosed { is literal, as in bash: "{f{a,b}" expands
+		 * the group after it. */
 		if (*c == '\0')
-			break;
+			continue;
 		if (comma || (strstr(o, "..") != NULL && strstr(o, "..") < c))
 			break;
 	}
@@ -264,7 +266,7 @@ bx_expand(struct bx *b, const char *s, int depth)
 		char *end;
 		const char *dots = strstr(o, "..");
 
-		if (dots[2] == '\0')
+		if (!dots || dots[2] == '\0')
 			goto bad;
 		from = strtol(o + 1, &end, 10);
 		if (end == dots && (to = strtol(dots + 2, &end, 10), end == c) &&

@@ -62,6 +62,8 @@ struct policy_limits {
 	int exec_max_processes;     /* processes at once (default 512): a pids
 	                               cgroup when sbxd may make one, and
 	                               RLIMIT_NPROC above the user's count */
+	int keep_results_days;      /* finished output kept after delivery (default 30;
+	                               0: pruned right after delivery) */
 };
 
 struct policy_call {

@@ -5,7 +5,9 @@
  *
  *   spawn LABEL N INPUT -- COMMAND [ARGS]...
  *
- * Exits non-zero if any run failed (non-zero exit or signal).
+ * Exits non-zero if any run failed (non-zero exit or signal). With
+ * SPAWN_TIMES=FILE in the environment it also writes every time, sorted,
+ * one per line, for other percentiles (tests/bench/scale.sh).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,6 +30,7 @@ main(int argc, char **argv)
 {
 	struct timespec t0, t1;
 	double *ms;
+	FILE *out;
 	int n, i, fd, null, status, failed = 0;
 	pid_t pid;
 
@@ -60,6 +63,11 @@ main(int argc, char **argv)
 		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	}
 	qsort(ms, (size_t)n, sizeof(*ms), cmp);
+	if (getenv("SPAWN_TIMES") && (out = fopen(getenv("SPAWN_TIMES"), "w"))) {
+		for (i = 0; i < n; i++)
+			fprintf(out, "%.3f\n", ms[i]);
+		fclose(out);
+	}
 	printf("%-44s %6d  %8.3f  %8.3f  %8.3f  %8.3f\n", argv[1], n, ms[n / 2],
 	    ms[(int)((double)n * 0.99) < n ? (int)((double)n * 0.99) : n - 1], ms[0],
 	    ms[n - 1]);

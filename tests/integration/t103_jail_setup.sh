@@ -99,9 +99,14 @@ wait_for 5 sh -c '! pgrep -f "^sleep 4321"'
 ok $? "the jail dies with sbx jail (even by SIGKILL)"
 [ -d "$FOLDER/.envrc" ]
 ok $? "its placeholders are left behind"
+stage=$(sed -n 's/^s //p' "$SBX_CONFIG_DIR"/jail-locks/*.lock | head -1)
+[ -n "$stage" ] && [ -d "$stage" ]
+ok $? "and its staging dir ($stage)"
 J -- true
 [ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.idea" ]
 ok $? "the next jail of the folder removes them"
+[ ! -e "$stage" ]
+ok $? "and the staging dir"
 
 # A protected file replaced on the host while the jail runs (git config
 # renames over .git/config): the mount on it would be gone inside, so

@@ -90,12 +90,17 @@ is "$(gem mcp_sbx_check_request '{"id": "x"}' '{"mcp_context": {"server_name": "
 	"sbx's own MCP tools are allowed"
 is "$(gem some_new_tool '{}' | dec)" "deny" "an unknown tool is denied"
 
+# The calls above that escalated (read_file, the unknown tools) wait as
+# requests of their own, to be approved and retried once: the one below
+# is picked out by its command.
+task_id() { "$SBX" -C "$FOLDER" pending --json 2>/dev/null |
+	jq -r '.[] | select(.command == "./task.sh gemini") | .id'; }
 gem run_shell_command '{"command": "./task.sh gemini"}' >"$T/gem.out" &
 hp=$!
-wait_for 10 has_pending
+wait_for 10 sh -c "[ -n \"\$(\"$SBX\" -C \"$FOLDER\" pending --json | jq -r '.[] | select(.command == \"./task.sh gemini\") | .id')\" ]"
 ok $? "an escalated command is queued"
-is "$("$SBX" -C "$FOLDER" show "$(pending_ids)" --json | jq -r .agent)" "gemini" "recorded as from gemini"
-"$SBX" -C "$FOLDER" approve "$(pending_ids)" >/dev/null
+is "$("$SBX" -C "$FOLDER" show "$(task_id)" --json | jq -r .agent)" "gemini" "recorded as from gemini"
+"$SBX" -C "$FOLDER" approve "$(task_id)" >/dev/null
 wait "$hp"
 is "$(dec <"$T/gem.out")" "deny" "answered deny, so the tool never runs in the agent"
 like "$(why <"$T/gem.out" | tr '\n' ' ')" "ALREADY EXECUTED.*out: gemini" "the reason carries the approved run's output"

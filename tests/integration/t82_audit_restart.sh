@@ -45,6 +45,9 @@ hp=$!
 wait_for 10 has_pending
 "$SBX" -C "$FOLDER" approve "$(pending_ids)" >/dev/null
 wait "$hp"
+# The hook has the result once the executor wrote it; sbxd records the
+# run when it reaps the executor, a moment later (longer under load).
+wait_for 10 sh -c "cat '$SB'/audit*.jsonl | grep -q '\"event\":\"exec_finished\"'"
 # Killed: no stop record, no final checkpoint.
 kill -9 "$DPID"
 wait "$DPID" 2>/dev/null

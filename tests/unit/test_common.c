@@ -40,6 +40,26 @@ test_canonical(void)
 	a = cJSON_Parse(deep);
 	ok(a && json_canonical(a) == NULL, "canonical JSON refuses nesting deeper than 64");
 	cJSON_Delete(a);
+
+	/* Duplicate keys keep the object's order, whatever the addresses
+	 * (found by fuzz_request: a cJSON_Duplicate copy hashed differently,
+	 * so sbxd could reject a request the hook hashed). */
+	cJSON *late = cJSON_CreateString("second"), *early = cJSON_CreateString("first");
+	unsigned char h1[SBX_HASH_LEN], h2[SBX_HASH_LEN];
+
+	a = cJSON_CreateObject();
+	cJSON_AddItemToObject(a, "k", early);
+	cJSON_AddItemToObject(a, "k", late);
+	ca = json_canonical(a);
+	is_str(ca, "{\"k\":\"first\",\"k\":\"second\"}",
+	    "canonical JSON keeps duplicate keys in the object's order");
+	b = cJSON_Duplicate(a, 1);
+	ok(request_hash("Write", a, "/p", "/p", h1) == 0 &&
+	    request_hash("Write", b, "/p", "/p", h2) == 0 && memcmp(h1, h2, sizeof(h1)) == 0,
+	    "a copy of an input with duplicate keys has the same request hash");
+	free(ca);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
 }
 
 static void

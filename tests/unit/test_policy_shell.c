@@ -91,6 +91,10 @@ static const struct tcase cases[] = {
 	{ "$x", E },
 	{ "${CMD} -rf /", E },
 	{ "{rm,-rf,/}", D },          /* brace expansion: rm -rf / */
+	/* an unclosed { before a group (found by fuzz_bash: it crashed) */
+	{ "echo {f{a,b}", A },
+	{ "r{m{,x} -rf /", E },
+	{ "echo {x{1..3} {a..", A },
 	{ "`echo rm` -rf /", E },
 	/* assignments, wrappers, absolute paths */
 	{ "FOO=1 rm -rf /", D },
