@@ -187,6 +187,7 @@ LINT_DIRS = common policy hook daemon approver tests/unit tests/tools tests/benc
 
 lint:
 	@sh contrib/install-deps.sh lint
+	sh tests/lint/includes.sh
 	cppcheck -q --std=c11 --enable=warning,portability,performance \
 		--inline-suppr --suppressions-list=.ci/cppcheck.supp \
 		--error-exitcode=1 -D_GNU_SOURCE -I. \

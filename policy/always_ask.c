@@ -15,13 +15,15 @@
  * options between program and sub-command (git -C DIR push) are skipped.
  * Matching errs towards asking: MUST never let a listed command through
  * because of quoting or spacing.
+ *
+ * Layer: tables (see docs/ARCHITECTURE.md). Includes policy/rules.h.
  */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/internal.h"
+#include "policy/rules.h"
 
 #define AA_MAX_WORDS 256
 

@@ -1,6 +1,9 @@
 /*
  * analyse.h - what the modules of the shell analyser share (internal; the
- * policy-wide parts are in internal.h).
+ * evidence of a call is in evidence.h).
+ *
+ * Layer: analysers (see docs/ARCHITECTURE.md). May include
+ * policy/evidence.h only (and, below it, rules.h, shell.h, path.h).
  *
  * The analyser is split by concern:
  *   analyse.c  the line: strings, simple commands, redirections,
@@ -23,7 +26,7 @@
 #ifndef SBX_POLICY_ANALYSE_H
 #define SBX_POLICY_ANALYSE_H
 
-#include "policy/internal.h"
+#include "policy/evidence.h"
 
 enum cls {
 	C_NOFILE,       /* no file arguments: echo, pwd */
@@ -68,6 +71,28 @@ struct cmdv {
 	                                   of project files that are never
 	                                   sbx's own */
 };
+
+/*
+ * The one walk over a command's words that tells options from operands
+ * (an_walk_next): "--" ends the options, and an option that takes a value
+ * (a letter of optarg) has it attached or in the next word, which is then
+ * no operand. how: AN_W_ALONE, only a lone "-x" takes the next word (-n5
+ * has it attached, -abc are flags); AN_W_CLUSTER, so does a cluster that
+ * ends with such a letter (-uo FILE); AN_W_NONE, no option takes one.
+ */
+enum an_walk_how { AN_W_NONE, AN_W_ALONE, AN_W_CLUSTER };
+
+struct an_walk {
+	int k;                  /* the next word to look at */
+	int opts;               /* 0 after "--" */
+	const char *optarg;
+	enum an_walk_how how;
+};
+
+void an_walk_init(struct an_walk *it, int from, const char *optarg,
+    enum an_walk_how how);
+/* The index of the next operand, or -1 when there is none. */
+int an_walk_next(const struct cmdv *v, struct an_walk *it);
 
 /* Called for each operand of a command (see an_operands). */
 typedef void (*operand_fn)(struct ev *, struct cmdv *, struct sh_word *, int);
@@ -163,5 +188,8 @@ void an_remember_var(struct ev *ev, const struct sh_word *w);
 void an_eval_argv(struct ev *ev, struct cmdv *v);
 void an_eval_string(struct ev *ev, const char *text, size_t len,
     const char *what, int same_shell);
+
+/* Judges a shell command line (analyse.c): the entry of this layer. */
+void shell_eval(struct ev *ev, const char *text, size_t len);
 
 #endif

@@ -31,179 +31,223 @@ tree_dest(struct ev *ev, struct cmdv *v, struct sh_word *dir, const char *what)
 		an_write_word(ev, v, dir);
 }
 
-void
-an_cls_tar(struct ev *ev, struct cmdv *v)
+/* What a tar command line says (tar_words). */
+struct tar {
+	struct sh_word *archive, *dir;
+	struct sh_word val, fval, dval;         /* attached values */
+	char mode;
+	int absolute, to_stdout, force_local;
+	int first_op;                           /* the first operand, or -1 */
+};
+
+/* The long options of tar that set a mode or a flag; any unambiguous
+ * prefix of at least four characters counts, as getopt_long reads it. */
+static const struct {
+	const char *name;
+	char mode;              /* the mode set, or 0 */
+	char flag;              /* 'P' absolute, 'O' to stdout, 'L' force local */
+} tar_long[] = {
+	{ "--extract", 'x', 0 }, { "--get", 'x', 0 }, { "--create", 'c', 0 },
+	{ "--list", 't', 0 }, { "--append", 'r', 0 }, { "--update", 'u', 0 },
+	{ "--diff", 'd', 0 }, { "--compare", 'd', 0 }, { "--delete", 'D', 0 },
+	{ "--catenate", 'A', 0 }, { "--concatenate", 'A', 0 },
+	{ "--absolute-names", 0, 'P' }, { "--to-stdout", 0, 'O' },
+	{ "--force-local", 0, 'L' },
+};
+
+/* A mode letter or a flag letter of a cluster. */
+static void
+tar_letter(struct tar *t, char c)
 {
-	struct sh_word *archive = NULL, *dir = NULL;
-	struct sh_word val = { 0 }, fval = { 0 }, dval = { 0 };
-	char mode = 0;
-	int k = 1, absolute = 0, to_stdout = 0, force_local = 0, opts = 1, j;
-	int nops = 0, first_op = -1;
-	const char *s, *q;
+	if (strchr("xtcrudA", c) != NULL)
+		t->mode = c;
+	else if (c == 'P')
+		t->absolute = 1;
+	else if (c == 'O')
+		t->to_stdout = 1;
+}
 
-	if (v->n > 1 && an_lit(&v->w[1]) && v->w[1].s[0] != '-') {
-		/* old style: tar xzf FILE: the values follow in order */
-		k = 2;
-		for (q = v->w[1].s; *q != '\0'; q++) {
-			if (strchr("xtcrudA", *q) != NULL)
-				mode = *q;
-			else if (*q == 'P')
-				absolute = 1;
-			else if (*q == 'O')
-				to_stdout = 1;
-			if (strchr("fbLNVKTXgIFCH", *q) != NULL && k < v->n) {
-				if (*q == 'f')
-					archive = &v->w[k];
-				else if (*q == 'C')
-					dir = &v->w[k];
-				else if (*q == 'I' || *q == 'F')
-					ev_note(ev, POLICY_ESCALATE, "shell",
-					    "builtin: option", "tar %c runs a command", *q);
-				k++;
-			}
+/* old style: tar xzf FILE: the values follow in order. Returns the index
+ * of the first word after them. */
+static int
+tar_old_style(struct ev *ev, struct cmdv *v, struct tar *t)
+{
+	const char *q;
+	int k = 2;
+
+	for (q = v->w[1].s; *q != '\0'; q++) {
+		tar_letter(t, *q);
+		if (strchr("fbLNVKTXgIFCH", *q) != NULL && k < v->n) {
+			if (*q == 'f')
+				t->archive = &v->w[k];
+			else if (*q == 'C')
+				t->dir = &v->w[k];
+			else if (*q == 'I' || *q == 'F')
+				ev_note(ev, POLICY_ESCALATE, "shell",
+				    "builtin: option", "tar %c runs a command", *q);
+			k++;
 		}
 	}
-	for (; k < v->n; k++) {
-		struct sh_word *w = &v->w[k];
+	return k;
+}
 
-		s = w->s;
-		if (opts && an_lit(w) && strcmp(s, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && s[0] == '-' && s[1] == '-') {
-			const char *eq = strchr(s, '=');
-			size_t nl = eq ? (size_t)(eq - s) : strlen(s);
-			struct sh_word *vw = NULL;
+/* --name[=value]: word k; returns the index of the last word used. */
+static int
+tar_long_opt(struct cmdv *v, struct tar *t, int k)
+{
+	struct sh_word *w = &v->w[k], *vw = NULL;
+	const char *s = w->s, *eq = strchr(s, '=');
+	size_t nl = eq ? (size_t)(eq - s) : strlen(s), j;
+	int file;
 
-			if (eq != NULL) {
-				val = *w;
-				val.s = (char *)eq + 1;
-				val.len = strlen(val.s);
-				vw = &val;
-			}
+	if (eq != NULL) {
+		t->val = *w;
+		t->val.s = (char *)eq + 1;
+		t->val.len = strlen(t->val.s);
+		vw = &t->val;
+	}
 #define LONG(x) (nl >= 4 && strncmp(s, x, nl) == 0)
-			if (LONG("--extract") || LONG("--get"))
-				mode = 'x';
-			else if (LONG("--create"))
-				mode = 'c';
-			else if (LONG("--list"))
-				mode = 't';
-			else if (LONG("--append"))
-				mode = 'r';
-			else if (LONG("--update"))
-				mode = 'u';
-			else if (LONG("--diff") || LONG("--compare"))
-				mode = 'd';
-			else if (LONG("--delete"))
-				mode = 'D';
-			else if (LONG("--catenate") || LONG("--concatenate"))
-				mode = 'A';
-			else if (LONG("--absolute-names"))
-				absolute = 1;
-			else if (LONG("--to-stdout"))
-				to_stdout = 1;
-			else if (LONG("--force-local"))
-				force_local = 1;
-			else if (LONG("--file") || LONG("--directory")) {
-				struct sh_word *slot = LONG("--file") ? &fval : &dval;
-
-				if (vw == &val) {
-					*slot = val;
-					vw = slot;
-				} else if (k + 1 < v->n) {
-					vw = &v->w[++k];
-				}
-				if (LONG("--file"))
-					archive = vw;
-				else
-					dir = vw;
-			}
+	for (j = 0; j < sizeof(tar_long) / sizeof(tar_long[0]); j++)
+		if (LONG(tar_long[j].name)) {
+			if (tar_long[j].mode != 0)
+				t->mode = tar_long[j].mode;
+			else if (tar_long[j].flag == 'L')
+				t->force_local = 1;
+			else
+				tar_letter(t, tar_long[j].flag);
+			return k;
+		}
+	if (!LONG("--file") && !LONG("--directory"))
+		return k;
+	file = LONG("--file");
 #undef LONG
-			continue;
-		}
-		if (opts && s[0] == '-' && s[1] != '\0') {
-			for (q = s + 1; *q != '\0'; q++) {
-				if (strchr("xtcrudA", *q) != NULL)
-					mode = *q;
-				else if (*q == 'P')
-					absolute = 1;
-				else if (*q == 'O')
-					to_stdout = 1;
-				if (strchr("fbLNVKTXgIFCH", *q) != NULL) {
-					struct sh_word *vw = NULL;
+	if (vw == &t->val) {
+		struct sh_word *slot = file ? &t->fval : &t->dval;
 
-					if (q[1] != '\0') {
-						/* attached: -fFILE, -Cdir */
-						struct sh_word *slot = *q == 'f' ? &fval : &dval;
+		*slot = t->val;
+		vw = slot;
+	} else if (k + 1 < v->n) {
+		vw = &v->w[++k];
+	}
+	if (file)
+		t->archive = vw;
+	else
+		t->dir = vw;
+	return k;
+}
 
-						*slot = *w;
-						slot->s = (char *)q + 1;
-						slot->len = strlen(slot->s);
-						if (*q == 'f' || *q == 'C')
-							vw = slot;
-					} else if (k + 1 < v->n) {
-						vw = &v->w[++k];
-					}
-					if (*q == 'f' && vw != NULL)
-						archive = vw;
-					else if (*q == 'C' && vw != NULL)
-						dir = vw;
-					break;
-				}
-			}
+/* -xzf FILE, -fFILE, -Cdir: word k; returns the index of the last word
+ * used. */
+static int
+tar_short_opt(struct cmdv *v, struct tar *t, int k)
+{
+	struct sh_word *w = &v->w[k];
+	const char *q;
+
+	for (q = w->s + 1; *q != '\0'; q++) {
+		struct sh_word *vw = NULL;
+
+		tar_letter(t, *q);
+		if (strchr("fbLNVKTXgIFCH", *q) == NULL)
 			continue;
+		if (q[1] != '\0') {
+			/* attached: -fFILE, -Cdir */
+			struct sh_word *slot = *q == 'f' ? &t->fval : &t->dval;
+
+			*slot = *w;
+			slot->s = (char *)q + 1;
+			slot->len = strlen(slot->s);
+			if (*q == 'f' || *q == 'C')
+				vw = slot;
+		} else if (k + 1 < v->n) {
+			vw = &v->w[++k];
 		}
-		nops++;
-		if (first_op < 0)
-			first_op = k;
+		if (*q == 'f' && vw != NULL)
+			t->archive = vw;
+		else if (*q == 'C' && vw != NULL)
+			t->dir = vw;
+		break;
 	}
-	if (mode == 0) {
-		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: tar",
-		    "tar without a mode the policy knows (-x, -c, -t ...)");
-		return;
-	}
-	if (archive != NULL && an_lit(archive) && !force_local &&
-	    (q = strchr(archive->s, ':')) != NULL &&
-	    (strchr(archive->s, '/') == NULL || q < strchr(archive->s, '/'))) {
-		ev_factor(ev, F_NETWORK | F_CODE);
-		ev_note(ev, POLICY_ESCALATE, "network", "builtin: tar",
-		    "tar -f %s names a remote archive: tar runs rsh to reach it",
-		    archive->s);
-		return;
-	}
-	switch (mode) {
+	return k;
+}
+
+/* What tar does with the archive, the directory and the operands. */
+static void
+tar_judge(struct ev *ev, struct cmdv *v, struct tar *t)
+{
+	int j;
+
+	switch (t->mode) {
 	case 'x':
-		if (archive != NULL)
-			an_op_read(ev, v, archive, 0);
-		if (absolute) {
+		if (t->archive != NULL)
+			an_op_read(ev, v, t->archive, 0);
+		if (t->absolute) {
 			ev_factor(ev, F_WRITE_OUT);
 			ev_note(ev, POLICY_ESCALATE, "write", "builtin: tar",
 			    "tar -P extracts absolute names: it may write anywhere");
 			return;
 		}
-		if (!to_stdout)
-			tree_dest(ev, v, dir, "tar -x");
+		if (!t->to_stdout)
+			tree_dest(ev, v, t->dir, "tar -x");
 		break;
 	case 'c': case 'r': case 'u': case 'A': case 'D':
-		if (archive != NULL)
-			an_write_word(ev, v, archive);
-		else if (mode != 'c')
+		if (t->archive != NULL)
+			an_write_word(ev, v, t->archive);
+		else if (t->mode != 'c')
 			trig_write(ev, NULL, "tar");
-		if (dir != NULL)
-			an_op_read(ev, v, dir, 0);
-		for (j = first_op; j >= 0 && j < v->n; j++)
-			if (!an_is_opt(&v->w[j]) && &v->w[j] != archive &&
-			    &v->w[j] != dir)
+		if (t->dir != NULL)
+			an_op_read(ev, v, t->dir, 0);
+		for (j = t->first_op; j >= 0 && j < v->n; j++)
+			if (!an_is_opt(&v->w[j]) && &v->w[j] != t->archive &&
+			    &v->w[j] != t->dir)
 				an_op_read_tree(ev, v, &v->w[j], 0);
 		break;
 	default:
-		if (archive != NULL)
-			an_op_read(ev, v, archive, 0);
+		if (t->archive != NULL)
+			an_op_read(ev, v, t->archive, 0);
 		break;
 	}
 	if (v->extra)
 		trig_write(ev, NULL, "tar");
+}
+
+void
+an_cls_tar(struct ev *ev, struct cmdv *v)
+{
+	struct tar t;
+	int k = 1, opts = 1;
+	const char *s, *q;
+
+	memset(&t, 0, sizeof(t));
+	t.first_op = -1;
+	if (v->n > 1 && an_lit(&v->w[1]) && v->w[1].s[0] != '-')
+		k = tar_old_style(ev, v, &t);
+	for (; k < v->n; k++) {
+		s = v->w[k].s;
+		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0)
+			opts = 0;
+		else if (opts && s[0] == '-' && s[1] == '-')
+			k = tar_long_opt(v, &t, k);
+		else if (opts && s[0] == '-' && s[1] != '\0')
+			k = tar_short_opt(v, &t, k);
+		else if (t.first_op < 0)
+			t.first_op = k;
+	}
+	if (t.mode == 0) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: tar",
+		    "tar without a mode the policy knows (-x, -c, -t ...)");
+		return;
+	}
+	if (t.archive != NULL && an_lit(t.archive) && !t.force_local &&
+	    (q = strchr(t.archive->s, ':')) != NULL &&
+	    (strchr(t.archive->s, '/') == NULL || q < strchr(t.archive->s, '/'))) {
+		ev_factor(ev, F_NETWORK | F_CODE);
+		ev_note(ev, POLICY_ESCALATE, "network", "builtin: tar",
+		    "tar -f %s names a remote archive: tar runs rsh to reach it",
+		    t.archive->s);
+		return;
+	}
+	tar_judge(ev, v, &t);
 }
 
 void

@@ -124,28 +124,48 @@ an_short_value_writes(struct ev *ev, struct cmdv *v, char letter,
  * options. Returns the number of an_operands.
  */
 
+void
+an_walk_init(struct an_walk *it, int from, const char *optarg,
+    enum an_walk_how how)
+{
+	it->k = from;
+	it->opts = 1;
+	it->optarg = optarg;
+	it->how = how;
+}
+
+int
+an_walk_next(const struct cmdv *v, struct an_walk *it)
+{
+	const char *s;
+
+	for (; it->k < v->n; it->k++) {
+		s = v->w[it->k].s;
+		if (it->opts && an_lit(&v->w[it->k]) && strcmp(s, "--") == 0) {
+			it->opts = 0;
+			continue;
+		}
+		if (!it->opts || !an_is_opt(&v->w[it->k]))
+			return it->k++;
+		if (it->how == AN_W_ALONE && s[1] != '-' && strlen(s) == 2 &&
+		    strchr(it->optarg, s[1]) != NULL)
+			it->k++;        /* the value follows */
+		else if (it->how == AN_W_CLUSTER &&
+		    an_cluster_takes_next(s, it->optarg))
+			it->k++;
+	}
+	return -1;
+}
+
 int
 an_operands(struct ev *ev, struct cmdv *v, int from, const char *optarg,
     operand_fn fn)
 {
-	int k, n = 0, opts = 1;
-	const char *s;
+	struct an_walk it;
+	int k, n = 0;
 
-	for (k = from; k < v->n; k++) {
-		s = v->w[k].s;
-		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && an_is_opt(&v->w[k])) {
-			if (s[1] != '-' && strchr(optarg, s[strlen(s) - 1]) != NULL &&
-			    strlen(s) == 2)
-				k++;    /* the value follows */
-			else if (s[1] != '-') {
-				/* -n5: value attached; -abc: flags */
-			}
-			continue;
-		}
+	an_walk_init(&it, from, optarg, AN_W_ALONE);
+	while ((k = an_walk_next(v, &it)) >= 0) {
 		if (fn != NULL)
 			fn(ev, v, &v->w[k], n);
 		n++;
@@ -609,16 +629,12 @@ an_check_catastrophic_tree(struct ev *ev, struct cmdv *v, const char *what)
 {
 	char res[SBX_PATH_MAX], dir[SBX_PATH_MAX];
 	const char *s;
-	int k, opts = 1;
+	struct an_walk it;
+	int k;
 
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	while ((k = an_walk_next(v, &it)) >= 0) {
 		s = v->w[k].s;
-		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && an_is_opt(&v->w[k]))
-			continue;
 		if (v->w[k].flags & (SH_W_VAR | SH_W_SUBST)) {
 			/* $HOME is known; ${TMPDIR}/.. is not, and the write
 			 * escalates */

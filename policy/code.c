@@ -268,54 +268,45 @@ cmake_tool(struct ev *ev, struct cmdv *v)
 	return 1;
 }
 
-void
-an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
+/* subcommands (and their aliases) that install, publish, link or
+ * reach the network, for yarn, pnpm, bun, cargo and go; npm has an
+ * allow list instead (npm_local) */
+static const char *const net_sub[] = {
+	"install", "i", "ci", "add", "publish", "update", "upgrade", "up",
+	"remove", "rm", "uninstall", "un", "link", "login", "logout",
+	"dlx", "exec", "x", "get", "fetch", "owner", "yank",
+	"audit", "outdated", "search", "view", "info", "pack", "unpublish",
+	"deprecate", "dist-tag", "create", "init", "mod", "global",
+	"it", "install-test", "install-ci-test", "cit", "clean-install",
+	"ic", "innit", "ln", "unlink", "adduser", "add-user", "ping",
+	"cache", "show", "dedupe", "ddp", "diff", "explore", "edit",
+	"config", "c", "set", "doctor", "whoami", "token", "team",
+	"access", "org", "hook", "star", "unstar", "stars", "profile",
+	"repo", "home", "docs", "bugs", "import", "npm", "plugin",
+	"self-update", "setup", "env", "server", "store", "deploy",
+	"patch", "patch-commit", "approve-builds", "licenses",
+	"vendor", "generate-lockfile", "upgrade-interactive", "tag",
+	"policies", "workspaces", "workspace", "runtime", "pm", "bunx",
+	"isntall", "isnt", "isnta", "isntal", "in", "ins", "inst", "insta",
+	"instal", "udpate", "sit", "add-user", "pkg", "sbom", NULL,
+};
+/* npm subcommands that stay on this machine and run project code */
+static const char *const npm_local[] = {
+	"test", "t", "tst", "start", "stop", "restart", "run",
+	"run-script", "rum", "urn", "ls", "list", "la", "ll", "help",
+	"bin", "prefix", "root", "why", "explain", "query", "version",
+	"prune", "fund", "completion", "help-search", NULL,
+};
+
+/* Package managers and build tools that install, publish or reach the
+ * network: 1 when escalated. */
+static int
+build_network(struct ev *ev, struct cmdv *v, const char *name,
+    const char *sub)
 {
-	/* subcommands (and their aliases) that install, publish, link or
-	 * reach the network, for yarn, pnpm, bun, cargo and go; npm has an
-	 * allow list instead (npm_local) */
-	static const char *const net_sub[] = {
-		"install", "i", "ci", "add", "publish", "update", "upgrade", "up",
-		"remove", "rm", "uninstall", "un", "link", "login", "logout",
-		"dlx", "exec", "x", "get", "fetch", "owner", "yank",
-		"audit", "outdated", "search", "view", "info", "pack", "unpublish",
-		"deprecate", "dist-tag", "create", "init", "mod", "global",
-		"it", "install-test", "install-ci-test", "cit", "clean-install",
-		"ic", "innit", "ln", "unlink", "adduser", "add-user", "ping",
-		"cache", "show", "dedupe", "ddp", "diff", "explore", "edit",
-		"config", "c", "set", "doctor", "whoami", "token", "team",
-		"access", "org", "hook", "star", "unstar", "stars", "profile",
-		"repo", "home", "docs", "bugs", "import", "npm", "plugin",
-		"self-update", "setup", "env", "server", "store", "deploy",
-		"patch", "patch-commit", "approve-builds", "licenses",
-		"vendor", "generate-lockfile", "upgrade-interactive", "tag",
-		"policies", "workspaces", "workspace", "runtime", "pm", "bunx",
-		"isntall", "isnt", "isnta", "isntal", "in", "ins", "inst", "insta",
-		"instal", "udpate", "sit", "add-user", "pkg", "sbom", NULL,
-	};
-	/* npm subcommands that stay on this machine and run project code */
-	static const char *const npm_local[] = {
-		"test", "t", "tst", "start", "stop", "restart", "run",
-		"run-script", "rum", "urn", "ls", "list", "la", "ll", "help",
-		"bin", "prefix", "root", "why", "explain", "query", "version",
-		"prune", "fund", "completion", "help-search", NULL,
-	};
-	const char *name = pr->name, *sub = NULL;
 	const char *const *n;
 	int k;
 
-	for (k = 1; k < v->n; k++) {
-		if (!an_lit(&v->w[k]))
-			break;
-		if (v->w[k].s[0] != '-') {
-			sub = v->w[k].s;
-			break;
-		}
-		if (strcmp(v->w[k].s, "--version") == 0 ||
-		    strcmp(v->w[k].s, "-v") == 0 || strcmp(v->w[k].s, "--help") == 0)
-			if (v->n == 2)
-				return;
-	}
 	if (sub != NULL && strcmp(name, "npm") == 0) {
 		for (n = npm_local; *n != NULL; n++)
 			if (strcmp(sub, *n) == 0)
@@ -326,7 +317,7 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			    "builtin: package manager", "npm %s is not a command known "
 			    "to stay local (npm's aliases install, publish, link or "
 			    "reach the network)", sub);
-			return;
+			return 1;
 		}
 	}
 	if (sub != NULL && strcmp(name, "go") == 0 && (strcmp(sub, "run") == 0 ||
@@ -338,7 +329,7 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 				ev_note(ev, POLICY_ESCALATE, "network",
 				    "builtin: package manager", "go %s %s downloads and "
 				    "runs a module", sub, v->w[k].s);
-				return;
+				return 1;
 			}
 	}
 	if (strcmp(name, "mvn") == 0 || strcmp(name, "gradle") == 0) {
@@ -356,12 +347,12 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 				ev_note(ev, POLICY_ESCALATE, "network",
 				    "builtin: package manager", "%s %s publishes to a "
 				    "remote repository", name, g);
-				return;
+				return 1;
 			}
 		}
 	}
 	if (strcmp(name, "cmake") == 0 && cmake_tool(ev, v))
-		return;
+		return 1;
 	if (sub != NULL && (strcmp(name, "npm") == 0 || strcmp(name, "yarn") == 0 ||
 	    strcmp(name, "pnpm") == 0 || strcmp(name, "bun") == 0 ||
 	    strcmp(name, "cargo") == 0 || strcmp(name, "go") == 0)) {
@@ -371,15 +362,25 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 				ev_note(ev, POLICY_ESCALATE, "network",
 				    "builtin: package manager", "%s %s fetches or "
 				    "publishes packages over the network", name, sub);
-				return;
+				return 1;
 			}
 	}
 	if (strcmp(name, "yarn") == 0 && sub == NULL) {
 		ev_factor(ev, F_NETWORK);
 		ev_note(ev, POLICY_ESCALATE, "network", "builtin: package manager",
 		    "yarn with no command installs packages");
-		return;
+		return 1;
 	}
+	return 0;
+}
+
+/* Compilers: @FILE reads options, -o names an output file. 1 when
+ * escalated. */
+static int
+build_compiler(struct ev *ev, struct cmdv *v, const char *name)
+{
+	int k;
+
 	/* compilers: @FILE reads options (-fplugin=...) from a file */
 	for (k = 1; k < v->n; k++)
 		if (v->w[k].s[0] == '@' && (strcmp(name, "cc") == 0 ||
@@ -389,7 +390,7 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
 			    "%s %s reads options from a file, which may load code",
 			    name, v->w[k].s);
-			return;
+			return 1;
 		}
 	/* compilers: -o names an output file */
 	for (k = 1; k < v->n; k++)
@@ -398,19 +399,16 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		    strcmp(name, "clang") == 0 || strcmp(name, "g++") == 0 ||
 		    strcmp(name, "c++") == 0 || strcmp(name, "rustc") == 0))
 			an_write_word(ev, v, &v->w[k + 1]);
-	ev_factor(ev, F_CODE);
-	if (!an_cwd_in_project(ev)) {
-		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: build outside",
-		    "%s runs build or test code outside the project", name);
-		return;
-	}
-	for (k = 1; k + 1 < v->n; k++)
-		if (an_lit(&v->w[k]) && (strcmp(v->w[k].s, "-f") == 0 ||
-		    strcmp(v->w[k].s, "--file") == 0 ||
-		    strcmp(v->w[k].s, "--makefile") == 0) && strcmp(name, "make") == 0)
-			an_run_file(ev, &v->w[k + 1], "make -f");
-	/* where the tool works or what it runs: a directory option, or an
-	 * operand naming a path (pytest /tmp/t.py, go test ../other/...) */
+	return 0;
+}
+
+/* Where the tool works or what it runs: a directory option, or an
+ * operand naming a path (pytest /tmp/t.py, go test ../other/...). */
+static void
+build_dirs(struct ev *ev, struct cmdv *v, const char *name)
+{
+	int k;
+
 	for (k = 1; k < v->n; k++) {
 		const struct sh_word *w = &v->w[k], *val = NULL;
 		const char *s = w->s;
@@ -465,6 +463,41 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: build outside",
 			    "%s works on %s, outside the project", name, val->s);
 	}
+}
+
+void
+an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	const char *name = pr->name, *sub = NULL;
+	int k;
+
+	for (k = 1; k < v->n; k++) {
+		if (!an_lit(&v->w[k]))
+			break;
+		if (v->w[k].s[0] != '-') {
+			sub = v->w[k].s;
+			break;
+		}
+		if (strcmp(v->w[k].s, "--version") == 0 ||
+		    strcmp(v->w[k].s, "-v") == 0 || strcmp(v->w[k].s, "--help") == 0)
+			if (v->n == 2)
+				return;
+	}
+	if (build_network(ev, v, name, sub) ||
+	    build_compiler(ev, v, name))
+		return;
+	ev_factor(ev, F_CODE);
+	if (!an_cwd_in_project(ev)) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: build outside",
+		    "%s runs build or test code outside the project", name);
+		return;
+	}
+	for (k = 1; k + 1 < v->n; k++)
+		if (an_lit(&v->w[k]) && (strcmp(v->w[k].s, "-f") == 0 ||
+		    strcmp(v->w[k].s, "--file") == 0 ||
+		    strcmp(v->w[k].s, "--makefile") == 0) && strcmp(name, "make") == 0)
+			an_run_file(ev, &v->w[k + 1], "make -f");
+	build_dirs(ev, v, name);
 }
 
 void

@@ -273,8 +273,9 @@ static void
 ln_targets(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest)
 {
 	char base[SBX_PATH_MAX], path[SBX_PATH_MAX], res[SBX_PATH_MAX];
-	int k, opts = 1;
+	struct an_walk it;
 	const char *s;
+	int k;
 
 	int symbolic = an_has_short(v, 1, 's', pr->optarg) ||
 	    an_has_word(v, 1, "--symbolic") ||
@@ -297,17 +298,9 @@ ln_targets(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest)
 	} else {
 		base[0] = '\0';
 	}
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, pr->optarg, AN_W_ALONE);
+	while ((k = an_walk_next(v, &it)) >= 0) {
 		s = v->w[k].s;
-		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && an_is_opt(&v->w[k])) {
-			if (s[1] != '-' && strlen(s) == 2 && strchr(pr->optarg, s[1]))
-				k++;
-			continue;
-		}
 		if (k == dest)
 			continue;
 		if (an_word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
@@ -350,8 +343,9 @@ cpmv_dest(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest,
     int tflag)
 {
 	char path[SBX_PATH_MAX], src[SBX_PATH_MAX], probe[SBX_PATH_MAX * 2];
-	int k, opts = 1, recursive, is_mv = strcmp(pr->name, "mv") == 0;
-	const char *s, *base;
+	int k, recursive, is_mv = strcmp(pr->name, "mv") == 0;
+	struct an_walk it;
+	const char *base;
 
 	recursive = strcmp(pr->name, "cp") == 0 && (an_has_short(v, 1, 'r', "") ||
 	    an_has_short(v, 1, 'R', "") || an_has_short(v, 1, 'a', "") ||
@@ -371,17 +365,8 @@ cpmv_dest(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest,
 	 * overwrite anything below (escalated if that reaches sbx's files) */
 	if (recursive)
 		trig_write_tree(ev, path, pr->name, 1);
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && an_is_opt(&v->w[k])) {
-			if (an_cluster_takes_next(s, pr->optarg))
-				k++;
-			continue;
-		}
+	an_walk_init(&it, 1, pr->optarg, AN_W_CLUSTER);
+	while ((k = an_walk_next(v, &it)) >= 0) {
 		if (k == dest)
 			continue;
 		if (an_word_path(ev, &v->w[k], src, sizeof(src)) != 1) {
@@ -479,6 +464,7 @@ void
 an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	int k, n = 0, opts = 1, target = -1, last = -1;
+	struct an_walk it;
 	const char *tdir = NULL;
 	const char *s;
 	int is_mv = strcmp(pr->name, "mv") == 0;
@@ -553,18 +539,8 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	    an_has_word(v, 1, "--link") || an_has_word(v, 1, "--symbolic-link"))))
 		ln_targets(ev, v, pr, target >= 0 ? target : last);
 	/* sources: read; mv also removes them */
-	opts = 1;
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && an_is_opt(&v->w[k])) {
-			if (s[1] != '-' && strlen(s) == 2 && strchr(pr->optarg, s[1]))
-				k++;
-			continue;
-		}
+	an_walk_init(&it, 1, pr->optarg, AN_W_ALONE);
+	while ((k = an_walk_next(v, &it)) >= 0) {
 		if (k == last && target < 0)
 			continue;
 		if (is_mv) {

@@ -12,7 +12,7 @@
  *   entry with a port still matches and an allow entry does not: the
  *   unknown side is the restrictive one.
  */
-#include "policy/internal.h"
+#include "policy/rules.h"
 
 #include <arpa/inet.h>
 #include <stdlib.h>

@@ -42,19 +42,270 @@ an_net_host_word(struct ev *ev, const char *what, const char *s)
 	trig_network(ev, host, what);
 }
 
+/*
+ * The network clients, and what their words mean. N_HOSTWORD: the first
+ * operand is the host (ssh HOST, nc HOST PORT); N_RAW: an interactive or
+ * raw connection, always for a human; N_KEYS: -i and -F name files read
+ * (keys, configuration); N_COPY: operands are HOST:PATH or local paths,
+ * the last one written (scp, rsync); N_CURL, N_WGET: the options of curl
+ * and wget (net_opt_value).
+ */
+#define N_HOSTWORD      0x01
+#define N_RAW           0x02
+#define N_KEYS          0x04
+#define N_COPY          0x08
+#define N_CURL          0x10
+#define N_WGET          0x20
+#define N_REMOTE        0x40    /* ssh HOST COMMAND runs COMMAND there */
+
+static const struct {
+	const char *name;
+	unsigned flags;
+} net_clients[] = {
+	{ "curl", N_CURL }, { "wget", N_WGET },
+	{ "ssh", N_HOSTWORD | N_RAW | N_KEYS | N_REMOTE },
+	{ "scp", N_KEYS | N_COPY }, { "rsync", N_COPY },
+	{ "nc", N_HOSTWORD | N_RAW }, { "ncat", N_HOSTWORD | N_RAW },
+	{ "netcat", N_HOSTWORD | N_RAW }, { "socat", N_RAW },
+	{ "telnet", N_HOSTWORD | N_RAW }, { "ftp", N_HOSTWORD | N_RAW },
+	{ "sftp", N_HOSTWORD | N_RAW }, { "ping", N_HOSTWORD },
+	{ "dig", N_HOSTWORD }, { "host", N_HOSTWORD },
+	{ "nslookup", N_HOSTWORD },
+};
+
+static unsigned
+net_flags(const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(net_clients) / sizeof(net_clients[0]); k++)
+		if (strcmp(net_clients[k].name, name) == 0)
+			return net_clients[k].flags;
+	return 0;
+}
+
+/* The long options of curl and wget that take a separate value. */
+static const char *const net_long_valued[] = {
+	"--output", "--data", "--upload-file", "--form", "--config", "--header",
+	"--output-document", "--post-file", "--user", "--request", "--url",
+	"--directory-prefix", "--output-file", "--append-output", "--body-file",
+	"--form-string", NULL,
+};
+
+/* The state of one client command being judged. */
+struct netw {
+	struct ev *ev;
+	struct cmdv *v;
+	const struct prog *pr;
+	const char *name;
+	unsigned fl;
+	int hosts;
+	int outfile;            /* curl -O, wget -O: the download is named */
+};
+
+static int
+long_valued(const char *s)
+{
+	int k;
+
+	if (strncmp(s, "--data-", 7) == 0)
+		return 1;
+	for (k = 0; net_long_valued[k] != NULL; k++)
+		if (strcmp(s, net_long_valued[k]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The value of option word k (-sSLo FILE, -d@FILE, --x=v, --output FILE):
+ * *val, NULL when not known before it runs; *letter, the short option.
+ * Returns 1 when the option takes a value, 0 when not; *k moves past a
+ * separate value.
+ */
+static int
+net_opt_value(struct netw *n, int *k, const char **val, char *letter)
+{
+	struct cmdv *v = n->v;
+	const char *s = v->w[*k].s, *q;
+
+	*val = NULL;
+	*letter = 0;
+	if (s[1] != '-') {
+		/* a cluster: -sSLo FILE, -d@FILE, -fsSLO */
+		for (q = s + 1; *q != '\0'; q++) {
+			if ((n->fl & N_CURL) && *q == 'O') {
+				n->outfile = 1;
+				trig_write(n->ev, ".", n->name);
+			}
+			if (strchr(n->pr->optarg, *q) == NULL)
+				continue;
+			*letter = *q;
+			if (q[1] != '\0') {
+				*val = q + 1;
+			} else if (*k + 1 < v->n) {
+				(*k)++;
+				*val = an_lit(&v->w[*k]) ? v->w[*k].s : NULL;
+			}
+			return 1;
+		}
+		return 0;
+	}
+	if (strchr(s, '=') != NULL) {
+		*val = strchr(s, '=') + 1;
+		return 1;
+	}
+	if ((n->fl & (N_CURL | N_WGET)) && *k + 1 < v->n && long_valued(s)) {
+		(*k)++;
+		*val = an_lit(&v->w[*k]) ? v->w[*k].s : NULL;
+		return 1;
+	}
+	return 0;
+}
+
+/* curl -F name=@FILE;type=x, name=<FILE: the files sent. */
+static void
+net_form(struct netw *n, const char *val)
+{
+	const char *at = strchr(val, '@'), *lt;
+	char f[SBX_PATH_MAX];
+	size_t len;
+
+	if (at != NULL) {
+		len = strcspn(at + 1, ";");
+		if (len < sizeof(f)) {
+			memcpy(f, at + 1, len);
+			f[len] = '\0';
+			trig_read(n->ev, f, n->name);
+		}
+	}
+	lt = strchr(val, '<');
+	if (lt != NULL)
+		trig_read(n->ev, lt + 1, n->name);
+}
+
+/* Where a download goes: curl -o, wget -O/-o/-a and their long forms. */
+static int
+net_is_output(const struct netw *n, const char *s, char letter)
+{
+	if (n->fl & N_CURL)
+		return letter == 'o' || strncmp(s, "--output", 8) == 0;
+	if (n->fl & N_WGET)
+		return letter == 'O' || letter == 'o' || letter == 'a' ||
+		    strncmp(s, "--output-document", 17) == 0 ||
+		    strncmp(s, "--output-file", 13) == 0 ||
+		    strncmp(s, "--append-output", 15) == 0;
+	return 0;
+}
+
+/* One option of the client: what its value writes, reads or sends. */
+static void
+net_option(struct netw *n, int *k)
+{
+	struct ev *ev = n->ev;
+	const char *s = n->v->w[*k].s, *val, *name = n->name;
+	int curl = (n->fl & N_CURL) != 0, form;
+	char letter;
+
+	if (!net_opt_value(n, k, &val, &letter)) {
+		if (curl && (strcmp(s, "--remote-name") == 0 ||
+		    strcmp(s, "--remote-name-all") == 0)) {
+			n->outfile = 1;
+			trig_write(ev, ".", name);
+		}
+		return;
+	}
+	form = letter == 'F' || strncmp(s, "--form", 6) == 0;
+	if (net_is_output(n, s, letter)) {
+		if (letter == 'O' || letter == 'o' ||
+		    strncmp(s, "--output", 8) == 0)
+			n->outfile = 1;
+		if (val == NULL)
+			trig_write(ev, NULL, name);
+		else if (strcmp(val, "-") != 0)
+			trig_write(ev, val, name);
+	} else if ((n->fl & N_WGET) && (letter == 'P' ||
+	    strncmp(s, "--directory-prefix", 18) == 0)) {
+		n->outfile = 1;
+		trig_write(ev, val, name);
+	} else if (val == NULL) {
+		/* a value only known at run time: data to send? */
+		if (curl && (letter == 'd' || letter == 'F' ||
+		    letter == 'T' || strncmp(s, "--data", 6) == 0 ||
+		    strncmp(s, "--upload", 8) == 0))
+			ev_note(ev, POLICY_ESCALATE, "network",
+			    "builtin: network", "%s sends data only known "
+			    "at run time", name);
+	} else if (curl && val[0] == '@' && val[1] != '\0' &&
+	    (letter == 'd' || strncmp(s, "--data", 6) == 0 ||
+	    letter == 'K')) {
+		trig_read(ev, val + 1, name);
+	} else if (curl && form && (strchr(val, '@') != NULL ||
+	    strchr(val, '<') != NULL)) {
+		net_form(n, val);
+	} else if (letter == 'T' || letter == 'K' ||
+	    strncmp(s, "--upload-file", 13) == 0 ||
+	    strncmp(s, "--post-file", 11) == 0 ||
+	    strncmp(s, "--body-file", 11) == 0 ||
+	    strncmp(s, "--config", 8) == 0) {
+		trig_read(ev, val, name);
+	} else if ((n->fl & N_KEYS) && (letter == 'i' || letter == 'F')) {
+		trig_read(ev, val, name);
+	}
+	if (val != NULL && strstr(val, "://") != NULL) {
+		an_net_host_word(ev, name, val);
+		n->hosts++;
+	}
+}
+
+/* One operand of the client: a URL, a host, HOST:PATH or a local path.
+ * Returns -1 when the rest of the words are a remote command. */
+static int
+net_operand(struct netw *n, int k, int first)
+{
+	struct ev *ev = n->ev;
+	const char *s = n->v->w[k].s, *name = n->name;
+
+	if (strstr(s, "://") != NULL) {
+		an_net_host_word(ev, name, s);
+		n->hosts++;
+	} else if (n->fl & N_COPY) {
+		if (strchr(s, ':') != NULL) {
+			an_net_host_word(ev, name, s);
+			n->hosts++;
+		} else if (k == n->v->n - 1) {
+			trig_write(ev, s, name);
+		} else {
+			trig_read(ev, s, name);
+		}
+	} else if ((n->fl & N_HOSTWORD) && first) {
+		an_net_host_word(ev, name, s);
+		n->hosts++;
+		if ((n->fl & N_REMOTE) && k + 1 < n->v->n) {
+			/* ssh HOST COMMAND: the command runs remotely */
+			ev_note(ev, POLICY_ESCALATE, "network", "builtin: ssh",
+			    "ssh runs a command on %s", s);
+			return -1;
+		}
+	} else if ((n->fl & (N_CURL | N_WGET)) && strchr(s, '.') != NULL) {
+		/* a bare host: curl example.com */
+		if (strchr(s, '/') == NULL) {
+			an_net_host_word(ev, name, s);
+		} else {
+			char u[SBX_PATH_MAX];
+
+			snprintf(u, sizeof(u), "http://%s", s);
+			an_net_host_word(ev, name, u);
+		}
+		n->hosts++;
+	}
+	return 0;
+}
+
 void
 an_cls_net(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
-	const char *name = pr->name, *s;
-	int k, hosts = 0, opts = 1, is_curl = strcmp(name, "curl") == 0;
-	int is_wget = strcmp(name, "wget") == 0, first = 1;
-	int hostword = strcmp(name, "ssh") == 0 || strcmp(name, "nc") == 0 ||
-	    strcmp(name, "ncat") == 0 || strcmp(name, "netcat") == 0 ||
-	    strcmp(name, "telnet") == 0 || strcmp(name, "ping") == 0 ||
-	    strcmp(name, "ftp") == 0 || strcmp(name, "sftp") == 0 ||
-	    strcmp(name, "dig") == 0 || strcmp(name, "host") == 0 ||
-	    strcmp(name, "nslookup") == 0;
-	int outfile = 0;
+	struct netw n = { ev, v, pr, pr->name, net_flags(pr->name), 0, 0 };
+	int k, opts = 1, first = 1;
 
 	ev_factor(ev, F_NETWORK);
 	ev->net_pipeline = v->c->pipeline;
@@ -62,180 +313,32 @@ an_cls_net(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	for (k = 1; k < v->n; k++) {
 		struct sh_word *w = &v->w[k];
 
-		s = w->s;
-		if (opts && an_lit(w) && strcmp(s, "--") == 0) {
+		if (opts && an_lit(w) && strcmp(w->s, "--") == 0) {
 			opts = 0;
 			continue;
 		}
 		if (opts && an_is_opt(w)) {
-			const char *val = NULL, *q;
-			char letter = 0;
-			int has_val = 0;
-
-			if (s[1] != '-') {
-				/* a cluster: -sSLo FILE, -d@FILE, -fsSLO */
-				for (q = s + 1; *q != '\0'; q++) {
-					if (is_curl && *q == 'O') {
-						outfile = 1;
-						trig_write(ev, ".", name);
-					}
-					if (strchr(pr->optarg, *q) == NULL)
-						continue;
-					letter = *q;
-					has_val = 1;
-					if (q[1] != '\0') {
-						val = q + 1;
-					} else if (k + 1 < v->n) {
-						k++;
-						val = an_lit(&v->w[k]) ? v->w[k].s : NULL;
-					}
-					break;
-				}
-			} else if (strchr(s, '=') != NULL) {
-				val = strchr(s, '=') + 1;
-				has_val = 1;
-			} else if ((is_curl || is_wget) && k + 1 < v->n &&
-			    (strcmp(s, "--output") == 0 || strcmp(s, "--data") == 0 ||
-			    strncmp(s, "--data-", 7) == 0 ||
-			    strcmp(s, "--upload-file") == 0 || strcmp(s, "--form") == 0 ||
-			    strcmp(s, "--config") == 0 || strcmp(s, "--header") == 0 ||
-			    strcmp(s, "--output-document") == 0 ||
-			    strcmp(s, "--post-file") == 0 || strcmp(s, "--user") == 0 ||
-			    strcmp(s, "--request") == 0 || strcmp(s, "--url") == 0 ||
-			    strcmp(s, "--directory-prefix") == 0 ||
-			    strcmp(s, "--output-file") == 0 ||
-			    strcmp(s, "--append-output") == 0 ||
-			    strcmp(s, "--body-file") == 0 ||
-			    strcmp(s, "--form-string") == 0)) {
-				k++;
-				val = an_lit(&v->w[k]) ? v->w[k].s : NULL;
-				has_val = 1;
-			}
-			if (is_curl && (s[1] == '-' ? strcmp(s, "--remote-name") == 0 ||
-			    strcmp(s, "--remote-name-all") == 0 : 0)) {
-				outfile = 1;
-				trig_write(ev, ".", name);
-			}
-			if (!has_val)
-				continue;
-			if ((is_curl && (letter == 'o' || strncmp(s, "--output", 8) == 0)) ||
-			    (is_wget && (letter == 'O' || letter == 'o' || letter == 'a' ||
-			    strncmp(s, "--output-document", 17) == 0 ||
-			    strncmp(s, "--output-file", 13) == 0 ||
-			    strncmp(s, "--append-output", 15) == 0))) {
-				if (letter == 'O' || letter == 'o' ||
-				    strncmp(s, "--output", 8) == 0)
-					outfile = 1;
-				if (val == NULL)
-					trig_write(ev, NULL, name);
-				else if (strcmp(val, "-") != 0)
-					trig_write(ev, val, name);
-			} else if (is_wget && (letter == 'P' ||
-			    strncmp(s, "--directory-prefix", 18) == 0)) {
-				outfile = 1;
-				if (val == NULL)
-					trig_write(ev, NULL, name);
-				else
-					trig_write(ev, val, name);
-			} else if (val == NULL) {
-				/* a value only known at run time: data to send? */
-				if (is_curl && (letter == 'd' || letter == 'F' ||
-				    letter == 'T' || strncmp(s, "--data", 6) == 0 ||
-				    strncmp(s, "--upload", 8) == 0))
-					ev_note(ev, POLICY_ESCALATE, "network",
-					    "builtin: network", "%s sends data only known "
-					    "at run time", name);
-			} else if (is_curl && val[0] == '@' && val[1] != '\0' &&
-			    (letter == 'd' || strncmp(s, "--data", 6) == 0 ||
-			    letter == 'K')) {
-				trig_read(ev, val + 1, name);
-			} else if (is_curl && strchr(val, '@') != NULL &&
-			    (letter == 'F' || strncmp(s, "--form", 6) == 0)) {
-				const char *at = strchr(val, '@'), *lt;
-				char f[SBX_PATH_MAX];
-				size_t n = strcspn(at + 1, ";");
-
-				if (n < sizeof(f)) {
-					memcpy(f, at + 1, n);
-					f[n] = '\0';
-					trig_read(ev, f, name);
-				}
-				lt = strchr(val, '<');
-				if (lt != NULL)
-					trig_read(ev, lt + 1, name);
-			} else if (is_curl && strchr(val, '<') != NULL &&
-			    (letter == 'F' || strncmp(s, "--form", 6) == 0)) {
-				trig_read(ev, strchr(val, '<') + 1, name);
-			} else if (letter == 'T' || letter == 'K' ||
-			    strncmp(s, "--upload-file", 13) == 0 ||
-			    strncmp(s, "--post-file", 11) == 0 ||
-			    strncmp(s, "--body-file", 11) == 0 ||
-			    strncmp(s, "--config", 8) == 0) {
-				trig_read(ev, val, name);
-			} else if (strcmp(name, "ssh") == 0 || strcmp(name, "scp") == 0) {
-				if (letter == 'i' || letter == 'F')
-					trig_read(ev, val, name);
-			}
-			if (val != NULL && strstr(val, "://") != NULL) {
-				an_net_host_word(ev, name, val);
-				hosts++;
-			}
+			net_option(&n, &k);
 			continue;
 		}
 		if (!an_lit(w)) {
-			if (w->flags & SH_W_SUBST || w->flags & SH_W_VAR) {
-				if (first && hostword) {
-					trig_network(ev, NULL, name);
-					hosts++;
-				}
+			if ((w->flags & (SH_W_SUBST | SH_W_VAR)) && first &&
+			    (n.fl & N_HOSTWORD)) {
+				trig_network(ev, NULL, n.name);
+				n.hosts++;
 			}
 			first = 0;
 			continue;
 		}
-		if (strstr(s, "://") != NULL) {
-			an_net_host_word(ev, name, s);
-			hosts++;
-		} else if ((strcmp(name, "scp") == 0 || strcmp(name, "rsync") == 0)) {
-			if (strchr(s, ':') != NULL) {
-				an_net_host_word(ev, name, s);
-				hosts++;
-			} else if (k == v->n - 1) {
-				trig_write(ev, s, name);
-			} else {
-				trig_read(ev, s, name);
-			}
-		} else if (hostword && first) {
-			an_net_host_word(ev, name, s);
-			hosts++;
-			if (strcmp(name, "ssh") == 0 && k + 1 < v->n) {
-				/* ssh HOST COMMAND: the command runs remotely */
-				ev_note(ev, POLICY_ESCALATE, "network", "builtin: ssh",
-				    "ssh runs a command on %s", s);
-				break;
-			}
-		} else if (is_curl || is_wget) {
-			/* a bare host: curl example.com */
-			if (strchr(s, '.') != NULL && strchr(s, '/') == NULL) {
-				an_net_host_word(ev, name, s);
-				hosts++;
-			} else if (strchr(s, '.') != NULL) {
-				char u[SBX_PATH_MAX];
-
-				snprintf(u, sizeof(u), "http://%s", s);
-				an_net_host_word(ev, name, u);
-				hosts++;
-			}
-		}
+		if (net_operand(&n, k, first) < 0)
+			break;
 		first = 0;
 	}
-	if (is_wget && !outfile)
-		trig_write(ev, ".", name);
-	if (hosts == 0)
-		trig_network(ev, NULL, name);
-	if (strcmp(name, "ssh") == 0 || strcmp(name, "nc") == 0 ||
-	    strcmp(name, "ncat") == 0 || strcmp(name, "netcat") == 0 ||
-	    strcmp(name, "socat") == 0 || strcmp(name, "telnet") == 0 ||
-	    strcmp(name, "sftp") == 0 || strcmp(name, "ftp") == 0)
+	if ((n.fl & N_WGET) && !n.outfile)
+		trig_write(ev, ".", n.name);
+	if (n.hosts == 0)
+		trig_network(ev, NULL, n.name);
+	if (n.fl & N_RAW)
 		ev_note(ev, POLICY_ESCALATE, "network", "builtin: network",
-		    "%s opens an interactive or raw network connection", name);
+		    "%s opens an interactive or raw network connection", n.name);
 }

@@ -420,6 +420,217 @@ an_history(struct ev *ev, struct cmdv *v)
 		an_op_read(ev, v, &v->w[k], 0);
 }
 
+/* for f in a: $f is a; for f in a b ...: unknown */
+static void
+nofile_for(struct ev *ev, struct cmdv *v)
+{
+		char as[1100];
+		struct sh_word fake;
+
+		int j, nums = v->n > 3 && strcmp(v->w[2].s, "in") == 0;
+
+		for (j = 3; j < v->n && nums; j++)
+			if (!an_lit(&v->w[j]) || v->w[j].len == 0 || v->w[j].len > 18 ||
+			    strspn(v->w[j].s, "0123456789") != v->w[j].len)
+				nums = 0;
+		if (nums) {
+			/* for i in 1 2 3: a number (arithmetic may use it) */
+			snprintf(as, sizeof(as), "%s=%s", v->w[1].s, v->w[3].s);
+			fake.flags = SH_W_LITERAL | SH_W_ASSIGN;
+		} else if (v->n == 4 && strcmp(v->w[2].s, "in") == 0 &&
+		    v->w[3].len < 1000) {
+			snprintf(as, sizeof(as), "%s=%s", v->w[1].s, v->w[3].s);
+			fake.flags = v->w[3].flags | SH_W_ASSIGN;
+		} else {
+			int taint = 0;
+
+			/* for f in $(cat list): each f may be any path */
+			for (j = 3; j < v->n; j++)
+				if ((v->w[j].flags & SH_W_SUBST) && ev->subst_unsafe)
+					taint = 1;
+			snprintf(as, sizeof(as), "%s=%c%c%c", v->w[1].s,
+			    SH_VAR_MARK, taint ? '!' : '?', SH_VAR_MARK);
+			fake.flags = SH_W_VAR | SH_W_ASSIGN;
+		}
+		/* for f in ~/.ssh/STAR: f names secrets; reads through
+		 * it escalate */
+		for (j = 3; j < v->n && strcmp(v->w[2].s, "in") == 0; j++) {
+			char pth[SBX_PATH_MAX];
+			const struct sh_word *lw = &v->w[j];
+			int sec;
+
+			if ((lw->flags & SH_W_GLOB) &&
+			    !(lw->flags & (SH_W_VAR | SH_W_SUBST)))
+				sec = an_glob_secret_dry(ev, lw);
+			else
+				sec = an_word_path(ev, lw, pth, sizeof(pth)) >= 0 &&
+				    trig_is_secret(ev, pth, 1);
+			if (sec) {
+				snprintf(as, sizeof(as), "%s=%c!%c", v->w[1].s,
+				    SH_VAR_MARK, SH_VAR_MARK);
+				fake.flags = SH_W_VAR | SH_W_ASSIGN;
+				break;
+			}
+		}
+		fake.s = as;
+		fake.len = strlen(as);
+		an_check_var_name(ev, v->w[1].s, NULL, "for");
+		an_remember_var(ev, &fake);
+}
+
+/* printf, read, unset, test, [, [[: names with subscripts (printf -v
+ * 'a[$(cmd)]' runs cmd) and arithmetic operands. */
+static void
+nofile_names(struct ev *ev, struct cmdv *v, const char *name)
+{
+			int k;
+
+		for (k = 1; k < v->n; k++) {
+			const char *s = v->w[k].s, *o = strchr(s, '[');
+
+			if (o != NULL)
+				an_check_code_text(ev, s);
+			/* a[i] as a name (printf -v, read, unset, -v):
+			 * the subscript is arithmetic */
+			if (o != NULL && o > s && strcmp(s, "[") != 0 &&
+			    strcmp(s, "[[") != 0 && strchr(o, ']') != NULL) {
+				char sub[256];
+				size_t sl = (size_t)(strrchr(o, ']') - o - 1);
+
+				if (sl < sizeof(sub) && strspn(s, "abcdefghijklmnop"
+				    "qrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") ==
+				    (size_t)(o - s)) {
+					memcpy(sub, o + 1, sl);
+					sub[sl] = '\0';
+					if (strcmp(sub, "@") != 0 && strcmp(sub, "*") != 0)
+						an_arith_text(ev, sub);
+				}
+			}
+			/* [[ A -eq B ]]: both sides are arithmetic */
+			if (strcmp(name, "[[") == 0 && an_lit(&v->w[k]) &&
+			    s[0] == '-' && (strcmp(s, "-eq") == 0 ||
+			    strcmp(s, "-ne") == 0 || strcmp(s, "-lt") == 0 ||
+			    strcmp(s, "-le") == 0 || strcmp(s, "-gt") == 0 ||
+			    strcmp(s, "-ge") == 0) && k > 1 && k + 1 < v->n) {
+				an_arith_word(ev, &v->w[k - 1]);
+				an_arith_word(ev, &v->w[k + 1]);
+			}
+		}
+		an_set_names(ev, v, name);
+		if (strcmp(name, "printf") == 0)
+			an_echo_names(ev, v);
+}
+
+/* export, declare, typeset, local, readonly */
+static void
+nofile_export(struct ev *ev, struct cmdv *v, const char *name)
+{
+		int k;
+
+		for (k = 1; k < v->n; k++) {
+			if (an_lit(&v->w[k]) && v->w[k].s[0] == '-' &&
+			    strpbrk(v->w[k].s, "ni") != NULL &&
+			    strchr(v->w[k].s, '=') == NULL) {
+				ev_note(ev, POLICY_ESCALATE, "shell",
+				    "builtin: environment", "%s %s makes names that "
+				    "refer to other variables or evaluate arithmetic",
+				    name, v->w[k].s);
+			}
+			an_check_assign(ev, v->w[k].s);
+			if (strchr(v->w[k].s, '=') != NULL && v->w[k].s[0] != '-')
+				an_remember_var(ev, &v->w[k]);
+		}
+}
+
+/* date -f FILE prints the lines it cannot parse; man ./FILE formats a
+ * local file: both show its content */
+static void
+nofile_reads(struct ev *ev, struct cmdv *v, const char *name)
+{
+	int k;
+
+	for (k = 1; k < v->n; k++) {
+		const char *s = v->w[k].s;
+
+		if (strcmp(name, "date") == 0 && (strcmp(s, "-f") == 0 ||
+		    strcmp(s, "--file") == 0) && k + 1 < v->n)
+			an_op_read(ev, v, &v->w[k + 1], 0);
+		else if (strcmp(name, "date") == 0 &&
+		    strncmp(s, "--file=", 7) == 0)
+			trig_read(ev, s + 7, name);
+		else if (strcmp(name, "man") == 0 && s[0] != '-' &&
+		    strchr(s, '/') != NULL)
+			an_op_read(ev, v, &v->w[k], 0);
+	}
+}
+
+/* Commands with no file operands: builtins that set names, and the few
+ * options that read a file or change the system. */
+static void
+cls_nofile(struct ev *ev, struct cmdv *v, const char *name)
+{
+	if (strcmp(name, "for") == 0 && v->n >= 2 &&
+	    strlen(v->w[1].s) < 64) {
+		nofile_for(ev, v);
+	} else if (strcmp(name, "set") == 0 || strcmp(name, "shopt") == 0) {
+		an_set_options(ev, v);
+	} else if (strcmp(name, "printf") == 0 || strcmp(name, "read") == 0 ||
+	    strcmp(name, "unset") == 0 || strcmp(name, "test") == 0 ||
+	    strcmp(name, "[") == 0 || strcmp(name, "[[") == 0) {
+		nofile_names(ev, v, name);
+	} else if (strcmp(name, "export") == 0 || strcmp(name, "declare") == 0 ||
+	    strcmp(name, "typeset") == 0 || strcmp(name, "local") == 0 ||
+	    strcmp(name, "readonly") == 0) {
+		nofile_export(ev, v, name);
+	} else if (strcmp(name, "date") == 0 && (an_has_short(v, 1, 's', "drf") ||
+	    an_has_word(v, 1, "--set"))) {
+		ev_factor(ev, F_PRIV);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: admin",
+		    "date --set changes the system clock");
+	} else if (strcmp(name, "echo") == 0) {
+		an_echo_names(ev, v);
+	} else if (strcmp(name, "history") == 0) {
+		an_history(ev, v);
+	} else if (strcmp(name, "hostname") == 0 && v->n > 1 &&
+	    v->w[1].s[0] != '-') {
+		ev_factor(ev, F_PRIV);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: admin",
+		    "hostname NAME changes the host name");
+	} else if (strcmp(name, "man") == 0 && (an_has_short(v, 1, 'P', "") ||
+	    an_has_word(v, 1, "--pager") || an_has_short(v, 1, 'H', "") ||
+	    strncmp(v->n > 1 ? v->w[1].s : "", "--pager=", 8) == 0 ||
+	    strncmp(v->n > 1 ? v->w[1].s : "", "--html", 6) == 0)) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
+		    "man with a pager or browser command");
+	}
+	nofile_reads(ev, v, name);
+}
+
+static void
+cls_source(struct ev *ev, struct cmdv *v, const char *name)
+{
+	if (v->n < 2) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: source",
+		    "source without a file");
+		return;
+	}
+	an_run_file(ev, &v->w[1], name);
+	ev->cwd_known = 0;      /* the file may cd */
+}
+
+/* Escalated by name; mktemp and mktemp -d only make a temporary name. */
+static void
+cls_esc(struct ev *ev, struct cmdv *v, const char *name)
+{
+	if (strcmp(name, "mktemp") == 0 && v->n == 1)
+		return;
+	if (strcmp(name, "mktemp") == 0 && v->n == 2 &&
+	    strcmp(v->w[1].s, "-d") == 0)
+		return;
+	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: escalate",
+	    "%s is escalated by the built-in defaults", name);
+}
+
 /* Judges one command of a known program by its class. */
 void
 an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *name)
@@ -427,161 +638,7 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 	an_opts_scan(ev, v, pr, name);
 	switch (pr->cls) {
 	case C_NOFILE:
-		if (strcmp(name, "for") == 0 && v->n >= 2 &&
-		    strlen(v->w[1].s) < 64) {
-			/* for f in a: $f is a; for f in a b ...: unknown */
-			char as[1100];
-			struct sh_word fake;
-
-			int j, nums = v->n > 3 && strcmp(v->w[2].s, "in") == 0;
-
-			for (j = 3; j < v->n && nums; j++)
-				if (!an_lit(&v->w[j]) || v->w[j].len == 0 || v->w[j].len > 18 ||
-				    strspn(v->w[j].s, "0123456789") != v->w[j].len)
-					nums = 0;
-			if (nums) {
-				/* for i in 1 2 3: a number (arithmetic may use it) */
-				snprintf(as, sizeof(as), "%s=%s", v->w[1].s, v->w[3].s);
-				fake.flags = SH_W_LITERAL | SH_W_ASSIGN;
-			} else if (v->n == 4 && strcmp(v->w[2].s, "in") == 0 &&
-			    v->w[3].len < 1000) {
-				snprintf(as, sizeof(as), "%s=%s", v->w[1].s, v->w[3].s);
-				fake.flags = v->w[3].flags | SH_W_ASSIGN;
-			} else {
-				int taint = 0;
-
-				/* for f in $(cat list): each f may be any path */
-				for (j = 3; j < v->n; j++)
-					if ((v->w[j].flags & SH_W_SUBST) && ev->subst_unsafe)
-						taint = 1;
-				snprintf(as, sizeof(as), "%s=%c%c%c", v->w[1].s,
-				    SH_VAR_MARK, taint ? '!' : '?', SH_VAR_MARK);
-				fake.flags = SH_W_VAR | SH_W_ASSIGN;
-			}
-			/* for f in ~/.ssh/STAR: f names secrets; reads through
-			 * it escalate */
-			for (j = 3; j < v->n && strcmp(v->w[2].s, "in") == 0; j++) {
-				char pth[SBX_PATH_MAX];
-				const struct sh_word *lw = &v->w[j];
-				int sec;
-
-				if ((lw->flags & SH_W_GLOB) &&
-				    !(lw->flags & (SH_W_VAR | SH_W_SUBST)))
-					sec = an_glob_secret_dry(ev, lw);
-				else
-					sec = an_word_path(ev, lw, pth, sizeof(pth)) >= 0 &&
-					    trig_is_secret(ev, pth, 1);
-				if (sec) {
-					snprintf(as, sizeof(as), "%s=%c!%c", v->w[1].s,
-					    SH_VAR_MARK, SH_VAR_MARK);
-					fake.flags = SH_W_VAR | SH_W_ASSIGN;
-					break;
-				}
-			}
-			fake.s = as;
-			fake.len = strlen(as);
-			an_check_var_name(ev, v->w[1].s, NULL, "for");
-			an_remember_var(ev, &fake);
-		} else if (strcmp(name, "set") == 0 || strcmp(name, "shopt") == 0) {
-			an_set_options(ev, v);
-		} else if (strcmp(name, "printf") == 0 || strcmp(name, "read") == 0 ||
-		    strcmp(name, "unset") == 0 || strcmp(name, "test") == 0 ||
-		    strcmp(name, "[") == 0 || strcmp(name, "[[") == 0) {
-			/* names with subscripts: printf -v 'a[$(cmd)]' runs cmd */
-			int k;
-
-			for (k = 1; k < v->n; k++) {
-				const char *s = v->w[k].s, *o = strchr(s, '[');
-
-				if (o != NULL)
-					an_check_code_text(ev, s);
-				/* a[i] as a name (printf -v, read, unset, -v):
-				 * the subscript is arithmetic */
-				if (o != NULL && o > s && strcmp(s, "[") != 0 &&
-				    strcmp(s, "[[") != 0 && strchr(o, ']') != NULL) {
-					char sub[256];
-					size_t sl = (size_t)(strrchr(o, ']') - o - 1);
-
-					if (sl < sizeof(sub) && strspn(s, "abcdefghijklmnop"
-					    "qrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") ==
-					    (size_t)(o - s)) {
-						memcpy(sub, o + 1, sl);
-						sub[sl] = '\0';
-						if (strcmp(sub, "@") != 0 && strcmp(sub, "*") != 0)
-							an_arith_text(ev, sub);
-					}
-				}
-				/* [[ A -eq B ]]: both sides are arithmetic */
-				if (strcmp(name, "[[") == 0 && an_lit(&v->w[k]) &&
-				    s[0] == '-' && (strcmp(s, "-eq") == 0 ||
-				    strcmp(s, "-ne") == 0 || strcmp(s, "-lt") == 0 ||
-				    strcmp(s, "-le") == 0 || strcmp(s, "-gt") == 0 ||
-				    strcmp(s, "-ge") == 0) && k > 1 && k + 1 < v->n) {
-					an_arith_word(ev, &v->w[k - 1]);
-					an_arith_word(ev, &v->w[k + 1]);
-				}
-			}
-			an_set_names(ev, v, name);
-			if (strcmp(name, "printf") == 0)
-				an_echo_names(ev, v);
-		} else if (strcmp(name, "export") == 0 || strcmp(name, "declare") == 0 ||
-		    strcmp(name, "typeset") == 0 || strcmp(name, "local") == 0 ||
-		    strcmp(name, "readonly") == 0) {
-			int k;
-
-			for (k = 1; k < v->n; k++) {
-				if (an_lit(&v->w[k]) && v->w[k].s[0] == '-' &&
-				    strpbrk(v->w[k].s, "ni") != NULL &&
-				    strchr(v->w[k].s, '=') == NULL) {
-					ev_note(ev, POLICY_ESCALATE, "shell",
-					    "builtin: environment", "%s %s makes names that "
-					    "refer to other variables or evaluate arithmetic",
-					    name, v->w[k].s);
-				}
-				an_check_assign(ev, v->w[k].s);
-				if (strchr(v->w[k].s, '=') != NULL && v->w[k].s[0] != '-')
-					an_remember_var(ev, &v->w[k]);
-			}
-		} else if (strcmp(name, "date") == 0 && (an_has_short(v, 1, 's', "drf") ||
-		    an_has_word(v, 1, "--set"))) {
-			ev_factor(ev, F_PRIV);
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: admin",
-			    "date --set changes the system clock");
-		} else if (strcmp(name, "echo") == 0) {
-			an_echo_names(ev, v);
-		} else if (strcmp(name, "history") == 0) {
-			an_history(ev, v);
-		} else if (strcmp(name, "hostname") == 0 && v->n > 1 &&
-		    v->w[1].s[0] != '-') {
-			ev_factor(ev, F_PRIV);
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: admin",
-			    "hostname NAME changes the host name");
-		} else if (strcmp(name, "man") == 0 && (an_has_short(v, 1, 'P', "") ||
-		    an_has_word(v, 1, "--pager") || an_has_short(v, 1, 'H', "") ||
-		    strncmp(v->n > 1 ? v->w[1].s : "", "--pager=", 8) == 0 ||
-		    strncmp(v->n > 1 ? v->w[1].s : "", "--html", 6) == 0)) {
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
-			    "man with a pager or browser command");
-		}
-		{
-			int k;
-
-			/* date -f FILE prints the lines it cannot parse; man
-			 * ./FILE formats a local file: both show its content */
-			for (k = 1; k < v->n; k++) {
-				const char *s = v->w[k].s;
-
-				if (strcmp(name, "date") == 0 && (strcmp(s, "-f") == 0 ||
-				    strcmp(s, "--file") == 0) && k + 1 < v->n)
-					an_op_read(ev, v, &v->w[k + 1], 0);
-				else if (strcmp(name, "date") == 0 &&
-				    strncmp(s, "--file=", 7) == 0)
-					trig_read(ev, s + 7, name);
-				else if (strcmp(name, "man") == 0 && s[0] != '-' &&
-				    strchr(s, '/') != NULL)
-					an_op_read(ev, v, &v->w[k], 0);
-			}
-		}
+		cls_nofile(ev, v, name);
 		break;
 	case C_READ:
 	case C_GREP:
@@ -664,13 +721,7 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 		an_cls_cd(ev, v);
 		break;
 	case C_SOURCE:
-		if (v->n < 2) {
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: source",
-			    "source without a file");
-			break;
-		}
-		an_run_file(ev, &v->w[1], name);
-		ev->cwd_known = 0;      /* the file may cd */
+		cls_source(ev, v, name);
 		break;
 	case C_EVAL:
 		an_cls_eval(ev, v);
@@ -688,13 +739,7 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 		an_cls_kill(ev, v);
 		break;
 	case C_ESC:
-		if (strcmp(name, "mktemp") == 0 && v->n == 1)
-			break;
-		if (strcmp(name, "mktemp") == 0 && v->n == 2 &&
-		    strcmp(v->w[1].s, "-d") == 0)
-			break;
-		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: escalate",
-		    "%s is escalated by the built-in defaults", name);
+		cls_esc(ev, v, name);
 		break;
 	}
 }

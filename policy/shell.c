@@ -684,6 +684,76 @@ arith(struct sc *sc, size_t from, size_t to)
 	c->in_subst = 1;
 }
 
+/* ${...}: sc->i is at the "{". */
+static void
+dollar_brace(struct sc *sc, struct buf *b, unsigned *flags, int dq)
+{
+	size_t start = sc->i + 1, e;
+
+	sc->i++;
+	*flags |= SH_W_VAR;
+	*flags &= ~(unsigned)SH_W_LITERAL;
+	/* ${NAME} alone is kept as a marker, like $NAME */
+	for (e = start; e < sc->n && name_char((unsigned char)sc->s[e],
+	    e == start); e++)
+		;
+	if (e > start && e < sc->n && sc->s[e] == '}') {
+		var_marker2(sc, b, sc->s + start, e - start, "", dq);
+		sc->i = e + 1;
+		return;
+	}
+	/*
+	 * ${NAME:-x}, ${NAME-x}, ${NAME:=x}: NAME's value when it is set
+	 * (the analyser knows it or not); ${#x}, ${1}: a number or a
+	 * positional word; anything else (${x:+y}, ${x%y}, ${x/y/z},
+	 * ${!x}, ${x^^}, ${x[i]}): a value the analyser cannot know.
+	 */
+	/* ${a[i]} and ${x:off:len} evaluate i, off and len */
+	if (e > start && e < sc->n && (sc->s[e] == '[' || (sc->s[e] == ':' &&
+	    e + 1 < sc->n && strchr("-=?+", sc->s[e + 1]) == NULL))) {
+		size_t q = e + 1, end;
+		int lv = 1;
+
+		for (end = q; end < sc->n && end < q + 4096; end++) {
+			if (sc->s[end] == '{' || sc->s[end] == '[')
+				lv++;
+			else if ((sc->s[end] == '}' || sc->s[end] == ']') &&
+			    --lv == 0)
+				break;
+		}
+		arith(sc, q, end < sc->n ? end : q);
+	}
+	if (e > start && e + 1 < sc->n && (sc->s[e] == '-' ||
+	    sc->s[e] == '=' || sc->s[e] == '?' || (sc->s[e] == ':' &&
+	    (sc->s[e + 1] == '-' || sc->s[e + 1] == '=' ||
+	    sc->s[e + 1] == '?')))) {
+		/* a plain default word is kept: "NAME-=WORD" */
+		size_t d = e + (sc->s[e] == ':') + 1, z = d;
+		char tail[260];
+
+		while (z < sc->n && z - d < 200 && strchr("abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/~+-@%,:",
+		    sc->s[z]) != NULL && sc->s[z] != '\0')
+			z++;
+		if (sc->s[e + (sc->s[e] == ':')] != '?' && z < sc->n &&
+		    sc->s[z] == '}' && z > d) {
+			snprintf(tail, sizeof(tail), "-=%.*s", (int)(z - d),
+			    sc->s + d);
+			var_marker2(sc, b, sc->s + start, e - start, tail, dq);
+		} else {
+			var_marker2(sc, b, sc->s + start, e - start, "-", dq);
+		}
+	}
+	else if (e == start && sc->i < sc->n && sc->s[sc->i] == '#')
+		var_marker2(sc, b, "#", 1, "", dq);
+	else if (e == start && sc->i < sc->n &&
+	    sc->s[sc->i] >= '0' && sc->s[sc->i] <= '9')
+		var_marker2(sc, b, "?", 1, "", dq);
+	else
+		var_marker2(sc, b, "!", 1, "", dq);
+	skip_nested(sc, '{', '}', flags);
+}
+
 /* A '$' was consumed; reads the expansion after it. */
 static void
 dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
@@ -728,70 +798,7 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		return;
 	}
 	if (c == '{') {
-		size_t start = sc->i + 1, e;
-
-		sc->i++;
-		*flags |= SH_W_VAR;
-		*flags &= ~(unsigned)SH_W_LITERAL;
-		/* ${NAME} alone is kept as a marker, like $NAME */
-		for (e = start; e < sc->n && name_char((unsigned char)sc->s[e],
-		    e == start); e++)
-			;
-		if (e > start && e < sc->n && sc->s[e] == '}') {
-			var_marker2(sc, b, sc->s + start, e - start, "", dq);
-			sc->i = e + 1;
-			return;
-		}
-		/*
-		 * ${NAME:-x}, ${NAME-x}, ${NAME:=x}: NAME's value when it is set
-		 * (the analyser knows it or not); ${#x}, ${1}: a number or a
-		 * positional word; anything else (${x:+y}, ${x%y}, ${x/y/z},
-		 * ${!x}, ${x^^}, ${x[i]}): a value the analyser cannot know.
-		 */
-		/* ${a[i]} and ${x:off:len} evaluate i, off and len */
-		if (e > start && e < sc->n && (sc->s[e] == '[' || (sc->s[e] == ':' &&
-		    e + 1 < sc->n && strchr("-=?+", sc->s[e + 1]) == NULL))) {
-			size_t q = e + 1, end;
-			int lv = 1;
-
-			for (end = q; end < sc->n && end < q + 4096; end++) {
-				if (sc->s[end] == '{' || sc->s[end] == '[')
-					lv++;
-				else if ((sc->s[end] == '}' || sc->s[end] == ']') &&
-				    --lv == 0)
-					break;
-			}
-			arith(sc, q, end < sc->n ? end : q);
-		}
-		if (e > start && e + 1 < sc->n && (sc->s[e] == '-' ||
-		    sc->s[e] == '=' || sc->s[e] == '?' || (sc->s[e] == ':' &&
-		    (sc->s[e + 1] == '-' || sc->s[e + 1] == '=' ||
-		    sc->s[e + 1] == '?')))) {
-			/* a plain default word is kept: "NAME-=WORD" */
-			size_t d = e + (sc->s[e] == ':') + 1, z = d;
-			char tail[260];
-
-			while (z < sc->n && z - d < 200 && strchr("abcdefghijklmnopqrstuvwxyz"
-			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/~+-@%,:",
-			    sc->s[z]) != NULL && sc->s[z] != '\0')
-				z++;
-			if (sc->s[e + (sc->s[e] == ':')] != '?' && z < sc->n &&
-			    sc->s[z] == '}' && z > d) {
-				snprintf(tail, sizeof(tail), "-=%.*s", (int)(z - d),
-				    sc->s + d);
-				var_marker2(sc, b, sc->s + start, e - start, tail, dq);
-			} else {
-				var_marker2(sc, b, sc->s + start, e - start, "-", dq);
-			}
-		}
-		else if (e == start && sc->i < sc->n && sc->s[sc->i] == '#')
-			var_marker2(sc, b, "#", 1, "", dq);
-		else if (e == start && sc->i < sc->n &&
-		    sc->s[sc->i] >= '0' && sc->s[sc->i] <= '9')
-			var_marker2(sc, b, "?", 1, "", dq);
-		else
-			var_marker2(sc, b, "!", 1, "", dq);
-		skip_nested(sc, '{', '}', flags);
+		dollar_brace(sc, b, flags, dq);
 		return;
 	}
 	if (c == '\'' && !dq) {
@@ -884,26 +891,88 @@ name_char(int c, int first)
  * Reads one word at sc->i into *w. in_test: inside [[ ]], where < and >
  * are operators of the test, not redirections.
  */
+/* The state of a word being read (read_word). */
+struct wst {
+	unsigned flags;
+	int name_ok;            /* so far a NAME: NAME=value assigns */
+	int brace_open, brace_comma, bracket_open;
+	size_t start;
+};
+
+/* A character of a word that is not a quote or an expansion: what it
+ * tells of the word (globs, braces, ~, NAME=). blen: the length so far. */
+static void
+word_plain(struct sc *sc, struct wst *st, int c, size_t blen)
+{
+	switch (c) {
+	case '*': case '?':
+		st->flags |= SH_W_GLOB;
+		break;
+	case '[':
+		/* a bracket expression needs its ]: "[" and "[[" are words */
+		st->bracket_open = 1;
+		break;
+	case ']':
+		if (st->bracket_open)
+			st->flags |= SH_W_GLOB;
+		break;
+	case '{':
+		st->brace_open = 1;
+		break;
+	case ',':
+		if (st->brace_open)
+			st->brace_comma = 1;
+		break;
+	case '.':
+		if (st->brace_open && peek(sc, 0) == '.')
+			st->brace_comma = 1;
+		break;
+	case '}':
+		if (st->brace_open && st->brace_comma)
+			st->flags |= SH_W_BRACE;
+		break;
+	case '~':
+		if (sc->i - 1 == st->start)
+			st->flags |= SH_W_TILDE;
+		break;
+	case '=':
+		if (st->name_ok && blen > 0) {
+			st->flags |= SH_W_ASSIGN;
+			st->name_ok = 0;
+		}
+		break;
+	case '+':
+		if (st->name_ok && blen > 0 && peek(sc, 0) == '=')
+			break;
+		st->name_ok = 0;
+		break;
+	default:
+		if (st->name_ok && !name_char(c, blen == 0))
+			st->name_ok = 0;
+		break;
+	}
+}
+
 static void
 read_word(struct sc *sc, struct sh_word *w, int in_test)
 {
 	struct buf b = {0};
-	unsigned flags = SH_W_LITERAL;
-	int c, name_ok = 1, brace_open = 0, brace_comma = 0, bracket_open = 0;
-	size_t start = sc->i;
+	struct wst st = { SH_W_LITERAL, 1, 0, 0, 0, 0 };
+	int c;
 
+	st.start = sc->i;
 	while (!bad(sc)) {
 		c = peek(sc, 0);
 		if ((c == '<' || c == '>') && peek(sc, 1) == '(') {
 			sc->i += 2;
-			flags |= SH_W_SUBST;
-			flags &= ~(unsigned)SH_W_LITERAL;
+			st.flags |= SH_W_SUBST;
+			st.flags &= ~(unsigned)SH_W_LITERAL;
 			cmd_subst(sc);
-			name_ok = 0;
+			st.name_ok = 0;
 			continue;
 		}
 		if (in_test && (c == '<' || c == '>')) {
-			if (sc->i != start)
+			if (sc->i != st.start)
 				break;
 			sc->i++;
 			if (buf_addc(&b, (char)c) < 0)
@@ -919,8 +988,8 @@ read_word(struct sc *sc, struct sh_word *w, int in_test)
 				sc->i++;
 				continue;
 			}
-			flags |= SH_W_QUOTED;
-			name_ok = 0;
+			st.flags |= SH_W_QUOTED;
+			st.name_ok = 0;
 			if (peek(sc, 0) == -1)
 				break;
 			c = sc->s[sc->i++];
@@ -928,8 +997,8 @@ read_word(struct sc *sc, struct sh_word *w, int in_test)
 				goto oom;
 			continue;
 		case '\'':
-			flags |= SH_W_QUOTED;
-			name_ok = 0;
+			st.flags |= SH_W_QUOTED;
+			st.name_ok = 0;
 			while (peek(sc, 0) != -1 && peek(sc, 0) != '\'') {
 				if (buf_addc(&b, sc->s[sc->i++]) < 0)
 					goto oom;
@@ -941,81 +1010,39 @@ read_word(struct sc *sc, struct sh_word *w, int in_test)
 			sc->i++;
 			continue;
 		case '"':
-			flags |= SH_W_QUOTED;
-			name_ok = 0;
-			dquote(sc, &b, &flags);
+			st.flags |= SH_W_QUOTED;
+			st.name_ok = 0;
+			dquote(sc, &b, &st.flags);
 			continue;
 		case '$':
 			if (peek(sc, 0) == '"') {
 				sc->i++;
-				flags |= SH_W_QUOTED;
-				name_ok = 0;
-				dquote(sc, &b, &flags);
+				st.flags |= SH_W_QUOTED;
+				st.name_ok = 0;
+				dquote(sc, &b, &st.flags);
 				continue;
 			}
-			name_ok = 0;
-			dollar(sc, &b, &flags, 0);
+			st.name_ok = 0;
+			dollar(sc, &b, &st.flags, 0);
 			continue;
 		case '`':
-			name_ok = 0;
-			flags |= SH_W_SUBST;
-			flags &= ~(unsigned)SH_W_LITERAL;
+			st.name_ok = 0;
+			st.flags |= SH_W_SUBST;
+			st.flags &= ~(unsigned)SH_W_LITERAL;
 			backtick(sc);
 			continue;
-		case '*': case '?':
-			flags |= SH_W_GLOB;
-			break;
-		case '[':
-			/* a bracket expression needs its ]: "[" and "[[" are words */
-			bracket_open = 1;
-			break;
-		case ']':
-			if (bracket_open)
-				flags |= SH_W_GLOB;
-			break;
-		case '{':
-			brace_open = 1;
-			break;
-		case ',':
-			if (brace_open)
-				brace_comma = 1;
-			break;
-		case '.':
-			if (brace_open && peek(sc, 0) == '.')
-				brace_comma = 1;
-			break;
-		case '}':
-			if (brace_open && brace_comma)
-				flags |= SH_W_BRACE;
-			break;
-		case '~':
-			if (sc->i - 1 == start)
-				flags |= SH_W_TILDE;
-			break;
-		case '=':
-			if (name_ok && b.len > 0) {
-				flags |= SH_W_ASSIGN;
-				name_ok = 0;
-			}
-			break;
-		case '+':
-			if (name_ok && b.len > 0 && peek(sc, 0) == '=')
-				break;
-			name_ok = 0;
-			break;
 		default:
-			if (name_ok && !name_char(c, b.len == 0))
-				name_ok = 0;
+			word_plain(sc, &st, c, b.len);
 			break;
 		}
 		if (buf_addc(&b, (char)c) < 0)
 			goto oom;
 	}
-	if (flags & (SH_W_GLOB | SH_W_BRACE))
-		flags &= ~(unsigned)SH_W_LITERAL;
+	if (st.flags & (SH_W_GLOB | SH_W_BRACE))
+		st.flags &= ~(unsigned)SH_W_LITERAL;
 	w->s = astr(sc, b.p ? b.p : "", b.len);
 	w->len = b.len;
-	w->flags = flags;
+	w->flags = st.flags;
 	goto out;
 oom:
 	fail(sc, "out of memory");
@@ -1299,6 +1326,38 @@ emit(struct sc *sc, struct cmdbuild *cb)
 }
 
 /*
+ * A reserved word that only groups (if, then, {, done ...): keeps the
+ * compound commands balanced. Returns 1 when s is one, 0 when not, -1
+ * when it closes what was never opened.
+ */
+static int
+keyword_skip(struct sc *sc, const char *s)
+{
+	const char *const *k;
+
+	for (k = reserved_skip; *k != NULL; k++)
+		if (strcmp(s, *k) == 0)
+			break;
+	if (*k == NULL)
+		return 0;
+	if (strcmp(s, "{") == 0 || strcmp(s, "if") == 0 ||
+	    strcmp(s, "while") == 0 || strcmp(s, "until") == 0)
+		sc->compound++;
+	else if ((strcmp(s, "}") == 0 || strcmp(s, "fi") == 0 ||
+	    strcmp(s, "done") == 0) && --sc->compound < 0) {
+		fail(sc, "\"%s\" without its opening word", s);
+		return -1;
+	}
+	if (strcmp(s, "if") == 0 || strcmp(s, "while") == 0 ||
+	    strcmp(s, "until") == 0)
+		sc->condlevel++;
+	else if ((strcmp(s, "fi") == 0 ||
+	    strcmp(s, "done") == 0) && sc->condlevel > 0)
+		sc->condlevel--;
+	return 1;
+}
+
+/*
  * Parses one command: simple, subshell, or a reserved word that opens or
  * closes a compound command (those are skipped: their inner simple
  * commands are what runs). Returns the last command emitted, or NULL.
@@ -1362,30 +1421,12 @@ parse_command(struct sc *sc)
 			goto out;
 		}
 		if (cb.nw == 0 && kw_ok && (w.flags & SH_W_QUOTED) == 0) {
-			const char *const *k;
-			int skip = 0;
+			int skip = keyword_skip(sc, w.s);
 
-			for (k = reserved_skip; *k != NULL; k++)
-				if (strcmp(w.s, *k) == 0)
-					skip = 1;
-			if (skip) {
-				/* keep compound commands balanced */
-				if (strcmp(w.s, "{") == 0 || strcmp(w.s, "if") == 0 ||
-				    strcmp(w.s, "while") == 0 || strcmp(w.s, "until") == 0)
-					sc->compound++;
-				else if ((strcmp(w.s, "}") == 0 || strcmp(w.s, "fi") == 0 ||
-				    strcmp(w.s, "done") == 0) && --sc->compound < 0) {
-					fail(sc, "\"%s\" without its opening word", w.s);
-					goto out;
-				}
-				if (strcmp(w.s, "if") == 0 || strcmp(w.s, "while") == 0 ||
-				    strcmp(w.s, "until") == 0)
-					sc->condlevel++;
-				else if ((strcmp(w.s, "fi") == 0 ||
-				    strcmp(w.s, "done") == 0) && sc->condlevel > 0)
-					sc->condlevel--;
+			if (skip < 0)
+				goto out;
+			if (skip)
 				continue;
-			}
 			if (strcmp(w.s, "case") == 0 || strcmp(w.s, "select") == 0 ||
 			    strcmp(w.s, "function") == 0 ||
 			    strcmp(w.s, "coproc") == 0) {

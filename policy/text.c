@@ -114,13 +114,19 @@ find_tree(struct ev *ev, struct cmdv *v, const char *path, const char *what,
 		trig_write_tree(ev, path, what, 1);
 }
 
-void
-an_cls_find(struct ev *ev, struct cmdv *v)
+/*
+ * The search paths of a find (the words before its expression): each is
+ * read. Returns how many; *lister: all of them are in the project.
+ */
+static int
+find_paths(struct ev *ev, struct cmdv *v, int *lister, const struct sh_word
+    **path)
 {
-	int k, j, npaths = 0, safe = an_find_names_safe(v), lister = 1;
-	const struct sh_word *path = NULL;
+	char p3[SBX_PATH_MAX], r3[SBX_PATH_MAX];
+	int k, npaths = 0;
 	const char *s;
 
+	*lister = 1;
 	for (k = 1; k < v->n; k++) {
 		s = v->w[k].s;
 		if (an_lit(&v->w[k]) && (s[0] == '-' || s[0] == '(' || s[0] == '!') &&
@@ -131,21 +137,147 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 		    strcmp(s, "-L") == 0 || strcmp(s, "-P") == 0))
 			continue;
 		npaths++;
-		path = &v->w[k];
+		*path = &v->w[k];
 		an_op_read(ev, v, &v->w[k], 0);
-		{
-			char p3[SBX_PATH_MAX], r3[SBX_PATH_MAX];
-
-			if (an_word_path(ev, &v->w[k], p3, sizeof(p3)) != 1 ||
-			    (p3[0] != '/' && p3[0] != '~' && !ev->cwd_known) ||
-			    path_resolve(ev->cwd, ev->call->home, p3, r3,
-			    sizeof(r3)) < 0 || ev->p->folder == NULL ||
-			    !path_within(r3, ev->p->folder))
-				lister = 0;
-		}
+		if (an_word_path(ev, &v->w[k], p3, sizeof(p3)) != 1 ||
+		    (p3[0] != '/' && p3[0] != '~' && !ev->cwd_known) ||
+		    path_resolve(ev->cwd, ev->call->home, p3, r3,
+		    sizeof(r3)) < 0 || ev->p->folder == NULL ||
+		    !path_within(r3, ev->p->folder))
+			*lister = 0;
 	}
 	if (npaths == 0 && !an_cwd_in_project(ev))
-		lister = 0;
+		*lister = 0;
+	return npaths;
+}
+
+/* find -delete: the trees below the search paths. */
+static void
+find_delete(struct ev *ev, struct cmdv *v, int npaths, int safe)
+{
+	char p2[SBX_PATH_MAX];
+	int j;
+
+	ev_factor(ev, F_DESTRUCTIVE);
+	if (npaths == 0) {
+		find_tree(ev, v, ".", "find -delete", safe);
+	} else {
+		for (j = 1; j < v->n; j++) {
+			if (v->w[j].s[0] == '-' && an_lit(&v->w[j]))
+				break;
+			if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
+				find_tree(ev, v, p2, "find -delete", safe);
+			else
+				an_write_word(ev, v, &v->w[j]);
+		}
+	}
+	an_check_catastrophic_tree(ev, v, "find -delete");
+}
+
+/* {} stands for a file found below the search path. */
+static void
+find_exec_names(struct cmdv *v, struct cmdv *in, int npaths,
+    const struct sh_word *path)
+{
+	char buf[SBX_PATH_MAX];
+	char *d;
+	int j;
+
+	for (j = 1; j < in->n; j++) {
+		if (strstr(in->w[j].s, "{}") == NULL)
+			continue;
+		/* {} glued into a word (sh -c 'rm {}') puts a file name into
+		 * code: unknown */
+		in->w[j].flags = SH_W_VAR;
+		if (npaths != 1 || an_wtext(path) == NULL ||
+		    strcmp(in->w[j].s, "{}") != 0)
+			continue;
+		/* a file below the path, named as -name says */
+		snprintf(buf, sizeof(buf), "%s/%s", path->s, find_name(v));
+		d = sh_strdup(v->sp, buf, strlen(buf));
+		if (d != NULL) {
+			in->w[j].s = d;
+			in->w[j].len = strlen(d);
+			in->w[j].flags = SH_W_LITERAL;
+		}
+	}
+}
+
+/* A command run on every file found reads the whole tree; a writer run
+ * on found files changes it (like -delete, escalate if that reaches a
+ * protected file). */
+static void
+find_exec_trees(struct ev *ev, struct cmdv *v, const struct cmdv *in,
+    int npaths, int safe)
+{
+	const struct prog *xp;
+	char p2[SBX_PATH_MAX];
+	int j;
+
+	if (npaths == 0)
+		trig_read_tree(ev, ".", "find -exec");
+	for (j = 1; j <= npaths && j < v->n; j++)
+		if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
+			trig_read_tree(ev, p2, "find -exec");
+	if (in->n <= 0 || !an_lit(&in->w[0]))
+		return;
+	xp = an_prog_find(in->w[0].s);
+	if (xp != NULL && (xp->cls == C_READ || xp->cls == C_GREP ||
+	    xp->cls == C_NOFILE))
+		return;
+	if (npaths == 0)
+		find_tree(ev, v, ".", "find -exec", safe);
+	for (j = 1; j <= npaths && j < v->n; j++)
+		if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
+			find_tree(ev, v, p2, "find -exec", safe);
+}
+
+/* find -exec CMD ... ; at word k: CMD is judged. Returns the index of
+ * its end, or -1 when judged already (escalated). */
+static int
+find_exec(struct ev *ev, struct cmdv *v, int k, int npaths,
+    const struct sh_word *path, int safe)
+{
+	const char *s = v->w[k].s;
+	struct cmdv in = *v;
+	int end, j;
+
+	for (end = k + 1; end < v->n; end++)
+		if (an_lit(&v->w[end]) && (strcmp(v->w[end].s, ";") == 0 ||
+		    strcmp(v->w[end].s, "+") == 0))
+			break;
+	if (end == k + 1) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: find",
+		    "find %s without a command", s);
+		return -1;
+	}
+	in.w = malloc((size_t)(end - k - 1) * sizeof(*in.w));
+	if (in.w == NULL) {
+		ev_note(ev, POLICY_DENY, "shell", "builtin: memory",
+		    "out of memory");
+		return -1;
+	}
+	in.n = end - k - 1;
+	in.extra = 0;
+	for (j = 0; j < in.n; j++)
+		in.w[j] = v->w[k + 1 + j];
+	find_exec_names(v, &in, npaths, path);
+	find_exec_trees(ev, v, &in, npaths, safe);
+	ev->in_child++;
+	an_eval_argv(ev, &in);
+	ev->in_child--;
+	free(in.w);
+	return end;
+}
+
+void
+an_cls_find(struct ev *ev, struct cmdv *v)
+{
+	int k, npaths, safe = an_find_names_safe(v), lister;
+	const struct sh_word *path = NULL;
+	const char *s;
+
+	npaths = find_paths(ev, v, &lister, &path);
 	/* find ~ prints the names of secrets: what reads them reads those */
 	for (k = 1; k <= npaths && k < v->n; k++) {
 		char p4[SBX_PATH_MAX];
@@ -168,22 +300,7 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 		if (!an_lit(&v->w[k]))
 			continue;
 		if (strcmp(s, "-delete") == 0) {
-			ev_factor(ev, F_DESTRUCTIVE);
-			if (npaths == 0) {
-				find_tree(ev, v, ".", "find -delete", safe);
-			} else {
-				for (j = 1; j < v->n; j++) {
-					if (v->w[j].s[0] == '-' && an_lit(&v->w[j]))
-						break;
-					char p2[SBX_PATH_MAX];
-
-					if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
-						find_tree(ev, v, p2, "find -delete", safe);
-					else
-						an_write_word(ev, v, &v->w[j]);
-				}
-			}
-			an_check_catastrophic_tree(ev, v, "find -delete");
+			find_delete(ev, v, npaths, safe);
 		} else if (strncmp(s, "-fprint", 7) == 0 || strcmp(s, "-fls") == 0) {
 			if (k + 1 < v->n)
 				an_write_word(ev, v, &v->w[k + 1]);
@@ -193,86 +310,8 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 			    "find %s asks on a terminal the agent does not have", s);
 			return;
 		} else if (strcmp(s, "-exec") == 0 || strcmp(s, "-execdir") == 0) {
-			struct cmdv in = *v;
-			int end;
-
-			for (end = k + 1; end < v->n; end++)
-				if (an_lit(&v->w[end]) && (strcmp(v->w[end].s, ";") == 0 ||
-				    strcmp(v->w[end].s, "+") == 0))
-					break;
-			if (end == k + 1) {
-				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: find",
-				    "find %s without a command", s);
+			if ((k = find_exec(ev, v, k, npaths, path, safe)) < 0)
 				return;
-			}
-			/* {} stands for a file found below the search path */
-			in.w = malloc((size_t)(end - k - 1) * sizeof(*in.w));
-			if (in.w == NULL) {
-				ev_note(ev, POLICY_DENY, "shell", "builtin: memory",
-				    "out of memory");
-				return;
-			}
-			in.n = end - k - 1;
-			in.extra = 0;
-			for (j = 0; j < in.n; j++) {
-				in.w[j] = v->w[k + 1 + j];
-				if (strstr(in.w[j].s, "{}") != NULL && j > 0) {
-					/* {} glued into a word (sh -c 'rm {}') puts a
-					 * file name into code: unknown */
-					if (npaths == 1 && an_wtext(path) != NULL &&
-					    strcmp(in.w[j].s, "{}") == 0) {
-						char buf[SBX_PATH_MAX];
-						char *d;
-
-						/* a file below the path, named as -name says */
-						snprintf(buf, sizeof(buf), "%s/%s", path->s,
-						    find_name(v));
-						d = sh_strdup(v->sp, buf, strlen(buf));
-						if (d != NULL) {
-							in.w[j].s = d;
-							in.w[j].len = strlen(d);
-							in.w[j].flags = SH_W_LITERAL;
-						} else {
-							in.w[j].flags = SH_W_VAR;
-						}
-					} else {
-						in.w[j].flags = SH_W_VAR;
-					}
-				}
-			}
-			/* a writer run on found files changes the tree below the
-			 * search path: like -delete, escalate if that reaches a
-			 * protected file */
-			/* a command run on every file found reads the whole tree */
-			if (npaths == 0)
-				trig_read_tree(ev, ".", "find -exec");
-			for (j = 1; j <= npaths && j < v->n; j++) {
-				char p2[SBX_PATH_MAX];
-
-				if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
-					trig_read_tree(ev, p2, "find -exec");
-			}
-			if (in.n > 0 && an_lit(&in.w[0])) {
-				const struct prog *xp = an_prog_find(in.w[0].s);
-
-				if (xp == NULL || (xp->cls != C_READ &&
-				    xp->cls != C_GREP && xp->cls != C_NOFILE)) {
-					if (npaths == 0)
-						find_tree(ev, v, ".", "find -exec", safe);
-					for (j = 1; j <= npaths && j < v->n; j++) {
-						char p2[SBX_PATH_MAX];
-
-						if (an_word_path(ev, &v->w[j], p2,
-						    sizeof(p2)) == 1)
-							find_tree(ev, v, p2, "find -exec", safe);
-					}
-				}
-			}
-			ev->in_child++;
-			an_eval_argv(ev, &in);
-			ev->in_child--;
-			free(in.w);
-			k = end;
 		}
 	}
 }
@@ -509,6 +548,66 @@ an_cls_sed(struct ev *ev, struct cmdv *v)
 }
 
 /*
+ * At a "/" in an awk program (prev: the last significant character
+ * before it): 1 when it starts a regex, 0 when it divides, -1 when that
+ * cannot be told (after ++ or --).
+ */
+static int
+awk_slash_regex(const char *s, const char *prev)
+{
+	int div = prev != NULL && (*prev == ')' || *prev == ']' ||
+	    *prev == '"' || *prev == '$' || *prev == '_' ||
+	    (*prev >= '0' && *prev <= '9') ||
+	    (*prev >= 'a' && *prev <= 'z') ||
+	    (*prev >= 'A' && *prev <= 'Z'));
+
+	if (prev != NULL && (*prev == '+' || *prev == '-') &&
+	    prev > s && prev[-1] == *prev)
+		return -1;
+	if (div && prev != NULL && ((*prev >= 'a' && *prev <= 'z') ||
+	    *prev == '_')) {
+		/* after print, printf, return, in...: a regex */
+		const char *b = prev;
+
+		while (b > s && (b[-1] == '_' || (b[-1] >= 'a' &&
+		    b[-1] <= 'z') || (b[-1] >= 'A' && b[-1] <= 'Z') ||
+		    (b[-1] >= '0' && b[-1] <= '9')))
+			b--;
+		if ((prev - b == 4 && strncmp(b, "print", 5) == 0) ||
+		    (prev - b == 5 && strncmp(b, "printf", 6) == 0) ||
+		    (prev - b == 5 && strncmp(b, "return", 6) == 0) ||
+		    (prev - b == 1 && strncmp(b, "in", 2) == 0) ||
+		    (prev - b == 3 && strncmp(b, "case", 4) == 0) ||
+		    (prev - b == 1 && strncmp(b, "do", 2) == 0) ||
+		    (prev - b == 3 && strncmp(b, "else", 4) == 0))
+			div = 0;
+	}
+	return !div;
+}
+
+/* print > "FILE" at q (the ">"): a write. Returns the last character
+ * used, or NULL when the file is named at run time. */
+static const char *
+awk_print_file(struct ev *ev, const char *q)
+{
+	const char *t = q + 1 + (q[1] == '>');
+	char file[SBX_PATH_MAX];
+	size_t n;
+
+	while (*t == ' ' || *t == '\t')
+		t++;
+	if (*t != '"')
+		return NULL;
+	n = strcspn(t + 1, "\"");
+	if (t[1 + n] != '"' || n == 0 || n >= sizeof(file))
+		return NULL;
+	memcpy(file, t + 1, n);
+	file[n] = '\0';
+	trig_write(ev, file, "awk");
+	return t + 1 + n;
+}
+
+/*
  * Scans an awk program for what reaches outside it. Returns NULL when
  * harmless, else why not. Comparisons (NR > 1, $1 > 10, a || b) are not
  * redirections: ">" counts only inside a print or printf statement and
@@ -559,34 +658,11 @@ awk_program_danger(struct ev *ev, const char *s)
 		}
 		/* "/" starts a regex unless an operand comes before it */
 		if (*q == '/') {
-			int div = prev != NULL && (*prev == ')' || *prev == ']' ||
-			    *prev == '"' || *prev == '$' || *prev == '_' ||
-			    (*prev >= '0' && *prev <= '9') ||
-			    (*prev >= 'a' && *prev <= 'z') ||
-			    (*prev >= 'A' && *prev <= 'Z'));
+			int re = awk_slash_regex(s, prev);
 
-			if (prev != NULL && (*prev == '+' || *prev == '-') &&
-			    prev > s && prev[-1] == *prev)
+			if (re < 0)
 				return "a \"/\" after ++ or -- is ambiguous";
-			if (div && prev != NULL && ((*prev >= 'a' && *prev <= 'z') ||
-			    *prev == '_')) {
-				/* after print, printf, return, in...: a regex */
-				const char *b = prev;
-
-				while (b > s && (b[-1] == '_' || (b[-1] >= 'a' &&
-				    b[-1] <= 'z') || (b[-1] >= 'A' && b[-1] <= 'Z') ||
-				    (b[-1] >= '0' && b[-1] <= '9')))
-					b--;
-				if ((prev - b == 4 && strncmp(b, "print", 5) == 0) ||
-				    (prev - b == 5 && strncmp(b, "printf", 6) == 0) ||
-				    (prev - b == 5 && strncmp(b, "return", 6) == 0) ||
-				    (prev - b == 1 && strncmp(b, "in", 2) == 0) ||
-				    (prev - b == 3 && strncmp(b, "case", 4) == 0) ||
-				    (prev - b == 1 && strncmp(b, "do", 2) == 0) ||
-				    (prev - b == 3 && strncmp(b, "else", 4) == 0))
-					div = 0;
-			}
-			if (!div) {
+			if (re) {
 				for (q++; *q != '\0' && *q != '/'; q++) {
 					if (*q == '\n')
 						return "unterminated regular expression";
@@ -625,21 +701,8 @@ awk_program_danger(struct ev *ev, const char *s)
 		else if (*q == ')' && paren > 0)
 			paren--;
 		if (*q == '>' && in_print && paren == 0) {
-			const char *t = q + 1 + (q[1] == '>');
-			char file[SBX_PATH_MAX];
-			size_t n;
-
-			while (*t == ' ' || *t == '\t')
-				t++;
-			if (*t != '"')
+			if ((q = awk_print_file(ev, q)) == NULL)
 				return "output goes to a file named at run time";
-			n = strcspn(t + 1, "\"");
-			if (t[1 + n] != '"' || n == 0 || n >= sizeof(file))
-				return "output goes to a file named at run time";
-			memcpy(file, t + 1, n);
-			file[n] = '\0';
-			trig_write(ev, file, "awk");
-			q = t + 1 + n;
 			prev = q;
 		}
 	}

@@ -12,8 +12,10 @@
  * - Order of the network: deniedDomains and deny rules (deny) >
  *   allowedDomains and allow rules (allow) > escalate.
  * - A path that cannot be resolved with certainty escalates.
+ *
+ * Layer: evidence (see docs/ARCHITECTURE.md). Includes policy/evidence.h.
  */
-#include "policy/internal.h"
+#include "policy/evidence.h"
 
 #include <sys/stat.h>
 #include <ctype.h>
@@ -86,22 +88,6 @@ const char *
 ev_pattern(const struct ev *ev, const struct plist *l, int k)
 {
 	return ev_pattern_lit(ev, l, k, NULL);
-}
-
-void
-policy_cache_free(struct policy *p)
-{
-	int j, k;
-
-	for (j = 0; j < p->nxl; j++) {
-		for (k = 0; k < p->xl[j].n; k++)
-			free(p->xl[j].v[k]);
-		free(p->xl[j].v);
-		free(p->xl[j].lit);
-	}
-	p->nxl = 0;
-	free(p->xhome);
-	p->xhome = NULL;
 }
 
 /*

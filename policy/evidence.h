@@ -1,76 +1,18 @@
 /*
- * internal.h - what the policy modules share; not part of the contract.
+ * evidence.h - one call being judged: struct ev, the findings (ev_note,
+ * ev_factor) and the write, read and network triggers (internal).
  *
- * policy.c loads policies and judges tool calls; the four triggers
- * (shell, write, network, read) live in trigger.c; the shell analyser in
- * analyse.c and the modules listed in analyse.h.
+ * Layer: evidence (see docs/ARCHITECTURE.md). May include policy/rules.h
+ * and policy/shell.h only: nothing here knows the analyser or the tools.
  *
- * Ownership: a struct policy owns every string in it. A struct ev lives
- * on the stack of policy_eval() for one call and borrows everything.
+ * Ownership: a struct ev lives on the stack of policy_eval() for one
+ * call and borrows everything.
  */
-#ifndef SBX_POLICY_INTERNAL_H
-#define SBX_POLICY_INTERNAL_H
+#ifndef SBX_POLICY_EVIDENCE_H
+#define SBX_POLICY_EVIDENCE_H
 
-#include "policy/path.h"
-#include "policy/policy.h"
+#include "policy/rules.h"
 #include "policy/shell.h"
-
-enum rule_kind {
-	RK_BASH,        /* Bash(...) */
-	RK_READ,        /* Read(...), Glob, Grep paths */
-	RK_WRITE,       /* Edit(...) / Write(...) */
-	RK_FETCH,       /* WebFetch(domain:...) */
-	RK_TOOL,        /* a bare tool name, "mcp__srv__*" */
-};
-
-enum rule_origin { RO_BUILTIN, RO_FILE, RO_SELF };
-
-struct rule {
-	enum policy_verdict verdict;
-	enum rule_kind kind;
-	enum rule_origin origin;
-	char *text;     /* as written, for messages: "Bash(npm test:*)" */
-	char *arg;      /* inside the parentheses, or the tool name */
-	int prefix;     /* Bash "x:*": prefix match on whole words */
-};
-
-/* A path list in sandbox-runtime vocabulary. */
-struct plist {
-	char **v;
-	int n;
-};
-
-#define POL_MAX_XLISTS     8    /* path lists kept expanded */
-
-/* A path list expanded for one home (see ev_pattern). */
-struct pol_xlist {
-	const struct plist *l;
-	char **v;                       /* expanded entries; NULL: not placed */
-	size_t *lit;                    /* length before the first glob char */
-	int n;
-};
-
-struct policy {
-	char *name;                     /* file name for messages */
-	char *folder;
-	char *config_dir;
-	struct rule *rules;
-	int nrules;
-	struct plist deny_read, allow_read, allow_write, deny_write;
-	struct plist allowed_domains, denied_domains;
-	int net_ask_timeout;            /* network.ask_timeout_seconds */
-	struct plist self_write;        /* self-protection: writes denied */
-	struct policy_limits limits;
-	int dual_risk;                  /* two approvers at this risk and above; -1 never */
-	struct plist dual_bash;         /* two approvers for these Bash(...) patterns */
-	struct plist always_ask;        /* "always_ask": no remembered rule covers these */
-	struct pol_xlist xl[POL_MAX_XLISTS];    /* expansions, for xhome */
-	int nxl;
-	char *xhome;
-};
-
-/* always_ask.c: whether e is a valid always_ask entry. */
-int always_ask_valid(const char *e);
 
 #define SBX_EV_MAX_STRINGS 8    /* nesting of bash -c / eval strings */
 #define SBX_EV_MAX_WRAPS   32   /* sudo nice env ... in a row */
@@ -124,18 +66,6 @@ struct ev {
 	char home[SBX_PATH_MAX];
 };
 
-/* Risk factors: short names for the POLICY_F_* bits. */
-#define F_PRIV          POLICY_F_PRIVILEGE
-#define F_WRITE_OUT     POLICY_F_WRITE_OUTSIDE
-#define F_SECRET        POLICY_F_SECRET_READ
-#define F_NETWORK       POLICY_F_NETWORK
-#define F_DESTRUCTIVE   POLICY_F_DESTRUCTIVE
-#define F_NETCODE       POLICY_F_NETWORK_CODE
-#define F_PROTECTED     POLICY_F_PROTECTED
-#define F_UNKNOWN       POLICY_F_UNKNOWN
-#define F_CODE          POLICY_F_RUNS_CODE
-#define F_CATASTROPHIC  POLICY_F_CATASTROPHIC
-
 /* Records a finding; the worst verdict (first of equals) wins. */
 __attribute__((format(printf, 5, 6)))
 void ev_note(struct ev *ev, enum policy_verdict v, const char *trigger,
@@ -158,32 +88,11 @@ int trig_is_secret(const struct ev *ev, const char *path, int tree);
 void trig_network(struct ev *ev, const char *host, const char *what);
 /* The same with a port (0: not known). */
 void trig_network_port(struct ev *ev, const char *host, int port, const char *what);
-/* Claude-form rule lookup: the strongest rule of kind matching s. */
-const struct rule *rule_find(const struct policy *p, enum rule_kind kind,
-    enum policy_verdict v, const char *s, const struct policy_call *call);
-/* Expands a rule path pattern to an absolute glob. */
-int pattern_expand(const char *pat, int claude_form, const char *folder,
-    const char *home, char *out, size_t outsz);
-int domain_match(const char *pattern, const char *host);
 /* Entry k of l expanded for this call (cached); NULL: cannot be placed. */
 const char *ev_pattern(const struct ev *ev, const struct plist *l, int k);
 const char *ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,
     size_t *litlen);
-void policy_cache_free(struct policy *p);
-/*
- * Network entries (hostport.c): "name", "*.name", IP literals, each
- * optionally ":port" ("[v6]:port"). hostport_parse splits one (pattern:
- * "*." allowed), port 0 when none; -1 when malformed. net_entry_match:
- * whether entry covers host:port (port 0 = unknown: a deny entry with a
- * port matches, an allow entry does not).
- */
-int hostport_parse(const char *s, int pattern, char *host, size_t hostsz, int *port);
-int net_entry_valid(const char *s);
-int net_entry_match(const char *entry, const char *host, int port, int deny);
 /* Extracts the host of a URL ("https://user@h:1/x" -> "h"); -1 if none. */
 int url_host(const char *url, char *host, size_t hostsz);
-
-/* Shell analysis (analyse.c). */
-void shell_eval(struct ev *ev, const char *text, size_t len);
 
 #endif
