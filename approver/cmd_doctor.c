@@ -308,20 +308,6 @@ check_daemon(struct doc *d, const char *folder)
 		report(d, "ok", "sbxd is running for this folder (pid %ld)", holder);
 }
 
-static long
-read_long(const char *path)
-{
-	char buf[32] = "";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? atol(buf) : -1;
-}
-
 /* Runs argv with no input or output; its exit status, or -1. */
 static int
 run_quiet(char *const argv[])
@@ -479,13 +465,13 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 	if (gemini)
 		check_gemini(&d, folder, wait);
 	check_daemon(&d, folder);
-	v = read_long("/proc/sys/fs/inotify/max_user_watches");
+	v = file_long("/proc/sys/fs/inotify/max_user_watches");
 	if (v >= 0 && v < 1024)
 		report(&d, "warn", "fs.inotify.max_user_watches is %ld; raise it: `sysctl "
 		    "fs.inotify.max_user_watches=65536`", v);
 	else
 		report(&d, "ok", "inotify limits (max_user_watches %ld, max_user_instances %ld)",
-		    v, read_long("/proc/sys/fs/inotify/max_user_instances"));
+		    v, file_long("/proc/sys/fs/inotify/max_user_instances"));
 	check_jail(&d, folder);
 	if (d.checks)
 		return doctor_json(&d, folder);

@@ -114,32 +114,18 @@ find_in_path(const char *name, char *out, size_t outsz)
 	return -1;
 }
 
-static long
-read_sysctl(const char *path)
-{
-	char buf[32] = "";
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? atol(buf) : -1;
-}
-
 const char *
 jail_userns_problem(void)
 {
 	if (geteuid() == 0)
 		return NULL;
-	if (read_sysctl("/proc/sys/kernel/unprivileged_userns_clone") == 0)
+	if (file_long("/proc/sys/kernel/unprivileged_userns_clone") == 0)
 		return "user namespaces are disabled for unprivileged users; enable them: "
 		    "`sudo sysctl -w kernel.unprivileged_userns_clone=1`";
-	if (read_sysctl("/proc/sys/user/max_user_namespaces") == 0)
+	if (file_long("/proc/sys/user/max_user_namespaces") == 0)
 		return "user namespaces are disabled (user.max_user_namespaces=0); enable them: "
 		    "`sudo sysctl -w user.max_user_namespaces=15000`";
-	if (read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
+	if (file_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == 1)
 		return "AppArmor restricts unprivileged user namespaces; allow bwrap "
 		    "(`sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0`, or an "
 		    "AppArmor profile for /usr/bin/bwrap)";

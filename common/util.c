@@ -465,3 +465,17 @@ mkdir_p(const char *path, mode_t mode)
 		return -1;
 	return 0;
 }
+
+long
+file_long(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atol(buf) : -1;
+}

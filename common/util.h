@@ -84,4 +84,8 @@ int config_dir(char *out, size_t outsz);
 /* mkdir -p with mode for the created parts. */
 int mkdir_p(const char *path, mode_t mode);
 
+/* The number at the start of a small file (a /proc/sys value); -1 when
+ * the file cannot be read. */
+long file_long(const char *path);
+
 #endif
