@@ -285,7 +285,7 @@ main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' }, { "dir", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char **dirs;
+	static char **dirs;  /* static: still reachable at exit (LeakSanitizer) */
 	int ndirs = 0, ch;
 	char config[PATH_MAX], **env = cmd_env;
 	int nf = 0, nenv = 0, i, is_dec, ndead, lost = 0;
