@@ -386,16 +386,18 @@ run_child(const struct exec_spec *s, int out_w, int err_w, const char *cgdir, lo
 	if (fd < 0 || dup2(fd, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
 		_exit(126);
 	closefrom(3);
-	if (apply_limits(s, cgdir, tasks) < 0) {
-		dprintf(2, "sbxd: cannot apply the resource limits: %s\n", strerror(errno));
-		_exit(126);
-	}
 	if (chdir(s->cwd) < 0) {
 		dprintf(2, "sbxd: cannot enter %s: %s\n", s->cwd, strerror(errno));
 		_exit(126);
 	}
 	if (!(env = child_env(s))) {
 		dprintf(2, "sbxd: out of memory\n");
+		_exit(126);
+	}
+	/* Last before exec: nothing of sbxd allocates under the memory limit
+	 * (a sanitizer build's runtime would fail to map its own memory). */
+	if (apply_limits(s, cgdir, tasks) < 0) {
+		dprintf(2, "sbxd: cannot apply the resource limits: %s\n", strerror(errno));
 		_exit(126);
 	}
 	execle("/bin/sh", "sh", "-c", s->command, (char *)NULL, env);
