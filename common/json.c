@@ -37,9 +37,12 @@ json_int(const cJSON *obj, const char *key, int64_t *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 
+	/* Below 10^15: cJSON prints such a number back exactly (15
+	 * significant digits), so what we parse survives being written out
+	 * (a signed decision's "expires" of 2^53 + 1 did not). */
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
 	    v->valuedouble != floor(v->valuedouble) ||
-	    fabs(v->valuedouble) > 9007199254740992.0)
+	    fabs(v->valuedouble) >= 1e15)
 		return -1;
 	*out = (int64_t)v->valuedouble;
 	return 0;

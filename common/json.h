@@ -13,7 +13,8 @@
 #include <cjson/cJSON.h>
 
 const char *json_str(const cJSON *obj, const char *key);
-/* 0 and *out set when key holds an integral number; -1 otherwise. */
+/* 0 and *out set when key holds an integral number below 10^15 in
+ * magnitude (one that prints back exactly); -1 otherwise. */
 int json_int(const cJSON *obj, const char *key, int64_t *out);
 /* 1 / 0 for true / false, -1 when absent or not a boolean. */
 int json_bool(const cJSON *obj, const char *key);
