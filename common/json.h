@@ -27,7 +27,8 @@ int json_bool(const cJSON *obj, const char *key);
  */
 char *json_canonical(const cJSON *v);
 
-/* 1 when text has a \u0000 escape (cJSON would cut the string there). */
+/* 1 when text has a \u0000 escape (cJSON would cut the string there);
+ * over-cautious: an escaped backslash before "u0000" counts too. */
 int json_has_nul(const char *text, size_t len);
 
 /*
@@ -38,6 +39,16 @@ int json_has_nul(const char *text, size_t len);
  * For input the hook judges: cJSON accepts all of these.
  */
 int json_strict_check(const char *text, size_t len, char *why, size_t whysz);
+
+/*
+ * The one parse for text sbx judges (hook stdin, MCP lines, `sbx policy
+ * check --hook-json`): json_has_nul, cJSON, then json_strict_check. The
+ * value (any type; caller frees), or NULL with *bad saying which step
+ * refused it and why a short phrase ("not JSON", "a duplicate key ...").
+ */
+enum json_bad { JSON_OK, JSON_BAD_NUL, JSON_BAD_SYNTAX, JSON_BAD_STRICT };
+cJSON *json_parse_strict(const char *text, size_t len, enum json_bad *bad, char *why,
+    size_t whysz);
 
 /* Keys in their order, two-space indentation, a final newline: for
  * files people read and edit (settings). Caller frees. */

@@ -188,6 +188,13 @@ string(struct sp *s, struct key *out)
 			}
 			start = (const unsigned char *)enc;
 			n = elen;
+		} else if (!out && *s->p < 0x80) {
+			/* The common case, plain ASCII: no copy, no UTF-8 decoding. */
+			s->p++;
+			while (s->p < s->end && *s->p >= 0x20 && *s->p < 0x80 &&
+			    *s->p != '"' && *s->p != '\\')
+				s->p++;
+			continue;
 		} else {
 			if (!(n = utf8_len(s->p, s->end))) {
 				free(d);
@@ -405,4 +412,29 @@ json_strict_check(const char *text, size_t len, char *why, size_t whysz)
 		return fail(&s, s.p[0] == 0 ? "a NUL byte after the JSON value"
 		    : "data after the JSON value");
 	return 0;
+}
+
+cJSON *
+json_parse_strict(const char *text, size_t len, enum json_bad *bad, char *why,
+    size_t whysz)
+{
+	cJSON *v;
+
+	if (json_has_nul(text, len)) {
+		*bad = JSON_BAD_NUL;
+		snprintf(why, whysz, "a \\u0000 escape");
+		return NULL;
+	}
+	if (!(v = cJSON_ParseWithLength(text, len))) {
+		*bad = JSON_BAD_SYNTAX;
+		snprintf(why, whysz, "not JSON");
+		return NULL;
+	}
+	if (json_strict_check(text, len, why, whysz) < 0) {
+		cJSON_Delete(v);
+		*bad = JSON_BAD_STRICT;
+		return NULL;
+	}
+	*bad = JSON_OK;
+	return v;
 }
