@@ -1,9 +1,12 @@
 /*
- * dialect.c - Codex and Cursor payloads and answers; see dialect.h.
+ * dialect.c - the dialect table and hook_run(), the one path of every
+ * PreToolUse-like hook call; see dialect.h.
  *
- * MUST print exactly one answer (for Codex: none on allow) and exit 0.
- * MUST deny whatever it cannot parse: a wrong event, a missing command,
- * a tool_input that is neither an object nor JSON text of one.
+ * MUST answer exactly once (Codex: not at all on allow) and exit 0.
+ * MUST read within SBX_HOOK_MAX_STDIN and parse strictly before anything
+ * else looks at the payload: cJSON ends a string at \u0000 and takes the
+ * first of two duplicate keys, where the client reads on or takes the
+ * last; what sbx judges must be what the client runs.
  */
 #include <errno.h>
 #include <signal.h>
@@ -20,88 +23,59 @@
 #include "hook/decide.h"
 #include "hook/dialect.h"
 
-#define SBX_MAX_STDIN   (4 * 1024 * 1024)
-#define SBX_MAX_REASON  8000
-#define SBX_USER_MSG    300     /* Cursor shows user_message to the person */
+static const struct dialect *const dialects[] = {
+	&dialect_claude, &dialect_codex, &dialect_cursor, &dialect_gemini, NULL,
+};
 
-enum dialect { D_CODEX, D_CURSOR };
-
-static const char codex_overrun[] =
-    "{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\","
-    "\"permissionDecision\":\"deny\",\"permissionDecisionReason\":"
-    "\"sbx: the hook ran out of time; the call was not run. Try again.\"}}\n";
-static const char cursor_overrun[] =
-    "{\"permission\":\"deny\",\"user_message\":\"sbx: the hook ran out of time\","
-    "\"agent_message\":\"sbx: the hook ran out of time; the call was not run. "
-    "Try again.\"}\n";
-static volatile sig_atomic_t overrun_is_cursor;
+/* The overrun line of the dialect running, for the signal handler. */
+static const char *volatile overrun_line;
 
 static void
 on_alarm(int sig)
 {
+	const char *s = overrun_line;
+
 	(void)sig;
-	if (overrun_is_cursor)
-		(void)!write(STDOUT_FILENO, cursor_overrun, sizeof(cursor_overrun) - 1);
-	else
-		(void)!write(STDOUT_FILENO, codex_overrun, sizeof(codex_overrun) - 1);
+	if (s)
+		(void)!write(STDOUT_FILENO, s, strlen(s));
 	_exit(0);
 }
 
-/* Prints an answer in the dialect; reason may be NULL on allow. */
-static int
-answer(enum dialect dl, const char *event, int allow, const char *reason)
+const struct dialect *
+dialect_find(const char *mode)
 {
-	char user[SBX_USER_MSG + 1];
-	cJSON *o = NULL, *h;
-	char *text = NULL;
-	size_t n;
+	int i;
 
+	for (i = 0; dialects[i]; i++)
+		if (strcmp(dialects[i]->name, mode) == 0)
+			return dialects[i];
+	return NULL;
+}
+
+int
+dialect_print(cJSON *o)
+{
+	char *text = o ? json_print_line(o) : NULL;
+	int rc = text && write_all(STDOUT_FILENO, text, strlen(text)) == 0 ? 0 : -1;
+
+	free(text);
+	return rc;
+}
+
+/* The answer, or the overrun line when it cannot be printed. */
+static int
+answer(const struct dialect *dl, const struct hook_in *in, int allow, const char *reason)
+{
 	alarm(0);
-	if (dl == D_CODEX && allow)
-		return 0;       /* nothing printed: Codex goes on with the call */
-	if (!(o = cJSON_CreateObject()))
-		goto fail;
-	if (dl == D_CODEX) {
-		if (!(h = cJSON_AddObjectToObject(o, "hookSpecificOutput")) ||
-		    !cJSON_AddStringToObject(h, "hookEventName", "PreToolUse") ||
-		    !cJSON_AddStringToObject(h, "permissionDecision", "deny") ||
-		    !cJSON_AddStringToObject(h, "permissionDecisionReason", reason))
-			goto fail;
-	} else {
-		if (!cJSON_AddStringToObject(o, "permission", allow ? "allow" : "deny"))
-			goto fail;
-		/* beforeReadFile takes the permission only. */
-		if (!allow && strcmp(event, "beforeReadFile") != 0) {
-			n = strcspn(reason, "\n");
-			if (n > SBX_USER_MSG)
-				n = SBX_USER_MSG;
-			memcpy(user, reason, n);
-			user[n] = '\0';
-			char *u = utf8_clean(user, n, n, NULL);
-			if (!u || !cJSON_AddStringToObject(o, "user_message", u)) {
-				free(u);
-				goto fail;
-			}
-			free(u);
-			if (!cJSON_AddStringToObject(o, "agent_message", reason))
-				goto fail;
-		}
-	}
-	if (!(text = json_print_line(o)) || write_all(STDOUT_FILENO, text, strlen(text)) < 0)
-		goto fail;
-	free(text);
-	cJSON_Delete(o);
-	return 0;
-fail:
-	free(text);
-	cJSON_Delete(o);
-	on_alarm(0);
+	if (dl->answer(in, allow, reason) < 0)
+		on_alarm(0);
 	return 0;
 }
 
+/* The one deny path: formats, keeps the reason valid UTF-8, answers. */
 __attribute__((format(printf, 3, 4)))
 static int
-deny(enum dialect dl, const char *event, const char *fmt, ...)
+deny(const struct dialect *dl, const struct hook_in *in, const char *fmt, ...)
 {
 	char reason[2048];
 	char *clean;
@@ -112,36 +86,9 @@ deny(enum dialect dl, const char *event, const char *fmt, ...)
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
 	clean = utf8_clean(reason, strlen(reason), sizeof(reason), NULL);
-	rc = answer(dl, event, 0, clean ? clean : "sbx: denied");
+	rc = answer(dl, in, 0, clean ? clean : "sbx: denied");
 	free(clean);
 	return rc;
-}
-
-/*
- * Cursor names an MCP tool without its server; the server is "sbx" when
- * the server's command is sbx-mcp, else "cursor" (so policy rules can
- * say mcp__cursor__*). Writes "mcp__SERVER__TOOL" into out.
- */
-static int
-cursor_mcp_name(const cJSON *payload, const char *tool, char *out, size_t outsz)
-{
-	const char *server = json_str(payload, "server");
-	const char *cmd = json_str(payload, "command");
-	char prog[256];
-	const char *base;
-	size_t n;
-
-	if (!server && cmd) {
-		n = strcspn(cmd, " \t");
-		if (n < sizeof(prog)) {
-			memcpy(prog, cmd, n);
-			prog[n] = '\0';
-			base = strrchr(prog, '/');
-			if (strcmp(base ? base + 1 : prog, "sbx-mcp") == 0)
-				server = "sbx";
-		}
-	}
-	return xsnprintf(out, outsz, "mcp__%s__%s", server ? server : "cursor", tool);
 }
 
 /*
@@ -182,144 +129,87 @@ dialect_shape_executed(char **reason)
 	*reason = out;
 }
 
+/* Reads and strictly parses stdin into in->payload; -1 when it answered. */
 static int
-run(enum dialect dl)
+read_payload(const struct dialect *dl, struct hook_in *in)
 {
-	struct hook_decision d = { 0, NULL };
-	struct hook_call c = { .max_reason = SBX_MAX_REASON };
-	const char *event, *tool = NULL, *s;
-	const cJSON *roots, *root0;
-	cJSON *payload = NULL, *input = NULL, *owned = NULL;
-	char mcp_name[512], why[160];
+	enum json_bad bad;
+	char why[160];
+	cJSON *v;
 	char *text;
 	size_t len;
-	int rc;
 
-	text = fd_read_all(STDIN_FILENO, SBX_MAX_STDIN, &len);
+	text = fd_read_all(STDIN_FILENO, SBX_HOOK_MAX_STDIN, &len);
 	if (!text)
-		return deny(dl, "", "sbx: could not read the hook input (%s); the call was not "
-		    "run.", errno == EFBIG ? "larger than 4 MiB" : strerror(errno));
-	/* cJSON ends a string at \u0000 while the client reads on. */
-	if (json_has_nul(text, len)) {
-		free(text);
-		return deny(dl, "", "sbx: the hook input contains a \\u0000 escape, which sbx "
-		    "cannot judge safely; the call was not run.");
-	}
-	payload = cJSON_ParseWithLength(text, len);
-	if (!cJSON_IsObject(payload)) {
-		free(text);
-		cJSON_Delete(payload);
-		return deny(dl, "", "sbx: the hook input is not a JSON object; the call was not "
-		    "run.");
-	}
-	if (json_strict_check(text, len, why, sizeof(why)) < 0) {
-		free(text);
-		cJSON_Delete(payload);
-		return deny(dl, "", "sbx: the hook input is not strict JSON (%s), which sbx "
-		    "cannot judge safely; the call was not run.", why);
-	}
+		return deny(dl, in, "sbx: could not read the hook input (%s); the call was not "
+		    "run.", errno == EFBIG ? "larger than 4 MiB" : strerror(errno)), -1;
+	v = json_parse_strict(text, len, &bad, why, sizeof(why));
 	free(text);
-	event = json_str(payload, "hook_event_name");
-	if (!event)
-		event = "";
-	c.cwd = json_str(payload, "cwd");
-	if (dl == D_CODEX) {
-		if (strcmp(event, "PreToolUse") != 0) {
-			rc = deny(dl, event, "sbx: sbx-hook codex got event \"%s\", not PreToolUse; "
-			    "check the hook registration. The call was not run.", event);
-			goto out;
-		}
-		tool = json_str(payload, "tool_name");
-		input = cJSON_GetObjectItemCaseSensitive(payload, "tool_input");
-		c.agent = "codex";
-		c.session_id = json_str(payload, "session_id");
-		c.tool_use_id = json_str(payload, "tool_use_id");
-	} else {
-		c.agent = "cursor";
-		c.session_id = json_str(payload, "conversation_id");
-		c.tool_use_id = json_str(payload, "generation_id");
-		roots = cJSON_GetObjectItemCaseSensitive(payload, "workspace_roots");
-		root0 = cJSON_IsArray(roots) ? cJSON_GetArrayItem(roots, 0) : NULL;
-		c.project_dir = cJSON_IsString(root0) ? root0->valuestring : NULL;
-		if (!c.cwd)
-			c.cwd = c.project_dir;
-		owned = cJSON_CreateObject();
-		if (!owned) {
-			rc = deny(dl, event, "sbx: out of memory; the call was not run.");
-			goto out;
-		}
-		if (strcmp(event, "beforeShellExecution") == 0) {
-			tool = "Bash";
-			if ((s = json_str(payload, "command")))
-				cJSON_AddStringToObject(owned, "command", s);
-			input = owned;
-		} else if (strcmp(event, "beforeReadFile") == 0) {
-			tool = "Read";
-			if ((s = json_str(payload, "file_path")))
-				cJSON_AddStringToObject(owned, "file_path", s);
-			input = owned;
-		} else if (strcmp(event, "beforeMCPExecution") == 0) {
-			cJSON_Delete(owned);
-			owned = NULL;
-			input = cJSON_GetObjectItemCaseSensitive(payload, "tool_input");
-			/* Cursor sends the arguments as JSON text or as an object. */
-			if (cJSON_IsString(input)) {
-				if (json_strict_check(input->valuestring, strlen(input->valuestring),
-				    why, sizeof(why)) < 0) {
-					rc = deny(dl, event, "sbx: the MCP tool_input is not strict "
-					    "JSON (%s); the call was not run.", why);
-					goto out;
-				}
-				owned = cJSON_ParseWithLength(input->valuestring,
-				    strlen(input->valuestring));
-				input = owned;
-			}
-			if ((s = json_str(payload, "tool_name")) && *s &&
-			    cursor_mcp_name(payload, s, mcp_name, sizeof(mcp_name)) >= 0)
-				tool = mcp_name;
-		} else {
-			rc = deny(dl, event, "sbx: sbx-hook cursor got event \"%s\"; it handles "
-			    "beforeShellExecution, beforeMCPExecution and beforeReadFile. The call "
-			    "was not run.", event);
-			goto out;
-		}
-		if (input == owned && tool && strcmp(tool, "Bash") == 0 &&
-		    !json_str(input, "command"))
-			tool = NULL;
-		if (input == owned && tool && strcmp(tool, "Read") == 0 &&
-		    !json_str(input, "file_path"))
-			tool = NULL;
+	if (bad == JSON_BAD_NUL)
+		return deny(dl, in, "sbx: the hook input contains a \\u0000 escape, which sbx "
+		    "cannot judge safely; the call was not run."), -1;
+	if (bad == JSON_BAD_STRICT)
+		return deny(dl, in, "sbx: the hook input is not strict JSON (%s), which sbx "
+		    "cannot judge safely; the call was not run.", why), -1;
+	if (!cJSON_IsObject(v)) {
+		cJSON_Delete(v);
+		return deny(dl, in, "sbx: the hook input is not a JSON object; the call was not "
+		    "run."), -1;
 	}
-	if (!tool || !*tool || (input && !cJSON_IsObject(input))) {
-		rc = deny(dl, event, "sbx: the hook input has no tool, command or path, or a "
-		    "malformed tool_input; the call was not run.");
-		goto out;
-	}
-	c.tool = tool;
-	c.input = input;
-	hook_decide(&c, &d);
-	if (dl == D_CODEX && !d.allow && d.reason)
-		dialect_shape_executed(&d.reason);
-	rc = d.reason ? answer(dl, event, d.allow, d.reason)
-	    : deny(dl, event, "sbx: out of memory; the call was not run.");
-	free(d.reason);
-out:
-	cJSON_Delete(owned);
-	cJSON_Delete(payload);
-	return rc;
+	in->payload = v;
+	in->event = json_str(v, "hook_event_name");
+	if (!in->event)
+		in->event = "";
+	return 0;
 }
 
 int
-dialect_main(const char *name)
+hook_run(const struct dialect *dl)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
-	enum dialect dl = strcmp(name, "cursor") == 0 ? D_CURSOR : D_CODEX;
+	struct hook_decision d = { 0, NULL };
+	struct hook_in *in;
+	char why[2048];
+	int rc;
 
-	overrun_is_cursor = dl == D_CURSOR;
+	overrun_line = dl->overrun;
 	sigaction(SIGALRM, &sa, NULL);
 	/* Safety net only; hook_decide re-arms it from the policy. */
 	alarm(60);
-	if (sodium_init() < 0)
-		return deny(dl, "", "sbx: libsodium failed to initialise; the call was not run.");
-	return run(dl);
+	/* ~8 KiB of buffers: on the heap, not the stack of a short process */
+	if (!(in = calloc(1, sizeof(*in)))) {
+		on_alarm(0);
+		return 0;
+	}
+	in->event = "";
+	in->call = (struct hook_call){ .agent = dl->agent, .max_reason = SBX_HOOK_MAX_REASON };
+	if (sodium_init() < 0) {
+		rc = deny(dl, in, "sbx: libsodium failed to initialise; the call was not run.");
+		goto out;
+	}
+	if (read_payload(dl, in) < 0) {
+		rc = 0;
+		goto out;
+	}
+	switch (dl->parse(in, why, sizeof(why))) {
+	case 0:
+		break;
+	case 1:
+		rc = answer(dl, in, 1, NULL);
+		goto out;
+	default:
+		rc = deny(dl, in, "%s", why);
+		goto out;
+	}
+	hook_decide(&in->call, &d);
+	if (dl->shape_executed && !d.allow && d.reason)
+		dialect_shape_executed(&d.reason);
+	rc = d.reason ? answer(dl, in, d.allow, d.reason)
+	    : deny(dl, in, "sbx: out of memory; the call was not run.");
+	free(d.reason);
+out:
+	cJSON_Delete(in->owned);
+	cJSON_Delete((cJSON *)in->payload);
+	free(in);
+	return rc;
 }

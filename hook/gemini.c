@@ -1,65 +1,26 @@
 /*
- * gemini.c - the Gemini CLI BeforeTool dialect; see gemini.h.
+ * gemini.c - the Gemini CLI BeforeTool dialect (`sbx-hook gemini`); see
+ * dialect.h.
  *
- * MUST print exactly one JSON object and exit 0.
+ * Maps Gemini's tools onto the policy's vocabulary (run_shell_command ->
+ * Bash, write_file -> Write, replace -> Edit, read_file -> Read, ...);
+ * an unknown tool goes to the policy by its own name (escalated, so
+ * denied with a pointer to sbx-mcp). Answers {} on allow (Gemini goes on
+ * with its own checks) or {"decision": "deny", "reason": "..."}.
+ *
  * MUST deny what it cannot parse: a wrong event, no tool name, a
  * tool_input that is not an object, a shell call without a command.
+ * Gemini treats any exit status but 0 and 2 as a warning and runs the
+ * tool: hook_run always exits 0.
  */
-#include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <sodium.h>
 
 #include "common/json.h"
 #include "common/util.h"
-#include "hook/decide.h"
 #include "hook/dialect.h"
-#include "hook/gemini.h"
-
-#define SBX_MAX_STDIN   (4 * 1024 * 1024)
-#define SBX_MAX_REASON  8000
-
-static const char overrun[] = "{\"decision\":\"deny\",\"reason\":\"sbx: the hook ran out of "
-    "time; the call was not run. Try again.\"}\n";
-
-static void
-on_alarm(int sig)
-{
-	(void)sig;
-	(void)!write(STDOUT_FILENO, overrun, sizeof(overrun) - 1);
-	_exit(0);
-}
-
-static int
-answer(int allow, const char *reason)
-{
-	cJSON *o = cJSON_CreateObject();
-	char *text = NULL;
-
-	alarm(0);
-	if (!o || (!allow && (!cJSON_AddStringToObject(o, "decision", "deny") ||
-	    !cJSON_AddStringToObject(o, "reason", reason))) ||
-	    !(text = json_print_line(o)) || write_all(STDOUT_FILENO, text, strlen(text)) < 0) {
-		free(text);
-		cJSON_Delete(o);
-		on_alarm(0);
-		return 0;
-	}
-	free(text);
-	cJSON_Delete(o);
-	return 0;
-}
-
-static int
-deny(const char *reason)
-{
-	return answer(0, reason);
-}
 
 /* Gemini's own bookkeeping tools: nothing leaves the agent through them. */
 static int
@@ -173,87 +134,66 @@ map_call(const char *tool, const cJSON *in, const cJSON *payload, char *name, si
 }
 
 static int
-run(void)
+parse(struct hook_in *in, char *why, size_t whysz)
 {
-	struct hook_decision d = { 0, NULL };
-	struct hook_call c = { .agent = "gemini", .max_reason = SBX_MAX_REASON };
-	char name[512], cwd[PATH_MAX * 2];
-	const char *event, *tool, *why, *dir;
-	cJSON *payload = NULL, *owned = NULL;
-	const cJSON *in;
-	char *text;
-	size_t len;
-	int rc;
+	const cJSON *p = in->payload, *input;
+	const char *tool = json_str(p, "tool_name"), *what, *dir;
+	struct hook_call *c = &in->call;
 
-	text = fd_read_all(STDIN_FILENO, SBX_MAX_STDIN, &len);
-	if (!text)
-		return deny(errno == EFBIG ? "sbx: the hook input is larger than 4 MiB; the call "
-		    "was not run." : "sbx: could not read the hook input; the call was not run.");
-	if (json_has_nul(text, len)) {
-		free(text);
-		return deny("sbx: the hook input contains a \\u0000 escape, which sbx cannot "
-		    "judge safely; the call was not run.");
+	input = cJSON_GetObjectItemCaseSensitive(p, "tool_input");
+	if (strcmp(in->event, "BeforeTool") != 0) {
+		snprintf(why, whysz, "sbx: sbx-hook gemini handles BeforeTool only; check the "
+		    "hook registration. The call was not run.");
+		return -1;
 	}
-	payload = cJSON_ParseWithLength(text, len);
-	free(text);
-	if (!cJSON_IsObject(payload)) {
-		cJSON_Delete(payload);
-		return deny("sbx: the hook input is not a JSON object; the call was not run.");
+	if (!tool || !*tool || (input && !cJSON_IsObject(input))) {
+		snprintf(why, whysz, "sbx: the hook input has no tool or a malformed tool_input; "
+		    "the call was not run.");
+		return -1;
 	}
-	event = json_str(payload, "hook_event_name");
-	tool = json_str(payload, "tool_name");
-	in = cJSON_GetObjectItemCaseSensitive(payload, "tool_input");
-	if (!event || strcmp(event, "BeforeTool") != 0) {
-		rc = deny("sbx: sbx-hook gemini handles BeforeTool only; check the hook "
-		    "registration. The call was not run.");
-		goto out;
+	if (internal_tool(tool))
+		return 1;
+	if (map_call(tool, input, p, in->name, sizeof(in->name), &c->tool, &in->owned,
+	    &what) < 0) {
+		snprintf(why, whysz, "%s", what);
+		return -1;
 	}
-	if (!tool || !*tool || (in && !cJSON_IsObject(in))) {
-		rc = deny("sbx: the hook input has no tool or a malformed tool_input; the call "
-		    "was not run.");
-		goto out;
-	}
-	if (internal_tool(tool)) {
-		rc = answer(1, NULL);
-		goto out;
-	}
-	if (map_call(tool, in, payload, name, sizeof(name), &c.tool, &owned, &why) < 0) {
-		rc = deny(why);
-		goto out;
-	}
-	c.input = owned ? owned : in;
-	c.cwd = json_str(payload, "cwd");
+	c->input = in->owned ? in->owned : input;
+	c->cwd = json_str(p, "cwd");
 	/* run_shell_command runs in dir_path, relative to the project */
-	if (owned && !strcmp(c.tool, "Bash") && (dir = json_str(in, "dir_path")) && *dir) {
+	if (in->owned && !strcmp(c->tool, "Bash") && (dir = json_str(input, "dir_path")) &&
+	    *dir) {
 		if (dir[0] == '/')
-			c.cwd = dir;
-		else if (c.cwd && xsnprintf(cwd, sizeof(cwd), "%s/%s", c.cwd, dir) >= 0)
-			c.cwd = cwd;
+			c->cwd = dir;
+		else if (c->cwd && xsnprintf(in->cwd, sizeof(in->cwd), "%s/%s", c->cwd, dir) >= 0)
+			c->cwd = in->cwd;
 		else
-			c.cwd = NULL;
+			c->cwd = NULL;
 	}
-	c.session_id = json_str(payload, "session_id");
-	hook_decide(&c, &d);
-	if (!d.allow && d.reason)
-		dialect_shape_executed(&d.reason);
-	rc = d.reason ? answer(d.allow, d.reason)
-	    : deny("sbx: out of memory; the call was not run.");
-	free(d.reason);
-out:
-	cJSON_Delete(owned);
-	cJSON_Delete(payload);
+	c->session_id = json_str(p, "session_id");
+	return 0;
+}
+
+static int
+answer(const struct hook_in *in, int allow, const char *reason)
+{
+	cJSON *o = cJSON_CreateObject();
+	int rc = -1;
+
+	(void)in;
+	if (o && (allow || (cJSON_AddStringToObject(o, "decision", "deny") &&
+	    cJSON_AddStringToObject(o, "reason", reason))))
+		rc = dialect_print(o);
+	cJSON_Delete(o);
 	return rc;
 }
 
-int
-gemini_main(void)
-{
-	struct sigaction sa = { .sa_handler = on_alarm };
-
-	sigaction(SIGALRM, &sa, NULL);
-	/* Safety net only; hook_decide re-arms it from the policy. */
-	alarm(60);
-	if (sodium_init() < 0)
-		return deny("sbx: libsodium failed to initialise; the call was not run.");
-	return run();
-}
+const struct dialect dialect_gemini = {
+	.name = "gemini",
+	.agent = "gemini",
+	.overrun = "{\"decision\":\"deny\",\"reason\":\"sbx: the hook ran out of time; the "
+	    "call was not run. Try again.\"}\n",
+	.shape_executed = 1,
+	.parse = parse,
+	.answer = answer,
+};
