@@ -7,6 +7,7 @@
  * control bytes and invalid UTF-8 pass, and anything after the value is
  * ignored. This pass runs over the raw text first and refuses all of it.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,46 @@ struct sp {
 	size_t whysz;
 	int depth;
 };
+
+/* Bytes a string holds as they are: printable ASCII but '"' and '\\'. */
+#define P16 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
+static const unsigned char plain[256] = {
+	[0x20] = 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,   /* '"' */
+	P16, P16,
+	[0x50] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,   /* '\\' */
+	P16, P16,
+};
+#undef P16
+
+/*
+ * The end of the run of plain bytes from p: eight at a time while no
+ * byte of a word is a control byte, non-ASCII, '"' or '\\' (the usual
+ * has-zero-byte tricks). Linear whatever the input.
+ */
+static const unsigned char *
+plain_run(const unsigned char *p, const unsigned char *end)
+{
+	const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+	uint64_t w, q, b, m;
+
+	while (end - p >= 8) {
+		memcpy(&w, p, 8);
+		q = w ^ (ones * '"');
+		b = w ^ (ones * '\\');
+		if ((m = ((w - ones * 0x20) | (q - ones) | (b - ones) | w) & high)) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			/* a borrow only runs upwards: the lowest flag is a real one */
+			return p + __builtin_ctzll(m) / 8;
+#else
+			break;
+#endif
+		}
+		p += 8;
+	}
+	while (p < end && plain[*p])
+		p++;
+	return p;
+}
 
 struct key {
 	char *s;
@@ -190,10 +231,7 @@ string(struct sp *s, struct key *out)
 			n = elen;
 		} else if (!out && *s->p < 0x80) {
 			/* The common case, plain ASCII: no copy, no UTF-8 decoding. */
-			s->p++;
-			while (s->p < s->end && *s->p >= 0x20 && *s->p < 0x80 &&
-			    *s->p != '"' && *s->p != '\\')
-				s->p++;
+			s->p = plain_run(s->p + 1, s->end);
 			continue;
 		} else {
 			if (!(n = utf8_len(s->p, s->end))) {
