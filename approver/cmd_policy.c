@@ -17,6 +17,7 @@
  */
 #include "approver/cmd_policy.h"
 #include "common/callctx.h"
+#include "common/json.h"
 #include "policy/policy.h"
 
 #include <errno.h>
@@ -277,8 +278,10 @@ check_hook(const struct check *ck, const char *name)
 	size_t len = 0, n;
 	cJSON *root = NULL;
 	const cJSON *tool, *input, *cwd;
+	enum json_bad bad = JSON_OK;
 	struct policy_result r;
 	struct policy_call call;
+	char why[160];
 	int rc = 0;
 
 	if (f == NULL)
@@ -301,12 +304,14 @@ check_hook(const struct check *ck, const char *name)
 	}
 	memset(&r, 0, sizeof(r));
 	memset(&call, 0, sizeof(call));
-	/* cJSON cuts strings at \u0000: what we would judge is not what the
-	 * client would run. Such a payload is malformed. */
-	if (len > CHECK_MAX_HOOK || memmem(buf, len, "\\u0000", 6) != NULL)
+	/* Read as strictly as the hook does (json_parse_strict): what cJSON
+	 * would judge after a \u0000, a duplicate key or trailing data is not
+	 * what the client would run. Such a payload is malformed. */
+	why[0] = '\0';
+	if (len > CHECK_MAX_HOOK)
 		root = NULL;
 	else
-		root = cJSON_ParseWithLength(buf, len);
+		root = json_parse_strict(buf, len, &bad, why, sizeof(why));
 	tool = cJSON_GetObjectItemCaseSensitive(root, "tool_name");
 	input = cJSON_GetObjectItemCaseSensitive(root, "tool_input");
 	cwd = cJSON_GetObjectItemCaseSensitive(root, "cwd");
@@ -317,8 +322,13 @@ check_hook(const struct check *ck, const char *name)
 		r.risk = POLICY_RISK_HIGH;
 		snprintf(r.trigger, sizeof(r.trigger), "tool");
 		snprintf(r.rule, sizeof(r.rule), "builtin: input");
-		snprintf(r.reason, sizeof(r.reason), "%s", len > CHECK_MAX_HOOK ?
-		    "hook payload too large" : "malformed hook payload");
+		if (len > CHECK_MAX_HOOK)
+			snprintf(r.reason, sizeof(r.reason), "hook payload too large");
+		else if (!root && bad != JSON_BAD_SYNTAX)
+			snprintf(r.reason, sizeof(r.reason), "malformed hook payload: not strict "
+			    "JSON (%s)", why);
+		else
+			snprintf(r.reason, sizeof(r.reason), "malformed hook payload");
 		rc = print_json(result_json(NULL, NULL, &r), 0);
 		goto out;
 	}

@@ -365,8 +365,8 @@ object(struct sp *s)
 
 			snprintf(msg, sizeof(msg), "a duplicate key \"%.40s\"", keys[i].s);
 			for (size_t k = 0; k < sizeof(msg) && msg[k]; k++)
-				if ((unsigned char)msg[k] < 0x20)
-					msg[k] = '?';
+				if ((unsigned char)msg[k] < 0x20 || (unsigned char)msg[k] >= 0x7f)
+					msg[k] = '?';   /* why stays printable ASCII */
 			fail(s, msg);
 			goto out;
 		}

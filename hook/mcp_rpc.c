@@ -4,7 +4,9 @@
  * MUST answer every request (a message with an id) exactly once and
  * never a notification. MUST treat anything that is not a single
  * well-formed request as an error, not as a guess: batches, wrong
- * types, a missing "jsonrpc": "2.0".
+ * types, a missing "jsonrpc": "2.0". MUST parse each line strictly
+ * (json_parse_strict): a duplicate key, a raw control byte, \u0000,
+ * invalid UTF-8 or trailing data is a -32700 Parse error.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,10 +80,14 @@ mcp_classify(const char *line, size_t len, cJSON **id)
 	const cJSON *v, *params;
 	const char *method, *jr;
 	enum mcp_kind kind = MCP_INLINE;
+	enum json_bad bad;
+	char why[160];
 	cJSON *msg;
 
 	*id = NULL;
-	if (!(msg = cJSON_ParseWithLength(line, len)) || !cJSON_IsObject(msg))
+	/* what mcp_handle would refuse is answered inline, as an error */
+	if (!(msg = json_parse_strict(line, len, &bad, why, sizeof(why))) ||
+	    !cJSON_IsObject(msg))
 		goto out;
 	method = json_str(msg, "method");
 	jr = json_str(msg, "jsonrpc");
@@ -143,12 +149,21 @@ mcp_handle(struct mcp_server *s, const char *line, size_t len)
 	const cJSON *id, *params, *args;
 	const char *method, *jr, *name, *err = NULL;
 	cJSON *msg, *result = NULL;
-	char *out = NULL, text[320];
+	char *out = NULL, text[320], why[160];
+	enum json_bad bad;
 	int is_request;
 
-	msg = cJSON_ParseWithLength(line, len);
-	if (!msg)
+	/* Strictly: cJSON takes the first of two duplicate keys and ends a
+	 * string at \u0000, where another reader of the same line would not. */
+	msg = json_parse_strict(line, len, &bad, why, sizeof(why));
+	if (!msg && bad == JSON_BAD_SYNTAX)
 		return reply(NULL, NULL, RPC_PARSE_ERROR, "Parse error: not JSON");
+	if (!msg) {
+		snprintf(text, sizeof(text), "Parse error: not strict JSON (%s); send one JSON "
+		    "value per line without duplicate keys, raw control bytes, \\u0000 or "
+		    "invalid UTF-8", why);
+		return reply(NULL, NULL, RPC_PARSE_ERROR, text);
+	}
 	if (cJSON_IsArray(msg)) {
 		out = reply(NULL, NULL, RPC_INVALID_REQUEST,
 		    "Invalid Request: batches are not supported; send one message per line");
