@@ -64,7 +64,7 @@ is "$(mcp '{"jsonrpc":"2.0","id":9,"method":"tools/list","params":[1]}' | jq -r 
 is "$(mcp '{"jsonrpc":"2.0","id":10,"method":"resources/list"}' | jq -c '[.id, .error.code]')" '[10,-32601]' "an unknown method: -32601"
 is "$(mcp '{"jsonrpc":"2.0","id":11,"result":{}}' | wc -c | tr -d ' ')" "0" "a stray response is ignored"
 out=$(mcp "$(printf '{"jsonrpc":"2.0","id":12,"method":"\xff\xfe\x80"}')")
-is "$(echo "$out" | jq -r .error.code)" "-32601" "invalid UTF-8 in a method: -32601"
+is "$(echo "$out" | jq -r .error.code)" "-32700" "invalid UTF-8 in a method: -32700 (not strict JSON)"
 echo "$out" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1
 ok $? "and the reply is valid UTF-8"
 out=$(cd "$FOLDER" && printf '%s\r\n' '{"jsonrpc":"2.0","id":13,"method":"ping"}' | "$MCP")
