@@ -22,15 +22,53 @@
 #include "common/json.h"
 #include "common/queue.h"
 
+/*
+ * Raises the folder's rollback floor (common/accept.h) to t before the
+ * acceptance is written: a crash between the two leaves the older
+ * acceptance refused (fail closed), never a newer one unrecorded.
+ */
+static int
+floor_write(const char *config, const char *folder, int64_t t, struct sbx_err *err)
+{
+	char dir[PATH_MAX], name[33], *out = NULL;
+	cJSON *doc = cJSON_CreateObject();
+	int dfd = -1, rc = -1;
+
+	accept_floor_name(folder, name);
+	if (xsnprintf(dir, sizeof(dir), "%s/%s", config, SBX_FLOOR_DIR) < 0 ||
+	    mkdir_p(dir, 0755) < 0 ||
+	    (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		err_set(err, "cannot make %s/%s: %s", config, SBX_FLOOR_DIR, strerror(errno));
+		goto out;
+	}
+	if (!doc || !cJSON_AddStringToObject(doc, "folder", folder) ||
+	    !cJSON_AddNumberToObject(doc, "time", (double)t) || !(out = json_print_line(doc))) {
+		err_set(err, "out of memory");
+		goto out;
+	}
+	if (write_atomic(dfd, ".", name, out, strlen(out), 0644, 0) < 0) {
+		err_set(err, "cannot write %s/%s/%s: %s", config, SBX_FLOOR_DIR, name,
+		    strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (dfd >= 0)
+		close(dfd);
+	free(out);
+	cJSON_Delete(doc);
+	return rc;
+}
+
 int
 policy_accept_write(const char *config, const char *folder, struct sbx_err *err)
 {
 	unsigned char hash[32], sig[64], *msg = NULL;
-	char hex[65], sighex[129], *text = NULL, *out = NULL;
+	char hex[65], sighex[129], why[300], *text = NULL, *out = NULL;
 	struct policy_error perr;
 	struct approver_key key;
 	struct policy *p;
-	int64_t now = now_ms() / 1000;
+	int64_t now = now_ms() / 1000, floor = 0;
 	size_t len, mlen;
 	cJSON *doc = NULL;
 	int sbfd = -1, rc = -1;
@@ -42,6 +80,12 @@ policy_accept_write(const char *config, const char *folder, struct sbx_err *err)
 	policy_free(p);
 	crypto_generichash(hash, sizeof(hash), (unsigned char *)text, len, NULL, 0);
 	free(text);
+	/* Acceptance times only move forward for a folder, even when the
+	 * clock does not or two come within a second: an older pair put
+	 * back is then always older than the record. An unreadable record
+	 * is replaced: accepting is the human's way back. */
+	if (accept_floor_read(config, folder, &floor, why, sizeof(why)) == 0 && floor >= now)
+		now = floor + 1;
 	if (approver_key_load(config, &key, err) < 0)
 		return -1;
 	if (accept_message(hash, key.name, key.key_id, now, folder, &msg, &mlen) < 0) {
@@ -61,7 +105,8 @@ policy_accept_write(const char *config, const char *folder, struct sbx_err *err)
 	cJSON_AddNumberToObject(doc, "time", (double)now);
 	cJSON_AddStringToObject(doc, "sig", sighex);
 	approver_key_wipe(&key);
-	if (!(out = json_print_line(doc)) || (sbfd = sandbox_open(folder, err)) < 0)
+	if (!(out = json_print_line(doc)) || (sbfd = sandbox_open(folder, err)) < 0 ||
+	    floor_write(config, folder, now, err) < 0)
 		goto fail;
 	if (write_atomic(sbfd, "decisions/tmp", SBX_ACCEPTED_FILE, out, strlen(out), 0644, 0) < 0) {
 		err_set(err, "cannot write %s/.sandbox/%s: %s", folder, SBX_ACCEPTED_FILE,

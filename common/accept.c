@@ -5,6 +5,8 @@
  * MUST hash the same bytes the policy was parsed from. MUST fail closed.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,53 @@ accept_message(const unsigned char hash[32], const char *approver, const char *k
 	return 0;
 }
 
+void
+accept_floor_name(const char *folder, char name[33])
+{
+	unsigned char h[16];
+
+	crypto_generichash(h, sizeof(h), (const unsigned char *)folder, strlen(folder),
+	    NULL, 0);
+	hex_encode(name, h, sizeof(h));
+}
+
+int
+accept_floor_read(const char *config, const char *folder, int64_t *t, char *why,
+    size_t whysz)
+{
+	char path[PATH_MAX], name[33], *text;
+	const char *f;
+	size_t len;
+	cJSON *doc;
+	int fd, rc = -1;
+
+	*t = 0;
+	accept_floor_name(folder, name);
+	if (xsnprintf(path, sizeof(path), "%s/%s/%s", config, SBX_FLOOR_DIR, name) < 0) {
+		snprintf(why, whysz, "the config dir path is too long");
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		if (errno == ENOENT)
+			return 0;       /* never recorded: accepted before sbx kept floors */
+		snprintf(why, whysz, "cannot read the acceptance record %.200s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	text = fd_read_all(fd, 4096, &len);
+	close(fd);
+	doc = text ? cJSON_ParseWithLength(text, len) : NULL;
+	free(text);
+	f = json_str(doc, "folder");
+	if (!f || strcmp(f, folder) != 0 || json_int(doc, "time", t) < 0 || *t < 0)
+		snprintf(why, whysz, "the acceptance record %.200s is malformed or not this "
+		    "folder's", path);
+	else
+		rc = 0;
+	cJSON_Delete(doc);
+	return rc;
+}
+
 /* 0 when FOLDER/.sandbox/policy.accepted signs hash by a trusted key. */
 static int
 check_accepted(const char *folder, const char *config, const unsigned char hash[32],
@@ -63,7 +112,7 @@ check_accepted(const char *folder, const char *config, const unsigned char hash[
 	const char *h, *who, *kid, *s;
 	struct trusted_key key;
 	struct sbx_err err;
-	int64_t t;
+	int64_t t, floor;
 	size_t len, mlen;
 	cJSON *doc = NULL;
 	char *text;
@@ -103,6 +152,16 @@ check_accepted(const char *folder, const char *config, const unsigned char hash[
 	}
 	if (sodium_memcmp(want, hash, 32) != 0) {
 		snprintf(why, whysz, "policy.json changed since %s accepted it", who);
+		goto out;
+	}
+	/* A validly signed but older pair put back: refused like sbxd does. */
+	if (accept_floor_read(config, folder, &floor, why, whysz) < 0)
+		goto out;
+	if (t < floor) {
+		snprintf(why, whysz, "policy rollback: policy.accepted was signed at %lld, "
+		    "before the newest acceptance the approver recorded for this folder (%lld, "
+		    "in the config dir's %s/); an old policy.json and policy.accepted were put "
+		    "back", (long long)t, (long long)floor, SBX_FLOOR_DIR);
 		goto out;
 	}
 	rc = 0;

@@ -21,6 +21,26 @@
 
 #define SBX_ACCEPTED_FILE "policy.accepted"
 
+/*
+ * The rollback floor. `sbx policy accept` signs times that only move
+ * forward for a folder and records the newest in CONFIG/accepted/NAME
+ * ({"folder": PATH, "time": N}), before it writes policy.accepted. The
+ * config dir is outside the agent's write reach (read-only in the jail,
+ * protected by the policy's self-protection, the approver key lives
+ * there), where .sandbox/ is not: policy_load_accepted() refuses an
+ * acceptance older than the record, so an old policy.json put back with
+ * its old, validly signed policy.accepted fails closed in the hook, sbx
+ * and sbxd alike. No record (a folder accepted before records existed)
+ * is floor 0; an unreadable or foreign one fails closed.
+ */
+#define SBX_FLOOR_DIR "accepted"
+
+/* NAME for folder: 32 hex digits of the BLAKE2b-128 of its path. */
+void accept_floor_name(const char *folder, char name[33]);
+/* 0 with *t (0 when there is no record), or -1 with why. */
+int accept_floor_read(const char *config, const char *folder, int64_t *t, char *why,
+    size_t whysz);
+
 int accept_message(const unsigned char hash[32], const char *approver,
     const char *key_id, int64_t time, const char *folder, unsigned char **out,
     size_t *len);
