@@ -35,6 +35,17 @@ echo
 printf '%-44s %6s  %8s  %8s  %8s  %8s\n' "whole process, per call (ms)" runs median p99 min max
 "$SPAWN" "floor: cat > /dev/null (same payload)" "$N" "$T/allow.json" -- cat
 "$SPAWN" "sbx-hook pre, allow path (git status)" "$N" "$T/allow.json" -- "$SBX_BIN/sbx-hook" pre
+# A 1 MB payload (a Write of a new file of C-like lines: an escaped quote
+# and newline every ~45 bytes): reading, the NUL check, the strict parse
+# and cJSON dominate (issue 16 item 6).
+yes 'printf("hello, \"world\"\n"); /* a line of C */' | head -c 1000000 >"$T/big.txt"
+jq -cn --rawfile c "$T/big.txt" --arg cwd "$F" '{session_id: "bench", cwd: $cwd,
+  hook_event_name: "PreToolUse", tool_name: "Write", tool_input: {file_path:
+  ($cwd + "/new-big.txt"), content: $c}, tool_use_id: "toolu_bench"}' >"$T/big.json"
+[ "$("$SBX_BIN/sbx-hook" pre <"$T/big.json" | jq -r .hookSpecificOutput.permissionDecision)" = allow ] ||
+	{ echo "bench: the 1 MB Write payload is not allowed" >&2; exit 1; }
+"$SPAWN" "floor: cat > /dev/null (1 MB Write payload)" "$N" "$T/big.json" -- cat
+"$SPAWN" "sbx-hook pre, allow path, 1 MB Write" "$N" "$T/big.json" -- "$SBX_BIN/sbx-hook" pre
 # The reference most hooks are written in. Prefer the system python3: a
 # version manager's shim adds a shell script to every start.
 PY=$(command -v /usr/bin/python3 || command -v python3 || true)
