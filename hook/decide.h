@@ -1,8 +1,8 @@
 /*
  * decide.h - one tool call through the policy and, when it must be
  * escalated, through the queue: the part every hook dialect shares
- * (Claude Code, Codex, Cursor). The dialects only parse their payload
- * and print their answer.
+ * (Claude Code, Codex, Cursor, Gemini CLI; hook/dialect.h). The dialects
+ * only parse their payload and print their answer.
  *
  * Contract:
  * - hook_decide() always fills *d and never allows on error: a missing
@@ -23,7 +23,7 @@
 #include <cjson/cJSON.h>
 
 struct hook_call {
-	const char *agent;          /* "claude-code", "codex", "cursor" */
+	const char *agent;          /* "claude-code", "codex", "cursor", "gemini" */
 	const char *tool;           /* tool name in Claude Code's vocabulary */
 	const cJSON *input;         /* tool input object; may be NULL */
 	const char *cwd;            /* from the payload; may be NULL */
