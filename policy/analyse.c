@@ -38,7 +38,7 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 {
 	char res[SBX_PATH_MAX], path[SBX_PATH_MAX];
 	const char *name = v->w[0].s;
-	struct stat st;
+	unsigned mode;
 	int k = 1, r, nops = 0;
 
 	if (strcmp(name, "popd") == 0 || ev->in_child > 0 ||
@@ -63,7 +63,7 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 		nops++;
 	if (k >= v->n) {
 		if (strcmp(name, "pushd") != 0 && ev->call->home != NULL &&
-		    path_resolve("/", NULL, ev->call->home, res, sizeof(res)) == 0) {
+		    path_resolve_c(ev->pc, "/", NULL, ev->call->home, res, sizeof(res)) == 0) {
 			strcpy(ev->cwd, res);
 			ev->cwd_known = 1;
 		} else {
@@ -75,7 +75,7 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 	    strcmp(path, "-") == 0 || ((path[0] == '+' || path[0] == '-') &&
 	    strcmp(name, "pushd") == 0) ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) < 0) {
+	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res, sizeof(res)) < 0) {
 		ev->cwd_known = 0;
 		return;
 	}
@@ -84,7 +84,7 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 	ev->cwd_known = 1;
 	/* a cd that may not run (after &&, inside if/while/for) or may fail
 	 * holds for the commands chained to it with && only */
-	if (stat(res, &st) < 0 || !S_ISDIR(st.st_mode) || v->c->cond ||
+	if (path_lstat(ev->pc, res, &mode) < 0 || !S_ISDIR(mode) || v->c->cond ||
 	    v->c->guarded || ev->nwpaths > SBX_EV_MAX_WPATHS)
 		ev->cwd_tentative = 1;
 	/* rm -rf src; cd src: the line changed the place (or above it) */
@@ -1362,7 +1362,8 @@ push_cwd(struct ev *ev)
 		ev->stack_known = nk;
 		ev->capstack = cap;
 	}
-	memcpy(ev->stack[ev->nstack], ev->cwd, sizeof(ev->cwd));
+	/* cwd is a string shorter than its buffer (copied with its NUL) */
+	memcpy(ev->stack[ev->nstack], ev->cwd, strlen(ev->cwd) + 1);
 	ev->stack_known[ev->nstack] = ev->cwd_known;
 	ev->nstack++;
 	return 0;
@@ -1373,7 +1374,8 @@ pop_cwd(struct ev *ev, int to)
 {
 	while (ev->nstack > to) {
 		ev->nstack--;
-		memcpy(ev->cwd, ev->stack[ev->nstack], sizeof(ev->cwd));
+		memcpy(ev->cwd, ev->stack[ev->nstack],
+		    strlen(ev->stack[ev->nstack]) + 1);
 		ev->cwd_known = ev->stack_known[ev->nstack];
 	}
 }

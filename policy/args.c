@@ -434,7 +434,7 @@ an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w)
 		dir[dl] = '\0';
 	}
 	if ((dir[0] != '/' && dir[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, ev->call->home, dir, res, sizeof(res)) < 0) {
+	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, dir, res, sizeof(res)) < 0) {
 		trig_write(ev, NULL, v->w[0].s);
 		return;
 	}
@@ -652,7 +652,7 @@ an_check_catastrophic_tree(struct ev *ev, struct cmdv *v, const char *what)
 			dir[n] = '\0';
 			s = dir;
 		}
-		if (path_resolve(ev->cwd_known ? ev->cwd : "/", ev->call->home, s,
+		if (path_resolve_c(ev->pc, ev->cwd_known ? ev->cwd : "/", ev->call->home, s,
 		    res, sizeof(res)) < 0)
 			continue;
 		if (is_root_like(ev, res)) {
@@ -690,7 +690,7 @@ an_check_whole_project(struct ev *ev, struct cmdv *v)
 			s = n == 1 ? "." : dir;
 		}
 		if ((s[0] != '/' && s[0] != '~' && !ev->cwd_known) ||
-		    path_resolve(ev->cwd, ev->call->home, s, res, sizeof(res)) < 0)
+		    path_resolve_c(ev->pc, ev->cwd, ev->call->home, s, res, sizeof(res)) < 0)
 			continue;
 		if (strcmp(res, ev->p->folder) == 0 ||
 		    path_within(ev->p->folder, res)) {
@@ -748,7 +748,7 @@ an_run_file(struct ev *ev, const struct sh_word *w, const char *what)
 		return;
 	}
 	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) < 0) {
+	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res, sizeof(res)) < 0) {
 		ev_factor(ev, F_UNKNOWN);
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: run file",
 		    "%s runs %s, which cannot be resolved with certainty", what,

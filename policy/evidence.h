@@ -32,7 +32,6 @@ struct ev {
 	const struct policy *p;
 	const struct policy_call *call;
 	struct policy_result *res;
-	char cwd[SBX_PATH_MAX];
 	int cwd_known;
 	int strings;                    /* current bash -c nesting */
 	int net_pipeline;               /* pipeline id that used the network */
@@ -43,15 +42,12 @@ struct ev {
 	int nstack, capstack;
 	int rank;                       /* risk when the reason was written */
 	int wraps;                      /* current wrapper nesting */
-	struct ev_var vars[SBX_EV_MAX_VARS];
 	int nvars;
 	int ifs_set;                    /* IFS assigned: splitting unknown */
 	int pos_tainted;                /* set -- named secrets: $1 ... */
 	int in_assign;                  /* judging an assignment's value */
-	char dflt_buf[256];             /* ${X:-WORD}: WORD, while judged */
 	int in_child;                   /* judging what a wrapper runs */
 	int cwd_tentative;              /* cwd holds along an && chain only */
-	char wpaths[SBX_EV_MAX_WPATHS][256]; /* paths the line writes */
 	int nwpaths;
 	int made_link;                  /* ln, cp -l/-s ran earlier in the line */
 	int subst_unsafe;               /* a $(...) may print any path */
@@ -63,6 +59,17 @@ struct ev {
 	int bx_n, bx_bad;
 	struct sh_parse *bx_sp;
 	struct policy_call callx;       /* the call, with home resolved */
+	struct path_cache *pc;          /* lstat answers of this call */
+	/*
+	 * Large buffers last: policy_eval() zeroes the struct up to cwd
+	 * only (28 KiB a call otherwise). Each is written before it is read:
+	 * cwd and home at set-up, vars[k] and wpaths[k] below nvars and
+	 * nwpaths, dflt_buf before it is handed out.
+	 */
+	char cwd[SBX_PATH_MAX];
+	struct ev_var vars[SBX_EV_MAX_VARS];
+	char dflt_buf[256];             /* ${X:-WORD}: WORD, while judged */
+	char wpaths[SBX_EV_MAX_WPATHS][256]; /* paths the line writes */
 	char home[SBX_PATH_MAX];
 };
 

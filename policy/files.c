@@ -286,7 +286,7 @@ ln_targets(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest)
 		snprintf(base, sizeof(base), "%s", ev->cwd);
 	} else if (dest >= 0 && an_word_path(ev, &v->w[dest], path, sizeof(path)) == 1 &&
 	    (ev->cwd_known || path[0] == '/') &&
-	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) == 0) {
+	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res, sizeof(res)) == 0) {
 		char *slash = strrchr(res, '/');
 
 		/* the link's directory, or the link itself when it is one */
@@ -304,7 +304,7 @@ ln_targets(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest)
 		if (k == dest)
 			continue;
 		if (an_word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
-		    base[0] == '\0' || path_resolve(base, ev->call->home, path, res,
+		    base[0] == '\0' || path_resolve_c(ev->pc, base, ev->call->home, path, res,
 		    sizeof(res)) < 0 || ev->p->folder == NULL ||
 		    !path_within(res, ev->p->folder)) {
 			ev_factor(ev, F_WRITE_OUT);
@@ -324,12 +324,12 @@ static int
 is_dir(const struct ev *ev, const char *path)
 {
 	char res[SBX_PATH_MAX];
-	struct stat st;
+	unsigned mode;
 
 	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) < 0)
+	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res, sizeof(res)) < 0)
 		return 0;
-	return stat(res, &st) == 0 && S_ISDIR(st.st_mode);
+	return path_lstat(ev->pc, res, &mode) == 0 && S_ISDIR(mode);
 }
 
 /*
@@ -392,7 +392,7 @@ copies_link_out(struct ev *ev, const struct sh_word *w, const char *what)
 {
 	char path[SBX_PATH_MAX], dir[SBX_PATH_MAX], res[SBX_PATH_MAX * 2];
 	const char *slash;
-	struct stat st;
+	unsigned mode;
 
 	if (an_word_path(ev, w, path, sizeof(path)) != 1 ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known))
@@ -405,13 +405,13 @@ copies_link_out(struct ev *ev, const struct sh_word *w, const char *what)
 	} else {
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1), path);
 	}
-	if (path_resolve(ev->cwd, ev->call->home, dir, res, SBX_PATH_MAX) < 0)
+	if (path_resolve_c(ev->pc, ev->cwd, ev->call->home, dir, res, SBX_PATH_MAX) < 0)
 		return;
 	snprintf(res + strlen(res), sizeof(res) - strlen(res), "/%s",
 	    slash ? slash + 1 : path);
-	if (lstat(res, &st) < 0 || !S_ISLNK(st.st_mode))
+	if (path_lstat(ev->pc, res, &mode) < 0 || !S_ISLNK(mode))
 		return;
-	if (path_resolve(ev->cwd, ev->call->home, path, dir, sizeof(dir)) == 0 &&
+	if (path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, dir, sizeof(dir)) == 0 &&
 	    ev->p->folder != NULL && path_within(dir, ev->p->folder))
 		return;
 	ev_factor(ev, F_WRITE_OUT);

@@ -774,7 +774,7 @@ an_cls_git(struct ev *ev, struct cmdv *v)
 		k++;
 		if (an_word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
 		    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-		    path_resolve(ev->cwd, ev->call->home, path, res,
+		    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
 		    sizeof(res)) < 0) {
 			ev->cwd_known = 0;
 			continue;

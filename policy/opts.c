@@ -412,7 +412,7 @@ apply(struct ev *ev, struct cmdv *v, const struct optdef *d,
 			if (val != NULL && an_word_path(ev, val, path,
 			    sizeof(path)) == 1 && (path[0] == '/' ||
 			    path[0] == '~' || ev->cwd_known) &&
-			    path_resolve(ev->cwd, ev->call->home, path, res,
+			    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
 			    sizeof(res)) == 0 && ev->p->folder != NULL &&
 			    path_within(res, ev->p->folder))
 				break;

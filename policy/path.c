@@ -104,20 +104,74 @@ proc_own(const char *cur, const char *rest)
 	return 0;
 }
 
+void
+path_cache_init(struct path_cache *pc)
+{
+	pc->n = pc->next = 0;
+}
+
+int
+path_lstat(struct path_cache *pc, const char *path, unsigned *mode)
+{
+	struct path_cached *e;
+	struct stat st;
+	size_t len = strlen(path);
+	int k, rc, err;
+
+	if (pc != NULL && len < PATH_CACHE_LEN)
+		for (k = 0; k < pc->n; k++) {
+			e = &pc->e[k];
+			if (e->len != len || memcmp(e->path, path, len) != 0)
+				continue;
+			if (e->err != 0) {
+				errno = e->err;
+				return -1;
+			}
+			*mode = e->mode;
+			return 0;
+		}
+	rc = lstat(path, &st);
+	err = rc < 0 ? errno : 0;
+	if (rc == 0)
+		*mode = st.st_mode;
+	if (pc == NULL || len >= PATH_CACHE_LEN ||
+	    (rc < 0 && err != ENOENT && err != ENOTDIR))
+		return rc;
+	if (pc->n < PATH_CACHE_N)
+		e = &pc->e[pc->n++];
+	else {
+		e = &pc->e[pc->next];
+		pc->next = (pc->next + 1) % PATH_CACHE_N;
+	}
+	e->len = len;
+	memcpy(e->path, path, len + 1);
+	e->err = err;
+	e->mode = rc == 0 ? st.st_mode : 0;
+	errno = err;
+	return rc;
+}
+
+int
+path_resolve(const char *cwd, const char *home, const char *in, char *out,
+    size_t outsz)
+{
+	return path_resolve_c(NULL, cwd, home, in, out, outsz);
+}
+
 /*
  * Walks rest (a relative or absolute path) from the directory in out,
  * following symlinks. out holds an absolute, resolved prefix.
  */
 int
-path_resolve(const char *cwd, const char *home, const char *in, char *out,
-    size_t outsz)
+path_resolve_c(struct path_cache *pc, const char *cwd, const char *home,
+    const char *in, char *out, size_t outsz)
 {
 	char work[SBX_PATH_MAX * 2], link[SBX_PATH_MAX], comp[NAME_MAX + 1];
 	char cur[SBX_PATH_MAX];
 	size_t wlen, n, clen;
 	const char *p;
 	int links = 0, exists = 1;
-	struct stat st;
+	unsigned mode;
 	ssize_t ln;
 
 	if (in == NULL || in[0] == '\0')
@@ -167,7 +221,7 @@ path_resolve(const char *cwd, const char *home, const char *in, char *out,
 			/* back in a directory that exists (missing/../link): what
 			 * follows may be a symlink again. The kernel would need
 			 * "missing" to exist, and the same line may create it. */
-			if (!exists && lstat(cur, &st) == 0)
+			if (!exists && path_lstat(pc, cur, &mode) == 0)
 				exists = 1;
 			continue;
 		}
@@ -181,13 +235,13 @@ path_resolve(const char *cwd, const char *home, const char *in, char *out,
 			return -1;
 		if (!exists)
 			continue;
-		if (lstat(cur, &st) < 0) {
+		if (path_lstat(pc, cur, &mode) < 0) {
 			if (errno != ENOENT && errno != ENOTDIR)
 				return -1;
 			exists = 0;
 			continue;
 		}
-		if (!S_ISLNK(st.st_mode))
+		if (!S_ISLNK(mode))
 			continue;
 		if (++links > MAX_LINKS)
 			return -1;

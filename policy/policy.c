@@ -9,6 +9,7 @@
  */
 #include "policy/eval.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ policy_eval(const struct policy *p, const struct policy_call *call,
     struct policy_result *res)
 {
 	struct ev ev;
+	struct path_cache pc;
 	char fac[256];
 
 	memset(res, 0, sizeof(*res));
@@ -32,12 +34,15 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 		res->risk = POLICY_RISK_HIGH;
 		return;
 	}
-	memset(&ev, 0, sizeof(ev));
+	memset(&ev, 0, offsetof(struct ev, cwd));
+	ev.cwd[0] = ev.home[0] = ev.dflt_buf[0] = '\0';
+	path_cache_init(&pc);
+	ev.pc = &pc;
 	ev.p = p;
 	/* the home, resolved once: rules compare resolved paths */
 	ev.callx = *call;
 	if (call->home != NULL && call->home[0] == '/' &&
-	    path_resolve("/", NULL, call->home, ev.home, sizeof(ev.home)) == 0)
+	    path_resolve_c(ev.pc, "/", NULL, call->home, ev.home, sizeof(ev.home)) == 0)
 		ev.callx.home = ev.home;
 	ev.call = &ev.callx;
 	ev.res = res;
@@ -52,10 +57,10 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 		strcpy(ev.cwd, p->folder);      /* resolved at load */
 		ev.cwd_known = 1;
 	} else if (call->cwd != NULL && call->cwd[0] == '/' &&
-	    path_resolve("/", NULL, call->cwd, ev.cwd, sizeof(ev.cwd)) == 0)
+	    path_resolve_c(ev.pc, "/", NULL, call->cwd, ev.cwd, sizeof(ev.cwd)) == 0)
 		ev.cwd_known = 1;
 	else if (p->folder != NULL &&
-	    path_resolve("/", NULL, p->folder, ev.cwd, sizeof(ev.cwd)) == 0)
+	    path_resolve_c(ev.pc, "/", NULL, p->folder, ev.cwd, sizeof(ev.cwd)) == 0)
 		ev.cwd_known = 1;
 	eval_tool(&ev);
 	free(ev.stack);

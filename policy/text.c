@@ -141,7 +141,7 @@ find_paths(struct ev *ev, struct cmdv *v, int *lister, const struct sh_word
 		an_op_read(ev, v, &v->w[k], 0);
 		if (an_word_path(ev, &v->w[k], p3, sizeof(p3)) != 1 ||
 		    (p3[0] != '/' && p3[0] != '~' && !ev->cwd_known) ||
-		    path_resolve(ev->cwd, ev->call->home, p3, r3,
+		    path_resolve_c(ev->pc, ev->cwd, ev->call->home, p3, r3,
 		    sizeof(r3)) < 0 || ev->p->folder == NULL ||
 		    !path_within(r3, ev->p->folder))
 			*lister = 0;

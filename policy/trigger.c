@@ -203,7 +203,7 @@ in_tmpdir(const struct ev *ev, const char *res)
 	const char *t = ev->call->tmpdir, *h = home_of(ev);
 
 	if (t == NULL || t[0] != '/' ||
-	    path_resolve("/", NULL, t, tmp, sizeof(tmp)) < 0 ||
+	    path_resolve_c(ev->pc, "/", NULL, t, tmp, sizeof(tmp)) < 0 ||
 	    strcmp(tmp, "/") == 0)
 		return 0;
 	if (!path_within(res, tmp) || strcmp(res, tmp) == 0)
@@ -220,16 +220,16 @@ in_tmpdir(const struct ev *ev, const char *res)
 
 /* 1 if the directory that holds res exists now. */
 static int
-parent_exists(const char *res)
+parent_exists(const struct ev *ev, const char *res)
 {
 	char dir[SBX_PATH_MAX];
 	const char *slash = strrchr(res, '/');
-	struct stat st;
+	unsigned mode;
 
 	if (slash == NULL || slash == res)
 		return 1;
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - res), res);
-	return lstat(dir, &st) == 0;
+	return path_lstat(ev->pc, dir, &mode) == 0;
 }
 
 void
@@ -250,7 +250,7 @@ trig_write(struct ev *ev, const char *path, const char *what)
 	if (dev_net(ev, path, what))
 		return;
 	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0) {
+	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) < 0) {
 		ev_factor(ev, F_UNKNOWN);
 		ev_note(ev, POLICY_ESCALATE, "write", "builtin: unresolved path",
 		    "%s writes to %s, which cannot be resolved with certainty",
@@ -269,7 +269,7 @@ trig_write(struct ev *ev, const char *path, const char *what)
 			ev->nwpaths = SBX_EV_MAX_WPATHS;        /* then: unsure */
 		ev->nwpaths++;
 	}
-	if (ev->made_link && !parent_exists(res)) {
+	if (ev->made_link && !parent_exists(ev, res)) {
 		/* ln -s .sandbox s && echo > s/policy.json: s is not there
 		 * yet, and may be a link the line made */
 		ev_factor(ev, F_UNKNOWN);
@@ -366,7 +366,7 @@ trig_write_tree(struct ev *ev, const char *path, const char *what,
 
 	if (path != NULL && path[0] != '\0' && !is_harmless_device(path) &&
 	    (path[0] == '/' || path[0] == '~' || ev->cwd_known) &&
-	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) == 0) {
+	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) == 0) {
 		for (k = 0; k < ev->p->self_write.n; k++)
 			if (tree_reaches(ev, &ev->p->self_write, k, res)) {
 				ev_factor(ev, F_PROTECTED);
@@ -399,7 +399,7 @@ trig_read(struct ev *ev, const char *path, const char *what)
 	if (is_harmless_device(path) || dev_net(ev, path, what))
 		return;
 	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0) {
+	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) < 0) {
 		ev_factor(ev, F_UNKNOWN);
 		ev_note(ev, POLICY_ESCALATE, "read", "builtin: unresolved path",
 		    "%s reads %s, which cannot be resolved with certainty", what,
@@ -448,7 +448,7 @@ trig_is_secret(const struct ev *ev, const char *path, int tree)
 
 	if (path == NULL || path[0] == '\0' ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
+	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
 		return 0;
 	if (plist_match(ev, &ev->p->allow_read, res, 0) != NULL)
 		return 0;
@@ -484,7 +484,7 @@ trig_read_tree(struct ev *ev, const char *path, const char *what)
 	trig_read(ev, path, what);
 	if (path == NULL || path[0] == '\0' ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
+	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
 		return;
 	for (k = 0; k < ev->p->deny_read.n; k++) {
 		const char *x = ev_pattern(ev, &ev->p->deny_read, k);
