@@ -97,6 +97,9 @@ void trig_network(struct ev *ev, const char *host, const char *what);
 void trig_network_port(struct ev *ev, const char *host, int port, const char *what);
 /* Entry k of l expanded for this call (cached); NULL: cannot be placed. */
 const char *ev_pattern(const struct ev *ev, const struct plist *l, int k);
+/* The same with what the triggers ask of it (struct pol_xent). */
+const struct pol_xent *ev_pattern_ent(const struct ev *ev,
+    const struct plist *l, int k);
 const char *ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,
     size_t *litlen);
 /* Extracts the host of a URL ("https://user@h:1/x" -> "h"); -1 if none. */

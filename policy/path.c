@@ -378,14 +378,84 @@ glob_rec(const char *p, const char *s, long *budget)
 	}
 }
 
+#define GLOB_BUDGET 200000L
+
 int
 path_match(const char *pattern, const char *path)
 {
-	long budget = 200000;
+	long budget = GLOB_BUDGET;
 	int m;
 
 	if (pattern[0] != '/' || path[0] != '/')
 		return 0;
 	m = glob_rec(pattern, path, &budget);
 	return budget < 0 ? -1 : m;
+}
+
+size_t
+path_pattern_need(const char *pattern, size_t *off, int *deep)
+{
+	const char *p = pattern, *run = NULL, *pe, *q;
+	size_t best = 0, bestoff = 0;
+	int neg;
+
+	*deep = 0;
+	while (*p != '\0') {
+		if (*p == '/') {
+			p++;
+			continue;
+		}
+		pe = p + strcspn(p, "/");
+		if (pe - p == 2 && p[0] == '*' && p[1] == '*') {
+			(*deep)++;
+			p = pe;
+			continue;
+		}
+		/* literal runs of this component, as comp_match reads it */
+		run = p;
+		while (p <= pe) {
+			if (p < pe && *p != '*' && *p != '?' && *p != '[') {
+				p++;
+				continue;
+			}
+			if ((size_t)(p - run) > best) {
+				best = (size_t)(p - run);
+				bestoff = (size_t)(run - pattern);
+			}
+			if (p == pe)
+				break;
+			if (*p == '[') {
+				/* a class: its letters are no literal; unclosed,
+				 * the rest of the component is left out */
+				q = p + 1;
+				neg = q < pe && (*q == '!' || *q == '^');
+				q += neg;
+				while (q < pe && (*q != ']' || q == p + 1 + neg))
+					q++;
+				p = q < pe ? q + 1 : pe;
+			} else
+				p++;
+			run = p;
+		}
+		p = pe;
+	}
+	*off = bestoff;
+	return best;
+}
+
+/*
+ * glob_rec tries every component after a "**" (nested: a product), and
+ * comp_match costs at most (component + 1) * (its pattern + 1) steps, so
+ * the steps stay below (ncomp + 2)^deep * (pathlen + 2) * (patlen + 2),
+ * with some to spare for the loop itself.
+ */
+int
+path_match_bounded(size_t patlen, int deep, size_t pathlen, size_t ncomp)
+{
+	double steps = 2.0 * (double)(pathlen + 2) * (double)(patlen + 2);
+	int k;
+
+	for (k = 0; k < deep; k++)
+		steps *= (double)(ncomp + 2);
+	return steps < (double)GLOB_BUDGET;
 }

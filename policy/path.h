@@ -67,4 +67,21 @@ int path_within(const char *path, const char *dir);
  */
 int path_match(const char *pattern, const char *path);
 
+/*
+ * For a quick "no" before path_match: the longest run of literal
+ * characters inside one component of pattern (at *off, length returned;
+ * 0: none). Every path the pattern matches holds that run. *deep counts
+ * the "**" components.
+ */
+size_t path_pattern_need(const char *pattern, size_t *off, int *deep);
+
+/*
+ * 1 if path_match(pattern, path) cannot run out of its step budget: a
+ * path without the pattern's literal run is then surely not matched
+ * (without the bound, an exhausted budget counts as a match for a deny
+ * list, and the quick "no" must not change that).
+ */
+int path_match_bounded(size_t patlen, int deep, size_t pathlen,
+    size_t ncomp);
+
 #endif

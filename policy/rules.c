@@ -293,10 +293,11 @@ policy_cache_free(struct policy *p)
 	int j, k;
 
 	for (j = 0; j < p->nxl; j++) {
-		for (k = 0; k < p->xl[j].n; k++)
-			free(p->xl[j].v[k]);
-		free(p->xl[j].v);
-		free(p->xl[j].lit);
+		for (k = 0; k < p->xl[j].n; k++) {
+			free(p->xl[j].e[k].v);
+			free(p->xl[j].e[k].place);
+		}
+		free(p->xl[j].e);
 	}
 	p->nxl = 0;
 	free(p->xhome);

@@ -43,10 +43,22 @@ struct plist {
 #define POL_MAX_XLISTS     8    /* path lists kept expanded */
 
 /* A path list expanded for one home (see ev_pattern). */
+/* One entry of a path list, expanded for a home, with what the triggers
+ * ask of it worked out once. */
+struct pol_xent {
+	char *v;                        /* expanded entry; NULL: not placed */
+	size_t len;
+	size_t lit;                     /* length before the first glob char */
+	char *place;                    /* the directory before any glob
+	                                   ("/proc" for /proc/x*y/environ);
+	                                   NULL: any depth, a name */
+	size_t need, needoff;           /* path_pattern_need */
+	int deep;
+};
+
 struct pol_xlist {
 	const struct plist *l;
-	char **v;                       /* expanded entries; NULL: not placed */
-	size_t *lit;                    /* length before the first glob char */
+	struct pol_xent *e;
 	int n;
 };
 

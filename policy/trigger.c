@@ -37,9 +37,56 @@ home_of(const struct ev *ev)
  * kept in the policy (policy_cache_*), until a call comes with another
  * home. A policy is judged by one thread at a time.
  */
-const char *
-ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,
-    size_t *litlen)
+/* The directory a pattern names before any glob into *place (NULL: any
+ * depth, a name); -1 when it does not fit or memory runs out. */
+static int
+pattern_place(const char *x, char **place)
+{
+	char pat[SBX_PATH_MAX];
+	size_t n;
+
+	*place = NULL;
+	if (strlen(x) >= sizeof(pat))
+		return -1;
+	strcpy(pat, x);
+	n = strcspn(pat, "*?[");
+	while (n > 0 && pat[n - 1] != '/' && pat[n] != '\0')
+		n--;
+	pat[n] = '\0';
+	if (n > 1 && pat[n - 1] == '/')
+		pat[n - 1] = '\0';
+	if (n <= 1 || strcmp(pat, "/") == 0)
+		return 0;
+	*place = strdup(pat);
+	return *place != NULL ? 0 : -1;
+}
+
+static int
+xent_fill(struct pol_xent *e, const char *pat)
+{
+	if ((e->v = strdup(pat)) == NULL)
+		return -1;
+	e->len = strlen(pat);
+	e->lit = strcspn(pat, "*?[");
+	e->need = path_pattern_need(pat, &e->needoff, &e->deep);
+	if (pattern_place(pat, &e->place) < 0) {
+		/* not placed at all: restricting lists then match */
+		free(e->v);
+		e->v = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Entry k of l expanded to an absolute glob (pattern_expand), or NULL
+ * when it cannot be placed (no home for ~). The expansion depends only on
+ * the policy's folder and the call's home: each list is expanded once and
+ * kept in the policy (policy_cache_*), until a call comes with another
+ * home. A policy is judged by one thread at a time.
+ */
+const struct pol_xent *
+ev_pattern_ent(const struct ev *ev, const struct plist *l, int k)
 {
 	struct policy *p = (struct policy *)ev->p;
 	struct pol_xlist *x = NULL;
@@ -51,37 +98,42 @@ ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,
 	    strcmp(h, p->xhome) != 0)) {
 		policy_cache_free(p);
 		if (h != NULL && (p->xhome = strdup(h)) == NULL)
-			goto slow;
+			return NULL;
 	}
 	for (j = 0; j < p->nxl; j++)
 		if (p->xl[j].l == l)
 			x = &p->xl[j];
 	if (x == NULL) {
 		if (p->nxl == POL_MAX_XLISTS)
-			goto slow;
+			return NULL;
 		x = &p->xl[p->nxl];
-		x->v = calloc((size_t)l->n + 1, sizeof(*x->v));
-		x->lit = calloc((size_t)l->n + 1, sizeof(*x->lit));
-		if (x->v == NULL || x->lit == NULL) {
-			free(x->v);
-			free(x->lit);
-			goto slow;
-		}
+		x->e = calloc((size_t)l->n + 1, sizeof(*x->e));
+		if (x->e == NULL)
+			return NULL;
 		x->l = l;
 		x->n = l->n;
 		p->nxl++;
 		for (j = 0; j < l->n; j++)
 			if (pattern_expand(l->v[j], 0, p->folder, h, pat,
-			    sizeof(pat)) == 0 && (x->v[j] = strdup(pat)) != NULL)
-				x->lit[j] = strcspn(pat, "*?[");
+			    sizeof(pat)) == 0)
+				(void)xent_fill(&x->e[j], pat);
 	}
-	if (litlen != NULL)
-		*litlen = x->lit[k];
-	return x->v[k];
-slow:
 	/* out of memory: the entry cannot be placed (restricting lists then
 	 * match, fail closed) */
-	return NULL;
+	return x->e[k].v != NULL ? &x->e[k] : NULL;
+}
+
+const char *
+ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,
+    size_t *litlen)
+{
+	const struct pol_xent *e = ev_pattern_ent(ev, l, k);
+
+	if (e == NULL)
+		return NULL;
+	if (litlen != NULL)
+		*litlen = e->lit;
+	return e->v;
 }
 
 const char *
@@ -98,22 +150,31 @@ static const char *
 plist_match(const struct ev *ev, const struct plist *l, const char *path,
     int deny)
 {
-	const char *pat;
-	size_t lit = 0;
+	const struct pol_xent *e;
+	size_t len = strlen(path), ncomp = 0;
+	const char *s;
 	int k, m;
 
+	for (s = path; *s != '\0'; s++)
+		ncomp += *s == '/';
 	for (k = 0; k < l->n; k++) {
 		/* no home or folder to expand ~ or ./ with: a restricting
 		 * list matches (fail closed), an allowing one does not */
-		if ((pat = ev_pattern_lit(ev, l, k, &lit)) == NULL) {
+		if ((e = ev_pattern_ent(ev, l, k)) == NULL) {
 			if (deny)
 				return l->v[k];
 			continue;
 		}
 		/* a path that matches starts with the pattern's literal part */
-		if (strncmp(pat, path, lit) != 0)
+		if (strncmp(e->v, path, e->lit) != 0)
 			continue;
-		m = path_match(pat, path);
+		/* ... and holds its longest literal run ("id_rsa" of an
+		 * any-depth id_rsa* pattern) */
+		if (e->need > 1 && path_match_bounded(e->len, e->deep, len,
+		    ncomp) && memmem(path, len, e->v + e->needoff,
+		    e->need) == NULL)
+			continue;
+		m = path_match(e->v, path);
 		if (m > 0 || (m < 0 && deny))
 			return l->v[k];
 	}
@@ -442,9 +503,9 @@ trig_read(struct ev *ev, const char *path, const char *what)
 int
 trig_is_secret(const struct ev *ev, const char *path, int tree)
 {
-	char res[SBX_PATH_MAX], pat[SBX_PATH_MAX];
+	char res[SBX_PATH_MAX];
+	const struct pol_xent *e;
 	int k;
-	size_t n;
 
 	if (path == NULL || path[0] == '\0' ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
@@ -454,32 +515,19 @@ trig_is_secret(const struct ev *ev, const char *path, int tree)
 		return 0;
 	if (plist_match(ev, &ev->p->deny_read, res, 1) != NULL)
 		return 1;
-	for (k = 0; tree && k < ev->p->deny_read.n; k++) {
-		const char *x = ev_pattern(ev, &ev->p->deny_read, k);
-
-		if (x == NULL || strlen(x) >= sizeof(pat))
-			continue;
-		strcpy(pat, x);
-		n = strcspn(pat, "*?[");
-		while (n > 0 && pat[n - 1] != '/' && pat[n] != '\0')
-			n--;
-		pat[n] = '\0';
-		if (n > 1 && pat[n - 1] == '/')
-			pat[n - 1] = '\0';
-		if (n <= 1 || strcmp(pat, "/") == 0)
-			continue;
-		if (path_within(pat, res))
+	for (k = 0; tree && k < ev->p->deny_read.n; k++)
+		if ((e = ev_pattern_ent(ev, &ev->p->deny_read, k)) != NULL &&
+		    e->place != NULL && path_within(e->place, res))
 			return 1;
-	}
 	return 0;
 }
 
 void
 trig_read_tree(struct ev *ev, const char *path, const char *what)
 {
-	char res[SBX_PATH_MAX], pat[SBX_PATH_MAX];
+	char res[SBX_PATH_MAX];
+	const struct pol_xent *e;
 	int k;
-	size_t n;
 
 	trig_read(ev, path, what);
 	if (path == NULL || path[0] == '\0' ||
@@ -487,22 +535,13 @@ trig_read_tree(struct ev *ev, const char *path, const char *what)
 	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
 		return;
 	for (k = 0; k < ev->p->deny_read.n; k++) {
-		const char *x = ev_pattern(ev, &ev->p->deny_read, k);
-
-		if (x == NULL || strlen(x) >= sizeof(pat))
+		/* the fixed part of the pattern, before any glob (any depth:
+		 * a name, not a place) */
+		if ((e = ev_pattern_ent(ev, &ev->p->deny_read, k)) == NULL ||
+		    e->place == NULL)
 			continue;
-		strcpy(pat, x);
-		/* the fixed part of the pattern, before any glob */
-		n = strcspn(pat, "*?[");
-		while (n > 0 && pat[n - 1] != '/' && pat[n] != '\0')
-			n--;
-		pat[n] = '\0';
-		if (n > 1 && pat[n - 1] == '/')
-			pat[n - 1] = '\0';
-		if (n <= 1 || strcmp(pat, "/") == 0)
-			continue;       /* any depth: a name, not a place */
-		if (path_within(pat, res) && strcmp(pat, res) != 0 &&
-		    plist_match(ev, &ev->p->allow_read, pat, 0) == NULL) {
+		if (path_within(e->place, res) && strcmp(e->place, res) != 0 &&
+		    plist_match(ev, &ev->p->allow_read, e->place, 0) == NULL) {
 			ev_factor(ev, F_SECRET);
 			ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
 			    "%s reads every file below %s, which holds %s (denyRead)",
