@@ -296,6 +296,7 @@ policy_cache_free(struct policy *p)
 		for (k = 0; k < p->xl[j].n; k++) {
 			free(p->xl[j].e[k].v);
 			free(p->xl[j].e[k].place);
+			free(p->xl[j].e[k].need);
 		}
 		free(p->xl[j].e);
 	}

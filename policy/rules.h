@@ -52,7 +52,9 @@ struct pol_xent {
 	char *place;                    /* the directory before any glob
 	                                   ("/proc" for /proc/x*y/environ);
 	                                   NULL: any depth, a name */
-	size_t need, needoff;           /* path_pattern_need */
+	char *need;                     /* its longest literal run
+	                                   (path_pattern_need); NULL: none
+	                                   longer than one byte */
 	int deep;
 };
 

@@ -64,15 +64,23 @@ pattern_place(const char *x, char **place)
 static int
 xent_fill(struct pol_xent *e, const char *pat)
 {
+	size_t n, off;
+
 	if ((e->v = strdup(pat)) == NULL)
 		return -1;
 	e->len = strlen(pat);
 	e->lit = strcspn(pat, "*?[");
-	e->need = path_pattern_need(pat, &e->needoff, &e->deep);
+	n = path_pattern_need(pat, &off, &e->deep);
+	if (n > 1 && (e->need = strndup(pat + off, n)) == NULL) {
+		free(e->v);
+		e->v = NULL;
+		return -1;
+	}
 	if (pattern_place(pat, &e->place) < 0) {
 		/* not placed at all: restricting lists then match */
 		free(e->v);
-		e->v = NULL;
+		free(e->need);
+		e->v = e->need = NULL;
 		return -1;
 	}
 	return 0;
@@ -85,8 +93,8 @@ xent_fill(struct pol_xent *e, const char *pat)
  * kept in the policy (policy_cache_*), until a call comes with another
  * home. A policy is judged by one thread at a time.
  */
-const struct pol_xent *
-ev_pattern_ent(const struct ev *ev, const struct plist *l, int k)
+static const struct pol_xlist *
+ev_xlist(const struct ev *ev, const struct plist *l)
 {
 	struct policy *p = (struct policy *)ev->p;
 	struct pol_xlist *x = NULL;
@@ -118,9 +126,21 @@ ev_pattern_ent(const struct ev *ev, const struct plist *l, int k)
 			    sizeof(pat)) == 0)
 				(void)xent_fill(&x->e[j], pat);
 	}
-	/* out of memory: the entry cannot be placed (restricting lists then
-	 * match, fail closed) */
-	return x->e[k].v != NULL ? &x->e[k] : NULL;
+	return x;
+}
+
+/* NULL when entry k cannot be placed (no home for ~, out of memory):
+ * restricting lists then match, fail closed. */
+static const struct pol_xent *
+xent(const struct pol_xlist *x, int k)
+{
+	return x != NULL && x->e[k].v != NULL ? &x->e[k] : NULL;
+}
+
+const struct pol_xent *
+ev_pattern_ent(const struct ev *ev, const struct plist *l, int k)
+{
+	return xent(ev_xlist(ev, l), k);
 }
 
 const char *
@@ -150,6 +170,7 @@ static const char *
 plist_match(const struct ev *ev, const struct plist *l, const char *path,
     int deny)
 {
+	const struct pol_xlist *x = ev_xlist(ev, l);
 	const struct pol_xent *e;
 	size_t len = strlen(path), ncomp = 0;
 	const char *s;
@@ -160,7 +181,7 @@ plist_match(const struct ev *ev, const struct plist *l, const char *path,
 	for (k = 0; k < l->n; k++) {
 		/* no home or folder to expand ~ or ./ with: a restricting
 		 * list matches (fail closed), an allowing one does not */
-		if ((e = ev_pattern_ent(ev, l, k)) == NULL) {
+		if ((e = xent(x, k)) == NULL) {
 			if (deny)
 				return l->v[k];
 			continue;
@@ -170,9 +191,8 @@ plist_match(const struct ev *ev, const struct plist *l, const char *path,
 			continue;
 		/* ... and holds its longest literal run ("id_rsa" of an
 		 * any-depth id_rsa* pattern) */
-		if (e->need > 1 && path_match_bounded(e->len, e->deep, len,
-		    ncomp) && memmem(path, len, e->v + e->needoff,
-		    e->need) == NULL)
+		if (e->need != NULL && path_match_bounded(e->len, e->deep, len,
+		    ncomp) && strstr(path, e->need) == NULL)
 			continue;
 		m = path_match(e->v, path);
 		if (m > 0 || (m < 0 && deny))
@@ -504,6 +524,7 @@ int
 trig_is_secret(const struct ev *ev, const char *path, int tree)
 {
 	char res[SBX_PATH_MAX];
+	const struct pol_xlist *x;
 	const struct pol_xent *e;
 	int k;
 
@@ -515,8 +536,9 @@ trig_is_secret(const struct ev *ev, const char *path, int tree)
 		return 0;
 	if (plist_match(ev, &ev->p->deny_read, res, 1) != NULL)
 		return 1;
+	x = tree ? ev_xlist(ev, &ev->p->deny_read) : NULL;
 	for (k = 0; tree && k < ev->p->deny_read.n; k++)
-		if ((e = ev_pattern_ent(ev, &ev->p->deny_read, k)) != NULL &&
+		if ((e = xent(x, k)) != NULL &&
 		    e->place != NULL && path_within(e->place, res))
 			return 1;
 	return 0;
@@ -526,6 +548,7 @@ void
 trig_read_tree(struct ev *ev, const char *path, const char *what)
 {
 	char res[SBX_PATH_MAX];
+	const struct pol_xlist *x;
 	const struct pol_xent *e;
 	int k;
 
@@ -534,10 +557,11 @@ trig_read_tree(struct ev *ev, const char *path, const char *what)
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
 	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
 		return;
+	x = ev_xlist(ev, &ev->p->deny_read);
 	for (k = 0; k < ev->p->deny_read.n; k++) {
 		/* the fixed part of the pattern, before any glob (any depth:
 		 * a name, not a place) */
-		if ((e = ev_pattern_ent(ev, &ev->p->deny_read, k)) == NULL ||
+		if ((e = xent(x, k)) == NULL ||
 		    e->place == NULL)
 			continue;
 		if (path_within(e->place, res) && strcmp(e->place, res) != 0 &&
