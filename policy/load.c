@@ -176,6 +176,8 @@ policy_free(struct policy *p)
 	free(p->name);
 	free(p->folder);
 	free(p->config_dir);
+	free(p->rhome_in);
+	free(p->rhome);
 	free(p);
 }
 

@@ -42,7 +42,7 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 	/* the home, resolved once: rules compare resolved paths */
 	ev.callx = *call;
 	if (call->home != NULL && call->home[0] == '/' &&
-	    path_resolve_c(ev.pc, "/", NULL, call->home, ev.home, sizeof(ev.home)) == 0)
+	    policy_home(p, call->home, ev.home, sizeof(ev.home)) == 0)
 		ev.callx.home = ev.home;
 	ev.call = &ev.callx;
 	ev.res = res;

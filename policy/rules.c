@@ -286,6 +286,32 @@ rule_find(const struct policy *p, enum rule_kind kind, enum policy_verdict v,
 	return NULL;
 }
 
+int
+policy_home(const struct policy *cp, const char *home, char *out,
+    size_t outsz)
+{
+	struct policy *p = (struct policy *)cp;         /* the cache only */
+	char res[SBX_PATH_MAX];
+
+	if (p->rhome_in == NULL || strcmp(p->rhome_in, home) != 0) {
+		free(p->rhome_in);
+		free(p->rhome);
+		p->rhome = NULL;
+		if ((p->rhome_in = strdup(home)) == NULL)
+			return -1;
+		if (path_resolve("/", NULL, home, res, sizeof(res)) == 0 &&
+		    (p->rhome = strdup(res)) == NULL) {
+			free(p->rhome_in);
+			p->rhome_in = NULL;
+			return -1;
+		}
+	}
+	if (p->rhome == NULL || strlen(p->rhome) >= outsz)
+		return -1;
+	strcpy(out, p->rhome);
+	return 0;
+}
+
 /* Frees the expanded path lists of p (see ev_pattern in trigger.c). */
 void
 policy_cache_free(struct policy *p)

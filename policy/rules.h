@@ -81,6 +81,9 @@ struct policy {
 	struct pol_xlist xl[POL_MAX_XLISTS];    /* expansions, for xhome */
 	int nxl;
 	char *xhome;
+	char *rhome_in, *rhome;         /* policy_home(): the last home
+	                                   resolved; rhome NULL: it could
+	                                   not be */
 };
 
 /* always_ask.c: whether e is a valid always_ask entry. */
@@ -118,6 +121,14 @@ int domain_match(const char *pattern, const char *host);
 int hostport_parse(const char *s, int pattern, char *host, size_t hostsz, int *port);
 int net_entry_valid(const char *s);
 int net_entry_match(const char *entry, const char *host, int port, int deny);
+/*
+ * The home of a call resolved into out (path_resolve), -1 when it cannot
+ * be. Like the folder, which is resolved when the policy is loaded, it is
+ * resolved once for the life of p (per home): a policy serves one hook
+ * call, one request of sbxd or one check.
+ */
+int policy_home(const struct policy *p, const char *home, char *out,
+    size_t outsz);
 /* Frees the expansions cached in p (struct pol_xlist). */
 void policy_cache_free(struct policy *p);
 

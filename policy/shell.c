@@ -89,9 +89,12 @@ sh_strdup(struct sh_parse *p, const char *s, size_t len)
 
 /* ---- growable byte and word buffers (heap, freed by their user) -------- */
 
+/* Words are short: the first bytes live in the struct itself (never
+ * copied: p may point at small). */
 struct buf {
 	char *p;
 	size_t len, cap;
+	char small[192];
 };
 
 static int
@@ -100,12 +103,19 @@ buf_add(struct buf *b, const char *s, size_t n)
 	size_t nc;
 	char *np;
 
+	if (b->p == NULL && n + 1 <= sizeof(b->small)) {
+		b->p = b->small;
+		b->cap = sizeof(b->small);
+	}
 	if (b->len + n + 1 > b->cap) {
 		nc = b->cap ? b->cap : 64;
 		while (nc < b->len + n + 1)
 			nc *= 2;
-		np = realloc(b->p, nc);
-		if (np == NULL)
+		if (b->p == b->small) {
+			if ((np = malloc(nc)) == NULL)
+				return -1;
+			memcpy(np, b->small, b->len);
+		} else if ((np = realloc(b->p, nc)) == NULL)
 			return -1;
 		b->p = np;
 		b->cap = nc;
@@ -119,7 +129,20 @@ buf_add(struct buf *b, const char *s, size_t n)
 static int
 buf_addc(struct buf *b, char c)
 {
+	if (b->p != NULL && b->len + 2 <= b->cap) {
+		b->p[b->len++] = c;
+		b->p[b->len] = '\0';
+		return 0;
+	}
 	return buf_add(b, &c, 1);
+}
+
+static void
+buf_free(struct buf *b)
+{
+	if (b->p != b->small)
+		free(b->p);
+	b->p = NULL;
 }
 
 /* ---- scanner ---------------------------------------------------------- */
@@ -269,7 +292,7 @@ heredoc_expand(struct sc *sc, const char *body, size_t len)
 	sc->pipelines = sub.pipelines;
 	sc->compound = sub.compound;
 	sc->in_subst = saved;
-	free(dummy.p);
+	buf_free(&dummy);
 }
 
 /* Reads pending here-document bodies; sc->i is just past a newline. */
@@ -342,8 +365,8 @@ oom:
 	fail(sc, "out of memory");
 out:
 	sc->npend = 0;
-	free(b.p);
-	free(lb.p);
+	buf_free(&b);
+	buf_free(&lb);
 }
 
 static void
@@ -557,7 +580,7 @@ backtick(struct sc *sc)
 	sc->pipelines = sub.pipelines;
 	sc->depth--;
 out:
-	free(b.p);
+	buf_free(&b);
 }
 
 /* $(...) or <(...) or >(...): sc->i is just past the '('. */
@@ -626,7 +649,7 @@ skip_nested(struct sc *sc, int open, int close, unsigned *flags)
 			sc->i++;
 		}
 	}
-	free(dummy.p);
+	buf_free(&dummy);
 	sc->depth--;
 }
 
@@ -1051,7 +1074,7 @@ out:
 		w->s = (char *)"";
 		w->len = 0;
 	}
-	free(b.p);
+	buf_free(&b);
 }
 
 struct cmdbuild {
@@ -1156,7 +1179,7 @@ heredoc_delim(struct sc *sc, struct sh_redir *r, size_t from, size_t to)
 oom:
 	fail(sc, "out of memory");
 out:
-	free(b.p);
+	buf_free(&b);
 }
 
 /* Reads a redirection operator at sc->i, if any. Returns 1 if read. */
