@@ -177,6 +177,16 @@ static const struct fcase cases[] = {
 	{ 9, "pytest -c /tmp/x.ini", NULL },
 	{ 9, "gcc @/tmp/opts x.c", NULL },
 	{ 9, "go vet -vettool=/tmp/x ./...", NULL },
+	/* 9: a family shares one option set (opts.c): every member */
+	{ 9, "c++ -wrapper ./x x.cc", "runs a command" },
+	{ 9, "clang -Xclang -load x.c", "runs a command" },
+	{ 9, "g++ -MF /etc/x.d x.cc", NULL },
+	{ 9, "cc --specs=./x.specs x.c", "runs a command" },
+	{ 9, "nodejs --redirect-warnings=/etc/x app.js", NULL },
+	{ 9, "nodejs --loader ./x.mjs app.js", "runs a command" },
+	{ 9, "nodejs --env-file-if-exists=/etc/shadow x.js", "secrets" },
+	{ 9, "py.test --report-log=/etc/x", NULL },
+	{ 9, "py.test -c /tmp/x.ini", NULL },
 	/* 10: programs that run code or write through options */
 	{ 10, "git rebase --exec id main", "runs a command" },
 	{ 10, "gawk --exec x.awk", NULL },
