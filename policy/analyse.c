@@ -1345,20 +1345,33 @@ an_echo_names(struct ev *ev, struct cmdv *v)
 static int
 push_cwd(struct ev *ev)
 {
+	if (ev->capstack == 0) {
+		/* the first levels live in struct ev itself */
+		ev->stack = ev->stack0;
+		ev->stack_known = ev->known0;
+		ev->capstack = SBX_EV_STACK0;
+	}
 	if (ev->nstack == ev->capstack) {
-		int cap = ev->capstack ? ev->capstack * 2 : 8;
+		int cap = ev->capstack * 2;
 		char (*ns)[SBX_PATH_MAX];
 		int *nk;
 
 		if (cap > 4 * SH_MAX_DEPTH + 16)
 			return -1;
-		ns = realloc(ev->stack, (size_t)cap * sizeof(*ns));
-		if (ns == NULL)
+		ns = malloc((size_t)cap * sizeof(*ns));
+		nk = malloc((size_t)cap * sizeof(*nk));
+		if (ns == NULL || nk == NULL) {
+			free(ns);
+			free(nk);
 			return -1;
+		}
+		memcpy(ns, ev->stack, (size_t)ev->nstack * sizeof(*ns));
+		memcpy(nk, ev->stack_known, (size_t)ev->nstack * sizeof(*nk));
+		if (ev->stack != ev->stack0) {
+			free(ev->stack);
+			free(ev->stack_known);
+		}
 		ev->stack = ns;
-		nk = realloc(ev->stack_known, (size_t)cap * sizeof(*nk));
-		if (nk == NULL)
-			return -1;
 		ev->stack_known = nk;
 		ev->capstack = cap;
 	}

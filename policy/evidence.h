@@ -17,6 +17,7 @@
 #define SBX_EV_MAX_STRINGS 8    /* nesting of bash -c / eval strings */
 #define SBX_EV_MAX_WRAPS   32   /* sudo nice env ... in a row */
 #define SBX_EV_MAX_VARS    16   /* f=.env; cat $f: variables tracked */
+#define SBX_EV_STACK0      4    /* subshell levels kept in struct ev */
 #define SBX_EV_MAX_WPATHS  8    /* paths written, for cd; more: unknown */
 
 
@@ -64,13 +65,15 @@ struct ev {
 	 * Large buffers last: policy_eval() zeroes the struct up to cwd
 	 * only (28 KiB a call otherwise). Each is written before it is read:
 	 * cwd and home at set-up, vars[k] and wpaths[k] below nvars and
-	 * nwpaths, dflt_buf before it is handed out.
+	 * nwpaths, stack0[k] below nstack, dflt_buf before it is handed out.
 	 */
 	char cwd[SBX_PATH_MAX];
 	struct ev_var vars[SBX_EV_MAX_VARS];
 	char dflt_buf[256];             /* ${X:-WORD}: WORD, while judged */
 	char wpaths[SBX_EV_MAX_WPATHS][256]; /* paths the line writes */
 	char home[SBX_PATH_MAX];
+	char stack0[SBX_EV_STACK0][SBX_PATH_MAX]; /* stack, until it grows */
+	int known0[SBX_EV_STACK0];
 };
 
 /* Records a finding; the worst verdict (first of equals) wins. */

@@ -151,6 +151,20 @@ path_lstat(struct path_cache *pc, const char *path, unsigned *mode)
 	return rc;
 }
 
+/* out = a "/" b; -1 when it does not fit. */
+static int
+join(char *out, size_t outsz, const char *a, const char *b)
+{
+	size_t al = strlen(a), bl = strlen(b);
+
+	if (al + 1 + bl >= outsz)
+		return -1;
+	memcpy(out, a, al);
+	out[al] = '/';
+	memcpy(out + al + 1, b, bl + 1);
+	return 0;
+}
+
 int
 path_resolve(const char *cwd, const char *home, const char *in, char *out,
     size_t outsz)
@@ -182,8 +196,7 @@ path_resolve_c(struct path_cache *pc, const char *cwd, const char *home,
 			return -1;      /* ~user: not known here */
 		if (home == NULL || home[0] != '/')
 			return -1;
-		if ((size_t)snprintf(work, sizeof(work), "%s/%s", home,
-		    in + 1) >= sizeof(work))
+		if (join(work, sizeof(work), home, in + 1) < 0)
 			return -1;
 	} else if (in[0] == '/') {
 		if (strlen(in) >= sizeof(work))
@@ -192,8 +205,7 @@ path_resolve_c(struct path_cache *pc, const char *cwd, const char *home,
 	} else {
 		if (cwd == NULL || cwd[0] != '/')
 			return -1;
-		if ((size_t)snprintf(work, sizeof(work), "%s/%s", cwd, in) >=
-		    sizeof(work))
+		if (join(work, sizeof(work), cwd, in) < 0)
 			return -1;
 	}
 	strcpy(cur, "/");

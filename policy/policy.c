@@ -63,8 +63,10 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 	    path_resolve_c(ev.pc, "/", NULL, p->folder, ev.cwd, sizeof(ev.cwd)) == 0)
 		ev.cwd_known = 1;
 	eval_tool(&ev);
-	free(ev.stack);
-	free(ev.stack_known);
+	if (ev.stack != ev.stack0) {
+		free(ev.stack);
+		free(ev.stack_known);
+	}
 	res->risk = rules_risk(res->factors);
 	if (res->reason[0] == '\0') {
 		snprintf(res->trigger, sizeof(res->trigger), "%s",

@@ -1358,6 +1358,9 @@ keyword_skip(struct sc *sc, const char *s)
 {
 	const char *const *k;
 
+	/* most first words are no reserved word: their first letter says */
+	if (strchr("tedfwu{}!i", s[0]) == NULL || s[0] == '\0')
+		return 0;
 	for (k = reserved_skip; *k != NULL; k++)
 		if (strcmp(s, *k) == 0)
 			break;
@@ -1450,9 +1453,10 @@ parse_command(struct sc *sc)
 				goto out;
 			if (skip)
 				continue;
-			if (strcmp(w.s, "case") == 0 || strcmp(w.s, "select") == 0 ||
+			if (strchr("csf", w.s[0]) != NULL && (strcmp(w.s,
+			    "case") == 0 || strcmp(w.s, "select") == 0 ||
 			    strcmp(w.s, "function") == 0 ||
-			    strcmp(w.s, "coproc") == 0) {
+			    strcmp(w.s, "coproc") == 0)) {
 				fail(sc, "\"%s\" is not analysed", w.s);
 				goto out;
 			}
