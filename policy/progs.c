@@ -361,18 +361,32 @@ prog_cmp(const void *k, const void *e)
 	return strcmp(k, ((const struct prog *)e)->name);
 }
 
-/* The table must be sorted for bsearch; checked once, fail closed. */
+/* Where the names of each first byte start in progs[] (to NPROGS). */
+static int first_at[257];
+
+/*
+ * The table must be sorted for bsearch; checked once, fail closed. The
+ * check also notes where each first byte's names start, so a lookup
+ * searches only the names that share its first byte.
+ */
 static int
 progs_sorted(void)
 {
 	static int state;       /* 0 unknown, 1 sorted, -1 not */
-	int k;
+	int k, c;
 
 	if (state == 0) {
-		state = 1;
 		for (k = 1; k < NPROGS; k++)
 			if (strcmp(progs[k - 1].name, progs[k].name) >= 0)
 				state = -1;
+		for (c = 0, k = 0; c <= 256; c++) {
+			while (k < NPROGS &&
+			    (unsigned char)progs[k].name[0] < c)
+				k++;
+			first_at[c] = k;
+		}
+		if (state == 0)
+			state = 1;
 	}
 	return state > 0;
 }
@@ -380,13 +394,16 @@ progs_sorted(void)
 const struct prog *
 an_prog_find(const char *name)
 {
+	unsigned char c = (unsigned char)name[0];
+
 	if (!progs_sorted())
 		return NULL;    /* every program unknown: escalate */
-	if (strncmp(name, "mkfs.", 5) == 0)
+	if (c == 'm' && strncmp(name, "mkfs.", 5) == 0)
 		return an_prog_find("mkfs");
-	if (strncmp(name, "python3.", 8) == 0)
+	if (c == 'p' && strncmp(name, "python3.", 8) == 0)
 		return an_prog_find("python3");
-	return bsearch(name, progs, (size_t)NPROGS, sizeof(progs[0]), prog_cmp);
+	return bsearch(name, progs + first_at[c], (size_t)(first_at[c + 1] -
+	    first_at[c]), sizeof(progs[0]), prog_cmp);
 }
 
 /*

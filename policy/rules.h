@@ -49,6 +49,9 @@ struct pol_xent {
 	char *v;                        /* expanded entry; NULL: not placed */
 	size_t len;
 	size_t lit;                     /* length before the first glob char */
+	int base;                       /* the literal part is below 1 the
+	                                   home, 2 the folder, 0 neither */
+	size_t blen;                    /* the length of that base */
 	char *place;                    /* the directory before any glob
 	                                   ("/proc" for /proc/x*y/environ);
 	                                   NULL: any depth, a name */

@@ -61,15 +61,33 @@ pattern_place(const char *x, char **place)
 	return *place != NULL ? 0 : -1;
 }
 
-static int
-xent_fill(struct pol_xent *e, const char *pat)
+/* 1 if pattern's literal part (lit bytes) holds base and a "/" after it. */
+static size_t
+base_of(const char *pat, size_t lit, const char *base)
 {
-	size_t n, off;
+	size_t bl;
+
+	if (base == NULL || (bl = strlen(base)) <= 1 || bl >= lit ||
+	    strncmp(pat, base, bl) != 0 || pat[bl] != '/')
+		return 0;
+	return bl;
+}
+
+static int
+xent_fill(struct pol_xent *e, const char *pat, const char *home,
+    const char *folder)
+{
+	size_t n, off, hl, fl;
 
 	if ((e->v = strdup(pat)) == NULL)
 		return -1;
 	e->len = strlen(pat);
 	e->lit = strcspn(pat, "*?[");
+	/* below the home or the folder: only paths below it can match */
+	hl = base_of(pat, e->lit, home);
+	fl = base_of(pat, e->lit, folder);
+	e->base = hl >= fl ? (hl > 0 ? 1 : 0) : 2;
+	e->blen = hl >= fl ? hl : fl;
 	n = path_pattern_need(pat, &off, &e->deep);
 	if (n > 1 && (e->need = strndup(pat + off, n)) == NULL) {
 		free(e->v);
@@ -124,7 +142,7 @@ ev_xlist(const struct ev *ev, const struct plist *l)
 		for (j = 0; j < l->n; j++)
 			if (pattern_expand(l->v[j], 0, p->folder, h, pat,
 			    sizeof(pat)) == 0)
-				(void)xent_fill(&x->e[j], pat);
+				(void)xent_fill(&x->e[j], pat, h, p->folder);
 	}
 	return x;
 }
@@ -173,11 +191,14 @@ plist_match(const struct ev *ev, const struct plist *l, const char *path,
 	const struct pol_xlist *x = ev_xlist(ev, l);
 	const struct pol_xent *e;
 	size_t len = strlen(path), ncomp = 0;
-	const char *s;
-	int k, m;
+	const char *s, *h = home_of(ev);
+	int k, m, below[3];
 
 	for (s = path; *s != '\0'; s++)
 		ncomp += *s == '/';
+	below[0] = 1;
+	below[1] = h != NULL && path_within(path, h);
+	below[2] = ev->p->folder != NULL && path_within(path, ev->p->folder);
 	for (k = 0; k < l->n; k++) {
 		/* no home or folder to expand ~ or ./ with: a restricting
 		 * list matches (fail closed), an allowing one does not */
@@ -186,8 +207,10 @@ plist_match(const struct ev *ev, const struct plist *l, const char *path,
 				return l->v[k];
 			continue;
 		}
-		/* a path that matches starts with the pattern's literal part */
-		if (strncmp(e->v, path, e->lit) != 0)
+		/* a path that matches starts with the pattern's literal part
+		 * (the home or the folder it holds: asked once, above) */
+		if (!below[e->base] || strncmp(e->v + e->blen, path + e->blen,
+		    e->lit - e->blen) != 0)
 			continue;
 		/* ... and holds its longest literal run ("id_rsa" of an
 		 * any-depth id_rsa* pattern) */
@@ -220,6 +243,8 @@ is_block_device(const char *p)
 static int
 is_harmless_device(const char *p)
 {
+	if (strncmp(p, "/dev/", 5) != 0)
+		return 0;
 	if (strcmp(p, "/dev/null") == 0 || strcmp(p, "/dev/stdout") == 0 ||
 	    strcmp(p, "/dev/stdin") == 0 ||
 	    strcmp(p, "/dev/stderr") == 0 || strcmp(p, "/dev/tty") == 0 ||
