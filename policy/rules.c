@@ -75,8 +75,8 @@ policy_factor_name(unsigned bit)
 char *
 policy_factors_text(unsigned factors, char *buf, size_t bufsz)
 {
-	size_t k, o = 0;
-	int n;
+	size_t k, o = 0, sl, nl, room, x, y;
+	const char *sep, *name;
 
 	if (bufsz == 0)
 		return buf;
@@ -84,11 +84,20 @@ policy_factors_text(unsigned factors, char *buf, size_t bufsz)
 	for (k = 0; k < sizeof(factor_names) / sizeof(factor_names[0]); k++) {
 		if ((factors & factor_names[k].bit) == 0)
 			continue;
-		n = snprintf(buf + o, bufsz - o, "%s%s", o ? ", " : "",
-		    factor_names[k].name);
-		if (n < 0 || (size_t)n >= bufsz - o)
+		sep = o ? ", " : "";
+		name = factor_names[k].name;
+		sl = strlen(sep);
+		nl = strlen(name);
+		room = bufsz - o - 1;
+		/* what fits, as snprintf would cut it; a cut name ends it */
+		x = sl < room ? sl : room;
+		y = nl < room - x ? nl : room - x;
+		memcpy(buf + o, sep, x);
+		memcpy(buf + o + x, name, y);
+		buf[o + x + y] = '\0';
+		if (sl + nl > room)
 			break;
-		o += (size_t)n;
+		o += sl + nl;
 	}
 	return buf;
 }

@@ -7,9 +7,12 @@
  * - path_pattern_need(): every path a pattern matches holds the literal
  *   run it names (checked on random patterns and paths against
  *   path_match itself), and path_match_bounded() only vouches for sizes
- *   where path_match cannot run out of steps.
+ *   where path_match cannot run out of steps;
+ * - policy_factors_text(), written without snprintf, cuts its text as
+ *   snprintf did, at every buffer size.
  */
 #include "policy/path.h"
+#include "policy/policy.h"
 #include "tests/tap.h"
 
 #include <sys/stat.h>
@@ -203,6 +206,59 @@ test_need(void)
 	ok(!path_match_bounded(20, 3, 100, 50), "three ** over 50 parts: not");
 }
 
+/* The text as the snprintf version wrote it, from the names in the
+ * order the whole text lists them. */
+static void
+factors_ref(unsigned f, char *buf, size_t bufsz)
+{
+	char whole[1024], *name, *save = NULL;
+	size_t o = 0;
+	int n;
+
+	policy_factors_text(f, whole, sizeof(whole));
+	buf[0] = '\0';
+	for (name = strtok_r(whole, ",", &save); name != NULL;
+	    name = strtok_r(NULL, ",", &save)) {
+		name += name[0] == ' ';
+		n = snprintf(buf + o, bufsz - o, "%s%s", o ? ", " : "", name);
+		if (n < 0 || (size_t)n >= bufsz - o)
+			break;
+		o += (size_t)n;
+	}
+}
+
+static void
+test_factors(void)
+{
+	static const unsigned sets[] = {
+		0, POLICY_F_RUNS_CODE, POLICY_F_SECRET_READ | POLICY_F_NETWORK,
+		0x3ff, POLICY_F_PRIVILEGE | POLICY_F_CATASTROPHIC,
+	};
+	char a[128], b[128];
+	size_t k, sz;
+	int bad = 0;
+
+	for (k = 0; k < sizeof(sets) / sizeof(sets[0]); k++)
+		for (sz = 1; sz <= sizeof(a); sz++) {
+			memset(a, 'x', sizeof(a));
+			memset(b, 'x', sizeof(b));
+			policy_factors_text(sets[k], a, sz);
+			factors_ref(sets[k], b, sz);
+			if (memcmp(a, b, sizeof(a)) != 0 && bad++ == 0)
+				printf("# factors %#x in %zu bytes: \"%s\", "
+				    "want \"%s\"\n", sets[k], sz, a, b);
+		}
+	ok(bad == 0, "factors text cut as snprintf cut it, at every size");
+	{
+		char whole[1024];
+
+		policy_factors_text(0x3ff, whole, sizeof(whole));
+		ok(strstr(whole, "runs project code") != NULL &&
+		    strstr(whole, "catastrophic") != NULL, "all factors: %s",
+		    whole);
+	}
+}
+
 int
 main(void)
 {
@@ -216,6 +272,7 @@ main(void)
 	snprintf(base, sizeof(base), "%s", tmpl);
 	test_cache();
 	test_need();
+	test_factors();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", tmpl);
