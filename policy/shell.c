@@ -910,6 +910,15 @@ name_char(int c, int first)
 	    (!first && c >= '0' && c <= '9');
 }
 
+/* Characters that mean nothing special anywhere in a word. */
+static int
+plain_char(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '_' || c == '/' || c == '-' ||
+	    c == ':' || c == '@' || c == '%' || c == '^';
+}
+
 /*
  * Reads one word at sc->i into *w. in_test: inside [[ ]], where < and >
  * are operators of the test, not redirections.
@@ -986,6 +995,22 @@ read_word(struct sc *sc, struct sh_word *w, int in_test)
 	st.start = sc->i;
 	while (!bad(sc)) {
 		c = peek(sc, 0);
+		if (plain_char(c)) {
+			/* a run of letters, digits and / - _ : @ % ^: what
+			 * word_plain would note of each is whether the word is
+			 * still a NAME */
+			size_t j = sc->i;
+
+			for (; j < sc->n && plain_char((unsigned char)sc->s[j]);
+			    j++)
+				if (st.name_ok && !name_char((unsigned char)
+				    sc->s[j], b.len + (j - sc->i) == 0))
+					st.name_ok = 0;
+			if (buf_add(&b, sc->s + sc->i, j - sc->i) < 0)
+				goto oom;
+			sc->i = j;
+			continue;
+		}
 		if ((c == '<' || c == '>') && peek(sc, 1) == '(') {
 			sc->i += 2;
 			st.flags |= SH_W_SUBST;
