@@ -365,6 +365,7 @@ add_rule(struct policy *p, enum policy_verdict v, enum rule_kind kind,
 			r->arg[--arglen - 2] = '\0';
 	}
 	p->nrules++;
+	p->nkind[kind][v]++;
 	return 0;
 }
 

@@ -288,6 +288,8 @@ rule_find(const struct policy *p, enum rule_kind kind, enum policy_verdict v,
 {
 	int k;
 
+	if ((unsigned)kind < RK_N && (unsigned)v < 3 && p->nkind[kind][v] == 0)
+		return NULL;    /* no rule of this kind and verdict */
 	for (k = 0; k < p->nrules; k++)
 		if (p->rules[k].kind == kind && p->rules[k].verdict == v &&
 		    rule_matches(&p->rules[k], s, p, call))

@@ -21,6 +21,7 @@ enum rule_kind {
 	RK_WRITE,       /* Edit(...) / Write(...) */
 	RK_FETCH,       /* WebFetch(domain:...) */
 	RK_TOOL,        /* a bare tool name, "mcp__srv__*" */
+	RK_N
 };
 
 enum rule_origin { RO_BUILTIN, RO_FILE, RO_SELF };
@@ -73,6 +74,7 @@ struct policy {
 	char *config_dir;
 	struct rule *rules;
 	int nrules;
+	int nkind[RK_N][3];             /* rules of each kind and verdict */
 	struct plist deny_read, allow_read, allow_write, deny_write;
 	struct plist allowed_domains, denied_domains;
 	int net_ask_timeout;            /* network.ask_timeout_seconds */
