@@ -61,6 +61,8 @@ struct ev {
 	struct sh_parse *bx_sp;
 	struct policy_call callx;       /* the call, with home resolved */
 	struct path_cache *pc;          /* lstat answers of this call */
+	int xhome_ok;                   /* the policy's expanded lists are
+	                                   for this call's home */
 	/*
 	 * Large buffers last: policy_eval() zeroes the struct up to cwd
 	 * only (28 KiB a call otherwise). Each is written before it is read:
@@ -100,6 +102,9 @@ void trig_network(struct ev *ev, const char *host, const char *what);
 void trig_network_port(struct ev *ev, const char *host, int port, const char *what);
 /* Entry k of l expanded for this call (cached); NULL: cannot be placed. */
 const char *ev_pattern(const struct ev *ev, const struct plist *l, int k);
+/* Makes the policy's expanded lists those of this call's home (once a
+ * call: the home does not change while a call is judged); -1: no memory. */
+int ev_cache_home(const struct ev *ev);
 /* The same with what the triggers ask of it (struct pol_xent). */
 const struct pol_xent *ev_pattern_ent(const struct ev *ev,
     const struct plist *l, int k);

@@ -1141,7 +1141,8 @@ static const char *const reserved_skip[] = {
 static int
 is_word(const struct sh_word *w, const char *s)
 {
-	return (w->flags & SH_W_QUOTED) == 0 && strcmp(w->s, s) == 0;
+	return (w->flags & SH_W_QUOTED) == 0 && w->s[0] == s[0] &&
+	    strcmp(w->s, s) == 0;
 }
 
 /*
@@ -1508,8 +1509,8 @@ parse_command(struct sc *sc)
 		}
 		if (in_test && is_word(&w, "]]"))
 			in_test = 0;
-		if (cb.nw > 0 && strcmp(cb.w[0].s, "for") == 0 &&
-		    is_word(&w, "do")) {
+		if (cb.nw > 0 && cb.w[0].s[0] == 'f' &&
+		    strcmp(cb.w[0].s, "for") == 0 && is_word(&w, "do")) {
 			/* the loop body follows like a new command */
 			break;
 		}

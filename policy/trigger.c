@@ -30,13 +30,6 @@ home_of(const struct ev *ev)
 	return ev->call->home;
 }
 
-/*
- * Entry k of l expanded to an absolute glob (pattern_expand), or NULL
- * when it cannot be placed (no home for ~). The expansion depends only on
- * the policy's folder and the call's home: each list is expanded once and
- * kept in the policy (policy_cache_*), until a call comes with another
- * home. A policy is judged by one thread at a time.
- */
 /* The directory a pattern names before any glob into *place (NULL: any
  * depth, a name); -1 when it does not fit or memory runs out. */
 static int
@@ -104,6 +97,23 @@ xent_fill(struct pol_xent *e, const char *pat, const char *home,
 	return 0;
 }
 
+int
+ev_cache_home(const struct ev *cev)
+{
+	struct ev *ev = (struct ev *)cev;               /* the flag only */
+	struct policy *p = (struct policy *)ev->p;      /* the cache only */
+	const char *h = home_of(ev);
+
+	if ((h == NULL) != (p->xhome == NULL) || (h != NULL &&
+	    strcmp(h, p->xhome) != 0)) {
+		policy_cache_free(p);
+		if (h != NULL && (p->xhome = strdup(h)) == NULL)
+			return -1;
+	}
+	ev->xhome_ok = 1;
+	return 0;
+}
+
 /*
  * Entry k of l expanded to an absolute glob (pattern_expand), or NULL
  * when it cannot be placed (no home for ~). The expansion depends only on
@@ -120,12 +130,9 @@ ev_xlist(const struct ev *ev, const struct plist *l)
 	const char *h = home_of(ev);
 	int j;
 
-	if ((h == NULL) != (p->xhome == NULL) || (h != NULL &&
-	    strcmp(h, p->xhome) != 0)) {
-		policy_cache_free(p);
-		if (h != NULL && (p->xhome = strdup(h)) == NULL)
-			return NULL;
-	}
+	/* the home was compared once for this call (ev_cache_home) */
+	if (!ev->xhome_ok && ev_cache_home(ev) < 0)
+		return NULL;
 	for (j = 0; j < p->nxl; j++)
 		if (p->xl[j].l == l)
 			x = &p->xl[j];
