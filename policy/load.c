@@ -178,6 +178,7 @@ policy_free(struct policy *p)
 	free(p->config_dir);
 	free(p->rhome_in);
 	free(p->rhome);
+	free(p->seed);
 	free(p);
 }
 

@@ -107,29 +107,42 @@ proc_own(const char *cur, const char *rest)
 void
 path_cache_init(struct path_cache *pc)
 {
+	pc->seed = NULL;
 	pc->n = pc->next = 0;
+}
+
+/* The entry of pc for path (len bytes), or NULL. */
+static const struct path_cached *
+cache_find(const struct path_cache *pc, const char *path, size_t len)
+{
+	int k;
+
+	for (k = 0; k < pc->n; k++)
+		if (pc->e[k].len == len && memcmp(pc->e[k].path, path,
+		    len) == 0)
+			return &pc->e[k];
+	return NULL;
 }
 
 int
 path_lstat(struct path_cache *pc, const char *path, unsigned *mode)
 {
+	const struct path_cached *c = NULL;
 	struct path_cached *e;
 	struct stat st;
 	size_t len = strlen(path);
-	int k, rc, err;
+	int rc, err;
 
-	if (pc != NULL && len < PATH_CACHE_LEN)
-		for (k = 0; k < pc->n; k++) {
-			e = &pc->e[k];
-			if (e->len != len || memcmp(e->path, path, len) != 0)
-				continue;
-			if (e->err != 0) {
-				errno = e->err;
-				return -1;
-			}
-			*mode = e->mode;
-			return 0;
+	if (pc != NULL && len < PATH_CACHE_LEN &&
+	    ((pc->seed != NULL && (c = cache_find(pc->seed, path, len)) !=
+	    NULL) || (c = cache_find(pc, path, len)) != NULL)) {
+		if (c->err != 0) {
+			errno = c->err;
+			return -1;
 		}
+		*mode = c->mode;
+		return 0;
+	}
 	rc = lstat(path, &st);
 	err = rc < 0 ? errno : 0;
 	if (rc == 0)

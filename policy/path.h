@@ -27,6 +27,7 @@
 #define PATH_CACHE_N   32
 #define PATH_CACHE_LEN 256
 struct path_cache {
+	const struct path_cache *seed;  /* asked first, never changed */
 	int n, next;
 	struct path_cached {
 		size_t len;

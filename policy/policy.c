@@ -56,6 +56,8 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 	if (call->home != NULL && call->home[0] == '/' &&
 	    policy_home(p, call->home, ev.home, sizeof(ev.home)) == 0)
 		ev.callx.home = ev.home;
+	/* the folder's and the home's components: looked at once a policy */
+	pc.seed = policy_seed(p);
 	ev.call = &ev.callx;
 	ev.res = res;
 	ev.net_pipeline = -1;

@@ -307,11 +307,19 @@ policy_home(const struct policy *cp, const char *home, char *out,
 	if (p->rhome_in == NULL || strcmp(p->rhome_in, home) != 0) {
 		free(p->rhome_in);
 		free(p->rhome);
+		free(p->seed);
 		p->rhome = NULL;
 		if ((p->rhome_in = strdup(home)) == NULL)
 			return -1;
-		if (path_resolve("/", NULL, home, res, sizeof(res)) == 0 &&
-		    (p->rhome = strdup(res)) == NULL) {
+		/* the seed: what resolving the folder and the home asked */
+		if ((p->seed = malloc(sizeof(*p->seed))) != NULL) {
+			path_cache_init(p->seed);
+			if (p->folder != NULL)
+				(void)path_resolve_c(p->seed, "/", NULL,
+				    p->folder, res, sizeof(res));
+		}
+		if (path_resolve_c(p->seed, "/", NULL, home, res,
+		    sizeof(res)) == 0 && (p->rhome = strdup(res)) == NULL) {
 			free(p->rhome_in);
 			p->rhome_in = NULL;
 			return -1;
@@ -321,6 +329,12 @@ policy_home(const struct policy *cp, const char *home, char *out,
 		return -1;
 	strcpy(out, p->rhome);
 	return 0;
+}
+
+const struct path_cache *
+policy_seed(const struct policy *p)
+{
+	return p->seed;
 }
 
 /* Frees the expanded path lists of p (see ev_pattern in trigger.c). */

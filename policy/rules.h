@@ -89,6 +89,9 @@ struct policy {
 	char *rhome_in, *rhome;         /* policy_home(): the last home
 	                                   resolved; rhome NULL: it could
 	                                   not be */
+	struct path_cache *seed;        /* what lstat said of the folder's
+	                                   and that home's components, when
+	                                   they were resolved */
 };
 
 /* always_ask.c: whether e is a valid always_ask entry. */
@@ -134,6 +137,9 @@ int net_entry_match(const char *entry, const char *host, int port, int deny);
  */
 int policy_home(const struct policy *p, const char *home, char *out,
     size_t outsz);
+/* What lstat said of the components of the folder and of the home last
+ * given to policy_home (a seed for a call's path cache), or NULL. */
+const struct path_cache *policy_seed(const struct policy *p);
 /* Frees the expansions cached in p (struct pol_xlist). */
 void policy_cache_free(struct policy *p);
 

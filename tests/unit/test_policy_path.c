@@ -101,6 +101,35 @@ test_cache(void)
 	snprintf(p, sizeof(p), "%s/dir/sub/f/g", base);
 	rc = path_lstat(NULL, p, &mode);
 	ok(rc < 0 && errno == ENOENT, "no cache: plain lstat");
+
+	/* a seed (the folder's and home's components, asked once a policy)
+	 * answers first, and is never written by the call's cache */
+	{
+		struct path_cache seed, call;
+		char q[PATH_MAX + 64];
+		int nseed;
+
+		path_cache_init(&seed);
+		snprintf(q, sizeof(q), "%s/seeded", base);
+		ok(mkdir(q, 0700) == 0, "mkdir seeded");
+		ok(path_lstat(&seed, q, &mode) == 0 && S_ISDIR(mode),
+		    "the seed learns a directory");
+		nseed = seed.n;
+		ok(rmdir(q) == 0, "rmdir seeded");
+		path_cache_init(&call);
+		call.seed = &seed;
+		ok(path_lstat(&call, q, &mode) == 0 && S_ISDIR(mode),
+		    "a call sees the seed's answer");
+		snprintf(q, sizeof(q), "%s/dir", base);
+		ok(path_lstat(&call, q, &mode) == 0 && call.n == 1 &&
+		    seed.n == nseed, "what the seed does not hold goes to the "
+		    "call's own cache");
+		path_cache_init(&call);
+		snprintf(q, sizeof(q), "%s/seeded", base);
+		errno = 0;
+		ok(path_lstat(&call, q, &mode) < 0 && errno == ENOENT,
+		    "without the seed: the file system");
+	}
 }
 
 static unsigned long rng = 12345;
