@@ -60,6 +60,10 @@ struct pol_xent {
 	                                   (path_pattern_need); NULL: none
 	                                   longer than one byte */
 	int deep;
+	size_t tlen;                    /* for a tree: v[0..tlen) is the
+	                                   directory before any glob; 0:
+	                                   none (any depth) */
+	int tglob;                      /* v holds a glob */
 };
 
 struct pol_xlist {

@@ -76,6 +76,14 @@ xent_fill(struct pol_xent *e, const char *pat, const char *home,
 		return -1;
 	e->len = strlen(pat);
 	e->lit = strcspn(pat, "*?[");
+	/* for a tree: the directory before any glob, a prefix of v */
+	e->tglob = pat[e->lit] != '\0';
+	e->tlen = e->lit;
+	if (e->tglob) {
+		while (e->tlen > 0 && pat[e->tlen - 1] != '/')
+			e->tlen--;
+		e->tlen = e->tlen <= 1 ? 0 : e->tlen - 1;
+	}
 	/* below the home or the folder: only paths below it can match */
 	hl = base_of(pat, e->lit, home);
 	fl = base_of(pat, e->lit, folder);
@@ -444,44 +452,37 @@ trig_write(struct ev *ev, const char *path, const char *what)
  * are left to the direct check: they cannot be placed under a given tree.
  */
 static int
-tree_reaches(const struct ev *ev, const struct plist *l, int k,
-    const char *res)
+tree_reaches(const struct pol_xent *e, const char *res)
 {
-	char pat[SBX_PATH_MAX];
-	const char *x = ev_pattern(ev, l, k);
-	size_t n;
-	int glob;
+	size_t rl = strlen(res);
 
-	if (x == NULL || strlen(x) >= sizeof(pat))
+	if (e == NULL)
 		return 1;       /* cannot tell: fail closed */
-	strcpy(pat, x);
-	n = strcspn(pat, "*?[");
-	glob = pat[n] != '\0';
-	pat[n] = '\0';
-	if (glob) {
-		while (n > 0 && pat[n - 1] != '/')
-			n--;
-		if (n <= 1)
-			return 0;
-		pat[n - 1] = '\0';
-	}
-	if (!path_within(pat, res))
+	if (e->tlen == 0)
 		return 0;
-	return strcmp(pat, res) != 0 || glob;
+	/* the place (a prefix of the pattern) lies at or below res */
+	if (!(rl == 1 && res[0] == '/')) {
+		if (rl > e->tlen || memcmp(e->v, res, rl) != 0 ||
+		    (rl < e->tlen && e->v[rl] != '/'))
+			return 0;
+	}
+	return e->tlen != rl || e->tglob;
 }
 
 void
 trig_write_tree(struct ev *ev, const char *path, const char *what,
     int filtered)
 {
+	const struct pol_xlist *x;
 	char res[SBX_PATH_MAX];
 	int k;
 
 	if (path != NULL && path[0] != '\0' && !is_harmless_device(path) &&
 	    (path[0] == '/' || path[0] == '~' || ev->cwd_known) &&
 	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) == 0) {
+		x = ev_xlist(ev, &ev->p->self_write);
 		for (k = 0; k < ev->p->self_write.n; k++)
-			if (tree_reaches(ev, &ev->p->self_write, k, res)) {
+			if (tree_reaches(xent(x, k), res)) {
 				ev_factor(ev, F_PROTECTED);
 				ev_note(ev, filtered ? POLICY_ESCALATE : POLICY_DENY,
 				    "write", "self-protection",
@@ -489,8 +490,9 @@ trig_write_tree(struct ev *ev, const char *path, const char *what,
 				    what, res, ev->p->self_write.v[k]);
 				return;
 			}
+		x = ev_xlist(ev, &ev->p->deny_write);
 		for (k = 0; k < ev->p->deny_write.n; k++)
-			if (tree_reaches(ev, &ev->p->deny_write, k, res)) {
+			if (tree_reaches(xent(x, k), res)) {
 				ev_note(ev, POLICY_ESCALATE, "write",
 				    "filesystem.denyWrite", "%s changes %s, which holds "
 				    "%s (denyWrite)", what, res, ev->p->deny_write.v[k]);
