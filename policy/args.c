@@ -710,6 +710,8 @@ an_fork_bomb(const char *t, size_t len)
 	const char *p, *name_end;
 	char name[64];
 
+	if (memchr(t, '(', len) == NULL)
+		return 0;       /* no "(){" in the text, nor in buf */
 	for (k = 0; k < len && o + 1 < sizeof(buf); k++)
 		if (t[k] != ' ' && t[k] != '\t' && t[k] != '\n')
 			buf[o++] = t[k];
