@@ -31,6 +31,10 @@ struct sh_arena {
 	size_t total, cap;
 };
 
+/* A chunk just under 64 KiB: glibc consolidates its free lists on every
+ * free of 64 KiB or more, and a line frees its chunk each time. */
+#define ARENA_CHUNK (65536 - 64)
+
 static void *
 arena_alloc(struct sh_arena *a, size_t n)
 {
@@ -41,7 +45,7 @@ arena_alloc(struct sh_arena *a, size_t n)
 	n = (n + 15) & ~(size_t)15;
 	c = a->head;
 	if (c == NULL || c->size - c->used < n) {
-		sz = n > 65536 ? n : 65536;
+		sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
 		if (a->total + sz > a->cap)
 			return NULL;
 		c = malloc(sizeof(*c) + sz);
@@ -1107,6 +1111,7 @@ struct cmdbuild {
 	int nw, capw;
 	struct sh_redir *r;
 	int nr, capr;
+	struct sh_word w0[16];  /* the first words: no heap (w == w0) */
 };
 
 static int
@@ -1119,9 +1124,17 @@ cb_word(struct sc *sc, struct cmdbuild *cb, const struct sh_word *w)
 		fail(sc, "more than %d words in one command", SH_MAX_WORDS);
 		return -1;
 	}
+	if (cb->capw == 0) {
+		cb->w = cb->w0;
+		cb->capw = (int)(sizeof(cb->w0) / sizeof(cb->w0[0]));
+	}
 	if (cb->nw == cb->capw) {
-		cap = cb->capw ? cb->capw * 2 : 8;
-		nw = realloc(cb->w, (size_t)cap * sizeof(*nw));
+		cap = cb->capw * 2;
+		if (cb->w == cb->w0) {
+			if ((nw = malloc((size_t)cap * sizeof(*nw))) != NULL)
+				memcpy(nw, cb->w0, sizeof(cb->w0));
+		} else
+			nw = realloc(cb->w, (size_t)cap * sizeof(*nw));
 		if (nw == NULL) {
 			fail(sc, "out of memory");
 			return -1;
@@ -1521,7 +1534,8 @@ parse_command(struct sc *sc)
 	if (cb.nw > 0 || cb.nr > 0)
 		last = emit(sc, &cb);
 out:
-	free(cb.w);
+	if (cb.w != cb.w0)
+		free(cb.w);
 	free(cb.r);
 	return last;
 }
