@@ -1358,18 +1358,26 @@ push_cwd(struct ev *ev)
 
 		if (cap > 4 * SH_MAX_DEPTH + 16)
 			return -1;
-		ns = malloc((size_t)cap * sizeof(*ns));
-		nk = malloc((size_t)cap * sizeof(*nk));
-		if (ns == NULL || nk == NULL) {
-			free(ns);
-			free(nk);
-			return -1;
-		}
-		memcpy(ns, ev->stack, (size_t)ev->nstack * sizeof(*ns));
-		memcpy(nk, ev->stack_known, (size_t)ev->nstack * sizeof(*nk));
-		if (ev->stack != ev->stack0) {
-			free(ev->stack);
-			free(ev->stack_known);
+		if (ev->stack == ev->stack0) {
+			/* leaving struct ev: copy what it held */
+			ns = malloc((size_t)cap * sizeof(*ns));
+			nk = malloc((size_t)cap * sizeof(*nk));
+			if (ns == NULL || nk == NULL) {
+				free(ns);
+				free(nk);
+				return -1;
+			}
+			memcpy(ns, ev->stack0, sizeof(ev->stack0));
+			memcpy(nk, ev->known0, sizeof(ev->known0));
+		} else {
+			/* realloc: a large stack moves without a copy */
+			if ((ns = realloc(ev->stack, (size_t)cap *
+			    sizeof(*ns))) == NULL)
+				return -1;
+			ev->stack = ns;
+			if ((nk = realloc(ev->stack_known, (size_t)cap *
+			    sizeof(*nk))) == NULL)
+				return -1;
 		}
 		ev->stack = ns;
 		ev->stack_known = nk;
