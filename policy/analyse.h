@@ -138,6 +138,13 @@ void an_walk_init(struct an_walk *it, int from, const char *optarg,
     enum an_walk_how how);
 /* The index of the next operand, or -1 when there is none. */
 int an_walk_next(const struct cmdv *v, struct an_walk *it);
+/*
+ * The same walk for handlers that read some options themselves: the
+ * index of the next word, an operand or (*opt = 1) an option, or -1.
+ * "--" is passed over and ends the options; the values of options are
+ * left to the caller, which moves it->k past those it takes.
+ */
+int an_walk_any(const struct cmdv *v, struct an_walk *it, int *opt);
 
 /* Called for each operand of a command (see an_operands). */
 typedef void (*operand_fn)(struct ev *, struct cmdv *, struct sh_word *, int);

@@ -158,6 +158,23 @@ an_walk_next(const struct cmdv *v, struct an_walk *it)
 }
 
 int
+an_walk_any(const struct cmdv *v, struct an_walk *it, int *opt)
+{
+	const struct sh_word *w;
+
+	for (; it->k < v->n; it->k++) {
+		w = &v->w[it->k];
+		if (it->opts && an_lit(w) && strcmp(w->s, "--") == 0) {
+			it->opts = 0;
+			continue;
+		}
+		*opt = it->opts && an_is_opt(w);
+		return it->k++;
+	}
+	return -1;
+}
+
+int
 an_operands(struct ev *ev, struct cmdv *v, int from, const char *optarg,
     operand_fn fn)
 {

@@ -210,27 +210,24 @@ an_mode_special(const struct sh_word *w)
 static void
 chmod_special(struct ev *ev, struct cmdv *v)
 {
-	int k, opts = 1;
+	struct an_walk it;
+	int k, opt;
 	const char *s;
 
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
 		s = v->w[k].s;
-		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && an_lit(&v->w[k]) && strncmp(s, "--reference", 11) == 0) {
+		if (opt && strncmp(s, "--reference", 11) == 0) {
 			ev_factor(ev, F_PRIV);
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
 			    "chmod %s copies a mode that may be setuid or setgid", s);
 			return;
 		}
 		/* -s, -rwxs: a mode that starts with "-", not an option */
-		if (opts && an_is_opt(&v->w[k]) && strspn(s + 1, "rwxXst") ==
-		    strlen(s + 1) && strchr(s, 's') == NULL)
+		if (opt && strspn(s + 1, "rwxXst") == strlen(s + 1) &&
+		    strchr(s, 's') == NULL)
 			continue;
-		if (opts && an_is_opt(&v->w[k]) && strspn(s + 1, "rwxXst") !=
-		    strlen(s + 1))
+		if (opt && strspn(s + 1, "rwxXst") != strlen(s + 1))
 			continue;       /* -R, -v, --recursive */
 		if (an_mode_special(&v->w[k])) {
 			ev_factor(ev, F_PRIV);
@@ -463,7 +460,7 @@ install_mode(struct ev *ev, struct cmdv *v)
 void
 an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
-	int k, n = 0, opts = 1, target = -1, last = -1;
+	int k, n = 0, opt, target = -1, last = -1;
 	struct an_walk it;
 	const char *tdir = NULL;
 	const char *s;
@@ -471,13 +468,10 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 
 	if (strcmp(pr->name, "install") == 0)
 		install_mode(ev, v);
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
 		s = v->w[k].s;
-		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && an_is_opt(&v->w[k])) {
+		if (opt) {
 			const char *q;
 
 			if (strncmp(s, "--target-directory=", 19) == 0) {
@@ -486,6 +480,7 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			}
 			if (strcmp(s, "--target-directory") == 0 && k + 1 < v->n) {
 				target = ++k;
+				it.k = k + 1;
 				continue;
 			}
 			if (s[1] == '-')
@@ -502,6 +497,7 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 					k++;
 				break;
 			}
+			it.k = k + 1;   /* past a value it took */
 			continue;
 		}
 		n++;

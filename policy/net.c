@@ -305,20 +305,19 @@ void
 an_cls_net(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	struct netw n = { ev, v, pr, pr->name, net_flags(pr->name), 0, 0 };
-	int k, opts = 1, first = 1;
+	struct an_walk it;
+	int k, opt, first = 1;
 
 	ev_factor(ev, F_NETWORK);
 	ev->net_pipeline = v->c->pipeline;
 	ev->parse_id = v->pid;
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
 		struct sh_word *w = &v->w[k];
 
-		if (opts && an_lit(w) && strcmp(w->s, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && an_is_opt(w)) {
-			net_option(&n, &k);
+		if (opt) {
+			net_option(&n, &k);     /* may take values: past them */
+			it.k = k + 1;
 			continue;
 		}
 		if (!an_lit(w)) {
