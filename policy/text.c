@@ -472,26 +472,23 @@ sed_cluster(struct cmdv *v, int k, int *inplace, const char **script,
 void
 an_cls_sed(struct ev *ev, struct cmdv *v)
 {
-	int k, inplace = 0, script_seen = 0, opts = 1, file = 0, first_pass;
+	int k, inplace = 0, script_seen = 0, opt, file = 0, first_pass;
+	struct an_walk it;
 	const char *s, *why;
 
 	/* two passes: options may follow the files (sed s/a/b/ f -i) */
 	for (first_pass = 1; first_pass >= 0; first_pass--) {
-		opts = 1;
 		script_seen = 0;
-		for (k = 1; k < v->n; k++) {
+		an_walk_init(&it, 1, NULL, AN_W_NONE);
+		while ((k = an_walk_any(v, &it, &opt)) >= 0) {
 			struct sh_word *w = &v->w[k];
 			const char *script = NULL;
 
 			s = w->s;
-			if (opts && an_lit(w) && strcmp(s, "--") == 0) {
-				opts = 0;
-				continue;
-			}
 			if (an_lit(w) && w->len == 0 && k > 1 &&
 			    an_lit(&v->w[k - 1]) && strcmp(v->w[k - 1].s, "-i") == 0)
 				continue;       /* BSD sed -i '': the suffix */
-			if (opts && an_is_opt(w)) {
+			if (opt) {
 				if (strncmp(s, "--in-place", 10) == 0) {
 					inplace = 1;
 				} else if (strcmp(s, "--expression") == 0 && k + 1 < v->n) {
@@ -518,6 +515,7 @@ an_cls_sed(struct ev *ev, struct cmdv *v)
 						return;
 					}
 				}
+				it.k = k + 1;   /* past a value it took */
 				continue;
 			}
 			if (!script_seen) {
