@@ -666,27 +666,23 @@ void
 an_cls_wrap(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	const char *name = pr->name, *s;
+	struct an_walk it;
 	int k, pos = pr->npos;
 
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
+	while ((k = an_walk_prefix(v, &it, 0)) >= 0) {
 		s = v->w[k].s;
-		if (!an_lit(&v->w[k]))
-			break;
-		if (strcmp(s, "--") == 0) {
-			k++;
-			break;
-		}
-		if (s[0] != '-' || s[1] == '\0')
-			break;
 		if (strcmp(name, "command") == 0 && (strcmp(s, "-v") == 0 ||
 		    strcmp(s, "-V") == 0))
 			return;         /* lookup only */
 		if (strcmp(name, "time") == 0 && (strcmp(s, "-o") == 0 ||
 		    strncmp(s, "--output=", 9) == 0)) {
-			if (s[1] == 'o' && k + 1 < v->n)
-				an_write_word(ev, v, &v->w[++k]);
-			else
+			if (s[1] == '-')
 				trig_write(ev, s + 9, "time");
+			else if (it.k < v->n)
+				an_write_word(ev, v, &v->w[it.k++]);
+			else
+				trig_write(ev, NULL, "time");   /* -o, no file */
 			continue;
 		}
 		if (strcmp(name, "ionice") == 0 && strcmp(s, "-p") == 0)
@@ -694,8 +690,9 @@ an_cls_wrap(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		if (strcmp(name, "nice") == 0 && s[1] >= '0' && s[1] <= '9')
 			continue;
 		if (an_cluster_takes_next(s, pr->optarg))
-			k++;
+			it.k++;
 	}
+	k = it.k;
 	for (; pos > 0 && k < v->n; pos--)
 		k++;
 	if (k >= v->n) {
@@ -776,20 +773,14 @@ void
 an_cls_xargs(struct ev *ev, struct cmdv *v)
 {
 	static const char *const with_arg = "IiLlnPsdEeaJRS";
+	struct an_walk it;
 	int k, j;
 	const char *s, *repl = NULL;
 	struct cmdv in;
 
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, with_arg, AN_W_NONE);
+	while ((k = an_walk_prefix(v, &it, 0)) >= 0) {
 		s = v->w[k].s;
-		if (!an_lit(&v->w[k]))
-			break;
-		if (strcmp(s, "--") == 0) {
-			k++;
-			break;
-		}
-		if (s[0] != '-' || s[1] == '\0')
-			break;
 		if (strcmp(s, "-p") == 0 || strcmp(s, "--interactive") == 0 ||
 		    strcmp(s, "-o") == 0 || strcmp(s, "--open-tty") == 0) {
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: xargs",
@@ -812,8 +803,9 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 			trig_read(ev, s + 11, "xargs");
 		if (s[1] != '-' && strlen(s) == 2 && strchr(with_arg, s[1]) != NULL &&
 		    s[1] != 'i' && s[1] != 'l' && s[1] != 'e')
-			k++;
+			it.k++;         /* its value */
 	}
+	k = it.k;
 	if (k >= v->n) {
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: xargs",
 		    "xargs without a command: nothing to judge");
@@ -859,30 +851,24 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 void
 an_cls_priv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
+	struct an_walk it;
 	int k;
 	const char *s;
 
 	ev_factor(ev, F_PRIV);
 	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: privilege",
 	    "%s runs a command with other privileges", pr->name);
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
+	while ((k = an_walk_prefix(v, &it, 1)) >= 0) {
 		s = v->w[k].s;
-		if (!an_lit(&v->w[k]))
-			break;
-		if (strcmp(s, "--") == 0) {
-			k++;
-			break;
-		}
-		if (s[0] != '-')
-			break;
 		if (an_cluster_takes_next(s, pr->optarg))
-			k++;
+			it.k++;
 		else if (strcmp(s, "--user") == 0 || strcmp(s, "--group") == 0 ||
 		    strcmp(s, "--chdir") == 0 || strcmp(s, "--prompt") == 0)
-			k++;
+			it.k++;
 	}
 	/* the inner command is judged too: sudo rm -rf / is denied */
-	inner(ev, v, k);
+	inner(ev, v, it.k);
 }
 
 void

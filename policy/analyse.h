@@ -145,6 +145,14 @@ int an_walk_next(const struct cmdv *v, struct an_walk *it);
  * left to the caller, which moves it->k past those it takes.
  */
 int an_walk_any(const struct cmdv *v, struct an_walk *it, int *opt);
+/*
+ * The options of a wrapper before the command it runs (sudo, xargs, nice,
+ * time): the index of the next option, or -1 where they end: at a word
+ * not known before it runs, at "--" (passed over) or at the first
+ * operand, which it->k then names. lone_dash: a lone "-" is an option
+ * (su -). The caller moves it->k past the values it takes.
+ */
+int an_walk_prefix(const struct cmdv *v, struct an_walk *it, int lone_dash);
 
 /* Called for each operand of a command (see an_operands). */
 typedef void (*operand_fn)(struct ev *, struct cmdv *, struct sh_word *, int);

@@ -175,6 +175,28 @@ an_walk_any(const struct cmdv *v, struct an_walk *it, int *opt)
 }
 
 int
+an_walk_prefix(const struct cmdv *v, struct an_walk *it, int lone_dash)
+{
+	const struct sh_word *w;
+
+	if (!it->opts || it->k >= v->n)
+		return -1;
+	w = &v->w[it->k];
+	if (!an_lit(w))
+		return -1;
+	if (strcmp(w->s, "--") == 0) {
+		it->k++;
+		it->opts = 0;
+		return -1;
+	}
+	if (w->s[0] != '-' || (w->s[1] == '\0' && !lone_dash)) {
+		it->opts = 0;
+		return -1;
+	}
+	return it->k++;
+}
+
+int
 an_operands(struct ev *ev, struct cmdv *v, int from, const char *optarg,
     operand_fn fn)
 {
