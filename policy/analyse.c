@@ -200,13 +200,16 @@ var_is_bad(const char *name, size_t n, const char *val)
 	if (harmless_value(name, n, val))
 		return 0;
 	for (b = good_vars; *b != NULL; b++)
-		if (strlen(*b) == n && strncmp(name, *b, n) == 0)
+		if ((*b)[0] == name[0] && strlen(*b) == n &&
+		    strncmp(name, *b, n) == 0)
 			return 0;
 	for (b = bad_vars; *b != NULL; b++)
-		if (strlen(*b) == n && strncmp(name, *b, n) == 0)
+		if ((*b)[0] == name[0] && strlen(*b) == n &&
+		    strncmp(name, *b, n) == 0)
 			return 1;
 	for (b = bad_prefixes; *b != NULL; b++)
-		if (strlen(*b) <= n && strncmp(name, *b, strlen(*b)) == 0)
+		if ((*b)[0] == name[0] && strlen(*b) <= n &&
+		    strncmp(name, *b, strlen(*b)) == 0)
 			return 1;
 	return 0;
 }

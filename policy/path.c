@@ -59,10 +59,14 @@ path_normalize(const char *in, char *out, size_t outsz)
 int
 path_within(const char *path, const char *dir)
 {
-	size_t n = strlen(dir);
+	size_t n;
 
-	if (n == 1 && dir[0] == '/')
+	if (dir[0] == '/' && dir[1] == '\0')
 		return path[0] == '/';
+	/* most paths differ in their first bytes */
+	if (dir[0] != '\0' && (path[0] != dir[0] || path[1] != dir[1]))
+		return 0;
+	n = strlen(dir);
 	if (strncmp(path, dir, n) != 0)
 		return 0;
 	return path[n] == '\0' || path[n] == '/';

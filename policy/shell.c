@@ -1517,7 +1517,7 @@ parse_command(struct sc *sc)
 				kw_ok = 0;
 				continue;
 			}
-			if (strcmp(w.s, "[[") == 0)
+			if (w.s[0] == '[' && strcmp(w.s, "[[") == 0)
 				in_test = 1;
 		}
 		if (in_test && is_word(&w, "]]"))

@@ -86,6 +86,9 @@ find_primary(const char *s)
 
 	for (k = 0; k < sizeof(find_primaries) / sizeof(find_primaries[0]);
 	    k++) {
+		if (s[0] != find_primaries[k].name[0] ||
+		    s[1] != find_primaries[k].name[1])
+			continue;       /* a name has two bytes or one and NUL */
 		n = strlen(find_primaries[k].name);
 		if (strncmp(s, find_primaries[k].name, n) == 0 &&
 		    (s[n] == '\0' || find_primaries[k].prefix))

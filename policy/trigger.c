@@ -224,8 +224,9 @@ plist_match(const struct ev *ev, const struct plist *l, const char *path,
 		}
 		/* a path that matches starts with the pattern's literal part
 		 * (the home or the folder it holds: asked once, above) */
-		if (!below[e->base] || strncmp(e->v + e->blen, path + e->blen,
-		    e->lit - e->blen) != 0)
+		if (!below[e->base] || (e->lit > e->blen &&
+		    e->v[e->blen] != path[e->blen]) || strncmp(e->v + e->blen,
+		    path + e->blen, e->lit - e->blen) != 0)
 			continue;
 		/* ... and holds its longest literal run ("id_rsa" of an
 		 * any-depth id_rsa* pattern) */
