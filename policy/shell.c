@@ -31,9 +31,14 @@ struct sh_arena {
 	size_t total, cap;
 };
 
-/* A chunk just under 64 KiB: glibc consolidates its free lists on every
- * free of 64 KiB or more, and a line frees its chunk each time. */
+/*
+ * Chunks just under 64 KiB: glibc consolidates its free lists on every
+ * free of 64 KiB or more, and a line frees its chunks each time. The first
+ * chunk is small (most lines fit in it): glibc also consolidates before
+ * any allocation of 1 KiB or more.
+ */
 #define ARENA_CHUNK (65536 - 64)
+#define ARENA_FIRST (960 - sizeof(struct sh_chunk))
 
 static void *
 arena_alloc(struct sh_arena *a, size_t n)
@@ -45,7 +50,9 @@ arena_alloc(struct sh_arena *a, size_t n)
 	n = (n + 15) & ~(size_t)15;
 	c = a->head;
 	if (c == NULL || c->size - c->used < n) {
-		sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+		sz = c == NULL ? ARENA_FIRST : ARENA_CHUNK;
+		if (sz < n)
+			sz = n;
 		if (a->total + sz > a->cap)
 			return NULL;
 		c = malloc(sizeof(*c) + sz);
