@@ -38,7 +38,7 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 {
 	char res[SBX_PATH_MAX], path[SBX_PATH_MAX];
 	const char *name = v->w[0].s;
-	struct stat st;
+	unsigned mode;
 	int k = 1, r, nops = 0;
 
 	if (strcmp(name, "popd") == 0 || ev->in_child > 0 ||
@@ -63,7 +63,7 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 		nops++;
 	if (k >= v->n) {
 		if (strcmp(name, "pushd") != 0 && ev->call->home != NULL &&
-		    path_resolve("/", NULL, ev->call->home, res, sizeof(res)) == 0) {
+		    path_resolve_c(ev->pc, "/", NULL, ev->call->home, res, sizeof(res)) == 0) {
 			strcpy(ev->cwd, res);
 			ev->cwd_known = 1;
 		} else {
@@ -75,7 +75,7 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 	    strcmp(path, "-") == 0 || ((path[0] == '+' || path[0] == '-') &&
 	    strcmp(name, "pushd") == 0) ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) < 0) {
+	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res, sizeof(res)) < 0) {
 		ev->cwd_known = 0;
 		return;
 	}
@@ -84,7 +84,7 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 	ev->cwd_known = 1;
 	/* a cd that may not run (after &&, inside if/while/for) or may fail
 	 * holds for the commands chained to it with && only */
-	if (stat(res, &st) < 0 || !S_ISDIR(st.st_mode) || v->c->cond ||
+	if (path_lstat(ev->pc, res, &mode) < 0 || !S_ISDIR(mode) || v->c->cond ||
 	    v->c->guarded || ev->nwpaths > SBX_EV_MAX_WPATHS)
 		ev->cwd_tentative = 1;
 	/* rm -rf src; cd src: the line changed the place (or above it) */
@@ -200,13 +200,16 @@ var_is_bad(const char *name, size_t n, const char *val)
 	if (harmless_value(name, n, val))
 		return 0;
 	for (b = good_vars; *b != NULL; b++)
-		if (strlen(*b) == n && strncmp(name, *b, n) == 0)
+		if ((*b)[0] == name[0] && strlen(*b) == n &&
+		    strncmp(name, *b, n) == 0)
 			return 0;
 	for (b = bad_vars; *b != NULL; b++)
-		if (strlen(*b) == n && strncmp(name, *b, n) == 0)
+		if ((*b)[0] == name[0] && strlen(*b) == n &&
+		    strncmp(name, *b, n) == 0)
 			return 1;
 	for (b = bad_prefixes; *b != NULL; b++)
-		if (strlen(*b) <= n && strncmp(name, *b, strlen(*b)) == 0)
+		if ((*b)[0] == name[0] && strlen(*b) <= n &&
+		    strncmp(name, *b, strlen(*b)) == 0)
 			return 1;
 	return 0;
 }
@@ -666,27 +669,23 @@ void
 an_cls_wrap(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	const char *name = pr->name, *s;
+	struct an_walk it;
 	int k, pos = pr->npos;
 
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
+	while ((k = an_walk_prefix(v, &it, 0)) >= 0) {
 		s = v->w[k].s;
-		if (!an_lit(&v->w[k]))
-			break;
-		if (strcmp(s, "--") == 0) {
-			k++;
-			break;
-		}
-		if (s[0] != '-' || s[1] == '\0')
-			break;
 		if (strcmp(name, "command") == 0 && (strcmp(s, "-v") == 0 ||
 		    strcmp(s, "-V") == 0))
 			return;         /* lookup only */
 		if (strcmp(name, "time") == 0 && (strcmp(s, "-o") == 0 ||
 		    strncmp(s, "--output=", 9) == 0)) {
-			if (s[1] == 'o' && k + 1 < v->n)
-				an_write_word(ev, v, &v->w[++k]);
-			else
+			if (s[1] == '-')
 				trig_write(ev, s + 9, "time");
+			else if (it.k < v->n)
+				an_write_word(ev, v, &v->w[it.k++]);
+			else
+				trig_write(ev, NULL, "time");   /* -o, no file */
 			continue;
 		}
 		if (strcmp(name, "ionice") == 0 && strcmp(s, "-p") == 0)
@@ -694,8 +693,9 @@ an_cls_wrap(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		if (strcmp(name, "nice") == 0 && s[1] >= '0' && s[1] <= '9')
 			continue;
 		if (an_cluster_takes_next(s, pr->optarg))
-			k++;
+			it.k++;
 	}
+	k = it.k;
 	for (; pos > 0 && k < v->n; pos--)
 		k++;
 	if (k >= v->n) {
@@ -776,20 +776,14 @@ void
 an_cls_xargs(struct ev *ev, struct cmdv *v)
 {
 	static const char *const with_arg = "IiLlnPsdEeaJRS";
+	struct an_walk it;
 	int k, j;
 	const char *s, *repl = NULL;
 	struct cmdv in;
 
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, with_arg, AN_W_NONE);
+	while ((k = an_walk_prefix(v, &it, 0)) >= 0) {
 		s = v->w[k].s;
-		if (!an_lit(&v->w[k]))
-			break;
-		if (strcmp(s, "--") == 0) {
-			k++;
-			break;
-		}
-		if (s[0] != '-' || s[1] == '\0')
-			break;
 		if (strcmp(s, "-p") == 0 || strcmp(s, "--interactive") == 0 ||
 		    strcmp(s, "-o") == 0 || strcmp(s, "--open-tty") == 0) {
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: xargs",
@@ -812,8 +806,9 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 			trig_read(ev, s + 11, "xargs");
 		if (s[1] != '-' && strlen(s) == 2 && strchr(with_arg, s[1]) != NULL &&
 		    s[1] != 'i' && s[1] != 'l' && s[1] != 'e')
-			k++;
+			it.k++;         /* its value */
 	}
+	k = it.k;
 	if (k >= v->n) {
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: xargs",
 		    "xargs without a command: nothing to judge");
@@ -859,30 +854,24 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 void
 an_cls_priv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
+	struct an_walk it;
 	int k;
 	const char *s;
 
 	ev_factor(ev, F_PRIV);
 	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: privilege",
 	    "%s runs a command with other privileges", pr->name);
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
+	while ((k = an_walk_prefix(v, &it, 1)) >= 0) {
 		s = v->w[k].s;
-		if (!an_lit(&v->w[k]))
-			break;
-		if (strcmp(s, "--") == 0) {
-			k++;
-			break;
-		}
-		if (s[0] != '-')
-			break;
 		if (an_cluster_takes_next(s, pr->optarg))
-			k++;
+			it.k++;
 		else if (strcmp(s, "--user") == 0 || strcmp(s, "--group") == 0 ||
 		    strcmp(s, "--chdir") == 0 || strcmp(s, "--prompt") == 0)
-			k++;
+			it.k++;
 	}
 	/* the inner command is judged too: sudo rm -rf / is denied */
-	inner(ev, v, k);
+	inner(ev, v, it.k);
 }
 
 void
@@ -1345,24 +1334,46 @@ an_echo_names(struct ev *ev, struct cmdv *v)
 static int
 push_cwd(struct ev *ev)
 {
+	if (ev->capstack == 0) {
+		/* the first levels live in struct ev itself */
+		ev->stack = ev->stack0;
+		ev->stack_known = ev->known0;
+		ev->capstack = SBX_EV_STACK0;
+	}
 	if (ev->nstack == ev->capstack) {
-		int cap = ev->capstack ? ev->capstack * 2 : 8;
+		int cap = ev->capstack * 2;
 		char (*ns)[SBX_PATH_MAX];
 		int *nk;
 
 		if (cap > 4 * SH_MAX_DEPTH + 16)
 			return -1;
-		ns = realloc(ev->stack, (size_t)cap * sizeof(*ns));
-		if (ns == NULL)
-			return -1;
+		if (ev->stack == ev->stack0) {
+			/* leaving struct ev: copy what it held */
+			ns = malloc((size_t)cap * sizeof(*ns));
+			nk = malloc((size_t)cap * sizeof(*nk));
+			if (ns == NULL || nk == NULL) {
+				free(ns);
+				free(nk);
+				return -1;
+			}
+			memcpy(ns, ev->stack0, sizeof(ev->stack0));
+			memcpy(nk, ev->known0, sizeof(ev->known0));
+		} else {
+			/* realloc: a large stack moves without a copy */
+			if ((ns = realloc(ev->stack, (size_t)cap *
+			    sizeof(*ns))) == NULL)
+				return -1;
+			ev->stack = ns;
+			if ((nk = realloc(ev->stack_known, (size_t)cap *
+			    sizeof(*nk))) == NULL)
+				return -1;
+		}
 		ev->stack = ns;
-		nk = realloc(ev->stack_known, (size_t)cap * sizeof(*nk));
-		if (nk == NULL)
-			return -1;
 		ev->stack_known = nk;
 		ev->capstack = cap;
 	}
-	memcpy(ev->stack[ev->nstack], ev->cwd, sizeof(ev->cwd));
+	/* cwd is a string shorter than its buffer (copied with its NUL) */
+	memcpy(ev->stack[ev->nstack], ev->cwd, strlen(ev->cwd) + 1);
 	ev->stack_known[ev->nstack] = ev->cwd_known;
 	ev->nstack++;
 	return 0;
@@ -1373,7 +1384,8 @@ pop_cwd(struct ev *ev, int to)
 {
 	while (ev->nstack > to) {
 		ev->nstack--;
-		memcpy(ev->cwd, ev->stack[ev->nstack], sizeof(ev->cwd));
+		memcpy(ev->cwd, ev->stack[ev->nstack],
+		    strlen(ev->stack[ev->nstack]) + 1);
 		ev->cwd_known = ev->stack_known[ev->nstack];
 	}
 }

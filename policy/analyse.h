@@ -51,11 +51,56 @@ enum cls {
 	C_TAR, C_UNZIP, C_ZIP,
 };
 
+/*
+ * The options of a program whose values have effects (opts.c): a file
+ * written or read, a tree written, code that runs. Programs of one family
+ * share a set (cc, gcc, clang, c++, g++).
+ */
+enum an_opts {
+	OPTS_NONE,
+	OPTS_BAT,
+	OPTS_CARGO,
+	OPTS_CC,
+	OPTS_CLANG_FORMAT,
+	OPTS_CURL,
+	OPTS_DIFF,
+	OPTS_ESLINT,
+	OPTS_FILE,
+	OPTS_GIT,
+	OPTS_GO,
+	OPTS_GRADLE,
+	OPTS_GREP,
+	OPTS_JEST,
+	OPTS_JQ,
+	OPTS_LESS,
+	OPTS_MAKE,
+	OPTS_MAN,
+	OPTS_MVN,
+	OPTS_MYPY,
+	OPTS_NODE,
+	OPTS_NPM,
+	OPTS_PRETTIER,
+	OPTS_PYTEST,
+	OPTS_RG,
+	OPTS_RSYNC,
+	OPTS_RUFF,
+	OPTS_SORT,
+	OPTS_TAR,
+	OPTS_TIME,
+	OPTS_TSC,
+	OPTS_VITEST,
+	OPTS_WGET,
+	OPTS_ZIP,
+	OPTS_N
+};
+
 struct prog {
 	const char *name;
 	enum cls cls;
 	const char *optarg;     /* short options that take a value */
 	int npos;               /* C_WRAP: positional words before the command */
+	enum an_opts opts;      /* its options' effects, judged by
+	                           an_opts_scan before its class handler */
 };
 
 /* A view of words: the command being judged. */
@@ -93,6 +138,21 @@ void an_walk_init(struct an_walk *it, int from, const char *optarg,
     enum an_walk_how how);
 /* The index of the next operand, or -1 when there is none. */
 int an_walk_next(const struct cmdv *v, struct an_walk *it);
+/*
+ * The same walk for handlers that read some options themselves: the
+ * index of the next word, an operand or (*opt = 1) an option, or -1.
+ * "--" is passed over and ends the options; the values of options are
+ * left to the caller, which moves it->k past those it takes.
+ */
+int an_walk_any(const struct cmdv *v, struct an_walk *it, int *opt);
+/*
+ * The options of a wrapper before the command it runs (sudo, xargs, nice,
+ * time): the index of the next option, or -1 where they end: at a word
+ * not known before it runs, at "--" (passed over) or at the first
+ * operand, which it->k then names. lone_dash: a lone "-" is an option
+ * (su -). The caller moves it->k past the values it takes.
+ */
+int an_walk_prefix(const struct cmdv *v, struct an_walk *it, int lone_dash);
 
 /* Called for each operand of a command (see an_operands). */
 typedef void (*operand_fn)(struct ev *, struct cmdv *, struct sh_word *, int);
@@ -100,8 +160,7 @@ typedef void (*operand_fn)(struct ev *, struct cmdv *, struct sh_word *, int);
 const struct prog *an_prog_find(const char *name);
 void an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr,
     const char *name);
-void an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr,
-    const char *prog);
+void an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr);
 int an_lit(const struct sh_word *w);
 int an_is_opt(const struct sh_word *w);
 int an_has_word(const struct cmdv *v, int from, const char *s);

@@ -302,44 +302,24 @@ an_cls_zip(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	int move = an_has_short(v, 1, 'm', pr->optarg) ||
 	    an_has_word(v, 1, "--move");
+	struct an_walk it;
+	int k, idx = 0;
 
 	an_operands(ev, v, 1, pr->optarg, an_op_read_skip1);
+	/* zip -r ARCHIVE DIR...: the trees are read */
 	if (an_has_short(v, 1, 'r', pr->optarg) || an_has_word(v, 1, "--recurse-paths")) {
-		int k, opts = 1, idx = 0;
-
-		for (k = 1; k < v->n; k++) {
-			if (opts && an_lit(&v->w[k]) && strcmp(v->w[k].s, "--") == 0) {
-				opts = 0;
-				continue;
-			}
-			if (opts && an_is_opt(&v->w[k])) {
-				if (an_cluster_takes_next(v->w[k].s, pr->optarg))
-					k++;
-				continue;
-			}
+		an_walk_init(&it, 1, pr->optarg, AN_W_CLUSTER);
+		while ((k = an_walk_next(v, &it)) >= 0)
 			if (idx++ > 0)
 				an_op_read_tree(ev, v, &v->w[k], 0);
-		}
 	}
-	{
-		int k, opts = 1, idx = 0;
-
-		for (k = 1; k < v->n; k++) {
-			const char *s = v->w[k].s;
-
-			if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
-				opts = 0;
-				continue;
-			}
-			if (opts && an_is_opt(&v->w[k])) {
-				if (an_cluster_takes_next(s, pr->optarg))
-					k++;
-				continue;
-			}
-			if (idx++ == 0)
-				an_write_word(ev, v, &v->w[k]);
-			else if (move)
-				an_write_tree_word(ev, v, &v->w[k]);
-		}
+	/* the archive is written; zip -m removes what it adds */
+	idx = 0;
+	an_walk_init(&it, 1, pr->optarg, AN_W_CLUSTER);
+	while ((k = an_walk_next(v, &it)) >= 0) {
+		if (idx++ == 0)
+			an_write_word(ev, v, &v->w[k]);
+		else if (move)
+			an_write_tree_word(ev, v, &v->w[k]);
 	}
 }

@@ -158,6 +158,45 @@ an_walk_next(const struct cmdv *v, struct an_walk *it)
 }
 
 int
+an_walk_any(const struct cmdv *v, struct an_walk *it, int *opt)
+{
+	const struct sh_word *w;
+
+	for (; it->k < v->n; it->k++) {
+		w = &v->w[it->k];
+		if (it->opts && an_lit(w) && strcmp(w->s, "--") == 0) {
+			it->opts = 0;
+			continue;
+		}
+		*opt = it->opts && an_is_opt(w);
+		return it->k++;
+	}
+	return -1;
+}
+
+int
+an_walk_prefix(const struct cmdv *v, struct an_walk *it, int lone_dash)
+{
+	const struct sh_word *w;
+
+	if (!it->opts || it->k >= v->n)
+		return -1;
+	w = &v->w[it->k];
+	if (!an_lit(w))
+		return -1;
+	if (strcmp(w->s, "--") == 0) {
+		it->k++;
+		it->opts = 0;
+		return -1;
+	}
+	if (w->s[0] != '-' || (w->s[1] == '\0' && !lone_dash)) {
+		it->opts = 0;
+		return -1;
+	}
+	return it->k++;
+}
+
+int
 an_operands(struct ev *ev, struct cmdv *v, int from, const char *optarg,
     operand_fn fn)
 {
@@ -434,7 +473,7 @@ an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w)
 		dir[dl] = '\0';
 	}
 	if ((dir[0] != '/' && dir[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, ev->call->home, dir, res, sizeof(res)) < 0) {
+	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, dir, res, sizeof(res)) < 0) {
 		trig_write(ev, NULL, v->w[0].s);
 		return;
 	}
@@ -652,7 +691,7 @@ an_check_catastrophic_tree(struct ev *ev, struct cmdv *v, const char *what)
 			dir[n] = '\0';
 			s = dir;
 		}
-		if (path_resolve(ev->cwd_known ? ev->cwd : "/", ev->call->home, s,
+		if (path_resolve_c(ev->pc, ev->cwd_known ? ev->cwd : "/", ev->call->home, s,
 		    res, sizeof(res)) < 0)
 			continue;
 		if (is_root_like(ev, res)) {
@@ -690,7 +729,7 @@ an_check_whole_project(struct ev *ev, struct cmdv *v)
 			s = n == 1 ? "." : dir;
 		}
 		if ((s[0] != '/' && s[0] != '~' && !ev->cwd_known) ||
-		    path_resolve(ev->cwd, ev->call->home, s, res, sizeof(res)) < 0)
+		    path_resolve_c(ev->pc, ev->cwd, ev->call->home, s, res, sizeof(res)) < 0)
 			continue;
 		if (strcmp(res, ev->p->folder) == 0 ||
 		    path_within(ev->p->folder, res)) {
@@ -710,6 +749,8 @@ an_fork_bomb(const char *t, size_t len)
 	const char *p, *name_end;
 	char name[64];
 
+	if (memchr(t, '(', len) == NULL)
+		return 0;       /* no "(){" in the text, nor in buf */
 	for (k = 0; k < len && o + 1 < sizeof(buf); k++)
 		if (t[k] != ' ' && t[k] != '\t' && t[k] != '\n')
 			buf[o++] = t[k];
@@ -748,7 +789,7 @@ an_run_file(struct ev *ev, const struct sh_word *w, const char *what)
 		return;
 	}
 	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) < 0) {
+	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res, sizeof(res)) < 0) {
 		ev_factor(ev, F_UNKNOWN);
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: run file",
 		    "%s runs %s, which cannot be resolved with certainty", what,

@@ -425,7 +425,7 @@ build_dirs(struct ev *ev, struct cmdv *v, const char *name)
 		    strchr(s, '=') != NULL && strchr(strchr(s, '='), '/') != NULL) {
 			/* --manifest-path=/x/Cargo.toml */
 			snprintf(path, sizeof(path), "%s", strchr(s, '=') + 1);
-			if (path_resolve(ev->cwd, ev->call->home, path, res,
+			if (path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
 			    sizeof(res)) < 0 || ev->p->folder == NULL ||
 			    !path_within(res, ev->p->folder))
 				ev_note(ev, POLICY_ESCALATE, "shell",
@@ -448,7 +448,7 @@ build_dirs(struct ev *ev, struct cmdv *v, const char *name)
 			snprintf(path, sizeof(path), "%.*s", (int)gl, val->s);
 			if (gl == 0)
 				snprintf(path, sizeof(path), ".");
-			if (path_resolve(ev->cwd, ev->call->home, path, res,
+			if (path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
 			    sizeof(res)) < 0 || ev->p->folder == NULL ||
 			    !path_within(res, ev->p->folder))
 				ev_note(ev, POLICY_ESCALATE, "shell",
@@ -457,7 +457,7 @@ build_dirs(struct ev *ev, struct cmdv *v, const char *name)
 			continue;
 		}
 		if (an_word_path(ev, val, path, sizeof(path)) != 1 ||
-		    path_resolve(ev->cwd, ev->call->home, path, res,
+		    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
 		    sizeof(res)) < 0 || ev->p->folder == NULL ||
 		    !path_within(res, ev->p->folder))
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: build outside",

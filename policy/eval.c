@@ -147,7 +147,7 @@ shell_workdir(struct ev *ev, const cJSON *input)
 			continue;
 		if (!cJSON_IsString(w) || w->valuestring[0] == '\0' ||
 		    (w->valuestring[0] != '/' && !ev->cwd_known) ||
-		    path_resolve(ev->cwd, ev->call->home, w->valuestring, res,
+		    path_resolve_c(ev->pc, ev->cwd, ev->call->home, w->valuestring, res,
 		    sizeof(res)) < 0) {
 			ev->cwd_known = 0;
 			continue;

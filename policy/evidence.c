@@ -18,6 +18,16 @@ ev_factor(struct ev *ev, unsigned f)
 	ev->res->factors |= f;
 }
 
+/* As snprintf(out, outsz, "%s", s), without the format machinery. */
+static void
+copy(char *out, size_t outsz, const char *s)
+{
+	size_t n = strnlen(s, outsz - 1);
+
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
 void
 ev_note(struct ev *ev, enum policy_verdict v, const char *trigger,
     const char *rule, const char *fmt, ...)
@@ -33,8 +43,8 @@ ev_note(struct ev *ev, enum policy_verdict v, const char *trigger,
 		return;
 	ev->rank = rank;
 	r->verdict = v;
-	snprintf(r->trigger, sizeof(r->trigger), "%s", trigger);
-	snprintf(r->rule, sizeof(r->rule), "%s", rule);
+	copy(r->trigger, sizeof(r->trigger), trigger);
+	copy(r->rule, sizeof(r->rule), rule);
 	va_start(ap, fmt);
 	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
 	va_end(ap);

@@ -17,6 +17,7 @@
 #define SBX_EV_MAX_STRINGS 8    /* nesting of bash -c / eval strings */
 #define SBX_EV_MAX_WRAPS   32   /* sudo nice env ... in a row */
 #define SBX_EV_MAX_VARS    16   /* f=.env; cat $f: variables tracked */
+#define SBX_EV_STACK0      4    /* subshell levels kept in struct ev */
 #define SBX_EV_MAX_WPATHS  8    /* paths written, for cd; more: unknown */
 
 
@@ -32,7 +33,6 @@ struct ev {
 	const struct policy *p;
 	const struct policy_call *call;
 	struct policy_result *res;
-	char cwd[SBX_PATH_MAX];
 	int cwd_known;
 	int strings;                    /* current bash -c nesting */
 	int net_pipeline;               /* pipeline id that used the network */
@@ -43,15 +43,12 @@ struct ev {
 	int nstack, capstack;
 	int rank;                       /* risk when the reason was written */
 	int wraps;                      /* current wrapper nesting */
-	struct ev_var vars[SBX_EV_MAX_VARS];
 	int nvars;
 	int ifs_set;                    /* IFS assigned: splitting unknown */
 	int pos_tainted;                /* set -- named secrets: $1 ... */
 	int in_assign;                  /* judging an assignment's value */
-	char dflt_buf[256];             /* ${X:-WORD}: WORD, while judged */
 	int in_child;                   /* judging what a wrapper runs */
 	int cwd_tentative;              /* cwd holds along an && chain only */
-	char wpaths[SBX_EV_MAX_WPATHS][256]; /* paths the line writes */
 	int nwpaths;
 	int made_link;                  /* ln, cp -l/-s ran earlier in the line */
 	int subst_unsafe;               /* a $(...) may print any path */
@@ -63,7 +60,22 @@ struct ev {
 	int bx_n, bx_bad;
 	struct sh_parse *bx_sp;
 	struct policy_call callx;       /* the call, with home resolved */
+	struct path_cache *pc;          /* lstat answers of this call */
+	int xhome_ok;                   /* the policy's expanded lists are
+	                                   for this call's home */
+	/*
+	 * Large buffers last: policy_eval() zeroes the struct up to cwd
+	 * only (28 KiB a call otherwise). Each is written before it is read:
+	 * cwd and home at set-up, vars[k] and wpaths[k] below nvars and
+	 * nwpaths, stack0[k] below nstack, dflt_buf before it is handed out.
+	 */
+	char cwd[SBX_PATH_MAX];
+	struct ev_var vars[SBX_EV_MAX_VARS];
+	char dflt_buf[256];             /* ${X:-WORD}: WORD, while judged */
+	char wpaths[SBX_EV_MAX_WPATHS][256]; /* paths the line writes */
 	char home[SBX_PATH_MAX];
+	char stack0[SBX_EV_STACK0][SBX_PATH_MAX]; /* stack, until it grows */
+	int known0[SBX_EV_STACK0];
 };
 
 /* Records a finding; the worst verdict (first of equals) wins. */
@@ -90,6 +102,12 @@ void trig_network(struct ev *ev, const char *host, const char *what);
 void trig_network_port(struct ev *ev, const char *host, int port, const char *what);
 /* Entry k of l expanded for this call (cached); NULL: cannot be placed. */
 const char *ev_pattern(const struct ev *ev, const struct plist *l, int k);
+/* Makes the policy's expanded lists those of this call's home (once a
+ * call: the home does not change while a call is judged); -1: no memory. */
+int ev_cache_home(const struct ev *ev);
+/* The same with what the triggers ask of it (struct pol_xent). */
+const struct pol_xent *ev_pattern_ent(const struct ev *ev,
+    const struct plist *l, int k);
 const char *ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,
     size_t *litlen);
 /* Extracts the host of a URL ("https://user@h:1/x" -> "h"); -1 if none. */

@@ -210,27 +210,24 @@ an_mode_special(const struct sh_word *w)
 static void
 chmod_special(struct ev *ev, struct cmdv *v)
 {
-	int k, opts = 1;
+	struct an_walk it;
+	int k, opt;
 	const char *s;
 
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
 		s = v->w[k].s;
-		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && an_lit(&v->w[k]) && strncmp(s, "--reference", 11) == 0) {
+		if (opt && strncmp(s, "--reference", 11) == 0) {
 			ev_factor(ev, F_PRIV);
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
 			    "chmod %s copies a mode that may be setuid or setgid", s);
 			return;
 		}
 		/* -s, -rwxs: a mode that starts with "-", not an option */
-		if (opts && an_is_opt(&v->w[k]) && strspn(s + 1, "rwxXst") ==
-		    strlen(s + 1) && strchr(s, 's') == NULL)
+		if (opt && strspn(s + 1, "rwxXst") == strlen(s + 1) &&
+		    strchr(s, 's') == NULL)
 			continue;
-		if (opts && an_is_opt(&v->w[k]) && strspn(s + 1, "rwxXst") !=
-		    strlen(s + 1))
+		if (opt && strspn(s + 1, "rwxXst") != strlen(s + 1))
 			continue;       /* -R, -v, --recursive */
 		if (an_mode_special(&v->w[k])) {
 			ev_factor(ev, F_PRIV);
@@ -286,7 +283,7 @@ ln_targets(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest)
 		snprintf(base, sizeof(base), "%s", ev->cwd);
 	} else if (dest >= 0 && an_word_path(ev, &v->w[dest], path, sizeof(path)) == 1 &&
 	    (ev->cwd_known || path[0] == '/') &&
-	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) == 0) {
+	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res, sizeof(res)) == 0) {
 		char *slash = strrchr(res, '/');
 
 		/* the link's directory, or the link itself when it is one */
@@ -304,7 +301,7 @@ ln_targets(struct ev *ev, struct cmdv *v, const struct prog *pr, int dest)
 		if (k == dest)
 			continue;
 		if (an_word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
-		    base[0] == '\0' || path_resolve(base, ev->call->home, path, res,
+		    base[0] == '\0' || path_resolve_c(ev->pc, base, ev->call->home, path, res,
 		    sizeof(res)) < 0 || ev->p->folder == NULL ||
 		    !path_within(res, ev->p->folder)) {
 			ev_factor(ev, F_WRITE_OUT);
@@ -324,12 +321,12 @@ static int
 is_dir(const struct ev *ev, const char *path)
 {
 	char res[SBX_PATH_MAX];
-	struct stat st;
+	unsigned mode;
 
 	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, ev->call->home, path, res, sizeof(res)) < 0)
+	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res, sizeof(res)) < 0)
 		return 0;
-	return stat(res, &st) == 0 && S_ISDIR(st.st_mode);
+	return path_lstat(ev->pc, res, &mode) == 0 && S_ISDIR(mode);
 }
 
 /*
@@ -392,7 +389,7 @@ copies_link_out(struct ev *ev, const struct sh_word *w, const char *what)
 {
 	char path[SBX_PATH_MAX], dir[SBX_PATH_MAX], res[SBX_PATH_MAX * 2];
 	const char *slash;
-	struct stat st;
+	unsigned mode;
 
 	if (an_word_path(ev, w, path, sizeof(path)) != 1 ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known))
@@ -405,13 +402,13 @@ copies_link_out(struct ev *ev, const struct sh_word *w, const char *what)
 	} else {
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1), path);
 	}
-	if (path_resolve(ev->cwd, ev->call->home, dir, res, SBX_PATH_MAX) < 0)
+	if (path_resolve_c(ev->pc, ev->cwd, ev->call->home, dir, res, SBX_PATH_MAX) < 0)
 		return;
 	snprintf(res + strlen(res), sizeof(res) - strlen(res), "/%s",
 	    slash ? slash + 1 : path);
-	if (lstat(res, &st) < 0 || !S_ISLNK(st.st_mode))
+	if (path_lstat(ev->pc, res, &mode) < 0 || !S_ISLNK(mode))
 		return;
-	if (path_resolve(ev->cwd, ev->call->home, path, dir, sizeof(dir)) == 0 &&
+	if (path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, dir, sizeof(dir)) == 0 &&
 	    ev->p->folder != NULL && path_within(dir, ev->p->folder))
 		return;
 	ev_factor(ev, F_WRITE_OUT);
@@ -463,7 +460,7 @@ install_mode(struct ev *ev, struct cmdv *v)
 void
 an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
-	int k, n = 0, opts = 1, target = -1, last = -1;
+	int k, n = 0, opt, target = -1, last = -1;
 	struct an_walk it;
 	const char *tdir = NULL;
 	const char *s;
@@ -471,13 +468,10 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 
 	if (strcmp(pr->name, "install") == 0)
 		install_mode(ev, v);
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
 		s = v->w[k].s;
-		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && an_is_opt(&v->w[k])) {
+		if (opt) {
 			const char *q;
 
 			if (strncmp(s, "--target-directory=", 19) == 0) {
@@ -486,6 +480,7 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			}
 			if (strcmp(s, "--target-directory") == 0 && k + 1 < v->n) {
 				target = ++k;
+				it.k = k + 1;
 				continue;
 			}
 			if (s[1] == '-')
@@ -502,6 +497,7 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 					k++;
 				break;
 			}
+			it.k = k + 1;   /* past a value it took */
 			continue;
 		}
 		n++;

@@ -643,7 +643,8 @@ git_sub_find(const char *name)
 	size_t k;
 
 	for (k = 0; k < sizeof(git_subs) / sizeof(git_subs[0]); k++)
-		if (strcmp(git_subs[k].name, name) == 0)
+		if (git_subs[k].name[0] == name[0] &&
+		    strcmp(git_subs[k].name, name) == 0)
 			return &git_subs[k];
 	return NULL;
 }
@@ -762,7 +763,7 @@ an_cls_git(struct ev *ev, struct cmdv *v)
 	char saved[SBX_PATH_MAX], path[SBX_PATH_MAX], res[SBX_PATH_MAX];
 	int saved_known = ev->cwd_known, moved = 0, k;
 
-	memcpy(saved, ev->cwd, sizeof(saved));
+	memcpy(saved, ev->cwd, strlen(ev->cwd) + 1);
 	for (k = 1; k + 1 < v->n; k++) {
 		const char *s = v->w[k].s;
 
@@ -774,17 +775,17 @@ an_cls_git(struct ev *ev, struct cmdv *v)
 		k++;
 		if (an_word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
 		    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-		    path_resolve(ev->cwd, ev->call->home, path, res,
+		    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
 		    sizeof(res)) < 0) {
 			ev->cwd_known = 0;
 			continue;
 		}
-		memcpy(ev->cwd, res, sizeof(res));
+		memcpy(ev->cwd, res, strlen(res) + 1);
 		ev->cwd_known = 1;
 	}
 	git_judge(ev, v);
 	if (moved) {
-		memcpy(ev->cwd, saved, sizeof(saved));
+		memcpy(ev->cwd, saved, strlen(saved) + 1);
 		ev->cwd_known = saved_known;
 	}
 }

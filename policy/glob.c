@@ -162,7 +162,7 @@ glob_secret(struct ev *ev, struct cmdv *v, const struct sh_word *w, int dry)
 	else
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - s), s);
 	if ((dir[0] != '/' && dir[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, ev->call->home, dir, res, sizeof(res)) < 0)
+	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, dir, res, sizeof(res)) < 0)
 		return dry;     /* the directory read escalates on its own */
 	if (dry && trig_is_secret(ev, res, 0))
 		return 1;

@@ -176,6 +176,9 @@ policy_free(struct policy *p)
 	free(p->name);
 	free(p->folder);
 	free(p->config_dir);
+	free(p->rhome_in);
+	free(p->rhome);
+	free(p->seed);
 	free(p);
 }
 
@@ -363,6 +366,7 @@ add_rule(struct policy *p, enum policy_verdict v, enum rule_kind kind,
 			r->arg[--arglen - 2] = '\0';
 	}
 	p->nrules++;
+	p->nkind[kind][v]++;
 	return 0;
 }
 

@@ -183,18 +183,81 @@ net_form(struct netw *n, const char *val)
 		trig_read(n->ev, lt + 1, n->name);
 }
 
-/* Where a download goes: curl -o, wget -O/-o/-a and their long forms. */
-static int
-net_is_output(const struct netw *n, const char *s, char letter)
+/*
+ * What the value of a client's option does: the first rule that names the
+ * option (a letter of a short option, or a prefix of a long one: --data
+ * covers --data-binary), for one of the client's flags (0: any client),
+ * and whose condition on the value holds, decides.
+ */
+enum net_when {
+	NW_ANY,         /* any value, known or not */
+	NW_UNKNOWN,     /* a value only known at run time (a rule for it
+	                   ends the walk: the rules below want a value) */
+	NW_AT,          /* @FILE */
+	NW_FORMREF,     /* name=@FILE or name=<FILE */
+};
+
+enum net_eff {
+	NE_NONE,        /* nothing more */
+	NE_OUT,         /* the download is written there ("-": stdout) */
+	NE_APPEND,      /* a file written (a log); the download is not named */
+	NE_DIR,         /* the directory the download lands in */
+	NE_SEND,        /* data sent that is only known at run time */
+	NE_READ_AT,     /* the file after "@" is read and sent */
+	NE_FORM,        /* the files of a form are read and sent */
+	NE_READ,        /* a file read: uploaded, a configuration, a key */
+};
+
+static const struct net_rule {
+	unsigned clients;
+	const char *letters;
+	const char *longs[5];
+	enum net_when when;
+	enum net_eff eff;
+} net_rules[] = {
+	{ N_CURL, "o", { "--output" }, NW_ANY, NE_OUT },
+	{ N_WGET, "Oo", { "--output-document", "--output-file" }, NW_ANY,
+	    NE_OUT },
+	{ N_WGET, "a", { "--append-output" }, NW_ANY, NE_APPEND },
+	{ N_WGET, "P", { "--directory-prefix" }, NW_ANY, NE_DIR },
+	{ N_CURL, "dFT", { "--data", "--upload" }, NW_UNKNOWN, NE_SEND },
+	{ 0, "", { NULL }, NW_UNKNOWN, NE_NONE },
+	{ N_CURL, "dK", { "--data" }, NW_AT, NE_READ_AT },
+	{ N_CURL, "F", { "--form" }, NW_FORMREF, NE_FORM },
+	{ 0, "TK", { "--upload-file", "--post-file", "--body-file",
+	    "--config" }, NW_ANY, NE_READ },
+	{ N_KEYS, "iF", { NULL }, NW_ANY, NE_READ },
+};
+
+/* The rule for option s (letter: its short option, 0 for a long one)
+ * with the value val (NULL: known at run time only). */
+static const struct net_rule *
+net_rule(unsigned fl, const char *s, char letter, const char *val)
 {
-	if (n->fl & N_CURL)
-		return letter == 'o' || strncmp(s, "--output", 8) == 0;
-	if (n->fl & N_WGET)
-		return letter == 'O' || letter == 'o' || letter == 'a' ||
-		    strncmp(s, "--output-document", 17) == 0 ||
-		    strncmp(s, "--output-file", 13) == 0 ||
-		    strncmp(s, "--append-output", 15) == 0;
-	return 0;
+	const struct net_rule *r;
+	size_t k;
+	int hit, j;
+
+	for (k = 0; k < sizeof(net_rules) / sizeof(net_rules[0]); k++) {
+		r = &net_rules[k];
+		if (r->clients != 0 && (fl & r->clients) == 0)
+			continue;
+		hit = r->letters[0] == '\0' && r->longs[0] == NULL;
+		if (letter != 0 && strchr(r->letters, letter) != NULL)
+			hit = 1;
+		for (j = 0; !hit && j < 5 && r->longs[j] != NULL; j++)
+			hit = strncmp(s, r->longs[j], strlen(r->longs[j])) == 0;
+		if (!hit || (r->when == NW_UNKNOWN && val != NULL) ||
+		    (r->when != NW_UNKNOWN && r->when != NW_ANY && val == NULL))
+			continue;
+		if (r->when == NW_AT && !(val[0] == '@' && val[1] != '\0'))
+			continue;
+		if (r->when == NW_FORMREF && strchr(val, '@') == NULL &&
+		    strchr(val, '<') == NULL)
+			continue;
+		return r;
+	}
+	return NULL;
 }
 
 /* One option of the client: what its value writes, reads or sends. */
@@ -203,7 +266,8 @@ net_option(struct netw *n, int *k)
 {
 	struct ev *ev = n->ev;
 	const char *s = n->v->w[*k].s, *val, *name = n->name;
-	int curl = (n->fl & N_CURL) != 0, form;
+	const struct net_rule *r;
+	int curl = (n->fl & N_CURL) != 0;
 	char letter;
 
 	if (!net_opt_value(n, k, &val, &letter)) {
@@ -214,42 +278,36 @@ net_option(struct netw *n, int *k)
 		}
 		return;
 	}
-	form = letter == 'F' || strncmp(s, "--form", 6) == 0;
-	if (net_is_output(n, s, letter)) {
-		if (letter == 'O' || letter == 'o' ||
-		    strncmp(s, "--output", 8) == 0)
+	r = net_rule(n->fl, s, letter, val);
+	switch (r != NULL ? r->eff : NE_NONE) {
+	case NE_NONE:
+		break;
+	case NE_OUT:
+	case NE_APPEND:
+		if (r->eff == NE_OUT)
 			n->outfile = 1;
 		if (val == NULL)
 			trig_write(ev, NULL, name);
 		else if (strcmp(val, "-") != 0)
 			trig_write(ev, val, name);
-	} else if ((n->fl & N_WGET) && (letter == 'P' ||
-	    strncmp(s, "--directory-prefix", 18) == 0)) {
+		break;
+	case NE_DIR:
 		n->outfile = 1;
 		trig_write(ev, val, name);
-	} else if (val == NULL) {
-		/* a value only known at run time: data to send? */
-		if (curl && (letter == 'd' || letter == 'F' ||
-		    letter == 'T' || strncmp(s, "--data", 6) == 0 ||
-		    strncmp(s, "--upload", 8) == 0))
-			ev_note(ev, POLICY_ESCALATE, "network",
-			    "builtin: network", "%s sends data only known "
-			    "at run time", name);
-	} else if (curl && val[0] == '@' && val[1] != '\0' &&
-	    (letter == 'd' || strncmp(s, "--data", 6) == 0 ||
-	    letter == 'K')) {
+		break;
+	case NE_SEND:
+		ev_note(ev, POLICY_ESCALATE, "network", "builtin: network",
+		    "%s sends data only known at run time", name);
+		break;
+	case NE_READ_AT:
 		trig_read(ev, val + 1, name);
-	} else if (curl && form && (strchr(val, '@') != NULL ||
-	    strchr(val, '<') != NULL)) {
+		break;
+	case NE_FORM:
 		net_form(n, val);
-	} else if (letter == 'T' || letter == 'K' ||
-	    strncmp(s, "--upload-file", 13) == 0 ||
-	    strncmp(s, "--post-file", 11) == 0 ||
-	    strncmp(s, "--body-file", 11) == 0 ||
-	    strncmp(s, "--config", 8) == 0) {
+		break;
+	case NE_READ:
 		trig_read(ev, val, name);
-	} else if ((n->fl & N_KEYS) && (letter == 'i' || letter == 'F')) {
-		trig_read(ev, val, name);
+		break;
 	}
 	if (val != NULL && strstr(val, "://") != NULL) {
 		an_net_host_word(ev, name, val);
@@ -305,20 +363,19 @@ void
 an_cls_net(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	struct netw n = { ev, v, pr, pr->name, net_flags(pr->name), 0, 0 };
-	int k, opts = 1, first = 1;
+	struct an_walk it;
+	int k, opt, first = 1;
 
 	ev_factor(ev, F_NETWORK);
 	ev->net_pipeline = v->c->pipeline;
 	ev->parse_id = v->pid;
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
 		struct sh_word *w = &v->w[k];
 
-		if (opts && an_lit(w) && strcmp(w->s, "--") == 0) {
-			opts = 0;
-			continue;
-		}
-		if (opts && an_is_opt(w)) {
-			net_option(&n, &k);
+		if (opt) {
+			net_option(&n, &k);     /* may take values: past them */
+			it.k = k + 1;
 			continue;
 		}
 		if (!an_lit(w)) {

@@ -8,10 +8,10 @@
  * ("-toolexec=x", "-fplugin=x.so").
  *
  * Rules:
- * - The table is data: an entry names a program, optionally the
- *   subcommand it applies to, the option, and the kind of its value. It
- *   MUST stay sorted by program name (checked at first use; if it is not,
- *   every command with options escalates: fail closed).
+ * - The tables are data: a program's entry in progs[] (progs.c) names its
+ *   option set here (enum an_opts); an entry of a set names optionally
+ *   the subcommand it applies to, the option, and the kind of its value.
+ *   A family of programs (cc, gcc, clang, c++, g++) shares one set.
  * - A value that is not known exactly (a variable, a substitution) is
  *   judged like any such word: a write or a read through it escalates.
  * - Findings only add: handlers of the program's class still run.
@@ -34,306 +34,401 @@ enum ok_kind {
 };
 
 struct optdef {
-	const char *prog;
 	const char *sub;        /* the subcommand it applies to, or NULL */
-	const char *opt;        /* "-o", "--output", "-toolexec" */
+	const char *opt;        /* "-o", "--output", "-toolexec"; NULL ends */
 	enum ok_kind kind;
 };
 
-/* Sorted by prog (strcmp). */
-static const struct optdef opts[] = {
-	{ "bat", NULL, "--pager", OK_CODE },
-	{ "c++", NULL, "-B", OK_CODE },
-	{ "c++", NULL, "-MF", OK_WRITE },
-	{ "c++", NULL, "-Xclang", OK_CODE },
-	{ "c++", NULL, "-fpass-plugin", OK_CODE },
-	{ "c++", NULL, "-fplugin", OK_CODE },
-	{ "c++", NULL, "-o", OK_WRITE },
-	{ "c++", NULL, "-specs", OK_CODE },
-	{ "c++", NULL, "--specs", OK_CODE },
-	{ "c++", NULL, "-wrapper", OK_CODE },
-	{ "cargo", NULL, "--artifact-dir", OK_WTREE },
-	{ "cargo", NULL, "--config", OK_CODE },
-	{ "cargo", NULL, "--out-dir", OK_WTREE },
-	{ "cargo", NULL, "--target-dir", OK_WTREE },
-	{ "cc", NULL, "-B", OK_CODE },
-	{ "cc", NULL, "-MF", OK_WRITE },
-	{ "cc", NULL, "-Xclang", OK_CODE },
-	{ "cc", NULL, "-fpass-plugin", OK_CODE },
-	{ "cc", NULL, "-fplugin", OK_CODE },
-	{ "cc", NULL, "-o", OK_WRITE },
-	{ "cc", NULL, "-specs", OK_CODE },
-	{ "cc", NULL, "--specs", OK_CODE },
-	{ "cc", NULL, "-wrapper", OK_CODE },
-	{ "clang", NULL, "-B", OK_CODE },
-	{ "clang", NULL, "-MF", OK_WRITE },
-	{ "clang", NULL, "-Xclang", OK_CODE },
-	{ "clang", NULL, "-fpass-plugin", OK_CODE },
-	{ "clang", NULL, "-fplugin", OK_CODE },
-	{ "clang", NULL, "-o", OK_WRITE },
-	{ "clang", NULL, "-specs", OK_CODE },
-	{ "clang", NULL, "--specs", OK_CODE },
-	{ "clang", NULL, "-wrapper", OK_CODE },
-	{ "clang-format", NULL, "--files", OK_READ },
-	{ "curl", NULL, "--alt-svc", OK_WRITE },
-	{ "curl", NULL, "--cert", OK_READ },
-	{ "curl", NULL, "--config", OK_CODE },
-	{ "curl", NULL, "--cookie-jar", OK_WRITE },
-	{ "curl", NULL, "--dump-header", OK_WRITE },
-	{ "curl", NULL, "--etag-save", OK_WRITE },
-	{ "curl", NULL, "--hsts", OK_WRITE },
-	{ "curl", NULL, "--key", OK_READ },
-	{ "curl", NULL, "--libcurl", OK_WRITE },
-	{ "curl", NULL, "--netrc-file", OK_READ },
-	{ "curl", NULL, "--output-dir", OK_WTREE },
-	{ "curl", NULL, "--stderr", OK_WRITE },
-	{ "curl", NULL, "--trace", OK_WRITE },
-	{ "curl", NULL, "--trace-ascii", OK_WRITE },
-	{ "curl", NULL, "-D", OK_WRITE },
-	{ "curl", NULL, "-K", OK_CODE },
-	{ "curl", NULL, "-c", OK_WRITE },
-	{ "diff", NULL, "--exclude-from", OK_READ },
-	{ "diff", NULL, "--from-file", OK_READ },
-	{ "diff", NULL, "--to-file", OK_READ },
-	{ "diff", NULL, "-X", OK_READ },
-	{ "eslint", NULL, "--output-file", OK_WRITE },
-	{ "eslint", NULL, "--resolve-plugins-relative-to", OK_CODE },
-	{ "eslint", NULL, "--rulesdir", OK_CODE },
-	{ "eslint", NULL, "-o", OK_WRITE },
-	{ "eslint", NULL, "--config", OK_INPROJ },
-	{ "eslint", NULL, "-c", OK_INPROJ },
-	{ "file", NULL, "--files-from", OK_READ },
-	{ "file", NULL, "--magic-file", OK_READ },
-	{ "file", NULL, "-f", OK_READ },
-	{ "file", NULL, "-m", OK_READ },
-	{ "g++", NULL, "-B", OK_CODE },
-	{ "g++", NULL, "-MF", OK_WRITE },
-	{ "g++", NULL, "-Xclang", OK_CODE },
-	{ "g++", NULL, "-fpass-plugin", OK_CODE },
-	{ "g++", NULL, "-fplugin", OK_CODE },
-	{ "g++", NULL, "-o", OK_WRITE },
-	{ "g++", NULL, "-specs", OK_CODE },
-	{ "g++", NULL, "--specs", OK_CODE },
-	{ "g++", NULL, "-wrapper", OK_CODE },
-	{ "gcc", NULL, "-B", OK_CODE },
-	{ "gcc", NULL, "-MF", OK_WRITE },
-	{ "gcc", NULL, "-Xclang", OK_CODE },
-	{ "gcc", NULL, "-fpass-plugin", OK_CODE },
-	{ "gcc", NULL, "-fplugin", OK_CODE },
-	{ "gcc", NULL, "-o", OK_WRITE },
-	{ "gcc", NULL, "-specs", OK_CODE },
-	{ "gcc", NULL, "--specs", OK_CODE },
-	{ "gcc", NULL, "-wrapper", OK_CODE },
-	{ "git", "blame", "--contents", OK_READ },
-	{ "git", "commit", "--file", OK_READ },
-	{ "git", "commit", "--template", OK_READ },
-	{ "git", "commit", "-F", OK_READ },
-	{ "git", "commit", "-t", OK_READ },
-	{ "git", "diff", "--ext-diff", OK_ESC },
-	{ "git", "diff", "--output", OK_WRITE },
-	{ "git", "format-patch", "--output-directory", OK_WTREE },
-	{ "git", "format-patch", "-o", OK_WTREE },
-	{ "git", "grep", "--open-files-in-pager", OK_CODE },
-	{ "git", "grep", "-O", OK_CODE },
-	{ "git", "init", "--separate-git-dir", OK_CODE },
-	{ "git", "init", "--template", OK_CODE },
-	{ "git", "log", "--ext-diff", OK_ESC },
-	{ "git", "log", "--output", OK_WRITE },
-	{ "git", "merge", "--file", OK_READ },
-	{ "git", "merge", "-F", OK_READ },
-	{ "git", "notes", "--file", OK_READ },
-	{ "git", "notes", "-F", OK_READ },
-	{ "git", "rebase", "--exec", OK_CODE },
-	{ "git", "rebase", "-x", OK_CODE },
-	{ "git", "show", "--ext-diff", OK_ESC },
-	{ "git", "show", "--output", OK_WRITE },
-	{ "git", "tag", "--file", OK_READ },
-	{ "git", "tag", "-F", OK_READ },
-	{ "go", NULL, "-exec", OK_CODE },
-	{ "go", NULL, "-modfile", OK_READ },
-	{ "go", NULL, "-o", OK_WRITE },
-	{ "go", NULL, "-overlay", OK_READ },
-	{ "go", NULL, "-pkgdir", OK_WTREE },
-	{ "go", NULL, "-toolexec", OK_CODE },
-	{ "go", "env", "-u", OK_ESC },
-	{ "go", "env", "-w", OK_ESC },
-	{ "go", NULL, "-vettool", OK_CODE },
-	{ "gradle", NULL, "--gradle-user-home", OK_WTREE },
-	{ "gradle", NULL, "--init-script", OK_CODE },
-	{ "gradle", NULL, "-I", OK_CODE },
-	{ "gradle", NULL, "-g", OK_WTREE },
-	{ "gradle", NULL, "--build-file", OK_INPROJ },
-	{ "gradle", NULL, "--settings-file", OK_INPROJ },
-	{ "gradle", NULL, "-b", OK_INPROJ },
-	{ "grep", NULL, "--exclude-from", OK_READ },
-	{ "jest", NULL, "--config", OK_INPROJ },
-	{ "jest", NULL, "-c", OK_INPROJ },
-	{ "jq", NULL, "--from-file", OK_READ },
-	{ "jq", NULL, "--rawfile", OK_READ2 },
-	{ "jq", NULL, "--slurpfile", OK_READ2 },
-	{ "jq", NULL, "-f", OK_READ },
-	{ "less", NULL, "--LOG-FILE", OK_WRITE },
-	{ "less", NULL, "--lesskey-content", OK_CODE },
-	{ "less", NULL, "--lesskey-file", OK_CODE },
-	{ "less", NULL, "--lesskey-src", OK_CODE },
-	{ "less", NULL, "--log-file", OK_WRITE },
-	{ "less", NULL, "-O", OK_WRITE },
-	{ "less", NULL, "-k", OK_CODE },
-	{ "less", NULL, "-o", OK_WRITE },
-	{ "make", NULL, "--eval", OK_CODE },
-	{ "make", NULL, "-E", OK_CODE },
-	{ "man", NULL, "--browser", OK_CODE },
-	{ "man", NULL, "--config-file", OK_CODE },
-	{ "man", NULL, "--html", OK_CODE },
-	{ "man", NULL, "--local-file", OK_READ },
-	{ "man", NULL, "--pager", OK_CODE },
-	{ "man", NULL, "-C", OK_CODE },
-	{ "man", NULL, "-H", OK_CODE },
-	{ "man", NULL, "-P", OK_CODE },
-	{ "man", NULL, "-l", OK_READ },
-	{ "mvn", NULL, "--global-settings", OK_READ },
-	{ "mvn", NULL, "--settings", OK_READ },
-	{ "mvn", NULL, "--toolchains", OK_READ },
-	{ "mvn", NULL, "-gs", OK_READ },
-	{ "mvn", NULL, "-s", OK_READ },
-	{ "mvn", NULL, "-t", OK_READ },
-	{ "mvn", NULL, "--file", OK_INPROJ },
-	{ "mvn", NULL, "-f", OK_INPROJ },
-	{ "mypy", NULL, "--config-file", OK_INPROJ },
-	{ "node", NULL, "--cpu-prof-dir", OK_WTREE },
-	{ "node", NULL, "--diagnostic-dir", OK_WTREE },
-	{ "node", NULL, "--env-file", OK_READ },
-	{ "node", NULL, "--env-file-if-exists", OK_READ },
-	{ "node", NULL, "--experimental-loader", OK_CODE },
-	{ "node", NULL, "--heap-prof-dir", OK_WTREE },
-	{ "node", NULL, "--loader", OK_CODE },
-	{ "node", NULL, "--openssl-config", OK_CODE },
-	{ "node", NULL, "--redirect-warnings", OK_WRITE },
-	{ "node", NULL, "--report-directory", OK_WTREE },
-	{ "node", NULL, "--test-reporter-destination", OK_WRITE },
-	{ "nodejs", NULL, "--env-file", OK_READ },
-	{ "nodejs", NULL, "--experimental-loader", OK_CODE },
-	{ "nodejs", NULL, "--loader", OK_CODE },
-	{ "npm", NULL, "--globalconfig", OK_CODE },
-	{ "npm", NULL, "--node-options", OK_CODE },
-	{ "npm", NULL, "--script-shell", OK_CODE },
-	{ "npm", NULL, "--userconfig", OK_CODE },
-	{ "prettier", NULL, "--plugin", OK_CODE },
-	{ "prettier", NULL, "--config", OK_INPROJ },
-	{ "py.test", NULL, "--basetemp", OK_WTREE },
-	{ "py.test", NULL, "--junit-xml", OK_WRITE },
-	{ "py.test", NULL, "--junitxml", OK_WRITE },
-	{ "py.test", NULL, "--log-file", OK_WRITE },
-	{ "py.test", NULL, "--config-file", OK_INPROJ },
-	{ "py.test", NULL, "-c", OK_INPROJ },
-	{ "pytest", NULL, "--basetemp", OK_WTREE },
-	{ "pytest", NULL, "--junit-xml", OK_WRITE },
-	{ "pytest", NULL, "--junitxml", OK_WRITE },
-	{ "pytest", NULL, "--log-file", OK_WRITE },
-	{ "pytest", NULL, "--report-log", OK_WRITE },
-	{ "pytest", NULL, "--result-log", OK_WRITE },
-	{ "pytest", NULL, "--resultlog", OK_WRITE },
-	{ "pytest", NULL, "--config-file", OK_INPROJ },
-	{ "pytest", NULL, "-c", OK_INPROJ },
-	{ "rg", NULL, "--ignore-file", OK_READ },
-	{ "rg", NULL, "--pre", OK_CODE },
-	{ "rsync", NULL, "--rsh", OK_CODE },
-	{ "rsync", NULL, "--rsync-path", OK_CODE },
-	{ "rsync", NULL, "-e", OK_CODE },
-	{ "ruff", NULL, "--cache-dir", OK_WTREE },
-	{ "ruff", NULL, "--output-file", OK_WRITE },
-	{ "ruff", NULL, "-o", OK_WRITE },
-	{ "sort", NULL, "--compress-program", OK_CODE },
-	{ "sort", NULL, "--files0-from", OK_READ },
-	{ "sort", NULL, "--output", OK_WRITE },
-	{ "sort", NULL, "-o", OK_WRITE },
-	{ "sort", NULL, "--temporary-directory", OK_WTREE },
-	{ "sort", NULL, "-T", OK_WTREE },
-	{ "tar", NULL, "--checkpoint-action", OK_CODE },
-	{ "tar", NULL, "--exclude-from", OK_READ },
-	{ "tar", NULL, "--files-from", OK_READ },
-	{ "tar", NULL, "--index-file", OK_WRITE },
-	{ "tar", NULL, "--info-script", OK_CODE },
-	{ "tar", NULL, "--listed-incremental", OK_WRITE },
-	{ "tar", NULL, "--new-volume-script", OK_CODE },
-	{ "tar", NULL, "--rmt-command", OK_CODE },
-	{ "tar", NULL, "--rsh-command", OK_CODE },
-	{ "tar", NULL, "--to-command", OK_CODE },
-	{ "tar", NULL, "--use-compress-program", OK_CODE },
-	{ "tar", NULL, "-F", OK_CODE },
-	{ "tar", NULL, "-I", OK_CODE },
-	{ "tar", NULL, "-T", OK_READ },
-	{ "tar", NULL, "-X", OK_READ },
-	{ "tar", NULL, "-g", OK_WRITE },
-	{ "time", NULL, "--output", OK_WRITE },
-	{ "time", NULL, "-o", OK_WRITE },
-	{ "tsc", NULL, "--declarationDir", OK_WTREE },
-	{ "tsc", NULL, "--generateTrace", OK_WTREE },
-	{ "tsc", NULL, "--outDir", OK_WTREE },
-	{ "tsc", NULL, "--outFile", OK_WRITE },
-	{ "tsc", NULL, "--tsBuildInfoFile", OK_WRITE },
-	{ "tsc", NULL, "-declarationDir", OK_WTREE },
-	{ "tsc", NULL, "-outDir", OK_WTREE },
-	{ "tsc", NULL, "-outFile", OK_WRITE },
-	{ "vitest", NULL, "--config", OK_INPROJ },
-	{ "vitest", NULL, "-c", OK_INPROJ },
-	{ "wget", NULL, "--append-output", OK_WRITE },
-	{ "wget", NULL, "--body-file", OK_READ },
-	{ "wget", NULL, "--certificate", OK_READ },
-	{ "wget", NULL, "--config", OK_CODE },
-	{ "wget", NULL, "--directory-prefix", OK_WTREE },
-	{ "wget", NULL, "--execute", OK_CODE },
-	{ "wget", NULL, "--hsts-file", OK_WRITE },
-	{ "wget", NULL, "--input-file", OK_READ },
-	{ "wget", NULL, "--load-cookies", OK_READ },
-	{ "wget", NULL, "--output-file", OK_WRITE },
-	{ "wget", NULL, "--post-file", OK_READ },
-	{ "wget", NULL, "--private-key", OK_READ },
-	{ "wget", NULL, "--rejected-log", OK_WRITE },
-	{ "wget", NULL, "--save-cookies", OK_WRITE },
-	{ "wget", NULL, "--use-askpass", OK_CODE },
-	{ "wget", NULL, "--warc-file", OK_WRITE },
-	{ "wget", NULL, "-P", OK_WTREE },
-	{ "wget", NULL, "-a", OK_WRITE },
-	{ "wget", NULL, "-e", OK_CODE },
-	{ "wget", NULL, "-i", OK_READ },
-	{ "wget", NULL, "-o", OK_WRITE },
-	{ "zip", NULL, "--unzip-command", OK_CODE },
-	{ "zip", NULL, "-TT", OK_CODE },
+/* The options of one program (or of a family: cc, gcc, clang...), in the
+ * order they are judged. */
+struct optset {
+	int cluster;            /* short options cluster: -abc, -oFILE */
+	const struct optdef *d;
 };
 
-#define NOPTS ((int)(sizeof(opts) / sizeof(opts[0])))
+static const struct optdef o_bat[] = {
+	{ NULL, "--pager", OK_CODE },
+	{ NULL, NULL, OK_VAL },
+};
 
-static int
-opts_sorted(void)
-{
-	static int state;       /* 0 unknown, 1 sorted, -1 not */
-	int k;
+static const struct optdef o_cargo[] = {
+	{ NULL, "--artifact-dir", OK_WTREE },
+	{ NULL, "--config", OK_CODE },
+	{ NULL, "--out-dir", OK_WTREE },
+	{ NULL, "--target-dir", OK_WTREE },
+	{ NULL, NULL, OK_VAL },
+};
 
-	if (state == 0) {
-		state = 1;
-		for (k = 1; k < NOPTS; k++)
-			if (strcmp(opts[k - 1].prog, opts[k].prog) > 0)
-				state = -1;
-	}
-	return state > 0;
-}
+static const struct optdef o_cc[] = {
+	{ NULL, "-B", OK_CODE },
+	{ NULL, "-MF", OK_WRITE },
+	{ NULL, "-Xclang", OK_CODE },
+	{ NULL, "-fpass-plugin", OK_CODE },
+	{ NULL, "-fplugin", OK_CODE },
+	{ NULL, "-o", OK_WRITE },
+	{ NULL, "-specs", OK_CODE },
+	{ NULL, "--specs", OK_CODE },
+	{ NULL, "-wrapper", OK_CODE },
+	{ NULL, NULL, OK_VAL },
+};
 
-/* The first entry for prog, or -1. */
-static int
-first_of(const char *prog)
-{
-	int lo = 0, hi = NOPTS, mid;
+static const struct optdef o_clang_format[] = {
+	{ NULL, "--files", OK_READ },
+	{ NULL, NULL, OK_VAL },
+};
 
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (strcmp(opts[mid].prog, prog) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < NOPTS && strcmp(opts[lo].prog, prog) == 0 ? lo : -1;
-}
+static const struct optdef o_curl[] = {
+	{ NULL, "--alt-svc", OK_WRITE },
+	{ NULL, "--cert", OK_READ },
+	{ NULL, "--config", OK_CODE },
+	{ NULL, "--cookie-jar", OK_WRITE },
+	{ NULL, "--dump-header", OK_WRITE },
+	{ NULL, "--etag-save", OK_WRITE },
+	{ NULL, "--hsts", OK_WRITE },
+	{ NULL, "--key", OK_READ },
+	{ NULL, "--libcurl", OK_WRITE },
+	{ NULL, "--netrc-file", OK_READ },
+	{ NULL, "--output-dir", OK_WTREE },
+	{ NULL, "--stderr", OK_WRITE },
+	{ NULL, "--trace", OK_WRITE },
+	{ NULL, "--trace-ascii", OK_WRITE },
+	{ NULL, "-D", OK_WRITE },
+	{ NULL, "-K", OK_CODE },
+	{ NULL, "-c", OK_WRITE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_diff[] = {
+	{ NULL, "--exclude-from", OK_READ },
+	{ NULL, "--from-file", OK_READ },
+	{ NULL, "--to-file", OK_READ },
+	{ NULL, "-X", OK_READ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_eslint[] = {
+	{ NULL, "--output-file", OK_WRITE },
+	{ NULL, "--resolve-plugins-relative-to", OK_CODE },
+	{ NULL, "--rulesdir", OK_CODE },
+	{ NULL, "-o", OK_WRITE },
+	{ NULL, "--config", OK_INPROJ },
+	{ NULL, "-c", OK_INPROJ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_file[] = {
+	{ NULL, "--files-from", OK_READ },
+	{ NULL, "--magic-file", OK_READ },
+	{ NULL, "-f", OK_READ },
+	{ NULL, "-m", OK_READ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_git[] = {
+	{ "blame", "--contents", OK_READ },
+	{ "commit", "--file", OK_READ },
+	{ "commit", "--template", OK_READ },
+	{ "commit", "-F", OK_READ },
+	{ "commit", "-t", OK_READ },
+	{ "diff", "--ext-diff", OK_ESC },
+	{ "diff", "--output", OK_WRITE },
+	{ "format-patch", "--output-directory", OK_WTREE },
+	{ "format-patch", "-o", OK_WTREE },
+	{ "grep", "--open-files-in-pager", OK_CODE },
+	{ "grep", "-O", OK_CODE },
+	{ "init", "--separate-git-dir", OK_CODE },
+	{ "init", "--template", OK_CODE },
+	{ "log", "--ext-diff", OK_ESC },
+	{ "log", "--output", OK_WRITE },
+	{ "merge", "--file", OK_READ },
+	{ "merge", "-F", OK_READ },
+	{ "notes", "--file", OK_READ },
+	{ "notes", "-F", OK_READ },
+	{ "rebase", "--exec", OK_CODE },
+	{ "rebase", "-x", OK_CODE },
+	{ "show", "--ext-diff", OK_ESC },
+	{ "show", "--output", OK_WRITE },
+	{ "tag", "--file", OK_READ },
+	{ "tag", "-F", OK_READ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_go[] = {
+	{ NULL, "-exec", OK_CODE },
+	{ NULL, "-modfile", OK_READ },
+	{ NULL, "-o", OK_WRITE },
+	{ NULL, "-overlay", OK_READ },
+	{ NULL, "-pkgdir", OK_WTREE },
+	{ NULL, "-toolexec", OK_CODE },
+	{ "env", "-u", OK_ESC },
+	{ "env", "-w", OK_ESC },
+	{ NULL, "-vettool", OK_CODE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_gradle[] = {
+	{ NULL, "--gradle-user-home", OK_WTREE },
+	{ NULL, "--init-script", OK_CODE },
+	{ NULL, "-I", OK_CODE },
+	{ NULL, "-g", OK_WTREE },
+	{ NULL, "--build-file", OK_INPROJ },
+	{ NULL, "--settings-file", OK_INPROJ },
+	{ NULL, "-b", OK_INPROJ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_grep[] = {
+	{ NULL, "--exclude-from", OK_READ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_jest[] = {
+	{ NULL, "--config", OK_INPROJ },
+	{ NULL, "-c", OK_INPROJ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_jq[] = {
+	{ NULL, "--from-file", OK_READ },
+	{ NULL, "--rawfile", OK_READ2 },
+	{ NULL, "--slurpfile", OK_READ2 },
+	{ NULL, "-f", OK_READ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_less[] = {
+	{ NULL, "--LOG-FILE", OK_WRITE },
+	{ NULL, "--lesskey-content", OK_CODE },
+	{ NULL, "--lesskey-file", OK_CODE },
+	{ NULL, "--lesskey-src", OK_CODE },
+	{ NULL, "--log-file", OK_WRITE },
+	{ NULL, "-O", OK_WRITE },
+	{ NULL, "-k", OK_CODE },
+	{ NULL, "-o", OK_WRITE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_make[] = {
+	{ NULL, "--eval", OK_CODE },
+	{ NULL, "-E", OK_CODE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_man[] = {
+	{ NULL, "--browser", OK_CODE },
+	{ NULL, "--config-file", OK_CODE },
+	{ NULL, "--html", OK_CODE },
+	{ NULL, "--local-file", OK_READ },
+	{ NULL, "--pager", OK_CODE },
+	{ NULL, "-C", OK_CODE },
+	{ NULL, "-H", OK_CODE },
+	{ NULL, "-P", OK_CODE },
+	{ NULL, "-l", OK_READ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_mvn[] = {
+	{ NULL, "--global-settings", OK_READ },
+	{ NULL, "--settings", OK_READ },
+	{ NULL, "--toolchains", OK_READ },
+	{ NULL, "-gs", OK_READ },
+	{ NULL, "-s", OK_READ },
+	{ NULL, "-t", OK_READ },
+	{ NULL, "--file", OK_INPROJ },
+	{ NULL, "-f", OK_INPROJ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_mypy[] = {
+	{ NULL, "--config-file", OK_INPROJ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_node[] = {
+	{ NULL, "--cpu-prof-dir", OK_WTREE },
+	{ NULL, "--diagnostic-dir", OK_WTREE },
+	{ NULL, "--env-file", OK_READ },
+	{ NULL, "--env-file-if-exists", OK_READ },
+	{ NULL, "--experimental-loader", OK_CODE },
+	{ NULL, "--heap-prof-dir", OK_WTREE },
+	{ NULL, "--loader", OK_CODE },
+	{ NULL, "--openssl-config", OK_CODE },
+	{ NULL, "--redirect-warnings", OK_WRITE },
+	{ NULL, "--report-directory", OK_WTREE },
+	{ NULL, "--test-reporter-destination", OK_WRITE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_npm[] = {
+	{ NULL, "--globalconfig", OK_CODE },
+	{ NULL, "--node-options", OK_CODE },
+	{ NULL, "--script-shell", OK_CODE },
+	{ NULL, "--userconfig", OK_CODE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_prettier[] = {
+	{ NULL, "--plugin", OK_CODE },
+	{ NULL, "--config", OK_INPROJ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_pytest[] = {
+	{ NULL, "--basetemp", OK_WTREE },
+	{ NULL, "--junit-xml", OK_WRITE },
+	{ NULL, "--junitxml", OK_WRITE },
+	{ NULL, "--log-file", OK_WRITE },
+	{ NULL, "--report-log", OK_WRITE },
+	{ NULL, "--result-log", OK_WRITE },
+	{ NULL, "--resultlog", OK_WRITE },
+	{ NULL, "--config-file", OK_INPROJ },
+	{ NULL, "-c", OK_INPROJ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_rg[] = {
+	{ NULL, "--ignore-file", OK_READ },
+	{ NULL, "--pre", OK_CODE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_rsync[] = {
+	{ NULL, "--rsh", OK_CODE },
+	{ NULL, "--rsync-path", OK_CODE },
+	{ NULL, "-e", OK_CODE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_ruff[] = {
+	{ NULL, "--cache-dir", OK_WTREE },
+	{ NULL, "--output-file", OK_WRITE },
+	{ NULL, "-o", OK_WRITE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_sort[] = {
+	{ NULL, "--compress-program", OK_CODE },
+	{ NULL, "--files0-from", OK_READ },
+	{ NULL, "--output", OK_WRITE },
+	{ NULL, "-o", OK_WRITE },
+	{ NULL, "--temporary-directory", OK_WTREE },
+	{ NULL, "-T", OK_WTREE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_tar[] = {
+	{ NULL, "--checkpoint-action", OK_CODE },
+	{ NULL, "--exclude-from", OK_READ },
+	{ NULL, "--files-from", OK_READ },
+	{ NULL, "--index-file", OK_WRITE },
+	{ NULL, "--info-script", OK_CODE },
+	{ NULL, "--listed-incremental", OK_WRITE },
+	{ NULL, "--new-volume-script", OK_CODE },
+	{ NULL, "--rmt-command", OK_CODE },
+	{ NULL, "--rsh-command", OK_CODE },
+	{ NULL, "--to-command", OK_CODE },
+	{ NULL, "--use-compress-program", OK_CODE },
+	{ NULL, "-F", OK_CODE },
+	{ NULL, "-I", OK_CODE },
+	{ NULL, "-T", OK_READ },
+	{ NULL, "-X", OK_READ },
+	{ NULL, "-g", OK_WRITE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_time[] = {
+	{ NULL, "--output", OK_WRITE },
+	{ NULL, "-o", OK_WRITE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_tsc[] = {
+	{ NULL, "--declarationDir", OK_WTREE },
+	{ NULL, "--generateTrace", OK_WTREE },
+	{ NULL, "--outDir", OK_WTREE },
+	{ NULL, "--outFile", OK_WRITE },
+	{ NULL, "--tsBuildInfoFile", OK_WRITE },
+	{ NULL, "-declarationDir", OK_WTREE },
+	{ NULL, "-outDir", OK_WTREE },
+	{ NULL, "-outFile", OK_WRITE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_vitest[] = {
+	{ NULL, "--config", OK_INPROJ },
+	{ NULL, "-c", OK_INPROJ },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_wget[] = {
+	{ NULL, "--append-output", OK_WRITE },
+	{ NULL, "--body-file", OK_READ },
+	{ NULL, "--certificate", OK_READ },
+	{ NULL, "--config", OK_CODE },
+	{ NULL, "--directory-prefix", OK_WTREE },
+	{ NULL, "--execute", OK_CODE },
+	{ NULL, "--hsts-file", OK_WRITE },
+	{ NULL, "--input-file", OK_READ },
+	{ NULL, "--load-cookies", OK_READ },
+	{ NULL, "--output-file", OK_WRITE },
+	{ NULL, "--post-file", OK_READ },
+	{ NULL, "--private-key", OK_READ },
+	{ NULL, "--rejected-log", OK_WRITE },
+	{ NULL, "--save-cookies", OK_WRITE },
+	{ NULL, "--use-askpass", OK_CODE },
+	{ NULL, "--warc-file", OK_WRITE },
+	{ NULL, "-P", OK_WTREE },
+	{ NULL, "-a", OK_WRITE },
+	{ NULL, "-e", OK_CODE },
+	{ NULL, "-i", OK_READ },
+	{ NULL, "-o", OK_WRITE },
+	{ NULL, NULL, OK_VAL },
+};
+
+static const struct optdef o_zip[] = {
+	{ NULL, "--unzip-command", OK_CODE },
+	{ NULL, "-TT", OK_CODE },
+	{ NULL, NULL, OK_VAL },
+};
+
+/* Indexed by enum an_opts (analyse.h), which progs[] names. */
+static const struct optset optsets[OPTS_N] = {
+	[OPTS_NONE] = { 1, NULL },
+	[OPTS_BAT] = { 1, o_bat },
+	[OPTS_CARGO] = { 1, o_cargo },
+	[OPTS_CC] = { 0, o_cc },
+	[OPTS_CLANG_FORMAT] = { 1, o_clang_format },
+	[OPTS_CURL] = { 1, o_curl },
+	[OPTS_DIFF] = { 1, o_diff },
+	[OPTS_ESLINT] = { 1, o_eslint },
+	[OPTS_FILE] = { 1, o_file },
+	[OPTS_GIT] = { 1, o_git },
+	[OPTS_GO] = { 0, o_go },
+	[OPTS_GRADLE] = { 1, o_gradle },
+	[OPTS_GREP] = { 1, o_grep },
+	[OPTS_JEST] = { 1, o_jest },
+	[OPTS_JQ] = { 1, o_jq },
+	[OPTS_LESS] = { 1, o_less },
+	[OPTS_MAKE] = { 1, o_make },
+	[OPTS_MAN] = { 1, o_man },
+	[OPTS_MVN] = { 1, o_mvn },
+	[OPTS_MYPY] = { 1, o_mypy },
+	[OPTS_NODE] = { 0, o_node },
+	[OPTS_NPM] = { 1, o_npm },
+	[OPTS_PRETTIER] = { 1, o_prettier },
+	[OPTS_PYTEST] = { 1, o_pytest },
+	[OPTS_RG] = { 1, o_rg },
+	[OPTS_RSYNC] = { 1, o_rsync },
+	[OPTS_RUFF] = { 1, o_ruff },
+	[OPTS_SORT] = { 1, o_sort },
+	[OPTS_TAR] = { 1, o_tar },
+	[OPTS_TIME] = { 1, o_time },
+	[OPTS_TSC] = { 0, o_tsc },
+	[OPTS_VITEST] = { 1, o_vitest },
+	[OPTS_WGET] = { 1, o_wget },
+	[OPTS_ZIP] = { 1, o_zip },
+};
+
 
 /*
  * The subcommand: the first operand, skipping the values of options that
@@ -358,22 +453,6 @@ subcommand(const struct cmdv *v, const struct prog *pr)
 			k++;
 	}
 	return NULL;
-}
-
-/* 0 for programs whose short options do not cluster. */
-static int
-clusters(const char *prog)
-{
-	static const char *const no[] = {
-		"c++", "cc", "clang", "g++", "gcc", "go", "node", "nodejs", "tsc",
-		NULL,
-	};
-	int k;
-
-	for (k = 0; no[k] != NULL; k++)
-		if (strcmp(prog, no[k]) == 0)
-			return 0;
-	return 1;
 }
 
 /* A word for an attached value: the tail of w from off. */
@@ -412,7 +491,7 @@ apply(struct ev *ev, struct cmdv *v, const struct optdef *d,
 			if (val != NULL && an_word_path(ev, val, path,
 			    sizeof(path)) == 1 && (path[0] == '/' ||
 			    path[0] == '~' || ev->cwd_known) &&
-			    path_resolve(ev->cwd, ev->call->home, path, res,
+			    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
 			    sizeof(res)) == 0 && ev->p->folder != NULL &&
 			    path_within(res, ev->p->folder))
 				break;
@@ -466,24 +545,28 @@ apply(struct ev *ev, struct cmdv *v, const struct optdef *d,
 }
 
 /*
- * Judges the option values of v against the table for prog. sub: the
- * subcommand, for entries that name one.
+ * Judges the option values of v against the option set of its program.
+ * sub: the subcommand, for entries that name one.
  */
 void
-an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr,
-    const char *prog)
+an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
-	int first, k, j;
+	const struct optset *os;
+	const struct optdef *d;
+	int k;
 	const char *s, *sub, *q;
 	size_t n;
 
-	if (!opts_sorted()) {
+	if (pr->opts == OPTS_NONE)
+		return;
+	if ((unsigned)pr->opts >= OPTS_N || optsets[pr->opts].d == NULL) {
+		/* a set named in progs[] but not written here: fail closed */
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option table",
-		    "the option table is not sorted: every option escalates");
+		    "the option table has no entry for %s: its options "
+		    "escalate", v->w[0].s);
 		return;
 	}
-	if ((first = first_of(prog)) < 0)
-		return;
+	os = &optsets[pr->opts];
 	sub = subcommand(v, pr);
 	for (k = 1; k < v->n; k++) {
 		struct sh_word *w = &v->w[k];
@@ -499,9 +582,7 @@ an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr,
 			size_t nl = eq != NULL ? (size_t)(eq - s) : strlen(s);
 			int hit = 0;
 
-			for (j = first; j < NOPTS && strcmp(opts[j].prog, prog) == 0;
-			    j++) {
-				const struct optdef *d = &opts[j];
+			for (d = os->d; d->opt != NULL; d++) {
 				size_t dl = strlen(d->opt);
 				struct sh_word t, *val = NULL, *val2 = NULL;
 
@@ -546,17 +627,14 @@ an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr,
 		}
 		/* a short cluster: -abc, -oFILE, -uoFILE (compilers and Go's
 		 * flags do not cluster: -Wno-x is one option) */
-		for (q = s + 1; *q != '\0' && (q == s + 1 || clusters(prog));
-		    q++) {
+		for (q = s + 1; *q != '\0' && (q == s + 1 || os->cluster); q++) {
 			int takes = strchr(pr->optarg, *q) != NULL;
 
-			for (j = first; j < NOPTS && strcmp(opts[j].prog, prog) == 0;
-			    j++) {
-				const struct optdef *d = &opts[j];
+			for (d = os->d; d->opt != NULL; d++) {
 				struct sh_word t, *val = NULL;
 				char shown[3] = { '-', *q, '\0' };
 
-				if (strlen(d->opt) != 2 || d->opt[1] != *q ||
+				if (d->opt[1] != *q || d->opt[2] != '\0' ||
 				    (d->sub != NULL && (sub == NULL ||
 				    strcmp(d->sub, sub) != 0)))
 					continue;

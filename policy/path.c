@@ -59,10 +59,14 @@ path_normalize(const char *in, char *out, size_t outsz)
 int
 path_within(const char *path, const char *dir)
 {
-	size_t n = strlen(dir);
+	size_t n;
 
-	if (n == 1 && dir[0] == '/')
+	if (dir[0] == '/' && dir[1] == '\0')
 		return path[0] == '/';
+	/* most paths differ in their first bytes */
+	if (dir[0] != '\0' && (path[0] != dir[0] || path[1] != dir[1]))
+		return 0;
+	n = strlen(dir);
 	if (strncmp(path, dir, n) != 0)
 		return 0;
 	return path[n] == '\0' || path[n] == '/';
@@ -104,20 +108,101 @@ proc_own(const char *cur, const char *rest)
 	return 0;
 }
 
+void
+path_cache_init(struct path_cache *pc)
+{
+	pc->seed = NULL;
+	pc->n = pc->next = 0;
+}
+
+/* The entry of pc for path (len bytes), or NULL. */
+static const struct path_cached *
+cache_find(const struct path_cache *pc, const char *path, size_t len)
+{
+	int k;
+
+	for (k = 0; k < pc->n; k++)
+		if (pc->e[k].len == len && memcmp(pc->e[k].path, path,
+		    len) == 0)
+			return &pc->e[k];
+	return NULL;
+}
+
+int
+path_lstat(struct path_cache *pc, const char *path, unsigned *mode)
+{
+	const struct path_cached *c = NULL;
+	struct path_cached *e;
+	struct stat st;
+	size_t len = strlen(path);
+	int rc, err;
+
+	if (pc != NULL && len < PATH_CACHE_LEN &&
+	    ((pc->seed != NULL && (c = cache_find(pc->seed, path, len)) !=
+	    NULL) || (c = cache_find(pc, path, len)) != NULL)) {
+		if (c->err != 0) {
+			errno = c->err;
+			return -1;
+		}
+		*mode = c->mode;
+		return 0;
+	}
+	rc = lstat(path, &st);
+	err = rc < 0 ? errno : 0;
+	if (rc == 0)
+		*mode = st.st_mode;
+	if (pc == NULL || len >= PATH_CACHE_LEN ||
+	    (rc < 0 && err != ENOENT && err != ENOTDIR))
+		return rc;
+	if (pc->n < PATH_CACHE_N)
+		e = &pc->e[pc->n++];
+	else {
+		e = &pc->e[pc->next];
+		pc->next = (pc->next + 1) % PATH_CACHE_N;
+	}
+	e->len = len;
+	memcpy(e->path, path, len + 1);
+	e->err = err;
+	e->mode = rc == 0 ? st.st_mode : 0;
+	errno = err;
+	return rc;
+}
+
+/* out = a "/" b; -1 when it does not fit. */
+static int
+join(char *out, size_t outsz, const char *a, const char *b)
+{
+	size_t al = strlen(a), bl = strlen(b);
+
+	if (al + 1 + bl >= outsz)
+		return -1;
+	memcpy(out, a, al);
+	out[al] = '/';
+	memcpy(out + al + 1, b, bl + 1);
+	return 0;
+}
+
+int
+path_resolve(const char *cwd, const char *home, const char *in, char *out,
+    size_t outsz)
+{
+	return path_resolve_c(NULL, cwd, home, in, out, outsz);
+}
+
 /*
  * Walks rest (a relative or absolute path) from the directory in out,
  * following symlinks. out holds an absolute, resolved prefix.
  */
 int
-path_resolve(const char *cwd, const char *home, const char *in, char *out,
-    size_t outsz)
+path_resolve_c(struct path_cache *pc, const char *cwd, const char *home,
+    const char *in, char *out, size_t outsz)
 {
 	char work[SBX_PATH_MAX * 2], link[SBX_PATH_MAX], comp[NAME_MAX + 1];
 	char cur[SBX_PATH_MAX];
 	size_t wlen, n, clen;
 	const char *p;
 	int links = 0, exists = 1;
-	struct stat st;
+	unsigned mode;
 	ssize_t ln;
 
 	if (in == NULL || in[0] == '\0')
@@ -128,8 +213,7 @@ path_resolve(const char *cwd, const char *home, const char *in, char *out,
 			return -1;      /* ~user: not known here */
 		if (home == NULL || home[0] != '/')
 			return -1;
-		if ((size_t)snprintf(work, sizeof(work), "%s/%s", home,
-		    in + 1) >= sizeof(work))
+		if (join(work, sizeof(work), home, in + 1) < 0)
 			return -1;
 	} else if (in[0] == '/') {
 		if (strlen(in) >= sizeof(work))
@@ -138,8 +222,7 @@ path_resolve(const char *cwd, const char *home, const char *in, char *out,
 	} else {
 		if (cwd == NULL || cwd[0] != '/')
 			return -1;
-		if ((size_t)snprintf(work, sizeof(work), "%s/%s", cwd, in) >=
-		    sizeof(work))
+		if (join(work, sizeof(work), cwd, in) < 0)
 			return -1;
 	}
 	strcpy(cur, "/");
@@ -167,7 +250,7 @@ path_resolve(const char *cwd, const char *home, const char *in, char *out,
 			/* back in a directory that exists (missing/../link): what
 			 * follows may be a symlink again. The kernel would need
 			 * "missing" to exist, and the same line may create it. */
-			if (!exists && lstat(cur, &st) == 0)
+			if (!exists && path_lstat(pc, cur, &mode) == 0)
 				exists = 1;
 			continue;
 		}
@@ -181,13 +264,13 @@ path_resolve(const char *cwd, const char *home, const char *in, char *out,
 			return -1;
 		if (!exists)
 			continue;
-		if (lstat(cur, &st) < 0) {
+		if (path_lstat(pc, cur, &mode) < 0) {
 			if (errno != ENOENT && errno != ENOTDIR)
 				return -1;
 			exists = 0;
 			continue;
 		}
-		if (!S_ISLNK(st.st_mode))
+		if (!S_ISLNK(mode))
 			continue;
 		if (++links > MAX_LINKS)
 			return -1;
@@ -324,14 +407,84 @@ glob_rec(const char *p, const char *s, long *budget)
 	}
 }
 
+#define GLOB_BUDGET 200000L
+
 int
 path_match(const char *pattern, const char *path)
 {
-	long budget = 200000;
+	long budget = GLOB_BUDGET;
 	int m;
 
 	if (pattern[0] != '/' || path[0] != '/')
 		return 0;
 	m = glob_rec(pattern, path, &budget);
 	return budget < 0 ? -1 : m;
+}
+
+size_t
+path_pattern_need(const char *pattern, size_t *off, int *deep)
+{
+	const char *p = pattern, *run = NULL, *pe, *q;
+	size_t best = 0, bestoff = 0;
+	int neg;
+
+	*deep = 0;
+	while (*p != '\0') {
+		if (*p == '/') {
+			p++;
+			continue;
+		}
+		pe = p + strcspn(p, "/");
+		if (pe - p == 2 && p[0] == '*' && p[1] == '*') {
+			(*deep)++;
+			p = pe;
+			continue;
+		}
+		/* literal runs of this component, as comp_match reads it */
+		run = p;
+		while (p <= pe) {
+			if (p < pe && *p != '*' && *p != '?' && *p != '[') {
+				p++;
+				continue;
+			}
+			if ((size_t)(p - run) > best) {
+				best = (size_t)(p - run);
+				bestoff = (size_t)(run - pattern);
+			}
+			if (p == pe)
+				break;
+			if (*p == '[') {
+				/* a class: its letters are no literal; unclosed,
+				 * the rest of the component is left out */
+				q = p + 1;
+				neg = q < pe && (*q == '!' || *q == '^');
+				q += neg;
+				while (q < pe && (*q != ']' || q == p + 1 + neg))
+					q++;
+				p = q < pe ? q + 1 : pe;
+			} else
+				p++;
+			run = p;
+		}
+		p = pe;
+	}
+	*off = bestoff;
+	return best;
+}
+
+/*
+ * glob_rec tries every component after a "**" (nested: a product), and
+ * comp_match costs at most (component + 1) * (its pattern + 1) steps, so
+ * the steps stay below (ncomp + 2)^deep * (pathlen + 2) * (patlen + 2),
+ * with some to spare for the loop itself.
+ */
+int
+path_match_bounded(size_t patlen, int deep, size_t pathlen, size_t ncomp)
+{
+	double steps = 2.0 * (double)(pathlen + 2) * (double)(patlen + 2);
+	int k;
+
+	for (k = 0; k < deep; k++)
+		steps *= (double)(ncomp + 2);
+	return steps < (double)GLOB_BUDGET;
 }

@@ -18,11 +18,39 @@
 #define SBX_PATH_MAX 4096
 
 /*
+ * What lstat said about a few paths, for one evaluation: a line names the
+ * same directories again and again (its cwd, the home), and the file
+ * system is taken as it is when the call is judged. Paths longer than
+ * PATH_CACHE_LEN - 1 and answers other than "there (mode)" or "missing"
+ * are not kept; when full, the oldest entry goes.
+ */
+#define PATH_CACHE_N   32
+#define PATH_CACHE_LEN 256
+struct path_cache {
+	const struct path_cache *seed;  /* asked first, never changed */
+	int n, next;
+	struct path_cached {
+		size_t len;
+		int err;                /* 0, ENOENT or ENOTDIR */
+		unsigned mode;          /* st_mode when err is 0 */
+		char path[PATH_CACHE_LEN];
+	} e[PATH_CACHE_N];
+};
+
+void path_cache_init(struct path_cache *pc);
+
+/* lstat through pc (may be NULL): 0 and *mode, or -1 with errno set. */
+int path_lstat(struct path_cache *pc, const char *path, unsigned *mode);
+
+/*
  * Resolves in (relative to cwd, "~" and "~/" against home) into out.
  * Returns 0, or -1 when the path cannot be resolved with certainty.
  */
 int path_resolve(const char *cwd, const char *home, const char *in,
     char *out, size_t outsz);
+/* The same, asking lstat through pc (may be NULL). */
+int path_resolve_c(struct path_cache *pc, const char *cwd, const char *home,
+    const char *in, char *out, size_t outsz);
 
 /* Lexical normalisation of an absolute path ("//", ".", ".."). */
 int path_normalize(const char *in, char *out, size_t outsz);
@@ -39,5 +67,22 @@ int path_within(const char *path, const char *dir);
  * matches, an allow list does not).
  */
 int path_match(const char *pattern, const char *path);
+
+/*
+ * For a quick "no" before path_match: the longest run of literal
+ * characters inside one component of pattern (at *off, length returned;
+ * 0: none). Every path the pattern matches holds that run. *deep counts
+ * the "**" components.
+ */
+size_t path_pattern_need(const char *pattern, size_t *off, int *deep);
+
+/*
+ * 1 if path_match(pattern, path) cannot run out of its step budget: a
+ * path without the pattern's literal run is then surely not matched
+ * (without the bound, an exhausted budget counts as a match for a deny
+ * list, and the quick "no" must not change that).
+ */
+int path_match_bounded(size_t patlen, int deep, size_t pathlen,
+    size_t ncomp);
 
 #endif

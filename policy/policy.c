@@ -9,15 +9,29 @@
  */
 #include "policy/eval.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* out = a b (a may be out), cut to outsz like snprintf. */
+static void
+cat(char *out, size_t outsz, const char *a, const char *b)
+{
+	size_t al = strnlen(a, outsz - 1), bl = strnlen(b, outsz - 1 - al);
+
+	if (a != out)
+		memmove(out, a, al);
+	memcpy(out + al, b, bl);
+	out[al + bl] = '\0';
+}
 
 void
 policy_eval(const struct policy *p, const struct policy_call *call,
     struct policy_result *res)
 {
 	struct ev ev;
+	struct path_cache pc;
 	char fac[256];
 
 	memset(res, 0, sizeof(*res));
@@ -32,13 +46,18 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 		res->risk = POLICY_RISK_HIGH;
 		return;
 	}
-	memset(&ev, 0, sizeof(ev));
+	memset(&ev, 0, offsetof(struct ev, cwd));
+	ev.cwd[0] = ev.home[0] = ev.dflt_buf[0] = '\0';
+	path_cache_init(&pc);
+	ev.pc = &pc;
 	ev.p = p;
 	/* the home, resolved once: rules compare resolved paths */
 	ev.callx = *call;
 	if (call->home != NULL && call->home[0] == '/' &&
-	    path_resolve("/", NULL, call->home, ev.home, sizeof(ev.home)) == 0)
+	    policy_home(p, call->home, ev.home, sizeof(ev.home)) == 0)
 		ev.callx.home = ev.home;
+	/* the folder's and the home's components: looked at once a policy */
+	pc.seed = policy_seed(p);
 	ev.call = &ev.callx;
 	ev.res = res;
 	ev.net_pipeline = -1;
@@ -52,22 +71,28 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 		strcpy(ev.cwd, p->folder);      /* resolved at load */
 		ev.cwd_known = 1;
 	} else if (call->cwd != NULL && call->cwd[0] == '/' &&
-	    path_resolve("/", NULL, call->cwd, ev.cwd, sizeof(ev.cwd)) == 0)
+	    path_resolve_c(ev.pc, "/", NULL, call->cwd, ev.cwd, sizeof(ev.cwd)) == 0)
 		ev.cwd_known = 1;
 	else if (p->folder != NULL &&
-	    path_resolve("/", NULL, p->folder, ev.cwd, sizeof(ev.cwd)) == 0)
+	    path_resolve_c(ev.pc, "/", NULL, p->folder, ev.cwd, sizeof(ev.cwd)) == 0)
 		ev.cwd_known = 1;
 	eval_tool(&ev);
-	free(ev.stack);
-	free(ev.stack_known);
+	if (ev.stack != ev.stack0) {
+		free(ev.stack);
+		free(ev.stack_known);
+	}
 	res->risk = rules_risk(res->factors);
 	if (res->reason[0] == '\0') {
-		snprintf(res->trigger, sizeof(res->trigger), "%s",
+		/* the allow path, the most common one: no format machinery */
+		cat(res->trigger, sizeof(res->trigger), "",
 		    eval_default_trigger(call->tool));
-		snprintf(res->rule, sizeof(res->rule), "builtin: defaults");
+		cat(res->rule, sizeof(res->rule), "", "builtin: defaults");
 		policy_factors_text(res->factors, fac, sizeof(fac));
-		snprintf(res->reason, sizeof(res->reason),
-		    "allowed by the built-in defaults%s%s",
-		    fac[0] ? ": " : "", fac);
+		cat(res->reason, sizeof(res->reason), "",
+		    "allowed by the built-in defaults");
+		if (fac[0] != '\0') {
+			cat(res->reason, sizeof(res->reason), res->reason, ": ");
+			cat(res->reason, sizeof(res->reason), res->reason, fac);
+		}
 	}
 }

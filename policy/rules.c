@@ -75,8 +75,8 @@ policy_factor_name(unsigned bit)
 char *
 policy_factors_text(unsigned factors, char *buf, size_t bufsz)
 {
-	size_t k, o = 0;
-	int n;
+	size_t k, o = 0, sl, nl, room, x, y;
+	const char *sep, *name;
 
 	if (bufsz == 0)
 		return buf;
@@ -84,11 +84,20 @@ policy_factors_text(unsigned factors, char *buf, size_t bufsz)
 	for (k = 0; k < sizeof(factor_names) / sizeof(factor_names[0]); k++) {
 		if ((factors & factor_names[k].bit) == 0)
 			continue;
-		n = snprintf(buf + o, bufsz - o, "%s%s", o ? ", " : "",
-		    factor_names[k].name);
-		if (n < 0 || (size_t)n >= bufsz - o)
+		sep = o ? ", " : "";
+		name = factor_names[k].name;
+		sl = strlen(sep);
+		nl = strlen(name);
+		room = bufsz - o - 1;
+		/* what fits, as snprintf would cut it; a cut name ends it */
+		x = sl < room ? sl : room;
+		y = nl < room - x ? nl : room - x;
+		memcpy(buf + o, sep, x);
+		memcpy(buf + o + x, name, y);
+		buf[o + x + y] = '\0';
+		if (sl + nl > room)
 			break;
-		o += (size_t)n;
+		o += sl + nl;
 	}
 	return buf;
 }
@@ -279,11 +288,53 @@ rule_find(const struct policy *p, enum rule_kind kind, enum policy_verdict v,
 {
 	int k;
 
+	if ((unsigned)kind < RK_N && (unsigned)v < 3 && p->nkind[kind][v] == 0)
+		return NULL;    /* no rule of this kind and verdict */
 	for (k = 0; k < p->nrules; k++)
 		if (p->rules[k].kind == kind && p->rules[k].verdict == v &&
 		    rule_matches(&p->rules[k], s, p, call))
 			return &p->rules[k];
 	return NULL;
+}
+
+int
+policy_home(const struct policy *cp, const char *home, char *out,
+    size_t outsz)
+{
+	struct policy *p = (struct policy *)cp;         /* the cache only */
+	char res[SBX_PATH_MAX];
+
+	if (p->rhome_in == NULL || strcmp(p->rhome_in, home) != 0) {
+		free(p->rhome_in);
+		free(p->rhome);
+		free(p->seed);
+		p->rhome = NULL;
+		if ((p->rhome_in = strdup(home)) == NULL)
+			return -1;
+		/* the seed: what resolving the folder and the home asked */
+		if ((p->seed = malloc(sizeof(*p->seed))) != NULL) {
+			path_cache_init(p->seed);
+			if (p->folder != NULL)
+				(void)path_resolve_c(p->seed, "/", NULL,
+				    p->folder, res, sizeof(res));
+		}
+		if (path_resolve_c(p->seed, "/", NULL, home, res,
+		    sizeof(res)) == 0 && (p->rhome = strdup(res)) == NULL) {
+			free(p->rhome_in);
+			p->rhome_in = NULL;
+			return -1;
+		}
+	}
+	if (p->rhome == NULL || strlen(p->rhome) >= outsz)
+		return -1;
+	strcpy(out, p->rhome);
+	return 0;
+}
+
+const struct path_cache *
+policy_seed(const struct policy *p)
+{
+	return p->seed;
 }
 
 /* Frees the expanded path lists of p (see ev_pattern in trigger.c). */
@@ -293,10 +344,12 @@ policy_cache_free(struct policy *p)
 	int j, k;
 
 	for (j = 0; j < p->nxl; j++) {
-		for (k = 0; k < p->xl[j].n; k++)
-			free(p->xl[j].v[k]);
-		free(p->xl[j].v);
-		free(p->xl[j].lit);
+		for (k = 0; k < p->xl[j].n; k++) {
+			free(p->xl[j].e[k].v);
+			free(p->xl[j].e[k].place);
+			free(p->xl[j].e[k].need);
+		}
+		free(p->xl[j].e);
 	}
 	p->nxl = 0;
 	free(p->xhome);

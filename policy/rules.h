@@ -21,6 +21,7 @@ enum rule_kind {
 	RK_WRITE,       /* Edit(...) / Write(...) */
 	RK_FETCH,       /* WebFetch(domain:...) */
 	RK_TOOL,        /* a bare tool name, "mcp__srv__*" */
+	RK_N
 };
 
 enum rule_origin { RO_BUILTIN, RO_FILE, RO_SELF };
@@ -43,10 +44,31 @@ struct plist {
 #define POL_MAX_XLISTS     8    /* path lists kept expanded */
 
 /* A path list expanded for one home (see ev_pattern). */
+/* One entry of a path list, expanded for a home, with what the triggers
+ * ask of it worked out once. */
+struct pol_xent {
+	char *v;                        /* expanded entry; NULL: not placed */
+	size_t len;
+	size_t lit;                     /* length before the first glob char */
+	int base;                       /* the literal part is below 1 the
+	                                   home, 2 the folder, 0 neither */
+	size_t blen;                    /* the length of that base */
+	char *place;                    /* the directory before any glob
+	                                   ("/proc" for /proc/x*y/environ);
+	                                   NULL: any depth, a name */
+	char *need;                     /* its longest literal run
+	                                   (path_pattern_need); NULL: none
+	                                   longer than one byte */
+	int deep;
+	size_t tlen;                    /* for a tree: v[0..tlen) is the
+	                                   directory before any glob; 0:
+	                                   none (any depth) */
+	int tglob;                      /* v holds a glob */
+};
+
 struct pol_xlist {
 	const struct plist *l;
-	char **v;                       /* expanded entries; NULL: not placed */
-	size_t *lit;                    /* length before the first glob char */
+	struct pol_xent *e;
 	int n;
 };
 
@@ -56,6 +78,7 @@ struct policy {
 	char *config_dir;
 	struct rule *rules;
 	int nrules;
+	int nkind[RK_N][3];             /* rules of each kind and verdict */
 	struct plist deny_read, allow_read, allow_write, deny_write;
 	struct plist allowed_domains, denied_domains;
 	int net_ask_timeout;            /* network.ask_timeout_seconds */
@@ -67,6 +90,12 @@ struct policy {
 	struct pol_xlist xl[POL_MAX_XLISTS];    /* expansions, for xhome */
 	int nxl;
 	char *xhome;
+	char *rhome_in, *rhome;         /* policy_home(): the last home
+	                                   resolved; rhome NULL: it could
+	                                   not be */
+	struct path_cache *seed;        /* what lstat said of the folder's
+	                                   and that home's components, when
+	                                   they were resolved */
 };
 
 /* always_ask.c: whether e is a valid always_ask entry. */
@@ -104,6 +133,17 @@ int domain_match(const char *pattern, const char *host);
 int hostport_parse(const char *s, int pattern, char *host, size_t hostsz, int *port);
 int net_entry_valid(const char *s);
 int net_entry_match(const char *entry, const char *host, int port, int deny);
+/*
+ * The home of a call resolved into out (path_resolve), -1 when it cannot
+ * be. Like the folder, which is resolved when the policy is loaded, it is
+ * resolved once for the life of p (per home): a policy serves one hook
+ * call, one request of sbxd or one check.
+ */
+int policy_home(const struct policy *p, const char *home, char *out,
+    size_t outsz);
+/* What lstat said of the components of the folder and of the home last
+ * given to policy_home (a seed for a call's path cache), or NULL. */
+const struct path_cache *policy_seed(const struct policy *p);
 /* Frees the expansions cached in p (struct pol_xlist). */
 void policy_cache_free(struct policy *p);
 

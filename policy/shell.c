@@ -31,6 +31,15 @@ struct sh_arena {
 	size_t total, cap;
 };
 
+/*
+ * Chunks just under 64 KiB: glibc consolidates its free lists on every
+ * free of 64 KiB or more, and a line frees its chunks each time. The first
+ * chunk is small (most lines fit in it): glibc also consolidates before
+ * any allocation of 1 KiB or more.
+ */
+#define ARENA_CHUNK (65536 - 64)
+#define ARENA_FIRST (960 - sizeof(struct sh_chunk))
+
 static void *
 arena_alloc(struct sh_arena *a, size_t n)
 {
@@ -41,7 +50,9 @@ arena_alloc(struct sh_arena *a, size_t n)
 	n = (n + 15) & ~(size_t)15;
 	c = a->head;
 	if (c == NULL || c->size - c->used < n) {
-		sz = n > 65536 ? n : 65536;
+		sz = c == NULL ? ARENA_FIRST : ARENA_CHUNK;
+		if (sz < n)
+			sz = n;
 		if (a->total + sz > a->cap)
 			return NULL;
 		c = malloc(sizeof(*c) + sz);
@@ -89,9 +100,12 @@ sh_strdup(struct sh_parse *p, const char *s, size_t len)
 
 /* ---- growable byte and word buffers (heap, freed by their user) -------- */
 
+/* Words are short: the first bytes live in the struct itself (never
+ * copied: p may point at small). */
 struct buf {
 	char *p;
 	size_t len, cap;
+	char small[192];
 };
 
 static int
@@ -100,12 +114,19 @@ buf_add(struct buf *b, const char *s, size_t n)
 	size_t nc;
 	char *np;
 
+	if (b->p == NULL && n + 1 <= sizeof(b->small)) {
+		b->p = b->small;
+		b->cap = sizeof(b->small);
+	}
 	if (b->len + n + 1 > b->cap) {
 		nc = b->cap ? b->cap : 64;
 		while (nc < b->len + n + 1)
 			nc *= 2;
-		np = realloc(b->p, nc);
-		if (np == NULL)
+		if (b->p == b->small) {
+			if ((np = malloc(nc)) == NULL)
+				return -1;
+			memcpy(np, b->small, b->len);
+		} else if ((np = realloc(b->p, nc)) == NULL)
 			return -1;
 		b->p = np;
 		b->cap = nc;
@@ -119,7 +140,20 @@ buf_add(struct buf *b, const char *s, size_t n)
 static int
 buf_addc(struct buf *b, char c)
 {
+	if (b->p != NULL && b->len + 2 <= b->cap) {
+		b->p[b->len++] = c;
+		b->p[b->len] = '\0';
+		return 0;
+	}
 	return buf_add(b, &c, 1);
+}
+
+static void
+buf_free(struct buf *b)
+{
+	if (b->p != b->small)
+		free(b->p);
+	b->p = NULL;
 }
 
 /* ---- scanner ---------------------------------------------------------- */
@@ -269,7 +303,7 @@ heredoc_expand(struct sc *sc, const char *body, size_t len)
 	sc->pipelines = sub.pipelines;
 	sc->compound = sub.compound;
 	sc->in_subst = saved;
-	free(dummy.p);
+	buf_free(&dummy);
 }
 
 /* Reads pending here-document bodies; sc->i is just past a newline. */
@@ -342,8 +376,8 @@ oom:
 	fail(sc, "out of memory");
 out:
 	sc->npend = 0;
-	free(b.p);
-	free(lb.p);
+	buf_free(&b);
+	buf_free(&lb);
 }
 
 static void
@@ -557,7 +591,7 @@ backtick(struct sc *sc)
 	sc->pipelines = sub.pipelines;
 	sc->depth--;
 out:
-	free(b.p);
+	buf_free(&b);
 }
 
 /* $(...) or <(...) or >(...): sc->i is just past the '('. */
@@ -626,7 +660,7 @@ skip_nested(struct sc *sc, int open, int close, unsigned *flags)
 			sc->i++;
 		}
 	}
-	free(dummy.p);
+	buf_free(&dummy);
 	sc->depth--;
 }
 
@@ -887,6 +921,15 @@ name_char(int c, int first)
 	    (!first && c >= '0' && c <= '9');
 }
 
+/* Characters that mean nothing special anywhere in a word. */
+static int
+plain_char(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '_' || c == '/' || c == '-' ||
+	    c == ':' || c == '@' || c == '%' || c == '^';
+}
+
 /*
  * Reads one word at sc->i into *w. in_test: inside [[ ]], where < and >
  * are operators of the test, not redirections.
@@ -963,6 +1006,22 @@ read_word(struct sc *sc, struct sh_word *w, int in_test)
 	st.start = sc->i;
 	while (!bad(sc)) {
 		c = peek(sc, 0);
+		if (plain_char(c)) {
+			/* a run of letters, digits and / - _ : @ % ^: what
+			 * word_plain would note of each is whether the word is
+			 * still a NAME */
+			size_t j = sc->i;
+
+			for (; j < sc->n && plain_char((unsigned char)sc->s[j]);
+			    j++)
+				if (st.name_ok && !name_char((unsigned char)
+				    sc->s[j], b.len + (j - sc->i) == 0))
+					st.name_ok = 0;
+			if (buf_add(&b, sc->s + sc->i, j - sc->i) < 0)
+				goto oom;
+			sc->i = j;
+			continue;
+		}
 		if ((c == '<' || c == '>') && peek(sc, 1) == '(') {
 			sc->i += 2;
 			st.flags |= SH_W_SUBST;
@@ -1051,7 +1110,7 @@ out:
 		w->s = (char *)"";
 		w->len = 0;
 	}
-	free(b.p);
+	buf_free(&b);
 }
 
 struct cmdbuild {
@@ -1059,6 +1118,7 @@ struct cmdbuild {
 	int nw, capw;
 	struct sh_redir *r;
 	int nr, capr;
+	struct sh_word w0[16];  /* the first words: no heap (w == w0) */
 };
 
 static int
@@ -1071,9 +1131,17 @@ cb_word(struct sc *sc, struct cmdbuild *cb, const struct sh_word *w)
 		fail(sc, "more than %d words in one command", SH_MAX_WORDS);
 		return -1;
 	}
+	if (cb->capw == 0) {
+		cb->w = cb->w0;
+		cb->capw = (int)(sizeof(cb->w0) / sizeof(cb->w0[0]));
+	}
 	if (cb->nw == cb->capw) {
-		cap = cb->capw ? cb->capw * 2 : 8;
-		nw = realloc(cb->w, (size_t)cap * sizeof(*nw));
+		cap = cb->capw * 2;
+		if (cb->w == cb->w0) {
+			if ((nw = malloc((size_t)cap * sizeof(*nw))) != NULL)
+				memcpy(nw, cb->w0, sizeof(cb->w0));
+		} else
+			nw = realloc(cb->w, (size_t)cap * sizeof(*nw));
 		if (nw == NULL) {
 			fail(sc, "out of memory");
 			return -1;
@@ -1093,7 +1161,8 @@ static const char *const reserved_skip[] = {
 static int
 is_word(const struct sh_word *w, const char *s)
 {
-	return (w->flags & SH_W_QUOTED) == 0 && strcmp(w->s, s) == 0;
+	return (w->flags & SH_W_QUOTED) == 0 && w->s[0] == s[0] &&
+	    strcmp(w->s, s) == 0;
 }
 
 /*
@@ -1156,7 +1225,7 @@ heredoc_delim(struct sc *sc, struct sh_redir *r, size_t from, size_t to)
 oom:
 	fail(sc, "out of memory");
 out:
-	free(b.p);
+	buf_free(&b);
 }
 
 /* Reads a redirection operator at sc->i, if any. Returns 1 if read. */
@@ -1335,6 +1404,9 @@ keyword_skip(struct sc *sc, const char *s)
 {
 	const char *const *k;
 
+	/* most first words are no reserved word: their first letter says */
+	if (strchr("tedfwu{}!i", s[0]) == NULL || s[0] == '\0')
+		return 0;
 	for (k = reserved_skip; *k != NULL; k++)
 		if (strcmp(s, *k) == 0)
 			break;
@@ -1427,9 +1499,10 @@ parse_command(struct sc *sc)
 				goto out;
 			if (skip)
 				continue;
-			if (strcmp(w.s, "case") == 0 || strcmp(w.s, "select") == 0 ||
+			if (strchr("csf", w.s[0]) != NULL && (strcmp(w.s,
+			    "case") == 0 || strcmp(w.s, "select") == 0 ||
 			    strcmp(w.s, "function") == 0 ||
-			    strcmp(w.s, "coproc") == 0) {
+			    strcmp(w.s, "coproc") == 0)) {
 				fail(sc, "\"%s\" is not analysed", w.s);
 				goto out;
 			}
@@ -1451,13 +1524,13 @@ parse_command(struct sc *sc)
 				kw_ok = 0;
 				continue;
 			}
-			if (strcmp(w.s, "[[") == 0)
+			if (w.s[0] == '[' && strcmp(w.s, "[[") == 0)
 				in_test = 1;
 		}
 		if (in_test && is_word(&w, "]]"))
 			in_test = 0;
-		if (cb.nw > 0 && strcmp(cb.w[0].s, "for") == 0 &&
-		    is_word(&w, "do")) {
+		if (cb.nw > 0 && cb.w[0].s[0] == 'f' &&
+		    strcmp(cb.w[0].s, "for") == 0 && is_word(&w, "do")) {
 			/* the loop body follows like a new command */
 			break;
 		}
@@ -1468,7 +1541,8 @@ parse_command(struct sc *sc)
 	if (cb.nw > 0 || cb.nr > 0)
 		last = emit(sc, &cb);
 out:
-	free(cb.w);
+	if (cb.w != cb.w0)
+		free(cb.w);
 	free(cb.r);
 	return last;
 }

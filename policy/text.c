@@ -48,6 +48,56 @@ static const char *const protected_names[] = {
 };
 
 /*
+ * What find's primaries do, as data: FP_UNNAMES, the names it prints can
+ * no longer be told from its -name tests (negation, alternatives, paths,
+ * links); FP_ENDS_NAMES, the tests end there; act, what the action does
+ * (a file written with its value, a command run, a question asked).
+ * Primaries that hold "path" or "regex" unname too (matched apart).
+ */
+#define FP_UNNAMES      0x1
+#define FP_ENDS_NAMES   0x2
+enum find_act { FA_NONE, FA_DELETE, FA_WRITE, FA_ASK, FA_EXEC };
+
+static const struct find_primary {
+	const char *name;
+	int prefix;             /* -fprint: -fprint0 and -fprintf too */
+	unsigned fl;
+	enum find_act act;
+} find_primaries[] = {
+	{ "!", 0, FP_UNNAMES, FA_NONE }, { "-not", 0, FP_UNNAMES, FA_NONE },
+	{ "-o", 0, FP_UNNAMES, FA_NONE }, { "-or", 0, FP_UNNAMES, FA_NONE },
+	{ ",", 0, FP_UNNAMES, FA_NONE },
+	{ "-links", 0, FP_UNNAMES, FA_NONE },
+	{ "-inum", 0, FP_UNNAMES, FA_NONE },
+	{ "-samefile", 0, FP_UNNAMES, FA_NONE },
+	{ "-lname", 0, FP_UNNAMES, FA_NONE },
+	{ "-ilname", 0, FP_UNNAMES, FA_NONE },
+	{ "-delete", 0, FP_ENDS_NAMES, FA_DELETE },
+	{ "-fprint", 1, 0, FA_WRITE }, { "-fls", 0, 0, FA_WRITE },
+	{ "-ok", 0, FP_ENDS_NAMES, FA_ASK }, { "-okdir", 0, 0, FA_ASK },
+	{ "-exec", 0, FP_ENDS_NAMES, FA_EXEC },
+	{ "-execdir", 0, FP_ENDS_NAMES, FA_EXEC },
+};
+
+static const struct find_primary *
+find_primary(const char *s)
+{
+	size_t k, n;
+
+	for (k = 0; k < sizeof(find_primaries) / sizeof(find_primaries[0]);
+	    k++) {
+		if (s[0] != find_primaries[k].name[0] ||
+		    s[1] != find_primaries[k].name[1])
+			continue;       /* a name has two bytes or one and NUL */
+		n = strlen(find_primaries[k].name);
+		if (strncmp(s, find_primaries[k].name, n) == 0 &&
+		    (s[n] == '\0' || find_primaries[k].prefix))
+			return &find_primaries[k];
+	}
+	return NULL;
+}
+
+/*
  * 1 when every test that picks files by name (-name, -iname) has a
  * literal pattern that matches none of the protected names, and nothing
  * else picks them (-path, -regex, a negation): the tree is then touched
@@ -56,6 +106,7 @@ static const char *const protected_names[] = {
 int
 an_find_names_safe(const struct cmdv *v)
 {
+	const struct find_primary *fp;
 	int k, j, names = 0;
 	const char *s;
 
@@ -63,16 +114,11 @@ an_find_names_safe(const struct cmdv *v)
 		s = v->w[k].s;
 		if (!an_lit(&v->w[k]))
 			continue;
-		if (strcmp(s, "!") == 0 || strcmp(s, "-not") == 0 ||
-		    strcmp(s, "-o") == 0 || strcmp(s, "-or") == 0 ||
-		    strcmp(s, ",") == 0 ||
-		    strstr(s, "path") != NULL || strstr(s, "regex") != NULL ||
-		    strcmp(s, "-links") == 0 || strcmp(s, "-inum") == 0 ||
-		    strcmp(s, "-samefile") == 0 || strcmp(s, "-lname") == 0 ||
-		    strcmp(s, "-ilname") == 0)
+		fp = find_primary(s);
+		if ((fp != NULL && (fp->fl & FP_UNNAMES)) ||
+		    strstr(s, "path") != NULL || strstr(s, "regex") != NULL)
 			return 0;
-		if (strcmp(s, "-exec") == 0 || strcmp(s, "-execdir") == 0 ||
-		    strcmp(s, "-delete") == 0 || strcmp(s, "-ok") == 0)
+		if (fp != NULL && (fp->fl & FP_ENDS_NAMES))
 			break;
 		if ((strcmp(s, "-name") == 0 || strcmp(s, "-iname") == 0) &&
 		    k + 1 < v->n) {
@@ -141,7 +187,7 @@ find_paths(struct ev *ev, struct cmdv *v, int *lister, const struct sh_word
 		an_op_read(ev, v, &v->w[k], 0);
 		if (an_word_path(ev, &v->w[k], p3, sizeof(p3)) != 1 ||
 		    (p3[0] != '/' && p3[0] != '~' && !ev->cwd_known) ||
-		    path_resolve(ev->cwd, ev->call->home, p3, r3,
+		    path_resolve_c(ev->pc, ev->cwd, ev->call->home, p3, r3,
 		    sizeof(r3)) < 0 || ev->p->folder == NULL ||
 		    !path_within(r3, ev->p->folder))
 			*lister = 0;
@@ -296,22 +342,30 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 		ev->list_safe = safe;
 	}
 	for (; k < v->n; k++) {
+		const struct find_primary *fp;
+
 		s = v->w[k].s;
-		if (!an_lit(&v->w[k]))
+		if (!an_lit(&v->w[k]) || (fp = find_primary(s)) == NULL)
 			continue;
-		if (strcmp(s, "-delete") == 0) {
+		switch (fp->act) {
+		case FA_NONE:
+			break;
+		case FA_DELETE:
 			find_delete(ev, v, npaths, safe);
-		} else if (strncmp(s, "-fprint", 7) == 0 || strcmp(s, "-fls") == 0) {
+			break;
+		case FA_WRITE:
 			if (k + 1 < v->n)
 				an_write_word(ev, v, &v->w[k + 1]);
 			k++;
-		} else if (strcmp(s, "-ok") == 0 || strcmp(s, "-okdir") == 0) {
+			break;
+		case FA_ASK:
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: find",
 			    "find %s asks on a terminal the agent does not have", s);
 			return;
-		} else if (strcmp(s, "-exec") == 0 || strcmp(s, "-execdir") == 0) {
+		case FA_EXEC:
 			if ((k = find_exec(ev, v, k, npaths, path, safe)) < 0)
 				return;
+			break;
 		}
 	}
 }
@@ -472,26 +526,23 @@ sed_cluster(struct cmdv *v, int k, int *inplace, const char **script,
 void
 an_cls_sed(struct ev *ev, struct cmdv *v)
 {
-	int k, inplace = 0, script_seen = 0, opts = 1, file = 0, first_pass;
+	int k, inplace = 0, script_seen = 0, opt, file = 0, first_pass;
+	struct an_walk it;
 	const char *s, *why;
 
 	/* two passes: options may follow the files (sed s/a/b/ f -i) */
 	for (first_pass = 1; first_pass >= 0; first_pass--) {
-		opts = 1;
 		script_seen = 0;
-		for (k = 1; k < v->n; k++) {
+		an_walk_init(&it, 1, NULL, AN_W_NONE);
+		while ((k = an_walk_any(v, &it, &opt)) >= 0) {
 			struct sh_word *w = &v->w[k];
 			const char *script = NULL;
 
 			s = w->s;
-			if (opts && an_lit(w) && strcmp(s, "--") == 0) {
-				opts = 0;
-				continue;
-			}
 			if (an_lit(w) && w->len == 0 && k > 1 &&
 			    an_lit(&v->w[k - 1]) && strcmp(v->w[k - 1].s, "-i") == 0)
 				continue;       /* BSD sed -i '': the suffix */
-			if (opts && an_is_opt(w)) {
+			if (opt) {
 				if (strncmp(s, "--in-place", 10) == 0) {
 					inplace = 1;
 				} else if (strcmp(s, "--expression") == 0 && k + 1 < v->n) {
@@ -518,6 +569,7 @@ an_cls_sed(struct ev *ev, struct cmdv *v)
 						return;
 					}
 				}
+				it.k = k + 1;   /* past a value it took */
 				continue;
 			}
 			if (!script_seen) {

@@ -30,6 +30,98 @@ home_of(const struct ev *ev)
 	return ev->call->home;
 }
 
+/* The directory a pattern names before any glob into *place (NULL: any
+ * depth, a name); -1 when it does not fit or memory runs out. */
+static int
+pattern_place(const char *x, char **place)
+{
+	char pat[SBX_PATH_MAX];
+	size_t n;
+
+	*place = NULL;
+	if (strlen(x) >= sizeof(pat))
+		return -1;
+	strcpy(pat, x);
+	n = strcspn(pat, "*?[");
+	while (n > 0 && pat[n - 1] != '/' && pat[n] != '\0')
+		n--;
+	pat[n] = '\0';
+	if (n > 1 && pat[n - 1] == '/')
+		pat[n - 1] = '\0';
+	if (n <= 1 || strcmp(pat, "/") == 0)
+		return 0;
+	*place = strdup(pat);
+	return *place != NULL ? 0 : -1;
+}
+
+/* 1 if pattern's literal part (lit bytes) holds base and a "/" after it. */
+static size_t
+base_of(const char *pat, size_t lit, const char *base)
+{
+	size_t bl;
+
+	if (base == NULL || (bl = strlen(base)) <= 1 || bl >= lit ||
+	    strncmp(pat, base, bl) != 0 || pat[bl] != '/')
+		return 0;
+	return bl;
+}
+
+static int
+xent_fill(struct pol_xent *e, const char *pat, const char *home,
+    const char *folder)
+{
+	size_t n, off, hl, fl;
+
+	if ((e->v = strdup(pat)) == NULL)
+		return -1;
+	e->len = strlen(pat);
+	e->lit = strcspn(pat, "*?[");
+	/* for a tree: the directory before any glob, a prefix of v */
+	e->tglob = pat[e->lit] != '\0';
+	e->tlen = e->lit;
+	if (e->tglob) {
+		while (e->tlen > 0 && pat[e->tlen - 1] != '/')
+			e->tlen--;
+		e->tlen = e->tlen <= 1 ? 0 : e->tlen - 1;
+	}
+	/* below the home or the folder: only paths below it can match */
+	hl = base_of(pat, e->lit, home);
+	fl = base_of(pat, e->lit, folder);
+	e->base = hl >= fl ? (hl > 0 ? 1 : 0) : 2;
+	e->blen = hl >= fl ? hl : fl;
+	n = path_pattern_need(pat, &off, &e->deep);
+	if (n > 1 && (e->need = strndup(pat + off, n)) == NULL) {
+		free(e->v);
+		e->v = NULL;
+		return -1;
+	}
+	if (pattern_place(pat, &e->place) < 0) {
+		/* not placed at all: restricting lists then match */
+		free(e->v);
+		free(e->need);
+		e->v = e->need = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+ev_cache_home(const struct ev *cev)
+{
+	struct ev *ev = (struct ev *)cev;               /* the flag only */
+	struct policy *p = (struct policy *)ev->p;      /* the cache only */
+	const char *h = home_of(ev);
+
+	if ((h == NULL) != (p->xhome == NULL) || (h != NULL &&
+	    strcmp(h, p->xhome) != 0)) {
+		policy_cache_free(p);
+		if (h != NULL && (p->xhome = strdup(h)) == NULL)
+			return -1;
+	}
+	ev->xhome_ok = 1;
+	return 0;
+}
+
 /*
  * Entry k of l expanded to an absolute glob (pattern_expand), or NULL
  * when it cannot be placed (no home for ~). The expansion depends only on
@@ -37,9 +129,8 @@ home_of(const struct ev *ev)
  * kept in the policy (policy_cache_*), until a call comes with another
  * home. A policy is judged by one thread at a time.
  */
-const char *
-ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,
-    size_t *litlen)
+static const struct pol_xlist *
+ev_xlist(const struct ev *ev, const struct plist *l)
 {
 	struct policy *p = (struct policy *)ev->p;
 	struct pol_xlist *x = NULL;
@@ -47,41 +138,55 @@ ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,
 	const char *h = home_of(ev);
 	int j;
 
-	if ((h == NULL) != (p->xhome == NULL) || (h != NULL &&
-	    strcmp(h, p->xhome) != 0)) {
-		policy_cache_free(p);
-		if (h != NULL && (p->xhome = strdup(h)) == NULL)
-			goto slow;
-	}
+	/* the home was compared once for this call (ev_cache_home) */
+	if (!ev->xhome_ok && ev_cache_home(ev) < 0)
+		return NULL;
 	for (j = 0; j < p->nxl; j++)
 		if (p->xl[j].l == l)
 			x = &p->xl[j];
 	if (x == NULL) {
 		if (p->nxl == POL_MAX_XLISTS)
-			goto slow;
+			return NULL;
 		x = &p->xl[p->nxl];
-		x->v = calloc((size_t)l->n + 1, sizeof(*x->v));
-		x->lit = calloc((size_t)l->n + 1, sizeof(*x->lit));
-		if (x->v == NULL || x->lit == NULL) {
-			free(x->v);
-			free(x->lit);
-			goto slow;
-		}
+		x->e = calloc((size_t)l->n + 1, sizeof(*x->e));
+		if (x->e == NULL)
+			return NULL;
 		x->l = l;
 		x->n = l->n;
 		p->nxl++;
 		for (j = 0; j < l->n; j++)
 			if (pattern_expand(l->v[j], 0, p->folder, h, pat,
-			    sizeof(pat)) == 0 && (x->v[j] = strdup(pat)) != NULL)
-				x->lit[j] = strcspn(pat, "*?[");
+			    sizeof(pat)) == 0)
+				(void)xent_fill(&x->e[j], pat, h, p->folder);
 	}
+	return x;
+}
+
+/* NULL when entry k cannot be placed (no home for ~, out of memory):
+ * restricting lists then match, fail closed. */
+static const struct pol_xent *
+xent(const struct pol_xlist *x, int k)
+{
+	return x != NULL && x->e[k].v != NULL ? &x->e[k] : NULL;
+}
+
+const struct pol_xent *
+ev_pattern_ent(const struct ev *ev, const struct plist *l, int k)
+{
+	return xent(ev_xlist(ev, l), k);
+}
+
+const char *
+ev_pattern_lit(const struct ev *ev, const struct plist *l, int k,
+    size_t *litlen)
+{
+	const struct pol_xent *e = ev_pattern_ent(ev, l, k);
+
+	if (e == NULL)
+		return NULL;
 	if (litlen != NULL)
-		*litlen = x->lit[k];
-	return x->v[k];
-slow:
-	/* out of memory: the entry cannot be placed (restricting lists then
-	 * match, fail closed) */
-	return NULL;
+		*litlen = e->lit;
+	return e->v;
 }
 
 const char *
@@ -98,22 +203,37 @@ static const char *
 plist_match(const struct ev *ev, const struct plist *l, const char *path,
     int deny)
 {
-	const char *pat;
-	size_t lit = 0;
-	int k, m;
+	const struct pol_xlist *x = ev_xlist(ev, l);
+	const struct pol_xent *e;
+	size_t len = strlen(path), ncomp = 0;
+	const char *s, *h = home_of(ev);
+	int k, m, below[3];
 
+	for (s = path; *s != '\0'; s++)
+		ncomp += *s == '/';
+	below[0] = 1;
+	below[1] = h != NULL && path_within(path, h);
+	below[2] = ev->p->folder != NULL && path_within(path, ev->p->folder);
 	for (k = 0; k < l->n; k++) {
 		/* no home or folder to expand ~ or ./ with: a restricting
 		 * list matches (fail closed), an allowing one does not */
-		if ((pat = ev_pattern_lit(ev, l, k, &lit)) == NULL) {
+		if ((e = xent(x, k)) == NULL) {
 			if (deny)
 				return l->v[k];
 			continue;
 		}
-		/* a path that matches starts with the pattern's literal part */
-		if (strncmp(pat, path, lit) != 0)
+		/* a path that matches starts with the pattern's literal part
+		 * (the home or the folder it holds: asked once, above) */
+		if (!below[e->base] || (e->lit > e->blen &&
+		    e->v[e->blen] != path[e->blen]) || strncmp(e->v + e->blen,
+		    path + e->blen, e->lit - e->blen) != 0)
 			continue;
-		m = path_match(pat, path);
+		/* ... and holds its longest literal run ("id_rsa" of an
+		 * any-depth id_rsa* pattern) */
+		if (e->need != NULL && path_match_bounded(e->len, e->deep, len,
+		    ncomp) && strstr(path, e->need) == NULL)
+			continue;
+		m = path_match(e->v, path);
 		if (m > 0 || (m < 0 && deny))
 			return l->v[k];
 	}
@@ -139,6 +259,8 @@ is_block_device(const char *p)
 static int
 is_harmless_device(const char *p)
 {
+	if (strncmp(p, "/dev/", 5) != 0)
+		return 0;
 	if (strcmp(p, "/dev/null") == 0 || strcmp(p, "/dev/stdout") == 0 ||
 	    strcmp(p, "/dev/stdin") == 0 ||
 	    strcmp(p, "/dev/stderr") == 0 || strcmp(p, "/dev/tty") == 0 ||
@@ -203,7 +325,7 @@ in_tmpdir(const struct ev *ev, const char *res)
 	const char *t = ev->call->tmpdir, *h = home_of(ev);
 
 	if (t == NULL || t[0] != '/' ||
-	    path_resolve("/", NULL, t, tmp, sizeof(tmp)) < 0 ||
+	    path_resolve_c(ev->pc, "/", NULL, t, tmp, sizeof(tmp)) < 0 ||
 	    strcmp(tmp, "/") == 0)
 		return 0;
 	if (!path_within(res, tmp) || strcmp(res, tmp) == 0)
@@ -220,16 +342,16 @@ in_tmpdir(const struct ev *ev, const char *res)
 
 /* 1 if the directory that holds res exists now. */
 static int
-parent_exists(const char *res)
+parent_exists(const struct ev *ev, const char *res)
 {
 	char dir[SBX_PATH_MAX];
 	const char *slash = strrchr(res, '/');
-	struct stat st;
+	unsigned mode;
 
 	if (slash == NULL || slash == res)
 		return 1;
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - res), res);
-	return lstat(dir, &st) == 0;
+	return path_lstat(ev->pc, dir, &mode) == 0;
 }
 
 void
@@ -250,7 +372,7 @@ trig_write(struct ev *ev, const char *path, const char *what)
 	if (dev_net(ev, path, what))
 		return;
 	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0) {
+	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) < 0) {
 		ev_factor(ev, F_UNKNOWN);
 		ev_note(ev, POLICY_ESCALATE, "write", "builtin: unresolved path",
 		    "%s writes to %s, which cannot be resolved with certainty",
@@ -269,7 +391,7 @@ trig_write(struct ev *ev, const char *path, const char *what)
 			ev->nwpaths = SBX_EV_MAX_WPATHS;        /* then: unsure */
 		ev->nwpaths++;
 	}
-	if (ev->made_link && !parent_exists(res)) {
+	if (ev->made_link && !parent_exists(ev, res)) {
 		/* ln -s .sandbox s && echo > s/policy.json: s is not there
 		 * yet, and may be a link the line made */
 		ev_factor(ev, F_UNKNOWN);
@@ -331,44 +453,37 @@ trig_write(struct ev *ev, const char *path, const char *what)
  * are left to the direct check: they cannot be placed under a given tree.
  */
 static int
-tree_reaches(const struct ev *ev, const struct plist *l, int k,
-    const char *res)
+tree_reaches(const struct pol_xent *e, const char *res)
 {
-	char pat[SBX_PATH_MAX];
-	const char *x = ev_pattern(ev, l, k);
-	size_t n;
-	int glob;
+	size_t rl = strlen(res);
 
-	if (x == NULL || strlen(x) >= sizeof(pat))
+	if (e == NULL)
 		return 1;       /* cannot tell: fail closed */
-	strcpy(pat, x);
-	n = strcspn(pat, "*?[");
-	glob = pat[n] != '\0';
-	pat[n] = '\0';
-	if (glob) {
-		while (n > 0 && pat[n - 1] != '/')
-			n--;
-		if (n <= 1)
-			return 0;
-		pat[n - 1] = '\0';
-	}
-	if (!path_within(pat, res))
+	if (e->tlen == 0)
 		return 0;
-	return strcmp(pat, res) != 0 || glob;
+	/* the place (a prefix of the pattern) lies at or below res */
+	if (!(rl == 1 && res[0] == '/')) {
+		if (rl > e->tlen || memcmp(e->v, res, rl) != 0 ||
+		    (rl < e->tlen && e->v[rl] != '/'))
+			return 0;
+	}
+	return e->tlen != rl || e->tglob;
 }
 
 void
 trig_write_tree(struct ev *ev, const char *path, const char *what,
     int filtered)
 {
+	const struct pol_xlist *x;
 	char res[SBX_PATH_MAX];
 	int k;
 
 	if (path != NULL && path[0] != '\0' && !is_harmless_device(path) &&
 	    (path[0] == '/' || path[0] == '~' || ev->cwd_known) &&
-	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) == 0) {
+	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) == 0) {
+		x = ev_xlist(ev, &ev->p->self_write);
 		for (k = 0; k < ev->p->self_write.n; k++)
-			if (tree_reaches(ev, &ev->p->self_write, k, res)) {
+			if (tree_reaches(xent(x, k), res)) {
 				ev_factor(ev, F_PROTECTED);
 				ev_note(ev, filtered ? POLICY_ESCALATE : POLICY_DENY,
 				    "write", "self-protection",
@@ -376,8 +491,9 @@ trig_write_tree(struct ev *ev, const char *path, const char *what,
 				    what, res, ev->p->self_write.v[k]);
 				return;
 			}
+		x = ev_xlist(ev, &ev->p->deny_write);
 		for (k = 0; k < ev->p->deny_write.n; k++)
-			if (tree_reaches(ev, &ev->p->deny_write, k, res)) {
+			if (tree_reaches(xent(x, k), res)) {
 				ev_note(ev, POLICY_ESCALATE, "write",
 				    "filesystem.denyWrite", "%s changes %s, which holds "
 				    "%s (denyWrite)", what, res, ev->p->deny_write.v[k]);
@@ -399,7 +515,7 @@ trig_read(struct ev *ev, const char *path, const char *what)
 	if (is_harmless_device(path) || dev_net(ev, path, what))
 		return;
 	if ((path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0) {
+	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) < 0) {
 		ev_factor(ev, F_UNKNOWN);
 		ev_note(ev, POLICY_ESCALATE, "read", "builtin: unresolved path",
 		    "%s reads %s, which cannot be resolved with certainty", what,
@@ -442,67 +558,49 @@ trig_read(struct ev *ev, const char *path, const char *what)
 int
 trig_is_secret(const struct ev *ev, const char *path, int tree)
 {
-	char res[SBX_PATH_MAX], pat[SBX_PATH_MAX];
+	char res[SBX_PATH_MAX];
+	const struct pol_xlist *x;
+	const struct pol_xent *e;
 	int k;
-	size_t n;
 
 	if (path == NULL || path[0] == '\0' ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
+	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
 		return 0;
 	if (plist_match(ev, &ev->p->allow_read, res, 0) != NULL)
 		return 0;
 	if (plist_match(ev, &ev->p->deny_read, res, 1) != NULL)
 		return 1;
-	for (k = 0; tree && k < ev->p->deny_read.n; k++) {
-		const char *x = ev_pattern(ev, &ev->p->deny_read, k);
-
-		if (x == NULL || strlen(x) >= sizeof(pat))
-			continue;
-		strcpy(pat, x);
-		n = strcspn(pat, "*?[");
-		while (n > 0 && pat[n - 1] != '/' && pat[n] != '\0')
-			n--;
-		pat[n] = '\0';
-		if (n > 1 && pat[n - 1] == '/')
-			pat[n - 1] = '\0';
-		if (n <= 1 || strcmp(pat, "/") == 0)
-			continue;
-		if (path_within(pat, res))
+	x = tree ? ev_xlist(ev, &ev->p->deny_read) : NULL;
+	for (k = 0; tree && k < ev->p->deny_read.n; k++)
+		if ((e = xent(x, k)) != NULL &&
+		    e->place != NULL && path_within(e->place, res))
 			return 1;
-	}
 	return 0;
 }
 
 void
 trig_read_tree(struct ev *ev, const char *path, const char *what)
 {
-	char res[SBX_PATH_MAX], pat[SBX_PATH_MAX];
+	char res[SBX_PATH_MAX];
+	const struct pol_xlist *x;
+	const struct pol_xent *e;
 	int k;
-	size_t n;
 
 	trig_read(ev, path, what);
 	if (path == NULL || path[0] == '\0' ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve(ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
+	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
 		return;
+	x = ev_xlist(ev, &ev->p->deny_read);
 	for (k = 0; k < ev->p->deny_read.n; k++) {
-		const char *x = ev_pattern(ev, &ev->p->deny_read, k);
-
-		if (x == NULL || strlen(x) >= sizeof(pat))
+		/* the fixed part of the pattern, before any glob (any depth:
+		 * a name, not a place) */
+		if ((e = xent(x, k)) == NULL ||
+		    e->place == NULL)
 			continue;
-		strcpy(pat, x);
-		/* the fixed part of the pattern, before any glob */
-		n = strcspn(pat, "*?[");
-		while (n > 0 && pat[n - 1] != '/' && pat[n] != '\0')
-			n--;
-		pat[n] = '\0';
-		if (n > 1 && pat[n - 1] == '/')
-			pat[n - 1] = '\0';
-		if (n <= 1 || strcmp(pat, "/") == 0)
-			continue;       /* any depth: a name, not a place */
-		if (path_within(pat, res) && strcmp(pat, res) != 0 &&
-		    plist_match(ev, &ev->p->allow_read, pat, 0) == NULL) {
+		if (path_within(e->place, res) && strcmp(e->place, res) != 0 &&
+		    plist_match(ev, &ev->p->allow_read, e->place, 0) == NULL) {
 			ev_factor(ev, F_SECRET);
 			ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
 			    "%s reads every file below %s, which holds %s (denyRead)",
