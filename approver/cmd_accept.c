@@ -21,6 +21,7 @@
 #include "common/accept.h"
 #include "common/json.h"
 #include "common/queue.h"
+#include "policy/policy.h"
 
 int
 policy_accept_write(const char *config, const char *folder, struct sbx_err *err)

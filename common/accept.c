@@ -16,6 +16,7 @@
 #include "common/json.h"
 #include "common/keys.h"
 #include "common/queue.h"
+#include "policy/policy.h"
 
 static void
 put_lp(unsigned char *buf, size_t *o, const void *p, size_t n)
