@@ -35,3 +35,21 @@ buf_puts(struct buf *b, const char *s)
 {
 	buf_put(b, s, strlen(s));
 }
+
+void
+buf_put_lp(struct buf *b, const void *s, size_t n)
+{
+	unsigned char len[4] = {
+		(unsigned char)(n >> 24), (unsigned char)(n >> 16),
+		(unsigned char)(n >> 8), (unsigned char)n,
+	};
+
+	buf_put(b, len, sizeof(len));
+	buf_put(b, s, n);
+}
+
+void
+buf_put_lps(struct buf *b, const char *s)
+{
+	buf_put_lp(b, s, strlen(s));
+}

@@ -1,7 +1,8 @@
 /*
- * buf.h - a growable byte buffer, always NUL-terminated. On allocation
+ * buf.h - the growable byte buffer, the only one in common/: always
+ * NUL-terminated (p[len] == '\0' once anything was put). On allocation
  * failure it sets oom and ignores further writes; the caller checks oom
- * once at the end. The caller owns p (free).
+ * once at the end. The caller owns p (free); { 0 } is an empty buffer.
  */
 #ifndef SBX_BUF_H
 #define SBX_BUF_H
@@ -16,5 +17,10 @@ struct buf {
 
 void buf_put(struct buf *b, const void *s, size_t n);
 void buf_puts(struct buf *b, const char *s);
+/* n as a 4-byte big-endian length, then the n bytes: the length-prefixed
+ * fields of every signed message (decisions, policy acceptance, audit
+ * checkpoints). */
+void buf_put_lp(struct buf *b, const void *s, size_t n);
+void buf_put_lps(struct buf *b, const char *s);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "common/buf.h"
 #include "common/display.h"
 
 /* Decodes one character at s (n bytes left); returns its length, or 0
@@ -162,8 +163,9 @@ char *
 display_text(const char *s, size_t len, int flags, int max_cols, size_t *used, int *cols)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	char piece[16], *out, *np;
-	size_t i = 0, o = 0, cap = 64, n, plen;
+	struct buf out = { 0 };
+	char piece[16];
+	size_t i = 0, n, plen;
 	int col = 0, w, bsl, bad;
 	unsigned cp;
 
@@ -171,8 +173,7 @@ display_text(const char *s, size_t len, int flags, int max_cols, size_t *used, i
 		len = 0;
 	bsl = (flags & DISPLAY_BSL) ||
 	    (!(flags & DISPLAY_NO_BSL) && needs_escape(s, len, flags));
-	if (!(out = malloc(cap)))
-		return NULL;
+	buf_put(&out, "", 0);
 	while (i < len) {
 		bad = !(n = utf8_decode(u + i, len - i, &cp));
 		if (bad) {
@@ -193,25 +194,19 @@ display_text(const char *s, size_t len, int flags, int max_cols, size_t *used, i
 		}
 		if (max_cols > 0 && col + w > max_cols && !(cp == '\n' && w == 0))
 			break;
-		if (o + plen + 1 > cap) {
-			cap = (o + plen + 1) * 2;
-			if (!(np = realloc(out, cap))) {
-				free(out);
-				return NULL;
-			}
-			out = np;
-		}
-		memcpy(out + o, piece, plen);
-		o += plen;
+		buf_put(&out, piece, plen);
 		col = cp == '\n' && !bad && w == 0 ? 0 : col + w;
 		i += n;
 	}
-	out[o] = '\0';
+	if (out.oom) {
+		free(out.p);
+		return NULL;
+	}
 	if (used)
 		*used = i;
 	if (cols)
 		*cols = col;
-	return out;
+	return out.p;
 }
 
 static const char *

@@ -9,43 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/redact.h"
-
-struct out {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void
-put(struct out *o, const char *s, size_t n)
-{
-	char *np;
-	size_t ncap;
-
-	if (o->oom)
-		return;
-	if (o->len + n + 1 > o->cap) {
-		ncap = o->cap ? o->cap : 64;
-		while (ncap < o->len + n + 1)
-			ncap *= 2;
-		if (!(np = realloc(o->p, ncap))) {
-			o->oom = 1;
-			return;
-		}
-		o->p = np;
-		o->cap = ncap;
-	}
-	memcpy(o->p + o->len, s, n);
-	o->len += n;
-	o->p[o->len] = '\0';
-}
-
-static void
-puts_(struct out *o, const char *s)
-{
-	put(o, s, strlen(s));
-}
 
 static int
 is_alnum(int c)
@@ -393,12 +358,12 @@ match_url(const char *s, size_t *keep)
 char *
 redact_str(const char *s, int *count)
 {
-	struct out o = { 0 };
+	struct buf o = { 0 };
 	size_t i = 0, n, keep, lit = 0;
 	const char *kind;
 	int c = 0, boundary;
 
-	put(&o, "", 0);
+	buf_put(&o, "", 0);
 	while (s[i]) {
 		boundary = i == 0 || !is_alnum((unsigned char)s[i - 1]);
 		keep = 0;
@@ -424,19 +389,19 @@ redact_str(const char *s, int *count)
 			i++;
 			continue;
 		}
-		put(&o, s + lit, i - lit);
-		put(&o, s + i, keep);
-		puts_(&o, "[REDACTED");
+		buf_put(&o, s + lit, i - lit);
+		buf_put(&o, s + i, keep);
+		buf_puts(&o, "[REDACTED");
 		if (kind) {
-			puts_(&o, ":");
-			puts_(&o, kind);
+			buf_puts(&o, ":");
+			buf_puts(&o, kind);
 		}
-		puts_(&o, "]");
+		buf_puts(&o, "]");
 		c++;
 		i += n;
 		lit = i;
 	}
-	put(&o, s + lit, i - lit);
+	buf_put(&o, s + lit, i - lit);
 	if (o.oom) {
 		free(o.p);
 		return NULL;
