@@ -25,23 +25,14 @@ accept_message(const unsigned char hash[32], const char *approver, const char *k
 {
 	static const char tag[] = "sbx-policy-v1";
 	struct buf b = { 0 };
-	char num[32];
 
-	snprintf(num, sizeof(num), "%lld", (long long)time);
 	buf_put(&b, tag, sizeof(tag));
 	buf_put_lp(&b, hash, 32);
 	buf_put_lps(&b, approver);
 	buf_put_lps(&b, key_id);
-	buf_put_lps(&b, num);
+	buf_put_lpi(&b, time);
 	buf_put_lps(&b, folder);
-	if (b.oom) {
-		free(b.p);
-		errno = ENOMEM;
-		return -1;
-	}
-	*out = (unsigned char *)b.p;
-	*len = b.len;
-	return 0;
+	return buf_take(&b, out, len);
 }
 
 /* 0 when FOLDER/.sandbox/policy.accepted signs hash by a trusted key. */

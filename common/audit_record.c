@@ -280,23 +280,13 @@ audit_checkpoint_message(const struct audit_checkpoint *c, unsigned char **msg,
     size_t *len)
 {
 	struct buf b = { 0 };
-	char num[32];
 
 	buf_put(&b, checkpoint_tag, sizeof(checkpoint_tag));
-	snprintf(num, sizeof(num), "%lld", (long long)c->seq);
-	buf_put_lps(&b, num);
+	buf_put_lpi(&b, c->seq);
 	buf_put(&b, c->hash, AUDIT_HASH_LEN);
-	snprintf(num, sizeof(num), "%lld", (long long)c->time);
-	buf_put_lps(&b, num);
+	buf_put_lpi(&b, c->time);
 	buf_put_lps(&b, c->key_id);
-	if (b.oom) {
-		free(b.p);
-		errno = ENOMEM;
-		return -1;
-	}
-	*msg = (unsigned char *)b.p;
-	*len = b.len;
-	return 0;
+	return buf_take(&b, msg, len);
 }
 
 int

@@ -8,6 +8,7 @@
 #define SBX_BUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct buf {
 	char *p;
@@ -22,5 +23,10 @@ void buf_puts(struct buf *b, const char *s);
  * checkpoints). */
 void buf_put_lp(struct buf *b, const void *s, size_t n);
 void buf_put_lps(struct buf *b, const char *s);
+/* v in decimal, length-prefixed. */
+void buf_put_lpi(struct buf *b, int64_t v);
+/* Hands the bytes over: 0 with *out (the caller frees) and *len set, or
+ * -1 with errno ENOMEM (and p freed) when a write failed. */
+int buf_take(struct buf *b, unsigned char **out, size_t *len);
 
 #endif

@@ -257,7 +257,6 @@ decision_message(const struct decision *d, unsigned char **out, size_t *len)
 {
 	static const char tag[] = "sbx-decision-v1";
 	struct buf b = { 0 };
-	char num[32];
 
 	buf_put(&b, tag, sizeof(tag));
 	buf_put_lps(&b, d->id);
@@ -267,25 +266,14 @@ decision_message(const struct decision *d, unsigned char **out, size_t *len)
 	buf_put_lps(&b, d->reason);
 	buf_put_lps(&b, d->approver);
 	buf_put_lps(&b, d->key_id);
-	snprintf(num, sizeof(num), "%lld", (long long)d->created);
-	buf_put_lps(&b, num);
-	snprintf(num, sizeof(num), "%lld", (long long)d->expires);
-	buf_put_lps(&b, num);
+	buf_put_lpi(&b, d->created);
+	buf_put_lpi(&b, d->expires);
 	buf_put_lps(&b, d->nonce);
 	buf_put_lps(&b, d->scope);
 	buf_put_lps(&b, d->prefix);
-	snprintf(num, sizeof(num), "%lld", (long long)d->rule_expires);
-	buf_put_lps(&b, num);
-	snprintf(num, sizeof(num), "%lld", (long long)d->rule_id);
-	buf_put_lps(&b, num);
-	if (b.oom) {
-		free(b.p);
-		errno = ENOMEM;
-		return -1;
-	}
-	*out = (unsigned char *)b.p;
-	*len = b.len;
-	return 0;
+	buf_put_lpi(&b, d->rule_expires);
+	buf_put_lpi(&b, d->rule_id);
+	return buf_take(&b, out, len);
 }
 
 char *
