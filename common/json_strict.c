@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/util.h"
 
 #define STRICT_MAX_DEPTH 256
 
@@ -64,33 +65,13 @@ hex4(const unsigned char *p, unsigned *out)
 	return 0;
 }
 
-/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
- * surrogates, at most U+10FFFF), or 0. */
+/* Length of the valid UTF-8 sequence at p (utf8_decode), or 0. */
 static size_t
 utf8_len(const unsigned char *p, const unsigned char *end)
 {
-	size_t n = (size_t)(end - p);
+	unsigned cp;
 
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		if (n < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
-			return 0;
-		if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))
-			return 0;
-		return 3;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		if (n < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
-		    (p[3] & 0xc0) != 0x80)
-			return 0;
-		if ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
+	return utf8_decode(p, (size_t)(end - p), &cp);
 }
 
 /* A string at s->p (the opening quote). When out is given, the decoded

@@ -317,34 +317,45 @@ read_daemon_file(int dirfd, const char *name, size_t cap, size_t *len,
 	return read_checked(dirfd, name, cap, len, 0, err);
 }
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
+size_t
+utf8_decode(const unsigned char *s, size_t n, unsigned *cp)
+{
+	unsigned c = s[0], min, len, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2, min = 0x80, c &= 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3, min = 0x800, c &= 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4, min = 0x10000, c &= 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid
+ * or NUL. */
 static size_t
 utf8_seq(const unsigned char *p, size_t n)
 {
-	size_t want, i;
 	unsigned cp;
 
-	if (p[0] >= 0x01 && p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		want = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		want = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		want = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (n < want)
-		return 0;
-	for (i = 1; i < want; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((want == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (want == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return want;
+	return p[0] ? utf8_decode(p, n, &cp) : 0;
 }
 
 char *

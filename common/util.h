@@ -63,6 +63,14 @@ char *read_daemon_file(int dirfd, const char *name, size_t cap, size_t *len,
     struct sbx_err *err);
 
 /*
+ * Decodes the character at s (n > 0 bytes left) into *cp; returns its
+ * length, or 0 when the bytes there are not valid UTF-8 (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF). NUL is a
+ * character of length 1.
+ */
+size_t utf8_decode(const unsigned char *s, size_t n, unsigned *cp);
+
+/*
  * Copies at most max bytes of in[0..len) as valid UTF-8: invalid
  * sequences and NUL become U+FFFD, and the copy is cut at a character
  * boundary. *consumed (if not NULL) gets how many input bytes were
