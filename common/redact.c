@@ -411,6 +411,20 @@ redact_str(const char *s, int *count)
 	return o.p;
 }
 
+/* Puts s (k redactions) in place of *slot, a cJSON string, when k > 0;
+ * frees s otherwise. Returns k. */
+static int
+swap_in(char **slot, char *s, int k)
+{
+	if (k) {
+		cJSON_free(*slot);
+		*slot = s;
+	} else {
+		free(s);
+	}
+	return k;
+}
+
 static int
 redact_item(cJSON *v, int depth)
 {
@@ -424,13 +438,7 @@ redact_item(cJSON *v, int depth)
 		if (c->string && !(c->type & cJSON_StringIsConst)) {
 			if (!(s = redact_str(c->string, &k)))
 				return -1;
-			if (k) {
-				cJSON_free(c->string);
-				c->string = s;
-				total += k;
-			} else {
-				free(s);
-			}
+			total += swap_in(&c->string, s, k);
 		}
 		if (cJSON_IsString(c) && c->valuestring) {
 			if (c->string && redact_key_is_secret(c->string) && *c->valuestring &&
@@ -441,13 +449,7 @@ redact_item(cJSON *v, int depth)
 			} else if (!(s = redact_str(c->valuestring, &k))) {
 				return -1;
 			}
-			if (k) {
-				cJSON_free(c->valuestring);
-				c->valuestring = s;
-				total += k;
-			} else {
-				free(s);
-			}
+			total += swap_in(&c->valuestring, s, k);
 		} else if (cJSON_IsArray(c) || cJSON_IsObject(c)) {
 			if ((n = redact_item(c, depth + 1)) < 0)
 				return -1;
@@ -468,9 +470,7 @@ redact_json(cJSON *v)
 	if (cJSON_IsString(v) && v->valuestring) {
 		if (!(s = redact_str(v->valuestring, &k)))
 			return -1;
-		cJSON_free(v->valuestring);
-		v->valuestring = s;
-		return k;
+		return swap_in(&v->valuestring, s, k);
 	}
 	if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
 		return 0;
