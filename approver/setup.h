@@ -12,6 +12,10 @@
 #ifndef SBX_SETUP_H
 #define SBX_SETUP_H
 
+#include <stddef.h>
+#include <sys/types.h>
+#include <cjson/cJSON.h>
+
 #include "common/util.h"
 
 enum setup_kind {
@@ -50,6 +54,17 @@ int setup_remove_all(const char *folder, struct sbx_err *err);
  * the file or ended its last line. 0 or -1. */
 int setup_record_trust(const char *folder, const char *kind, const char *config,
     int created_file, int added_newline, struct sbx_err *err);
+
+/* A client's JSON file: file_read_nofollow (common/util.h), then the
+ * text as an object (1 with *root, 0 absent, or -1 with err naming the
+ * line and column of what is wrong). */
+int setup_read_json(const char *path, size_t max, int flags, cJSON **root, mode_t *mode,
+    struct sbx_err *err);
+
+/* Writes root, pretty-printed, as DIR/NAME with this mode (temp file and
+ * rename). 0, or -1 with err. */
+int setup_write_json(const char *dir, const char *name, const cJSON *root, mode_t mode,
+    struct sbx_err *err);
 
 /* Quotes s for sh -c when it needs quoting; out gets the result. */
 int shell_quote(const char *s, char *out, size_t outsz);

@@ -490,3 +490,47 @@ file_long(const char *path)
 	close(fd);
 	return n > 0 ? atol(buf) : -1;
 }
+
+int
+file_read_nofollow(const char *path, size_t max, int flags, char **text, size_t *len,
+    mode_t *mode, struct sbx_err *err)
+{
+	struct stat st;
+	int fd;
+
+	*text = NULL;
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno == ELOOP)
+			err_set(err, "%s is a symlink; sbx will not replace it (edit it by hand)",
+			    path);
+		else
+			err_set(err, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* the same fd it reads: nothing can swap the file in between */
+	if (fstat(fd, &st) < 0 || ((flags & SBX_READ_REGULAR) && !S_ISREG(st.st_mode))) {
+		err_set(err, "%s is not a regular file; sbx will not replace it", path);
+		close(fd);
+		return -1;
+	}
+	if (!(*text = fd_read_all(fd, max, len))) {
+		if (errno == EFBIG)
+			err_set(err, "cannot read %s: larger than %zu KiB", path, max / 1024);
+		else
+			err_set(err, "cannot read %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if ((flags & SBX_READ_NO_NUL) && strlen(*text) != *len) {
+		free(*text);
+		*text = NULL;
+		err_set(err, "%s holds a NUL byte; sbx will not edit it", path);
+		return -1;
+	}
+	if (mode)
+		*mode = st.st_mode & 07777;
+	return 1;
+}

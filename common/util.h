@@ -96,4 +96,18 @@ int mkdir_p(const char *path, mode_t mode);
  * the file cannot be read. */
 long file_long(const char *path);
 
+/*
+ * Reads PATH, a file a user may have made a symlink (a client's settings,
+ * trust list, config.toml), without following one, at most max bytes: 1
+ * with *text (NUL-terminated, the caller frees), *len and *mode (when not
+ * NULL) set; 0 when it does not exist; -1 with err when it is a symlink,
+ * too large or unreadable, with SBX_READ_REGULAR when it is not a regular
+ * file, with SBX_READ_NO_NUL when it holds a NUL byte. Checks the fd it
+ * reads.
+ */
+#define SBX_READ_REGULAR    1
+#define SBX_READ_NO_NUL     2
+int file_read_nofollow(const char *path, size_t max, int flags, char **text, size_t *len,
+    mode_t *mode, struct sbx_err *err);
+
 #endif
