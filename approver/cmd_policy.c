@@ -515,11 +515,6 @@ cmd_policy(int argc, char **argv, const char *folder, const char *config_dir)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "edit") == 0 || strcmp(argv[1], "accept") == 0) {
-		fprintf(stderr, "sbx: policy %s is not available yet: it needs the "
-		    "approver's signing key support\n", argv[1]);
-		return 1;
-	}
 	if (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "show") != 0) {
 		fprintf(stderr, "sbx: policy: unknown sub-command \"%s\"\n", argv[1]);
 		usage(stderr);
