@@ -130,6 +130,23 @@ print_json(cJSON *o, int pretty)
 	return 0;
 }
 
+/* What --batch prints for a line it cannot judge (too long, a NUL byte):
+ * escalate, as the hook would. */
+static int
+print_unjudged(const char *line, const char *why)
+{
+	struct policy_result r;
+
+	memset(&r, 0, sizeof(r));
+	r.verdict = POLICY_ESCALATE;
+	r.risk = POLICY_RISK_MEDIUM;
+	r.factors = POLICY_F_UNKNOWN;
+	snprintf(r.trigger, sizeof(r.trigger), "shell");
+	snprintf(r.rule, sizeof(r.rule), "builtin: input");
+	snprintf(r.reason, sizeof(r.reason), "%s", why);
+	return print_json(result_json(line, NULL, &r), 0);
+}
+
 static void
 eval_command(const struct check *ck, const char *command,
     struct policy_result *r)
@@ -223,31 +240,14 @@ check_batch(const struct check *ck, const char *name)
 		if (len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';
 		if (over) {
-			struct policy_result r;
+			char why[64];
 
-			memset(&r, 0, sizeof(r));
-			r.verdict = POLICY_ESCALATE;
-			r.risk = POLICY_RISK_MEDIUM;
-			r.factors = POLICY_F_UNKNOWN;
-			snprintf(r.trigger, sizeof(r.trigger), "shell");
-			snprintf(r.rule, sizeof(r.rule), "builtin: input");
-			snprintf(r.reason, sizeof(r.reason), "command longer than %zu "
-			    "bytes", CHECK_MAX_LINE);
+			snprintf(why, sizeof(why), "command longer than %zu bytes", CHECK_MAX_LINE);
 			line[64] = '\0';
-			if (print_json(result_json(line, NULL, &r), 0) != 0)
+			if (print_unjudged(line, why) != 0)
 				rc = 1;
 		} else if (memchr(line, '\0', len) != NULL) {
-			struct policy_result r;
-
-			memset(&r, 0, sizeof(r));
-			r.verdict = POLICY_ESCALATE;
-			r.risk = POLICY_RISK_MEDIUM;
-			r.factors = POLICY_F_UNKNOWN;
-			snprintf(r.trigger, sizeof(r.trigger), "shell");
-			snprintf(r.rule, sizeof(r.rule), "builtin: input");
-			snprintf(r.reason, sizeof(r.reason),
-			    "command contains a NUL byte");
-			if (print_json(result_json(line, NULL, &r), 0) != 0)
+			if (print_unjudged(line, "command contains a NUL byte") != 0)
 				rc = 1;
 		} else if (check_one(ck, line, 1) != 0) {
 			rc = 1;

@@ -21,6 +21,26 @@ sub_usage(const char *text, int help)
 	return help ? 0 : 2;
 }
 
+int
+sub_opts_json(struct sbx_ctx *c, int argc, char **argv, const char *use, int *json)
+{
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	*json = 0;
+	while ((ch = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (ch == 'j')
+			*json = 1;
+		else if (ch == 'C')
+			c->dir = optarg;
+		else
+			return sub_usage(use, ch == 'h');
+	}
+	return -1;
+}
+
 static void
 usage(FILE *f)
 {
