@@ -38,10 +38,10 @@ flat_module() {
 	case ${1%.[ch]} in
 	util|buf|json|json_strict|display) echo base ;;
 	redact) echo redact ;;
-	queue|originals|registry) echo protocol ;;
+	queue|originals|registry|wake) echo protocol ;;
 	keys|accept|result_sig|result_sign|callctx) echo trust ;;
 	audit_record) echo audit ;;
-	db|audit_index|retention) echo store ;;
+	db|audit_index|retention|store) echo store ;;
 	*) echo - ;;
 	esac
 }
