@@ -143,25 +143,7 @@ string(struct sp *s, struct key *out)
 					s->p += 6;
 					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
 				}
-				if (u < 0x80) {
-					enc[0] = (char)u;
-					elen = 1;
-				} else if (u < 0x800) {
-					enc[0] = (char)(0xc0 | (u >> 6));
-					enc[1] = (char)(0x80 | (u & 0x3f));
-					elen = 2;
-				} else if (u < 0x10000) {
-					enc[0] = (char)(0xe0 | (u >> 12));
-					enc[1] = (char)(0x80 | ((u >> 6) & 0x3f));
-					enc[2] = (char)(0x80 | (u & 0x3f));
-					elen = 3;
-				} else {
-					enc[0] = (char)(0xf0 | (u >> 18));
-					enc[1] = (char)(0x80 | ((u >> 12) & 0x3f));
-					enc[2] = (char)(0x80 | ((u >> 6) & 0x3f));
-					enc[3] = (char)(0x80 | (u & 0x3f));
-					elen = 4;
-				}
+				elen = utf8_encode(u, enc);
 				break;
 			default:
 				free(d);

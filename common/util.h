@@ -69,6 +69,9 @@ char *read_daemon_file(int dirfd, const char *name, size_t cap, size_t *len,
  * character of length 1.
  */
 size_t utf8_decode(const unsigned char *s, size_t n, unsigned *cp);
+/* Encodes cp (at most U+10FFFF, not a surrogate) into out; returns its
+ * length, 1 to 4. */
+size_t utf8_encode(unsigned cp, char out[4]);
 
 /*
  * Copies at most max bytes of in[0..len) as valid UTF-8: invalid
