@@ -4,8 +4,9 @@
 # - tests/lint/modules.sh passes on this tree;
 # - it fails, naming the file, on a copy where the hook includes the
 #   store, policy/ includes the protocol, common/base includes trust, a
-#   file sits directly in common/, sbx-mcp's link line names SQLite, or
-#   hook code includes <sqlite3.h> or signs;
+#   file sits directly in common/, sbx-mcp's link line names SQLite, hook
+#   code includes <sqlite3.h>, the key lists (keys.h) or signs, or code
+#   outside approver/ and sbxd names a secret key file;
 # - the real agent-facing programs (sbx-hook, sbx-mcp, sbx-proxy) link no
 #   SQLite and no Ed25519 signing (nm, ldd), while sbxd and sbx do.
 . "$(dirname "$0")/lib.sh"
@@ -64,6 +65,12 @@ broken "a file sits in no module" common/stray.c "int stray;" \
 	"common/stray.c: in no module"
 broken "a header names an unknown module" hook/post.c '#include "common/misc/x.h"' \
 	"includes common/misc/x.h, which is in no module"
+broken "the hook includes the key lists" hook/post.c "#include \"$keys\"" \
+	"hook/post.c \(hook\): includes $keys: agent-facing code reads no key files"
+broken "sbx-proxy names a secret key file" daemon/proxy.c \
+	'static const char *k = "daemon.key";' "daemon/proxy.c:[0-9 ]*: names a secret key file"
+broken "common/ names the approver's key file" "${q%.h}.c" \
+	'static const char *k = "approver.key";' "${q%.h}.c:[0-9 ]*: names a secret key file"
 broken "hook code includes <sqlite3.h>" hook/post.c "#include <sqlite3.h>" \
 	"hook/post.c:[0-9]*: includes <sqlite3.h>"
 broken "hook code signs" hook/post.c \

@@ -17,7 +17,9 @@
 # here and in docs/ARCHITECTURE.md).
 #
 # Also checked: <sqlite3.h> only in store, sbxd and sbx; Ed25519 signing
-# calls only in approver/, sbxd and common/trust/result_sign.c; the link
+# calls only in approver/, sbxd and common/trust/result_sign.c; secret key
+# files (approver.key, daemon.key) named only in approver/ and sbxd, and
+# trust/keys.h (the key lists) not included by agent-facing code; the link
 # lines of sbx-hook, sbx-mcp and sbx-proxy in the Makefile name no SQLite;
 # and, when they are built (BIN, default bin), those binaries reference no
 # sqlite3_ and no signing symbol (nm).
@@ -104,6 +106,13 @@ for f in $files; do
 		[ -e "$inc" ] || [ "${inc%%/*}" = common ] || continue
 		t=$(unit "$inc")
 		[ "$t" = "$u" ] && continue
+		# The agent-facing programs check acceptance and signatures
+		# through common/trust; they never read the key lists themselves.
+		case $u:${inc##*/} in
+		hook:keys.h|proxy:keys.h)
+			bad "$f ($u): includes $inc: agent-facing code reads no key files"
+			continue ;;
+		esac
 		case " $ok " in
 		*" * "*|*" $t "*) ;;
 		*)
@@ -119,6 +128,15 @@ for f in $files; do
 	*)
 		l=$(grep -n '^#[[:space:]]*include[[:space:]]*<sqlite3\.h>' "$f" | cut -d: -f1)
 		[ -n "$l" ] && bad "$f:$l: includes <sqlite3.h> (SQLite belongs to common/store)" ;;
+	esac
+	# Secret key files are named only where they are used: approver/
+	# (approver.key) and sbxd (daemon.key).
+	case $u in
+	approver|daemon|tests) ;;
+	*)
+		l=$(grep -nE '"(approver|daemon)\.key"|SBX_KEY_FILE' "$f" |
+		    grep -v '^[0-9]*:#define SBX_KEY_FILE ' | cut -d: -f1 | tr '\n' ' ')
+		[ -n "$l" ] && bad "$f:$l: names a secret key file (only approver/ and sbxd may)" ;;
 	esac
 	case $u:$f in
 	approver:*|daemon:*|tests:*|*/result_sign.c) ;;
