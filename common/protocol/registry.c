@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/registry.h"
+#include "common/protocol/registry.h"
 
 #define REGISTRY "folders"
 
