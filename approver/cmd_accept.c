@@ -1,7 +1,7 @@
 /*
  * cmd_accept.c - `sbx policy accept` and `sbx policy edit`: a human
  * accepts policy.json; the hook and sbxd use no other. accept signs the
- * hash of the file's bytes with the approver key (common/trust/accept.h);
+ * hash of the file's bytes with the approver key (common/accept.h);
  * edit works like visudo: edit a copy, validate it, install, accept.
  */
 #include <errno.h>
@@ -18,9 +18,9 @@
 
 #include "approver/cmd.h"
 #include "approver/sign.h"
-#include "common/base/json.h"
-#include "common/protocol/queue.h"
-#include "common/trust/accept.h"
+#include "common/accept.h"
+#include "common/json.h"
+#include "common/queue.h"
 #include "policy/policy.h"
 
 int

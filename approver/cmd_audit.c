@@ -22,12 +22,12 @@
 #include <sodium.h>
 
 #include "approver/cmd.h"
-#include "common/audit/audit_record.h"
-#include "common/base/display.h"
-#include "common/base/json.h"
-#include "common/protocol/queue.h"
-#include "common/store/db.h"
-#include "common/trust/keys.h"
+#include "common/audit_record.h"
+#include "common/db.h"
+#include "common/display.h"
+#include "common/json.h"
+#include "common/keys.h"
+#include "common/queue.h"
 
 #define MAX_SEGS        1024
 #define SEG_CAP         (1L << 30)
@@ -734,7 +734,7 @@ parse_since(const char *s)
 	return -1;
 }
 
-/* A string field of a record, safe to show (common/base/display). */
+/* A string field of a record, safe to show (common/display). */
 static const char *
 dstr(const cJSON *d, const char *k)
 {

@@ -16,7 +16,7 @@
  *   (deny), not an error: exit 0 whenever a verdict was printed.
  */
 #include "approver/cmd_policy.h"
-#include "common/trust/callctx.h"
+#include "common/callctx.h"
 #include "policy/policy.h"
 
 #include <errno.h>

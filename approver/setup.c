@@ -18,7 +18,7 @@
 #include "approver/codex_trust.h"
 #include "approver/init_gemini.h"
 #include "approver/setup.h"
-#include "common/base/json.h"
+#include "common/json.h"
 
 #define MAX_CONFIG (4 * 1024 * 1024)
 

@@ -45,7 +45,7 @@ struct exec_spec {
 };
 
 /* The key results are signed with (sbxd's daemon key); see
- * common/trust/result_sig.h. Without it results are unsigned. */
+ * common/result_sig.h. Without it results are unsigned. */
 void exec_set_result_key(const unsigned char sk[64]);
 
 /* Returns the executor's pid, or -1 (errno set). */

@@ -29,14 +29,14 @@
 
 #include <sodium.h>
 
-#include "common/base/display.h"
-#include "common/base/json.h"
-#include "common/protocol/queue.h"
-#include "common/redact/redact.h"
-#include "common/store/db.h"
-#include "common/store/retention.h"
-#include "common/trust/accept.h"
-#include "common/trust/keys.h"
+#include "common/accept.h"
+#include "common/db.h"
+#include "common/display.h"
+#include "common/json.h"
+#include "common/keys.h"
+#include "common/queue.h"
+#include "common/redact.h"
+#include "common/retention.h"
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/fault.h"
@@ -1535,7 +1535,7 @@ folder_sweep(struct folder *f, const struct daemon_opts *o)
 }
 
 /*
- * Retention (common/store/retention.h): one bounded batch of finished, delivered
+ * Retention (common/retention.h): one bounded batch of finished, delivered
  * requests whose output is older than limits.keep_results_days. Nothing
  * is pruned while the policy is invalid.
  */

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <sqlite3.h>
 
-#include "common/base/util.h"
+#include "common/util.h"
 
 #define SBX_MAX_RUNNING 64
 #define SBX_KEEP_UNDELIVERED (24 * 3600)   /* seconds a result waits in pending/ */

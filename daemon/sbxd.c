@@ -26,9 +26,9 @@
 #include <inotifytools/inotifytools.h>
 #include <sodium.h>
 
-#include "common/base/util.h"
-#include "common/protocol/originals.h"
-#include "common/protocol/registry.h"
+#include "common/originals.h"
+#include "common/registry.h"
+#include "common/util.h"
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/folder.h"

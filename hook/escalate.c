@@ -16,15 +16,15 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "common/base/json.h"
-#include "common/trust/result_sig.h"
+#include "common/json.h"
+#include "common/result_sig.h"
 #include "hook/escalate.h"
 
 /* sbxd's public key (CONFIG/daemon.pub), for results: loaded once. */
 static unsigned char daemon_pk[32];
 static int daemon_pk_state;     /* 0 not tried, 1 loaded, -1 missing */
 
-/* A result counts only when sbxd signed it (common/trust/result_sig.h): a file
+/* A result counts only when sbxd signed it (common/result_sig.h): a file
  * forged in results/ by code in the folder is never delivered. */
 static int
 result_trusted(const cJSON *doc)

@@ -28,7 +28,7 @@
 
 #include <sodium.h>
 
-#include "common/base/util.h"
+#include "common/util.h"
 #include "hook/mcp.h"
 
 static int

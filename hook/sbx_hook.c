@@ -26,9 +26,9 @@
 
 #include <sodium.h>
 
-#include "common/base/json.h"
-#include "common/base/util.h"
-#include "common/protocol/queue.h"
+#include "common/json.h"
+#include "common/queue.h"
+#include "common/util.h"
 #include "hook/decide.h"
 #include "hook/dialect.h"
 #include "hook/gemini.h"

@@ -19,7 +19,7 @@
 #include <sodium.h>
 
 #include "approver/sign.h"
-#include "common/protocol/queue.h"
+#include "common/queue.h"
 
 int
 main(int argc, char **argv)

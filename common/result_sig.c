@@ -10,9 +10,9 @@
 
 #include <sodium.h>
 
-#include "common/base/json.h"
-#include "common/base/util.h"
-#include "common/trust/result_sig.h"
+#include "common/json.h"
+#include "common/result_sig.h"
+#include "common/util.h"
 
 static const char tag[] = "sbx-result-v1\n";
 

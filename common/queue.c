@@ -15,9 +15,9 @@
 
 #include <sodium.h>
 
-#include "common/base/buf.h"
-#include "common/base/json.h"
-#include "common/protocol/queue.h"
+#include "common/buf.h"
+#include "common/json.h"
+#include "common/queue.h"
 
 const char *const queue_dirs[] = {
 	"queue", "queue/tmp", "queue/new", "queue/delivered", "queue/events",

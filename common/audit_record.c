@@ -14,11 +14,11 @@
 
 #include <sodium.h>
 
-#include "common/audit/audit_record.h"
-#include "common/base/buf.h"
-#include "common/base/json.h"
-#include "common/base/util.h"
-#include "common/protocol/queue.h"
+#include "common/audit_record.h"
+#include "common/buf.h"
+#include "common/json.h"
+#include "common/queue.h"
+#include "common/util.h"
 
 static const char record_tag[] = "sbx-audit-v1";        /* hashed with its NUL */
 static const char checkpoint_tag[] = "sbx-audit-checkpoint-v1";

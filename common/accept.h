@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/base/util.h"
+#include "common/util.h"
 
 /* Only a pointer crosses this header: the policy engine's contract
  * (policy/policy.h) is the caller's to include. */

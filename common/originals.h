@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "common/base/util.h"
+#include "common/util.h"
 
 #define SBX_ORIGINALS_MAX_FILE  (10L * 1024 * 1024)    /* larger files: recorded as skipped */
 #define SBX_ORIGINALS_CAP       (256L * 1024 * 1024)   /* store size before pruning */

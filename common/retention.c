@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/protocol/queue.h"
-#include "common/store/retention.h"
+#include "common/queue.h"
+#include "common/retention.h"
 
 int
 retention_init(sqlite3 *db)

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/base/buf.h"
-#include "common/base/json.h"
+#include "common/buf.h"
+#include "common/json.h"
 
 #define CANON_MAX_DEPTH 64
 

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-#include "common/base/util.h"
+#include "common/util.h"
 
 struct req_row {
 	char *id, *hash, *tool, *command, *input, *cwd, *session, *agent;

@@ -17,7 +17,7 @@
 
 #include <sodium.h>
 
-#include "common/base/util.h"
+#include "common/util.h"
 
 void
 err_set(struct sbx_err *e, const char *fmt, ...)

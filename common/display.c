@@ -13,9 +13,9 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "common/base/buf.h"
-#include "common/base/display.h"
-#include "common/base/util.h"
+#include "common/buf.h"
+#include "common/display.h"
+#include "common/util.h"
 
 /* Characters that are invisible, reorder text, look like a space, or
  * render as nothing in particular: always escaped, whatever wcwidth says. */

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/base/json.h"
-#include "common/base/util.h"
+#include "common/json.h"
+#include "common/util.h"
 
 #define STRICT_MAX_DEPTH 256
 

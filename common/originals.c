@@ -16,9 +16,9 @@
 
 #include <sodium.h>
 
-#include "common/base/json.h"
-#include "common/protocol/originals.h"
-#include "common/protocol/queue.h"
+#include "common/json.h"
+#include "common/originals.h"
+#include "common/queue.h"
 
 static int
 add_index(int sbfd, const char *path, const char *hash, int64_t size,

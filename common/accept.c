@@ -12,11 +12,11 @@
 
 #include <sodium.h>
 
-#include "common/base/buf.h"
-#include "common/base/json.h"
-#include "common/protocol/queue.h"
-#include "common/trust/accept.h"
-#include "common/trust/keys.h"
+#include "common/accept.h"
+#include "common/buf.h"
+#include "common/json.h"
+#include "common/keys.h"
+#include "common/queue.h"
 #include "policy/policy.h"
 
 int

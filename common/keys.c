@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/protocol/queue.h"
-#include "common/trust/keys.h"
+#include "common/keys.h"
+#include "common/queue.h"
 
 int
 key_read_public(int dirfd, const char *name, unsigned char pk[32],

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/protocol/registry.h"
+#include "common/registry.h"
 
 #define REGISTRY "folders"
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/trust/accept.h"
-#include "common/trust/callctx.h"
+#include "common/accept.h"
+#include "common/callctx.h"
 
 int
 call_ctx_load(struct call_ctx *cx, const char *folder, const char *config)

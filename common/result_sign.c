@@ -6,8 +6,8 @@
 
 #include <sodium.h>
 
-#include "common/base/util.h"
-#include "common/trust/result_sig.h"
+#include "common/result_sig.h"
+#include "common/util.h"
 
 int
 result_sig_add(cJSON *r, const unsigned char sk[64])

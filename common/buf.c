@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/base/buf.h"
+#include "common/buf.h"
 
 void
 buf_put(struct buf *b, const void *s, size_t n)

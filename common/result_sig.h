@@ -3,7 +3,7 @@
  *
  * sbxd signs every results/ID.json with its Ed25519 key (the audit
  * log's, CONFIG/daemon.key): "sig" is the signature, in hex, of
- * "sbx-result-v1\n" followed by the canonical JSON (common/base/json.h) of
+ * "sbx-result-v1\n" followed by the canonical JSON (common/json.h) of
  * the document without "sig". The hook accepts a result only when it
  * verifies with CONFIG/daemon.pub and carries the request's hash, so a
  * result file forged by code in the agent's folder is never delivered.

@@ -10,7 +10,7 @@
 #ifndef SBX_KEYS_H
 #define SBX_KEYS_H
 
-#include "common/base/util.h"
+#include "common/util.h"
 
 #define SBX_KEY_FILE     "approver.key"
 #define SBX_TRUSTED_DIR  "approvers"

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-#include "common/base/util.h"
+#include "common/util.h"
 
 struct audit_index;
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/base/buf.h"
-#include "common/redact/redact.h"
+#include "common/buf.h"
+#include "common/redact.h"
 
 static int
 is_alnum(int c)

@@ -6,7 +6,7 @@
 #ifndef SBX_REGISTRY_H
 #define SBX_REGISTRY_H
 
-#include "common/base/util.h"
+#include "common/util.h"
 
 #define SBX_MAX_FOLDERS 64
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/protocol/queue.h"
-#include "common/store/db.h"
+#include "common/db.h"
+#include "common/queue.h"
 
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS requests ("

@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
-#include "common/base/util.h"
+#include "common/util.h"
 
 #define SBX_ID_LEN          16
 #define SBX_HASH_LEN        32          /* BLAKE2b-256 */

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/audit/audit_record.h"
-#include "common/protocol/queue.h"
-#include "common/store/audit_index.h"
+#include "common/audit_record.h"
+#include "common/queue.h"
+#include "common/audit_index.h"
 
 #define MAX_NOTES 100000            /* unflushed rows; beyond, stop until restart */
 
