@@ -44,17 +44,6 @@ int setup_add(enum setup_kind kind, const struct setup_opts *o, const char **fil
 int setup_check(enum setup_kind kind, const struct setup_opts *o, const char **file,
     struct sbx_err *err);
 
-/* Takes out what setup_add recorded, for every kind. Prints what it did.
- * 0 or -1. */
-int setup_remove_all(const char *folder, struct sbx_err *err);
-
-/* Records in setup.json that CONFIG (an absolute path: Codex's
- * config.toml, KIND "codex-trust", or Gemini's trustedFolders.json,
- * "gemini-trust") got sbx's trust for the folder, and whether sbx created
- * the file or ended its last line. 0 or -1. */
-int setup_record_trust(const char *folder, const char *kind, const char *config,
-    int created_file, int added_newline, struct sbx_err *err);
-
 /* A client's JSON file: file_read_nofollow (common/util.h), then the
  * text as an object (1 with *root, 0 absent, or -1 with err naming the
  * line and column of what is wrong). */
@@ -65,6 +54,17 @@ int setup_read_json(const char *path, size_t max, int flags, cJSON **root, mode_
  * rename). 0, or -1 with err. */
 int setup_write_json(const char *dir, const char *name, const cJSON *root, mode_t mode,
     struct sbx_err *err);
+
+/* Takes out what setup_add recorded, for every kind. Prints what it did.
+ * 0 or -1. */
+int setup_remove_all(const char *folder, struct sbx_err *err);
+
+/* Records in setup.json that CONFIG (an absolute path: Codex's
+ * config.toml, KIND "codex-trust", or Gemini's trustedFolders.json,
+ * "gemini-trust") got sbx's trust for the folder, and whether sbx created
+ * the file or ended its last line. 0 or -1. */
+int setup_record_trust(const char *folder, const char *kind, const char *config,
+    int created_file, int added_newline, struct sbx_err *err);
 
 /* Quotes s for sh -c when it needs quoting; out gets the result. */
 int shell_quote(const char *s, char *out, size_t outsz);
