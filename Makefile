@@ -12,6 +12,7 @@
 #   make fuzz       libFuzzer targets (clang) into build/fuzz; make fuzz-run
 #                   FUZZ_SECONDS=N runs each for N s (tests/fuzz/fuzz.mk)
 #   make lint       static check with cppcheck (suppressions, with reasons: .ci/cppcheck.supp)
+#                   and the module rules of docs/ARCHITECTURE.md (tests/lint/*.sh)
 #   make bench      whole-process benchmarks (figures go to docs/BENCHMARKS.md)
 #   make bench-scale  only the scale part: 100k requests of history, 1,000 folders
 #   make install    PREFIX=/usr/local DESTDIR=: programs, man pages, completions, systemd user unit
@@ -46,7 +47,8 @@ LIB_SQLITE = -lsqlite3
 LIB_INOTIFY = -linotifytools
 LIB_SECCOMP = -lseccomp
 
-COMMON_SRC = $(wildcard common/*.c)
+# common/ is one directory per module (docs/ARCHITECTURE.md).
+COMMON_SRC = $(wildcard common/*.c common/*/*.c)
 POLICY_SRC = $(wildcard policy/*.c)
 HOOK_SRC   = $(filter-out hook/mcp%.c hook/jail%.c,$(wildcard hook/*.c))
 # sbx-mcp: its own files and the shared escalation, nothing else of the hook.
@@ -188,6 +190,7 @@ LINT_DIRS = common policy hook daemon approver tests/unit tests/tools tests/benc
 lint:
 	@sh contrib/install-deps.sh lint
 	sh tests/lint/includes.sh
+	BIN=$(BIN) sh tests/lint/modules.sh
 	cppcheck -q --std=c11 --enable=warning,portability,performance \
 		--inline-suppr --suppressions-list=.ci/cppcheck.supp \
 		--error-exitcode=1 -D_GNU_SOURCE -I. \

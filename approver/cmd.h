@@ -23,6 +23,14 @@
  * (returns 2, a usage error). */
 int sub_usage(const char *text, int help);
 
+struct sbx_ctx;
+/*
+ * The options of a subcommand that takes -C DIR, -h and --json only: sets
+ * c->dir and *json and leaves optind at the first operand. -1 to go on,
+ * else the exit code after printing use (0 for --help, 2 otherwise).
+ */
+int sub_opts_json(struct sbx_ctx *c, int argc, char **argv, const char *use, int *json);
+
 struct sbx_ctx {
 	const char *dir;            /* -C DIR, or NULL: walk up from "." */
 	char config[4096];

@@ -21,6 +21,7 @@
 #include "common/accept.h"
 #include "common/json.h"
 #include "common/queue.h"
+#include "policy/policy.h"
 
 /*
  * Raises the folder's rollback floor (common/accept.h) to t before the

@@ -16,11 +16,12 @@
 #include "common/keys.h"
 #include "common/queue.h"
 
+#define USAGE "usage: sbx approvers list [--json] | add NAME PUBKEY | rm NAME | self\n"
+
 static int
 usage(int help)
 {
-	return sub_usage("usage: sbx approvers list [--json] | add NAME PUBKEY | rm NAME | self\n",
-	    help);
+	return sub_usage(USAGE, help);
 }
 
 static int
@@ -82,19 +83,10 @@ cmd_approvers(struct sbx_ctx *c, int argc, char **argv)
 	unsigned char pk[32];
 	struct approver_key me;
 	struct sbx_err err;
-	static const struct option opts[] = {
-		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
-	};
-	int dfd, fd, n, json = 0;
+	int dfd, fd, n, json;
 
-	while ((n = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
-		if (n == 'j')
-			json = 1;
-		else if (n == 'C')
-			c->dir = optarg;
-		else
-			return usage(n == 'h');
-	}
+	if ((n = sub_opts_json(c, argc, argv, USAGE, &json)) >= 0)
+		return n;
 	/* The operands, as argv[1..]: the verb and its words. */
 	argv += optind - 1;
 	argc -= optind - 1;

@@ -398,19 +398,13 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 	int wait = 300, codex, gemini;
 	long v;
 
-	static const struct option opts[] = {
-		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
-	};
-	int ch;
+	int ch, json;
 
-	while ((ch = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
-		if (ch == 'j' && !d.checks)
-			d.checks = cJSON_CreateArray();
-		else if (ch == 'C')
-			c->dir = optarg;
-		else if (ch != 'j')
-			return sub_usage("usage: sbx [-C DIR] doctor [--json]\n", ch == 'h');
-	}
+	if ((ch = sub_opts_json(c, argc, argv, "usage: sbx [-C DIR] doctor [--json]\n",
+	    &json)) >= 0)
+		return ch;
+	if (json)
+		d.checks = cJSON_CreateArray();
 	if (optind < argc)
 		return sub_usage("usage: sbx [-C DIR] doctor [--json]\n", 0);
 	if (ctx_folder(c, folder, sizeof(folder)) < 0) {

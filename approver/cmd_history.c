@@ -87,18 +87,8 @@ cmd_history(struct sbx_ctx *c, int argc, char **argv)
 	cJSON *arr, *o;
 	time_t t;
 
-	static const struct option opts[] = {
-		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
-	};
-
-	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
-		if (i == 'j')
-			json = 1;
-		else if (i == 'C')
-			c->dir = optarg;
-		else
-			return sub_usage("usage: sbx history PATH [--json]\n", i == 'h');
-	}
+	if ((i = sub_opts_json(c, argc, argv, "usage: sbx history PATH [--json]\n", &json)) >= 0)
+		return i;
 	if (optind == argc - 1)
 		arg = argv[optind];
 	if (!arg) {

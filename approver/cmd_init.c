@@ -36,17 +36,22 @@ default_name(void)
 	return pw && valid_name(pw->pw_name) ? pw->pw_name : "approver";
 }
 
-/* DIR, or -C DIR, or "."; resolved into folder (PATH_MAX). */
+/* The operand DIR (at most one, after the options), or -C DIR, or ".";
+ * resolved into folder (PATH_MAX). -1 to go on, else the exit code. */
 static int
-resolve_dir(const struct sbx_ctx *c, const char *dir, char *folder)
+resolve_dir(const struct sbx_ctx *c, int argc, char **argv, const char *use, char *folder)
 {
+	const char *dir = argv[optind];
+
+	if (optind < argc - 1)
+		return sub_usage(use, 0);
 	if (!dir)
 		dir = c->dir ? c->dir : ".";
 	if (!realpath(dir, folder)) {
 		fprintf(stderr, "sbx: %s: %s\n", dir, strerror(errno));
-		return -1;
+		return 1;
 	}
-	return 0;
+	return -1;
 }
 
 /* The directory this sbx runs from: sbx-hook and sbx-mcp live beside it. */
@@ -226,7 +231,7 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 		{ "--gemini", SETUP_GEMINI },
 	};
 	char folder[PATH_MAX];
-	const char *dir = NULL, *name = NULL, *file;
+	const char *name = NULL, *file;
 	struct setup_opts so = { 0 };
 	struct sbx_err err = { "" };
 	char bindir[PATH_MAX], hookbin[PATH_MAX + 16];
@@ -255,11 +260,8 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 		else
 			return sub_usage(use, i == 'h');
 	}
-	if (optind < argc - 1)
-		return sub_usage(use, 0);
-	dir = argv[optind];
-	if (resolve_dir(c, dir, folder) < 0)
-		return 1;
+	if ((i = resolve_dir(c, argc, argv, use, folder)) >= 0)
+		return i;
 	/* Everything that can fail for a client's file is found out before
 	 * anything is written: no .sandbox/, no acceptance, no registry entry
 	 * for a folder whose settings file sbx cannot parse. */
@@ -370,7 +372,6 @@ int
 cmd_remove(struct sbx_ctx *c, int argc, char **argv)
 {
 	char folder[PATH_MAX], answer[16], lock[PATH_MAX + 32];
-	const char *dir = NULL;
 	struct sbx_err err = { "" };
 	int i, purge = 0, yes = 0, fd, dfd;
 	FILE *tty;
@@ -391,11 +392,8 @@ cmd_remove(struct sbx_ctx *c, int argc, char **argv)
 		else
 			return sub_usage(use, i == 'h');
 	}
-	if (optind < argc - 1)
-		return sub_usage(use, 0);
-	dir = argv[optind];
-	if (resolve_dir(c, dir, folder) < 0)
-		return 1;
+	if ((i = resolve_dir(c, argc, argv, use, folder)) >= 0)
+		return i;
 	snprintf(lock, sizeof(lock), "%s/.sandbox", folder);
 	if (access(lock, F_OK) < 0) {
 		fprintf(stderr, "sbx: %s has no .sandbox/; nothing to remove\n", folder);

@@ -131,6 +131,23 @@ print_json(cJSON *o, int pretty)
 	return 0;
 }
 
+/* What --batch prints for a line it cannot judge (too long, a NUL byte):
+ * escalate, as the hook would. */
+static int
+print_unjudged(const char *line, const char *why)
+{
+	struct policy_result r;
+
+	memset(&r, 0, sizeof(r));
+	r.verdict = POLICY_ESCALATE;
+	r.risk = POLICY_RISK_MEDIUM;
+	r.factors = POLICY_F_UNKNOWN;
+	snprintf(r.trigger, sizeof(r.trigger), "shell");
+	snprintf(r.rule, sizeof(r.rule), "builtin: input");
+	snprintf(r.reason, sizeof(r.reason), "%s", why);
+	return print_json(result_json(line, NULL, &r), 0);
+}
+
 static void
 eval_command(const struct check *ck, const char *command,
     struct policy_result *r)
@@ -224,31 +241,14 @@ check_batch(const struct check *ck, const char *name)
 		if (len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';
 		if (over) {
-			struct policy_result r;
+			char why[64];
 
-			memset(&r, 0, sizeof(r));
-			r.verdict = POLICY_ESCALATE;
-			r.risk = POLICY_RISK_MEDIUM;
-			r.factors = POLICY_F_UNKNOWN;
-			snprintf(r.trigger, sizeof(r.trigger), "shell");
-			snprintf(r.rule, sizeof(r.rule), "builtin: input");
-			snprintf(r.reason, sizeof(r.reason), "command longer than %zu "
-			    "bytes", CHECK_MAX_LINE);
+			snprintf(why, sizeof(why), "command longer than %zu bytes", CHECK_MAX_LINE);
 			line[64] = '\0';
-			if (print_json(result_json(line, NULL, &r), 0) != 0)
+			if (print_unjudged(line, why) != 0)
 				rc = 1;
 		} else if (memchr(line, '\0', len) != NULL) {
-			struct policy_result r;
-
-			memset(&r, 0, sizeof(r));
-			r.verdict = POLICY_ESCALATE;
-			r.risk = POLICY_RISK_MEDIUM;
-			r.factors = POLICY_F_UNKNOWN;
-			snprintf(r.trigger, sizeof(r.trigger), "shell");
-			snprintf(r.rule, sizeof(r.rule), "builtin: input");
-			snprintf(r.reason, sizeof(r.reason),
-			    "command contains a NUL byte");
-			if (print_json(result_json(line, NULL, &r), 0) != 0)
+			if (print_unjudged(line, "command contains a NUL byte") != 0)
 				rc = 1;
 		} else if (check_one(ck, line, 1) != 0) {
 			rc = 1;
@@ -524,11 +524,6 @@ cmd_policy(int argc, char **argv, const char *folder, const char *config_dir)
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return 0;
-	}
-	if (strcmp(argv[1], "edit") == 0 || strcmp(argv[1], "accept") == 0) {
-		fprintf(stderr, "sbx: policy %s is not available yet: it needs the "
-		    "approver's signing key support\n", argv[1]);
-		return 1;
 	}
 	if (strcmp(argv[1], "check") != 0 && strcmp(argv[1], "show") != 0) {
 		fprintf(stderr, "sbx: policy: unknown sub-command \"%s\"\n", argv[1]);

@@ -182,19 +182,10 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 	int64_t now = now_ms() / 1000;
 	cJSON *arr;
 
-	static const struct option opts[] = {
-		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
-	};
 	static const char use[] = "usage: sbx [-C DIR] pending [--json]\n";
 
-	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
-		if (i == 'j')
-			json = 1;
-		else if (i == 'C')
-			c->dir = optarg;
-		else
-			return sub_usage(use, i == 'h');
-	}
+	if ((i = sub_opts_json(c, argc, argv, use, &json)) >= 0)
+		return i;
 	if (optind < argc)
 		return sub_usage(use, 0);
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || !(db = open_db(folder)))
@@ -265,19 +256,10 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 	int json = 0, i, rc = 1, sbfd;
 	int64_t pruned;
 
-	static const struct option opts[] = {
-		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
-	};
 	static const char use[] = "usage: sbx [-C DIR] show ID [--json]\n";
 
-	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
-		if (i == 'j')
-			json = 1;
-		else if (i == 'C')
-			c->dir = optarg;
-		else
-			return sub_usage(use, i == 'h');
-	}
+	if ((i = sub_opts_json(c, argc, argv, use, &json)) >= 0)
+		return i;
 	if (optind != argc - 1)
 		return sub_usage(use, 0);
 	arg = argv[optind];

@@ -610,38 +610,17 @@ toolong:
 	return -1;
 }
 
+/* The file's text (caller frees); NULL with err->msg empty when it does
+ * not exist, set on an error. */
 static char *
 read_file(const char *path, size_t *len, struct sbx_err *err)
 {
-	struct stat st;
 	char *text;
-	int fd;
 
-	if (lstat(path, &st) < 0) {
-		if (errno == ENOENT)
-			return NULL;
-		err_set(err, "%s: %s", path, strerror(errno));
+	err->msg[0] = '\0';
+	if (file_read_nofollow(path, MAX_TOML, SBX_READ_REGULAR | SBX_READ_NO_NUL, &text, len,
+	    NULL, err) <= 0)
 		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err_set(err, "%s is %s; sbx will not replace it", path,
-		    S_ISLNK(st.st_mode) ? "a symlink" : "not a regular file");
-		return NULL;
-	}
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-	    !(text = fd_read_all(fd, MAX_TOML, len))) {
-		err_set(err, "cannot read %s: %s", path, errno == EFBIG ? "larger than 4 MiB" :
-		    strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	close(fd);
-	if (strlen(text) != *len) {
-		free(text);
-		err_set(err, "%s holds a NUL byte; sbx will not edit it", path);
-		return NULL;
-	}
 	return text;
 }
 

@@ -49,48 +49,13 @@ gemini_trust_path(char *out, size_t outsz, struct sbx_err *err)
 static int
 load(const char *path, cJSON **root, mode_t *mode, struct sbx_err *err)
 {
-	struct stat st;
-	size_t len;
-	char *text;
-	int fd;
-
-	*root = NULL;
-	if (lstat(path, &st) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		err_set(err, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err_set(err, "%s is not a regular file (a symlink?); sbx will not replace it",
-		    path);
-		return -1;
-	}
-	*mode = st.st_mode & 07777;
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-	    !(text = fd_read_all(fd, MAX_TRUST, &len))) {
-		err_set(err, "cannot read %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	*root = cJSON_ParseWithLength(text, len);
-	free(text);
-	if (!cJSON_IsObject(*root)) {
-		cJSON_Delete(*root);
-		*root = NULL;
-		err_set(err, "%s is not a JSON object; fix or move it, nothing was written", path);
-		return -1;
-	}
-	return 1;
+	return setup_read_json(path, MAX_TRUST, SBX_READ_REGULAR, root, mode, err);
 }
 
 static int
 save(const char *path, const cJSON *root, mode_t mode, struct sbx_err *err)
 {
-	char dir[PATH_MAX], *slash, *text, *p, c;
-	int dfd, rc;
+	char dir[PATH_MAX], *slash, *p, c;
 
 	if (xsnprintf(dir, sizeof(dir), "%s", path) < 0 || !(slash = strrchr(dir, '/'))) {
 		err_set(err, "bad path %s", path);
@@ -111,18 +76,7 @@ save(const char *path, const cJSON *root, mode_t mode, struct sbx_err *err)
 		if (!c)
 			break;
 	}
-	if (!(text = json_pretty(root)) || (dfd = open(dir, O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0) {
-		free(text);
-		err_set(err, "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	rc = write_atomic(dfd, ".", slash + 1, text, strlen(text), mode, 0);
-	if (rc < 0)
-		err_set(err, "cannot write %s: %s", path, strerror(errno));
-	close(dfd);
-	free(text);
-	return rc;
+	return setup_write_json(dir, slash + 1, root, mode, err);
 }
 
 int

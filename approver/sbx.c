@@ -21,6 +21,26 @@ sub_usage(const char *text, int help)
 	return help ? 0 : 2;
 }
 
+int
+sub_opts_json(struct sbx_ctx *c, int argc, char **argv, const char *use, int *json)
+{
+	static const struct option opts[] = {
+		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	*json = 0;
+	while ((ch = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
+		if (ch == 'j')
+			*json = 1;
+		else if (ch == 'C')
+			c->dir = optarg;
+		else
+			return sub_usage(use, ch == 'h');
+	}
+	return -1;
+}
+
 static void
 usage(FILE *f)
 {
@@ -72,6 +92,18 @@ usage(FILE *f)
 	    "Config dir: $SBX_CONFIG_DIR, else $XDG_CONFIG_HOME/sbx, else ~/.config/sbx.\n");
 }
 
+/* Every command but policy (below in main): name, function. */
+static const struct {
+	const char *name;
+	int (*run)(struct sbx_ctx *, int, char **);
+} commands[] = {
+	{ "init", cmd_init }, { "remove", cmd_remove }, { "rules", cmd_rules },
+	{ "approvers", cmd_approvers }, { "ssh-command", cmd_ssh }, { "watch", cmd_watch },
+	{ "history", cmd_history }, { "restore", cmd_restore }, { "doctor", cmd_doctor },
+	{ "pending", cmd_pending }, { "show", cmd_show }, { "approve", cmd_decide },
+	{ "deny", cmd_decide }, { "audit", cmd_audit }, { "jail", cmd_jail },
+};
+
 int
 main(int argc, char **argv)
 {
@@ -81,6 +113,7 @@ main(int argc, char **argv)
 	struct sbx_ctx c = { 0 };
 	const char *cmd;
 	int i, ch;
+	size_t k;
 
 	/* Options before the command ("+": the command's own come after). */
 	while ((ch = getopt_long(argc, argv, "+C:h", opts, NULL)) != -1) {
@@ -122,10 +155,9 @@ main(int argc, char **argv)
 	}
 	argc -= i;
 	argv += i;
-	if (!strcmp(cmd, "init"))
-		return cmd_init(&c, argc, argv);
-	if (!strcmp(cmd, "remove"))
-		return cmd_remove(&c, argc, argv);
+	for (k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+		if (!strcmp(cmd, commands[k].name))
+			return commands[k].run(&c, argc, argv);
 	if (!strcmp(cmd, "policy")) {
 		/* -C DIR (and --help) may come between "policy" and its verb */
 		while ((ch = getopt_long(argc, argv, "+C:h", opts, NULL)) != -1) {
@@ -150,30 +182,6 @@ main(int argc, char **argv)
 		return cmd_policy(argc, argv, find_folder(start, folder, sizeof(folder)) == 0
 		    ? folder : NULL, c.config);
 	}
-	if (!strcmp(cmd, "rules"))
-		return cmd_rules(&c, argc, argv);
-	if (!strcmp(cmd, "approvers"))
-		return cmd_approvers(&c, argc, argv);
-	if (!strcmp(cmd, "ssh-command"))
-		return cmd_ssh(&c, argc, argv);
-	if (!strcmp(cmd, "watch"))
-		return cmd_watch(&c, argc, argv);
-	if (!strcmp(cmd, "history"))
-		return cmd_history(&c, argc, argv);
-	if (!strcmp(cmd, "restore"))
-		return cmd_restore(&c, argc, argv);
-	if (!strcmp(cmd, "doctor"))
-		return cmd_doctor(&c, argc, argv);
-	if (!strcmp(cmd, "pending"))
-		return cmd_pending(&c, argc, argv);
-	if (!strcmp(cmd, "show"))
-		return cmd_show(&c, argc, argv);
-	if (!strcmp(cmd, "approve") || !strcmp(cmd, "deny"))
-		return cmd_decide(&c, argc, argv);
-	if (!strcmp(cmd, "audit"))
-		return cmd_audit(&c, argc, argv);
-	if (!strcmp(cmd, "jail"))
-		return cmd_jail(&c, argc, argv);
 	fprintf(stderr, "sbx: unknown command \"%s\"\n", cmd);
 	usage(stderr);
 	return 2;

@@ -205,52 +205,64 @@ parse_object(const char *text, size_t len, const char *path, struct sbx_err *err
 	return NULL;
 }
 
+int
+setup_read_json(const char *path, size_t max, int flags, cJSON **root, mode_t *mode,
+    struct sbx_err *err)
+{
+	size_t len;
+	char *text;
+	int r;
+
+	*root = NULL;
+	if ((r = file_read_nofollow(path, max, flags, &text, &len, mode, err)) <= 0)
+		return r;
+	*root = parse_object(text, len, path, err);
+	free(text);
+	return *root ? 1 : -1;
+}
+
 /* Reads FOLDER/REL as a JSON object; *root = NULL when it does not exist. */
 static int
 load_json(const char *folder, const char *rel, cJSON **root, struct sbx_err *err)
 {
 	char path[PATH_MAX];
-	struct stat st;
-	size_t len;
-	char *text;
-	int fd;
 
 	*root = NULL;
 	if (xsnprintf(path, sizeof(path), "%s/%s", folder, rel) < 0) {
 		err_set(err, "path too long");
 		return -1;
 	}
-	if (lstat(path, &st) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		err_set(err, "%s: %s", path, strerror(errno));
+	return setup_read_json(path, MAX_CONFIG, SBX_READ_REGULAR, root, NULL, err);
+}
+
+int
+setup_write_json(const char *dir, const char *name, const cJSON *root, mode_t mode,
+    struct sbx_err *err)
+{
+	char *text;
+	int dfd, rc;
+
+	if (!(text = json_pretty(root)) || (dfd = open(dir, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0) {
+		free(text);
+		err_set(err, "cannot write %s/%s: %s", dir, name, strerror(errno));
 		return -1;
 	}
-	if (S_ISLNK(st.st_mode)) {
-		err_set(err, "%s is a symlink; sbx will not replace it (edit it by hand)", path);
-		return -1;
-	}
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-	    !(text = fd_read_all(fd, MAX_CONFIG, &len))) {
-		err_set(err, "cannot read %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	*root = parse_object(text, len, path, err);
+	rc = write_atomic(dfd, ".", name, text, strlen(text), mode, 0);
+	if (rc < 0)
+		err_set(err, "cannot write %s/%s: %s", dir, name, strerror(errno));
+	close(dfd);
 	free(text);
-	return *root ? 1 : -1;
+	return rc;
 }
 
 static int
 save_json(const char *folder, const char *rel, const cJSON *root, int *created_dir,
     struct sbx_err *err)
 {
-	char path[PATH_MAX], dir[PATH_MAX], *slash, *text;
+	char path[PATH_MAX], dir[PATH_MAX], *slash;
 	struct stat st;
 	mode_t mode = 0644;
-	int dfd, rc;
 
 	if (xsnprintf(path, sizeof(path), "%s/%s", folder, rel) < 0 ||
 	    xsnprintf(dir, sizeof(dir), "%s", path) < 0)
@@ -268,18 +280,7 @@ save_json(const char *folder, const char *rel, const cJSON *root, int *created_d
 	}
 	if (lstat(path, &st) == 0)
 		mode = st.st_mode & 07777;
-	if (!(text = json_pretty(root)) || (dfd = open(dir, O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0) {
-		free(text);
-		err_set(err, "cannot write %s: %s", path, strerror(errno));
-		return -1;
-	}
-	rc = write_atomic(dfd, ".", slash + 1, text, strlen(text), mode, 0);
-	if (rc < 0)
-		err_set(err, "cannot write %s: %s", path, strerror(errno));
-	close(dfd);
-	free(text);
-	return rc;
+	return setup_write_json(dir, slash + 1, root, mode, err);
 }
 
 static cJSON *

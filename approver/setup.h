@@ -12,6 +12,10 @@
 #ifndef SBX_SETUP_H
 #define SBX_SETUP_H
 
+#include <stddef.h>
+#include <sys/types.h>
+#include <cjson/cJSON.h>
+
 #include "common/util.h"
 
 enum setup_kind {
@@ -38,6 +42,17 @@ int setup_add(enum setup_kind kind, const struct setup_opts *o, const char **fil
 /* What setup_add would do, writing nothing: 0, or -1 with err saying
  * why it would fail (a file that is not JSON: where and why). */
 int setup_check(enum setup_kind kind, const struct setup_opts *o, const char **file,
+    struct sbx_err *err);
+
+/* A client's JSON file: file_read_nofollow (common/util.h), then the
+ * text as an object (1 with *root, 0 absent, or -1 with err naming the
+ * line and column of what is wrong). */
+int setup_read_json(const char *path, size_t max, int flags, cJSON **root, mode_t *mode,
+    struct sbx_err *err);
+
+/* Writes root, pretty-printed, as DIR/NAME with this mode (temp file and
+ * rename). 0, or -1 with err. */
+int setup_write_json(const char *dir, const char *name, const cJSON *root, mode_t mode,
     struct sbx_err *err);
 
 /* Takes out what setup_add recorded, for every kind. Prints what it did.

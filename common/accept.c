@@ -15,45 +15,26 @@
 #include <sodium.h>
 
 #include "common/accept.h"
+#include "common/buf.h"
 #include "common/json.h"
 #include "common/keys.h"
 #include "common/queue.h"
-
-static void
-put_lp(unsigned char *buf, size_t *o, const void *p, size_t n)
-{
-	buf[(*o)++] = (unsigned char)(n >> 24);
-	buf[(*o)++] = (unsigned char)(n >> 16);
-	buf[(*o)++] = (unsigned char)(n >> 8);
-	buf[(*o)++] = (unsigned char)n;
-	memcpy(buf + *o, p, n);
-	*o += n;
-}
+#include "policy/policy.h"
 
 int
 accept_message(const unsigned char hash[32], const char *approver, const char *key_id,
     int64_t time, const char *folder, unsigned char **out, size_t *len)
 {
 	static const char tag[] = "sbx-policy-v1";
-	char num[32];
-	size_t cap, o = 0;
-	unsigned char *buf;
+	struct buf b = { 0 };
 
-	snprintf(num, sizeof(num), "%lld", (long long)time);
-	cap = sizeof(tag) + 5 * 4 + 32 + strlen(approver) + strlen(key_id) + strlen(num) +
-	    strlen(folder);
-	if (!(buf = malloc(cap)))
-		return -1;
-	memcpy(buf, tag, sizeof(tag));
-	o = sizeof(tag);
-	put_lp(buf, &o, hash, 32);
-	put_lp(buf, &o, approver, strlen(approver));
-	put_lp(buf, &o, key_id, strlen(key_id));
-	put_lp(buf, &o, num, strlen(num));
-	put_lp(buf, &o, folder, strlen(folder));
-	*out = buf;
-	*len = o;
-	return 0;
+	buf_put(&b, tag, sizeof(tag));
+	buf_put_lp(&b, hash, 32);
+	buf_put_lps(&b, approver);
+	buf_put_lps(&b, key_id);
+	buf_put_lpi(&b, time);
+	buf_put_lps(&b, folder);
+	return buf_take(&b, out, len);
 }
 
 void

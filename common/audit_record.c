@@ -275,40 +275,18 @@ audit_line_check(const char *line, size_t n, struct audit_line *out,
 	return line_check(line, n, out, why, NULL, NULL);
 }
 
-static void
-lp(struct buf *b, const void *s, size_t n)
-{
-	unsigned char len[4] = {
-		(unsigned char)(n >> 24), (unsigned char)(n >> 16),
-		(unsigned char)(n >> 8), (unsigned char)n,
-	};
-
-	buf_put(b, len, 4);
-	buf_put(b, s, n);
-}
-
 int
 audit_checkpoint_message(const struct audit_checkpoint *c, unsigned char **msg,
     size_t *len)
 {
 	struct buf b = { 0 };
-	char num[32];
 
 	buf_put(&b, checkpoint_tag, sizeof(checkpoint_tag));
-	snprintf(num, sizeof(num), "%lld", (long long)c->seq);
-	lp(&b, num, strlen(num));
+	buf_put_lpi(&b, c->seq);
 	buf_put(&b, c->hash, AUDIT_HASH_LEN);
-	snprintf(num, sizeof(num), "%lld", (long long)c->time);
-	lp(&b, num, strlen(num));
-	lp(&b, c->key_id, strlen(c->key_id));
-	if (b.oom) {
-		free(b.p);
-		errno = ENOMEM;
-		return -1;
-	}
-	*msg = (unsigned char *)b.p;
-	*len = b.len;
-	return 0;
+	buf_put_lpi(&b, c->time);
+	buf_put_lps(&b, c->key_id);
+	return buf_take(&b, msg, len);
 }
 
 int

@@ -13,40 +13,9 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "common/buf.h"
 #include "common/display.h"
-
-/* Decodes one character at s (n bytes left); returns its length, or 0
- * when the bytes there are not valid UTF-8. */
-static size_t
-utf8_decode(const unsigned char *s, size_t n, unsigned *cp)
-{
-	unsigned c = s[0], min, len, i;
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2, min = 0x80, c &= 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3, min = 0x800, c &= 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4, min = 0x10000, c &= 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
+#include "common/util.h"
 
 /* Characters that are invisible, reorder text, look like a space, or
  * render as nothing in particular: always escaped, whatever wcwidth says. */
@@ -162,8 +131,9 @@ char *
 display_text(const char *s, size_t len, int flags, int max_cols, size_t *used, int *cols)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	char piece[16], *out, *np;
-	size_t i = 0, o = 0, cap = 64, n, plen;
+	struct buf out = { 0 };
+	char piece[16];
+	size_t i = 0, n, plen;
 	int col = 0, w, bsl, bad;
 	unsigned cp;
 
@@ -171,8 +141,7 @@ display_text(const char *s, size_t len, int flags, int max_cols, size_t *used, i
 		len = 0;
 	bsl = (flags & DISPLAY_BSL) ||
 	    (!(flags & DISPLAY_NO_BSL) && needs_escape(s, len, flags));
-	if (!(out = malloc(cap)))
-		return NULL;
+	buf_put(&out, "", 0);
 	while (i < len) {
 		bad = !(n = utf8_decode(u + i, len - i, &cp));
 		if (bad) {
@@ -193,25 +162,19 @@ display_text(const char *s, size_t len, int flags, int max_cols, size_t *used, i
 		}
 		if (max_cols > 0 && col + w > max_cols && !(cp == '\n' && w == 0))
 			break;
-		if (o + plen + 1 > cap) {
-			cap = (o + plen + 1) * 2;
-			if (!(np = realloc(out, cap))) {
-				free(out);
-				return NULL;
-			}
-			out = np;
-		}
-		memcpy(out + o, piece, plen);
-		o += plen;
+		buf_put(&out, piece, plen);
 		col = cp == '\n' && !bad && w == 0 ? 0 : col + w;
 		i += n;
 	}
-	out[o] = '\0';
+	if (out.oom) {
+		free(out.p);
+		return NULL;
+	}
 	if (used)
 		*used = i;
 	if (cols)
 		*cols = col;
-	return out;
+	return out.p;
 }
 
 static const char *

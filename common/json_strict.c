@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/util.h"
 
 #define STRICT_MAX_DEPTH 256
 
@@ -105,33 +106,13 @@ hex4(const unsigned char *p, unsigned *out)
 	return 0;
 }
 
-/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, no
- * surrogates, at most U+10FFFF), or 0. */
+/* Length of the valid UTF-8 sequence at p (utf8_decode), or 0. */
 static size_t
 utf8_len(const unsigned char *p, const unsigned char *end)
 {
-	size_t n = (size_t)(end - p);
+	unsigned cp;
 
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		if (n < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
-			return 0;
-		if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))
-			return 0;
-		return 3;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		if (n < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
-		    (p[3] & 0xc0) != 0x80)
-			return 0;
-		if ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
+	return utf8_decode(p, (size_t)(end - p), &cp);
 }
 
 /* A string at s->p (the opening quote). When out is given, the decoded
@@ -203,25 +184,7 @@ string(struct sp *s, struct key *out)
 					s->p += 6;
 					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
 				}
-				if (u < 0x80) {
-					enc[0] = (char)u;
-					elen = 1;
-				} else if (u < 0x800) {
-					enc[0] = (char)(0xc0 | (u >> 6));
-					enc[1] = (char)(0x80 | (u & 0x3f));
-					elen = 2;
-				} else if (u < 0x10000) {
-					enc[0] = (char)(0xe0 | (u >> 12));
-					enc[1] = (char)(0x80 | ((u >> 6) & 0x3f));
-					enc[2] = (char)(0x80 | (u & 0x3f));
-					elen = 3;
-				} else {
-					enc[0] = (char)(0xf0 | (u >> 18));
-					enc[1] = (char)(0x80 | ((u >> 12) & 0x3f));
-					enc[2] = (char)(0x80 | ((u >> 6) & 0x3f));
-					enc[3] = (char)(0x80 | (u & 0x3f));
-					elen = 4;
-				}
+				elen = utf8_encode(u, enc);
 				break;
 			default:
 				free(d);

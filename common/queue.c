@@ -15,6 +15,7 @@
 
 #include <sodium.h>
 
+#include "common/buf.h"
 #include "common/json.h"
 #include "common/queue.h"
 
@@ -251,81 +252,28 @@ key_id_of(const unsigned char pk[32], char out[17])
 	hex_encode(out, h, 8);
 }
 
-struct bytes {
-	unsigned char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void
-put_lp(struct bytes *b, const void *s, size_t n)
-{
-	unsigned char *np;
-
-	if (b->oom)
-		return;
-	if (b->len + n + 4 > b->cap) {
-		size_t ncap = (b->len + n + 4) * 2;
-
-		if (!(np = realloc(b->p, ncap))) {
-			b->oom = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = ncap;
-	}
-	b->p[b->len++] = (unsigned char)(n >> 24);
-	b->p[b->len++] = (unsigned char)(n >> 16);
-	b->p[b->len++] = (unsigned char)(n >> 8);
-	b->p[b->len++] = (unsigned char)n;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
-
-static void
-put_lps(struct bytes *b, const char *s)
-{
-	put_lp(b, s, strlen(s));
-}
-
 int
 decision_message(const struct decision *d, unsigned char **out, size_t *len)
 {
 	static const char tag[] = "sbx-decision-v1";
-	struct bytes b = { 0 };
-	char num[32];
+	struct buf b = { 0 };
 
-	b.cap = 512;
-	if (!(b.p = malloc(b.cap)))
-		return -1;
-	memcpy(b.p, tag, sizeof(tag));
-	b.len = sizeof(tag);
-	put_lps(&b, d->id);
-	put_lp(&b, d->hash, SBX_HASH_LEN);
-	put_lps(&b, d->verdict);
-	put_lps(&b, d->remember ? "1" : "0");
-	put_lps(&b, d->reason);
-	put_lps(&b, d->approver);
-	put_lps(&b, d->key_id);
-	snprintf(num, sizeof(num), "%lld", (long long)d->created);
-	put_lps(&b, num);
-	snprintf(num, sizeof(num), "%lld", (long long)d->expires);
-	put_lps(&b, num);
-	put_lps(&b, d->nonce);
-	put_lps(&b, d->scope);
-	put_lps(&b, d->prefix);
-	snprintf(num, sizeof(num), "%lld", (long long)d->rule_expires);
-	put_lps(&b, num);
-	snprintf(num, sizeof(num), "%lld", (long long)d->rule_id);
-	put_lps(&b, num);
-	if (b.oom) {
-		free(b.p);
-		errno = ENOMEM;
-		return -1;
-	}
-	*out = b.p;
-	*len = b.len;
-	return 0;
+	buf_put(&b, tag, sizeof(tag));
+	buf_put_lps(&b, d->id);
+	buf_put_lp(&b, d->hash, SBX_HASH_LEN);
+	buf_put_lps(&b, d->verdict);
+	buf_put_lps(&b, d->remember ? "1" : "0");
+	buf_put_lps(&b, d->reason);
+	buf_put_lps(&b, d->approver);
+	buf_put_lps(&b, d->key_id);
+	buf_put_lpi(&b, d->created);
+	buf_put_lpi(&b, d->expires);
+	buf_put_lps(&b, d->nonce);
+	buf_put_lps(&b, d->scope);
+	buf_put_lps(&b, d->prefix);
+	buf_put_lpi(&b, d->rule_expires);
+	buf_put_lpi(&b, d->rule_id);
+	return buf_take(&b, out, len);
 }
 
 char *

@@ -9,43 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/redact.h"
-
-struct out {
-	char *p;
-	size_t len, cap;
-	int oom;
-};
-
-static void
-put(struct out *o, const char *s, size_t n)
-{
-	char *np;
-	size_t ncap;
-
-	if (o->oom)
-		return;
-	if (o->len + n + 1 > o->cap) {
-		ncap = o->cap ? o->cap : 64;
-		while (ncap < o->len + n + 1)
-			ncap *= 2;
-		if (!(np = realloc(o->p, ncap))) {
-			o->oom = 1;
-			return;
-		}
-		o->p = np;
-		o->cap = ncap;
-	}
-	memcpy(o->p + o->len, s, n);
-	o->len += n;
-	o->p[o->len] = '\0';
-}
-
-static void
-puts_(struct out *o, const char *s)
-{
-	put(o, s, strlen(s));
-}
 
 static int
 is_alnum(int c)
@@ -393,12 +358,12 @@ match_url(const char *s, size_t *keep)
 char *
 redact_str(const char *s, int *count)
 {
-	struct out o = { 0 };
+	struct buf o = { 0 };
 	size_t i = 0, n, keep, lit = 0;
 	const char *kind;
 	int c = 0, boundary;
 
-	put(&o, "", 0);
+	buf_put(&o, "", 0);
 	while (s[i]) {
 		boundary = i == 0 || !is_alnum((unsigned char)s[i - 1]);
 		keep = 0;
@@ -424,19 +389,19 @@ redact_str(const char *s, int *count)
 			i++;
 			continue;
 		}
-		put(&o, s + lit, i - lit);
-		put(&o, s + i, keep);
-		puts_(&o, "[REDACTED");
+		buf_put(&o, s + lit, i - lit);
+		buf_put(&o, s + i, keep);
+		buf_puts(&o, "[REDACTED");
 		if (kind) {
-			puts_(&o, ":");
-			puts_(&o, kind);
+			buf_puts(&o, ":");
+			buf_puts(&o, kind);
 		}
-		puts_(&o, "]");
+		buf_puts(&o, "]");
 		c++;
 		i += n;
 		lit = i;
 	}
-	put(&o, s + lit, i - lit);
+	buf_put(&o, s + lit, i - lit);
 	if (o.oom) {
 		free(o.p);
 		return NULL;
@@ -444,6 +409,20 @@ redact_str(const char *s, int *count)
 	if (count)
 		*count = c;
 	return o.p;
+}
+
+/* Puts s (k redactions) in place of *slot, a cJSON string, when k > 0;
+ * frees s otherwise. Returns k. */
+static int
+swap_in(char **slot, char *s, int k)
+{
+	if (k) {
+		cJSON_free(*slot);
+		*slot = s;
+	} else {
+		free(s);
+	}
+	return k;
 }
 
 static int
@@ -459,13 +438,7 @@ redact_item(cJSON *v, int depth)
 		if (c->string && !(c->type & cJSON_StringIsConst)) {
 			if (!(s = redact_str(c->string, &k)))
 				return -1;
-			if (k) {
-				cJSON_free(c->string);
-				c->string = s;
-				total += k;
-			} else {
-				free(s);
-			}
+			total += swap_in(&c->string, s, k);
 		}
 		if (cJSON_IsString(c) && c->valuestring) {
 			if (c->string && redact_key_is_secret(c->string) && *c->valuestring &&
@@ -476,13 +449,7 @@ redact_item(cJSON *v, int depth)
 			} else if (!(s = redact_str(c->valuestring, &k))) {
 				return -1;
 			}
-			if (k) {
-				cJSON_free(c->valuestring);
-				c->valuestring = s;
-				total += k;
-			} else {
-				free(s);
-			}
+			total += swap_in(&c->valuestring, s, k);
 		} else if (cJSON_IsArray(c) || cJSON_IsObject(c)) {
 			if ((n = redact_item(c, depth + 1)) < 0)
 				return -1;
@@ -503,9 +470,7 @@ redact_json(cJSON *v)
 	if (cJSON_IsString(v) && v->valuestring) {
 		if (!(s = redact_str(v->valuestring, &k)))
 			return -1;
-		cJSON_free(v->valuestring);
-		v->valuestring = s;
-		return k;
+		return swap_in(&v->valuestring, s, k);
 	}
 	if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
 		return 0;

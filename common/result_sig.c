@@ -1,5 +1,7 @@
 /*
- * result_sig.c - signing and checking result files; see result_sig.h.
+ * result_sig.c - checking result files; see result_sig.h. Signing is in
+ * result_sign.c, its own object, so that programs which only check (the
+ * hook, sbx-mcp, sbx-proxy) never link crypto_sign_detached.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -14,9 +16,8 @@
 
 static const char tag[] = "sbx-result-v1\n";
 
-/* The signed bytes of r without its "sig"; caller frees. */
-static unsigned char *
-result_message(const cJSON *r, size_t *len)
+unsigned char *
+result_sig_message(const cJSON *r, size_t *len)
 {
 	cJSON *copy = cJSON_Duplicate(r, 1);
 	unsigned char *msg = NULL;
@@ -41,22 +42,6 @@ result_message(const cJSON *r, size_t *len)
 }
 
 int
-result_sig_add(cJSON *r, const unsigned char sk[64])
-{
-	unsigned char sig[64], *msg;
-	char hex[129];
-	size_t len;
-
-	if (!(msg = result_message(r, &len)))
-		return -1;
-	crypto_sign_detached(sig, NULL, msg, len, sk);
-	free(msg);
-	hex_encode(hex, sig, sizeof(sig));
-	cJSON_DeleteItemFromObjectCaseSensitive(r, "sig");
-	return cJSON_AddStringToObject(r, "sig", hex) ? 0 : -1;
-}
-
-int
 result_sig_ok(const cJSON *r, const unsigned char pk[32])
 {
 	const char *hex = json_str(r, "sig");
@@ -64,7 +49,7 @@ result_sig_ok(const cJSON *r, const unsigned char pk[32])
 	size_t len;
 	int ok;
 
-	if (!hex || hex_decode(sig, sizeof(sig), hex) < 0 || !(msg = result_message(r, &len)))
+	if (!hex || hex_decode(sig, sizeof(sig), hex) < 0 || !(msg = result_sig_message(r, &len)))
 		return 0;
 	ok = crypto_sign_verify_detached(sig, msg, len, pk) == 0;
 	free(msg);

@@ -11,9 +11,13 @@
 #ifndef SBX_RESULT_SIG_H
 #define SBX_RESULT_SIG_H
 
+#include <stddef.h>
 #include <cjson/cJSON.h>
 
-/* Adds "sig" to r. 0 or -1. */
+/* The signed bytes: the tag, then the canonical JSON of r without its
+ * "sig". Caller frees; NULL on error. */
+unsigned char *result_sig_message(const cJSON *r, size_t *len);
+/* Adds "sig" to r (result_sign.c: sbxd only). 0 or -1. */
 int result_sig_add(cJSON *r, const unsigned char sk[64]);
 /* 1 when r carries a valid "sig" by pk, else 0. */
 int result_sig_ok(const cJSON *r, const unsigned char pk[32]);

@@ -317,34 +317,70 @@ read_daemon_file(int dirfd, const char *name, size_t cap, size_t *len,
 	return read_checked(dirfd, name, cap, len, 0, err);
 }
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
+size_t
+utf8_decode(const unsigned char *s, size_t n, unsigned *cp)
+{
+	unsigned c = s[0], min, len, i;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2, min = 0x80, c &= 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3, min = 0x800, c &= 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4, min = 0x10000, c &= 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+size_t
+utf8_encode(unsigned cp, char out[4])
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid
+ * or NUL. */
 static size_t
 utf8_seq(const unsigned char *p, size_t n)
 {
-	size_t want, i;
 	unsigned cp;
 
-	if (p[0] >= 0x01 && p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		want = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		want = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		want = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (n < want)
-		return 0;
-	for (i = 1; i < want; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((want == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (want == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return want;
+	return p[0] ? utf8_decode(p, n, &cp) : 0;
 }
 
 char *
@@ -478,4 +514,48 @@ file_long(const char *path)
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	return n > 0 ? atol(buf) : -1;
+}
+
+int
+file_read_nofollow(const char *path, size_t max, int flags, char **text, size_t *len,
+    mode_t *mode, struct sbx_err *err)
+{
+	struct stat st;
+	int fd;
+
+	*text = NULL;
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno == ELOOP)
+			err_set(err, "%s is a symlink; sbx will not replace it (edit it by hand)",
+			    path);
+		else
+			err_set(err, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* the same fd it reads: nothing can swap the file in between */
+	if (fstat(fd, &st) < 0 || ((flags & SBX_READ_REGULAR) && !S_ISREG(st.st_mode))) {
+		err_set(err, "%s is not a regular file; sbx will not replace it", path);
+		close(fd);
+		return -1;
+	}
+	if (!(*text = fd_read_all(fd, max, len))) {
+		if (errno == EFBIG)
+			err_set(err, "cannot read %s: larger than %zu KiB", path, max / 1024);
+		else
+			err_set(err, "cannot read %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if ((flags & SBX_READ_NO_NUL) && strlen(*text) != *len) {
+		free(*text);
+		*text = NULL;
+		err_set(err, "%s holds a NUL byte; sbx will not edit it", path);
+		return -1;
+	}
+	if (mode)
+		*mode = st.st_mode & 07777;
+	return 1;
 }

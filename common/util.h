@@ -63,6 +63,17 @@ char *read_daemon_file(int dirfd, const char *name, size_t cap, size_t *len,
     struct sbx_err *err);
 
 /*
+ * Decodes the character at s (n > 0 bytes left) into *cp; returns its
+ * length, or 0 when the bytes there are not valid UTF-8 (RFC 3629: no
+ * overlong forms, no surrogates, nothing above U+10FFFF). NUL is a
+ * character of length 1.
+ */
+size_t utf8_decode(const unsigned char *s, size_t n, unsigned *cp);
+/* Encodes cp (at most U+10FFFF, not a surrogate) into out; returns its
+ * length, 1 to 4. */
+size_t utf8_encode(unsigned cp, char out[4]);
+
+/*
  * Copies at most max bytes of in[0..len) as valid UTF-8: invalid
  * sequences and NUL become U+FFFD, and the copy is cut at a character
  * boundary. *consumed (if not NULL) gets how many input bytes were
@@ -87,5 +98,19 @@ int mkdir_p(const char *path, mode_t mode);
 /* The number at the start of a small file (a /proc/sys value); -1 when
  * the file cannot be read. */
 long file_long(const char *path);
+
+/*
+ * Reads PATH, a file a user may have made a symlink (a client's settings,
+ * trust list, config.toml), without following one, at most max bytes: 1
+ * with *text (NUL-terminated, the caller frees), *len and *mode (when not
+ * NULL) set; 0 when it does not exist; -1 with err when it is a symlink,
+ * too large or unreadable, with SBX_READ_REGULAR when it is not a regular
+ * file, with SBX_READ_NO_NUL when it holds a NUL byte. Checks the fd it
+ * reads.
+ */
+#define SBX_READ_REGULAR    1
+#define SBX_READ_NO_NUL     2
+int file_read_nofollow(const char *path, size_t max, int flags, char **text, size_t *len,
+    mode_t *mode, struct sbx_err *err);
 
 #endif

@@ -44,28 +44,6 @@
 #include "daemon/notify.h"
 #include "policy/policy.h"
 
-/* Rewrites control bytes (and DEL) in msg as \xNN, in place, as far as
- * the buffer allows. */
-static void
-escape_controls(char *msg, size_t cap)
-{
-	char out[2048 * 4];
-	size_t i, n = 0;
-	unsigned char c;
-
-	for (i = 0; msg[i] && n + 5 < sizeof(out); i++) {
-		c = (unsigned char)msg[i];
-		if (c < 0x20 || c == 0x7f)
-			n += (size_t)snprintf(out + n, sizeof(out) - n, "\\x%02x", c);
-		else
-			out[n++] = (char)c;
-	}
-	out[n] = '\0';
-	n = n < cap - 1 ? n : cap - 1;
-	memcpy(msg, out, n);
-	msg[n] = '\0';
-}
-
 void
 logf_folder(const struct folder *f, const char *fmt, ...)
 {
@@ -80,10 +58,10 @@ logf_folder(const struct folder *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* One event, one line: a file name with a newline or an escape
-	 * sequence cannot fake a log line or drive the terminal. */
-	escape_controls(msg, sizeof(msg));
-	/* The daemon's own log is scrubbed like the audit log. */
+	/* The daemon's own log is scrubbed like the audit log, then shown
+	 * as any agent text (display_tmp, one pass): one event, one line, so
+	 * a file name with a newline or an escape sequence cannot fake a log
+	 * line or drive the terminal. */
 	clean = redact_str(msg, NULL);
 	safe = display_tmp(clean ? clean : msg);
 	fprintf(stderr, "sbxd %s [%s] %s\n", ts, f ? f->path : "-", safe);

@@ -49,7 +49,15 @@ touch "$FOLDER/.sandbox/decisions/new/x"$'\n''sbxd 00:00:00 [fake] request 0000 
 wait_for 10 grep -q 'rejected decisions/new/x' "$T/sbxd.log"
 ok $? "the bad decision file is rejected"
 is "$(grep -c '^sbxd 00:00:00 \[fake\]' "$T/sbxd.log")" "0" "its name cannot start a line of sbxd's log"
-like "$(grep 'rejected decisions/new/x' "$T/sbxd.log")" 'x\\x0asbxd 00:00:00' "the newline is shown escaped"
+like "$(grep 'rejected decisions/new/x' "$T/sbxd.log")" 'x\\nsbxd 00:00:00' "the newline is shown escaped"
+# a name with a newline and a byte that is not UTF-8: each escaped once
+# (sbxd used to escape controls as \x0a and then, the line holding
+# invalid UTF-8, doubled that backslash when showing it)
+touch "$FOLDER/.sandbox/decisions/new/y"$'\n''z'$'\xff'
+wait_for 10 grep -q 'rejected decisions/new/y' "$T/sbxd.log"
+ok $? "a name with a newline and invalid UTF-8 is rejected"
+like "$(grep 'rejected decisions/new/y' "$T/sbxd.log")" 'y\\nz\\xff' "both are shown escaped"
+unlike "$(grep 'rejected decisions/new/y' "$T/sbxd.log")" '\\\\' "and escaped once: no doubled backslash"
 
 # 4. A decision consumed (or removed) before its inotify event is read is
 # not a rejection.

@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 static char out[1 << 16], errbuf[1 << 14];
 static char folder[PATH_MAX], tmpdir[PATH_MAX];
@@ -254,9 +255,32 @@ main(void)
 		ok(strncmp(errbuf, "sbx: ", 5) == 0, "errors start with sbx:");
 		is_int(run(folder, 2, a3), 2, "unknown sub-command: usage");
 		is_int(run(folder, 5, a4), 2, "unknown option: usage");
-		is_int(run(folder, 2, a5), 1, "edit: not available yet");
+		is_int(run(folder, 2, a5), 2, "edit is not cmd_policy's: usage");
 		is_int(run(folder, 4, a6), 1, "unreadable batch file: 1");
 		is_int(run(folder, 6, a7), 2, "two inputs: usage");
+	}
+	{
+		/* `sbx policy edit` and `accept` go to cmd_accept.c, through the
+		 * real program (SBX_BIN, else bin/ of the checkout). */
+		const char *bin = getenv("SBX_BIN");
+		char cmd[3 * PATH_MAX], line[512], all[2048] = "";
+		FILE *p;
+		int st;
+
+		snprintf(cmd, sizeof(cmd), "EDITOR=true SBX_CONFIG_DIR='%s/config' '%s/sbx' -C "
+		    "'%s' policy edit 2>&1", tmpdir, bin && *bin ? bin : "bin", folder);
+		if ((p = popen(cmd, "r"))) {
+			while (fgets(line, sizeof(line), p))
+				strncat(all, line, sizeof(all) - strlen(all) - 1);
+			st = pclose(p);
+			for (char *q = all; (q = strchr(q, '\n')); )
+				*q = ' ';
+		} else {
+			st = -1;
+		}
+		ok(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 1 &&
+		    strstr(all, "no changes") != NULL,
+		    "sbx policy edit runs the editor (cmd_accept.c), then wants a key: %s", all);
 	}
 	{
 		char *argv[] = { "policy", "check", "--", "ls" };
