@@ -18,6 +18,31 @@
 #include "common/json.h"
 #include "common/queue.h"
 
+static const char *const status_names[REQ_STATUS_COUNT] = {
+	[REQ_PENDING] = "pending", [REQ_RUNNING] = "running", [REQ_APPROVED] = "approved",
+	[REQ_DONE] = "done", [REQ_INTERRUPTED] = "interrupted", [REQ_DENIED] = "denied",
+	[REQ_REJECTED] = "rejected", [REQ_EXPIRED] = "expired",
+};
+
+const char *
+req_status_name(enum req_status s)
+{
+	return (unsigned)s < REQ_STATUS_COUNT ? status_names[s] : "unknown";
+}
+
+int
+req_status_parse(const char *name, enum req_status *out)
+{
+	int i;
+
+	for (i = 0; name && i < REQ_STATUS_COUNT; i++)
+		if (strcmp(name, status_names[i]) == 0) {
+			*out = (enum req_status)i;
+			return 0;
+		}
+	return -1;
+}
+
 const char *const queue_dirs[] = {
 	"queue", "queue/tmp", "queue/new", "queue/delivered", "queue/events",
 	"queue/originals", "queue/originals/objects", "queue/originals/index",

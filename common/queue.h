@@ -35,6 +35,18 @@
 #define SBX_RESULT_HEAD     (16 * 1024) /* bytes of each stream kept in ID.json */
 #define SBX_MAX_EVENT       (64 * 1024)
 
+/*
+ * A request's status, as state.db stores it and results/ID.json says it
+ * (docs/QUEUE.md). req_status_name: the stored string (static);
+ * req_status_parse: 0 and *out, or -1 for a string that is none.
+ */
+enum req_status {
+	REQ_PENDING, REQ_RUNNING, REQ_APPROVED, REQ_DONE, REQ_INTERRUPTED,
+	REQ_DENIED, REQ_REJECTED, REQ_EXPIRED, REQ_STATUS_COUNT
+};
+const char *req_status_name(enum req_status s);
+int req_status_parse(const char *name, enum req_status *out);
+
 /* Every directory of the layout, relative to .sandbox/ (mode 0700). */
 extern const char *const queue_dirs[];
 
