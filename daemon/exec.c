@@ -429,21 +429,61 @@ publish_capture(int sbfd, const char *id, const char *name, int fd)
 	(void)renameat(sbfd, from, sbfd, to);
 }
 
-/* The executor process: never returns. */
+/* The result of a run that ended with status (waitpid), before its
+ * streams are added; NULL when out of memory. */
+static cJSON *
+result_final(const struct exec_spec *s, int status, int timed_out, int64_t t0)
+{
+	cJSON *r;
+
+	r = result_base(s->id, s->hash, stop_requested ? "interrupted" : "done",
+	    s->approver, stop_requested ? "sbxd stopped while the command ran" : "");
+	if (!r)
+		return NULL;
+	cJSON_AddStringToObject(r, "tool", s->tool);
+	cJSON_AddStringToObject(r, "command", s->command);
+	cJSON_AddStringToObject(r, "cwd", s->cwd);
+	cJSON_AddBoolToObject(r, "auto", s->is_auto);
+	if (WIFEXITED(status)) {
+		cJSON_AddNumberToObject(r, "exit_code", WEXITSTATUS(status));
+		cJSON_AddNumberToObject(r, "signal", 0);
+	} else {
+		cJSON_AddNullToObject(r, "exit_code");
+		cJSON_AddNumberToObject(r, "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	}
+	cJSON_AddBoolToObject(r, "timed_out", timed_out);
+	{
+		/* CPU time of the command and every child it waited for: the
+		 * shell's own status hides a killed child (exit 128+SIGXCPU). */
+		struct rusage ru;
+		int64_t cpu_ms = 0;
+
+		if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+			cpu_ms = (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+			    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+		cJSON_AddNumberToObject(r, "cpu_ms", (double)cpu_ms);
+		/* SIGXCPU (or a shell reporting 128+SIGXCPU) comes from the
+		 * limit; a SIGKILL does when the CPU time reached it (rusage and
+		 * the kernel's tick accounting differ a little: 80 % will do). */
+		if (s->cpu_s > 0 && !timed_out && !stop_requested &&
+		    ((WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) ||
+		    (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGXCPU) ||
+		    (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+		    cpu_ms * 5 >= (int64_t)s->cpu_s * 4000)))
+			cJSON_AddStringToObject(r, "limit", "cpu");
+	}
+	cJSON_AddNumberToObject(r, "duration_ms", (double)(mono_ms() - t0));
+	return r;
+}
+
+/* The executor on its own: sbxd's locks closed, a session of its own,
+ * stopped by SIGTERM/SIGINT/SIGHUP or sbxd's death. */
 static void
-executor(const struct exec_spec *s, pid_t daemon)
+executor_detach(const struct exec_spec *s, pid_t daemon)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
-	struct stream st[2] = { { .name = "stdout" }, { .name = "stderr" } };
-	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, i, status = 0, n;
-	int timed_out = 0, exited = 0, pidfd;
-	int64_t t0, deadline, kill_at = 0, drain_at = 0, now;
-	struct pollfd pfd[3];
-	char cgdir[PATH_MAX] = "";
-	long tasks = -1;
 	sigset_t none;
-	pid_t pid;
-	cJSON *r;
+	int i;
 
 	for (i = 0; i < s->n_close_fds; i++)
 		close(s->close_fds[i]);
@@ -457,6 +497,23 @@ executor(const struct exec_spec *s, pid_t daemon)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != daemon)
 		stop_requested = 1;
+}
+
+/* The executor process: never returns. */
+static void
+executor(const struct exec_spec *s, pid_t daemon)
+{
+	struct stream st[2] = { { .name = "stdout" }, { .name = "stderr" } };
+	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, i, status = 0, n;
+	int timed_out = 0, exited = 0, pidfd;
+	int64_t t0, deadline, kill_at = 0, drain_at = 0, now;
+	struct pollfd pfd[3];
+	char cgdir[PATH_MAX] = "";
+	long tasks = -1;
+	pid_t pid;
+	cJSON *r;
+
+	executor_detach(s, daemon);
 
 	for (i = 0; i < 2; i++) {
 		crypto_generichash_init(&st[i].hash, NULL, 0, 32);
@@ -550,43 +607,8 @@ executor(const struct exec_spec *s, pid_t daemon)
 
 	for (i = 0; i < 2; i++)
 		publish_capture(s->sbfd, s->id, st[i].name, st[i].out);
-	r = result_base(s->id, s->hash, stop_requested ? "interrupted" : "done",
-	    s->approver, stop_requested ? "sbxd stopped while the command ran" : "");
-	if (!r)
+	if (!(r = result_final(s, status, timed_out, t0)))
 		_exit(1);
-	cJSON_AddStringToObject(r, "tool", s->tool);
-	cJSON_AddStringToObject(r, "command", s->command);
-	cJSON_AddStringToObject(r, "cwd", s->cwd);
-	cJSON_AddBoolToObject(r, "auto", s->is_auto);
-	if (WIFEXITED(status)) {
-		cJSON_AddNumberToObject(r, "exit_code", WEXITSTATUS(status));
-		cJSON_AddNumberToObject(r, "signal", 0);
-	} else {
-		cJSON_AddNullToObject(r, "exit_code");
-		cJSON_AddNumberToObject(r, "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-	}
-	cJSON_AddBoolToObject(r, "timed_out", timed_out);
-	{
-		/* CPU time of the command and every child it waited for: the
-		 * shell's own status hides a killed child (exit 128+SIGXCPU). */
-		struct rusage ru;
-		int64_t cpu_ms = 0;
-
-		if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
-			cpu_ms = (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
-			    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
-		cJSON_AddNumberToObject(r, "cpu_ms", (double)cpu_ms);
-		/* SIGXCPU (or a shell reporting 128+SIGXCPU) comes from the
-		 * limit; a SIGKILL does when the CPU time reached it (rusage and
-		 * the kernel's tick accounting differ a little: 80 % will do). */
-		if (s->cpu_s > 0 && !timed_out && !stop_requested &&
-		    ((WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) ||
-		    (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGXCPU) ||
-		    (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
-		    cpu_ms * 5 >= (int64_t)s->cpu_s * 4000)))
-			cJSON_AddStringToObject(r, "limit", "cpu");
-	}
-	cJSON_AddNumberToObject(r, "duration_ms", (double)(mono_ms() - t0));
 	for (i = 0; i < 2; i++)
 		stream_result(&st[i], r);
 	_exit(result_write(s->sbfd, s->id, r) == 0 ? 0 : 1);
