@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/audit_record.h"
+#include "common/db.h"
 #include "common/store.h"
 
 /* Runs one statement with text (t, NULL allowed) and integer (i)
@@ -353,4 +355,122 @@ store_waiting_list(sqlite3 *db, int max, char ids[][SBX_ID_LEN + 1])
 			snprintf(ids[n++], SBX_ID_LEN + 1, "%s", id);
 	sqlite3_finalize(st);
 	return n;
+}
+
+int
+store_audit_head(sqlite3 *db, struct audit_checkpoint *c)
+{
+	sqlite3_stmt *st;
+	const char *h, *k, *s;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT seq, hash, time, key_id, sig FROM audit_head"
+	    " WHERE id = 1", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		c->seq = sqlite3_column_int64(st, 0);
+		c->time = sqlite3_column_int64(st, 2);
+		h = (const char *)sqlite3_column_text(st, 1);
+		k = (const char *)sqlite3_column_text(st, 3);
+		s = (const char *)sqlite3_column_text(st, 4);
+		rc = h && k && s && hex_decode(c->hash, 32, h) == 0 && is_hex(k, 16) &&
+		    hex_decode(c->sig, 64, s) == 0 ? 1 : -1;
+		if (rc == 1)
+			memcpy(c->key_id, k, 17);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+store_audit_head_set(sqlite3 *db, const struct audit_checkpoint *c)
+{
+	char hash[65], sig[129];
+
+	hex_encode(hash, c->hash, 32);
+	hex_encode(sig, c->sig, 64);
+	return run(db, "INSERT OR REPLACE INTO audit_head (id, seq, hash, time, key_id, sig)"
+	    " VALUES (1, ?, ?, ?, ?, ?)", "ititt", c->seq, hash, c->time, c->key_id, sig) < 0
+	    ? -1 : 0;
+}
+
+sqlite3 *
+store_open_ro(const char *folder, struct sbx_err *err)
+{
+	return db_open(folder, 0, err);
+}
+
+int
+store_request_by_prefix(sqlite3 *db, const char *prefix, char id[SBX_ID_LEN + 1])
+{
+	char pattern[SBX_ID_LEN + 2];
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (xsnprintf(pattern, sizeof(pattern), "%s%%", prefix) < 0)
+		return -1;
+	if (sqlite3_prepare_v2(db, "SELECT id FROM requests WHERE id LIKE ? LIMIT 2", -1,
+	    &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (n++ == 0)
+			snprintf(id, SBX_ID_LEN + 1, "%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return n;
+}
+
+int
+store_rules_each(sqlite3 *db, void (*fn)(void *ctx, const struct store_rule_info *r),
+    void *ctx)
+{
+	struct store_rule_info r;
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT id, scope, coalesce(prefix, command, ''), tool,"
+	    " approver, created, expires, uses, coalesce(last_used, 0), coalesce(risk, 0),"
+	    " coalesce(factors, 0) FROM rules ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		r = (struct store_rule_info){ .id = sqlite3_column_int64(st, 0),
+			.scope = (const char *)sqlite3_column_text(st, 1),
+			.match = (const char *)sqlite3_column_text(st, 2),
+			.tool = (const char *)sqlite3_column_text(st, 3),
+			.approver = (const char *)sqlite3_column_text(st, 4),
+			.created = sqlite3_column_int64(st, 5),
+			.expires = sqlite3_column_int64(st, 6),
+			.uses = sqlite3_column_int64(st, 7),
+			.last_used = sqlite3_column_int64(st, 8),
+			.risk = sqlite3_column_int(st, 9),
+			.factors = (unsigned)sqlite3_column_int64(st, 10) };
+		fn(ctx, &r);
+		n++;
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+int
+store_audit_failures(sqlite3 *db, int64_t *count, int64_t *last)
+{
+	sqlite3_stmt *st;
+
+	*count = *last = 0;
+	/* Absent in old state.db files: none then. */
+	if (sqlite3_prepare_v2(db, "SELECT count, last FROM audit_failures WHERE id = 1",
+	    -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*count = sqlite3_column_int64(st, 0);
+		*last = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int64_t
+store_intents_count(sqlite3 *db)
+{
+	return one(db, "SELECT count(*) FROM audit_intents", -1, "");
 }

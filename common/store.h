@@ -3,8 +3,10 @@
  * one definition of each, and the transactions that move a request.
  *
  * Rules:
- * - sbxd is the only caller (the hook never links this: no SQLite
+ * - sbxd is the only writer (the hook never links this: no SQLite
  *   there); every write of a request's status goes through here.
+ * - The approver (sbx) reads through the read-only view below: it opens
+ *   state.db with store_open_ro() and never writes it.
  * - A decision is consumed (store_nonce_use) in the same transaction
  *   (store_begin .. store_commit) that changes the request's status.
  * - Functions return what they say, -1 on a database error (the message
@@ -19,6 +21,45 @@
 #include <sqlite3.h>
 
 #include "common/queue.h"
+#include "common/util.h"
+
+struct audit_checkpoint;
+
+/* The audit log's signed head (table audit_head, written by sbxd, read
+ * by `sbx audit verify`): 1 and *c, 0 when there is none, -1 when it
+ * cannot be read or is malformed. store_audit_head_set: 0 or -1. */
+int store_audit_head(sqlite3 *db, struct audit_checkpoint *c);
+int store_audit_head_set(sqlite3 *db, const struct audit_checkpoint *c);
+
+/* ---- the read-only view (sbx) ------------------------------------- */
+
+/* FOLDER/.sandbox/state.db opened read-only; NULL with err. Closed with
+ * db_close(). */
+sqlite3 *store_open_ro(const char *folder, struct sbx_err *err);
+
+/* Requests whose id starts with prefix: how many (0, 1, or 2 for "more
+ * than one"), the first into id; -1 on error. */
+int store_request_by_prefix(sqlite3 *db, const char *prefix, char id[SBX_ID_LEN + 1]);
+
+/* One remembered rule as `sbx rules` lists it (strings borrowed for the
+ * callback). */
+struct store_rule_info {
+	int64_t id, created, expires, uses, last_used;
+	const char *scope, *match, *tool, *approver;
+	int risk;
+	unsigned factors;
+};
+/* Calls fn for every rule, oldest first: the count, or -1. */
+int store_rules_each(sqlite3 *db, void (*fn)(void *ctx, const struct store_rule_info *r),
+    void *ctx);
+
+/* Audit records that could not be written (audit_failures): 0 and the
+ * count and last time (0 when none), or -1. */
+int store_audit_failures(sqlite3 *db, int64_t *count, int64_t *last);
+/* Records that wait in state.db for the audit log (audit_intents), or -1. */
+int64_t store_intents_count(sqlite3 *db);
+
+/* ---- sbxd ------------------------------------------------------------ */
 
 /* Columns added since the first state.db (the rules' signed decision). */
 void store_upgrade(sqlite3 *db);

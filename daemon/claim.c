@@ -22,8 +22,8 @@ claim_take(int sbfd, const char *name, char id[SBX_ID_LEN + 1], struct sbx_err *
 		err_set(err, "not a request file name (want 16 hex digits + .json)");
 		return -1;
 	}
-	snprintf(from, sizeof(from), "queue/new/%s", name);
-	snprintf(to, sizeof(to), "pending/%s", name);
+	snprintf(from, sizeof(from), "%s", queue_path(QP_NEW, id).s);
+	snprintf(to, sizeof(to), "%s", queue_path(QP_PENDING, id).s);
 	/* The claim: atomic, and never over an existing request. */
 	if (renameat2(sbfd, from, sbfd, to, RENAME_NOREPLACE) == 0)
 		return 1;
@@ -89,13 +89,13 @@ int
 claim_read(int sbfd, const char *folder, const char *id, struct claimed *c,
     struct sbx_err *err)
 {
-	char path[64];
+	char path[SBX_QUEUE_PATH_MAX];
 	size_t len;
 	char *text;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->id, sizeof(c->id), "%s", id);
-	snprintf(path, sizeof(path), "pending/%s.json", id);
+	snprintf(path, sizeof(path), "%s", queue_path(QP_PENDING, id).s);
 	if (!(text = read_untrusted(sbfd, path, SBX_MAX_REQUEST, &len, err)))
 		return -1;
 	c->doc = cJSON_ParseWithLength(text, len);

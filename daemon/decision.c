@@ -30,6 +30,16 @@
 #include "daemon/run.h"
 #include "policy/policy.h"
 
+/* "ID.NONCE" of a valid decision file name "ID.NONCE.json". */
+static struct queue_path
+decision_stem(const char *name)
+{
+	struct queue_path p = { "" };
+
+	snprintf(p.s, sizeof(p.s), "%.*s", SBX_ID_LEN + 1 + 2 * SBX_NONCE_LEN, name);
+	return p;
+}
+
 /* The signature, key, approver name, expiry and creation time of a
  * decision file. 0; -1 with err; -2 when the file is gone. */
 static int
@@ -47,7 +57,7 @@ verify_decision(struct folder *f, const char *name, struct decision *d,
 		err_set(err, "not a decision file name (want ID.NONCE.json)");
 		return -1;
 	}
-	snprintf(path, sizeof(path), "decisions/new/%s", name);
+	snprintf(path, sizeof(path), "%s", queue_path(QP_DECISION, decision_stem(name).s).s);
 	/* Gone: a rescan consumed it before its inotify event came. */
 	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_DECISION, &len, err)))
 		return faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
@@ -124,10 +134,7 @@ rule_classify(struct folder *f, const struct policy *pol, const char *tool,
 static void
 decision_done(struct folder *f, const char *name)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "decisions/new/%s", name);
-	(void)unlinkat(f->sbfd, path, 0);
+	(void)unlinkat(f->sbfd, queue_path(QP_DECISION, decision_stem(name).s).s, 0);
 }
 
 /*

@@ -108,14 +108,14 @@ result_move_forged(int sbfd, const char *id, const char *dst)
 static int
 result_write(int sbfd, const char *id, cJSON *r)
 {
-	char dst[64], *text;
+	char dst[SBX_QUEUE_PATH_MAX], *text;
 	int rc;
 
 	if (have_result_sk && result_sig_add(r, result_sk) < 0)
 		return -1;
 	if (!(text = json_print_line(r)))
 		return -1;
-	snprintf(dst, sizeof(dst), "results/%s.json", id);
+	snprintf(dst, sizeof(dst), "%s", queue_path(QP_RESULT, id).s);
 	/* noreplace: a result, once written, is final. */
 	rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, 1);
 	if (rc < 0 && errno == EEXIST && result_move_forged(sbfd, id, dst))
@@ -405,12 +405,23 @@ run_child(const struct exec_spec *s, int out_w, int err_w, const char *cgdir, lo
 	_exit(127);
 }
 
+/* work/ID.NAME while it runs, results/ID.NAME once published (NAME
+ * stdout or stderr). */
+static struct queue_path
+capture_path(const char *id, const char *name, int published)
+{
+	int err = strcmp(name, "stderr") == 0;
+
+	return queue_path(published ? (err ? QP_STDERR : QP_STDOUT) :
+	    (err ? QP_WORK_STDERR : QP_WORK_STDOUT), id);
+}
+
 static int
 open_capture(int sbfd, const char *id, const char *name)
 {
-	char path[64];
+	char path[SBX_QUEUE_PATH_MAX];
 
-	snprintf(path, sizeof(path), "work/%s.%s", id, name);
+	snprintf(path, sizeof(path), "%s", capture_path(id, name, 0).s);
 	(void)unlinkat(sbfd, path, 0);
 	return openat(sbfd, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 }
@@ -418,14 +429,14 @@ open_capture(int sbfd, const char *id, const char *name)
 static void
 publish_capture(int sbfd, const char *id, const char *name, int fd)
 {
-	char from[64], to[64];
+	char from[SBX_QUEUE_PATH_MAX], to[SBX_QUEUE_PATH_MAX];
 
 	if (fd < 0)
 		return;
 	(void)fsync(fd);
 	close(fd);
-	snprintf(from, sizeof(from), "work/%s.%s", id, name);
-	snprintf(to, sizeof(to), "results/%s.%s", id, name);
+	snprintf(from, sizeof(from), "%s", capture_path(id, name, 0).s);
+	snprintf(to, sizeof(to), "%s", capture_path(id, name, 1).s);
 	(void)renameat(sbfd, from, sbfd, to);
 }
 
@@ -436,7 +447,7 @@ result_final(const struct exec_spec *s, int status, int timed_out, int64_t t0)
 {
 	cJSON *r;
 
-	r = result_base(s->id, s->hash, stop_requested ? "interrupted" : "done",
+	r = result_base(s->id, s->hash, req_status_name(stop_requested ? REQ_INTERRUPTED : REQ_DONE),
 	    s->approver, stop_requested ? "sbxd stopped while the command ran" : "");
 	if (!r)
 		return NULL;
@@ -520,7 +531,7 @@ executor(const struct exec_spec *s, pid_t daemon)
 		st[i].out = open_capture(s->sbfd, s->id, st[i].name);
 	}
 	if (pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
-		result_write_status(s->sbfd, s->id, s->hash, "interrupted", s->approver,
+		result_write_status(s->sbfd, s->id, s->hash, req_status_name(REQ_INTERRUPTED), s->approver,
 		    "sbxd could not create pipes");
 		_exit(1);
 	}
@@ -539,7 +550,7 @@ executor(const struct exec_spec *s, pid_t daemon)
 	st[0].fd = op[0];
 	st[1].fd = ep[0];
 	if (pid < 0) {
-		result_write_status(s->sbfd, s->id, s->hash, "interrupted", s->approver,
+		result_write_status(s->sbfd, s->id, s->hash, req_status_name(REQ_INTERRUPTED), s->approver,
 		    stop_requested ? "sbxd stopped before the command started"
 		    : "sbxd could not start the command");
 		_exit(1);
@@ -632,16 +643,16 @@ static void
 result_add_kept(int sbfd, const char *id, cJSON *r)
 {
 	static const char *const names[] = { "stdout", "stderr" };
-	char path[64], key[32], *buf, *text;
+	char path[SBX_QUEUE_PATH_MAX], key[32], *buf, *text;
 	struct stat st;
 	ssize_t n;
 	int i, fd;
 
 	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "results/%s.%s", id, names[i]);
+		snprintf(path, sizeof(path), "%s", capture_path(id, names[i], 1).s);
 		fd = openat(sbfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0) {
-			snprintf(path, sizeof(path), "work/%s.%s", id, names[i]);
+			snprintf(path, sizeof(path), "%s", capture_path(id, names[i], 0).s);
 			fd = openat(sbfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 		}
 		if (fd < 0)

@@ -284,19 +284,20 @@ folder_reject(struct folder *f, const char *dir, const char *name, const char *w
 static void
 sweep_one(struct folder *f, const char *id, int64_t now)
 {
-	char from[64], to[64], res[64], rcpt[64];
+	char from[SBX_QUEUE_PATH_MAX], to[SBX_QUEUE_PATH_MAX], res[SBX_QUEUE_PATH_MAX];
+	char rcpt[SBX_QUEUE_PATH_MAX];
 	struct stat st;
 	int delivered;
 
-	snprintf(res, sizeof(res), "results/%s.json", id);
+	snprintf(res, sizeof(res), "%s", queue_path(QP_RESULT, id).s);
 	if (fstatat(f->sbfd, res, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
-	snprintf(rcpt, sizeof(rcpt), "queue/delivered/%s", id);
+	snprintf(rcpt, sizeof(rcpt), "%s", queue_path(QP_DELIVERED, id).s);
 	delivered = faccessat(f->sbfd, rcpt, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 	if (!delivered && now - (int64_t)st.st_mtime < SBX_KEEP_UNDELIVERED)
 		return;
-	snprintf(from, sizeof(from), "pending/%s.json", id);
-	snprintf(to, sizeof(to), "done/%s.json", id);
+	snprintf(from, sizeof(from), "%s", queue_path(QP_PENDING, id).s);
+	snprintf(to, sizeof(to), "%s", queue_path(QP_DONE, id).s);
 	if (renameat(f->sbfd, from, f->sbfd, to) == 0) {
 		retention_delivered(f->db, id, now);
 		audit_log(f->audit, delivered ? "result_delivered" : "result_unclaimed",
@@ -463,7 +464,7 @@ folder_recover(struct folder *f, const struct daemon_opts *o)
 {
 	struct req_row *rows, row;
 	struct dirent *de;
-	char id[SBX_ID_LEN + 1], path[64];
+	char id[SBX_ID_LEN + 1], path[SBX_QUEUE_PATH_MAX];
 	char **orphans = NULL, **nn;
 	size_t n_orphans = 0, i;
 	int n, k, fd;
@@ -476,9 +477,10 @@ folder_recover(struct folder *f, const struct daemon_opts *o)
 		 * folder_start_waiting() gives it one. */
 		if (rows[k].started == 0)
 			continue;
-		snprintf(path, sizeof(path), "results/%s.json", rows[k].id);
+		snprintf(path, sizeof(path), "%s", queue_path(QP_RESULT, rows[k].id).s);
 		if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
-			result_write_recovered(f->sbfd, rows[k].id, rows[k].hash, "interrupted",
+			result_write_recovered(f->sbfd, rows[k].id, rows[k].hash,
+			    req_status_name(REQ_INTERRUPTED),
 			    rows[k].approver, "sbxd stopped while the command ran; the output "
 			    "captured so far follows", -1, 0);
 			logf_folder(f, "request %s was running when sbxd stopped: interrupted, "

@@ -262,7 +262,8 @@ request_ingest(struct folder *f, const struct daemon_opts *o, const char *id)
 		folder_reject(f, "pending", name, a.why.msg);
 		/* The name was valid: let a waiting agent know. */
 		if (rc == -2)
-			result_write_status(f->sbfd, id, a.c.hash, "rejected", "", a.why.msg);
+			result_write_status(f->sbfd, id, a.c.hash, req_status_name(REQ_REJECTED), "",
+			    a.why.msg);
 		goto out;
 	}
 	/* What the human reads: the command, or "CONNECT host:port" for a

@@ -256,12 +256,12 @@ is_running_here(const struct folder *f, const char *id)
 void
 run_repair(struct folder *f, const char *id)
 {
-	char path[64];
+	char path[SBX_QUEUE_PATH_MAX];
 	struct req_row row;
 	enum req_status st;
 	const char *why;
 
-	snprintf(path, sizeof(path), "results/%s.json", id);
+	snprintf(path, sizeof(path), "%s", queue_path(QP_RESULT, id).s);
 	if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return;
 	/* Cheap first: most requests without a result are simply pending. */
@@ -314,7 +314,8 @@ run_lost(struct folder *f, const char *id, const char *path)
 		folder_reject(f, "results", path + strlen("results/"), "unreadable result "
 		    "(cut short by a crash or a full disk?)");
 	if (db_get(f->db, id, &row) == 1) {
-		result_write_recovered(f->sbfd, id, row.hash, "interrupted", row.approver,
+		result_write_recovered(f->sbfd, id, row.hash, req_status_name(REQ_INTERRUPTED),
+		    row.approver,
 		    "its result was lost (sbxd, the executor or the disk failed): it may "
 		    "have run in whole or in part, its exit status is unknown; the output "
 		    "captured so far follows", -1, 0);
@@ -325,7 +326,7 @@ run_lost(struct folder *f, const char *id, const char *path)
 void
 run_record(struct folder *f, const char *id)
 {
-	char path[64];
+	char path[SBX_QUEUE_PATH_MAX];
 	struct sbx_err err;
 	cJSON *doc = NULL;
 	int64_t code = -1, sig = 0, ms = 0;
@@ -334,7 +335,7 @@ run_record(struct folder *f, const char *id)
 	size_t len;
 	char *text;
 
-	snprintf(path, sizeof(path), "results/%s.json", id);
+	snprintf(path, sizeof(path), "%s", queue_path(QP_RESULT, id).s);
 	text = read_untrusted(f->sbfd, path, SBX_MAX_RESULT, &len, &err);
 	if (text)
 		doc = cJSON_ParseWithLength(text, len);
@@ -342,8 +343,8 @@ run_record(struct folder *f, const char *id)
 	status = json_str(doc, "status");
 	/* running --exit--> done, or --lost--> interrupted: the executor
 	 * writes "done", or "interrupted" when it was stopped. */
-	if (!status || step_status(LS_RUNNING, !strcmp(status, "done") ? LE_EXIT : LE_LOST,
-	    &st) < 0) {
+	if (!status || step_status(LS_RUNNING, !strcmp(status, req_status_name(REQ_DONE)) ?
+	    LE_EXIT : LE_LOST, &st) < 0) {
 		if (!status)
 			run_lost(f, id, path);
 		st = REQ_INTERRUPTED;
