@@ -302,7 +302,7 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 	snprintf(from, sizeof(from), "pending/%s.json", id);
 	snprintf(to, sizeof(to), "done/%s.json", id);
 	if (renameat(f->sbfd, from, f->sbfd, to) == 0) {
-		retention_delivered(f->db, id, now);
+		retention_delivered(f->db, f->sbfd, id, now);
 		audit_log(f->audit, delivered ? "result_delivered" : "result_unclaimed",
 		    id, NULL, delivered ? "hook" : "daemon",
 		    AU_I("result_time", (int64_t)st.st_mtime), AU_END);
@@ -1558,25 +1558,31 @@ folder_sweep(struct folder *f, const struct daemon_opts *o)
 
 /*
  * Retention (common/retention.h): one bounded batch of finished, delivered
- * requests whose output is older than limits.keep_results_days. Nothing
- * is pruned while the policy is invalid.
+ * requests whose output is older than limits.keep_results_days, or the
+ * oldest past limits.keep_results_mb. Nothing is pruned while the policy
+ * is invalid.
  */
 void
 folder_prune(struct folder *f)
 {
 	struct policy_error perr;
 	struct policy *p = load_policy(f, &perr);
-	int64_t keep;
+	struct retention_pass rp;
+	int64_t keep, cap_mb;
 	int n;
 
 	if (!p)
 		return;
 	keep = (int64_t)policy_limits(p)->keep_results_days * 86400;
+	cap_mb = policy_limits(p)->keep_results_mb;
 	policy_free(p);
-	if ((n = retention_prune(f->db, f->sbfd, keep, now_ms() / 1000, RETENTION_BATCH)) > 0)
+	if ((n = retention_prune(f->db, f->sbfd, keep, cap_mb << 20, now_ms() / 1000,
+	    RETENTION_BATCH, &rp)) > 0)
 		audit_log(f->audit, "output_pruned", NULL, NULL, "daemon",
 		    AU_I("requests", (int64_t)n), AU_I("keep_results_days", keep / 86400),
-		    AU_END);
+		    AU_I("by_days", (int64_t)rp.by_days), AU_I("keep_results_mb", cap_mb),
+		    AU_I("by_size", (int64_t)rp.by_size), AU_I("bytes", rp.bytes),
+		    AU_I("kept_bytes", rp.kept_bytes), AU_END);
 	else if (n < 0)
 		logf_folder(f, "retention: cannot prune finished output: %s",
 		    sqlite3_errmsg(f->db));
