@@ -266,40 +266,43 @@ read_checked(int dirfd, const char *name, size_t cap, size_t *len,
 {
 	struct stat st;
 	char *buf = NULL;
-	int fd;
+	int fd, saved;
 
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
-		err_set(err, errno == ELOOP ? "%s is a symlink" : "cannot open %s: %s",
-		    name, strerror(errno));
+		saved = errno;
+		err_set(err, saved == ELOOP ? "%s is a symlink" : "cannot open %s: %s",
+		    name, strerror(saved));
+		errno = saved;
 		return NULL;
 	}
+	/* Each refusal says why in errno: a caller must never read a stale
+	 * ENOENT as "the file is gone" and skip a file it should reject. */
 	if (fstat(fd, &st) < 0) {
-		err_set(err, "cannot stat %s: %s", name, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
+		saved = errno == ENOENT ? EIO : errno;
+		err_set(err, "cannot stat %s: %s", name, strerror(saved));
+	} else if (!S_ISREG(st.st_mode)) {
+		saved = EINVAL;
 		err_set(err, "%s is not a regular file", name);
-		goto out;
-	}
-	if (st.st_nlink != 1) {
+	} else if (st.st_nlink != 1) {
+		saved = EMLINK;
 		err_set(err, "%s has %lu hard links", name, (unsigned long)st.st_nlink);
-		goto out;
-	}
-	if (check_owner && st.st_uid != geteuid()) {
+	} else if (check_owner && st.st_uid != geteuid()) {
+		saved = EPERM;
 		err_set(err, "%s is owned by uid %lu, not by us", name, (unsigned long)st.st_uid);
-		goto out;
-	}
-	if ((size_t)st.st_size > cap) {
+	} else if ((size_t)st.st_size > cap) {
+		saved = EFBIG;
 		err_set(err, "%s is too large (%lld bytes, limit %zu)", name,
 		    (long long)st.st_size, cap);
-		goto out;
+	} else if (!(buf = fd_read_all(fd, cap, len))) {
+		saved = errno == ENOENT || errno == 0 ? EIO : errno;
+		err_set(err, "cannot read %s: %s", name, strerror(saved));
+	} else {
+		saved = 0;
 	}
-	buf = fd_read_all(fd, cap, len);
-	if (!buf)
-		err_set(err, "cannot read %s: %s", name, strerror(errno));
-out:
 	close(fd);
+	if (!buf)
+		errno = saved;
 	return buf;
 }
 

@@ -52,7 +52,10 @@ int write_atomic(int dirfd, const char *tmpdir, const char *dst,
 /*
  * Opens DIRFD/NAME the safe way for untrusted files: O_NOFOLLOW, no
  * blocking, then fstat on the same fd: a regular file, one link, owned
- * by us, at most cap bytes. Reads it whole. NULL + err on refusal.
+ * by us, at most cap bytes. Reads it whole. NULL + err on refusal, with
+ * errno saying why: ENOENT only when there was no such file to open
+ * (ELOOP a symlink, EINVAL not a regular file, EMLINK hard links, EPERM
+ * another owner, EFBIG too large), never a value left by an earlier call.
  */
 char *read_untrusted(int dirfd, const char *name, size_t cap, size_t *len,
     struct sbx_err *err);

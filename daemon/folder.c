@@ -934,6 +934,28 @@ folder_request(struct folder *f, const struct daemon_opts *o, const char *name)
 	ingest(f, o, id, to);
 }
 
+/*
+ * After a read of DIR/NAME failed with ENOENT (and only then: errno is
+ * exact, see read_untrusted()): 1 when the file is simply gone - an
+ * earlier pass took it before its inotify event arrived - which is
+ * normal and quiet; 0 when DIR itself is missing, which is not: it is
+ * said and the tree checked.
+ */
+static int
+gone_quietly(struct folder *f, const char *dir, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(f->sbfd, dir, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+		return 1;
+	logf_folder(f, "cannot read %s/%s: .sandbox/%s is missing or not a directory", dir,
+	    name, dir);
+	audit_log(f->audit, "file_rejected", NULL, NULL, "daemon", AU_S("dir", dir),
+	    AU_S("name", name), AU_S("why", "its directory is missing"), AU_END);
+	(void)folder_check(f);
+	return 0;
+}
+
 static int
 verify_decision(struct folder *f, const char *name, struct decision *d,
     struct trusted_key *key, struct sbx_err *err)
@@ -950,10 +972,10 @@ verify_decision(struct folder *f, const char *name, struct decision *d,
 		return -1;
 	}
 	snprintf(path, sizeof(path), "decisions/new/%s", name);
-	/* Gone: a rescan consumed it before its inotify event came. */
+	/* Gone: a rescan consumed it before its inotify event came (-2,
+	 * quiet); any other refusal is a rejection. */
 	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_DECISION, &len, err)))
-		return faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
-		    errno == ENOENT ? -2 : -1;
+		return errno == ENOENT && gone_quietly(f, "decisions/new", name) ? -2 : -1;
 	if (decision_from_json(text, len, d, err) < 0)
 		goto out;
 	if (strcmp(d->id, id) != 0 || strncmp(name + SBX_ID_LEN + 1, d->nonce,
@@ -1352,9 +1374,14 @@ event_from(struct folder *f, const char *box, const char *name)
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/%s", box, name);
+	/* Gone (an earlier pass took it): quiet. Anything else - a symlink,
+	 * hard links, too large, another owner - is rejected, whatever
+	 * errno an earlier call left (read_untrusted() sets it exactly). */
 	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_EVENT, &len, &err))) {
 		if (errno != ENOENT)
 			reject_file(f, box, name, err.msg);
+		else
+			(void)gone_quietly(f, box, name);
 		return;
 	}
 	doc = cJSON_ParseWithLength(text, len);

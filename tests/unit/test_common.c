@@ -235,6 +235,24 @@ test_files(void)
 	mkfifoat(dfd, "new/fifo", 0600);
 	ok(read_untrusted(dfd, "new/fifo", 100, &len, &err) == NULL &&
 	    strstr(err.msg, "not a regular file"), "read_untrusted refuses a FIFO without blocking");
+	/* errno says why, whatever an earlier call left: sbxd reads ENOENT as
+	 * "already taken, stay quiet" and anything else as a rejection. */
+	errno = ENOENT;
+	ok(read_untrusted(dfd, "new/hard", 100, &len, &err) == NULL && errno == EMLINK,
+	    "after a stale ENOENT, a refused hard link says EMLINK");
+	errno = ENOENT;
+	ok(read_untrusted(dfd, "new/fifo", 100, &len, &err) == NULL && errno == EINVAL,
+	    "a refused FIFO says EINVAL");
+	unlinkat(dfd, "new/hard", 0);
+	errno = ENOENT;
+	ok(read_untrusted(dfd, "new/a", 3, &len, &err) == NULL && errno == EFBIG,
+	    "a refused oversize file says EFBIG");
+	errno = ENOENT;
+	ok(read_untrusted(dfd, "new/link", 100, &len, &err) == NULL && errno == ELOOP,
+	    "a refused symlink says ELOOP");
+	errno = 0;
+	ok(read_untrusted(dfd, "new/none", 100, &len, &err) == NULL && errno == ENOENT,
+	    "only a missing file says ENOENT");
 	fd = openat(dfd, "big", O_WRONLY | O_CREAT, 0600);
 	for (int i = 0; i < 100; i++)
 		write_all(fd, "0123456789", 10);
