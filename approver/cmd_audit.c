@@ -28,6 +28,7 @@
 #include "common/json.h"
 #include "common/keys.h"
 #include "common/queue.h"
+#include "common/store.h"
 
 #define MAX_SEGS        1024
 #define EVIDENCE_MAGIC  "sbx-audit-evidence-v1"
@@ -47,7 +48,6 @@ struct log {
 	int sbfd;                   /* the folder's .sandbox, when read from it, or -1 */
 	int64_t failed, failed_last; /* records sbxd could not write (state.db) */
 	int64_t intents;            /* intents in state.db (audit_intents) ... */
-	int64_t intent_max;         /* ... the highest id among them ... */
 	int64_t intent_logged;      /* ... and the highest id the log has (verify) */
 	char folder[PATH_MAX];      /* the folder read, "" for a bundle */
 };
@@ -281,7 +281,7 @@ show_indexed(const char *folder, struct log *l, const char *req, struct log_read
 	int64_t from_off;
 	sqlite3 *db;
 
-	if (strlen(req) > SBX_ID_LEN || !(db = db_open(folder, 0, &err)))
+	if (strlen(req) > SBX_ID_LEN || !(db = store_open_ro(folder, &err)))
 		return 0;
 	snprintf(hi, sizeof(hi), "%s~", req);
 	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
@@ -351,48 +351,18 @@ static int
 load_head(const char *folder, struct log *l)
 {
 	struct sbx_err err;
-	sqlite3_stmt *st;
-	const char *h, *k, *s;
-	sqlite3 *db = db_open(folder, 0, &err);
+	sqlite3 *db = store_open_ro(folder, &err);
+	int64_t n;
 
 	if (!db)
 		return 0;
-	if (sqlite3_prepare_v2(db, "SELECT seq, hash, time, key_id, sig FROM audit_head"
-	    " WHERE id = 1", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			h = (const char *)sqlite3_column_text(st, 1);
-			k = (const char *)sqlite3_column_text(st, 3);
-			s = (const char *)sqlite3_column_text(st, 4);
-			l->head.seq = sqlite3_column_int64(st, 0);
-			l->head.time = sqlite3_column_int64(st, 2);
-			if (h && k && s && hex_decode(l->head.hash, 32, h) == 0 && is_hex(k, 16) &&
-			    hex_decode(l->head.sig, 64, s) == 0) {
-				memcpy(l->head.key_id, k, 17);
-				l->have_head = 1;
-			}
-		}
-		sqlite3_finalize(st);
-	}
-	/* Kept by sbxd next to the head (daemon/audit.h); absent in old
-	 * state.db files. */
-	if (sqlite3_prepare_v2(db, "SELECT count, last FROM audit_failures WHERE id = 1",
-	    -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			l->failed = sqlite3_column_int64(st, 0);
-			l->failed_last = sqlite3_column_int64(st, 1);
-		}
-		sqlite3_finalize(st);
-	}
+	l->have_head = store_audit_head(db, &l->head) == 1;
+	/* Kept by sbxd next to the head (daemon/audit.h). */
+	(void)store_audit_failures(db, &l->failed, &l->failed_last);
 	/* sbxd deletes intents only at its next transaction after the
 	 * records are in the log: verify checks which ones the log has. */
-	if (sqlite3_prepare_v2(db, "SELECT count(*), coalesce(max(id), 0) FROM audit_intents",
-	    -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			l->intents = sqlite3_column_int64(st, 0);
-			l->intent_max = sqlite3_column_int64(st, 1);
-		}
-		sqlite3_finalize(st);
-	}
+	if ((n = store_intents_count(db)) >= 0)
+		l->intents = n;
 	db_close(db);
 	return 0;
 }
@@ -581,9 +551,8 @@ static int64_t
 intents_waiting(const struct log *l)
 {
 	struct sbx_err err;
-	sqlite3_stmt *st;
 	sqlite3 *db;
-	int64_t n = -1;
+	int64_t n;
 
 	if (l->intents == 0)
 		return 0;
@@ -591,13 +560,7 @@ intents_waiting(const struct log *l)
 		return l->intents;
 	if (!(db = db_open(l->folder, 0, &err)))
 		return -1;
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM audit_intents WHERE id > ?", -1, &st,
-	    NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, l->intent_logged);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			n = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
+	n = store_intents_above(db, l->intent_logged);
 	db_close(db);
 	return n;
 }

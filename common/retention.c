@@ -18,6 +18,7 @@
 
 #include "common/queue.h"
 #include "common/retention.h"
+#include "common/util.h"
 
 int
 retention_init(sqlite3 *db)
@@ -46,18 +47,14 @@ retention_init(sqlite3 *db)
 static int64_t
 output_bytes(int sbfd, const char *id)
 {
-	static const char *const dir[] = { "results", "results", "results", "done" };
-	static const char *const ext[] = { "json", "stdout", "stderr", "json" };
-	char path[64];
+	static const enum queue_kind kinds[] = { QP_RESULT, QP_STDOUT, QP_STDERR, QP_DONE };
 	struct stat st;
 	int64_t n = 0;
 	size_t i;
 
-	for (i = 0; i < sizeof(dir) / sizeof(dir[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%.16s.%s", dir[i], id, ext[i]);
-		if (fstatat(sbfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (fstatat_nf(sbfd, queue_path(kinds[i], id).s, &st) == 0 && S_ISREG(st.st_mode))
 			n += (int64_t)st.st_size;
-	}
 	return n;
 }
 
@@ -149,16 +146,11 @@ retention_adopt(sqlite3 *db, int sbfd, int64_t now)
 static void
 remove_output(int sbfd, const char *id)
 {
-	static const char *const ext[] = { "json", "stdout", "stderr" };
-	char path[64];
+	static const enum queue_kind kinds[] = { QP_RESULT, QP_STDOUT, QP_STDERR, QP_DONE };
 	size_t i;
 
-	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
-		snprintf(path, sizeof(path), "results/%.16s.%s", id, ext[i]);
-		(void)unlinkat(sbfd, path, 0);
-	}
-	snprintf(path, sizeof(path), "done/%.16s.json", id);
-	(void)unlinkat(sbfd, path, 0);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		(void)unlinkat_nf(sbfd, queue_path(kinds[i], id).s, 0);
 }
 
 /* Request ids from a query whose first column is the id (binds i64
@@ -237,13 +229,11 @@ prune_ids(sqlite3 *db, int sbfd, char (*ids)[SBX_ID_LEN + 1], int n, int64_t now
     const char *why)
 {
 	sqlite3_stmt *st;
-	char path[64];
 	int i, ok = 1;
 
 	for (i = 0; i < n; i++) {
 		/* Still in pending/ (a race with a restart): not delivered, keep it. */
-		snprintf(path, sizeof(path), "pending/%.16s.json", ids[i]);
-		if (faccessat(sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		if (exists_nf(sbfd, queue_path(QP_PENDING, ids[i]).s))
 			ids[i][0] = '\0';
 		else
 			remove_output(sbfd, ids[i]);

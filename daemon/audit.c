@@ -26,6 +26,7 @@
 #include "common/json.h"
 #include "common/queue.h"
 #include "common/redact.h"
+#include "common/store.h"
 #include "daemon/audit.h"
 #include "common/audit_index.h"
 
@@ -152,53 +153,6 @@ out:
 	return rc;
 }
 
-static int
-head_load(sqlite3 *db, struct audit_checkpoint *c)
-{
-	sqlite3_stmt *st;
-	const char *h, *k, *s;
-	int rc = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT seq, hash, time, key_id, sig FROM audit_head"
-	    " WHERE id = 1", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		c->seq = sqlite3_column_int64(st, 0);
-		c->time = sqlite3_column_int64(st, 2);
-		h = (const char *)sqlite3_column_text(st, 1);
-		k = (const char *)sqlite3_column_text(st, 3);
-		s = (const char *)sqlite3_column_text(st, 4);
-		rc = h && k && s && hex_decode(c->hash, 32, h) == 0 && is_hex(k, 16) &&
-		    hex_decode(c->sig, 64, s) == 0 ? 1 : -1;
-		if (rc == 1)
-			memcpy(c->key_id, k, 17);
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
-static int
-head_store(sqlite3 *db, const struct audit_checkpoint *c)
-{
-	char hash[65], sig[129];
-	sqlite3_stmt *st;
-	int rc;
-
-	hex_encode(hash, c->hash, 32);
-	hex_encode(sig, c->sig, 64);
-	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO audit_head (id, seq, hash, time,"
-	    " key_id, sig) VALUES (1, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, c->seq);
-	sqlite3_bind_text(st, 2, hash, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, c->time);
-	sqlite3_bind_text(st, 4, c->key_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, sig, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
 /* The highest N of .sandbox/audit.NNNNNN.jsonl, 0 when none. */
 static int
 last_segment(int sbfd)
@@ -294,7 +248,7 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 		sqlite3_free(emsg);
 		goto fail;
 	}
-	if ((have_head = head_load(db, &head)) < 0) {
+	if ((have_head = store_audit_head(db, &head)) < 0) {
 		err_set(err, "state.db holds a malformed audit head");
 		goto fail;
 	}
@@ -686,16 +640,7 @@ audit_intents_flush(struct audit *a)
 int64_t
 audit_intents_pending(sqlite3 *db)
 {
-	sqlite3_stmt *st;
-	int64_t n = -1;
-
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM audit_intents", -1, &st, NULL)
-	    != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
+	return store_intents_count(db);
 }
 
 int
@@ -718,7 +663,7 @@ audit_checkpoint(struct audit *a)
 		return -1;
 	crypto_sign_detached(c.sig, NULL, msg, len, a->key->sk);
 	free(msg);
-	if (head_store(a->db, &c) < 0)
+	if (store_audit_head_set(a->db, &c) < 0)
 		return -1;
 	intents_purge(a);
 	a->since_ckpt = 0;

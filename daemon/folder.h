@@ -86,4 +86,22 @@ void folder_start_waiting(struct folder *f, const struct daemon_opts *o);
 __attribute__((format(printf, 2, 3)))
 void logf_folder(const struct folder *f, const char *fmt, ...);
 
+/* Internal to sbxd: shared by the steps of daemon/ (folder.c). */
+struct policy;
+struct policy_error;
+/* Moves DIR/NAME to rejected/ with a .why note; leaves it if it cannot. */
+void folder_reject(struct folder *f, const char *dir, const char *name, const char *why);
+/* After a read of DIR/NAME failed with ENOENT (exact: read_untrusted()):
+ * 1 when the file is simply gone (an earlier pass took it before its
+ * inotify event arrived: normal, quiet); 0 when DIR itself is missing,
+ * which is said, recorded, and the tree checked. */
+int folder_gone_quietly(struct folder *f, const char *dir, const char *name);
+/* The folder's accepted policy, verified (signature, not rolled back);
+ * NULL with perr when it is invalid. Caller frees (policy_free). */
+struct policy *folder_policy(struct folder *f, struct policy_error *perr);
+/* Judges and records the claimed request pending/ID.json (request.c). */
+void request_ingest(struct folder *f, const struct daemon_opts *o, const char *id);
+/* A connection record from sbx-proxy (proxy/events/NAME). */
+void folder_proxy_event(struct folder *f, const struct daemon_opts *o, const char *name);
+
 #endif
