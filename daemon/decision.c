@@ -134,7 +134,7 @@ rule_classify(struct folder *f, const struct policy *pol, const char *tool,
 static void
 decision_done(struct folder *f, const char *name)
 {
-	(void)unlinkat(f->sbfd, queue_path(QP_DECISION, decision_stem(name).s).s, 0);
+	(void)unlinkat_nf(f->sbfd, queue_path(QP_DECISION, decision_stem(name).s).s, 0);
 }
 
 /*

@@ -133,7 +133,7 @@ event_from(struct folder *f, const char *box, const char *name)
 	if (audit_append(f->audit, kind, json_str(doc, "request"), json_str(doc, "session_id"),
 	    is_net ? "proxy" : "hook", data) < 0)
 		logf_folder(f, "cannot write an audit record for event %s", name);
-	if (unlinkat(f->sbfd, path, 0) < 0)
+	if (unlinkat_nf(f->sbfd, path, 0) < 0)
 		logf_folder(f, "cannot remove %s: %s", path, strerror(errno));
 out:
 	cJSON_Delete(doc);

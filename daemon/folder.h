@@ -34,7 +34,7 @@ struct folder {
 	int wd_sandbox;             /* .sandbox itself: entries removed or moved */
 	int dead;                   /* removed or replaced: no longer served */
 	dev_t dev;                  /* identity of the tree sbxd opened */
-	ino_t ino_folder, ino_sandbox, ino_sub[8];
+	ino_t ino_folder, ino_sandbox, ino_sub[12];
 	struct audit *audit;        /* the folder's audit log (daemon/audit.h) */
 	struct running run[SBX_MAX_RUNNING];
 };
@@ -79,6 +79,11 @@ int folder_running(const struct folder *f);
  * into). Returns 0 when intact, -1 when dead.
  */
 int folder_check(struct folder *f);
+/* When a queue path was refused since the last call because a directory
+ * on it is a symlink (or not a directory: common/util.h, *_nf), says so
+ * loudly and checks every folder (folder_check), so the one whose tree
+ * was swapped stops being served at once. */
+void folder_refusals(struct folder *fs, int nf);
 /* Starts approved requests that wait for a free slot (at most
  * SBX_MAX_RUNNING run at once per folder; the rest wait, oldest first). */
 void folder_start_waiting(struct folder *f, const struct daemon_opts *o);
