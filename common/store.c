@@ -23,6 +23,11 @@ run(sqlite3 *db, const char *sql, const char *types, ...)
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
+	/* One letter per parameter, or nothing is read from the list. */
+	if ((size_t)sqlite3_bind_parameter_count(st) != strlen(types)) {
+		sqlite3_finalize(st);
+		return -1;
+	}
 	va_start(ap, types);
 	for (i = 0; types[i]; i++) {
 		if (types[i] == 't')
@@ -51,6 +56,11 @@ one(sqlite3 *db, const char *sql, int64_t def, const char *types, ...)
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
+	/* One letter per parameter, or nothing is read from the list. */
+	if ((size_t)sqlite3_bind_parameter_count(st) != strlen(types)) {
+		sqlite3_finalize(st);
+		return -1;
+	}
 	va_start(ap, types);
 	for (i = 0; types[i]; i++) {
 		if (types[i] == 't')
@@ -296,8 +306,7 @@ store_request_expire(sqlite3 *db, const char *id, int64_t now)
 int
 store_request_unfinished(sqlite3 *db, const char *id)
 {
-	/* An unknown id counts as finished, as before: the caller looks it
-	 * up and finds nothing to repair. */
+	/* An unknown id has nothing to repair either. */
 	return one(db, "SELECT status = ? OR (status = ? AND started = 0) FROM requests"
 	    " WHERE id = ?", 1, "ttt", req_status_name(REQ_PENDING),
 	    req_status_name(REQ_RUNNING), id) == 1;
@@ -479,4 +488,111 @@ int64_t
 store_intents_above(sqlite3 *db, int64_t id)
 {
 	return one(db, "SELECT count(*) FROM audit_intents WHERE id > ?", -1, "i", id);
+}
+
+int
+store_audit_schema(sqlite3 *db, struct sbx_err *err)
+{
+	char *emsg = NULL;
+
+	/* The signed head; records committed with a state change and not
+	 * yet in the log (audit intents); the count of records lost. */
+	if (sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS audit_head (id INTEGER PRIMARY KEY"
+	    " CHECK (id = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL, time INTEGER NOT NULL,"
+	    " key_id TEXT NOT NULL, sig TEXT NOT NULL);"
+	    "CREATE TABLE IF NOT EXISTS audit_intents (id INTEGER PRIMARY KEY"
+	    " AUTOINCREMENT, event TEXT NOT NULL, request TEXT, session TEXT, actor TEXT NOT NULL,"
+	    " data TEXT NOT NULL, time INTEGER NOT NULL);"
+	    "CREATE TABLE IF NOT EXISTS audit_failures (id INTEGER PRIMARY KEY CHECK (id = 1),"
+	    " count INTEGER NOT NULL, last INTEGER NOT NULL)", NULL, NULL, &emsg) != SQLITE_OK) {
+		err_set(err, "state.db: %s", emsg ? emsg : "error");
+		sqlite3_free(emsg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+store_intent_add(sqlite3 *db, const char *event, const char *request,
+    const char *session, const char *actor, const char *data, int64_t time_ms)
+{
+	return run(db, "INSERT INTO audit_intents (event, request, session, actor, data, time)"
+	    " VALUES (?,?,?,?,?,?)", "ttttti", event, request, session, actor, data,
+	    time_ms) < 0 ? -1 : 0;
+}
+
+int
+store_intents_each(sqlite3 *db, int64_t after,
+    void (*fn)(void *ctx, const struct store_intent *in), void *ctx)
+{
+	struct store_intent in;
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, "SELECT id, event, request, session, actor, data"
+	    " FROM audit_intents WHERE id > ? ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, after);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		in = (struct store_intent){ .id = sqlite3_column_int64(st, 0),
+			.event = (const char *)sqlite3_column_text(st, 1),
+			.request = (const char *)sqlite3_column_text(st, 2),
+			.session = (const char *)sqlite3_column_text(st, 3),
+			.actor = (const char *)sqlite3_column_text(st, 4),
+			.data = (const char *)sqlite3_column_text(st, 5) };
+		fn(ctx, &in);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+store_intents_purge(sqlite3 *db, int64_t upto)
+{
+	return run(db, "DELETE FROM audit_intents WHERE id <= ?", "i", upto) < 0 ? -1 : 0;
+}
+
+void
+store_audit_failure(sqlite3 *db, int64_t now_ms)
+{
+	(void)run(db, "INSERT INTO audit_failures (id, count, last) VALUES (1, 1, ?)"
+	    " ON CONFLICT (id) DO UPDATE SET count = count + 1, last = excluded.last", "i",
+	    now_ms);
+}
+
+int
+store_audit_index(sqlite3 *db, const char *req, int (*start)(void *ctx, int seg,
+    int64_t off), int (*row)(void *ctx, const struct store_index_row *r), void *ctx)
+{
+	char hi[SBX_ID_LEN + 2];
+	struct store_index_row r;
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (xsnprintf(hi, sizeof(hi), "%s~", req) < 0 ||
+	    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(db, "SELECT seg, off FROM audit_index_state WHERE id = 1", -1,
+	    &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW ||
+	    start(ctx, sqlite3_column_int(st, 0), sqlite3_column_int64(st, 1)) < 0)
+		goto out;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT seq, seg, off, len, request FROM audit_index"
+	    " WHERE request >= ?1 AND request < ?2 ORDER BY seq", -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_text(st, 1, req, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		r = (struct store_index_row){ .seq = sqlite3_column_int64(st, 0),
+			.seg = sqlite3_column_int(st, 1), .off = sqlite3_column_int64(st, 2),
+			.len = sqlite3_column_int64(st, 3),
+			.request = (const char *)sqlite3_column_text(st, 4) };
+		if (row(ctx, &r) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	return rc;
 }

@@ -31,6 +31,27 @@ struct audit_checkpoint;
 int store_audit_head(sqlite3 *db, struct audit_checkpoint *c);
 int store_audit_head_set(sqlite3 *db, const struct audit_checkpoint *c);
 
+/* The audit log's tables (audit_head, audit_intents, audit_failures),
+ * created when missing: 0, or -1 with err. */
+int store_audit_schema(sqlite3 *db, struct sbx_err *err);
+/* A record committed with a state change, before it is in the log:
+ * 0 or -1. data is the record's JSON text; time in ms. */
+int store_intent_add(sqlite3 *db, const char *event, const char *request,
+    const char *session, const char *actor, const char *data, int64_t time_ms);
+/* One waiting record (strings borrowed for the callback). */
+struct store_intent {
+	int64_t id;
+	const char *event, *request, *session, *actor, *data;
+};
+/* Calls fn for each record after id `after`, oldest first: 0, or -1 when
+ * they cannot be read. */
+int store_intents_each(sqlite3 *db, int64_t after,
+    void (*fn)(void *ctx, const struct store_intent *in), void *ctx);
+/* Deletes the records up to id `upto`: 0, or -1. */
+int store_intents_purge(sqlite3 *db, int64_t upto);
+/* Counts one record that could not be written, at time now_ms. */
+void store_audit_failure(sqlite3 *db, int64_t now_ms);
+
 /* ---- the read-only view (sbx) ------------------------------------- */
 
 /* FOLDER/.sandbox/state.db opened read-only; NULL with err. Closed with
@@ -52,6 +73,19 @@ struct store_rule_info {
 /* Calls fn for every rule, oldest first: the count, or -1. */
 int store_rules_each(sqlite3 *db, void (*fn)(void *ctx, const struct store_rule_info *r),
     void *ctx);
+
+/* The audit index (common/audit_index.h) for requests whose id starts
+ * with req, in one read transaction: start() hears the segment number
+ * and offset the index covers up to, then row() each indexed record in
+ * order; either returns -1 to stop. 0 when all were heard, -1 when the
+ * index cannot be read or a callback stopped. */
+struct store_index_row {
+	int64_t seq, off, len;
+	int seg;
+	const char *request;
+};
+int store_audit_index(sqlite3 *db, const char *req, int (*start)(void *ctx, int seg,
+    int64_t off), int (*row)(void *ctx, const struct store_index_row *r), void *ctx);
 
 /* Audit records that could not be written (audit_failures): 0 and the
  * count and last time (0 when none), or -1. */
@@ -148,7 +182,7 @@ int store_request_close(sqlite3 *db, const char *id, enum req_status status, int
 int store_request_expire(sqlite3 *db, const char *id, int64_t now);
 
 /* 1 when the request needs no result yet (pending, or approved and not
- * started), 0 when it does or is unknown. */
+ * started) or is unknown (nothing to repair), 0 when it needs one. */
 int store_request_unfinished(sqlite3 *db, const char *id);
 
 struct store_idhash {

@@ -137,15 +137,16 @@ arrival_judge(struct folder *f, struct arrival *a)
 static void
 arrival_rule(struct folder *f, struct arrival *a)
 {
-	struct rule_query q = { .hash = a->c.hash, .tool = a->c.tool, .command = a->cmd,
-		.now = a->now, .risk = (int)a->pr.risk, .factors = a->pr.factors,
-		.always_ask = policy_always_ask(a->pol, a->cmd) };
+	struct rule_query q;
 
 	/* Dual control is for every run: remembered rules never stand in.
 	 * A rule covers no call above the risk, or with a factor, it was
 	 * approved without, and no call on the always_ask list. */
 	if (a->why.msg[0] || a->needed >= 2)
 		return;
+	q = (struct rule_query){ .hash = a->c.hash, .tool = a->c.tool, .command = a->cmd,
+		.now = a->now, .risk = (int)a->pr.risk, .factors = a->pr.factors,
+		.always_ask = policy_always_ask(a->pol, a->cmd) };
 	if (!(a->rule = db_rule_match(f->db, &q, &a->who, NULL, NULL)))
 		return;
 	if (rule_verified(f, a->rule, a->c.tool, a->why.msg, sizeof(a->why.msg)) == 0)

@@ -190,9 +190,9 @@ result_structured(const cJSON *res, const char *folder)
 		if ((v = cJSON_GetObjectItemCaseSensitive(res, keys[k])))
 			cJSON_AddItemToObject(sc, keys[k], cJSON_Duplicate(v, 1));
 	if (id && valid_id(id) && st && strcmp(st, req_status_name(REQ_DONE)) == 0) {
-		snprintf(path, sizeof(path), "%s/.sandbox/results/%s.stdout", folder, id);
+		snprintf(path, sizeof(path), "%s/.sandbox/%s", folder, queue_path(QP_STDOUT, id).s);
 		cJSON_AddStringToObject(sc, "stdout_file", path);
-		snprintf(path, sizeof(path), "%s/.sandbox/results/%s.stderr", folder, id);
+		snprintf(path, sizeof(path), "%s/.sandbox/%s", folder, queue_path(QP_STDERR, id).s);
 		cJSON_AddStringToObject(sc, "stderr_file", path);
 	}
 	return sc;
@@ -462,15 +462,13 @@ out:
 
 /* ---- reading the queue ---------------------------------------------------- */
 
-/* Whether DIR/ID SUFFIX exists (not following a link). */
+/* Whether the queue file of this kind exists (not following a link). */
 static int
-queue_has(int sbfd, const char *dir, const char *id, const char *suffix)
+queue_has(int sbfd, enum queue_kind kind, const char *id)
 {
-	char name[128];
+	struct queue_path p = queue_path(kind, id);
 
-	if (xsnprintf(name, sizeof(name), "%s/%s%s", dir, id, suffix) < 0)
-		return 0;
-	return faccessat(sbfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	return p.s[0] && faccessat(sbfd, p.s, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* DIR/ID.json as a JSON object, or NULL. */
@@ -525,7 +523,7 @@ tool_check_request(struct mcp_server *s, const cJSON *args)
 	if ((res = read_json_at(sbfd, "results", id))) {
 		/* The request may still wait for its delivery receipt: this
 		 * hands it over, so sbxd can file it under done/. */
-		if (queue_has(sbfd, "pending", id, ".json") &&
+		if (queue_has(sbfd, QP_PENDING, id) &&
 		    xsnprintf(name, sizeof(name), "%s", queue_path(QP_DELIVERED, id).s) >= 0 &&
 		    (fd = openat(sbfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 		    O_CLOEXEC, 0600)) >= 0)
@@ -535,10 +533,10 @@ tool_check_request(struct mcp_server *s, const cJSON *args)
 		close(sbfd);
 		return r;
 	}
-	if (queue_has(sbfd, "pending", id, ".json")) {
-		status = req_status_name(queue_has(sbfd, "work", id, ".stdout") ? REQ_RUNNING :
+	if (queue_has(sbfd, QP_PENDING, id)) {
+		status = req_status_name(queue_has(sbfd, QP_WORK_STDOUT, id) ? REQ_RUNNING :
 		    REQ_PENDING);
-	} else if (queue_has(sbfd, "queue/new", id, ".json")) {
+	} else if (queue_has(sbfd, QP_NEW, id)) {
 		status = req_status_name(REQ_PENDING);
 	} else {
 		close(sbfd);
@@ -577,9 +575,9 @@ count_requests(int sbfd, const char *dir, int *pending, int *running, cJSON *lis
 		return;
 	}
 	while ((de = readdir(d))) {
-		if (!valid_request_name(de->d_name, id) || queue_has(sbfd, "results", id, ".json"))
+		if (!valid_request_name(de->d_name, id) || queue_has(sbfd, QP_RESULT, id))
 			continue;
-		run = queue_has(sbfd, "work", id, ".stdout");
+		run = queue_has(sbfd, QP_WORK_STDOUT, id);
 		*(run ? running : pending) += 1;
 		if (cJSON_GetArraySize(list) >= 10 || !(e = cJSON_CreateObject()))
 			continue;

@@ -1,8 +1,8 @@
 #!/bin/bash
 # t170 - `make lint`'s structure check (tests/lint/includes.sh) holds for
 # this tree, and fails on a copy of it with a daemon/ function of 121
-# lines, or with a daemon/ file that includes policy/ internals: the
-# check can fail, and names what broke it.
+# lines, a daemon/ file that includes policy/ internals, or one that runs
+# SQL itself: the check can fail, and names what broke it.
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LINT="$ROOT/tests/lint/includes.sh"
@@ -40,6 +40,19 @@ sh "$LINT" "$T/tree" >"$T/out" 2>&1
 rc=$?
 [ $rc -ne 0 ] && grep -q 'daemon/request.c: includes policy/rules.h' "$T/out"
 ok $? "daemon/ including a policy/ internal fails (rc $rc)"
+
+# SQL outside the store fails, named; the store's own files pass.
+copy
+printf 'static void\nf(sqlite3 *db)\n{\n\tsqlite3_exec(db, "DELETE FROM nonces", 0, 0, 0);\n}\n' \
+	>>"$T/tree/daemon/run.c"
+sh "$LINT" "$T/tree" >"$T/out" 2>&1
+rc=$?
+[ $rc -ne 0 ] && grep -q 'daemon/run.c: runs SQL itself' "$T/out"
+ok $? "a daemon/ file that runs SQL itself fails (rc $rc)"
+copy
+cp "$ROOT"/common/store.c "$ROOT"/common/db.c "$T/tree/common/"
+sh "$LINT" "$T/tree" >"$T/out" 2>&1
+ok $? "SQL in common/store.c and common/db.c passes"
 
 # Every daemon/ function as counted by the check: none over 120 lines.
 n=$(awk 'FNR == 1 { s = 0 } /^\{/ { s = FNR } /^\}/ { if (s && FNR - s + 1 > 120) c++; s = 0 }
