@@ -43,6 +43,19 @@ peak() {	# peak OUT CMD...: runs CMD, prints its peak RSS in kB
 	echo $? >"$out.rc"
 	sed -n 's/.*Maximum resident set size (kbytes): //p' "$T/time.txt"
 }
+# Under ASan (make asan) the allocator's quarantine and shadow make the
+# peak RSS say nothing about the log: those checks are skipped there.
+asan=0
+ldd "$SBX" 2>/dev/null | grep -q libasan && asan=1
+mem_ok() {	# mem_ok KB LIMIT DESCRIPTION
+	if [ "$asan" = 1 ]; then
+		_n=$((_n + 1))
+		echo "ok $_n # SKIP peak RSS under ASan: $3"
+		return
+	fi
+	[ -n "$1" ] && [ "$1" -lt "$2" ]
+	ok $? "$3"
+}
 limit=$((bytes / 1024 / 4))     # a quarter of the log, in kB
 [ "$limit" -gt 16384 ] && limit=16384
 # Reading the folder, verify and show map one segment (16 MiB at most)
@@ -53,24 +66,20 @@ kb=$(peak "$T/export" "$SBX" -C "$FOLDER" audit export --evidence "$T/bundle")
 is "$(cat "$T/export.rc")" 0 "audit export --evidence succeeds"
 [ "$(stat -c %s "$T/bundle")" -gt "$bytes" ]
 ok $? "the bundle holds the whole log"
-[ -n "$kb" ] && [ "$kb" -lt "$limit" ]
-ok $? "audit export --evidence peaks at $kb kB, under $limit kB (the log is $((bytes / 1024)) kB)"
+mem_ok "$kb" "$limit" "audit export --evidence peaks at $kb kB, under $limit kB (the log is $((bytes / 1024)) kB)"
 
 kb=$(peak "$T/verify" env SBX_CONFIG_DIR="$T/elsewhere" "$SBX" audit verify --evidence "$T/bundle" \
 	--key "$(cat "$T/config/daemon.pub" 2>/dev/null || echo none)")
 like "$(cat "$T/verify")" "audit log OK: $records records" "the bundle verifies, every record"
-[ -n "$kb" ] && [ "$kb" -lt "$limit" ]
-ok $? "audit verify --evidence peaks at $kb kB, under $limit kB"
+mem_ok "$kb" "$limit" "audit verify --evidence peaks at $kb kB, under $limit kB"
 
 kb=$(peak "$T/show" "$SBX" -C "$FOLDER" audit show --json)
 is "$(jq length "$T/show")" "$records" "audit show --json prints every record as one array"
-[ -n "$kb" ] && [ "$kb" -lt "$seglimit" ]
-ok $? "audit show --json peaks at $kb kB, under $seglimit kB (one segment and 8 MB)"
+mem_ok "$kb" "$seglimit" "audit show --json peaks at $kb kB, under $seglimit kB (one segment and 8 MB)"
 
 kb=$(peak "$T/verify2" "$SBX" -C "$FOLDER" audit verify)
 like "$(cat "$T/verify2")" "audit log OK: $records records" "the folder's log verifies"
-[ -n "$kb" ] && [ "$kb" -lt "$seglimit" ]
-ok $? "audit verify peaks at $kb kB, under $seglimit kB"
+mem_ok "$kb" "$seglimit" "audit verify peaks at $kb kB, under $seglimit kB"
 
 # A bundle cut short, or with a segment longer than the file, is refused.
 head -c $((bytes / 2)) "$T/bundle" >"$T/cut"
