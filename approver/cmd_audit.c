@@ -31,30 +31,32 @@
 #include "common/store.h"
 
 #define MAX_SEGS        1024
-#define SEG_CAP         (1L << 30)
 #define EVIDENCE_MAGIC  "sbx-audit-evidence-v1"
 
-/* The whole log in memory, oldest segment first. Owns its buffers. */
+/* A log's segments, oldest first, read from the folder's .sandbox or
+ * from an evidence bundle: never held in memory (log_next()). */
 struct log {
-	struct audit_seg seg[MAX_SEGS];
-	char *buf[MAX_SEGS];
 	char name[MAX_SEGS][32];
+	off_t off[MAX_SEGS];        /* in a bundle: where the segment starts ... */
+	int64_t len[MAX_SEGS];      /* ... and its length */
 	int n;
 	struct audit_checkpoint head;
 	int have_head;
 	unsigned char pk[32];
 	int have_pk;
-	char *bundle;               /* evidence file text, when read from one */
-	int sbfd;                   /* the folder's .sandbox, when streamed from it */
+	int bundle_fd;              /* the evidence bundle, when read from one, or -1 */
+	int sbfd;                   /* the folder's .sandbox, when read from it, or -1 */
 	int64_t failed, failed_last; /* records sbxd could not write (state.db) */
-	int64_t intents;            /* records committed, waiting for the log */
+	int64_t intents;            /* intents in state.db (audit_intents) ... */
+	int64_t intent_logged;      /* ... and the highest id the log has (verify) */
+	char folder[PATH_MAX];      /* the folder read, "" for a bundle */
 };
 
 /*
  * Reads a log piece by piece, in constant memory: each piece is whole
  * lines of one segment (a line is at most AUDIT_MAX_LINE bytes), so
- * `sbx audit verify` and `audit show` never hold the log in memory.
- * Segments loaded in memory (an evidence bundle) come as one piece each.
+ * `sbx audit verify`, `show` and `export` never hold the log in memory,
+ * from the folder or from an evidence bundle.
  */
 #define PIECE_BYTES     (64L << 10)
 #define MAP_BYTES       (64L << 20)
@@ -74,20 +76,18 @@ struct log_reader {
 	int pre_done;
 	int from_seg;               /* then the log from this segment ... */
 	int64_t from_off;           /* ... and this byte of it */
+	int64_t left;               /* bytes of the segment not read yet (a bundle's) */
 };
 
 static void
 log_free(struct log *l)
 {
-	int i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->buf[i]);
-	free(l->bundle);
 	l->n = 0;
 	if (l->sbfd >= 0)
 		close(l->sbfd);
-	l->sbfd = -1;
+	if (l->bundle_fd >= 0)
+		close(l->bundle_fd);
+	l->sbfd = l->bundle_fd = -1;
 }
 
 static int
@@ -96,6 +96,19 @@ reader_open_seg(struct log_reader *rd)
 	const char *name = rd->l->name[rd->seg];
 	struct stat st;
 
+	rd->left = INT64_MAX;
+	if (rd->l->bundle_fd >= 0) {    /* a stretch of the bundle */
+		rd->have = rd->used = 0;
+		rd->eof = 0;
+		rd->left = rd->l->len[rd->seg];
+		if ((rd->fd = dup(rd->l->bundle_fd)) < 0 ||
+		    lseek(rd->fd, rd->l->off[rd->seg], SEEK_SET) < 0) {
+			snprintf(rd->err, sizeof(rd->err), "cannot read the bundle's %s: %s",
+			    name, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
 	rd->fd = openat(rd->l->sbfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
 	    O_NOCTTY);
 	if (rd->fd < 0 || fstat(rd->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
@@ -125,17 +138,10 @@ log_next(struct log_reader *rd, const char **p, const char **end)
 	size_t piece = knob && atol(knob) >= 64 && atol(knob) <= PIECE_BYTES ? (size_t)atol(knob)
 	    : PIECE_BYTES;
 	struct stat st;
+	size_t want;
 	char *nl;
 	ssize_t n;
 
-	if (rd->l->sbfd < 0) {          /* in memory: one piece per segment */
-		if (++rd->seg >= rd->l->n)
-			return 0;
-		*p = rd->l->seg[rd->seg].buf;
-		*end = *p + rd->l->seg[rd->seg].len;
-		rd->first = rd->last = 1;
-		return 1;
-	}
 	if (rd->pre && !rd->pre_done) { /* the indexed lines, then the unindexed tail */
 		rd->pre_done = 1;
 		rd->seg = rd->from_seg - 1;
@@ -168,7 +174,7 @@ log_next(struct log_reader *rd, const char **p, const char **end)
 		 * by MAP_BYTES; a larger one is read in pieces (as every one is
 		 * with SBX_TEST_AUDIT_READ=BYTES, a test-only knob that also
 		 * makes the pieces that small, to cross many lines). */
-		if (rd->from_off == 0 && !knob &&
+		if (rd->from_off == 0 && !knob && rd->l->bundle_fd < 0 &&
 		    fstat(rd->fd, &st) == 0 && st.st_size > 0 &&
 		    st.st_size <= MAP_BYTES && (rd->map = mmap(NULL, (size_t)st.st_size,
 		    PROT_READ, MAP_PRIVATE | MAP_POPULATE, rd->fd, 0)) != MAP_FAILED) {
@@ -188,8 +194,10 @@ log_next(struct log_reader *rd, const char **p, const char **end)
 	 * AUDIT_MAX_LINE: the buffer holds a piece more than that). */
 	while (!rd->eof && rd->have < cap - 1 &&
 	    (rd->have < piece || !memrchr(rd->buf, '\n', rd->have))) {
-		n = read(rd->fd, rd->buf + rd->have, cap - 1 - rd->have < piece
-		    ? cap - 1 - rd->have : piece);
+		want = cap - 1 - rd->have < piece ? cap - 1 - rd->have : piece;
+		if ((int64_t)want > rd->left)
+			want = (size_t)rd->left;
+		n = want ? read(rd->fd, rd->buf + rd->have, want) : 0;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -200,6 +208,7 @@ log_next(struct log_reader *rd, const char **p, const char **end)
 		if (n == 0)
 			rd->eof = 1;
 		rd->have += (size_t)n;
+		rd->left -= n;
 	}
 	if (rd->eof) {
 		rd->used = rd->have;
@@ -356,6 +365,8 @@ load_head(const char *folder, struct log *l)
 	l->have_head = store_audit_head(db, &l->head) == 1;
 	/* Kept by sbxd next to the head (daemon/audit.h). */
 	(void)store_audit_failures(db, &l->failed, &l->failed_last);
+	/* sbxd deletes intents only at its next transaction after the
+	 * records are in the log: verify checks which ones the log has. */
 	if ((n = store_intents_count(db)) >= 0)
 		l->intents = n;
 	db_close(db);
@@ -374,6 +385,7 @@ log_list(const struct sbx_ctx *c, const char *folder, struct log *l)
 	DIR *d;
 
 	memset(l, 0, sizeof(*l));
+	l->bundle_fd = -1;
 	if ((l->sbfd = sandbox_open(folder, &err)) < 0) {
 		fprintf(stderr, "sbx: %s\n", err.msg);
 		return -1;
@@ -413,6 +425,7 @@ log_list(const struct sbx_ctx *c, const char *folder, struct log *l)
 		fprintf(stderr, "sbx: %s has no audit log yet (has sbxd run for it?)\n", folder);
 		goto out;
 	}
+	snprintf(l->folder, sizeof(l->folder), "%s", folder);
 	load_head(folder, l);
 	if ((cfd = open(c->config, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
 		l->have_pk = key_read_public(cfd, "daemon.pub", l->pk, &err) == 0;
@@ -427,60 +440,39 @@ out:
 	return rc < 0 ? -1 : 0;
 }
 
-/* Reads every segment of FOLDER's log into memory (export). */
-static int
-log_load(const struct sbx_ctx *c, const char *folder, struct log *l)
-{
-	struct sbx_err err;
-	size_t len;
-	int i;
-
-	if (log_list(c, folder, l) < 0)
-		return -1;
-	for (i = 0; i < l->n; i++) {
-		if (!(l->buf[i] = read_daemon_file(l->sbfd, l->name[i], SEG_CAP, &len, &err))) {
-			fprintf(stderr, "sbx: %s\n", err.msg);
-			log_free(l);
-			return -1;
-		}
-		l->seg[i] = (struct audit_seg){ l->name[i], l->buf[i], len };
-	}
-	return 0;
-}
-
-/* Parses an evidence bundle (see docs/AUDIT.md). */
+/* Reads an evidence bundle's header and where each segment lies in it
+ * (see docs/AUDIT.md); keeps it open in l->bundle_fd for log_next(). */
 static int
 evidence_load(const char *file, struct log *l)
 {
-	char hash[65], kid[17], sig[129], key[65], name[32];
+	char line[512], hash[65], kid[17], sig[129], key[65], name[32];
 	long long seq, t, len;
-	size_t total;
-	char *p, *end, *nl;
+	struct stat st;
+	off_t at;
+	size_t n;
+	FILE *fp = NULL;
 	int fd;
 
 	memset(l, 0, sizeof(*l));
-	l->sbfd = -1;
-	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0 ||
-	    !(l->bundle = fd_read_all(fd, (size_t)SEG_CAP * 4, &total))) {
+	l->sbfd = l->bundle_fd = -1;
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || (l->bundle_fd = dup(fd)) < 0 || !(fp = fdopen(fd, "r"))) {
 		fprintf(stderr, "sbx: cannot read %s: %s\n", file, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		goto fail;
 	}
-	close(fd);
-	p = l->bundle;
-	end = p + total;
-	if (strncmp(p, EVIDENCE_MAGIC "\n", sizeof(EVIDENCE_MAGIC)) != 0)
+	if (!fgets(line, sizeof(line), fp) || strcmp(line, EVIDENCE_MAGIC "\n") != 0)
 		goto bad;
-	for (p += sizeof(EVIDENCE_MAGIC); p < end; p = nl + 1) {
-		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+	while (fgets(line, sizeof(line), fp)) {
+		if (!(n = strlen(line)) || line[n - 1] != '\n')
 			goto bad;
-		*nl = '\0';
-		if (sscanf(p, "daemon-key %64s", key) == 1) {
+		line[n - 1] = '\0';
+		if (sscanf(line, "daemon-key %64s", key) == 1) {
 			if (hex_decode(l->pk, 32, key) < 0)
 				goto bad;
 			l->have_pk = 1;
-		} else if (sscanf(p, "head %lld %64s %lld %16s %128s", &seq, hash, &t, kid,
+		} else if (sscanf(line, "head %lld %64s %lld %16s %128s", &seq, hash, &t, kid,
 		    sig) == 5) {
 			l->head.seq = seq;
 			l->head.time = t;
@@ -489,24 +481,29 @@ evidence_load(const char *file, struct log *l)
 				goto bad;
 			memcpy(l->head.key_id, kid, 17);
 			l->have_head = 1;
-		} else if (sscanf(p, "segment %31s %lld", name, &len) == 2) {
-			if (len < 0 || len > end - (nl + 1) || l->n == MAX_SEGS)
+		} else if (sscanf(line, "segment %31s %lld", name, &len) == 2) {
+			/* The segment's bytes are read later, from where they lie. */
+			if ((at = ftello(fp)) < 0 || len < 0 || len > st.st_size - at ||
+			    l->n == MAX_SEGS || fseeko(fp, (off_t)len, SEEK_CUR) < 0)
 				goto bad;
 			snprintf(l->name[l->n], sizeof(l->name[0]), "%s", name);
-			l->seg[l->n] = (struct audit_seg){ l->name[l->n], nl + 1, (size_t)len };
+			l->off[l->n] = at;
+			l->len[l->n] = len;
 			l->n++;
-			nl += len;
-		} else if (strcmp(p, "end") == 0) {
+		} else if (strcmp(line, "end") == 0) {
+			fclose(fp);
 			return 0;
-		} else if (strncmp(p, "folder ", 7) != 0 && strncmp(p, "created ", 8) != 0 &&
-		    strcmp(p, "head none") != 0) {
+		} else if (strncmp(line, "folder ", 7) != 0 && strncmp(line, "created ", 8) != 0 &&
+		    strcmp(line, "head none") != 0) {
 			goto bad;
 		}
 	}
 bad:
 	fprintf(stderr, "sbx: %s is not a well-formed sbx evidence bundle\n", file);
-	free(l->bundle);
-	l->bundle = NULL;
+fail:
+	if (fp)
+		fclose(fp);
+	log_free(l);
 	return -1;
 }
 
@@ -529,6 +526,51 @@ usage_verify(void)
 	return 2;
 }
 
+/* Raises l->intent_logged to the highest "intent" id of the records in
+ * [p, end) (whole lines): sbxd marks each record it wrote from an intent
+ * with data.intent (daemon/audit.c). */
+static void
+intents_seen(struct log *l, const char *p, const char *end)
+{
+	const char *q = p, *ls, *le;
+	cJSON *doc;
+	int64_t v;
+
+	while (q < end && (q = memmem(q, (size_t)(end - q), "\"intent\":", 9))) {
+		ls = q > p ? memrchr(p, '\n', (size_t)(q - p)) : NULL;
+		ls = ls ? ls + 1 : p;
+		if (!(le = memchr(q, '\n', (size_t)(end - q))))
+			le = end;
+		if ((doc = cJSON_ParseWithLength(ls, (size_t)(le - ls)))) {
+			if (json_int(cJSON_GetObjectItemCaseSensitive(doc, "data"), "intent", &v)
+			    == 0 && v > l->intent_logged)
+				l->intent_logged = v;
+			cJSON_Delete(doc);
+		}
+		q = le;
+	}
+}
+
+/* How many intents in FOLDER's state.db the log does not have: those
+ * above the highest id the log has. -1 when it cannot tell. */
+static int64_t
+intents_waiting(const struct log *l)
+{
+	struct sbx_err err;
+	sqlite3 *db;
+	int64_t n;
+
+	if (l->intents == 0)
+		return 0;
+	if (l->intent_logged == 0)
+		return l->intents;
+	if (!(db = db_open(l->folder, 0, &err)))
+		return -1;
+	n = store_intents_above(db, l->intent_logged);
+	db_close(db);
+	return n;
+}
+
 /* Verifies the log piece by piece: 0, -1 (r says why) or -2 (it could
  * not be read; said on stderr). */
 static int
@@ -547,6 +589,8 @@ verify_stream(struct log *l, struct audit_report *r)
 			audit_verify_segment(&v, l->name[rd.seg]);
 		if (audit_verify_feed(&v, p, (size_t)(end - p), rd.last) < 0)
 			goto out;
+		if (l->intents > 0)
+			intents_seen(l, p, end);
 	}
 	if (got < 0) {
 		fprintf(stderr, "sbx: %s\n", rd.err);
@@ -568,6 +612,7 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 	struct audit_report r;
 	static struct log l;
 	cJSON *o;
+	int64_t waiting = 0;
 	char *s;
 	int i, json = 0, rc;
 
@@ -617,6 +662,8 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 		log_free(&l);
 		return 1;
 	}
+	/* Read after the log: a record sbxd wrote meanwhile counts as written. */
+	waiting = intents_waiting(&l);
 	/* A chain that verifies is still incomplete if sbxd counted records
 	 * it could not write. */
 	if (rc == 0 && l.failed > 0) {
@@ -646,7 +693,7 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 		cJSON_AddNumberToObject(o, "after_head", (double)r.after_head);
 		cJSON_AddStringToObject(o, "daemon_key_id", kid);
 		cJSON_AddNumberToObject(o, "failed_records", (double)l.failed);
-		cJSON_AddNumberToObject(o, "waiting_intents", (double)l.intents);
+		cJSON_AddNumberToObject(o, "waiting_intents", (double)waiting);
 		if (rc != 0) {
 			cJSON_AddStringToObject(o, "kind", r.kind);
 			cJSON_AddStringToObject(o, "segment", r.segment);
@@ -670,10 +717,14 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 		if (evidence && !pin)
 			printf("note: checked with the daemon key in the bundle (id %s); compare it "
 			    "with the daemon's key id, or pass --key\n", kid);
-		if (l.intents > 0)
-			printf("note: %lld record(s) are committed in state.db and wait to be "
-			    "written to the log (sbxd writes them when it can)\n",
-			    (long long)l.intents);
+		if (waiting > 0)
+			printf("note: %lld record%s committed in state.db %s not in the log yet; "
+			    "sbxd writes %s when it can\n", (long long)waiting, waiting == 1 ? "" :
+			    "s", waiting == 1 ? "is" : "are", waiting == 1 ? "it" : "them");
+		else if (waiting < 0)
+			printf("note: state.db holds %lld record%s committed for the log; cannot "
+			    "tell how many the log has\n", (long long)l.intents,
+			    l.intents == 1 ? "" : "s");
 	} else {
 		if (r.line)
 			fprintf(stderr, "sbx: audit log BROKEN (%s) at %s line %lld, record %lld: %s\n"
@@ -782,7 +833,7 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 	const char *req = NULL, *sess = NULL, *rid, *sid, *ev;
 	const char *p, *end, *nl;
 	int64_t since = -1, t, seq;
-	cJSON *arr = NULL, *doc;
+	cJSON *doc;
 	static struct log l;
 	struct log_reader rd;
 	int i, json = 0, shown = 0, got;
@@ -819,8 +870,6 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 		    "[--since TIME] [--json]\n", 0);
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || log_list(c, folder, &l) < 0)
 		return 1;
-	if (json)
-		arr = cJSON_CreateArray();
 	rd = (struct log_reader){ .l = &l, .seg = -1, .fd = -1 };
 	if (req)
 		(void)show_indexed(folder, &l, req, &rd);
@@ -839,11 +888,16 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 				cJSON_Delete(doc);
 				continue;
 			}
-			shown++;
+			/* --json prints an array one record at a time: constant memory. */
 			if (json) {
-				cJSON_AddItemToArray(arr, doc);
+				s = cJSON_Print(doc);
+				printf("%s%s", shown ? ",\n" : "[\n", s ? s : "{}");
+				free(s);
+				shown++;
+				cJSON_Delete(doc);
 				continue;
 			}
+			shown++;
 			fmt_time(t, when, sizeof(when));
 			summary(ev, cJSON_GetObjectItemCaseSensitive(doc, "data"), line, sizeof(line));
 			if (json_int(doc, "seq", &seq) < 0)
@@ -856,16 +910,14 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 	}
 	reader_close(&rd);
 	if (got < 0) {
+		if (json)
+			printf("%s]\n", shown ? "\n" : "[");
 		fprintf(stderr, "sbx: %s\n", rd.err);
-		cJSON_Delete(arr);
 		log_free(&l);
 		return 1;
 	}
 	if (json) {
-		s = cJSON_Print(arr);
-		printf("%s\n", s ? s : "[]");
-		free(s);
-		cJSON_Delete(arr);
+		printf("%s]\n", shown ? "\n" : "[");
 	} else if (!shown) {
 		printf("no records%s\n", req || sess || since >= 0 ? " match" : "");
 	}
@@ -873,10 +925,71 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Copies the whole lines of segment NAME (under sbfd) into fd after its
+ * "segment NAME LEN" line: LEN ends at the last newline when the copy
+ * starts (sbxd may be appending to audit.jsonl), so the bundle holds
+ * whole records only. Constant memory. 0, or -1 with errno.
+ */
+static int
+copy_segment(int sbfd, const char *name, int fd, char *buf, size_t cap)
+{
+	char hdr[96];
+	struct stat st;
+	off_t len, tail, done;
+	ssize_t n;
+	int in, rc = -1, hn;
+	char *nl;
+
+	in = openat(sbfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (in < 0)
+		return -1;
+	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		errno = EINVAL;
+		goto out;
+	}
+	/* The last newline within the last line's length of the end. */
+	len = 0;
+	tail = st.st_size > (off_t)cap ? st.st_size - (off_t)cap : 0;
+	if (st.st_size > 0) {
+		if ((n = pread(in, buf, (size_t)(st.st_size - tail), tail)) < 0)
+			goto out;
+		if ((nl = memrchr(buf, '\n', (size_t)n)))
+			len = tail + (off_t)(nl - buf) + 1;
+		else if (tail > 0) {
+			errno = EINVAL;     /* a line longer than AUDIT_MAX_LINE */
+			goto out;
+		}
+	}
+	hn = snprintf(hdr, sizeof(hdr), "segment %s %lld\n", name, (long long)len);
+	if (hn < 0 || (size_t)hn >= sizeof(hdr) || write_all(fd, hdr, (size_t)hn) < 0)
+		goto out;
+	for (done = 0; done < len; done += n) {
+		n = pread(in, buf, len - done < (off_t)cap ? (size_t)(len - done) : cap, done);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;    /* shorter than it was: not ours to guess */
+			goto out;
+		}
+		if (write_all(fd, buf, (size_t)n) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	close(in);
+	return rc;
+}
+
 static int
 export_evidence(const char *folder, const struct log *l, const char *file)
 {
 	char hash[65], sig[129], pk[65], hdr[512];
+	const size_t cap = AUDIT_MAX_LINE + 1;
+	char *buf = NULL;
 	int fd, i, n, rc = -1;
 
 	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -884,6 +997,8 @@ export_evidence(const char *folder, const struct log *l, const char *file)
 		fprintf(stderr, "sbx: cannot create %s: %s\n", file, strerror(errno));
 		return 1;
 	}
+	if (!(buf = malloc(cap)))
+		goto out;
 	hex_encode(pk, l->pk, 32);
 	n = snprintf(hdr, sizeof(hdr), "%s\nfolder %s\ncreated %lld\n", EVIDENCE_MAGIC, folder,
 	    (long long)(now_ms() / 1000));
@@ -904,34 +1019,35 @@ export_evidence(const char *folder, const struct log *l, const char *file)
 	}
 	if (write_all(fd, hdr, (size_t)n) < 0)
 		goto out;
-	for (i = 0; i < l->n; i++) {
-		n = snprintf(hdr, sizeof(hdr), "segment %s %zu\n", l->seg[i].name, l->seg[i].len);
-		if (write_all(fd, hdr, (size_t)n) < 0 ||
-		    write_all(fd, l->seg[i].buf, l->seg[i].len) < 0)
+	for (i = 0; i < l->n; i++)
+		if (copy_segment(l->sbfd, l->name[i], fd, buf, cap) < 0)
 			goto out;
-	}
 	if (write_all(fd, "end\n", 4) < 0 || fsync(fd) < 0)
 		goto out;
 	rc = 0;
 out:
 	if (rc < 0)
 		fprintf(stderr, "sbx: cannot write %s: %s\n", file, strerror(errno));
+	free(buf);
 	close(fd);
+	if (rc < 0)
+		(void)unlink(file);
 	return rc < 0 ? 1 : 0;
 }
 
+/* Sends the records (time >= since) to syslog, piece by piece. */
 static int
-export_syslog(const struct log *l, int64_t since)
+export_syslog(struct log *l, int64_t since)
 {
-	const char *p, *end, *nl;
+	struct log_reader rd = { .l = l, .seg = -1, .fd = -1 };
+	const char *p, *end, *nl, *why;
 	struct audit_line al;
-	const char *why;
 	long sent = 0;
-	int i;
+	int got;
 
 	openlog("sbx-audit", LOG_PID | LOG_NDELAY, LOG_AUTHPRIV);
-	for (i = 0; i < l->n; i++)
-		for (p = l->seg[i].buf, end = p + l->seg[i].len; p < end; p = nl + 1) {
+	while ((got = log_next(&rd, &p, &end)) > 0)
+		for (; p < end; p = nl + 1) {
 			if (!(nl = memchr(p, '\n', (size_t)(end - p))))
 				break;
 			if (audit_line_check(p, (size_t)(nl - p), &al, &why) < 0 ||
@@ -941,6 +1057,11 @@ export_syslog(const struct log *l, int64_t since)
 			sent++;
 		}
 	closelog();
+	reader_close(&rd);
+	if (got < 0) {
+		fprintf(stderr, "sbx: %s (after %ld records sent)\n", rd.err, sent);
+		return 1;
+	}
 	printf("sent %ld records to syslog (facility authpriv, tag sbx-audit)\n", sent);
 	return 0;
 }
@@ -976,7 +1097,7 @@ audit_export_cmd(struct sbx_ctx *c, int argc, char **argv)
 	}
 	if (optind < argc || sys == !!evidence)
 		return sub_usage(use, 0);
-	if (ctx_folder(c, folder, sizeof(folder)) < 0 || log_load(c, folder, &l) < 0)
+	if (ctx_folder(c, folder, sizeof(folder)) < 0 || log_list(c, folder, &l) < 0)
 		return 1;
 	rc = sys ? export_syslog(&l, since) : export_evidence(folder, &l, evidence);
 	if (rc == 0 && evidence)

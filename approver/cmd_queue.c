@@ -245,6 +245,7 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 	char *text;
 	int json = 0, i, rc = 1, sbfd;
 	int64_t pruned;
+	const char *pruned_why = "days";
 
 	static const char use[] = "usage: sbx [-C DIR] show ID [--json]\n";
 
@@ -265,13 +266,16 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 		}
 		close(sbfd);
 	}
-	pruned = res ? 0 : retention_pruned_at(db, id);
+	pruned = res ? 0 : retention_pruned_at(db, id, &pruned_why);
 	if (json) {
 		o = row_json(&r);
 		if (res)
 			cJSON_AddItemToObject(o, "result", res);
-		if (pruned)
+		if (pruned) {
 			cJSON_AddNumberToObject(o, "output_pruned", (double)pruned);
+			cJSON_AddStringToObject(o, "output_pruned_by", !strcmp(pruned_why, "size")
+			    ? "keep_results_mb" : "keep_results_days");
+		}
 		print_json(o);
 	} else {
 		/* Everything the agent wrote is shown through common/display. */
@@ -312,8 +316,10 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 			char when[32];
 
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
-			printf("output   pruned on %s (limits.keep_results_days); the audit log "
-			    "keeps its hashes: sbx audit show --request %s\n", when, id);
+			printf("output   pruned on %s (limits.%s); the audit log keeps its hashes: "
+			    "sbx audit show --request %s\n", when, !strcmp(pruned_why, "size")
+			    ? "keep_results_mb: the oldest delivered output goes first" :
+			    "keep_results_days", id);
 		}
 	}
 	req_row_free(&r);

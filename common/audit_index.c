@@ -31,6 +31,7 @@ struct audit_index {
 	struct note *v;
 	size_t n, cap;
 	int64_t seq, off;           /* position after the last noted record */
+	int64_t flushed;            /* seq that audit_index_state holds, -1 unknown */
 	int seg;
 	int stopped;                /* notes were dropped: the state stays behind */
 };
@@ -99,7 +100,9 @@ audit_index_flush(struct audit_index *x)
 
 	if (!x || x->stopped || !sqlite3_get_autocommit(x->db))
 		return 0;
-	if (x->n == 0 && x->seq == 0)
+	/* Nothing new since the last flush: no write (sbxd calls this once
+	 * per pass of its loop, idle or not). */
+	if (x->n == 0 && x->seq == x->flushed)
 		return 0;
 	/* A cache: no fsync of its own (the log was synced before this). */
 	if (sqlite3_exec(x->db, "PRAGMA synchronous=NORMAL; BEGIN", NULL, NULL, NULL) != SQLITE_OK)
@@ -126,6 +129,7 @@ audit_index_flush(struct audit_index *x)
 	    sqlite3_exec(x->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto rollback;
 	x->n = 0;
+	x->flushed = x->seq;
 	rc = 0;
 	goto restore;
 rollback:
@@ -193,6 +197,7 @@ audit_index_open(sqlite3 *db, int sbfd, int nseg, int64_t last_seq, struct sbx_e
 		return NULL;
 	}
 	x->db = db;
+	x->flushed = -1;
 	if (sqlite3_prepare_v2(db, "SELECT seq, seg, off FROM audit_index_state WHERE id = 1",
 	    -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW) {

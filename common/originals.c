@@ -182,7 +182,7 @@ originals_open(int sbfd, const char *hash)
 		return -1;
 	}
 	snprintf(rel, sizeof(rel), "queue/originals/objects/%s", hash);
-	return openat(sbfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	return openat_nf(sbfd, rel, O_RDONLY | O_CLOEXEC, 0);
 }
 
 int
@@ -205,7 +205,7 @@ originals_prune(int sbfd, int64_t cap)
 	}
 	for (i = 0; i < n && total > cap; i++) {
 		snprintf(rel, sizeof(rel), "queue/originals/index/%s", v[i].name);
-		if (unlinkat(sbfd, rel, 0) < 0)
+		if (unlinkat_nf(sbfd, rel, 0) < 0)
 			continue;
 		removed++;
 		if (!v[i].hash[0])
@@ -213,8 +213,8 @@ originals_prune(int sbfd, int64_t cap)
 		for (used = 0, k = i + 1; k < n; k++)
 			used |= strcmp(v[k].hash, v[i].hash) == 0;
 		snprintf(rel, sizeof(rel), "queue/originals/objects/%s", v[i].hash);
-		if (!used && fstatat(sbfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    unlinkat(sbfd, rel, 0) == 0)
+		if (!used && fstatat_nf(sbfd, rel, &st) == 0 &&
+		    unlinkat_nf(sbfd, rel, 0) == 0)
 			total -= st.st_size;
 	}
 	free(v);

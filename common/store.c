@@ -484,6 +484,12 @@ store_intents_count(sqlite3 *db)
 	return one(db, "SELECT count(*) FROM audit_intents", -1, "");
 }
 
+int64_t
+store_intents_above(sqlite3 *db, int64_t id)
+{
+	return one(db, "SELECT count(*) FROM audit_intents WHERE id > ?", -1, "i", id);
+}
+
 int
 store_audit_schema(sqlite3 *db, struct sbx_err *err)
 {

@@ -92,6 +92,8 @@ int store_audit_index(sqlite3 *db, const char *req, int (*start)(void *ctx, int 
 int store_audit_failures(sqlite3 *db, int64_t *count, int64_t *last);
 /* Records that wait in state.db for the audit log (audit_intents), or -1. */
 int64_t store_intents_count(sqlite3 *db);
+/* Of those, the ones with an id above id (the highest the log holds), or -1. */
+int64_t store_intents_above(sqlite3 *db, int64_t id);
 
 /* ---- sbxd ------------------------------------------------------------ */
 

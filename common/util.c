@@ -184,11 +184,14 @@ write_all(int fd, const void *buf, size_t len)
  * replace (inside sbx jail it may swap queue/tmp for a symlink), and the
  * processes outside the jail that write there must not follow it.
  */
+static long nf_refusals;         /* a directory on a path was a symlink */
+static char nf_refused[PATH_MAX];
+
 static int
 open_dir_nofollow(int dirfd, const char *rel)
 {
 	char buf[PATH_MAX], *part, *save = NULL;
-	int fd, next;
+	int fd, next, saved;
 
 	if (xsnprintf(buf, sizeof(buf), "%s", rel) < 0)
 		return -1;
@@ -196,12 +199,115 @@ open_dir_nofollow(int dirfd, const char *rel)
 		return -1;
 	for (part = strtok_r(buf, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
 		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		saved = errno;
 		close(fd);
-		if (next < 0)
+		if (next < 0) {
+			/* A symlink (ELOOP) or a file (ENOTDIR) where a directory
+			 * belongs: refused, and counted for nf_refusals(). */
+			if (saved == ELOOP || saved == ENOTDIR) {
+				nf_refusals++;
+				snprintf(nf_refused, sizeof(nf_refused), "%.*s", (int)(part - buf +
+				    (ptrdiff_t)strlen(part)), rel);
+			}
+			errno = saved;
 			return -1;
+		}
 		fd = next;
 	}
 	return fd;
+}
+
+long
+nf_refusals_count(char *last, size_t n)
+{
+	if (last && n)
+		snprintf(last, n, "%s", nf_refused);
+	return nf_refusals;
+}
+
+int
+at_parent(int dirfd, const char *path, const char **base)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	*base = slash ? slash + 1 : path;
+	if (!slash)
+		return dup(dirfd);
+	if (xsnprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) < 0)
+		return -1;
+	return open_dir_nofollow(dirfd, dir);
+}
+
+int
+openat_nf(int dirfd, const char *path, int flags, mode_t mode)
+{
+	const char *base;
+	int pfd = at_parent(dirfd, path, &base), fd, saved;
+
+	if (pfd < 0)
+		return -1;
+	fd = openat(pfd, base, flags | O_NOFOLLOW, mode);
+	saved = errno;
+	close(pfd);
+	errno = saved;
+	return fd;
+}
+
+int
+renameat_nf(int dirfd, const char *from, const char *to, unsigned int flags)
+{
+	const char *fb, *tb;
+	int ffd = at_parent(dirfd, from, &fb), tfd = ffd < 0 ? -1 : at_parent(dirfd, to, &tb);
+	int rc = -1, saved;
+
+	if (ffd >= 0 && tfd >= 0)
+		rc = renameat2(ffd, fb, tfd, tb, flags);
+	saved = errno;
+	if (ffd >= 0)
+		close(ffd);
+	if (tfd >= 0)
+		close(tfd);
+	errno = saved;
+	return rc;
+}
+
+int
+unlinkat_nf(int dirfd, const char *path, int flags)
+{
+	const char *base;
+	int pfd = at_parent(dirfd, path, &base), rc, saved;
+
+	if (pfd < 0)
+		return -1;
+	rc = unlinkat(pfd, base, flags);
+	saved = errno;
+	close(pfd);
+	errno = saved;
+	return rc;
+}
+
+int
+fstatat_nf(int dirfd, const char *path, struct stat *st)
+{
+	const char *base;
+	int pfd = at_parent(dirfd, path, &base), rc, saved;
+
+	if (pfd < 0)
+		return -1;
+	rc = fstatat(pfd, base, st, AT_SYMLINK_NOFOLLOW);
+	saved = errno;
+	close(pfd);
+	errno = saved;
+	return rc;
+}
+
+int
+exists_nf(int dirfd, const char *path)
+{
+	struct stat st;
+
+	return fstatat_nf(dirfd, path, &st) == 0;
 }
 
 int
@@ -266,40 +372,43 @@ read_checked(int dirfd, const char *name, size_t cap, size_t *len,
 {
 	struct stat st;
 	char *buf = NULL;
-	int fd;
+	int fd, saved;
 
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	fd = openat_nf(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0);
 	if (fd < 0) {
-		err_set(err, errno == ELOOP ? "%s is a symlink" : "cannot open %s: %s",
-		    name, strerror(errno));
+		saved = errno;
+		err_set(err, saved == ELOOP ? "%s is a symlink" : "cannot open %s: %s",
+		    name, strerror(saved));
+		errno = saved;
 		return NULL;
 	}
+	/* Each refusal says why in errno: a caller must never read a stale
+	 * ENOENT as "the file is gone" and skip a file it should reject. */
 	if (fstat(fd, &st) < 0) {
-		err_set(err, "cannot stat %s: %s", name, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
+		saved = errno == ENOENT ? EIO : errno;
+		err_set(err, "cannot stat %s: %s", name, strerror(saved));
+	} else if (!S_ISREG(st.st_mode)) {
+		saved = EINVAL;
 		err_set(err, "%s is not a regular file", name);
-		goto out;
-	}
-	if (st.st_nlink != 1) {
+	} else if (st.st_nlink != 1) {
+		saved = EMLINK;
 		err_set(err, "%s has %lu hard links", name, (unsigned long)st.st_nlink);
-		goto out;
-	}
-	if (check_owner && st.st_uid != geteuid()) {
+	} else if (check_owner && st.st_uid != geteuid()) {
+		saved = EPERM;
 		err_set(err, "%s is owned by uid %lu, not by us", name, (unsigned long)st.st_uid);
-		goto out;
-	}
-	if ((size_t)st.st_size > cap) {
+	} else if ((size_t)st.st_size > cap) {
+		saved = EFBIG;
 		err_set(err, "%s is too large (%lld bytes, limit %zu)", name,
 		    (long long)st.st_size, cap);
-		goto out;
+	} else if (!(buf = fd_read_all(fd, cap, len))) {
+		saved = errno == ENOENT || errno == 0 ? EIO : errno;
+		err_set(err, "cannot read %s: %s", name, strerror(saved));
+	} else {
+		saved = 0;
 	}
-	buf = fd_read_all(fd, cap, len);
-	if (!buf)
-		err_set(err, "cannot read %s: %s", name, strerror(errno));
-out:
 	close(fd);
+	if (!buf)
+		errno = saved;
 	return buf;
 }
 
@@ -417,7 +526,7 @@ utf8_clean(const char *in, size_t len, size_t max, size_t *consumed)
 DIR *
 opendir_at(int dirfd, const char *name)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), saved;
+	int fd = open_dir_nofollow(dirfd, name), saved;
 	DIR *d;
 
 	if (fd < 0)

@@ -52,7 +52,10 @@ int write_atomic(int dirfd, const char *tmpdir, const char *dst,
 /*
  * Opens DIRFD/NAME the safe way for untrusted files: O_NOFOLLOW, no
  * blocking, then fstat on the same fd: a regular file, one link, owned
- * by us, at most cap bytes. Reads it whole. NULL + err on refusal.
+ * by us, at most cap bytes. Reads it whole. NULL + err on refusal, with
+ * errno saying why: ENOENT only when there was no such file to open
+ * (ELOOP a symlink, EINVAL not a regular file, EMLINK hard links, EPERM
+ * another owner, EFBIG too large), never a value left by an earlier call.
  */
 char *read_untrusted(int dirfd, const char *name, size_t cap, size_t *len,
     struct sbx_err *err);
@@ -81,8 +84,28 @@ size_t utf8_encode(unsigned cp, char out[4]);
  */
 char *utf8_clean(const char *in, size_t len, size_t max, size_t *consumed);
 
-/* Opens DIRFD/NAME as a directory stream without following a symlink at
- * NAME; NULL (errno set) otherwise. Close with closedir(). */
+/*
+ * Paths under a directory fd that follow no symlink anywhere: every
+ * directory on the way is opened with O_NOFOLLOW | O_DIRECTORY relative
+ * to the last, and the last component is not followed either. A symlink
+ * (or a file) where a directory belongs fails with ELOOP (ENOTDIR) and is
+ * counted: nf_refusals_count() returns how many so far (since the
+ * process started) and copies the last refused directory into last.
+ * at_parent() opens PATH's parent that way (a new fd; DIRFD itself, dup'd,
+ * when PATH has no '/') and points *base at its last component.
+ * The others are openat/renameat2/unlinkat/fstatat (AT_SYMLINK_NOFOLLOW)
+ * on such a parent; exists_nf() is 1 when PATH exists as anything.
+ */
+long nf_refusals_count(char *last, size_t n);
+int at_parent(int dirfd, const char *path, const char **base);
+int openat_nf(int dirfd, const char *path, int flags, mode_t mode);
+int renameat_nf(int dirfd, const char *from, const char *to, unsigned int flags);
+int unlinkat_nf(int dirfd, const char *path, int flags);
+int fstatat_nf(int dirfd, const char *path, struct stat *st);
+int exists_nf(int dirfd, const char *path);
+
+/* Opens DIRFD/NAME as a directory stream without following a symlink
+ * anywhere on NAME; NULL (errno set) otherwise. Close with closedir(). */
 DIR *opendir_at(int dirfd, const char *name);
 
 /* Walks up from start to the nearest directory holding .sandbox/;

@@ -25,7 +25,7 @@ claim_take(int sbfd, const char *name, char id[SBX_ID_LEN + 1], struct sbx_err *
 	snprintf(from, sizeof(from), "%s", queue_path(QP_NEW, id).s);
 	snprintf(to, sizeof(to), "%s", queue_path(QP_PENDING, id).s);
 	/* The claim: atomic, and never over an existing request. */
-	if (renameat2(sbfd, from, sbfd, to, RENAME_NOREPLACE) == 0)
+	if (renameat_nf(sbfd, from, to, RENAME_NOREPLACE) == 0)
 		return 1;
 	if (errno == EEXIST) {
 		err_set(err, "a request with this id exists already");

@@ -58,10 +58,10 @@ verify_decision(struct folder *f, const char *name, struct decision *d,
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s", queue_path(QP_DECISION, decision_stem(name).s).s);
-	/* Gone: a rescan consumed it before its inotify event came. */
+	/* Gone: a rescan consumed it before its inotify event came (-2,
+	 * quiet); any other refusal is a rejection. */
 	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_DECISION, &len, err)))
-		return faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
-		    errno == ENOENT ? -2 : -1;
+		return errno == ENOENT && folder_gone_quietly(f, "decisions/new", name) ? -2 : -1;
 	if (decision_from_json(text, len, d, err) < 0)
 		goto out;
 	if (strcmp(d->id, id) != 0 || strncmp(name + SBX_ID_LEN + 1, d->nonce,
@@ -134,7 +134,7 @@ rule_classify(struct folder *f, const struct policy *pol, const char *tool,
 static void
 decision_done(struct folder *f, const char *name)
 {
-	(void)unlinkat(f->sbfd, queue_path(QP_DECISION, decision_stem(name).s).s, 0);
+	(void)unlinkat_nf(f->sbfd, queue_path(QP_DECISION, decision_stem(name).s).s, 0);
 }
 
 /*

@@ -72,9 +72,14 @@ event_from(struct folder *f, const char *box, const char *name)
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/%s", box, name);
+	/* Gone (an earlier pass took it): quiet. Anything else - a symlink,
+	 * hard links, too large, another owner - is rejected, whatever
+	 * errno an earlier call left (read_untrusted() sets it exactly). */
 	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_EVENT, &len, &err))) {
 		if (errno != ENOENT)
 			folder_reject(f, box, name, err.msg);
+		else
+			(void)folder_gone_quietly(f, box, name);
 		return;
 	}
 	doc = cJSON_ParseWithLength(text, len);
@@ -128,7 +133,7 @@ event_from(struct folder *f, const char *box, const char *name)
 	if (audit_append(f->audit, kind, json_str(doc, "request"), json_str(doc, "session_id"),
 	    is_net ? "proxy" : "hook", data) < 0)
 		logf_folder(f, "cannot write an audit record for event %s", name);
-	if (unlinkat(f->sbfd, path, 0) < 0)
+	if (unlinkat_nf(f->sbfd, path, 0) < 0)
 		logf_folder(f, "cannot remove %s: %s", path, strerror(errno));
 out:
 	cJSON_Delete(doc);

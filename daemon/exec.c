@@ -98,7 +98,7 @@ result_move_forged(int sbfd, const char *id, const char *dst)
 	if (ours)
 		return 0;
 	snprintf(to, sizeof(to), "rejected/%lld-%s.json.forged", (long long)now_ms(), id);
-	if (renameat(sbfd, dst, sbfd, to) < 0)
+	if (renameat_nf(sbfd, dst, to, 0) < 0)
 		return 0;
 	fprintf(stderr, "sbxd: request %s: TAMPERING: a result sbxd did not write was in "
 	    "results/; moved to .sandbox/%s and replaced by the real one\n", id, to);
@@ -422,8 +422,8 @@ open_capture(int sbfd, const char *id, const char *name)
 	char path[SBX_QUEUE_PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s", capture_path(id, name, 0).s);
-	(void)unlinkat(sbfd, path, 0);
-	return openat(sbfd, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	(void)unlinkat_nf(sbfd, path, 0);
+	return openat_nf(sbfd, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 }
 
 static void
@@ -437,7 +437,7 @@ publish_capture(int sbfd, const char *id, const char *name, int fd)
 	close(fd);
 	snprintf(from, sizeof(from), "%s", capture_path(id, name, 0).s);
 	snprintf(to, sizeof(to), "%s", capture_path(id, name, 1).s);
-	(void)renameat(sbfd, from, sbfd, to);
+	(void)renameat_nf(sbfd, from, to, 0);
 }
 
 /* The result of a run that ended with status (waitpid), before its
@@ -650,10 +650,10 @@ result_add_kept(int sbfd, const char *id, cJSON *r)
 
 	for (i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "%s", capture_path(id, names[i], 1).s);
-		fd = openat(sbfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		fd = openat_nf(sbfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
 		if (fd < 0) {
 			snprintf(path, sizeof(path), "%s", capture_path(id, names[i], 0).s);
-			fd = openat(sbfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+			fd = openat_nf(sbfd, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
 		}
 		if (fd < 0)
 			continue;

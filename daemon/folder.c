@@ -144,10 +144,11 @@ fail:
 	return -1;
 }
 
-/* What folder_check() compares; the first entries are directories. */
+/* What folder_check() compares; the first entries are directories, the
+ * last is state.db. */
 static const char *const identity_names[] = {
-	"queue", "queue/new", "queue/events", "decisions", "decisions/new", "pending",
-	"results", "state.db",
+	"queue", "queue/new", "queue/events", "queue/delivered", "decisions",
+	"decisions/new", "pending", "results", "done", "work", "rejected", "state.db",
 };
 
 /* Records (record 1) or compares the identity of the tree; -1 and why
@@ -187,7 +188,7 @@ folder_identity(struct folder *f, int record, char *why, size_t whysz)
 	}
 	close(fd);
 	for (i = 0; i < n && i < sizeof(f->ino_sub) / sizeof(f->ino_sub[0]); i++) {
-		if (fstatat(f->sbfd, identity_names[i], &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		if (fstatat_nf(f->sbfd, identity_names[i], &st) < 0 ||
 		    (i + 1 < n ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) ||
 		    (!record && st.st_ino != f->ino_sub[i])) {
 			snprintf(why, whysz, ".sandbox/%s was removed, replaced or is a symlink",
@@ -231,6 +232,39 @@ folder_close(struct folder *f)
 }
 
 void
+folder_refusals(struct folder *fs, int nf)
+{
+	static long seen;
+	char last[PATH_MAX];
+	long n = nf_refusals_count(last, sizeof(last));
+	int i;
+
+	if (n == seen)
+		return;
+	seen = n;
+	logf_folder(NULL, "TAMPERING: %s (in a folder's .sandbox) is a symlink or not a "
+	    "directory: sbxd refused to follow it; nothing was read or written through it",
+	    last);
+	for (i = 0; i < nf; i++)
+		(void)folder_check(&fs[i]);
+}
+
+int
+folder_gone_quietly(struct folder *f, const char *dir, const char *name)
+{
+	struct stat st;
+
+	if (fstatat_nf(f->sbfd, dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return 1;
+	logf_folder(f, "cannot read %s/%s: .sandbox/%s is missing or not a directory", dir,
+	    name, dir);
+	audit_log(f->audit, "file_rejected", NULL, NULL, "daemon", AU_S("dir", dir),
+	    AU_S("name", name), AU_S("why", "its directory is missing"), AU_END);
+	(void)folder_check(f);
+	return 0;
+}
+
+void
 folder_reject(struct folder *f, const char *dir, const char *name, const char *why)
 {
 	char from[512], to[512], note[600], id[SBX_ID_LEN + 1];
@@ -244,7 +278,7 @@ folder_reject(struct folder *f, const char *dir, const char *name, const char *w
 	    xsnprintf(to, sizeof(to), "rejected/%lld-%s", (long long)t, name) < 0)
 		return;
 	/* renameat moves a symlink or a directory itself, never its target. */
-	if (renameat(f->sbfd, from, f->sbfd, to) < 0) {
+	if (renameat_nf(f->sbfd, from, to, 0) < 0) {
 		logf_folder(f, "cannot move %s aside (%s); left in place", from, strerror(errno));
 		return;
 	}
@@ -268,20 +302,20 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 	int delivered;
 
 	snprintf(res, sizeof(res), "%s", queue_path(QP_RESULT, id).s);
-	if (fstatat(f->sbfd, res, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat_nf(f->sbfd, res, &st) < 0)
 		return;
 	snprintf(rcpt, sizeof(rcpt), "%s", queue_path(QP_DELIVERED, id).s);
-	delivered = faccessat(f->sbfd, rcpt, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	delivered = exists_nf(f->sbfd, rcpt);
 	if (!delivered && now - (int64_t)st.st_mtime < SBX_KEEP_UNDELIVERED)
 		return;
 	snprintf(from, sizeof(from), "%s", queue_path(QP_PENDING, id).s);
 	snprintf(to, sizeof(to), "%s", queue_path(QP_DONE, id).s);
-	if (renameat(f->sbfd, from, f->sbfd, to) == 0) {
-		retention_delivered(f->db, id, now);
+	if (renameat_nf(f->sbfd, from, to, 0) == 0) {
+		retention_delivered(f->db, f->sbfd, id, now);
 		audit_log(f->audit, delivered ? "result_delivered" : "result_unclaimed",
 		    id, NULL, delivered ? "hook" : "daemon",
 		    AU_I("result_time", (int64_t)st.st_mtime), AU_END);
-		(void)unlinkat(f->sbfd, rcpt, 0);
+		(void)unlinkat_nf(f->sbfd, rcpt, 0);
 	}
 }
 
@@ -413,25 +447,31 @@ folder_sweep(struct folder *f, const struct daemon_opts *o)
 
 /*
  * Retention (common/retention.h): one bounded batch of finished, delivered
- * requests whose output is older than limits.keep_results_days. Nothing
- * is pruned while the policy is invalid.
+ * requests whose output is older than limits.keep_results_days, or the
+ * oldest past limits.keep_results_mb. Nothing is pruned while the policy
+ * is invalid.
  */
 void
 folder_prune(struct folder *f)
 {
 	struct policy_error perr;
 	struct policy *p = folder_policy(f, &perr);
-	int64_t keep;
+	struct retention_pass rp;
+	int64_t keep, cap_mb;
 	int n;
 
 	if (!p)
 		return;
 	keep = (int64_t)policy_limits(p)->keep_results_days * 86400;
+	cap_mb = policy_limits(p)->keep_results_mb;
 	policy_free(p);
-	if ((n = retention_prune(f->db, f->sbfd, keep, now_ms() / 1000, RETENTION_BATCH)) > 0)
+	if ((n = retention_prune(f->db, f->sbfd, keep, cap_mb << 20, now_ms() / 1000,
+	    RETENTION_BATCH, &rp)) > 0)
 		audit_log(f->audit, "output_pruned", NULL, NULL, "daemon",
 		    AU_I("requests", (int64_t)n), AU_I("keep_results_days", keep / 86400),
-		    AU_END);
+		    AU_I("by_days", (int64_t)rp.by_days), AU_I("keep_results_mb", cap_mb),
+		    AU_I("by_size", (int64_t)rp.by_size), AU_I("bytes", rp.bytes),
+		    AU_I("kept_bytes", rp.kept_bytes), AU_END);
 	else if (n < 0)
 		logf_folder(f, "retention: cannot prune finished output: %s",
 		    sqlite3_errmsg(f->db));
@@ -456,7 +496,7 @@ folder_recover(struct folder *f, const struct daemon_opts *o)
 		if (rows[k].started == 0)
 			continue;
 		snprintf(path, sizeof(path), "%s", queue_path(QP_RESULT, rows[k].id).s);
-		if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (!exists_nf(f->sbfd, path)) {
 			result_write_recovered(f->sbfd, rows[k].id, rows[k].hash,
 			    req_status_name(REQ_INTERRUPTED),
 			    rows[k].approver, "sbxd stopped while the command ran; the output "

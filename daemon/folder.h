@@ -34,7 +34,7 @@ struct folder {
 	int wd_sandbox;             /* .sandbox itself: entries removed or moved */
 	int dead;                   /* removed or replaced: no longer served */
 	dev_t dev;                  /* identity of the tree sbxd opened */
-	ino_t ino_folder, ino_sandbox, ino_sub[8];
+	ino_t ino_folder, ino_sandbox, ino_sub[12];
 	struct audit *audit;        /* the folder's audit log (daemon/audit.h) */
 	struct running run[SBX_MAX_RUNNING];
 };
@@ -79,6 +79,11 @@ int folder_running(const struct folder *f);
  * into). Returns 0 when intact, -1 when dead.
  */
 int folder_check(struct folder *f);
+/* When a queue path was refused since the last call because a directory
+ * on it is a symlink (or not a directory: common/util.h, *_nf), says so
+ * loudly and checks every folder (folder_check), so the one whose tree
+ * was swapped stops being served at once. */
+void folder_refusals(struct folder *fs, int nf);
 /* Starts approved requests that wait for a free slot (at most
  * SBX_MAX_RUNNING run at once per folder; the rest wait, oldest first). */
 void folder_start_waiting(struct folder *f, const struct daemon_opts *o);
@@ -91,6 +96,11 @@ struct policy;
 struct policy_error;
 /* Moves DIR/NAME to rejected/ with a .why note; leaves it if it cannot. */
 void folder_reject(struct folder *f, const char *dir, const char *name, const char *why);
+/* After a read of DIR/NAME failed with ENOENT (exact: read_untrusted()):
+ * 1 when the file is simply gone (an earlier pass took it before its
+ * inotify event arrived: normal, quiet); 0 when DIR itself is missing,
+ * which is said, recorded, and the tree checked. */
+int folder_gone_quietly(struct folder *f, const char *dir, const char *name);
 /* The folder's accepted policy, verified (signature, not rolled back);
  * NULL with perr when it is invalid. Caller frees (policy_free). */
 struct policy *folder_policy(struct folder *f, struct policy_error *perr);

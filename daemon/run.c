@@ -262,7 +262,7 @@ run_repair(struct folder *f, const char *id)
 	const char *why;
 
 	snprintf(path, sizeof(path), "%s", queue_path(QP_RESULT, id).s);
-	if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+	if (exists_nf(f->sbfd, path))
 		return;
 	/* Cheap first: most requests without a result are simply pending. */
 	if (store_request_unfinished(f->db, id) || db_get(f->db, id, &row) != 1)
@@ -310,7 +310,7 @@ run_lost(struct folder *f, const char *id, const char *path)
 	    "interrupted", id);
 	/* A torn result (a crash cut its write) is kept aside, not
 	 * trusted, and replaced by one the agent can read. */
-	if (fstatat(f->sbfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+	if (fstatat_nf(f->sbfd, path, &st) == 0)
 		folder_reject(f, "results", path + strlen("results/"), "unreadable result "
 		    "(cut short by a crash or a full disk?)");
 	if (db_get(f->db, id, &row) == 1) {

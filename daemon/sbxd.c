@@ -648,6 +648,7 @@ main(int argc, char **argv)
 				break;
 			next_scan = mono_ms() + RESCAN_MS;
 		}
+		folder_refusals(fs, nf);
 		audit_ticks(fs, nf, audit_failed);
 	}
 	stop_folders(fs, nf);

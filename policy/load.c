@@ -192,7 +192,7 @@ const struct policy_limits *
 policy_limits(const struct policy *p)
 {
 	static const struct policy_limits defaults = {
-		300, 20, 30, 3600, 600, 1048576L, 600, 4294967296LL, 512, 30,
+		300, 20, 30, 3600, 600, 1048576L, 600, 4294967296LL, 512, 30, 1024,
 	};
 
 	return p != NULL ? &p->limits : &defaults;
@@ -524,7 +524,7 @@ static const char *const limit_keys[] = {
 	"hook_wait_seconds", "max_pending", "max_per_minute",
 	"request_ttl_seconds", "exec_timeout_seconds", "output_cap_bytes",
 	"exec_cpu_seconds", "exec_memory_bytes", "exec_max_processes",
-	"keep_results_days", NULL,
+	"keep_results_days", "keep_results_mb", NULL,
 };
 
 /*
@@ -678,6 +678,10 @@ read_limits(const struct ld *ld, const cJSON *lim, size_t from,
 	if (read_limit(ld, lim, "keep_results_days", from, 0, 3650, &v) < 0)
 		return -1;
 	l->keep_results_days = (int)v;
+	v = l->keep_results_mb;
+	if (read_limit(ld, lim, "keep_results_mb", from, 0, 1048576, &v) < 0)
+		return -1;
+	l->keep_results_mb = (int)v;
 	return 0;
 }
 
@@ -1113,7 +1117,8 @@ policy_to_json(const struct policy *p)
 	    !cJSON_AddNumberToObject(o, "exec_memory_bytes",
 	    (double)p->limits.exec_memory_bytes) ||
 	    !cJSON_AddNumberToObject(o, "exec_max_processes", p->limits.exec_max_processes) ||
-	    !cJSON_AddNumberToObject(o, "keep_results_days", p->limits.keep_results_days))
+	    !cJSON_AddNumberToObject(o, "keep_results_days", p->limits.keep_results_days) ||
+	    !cJSON_AddNumberToObject(o, "keep_results_mb", p->limits.keep_results_mb))
 		goto fail;
 	o = cJSON_AddObjectToObject(root, "two_approvers");
 	if (o == NULL || !cJSON_AddStringToObject(o, "risk", p->dual_risk < 0 ? "none" :

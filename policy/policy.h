@@ -64,6 +64,8 @@ struct policy_limits {
 	                               RLIMIT_NPROC above the user's count */
 	int keep_results_days;      /* finished output kept after delivery (default 30;
 	                               0: pruned right after delivery) */
+	int keep_results_mb;        /* delivered output kept, oldest pruned first past
+	                               this many MiB (default 1024; 0: no size cap) */
 };
 
 struct policy_call {

@@ -63,27 +63,37 @@ rm -f "$FOLDER/.envrc"
 
 # Two jails of one folder: the placeholders stay until the last one ends,
 # whichever made them (removing one on the host would detach the mount
-# in the other jail).
-J -- sleep 3 &
+# in the other jail). held NAME: a jail command that says it runs (file
+# NAME.up) and holds until the test releases it (NAME.go): no sleeps.
+held() { printf 'touch %s.up; i=0; while [ ! -e %s.go ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done' "$FOLDER/.$1" "$FOLDER/.$1"; }
+up() { [ -e "$FOLDER/.$1.up" ]; }
+release() { touch "$FOLDER/.$1.go"; }
+J -- sh -c "$(held h1)" &
 j1=$!
-sleep 1
+wait_for 60 up h1
+ok $? "a first jail runs"
 J -- true
 [ -d "$FOLDER/.envrc" ]
 ok $? "a jail that ends leaves the placeholders of another running jail"
 J -- sh -c 'echo x > .envrc' 2>/dev/null
 [ -d "$FOLDER/.envrc" ] && [ ! -f "$FOLDER/.envrc" ]
 ok $? "and .envrc stays read-only in a jail started meanwhile"
+release h1
 wait "$j1"
 [ ! -e "$FOLDER/.envrc" ]
 ok $? "the last jail to end removes them"
-J -- sleep 2 &
+J -- sh -c "$(held h2)" &
 j1=$!
-sleep 1
-J -- sleep 3 &
+wait_for 60 up h2
+J -- sh -c "$(held h3)" &
 j2=$!
+wait_for 60 up h3
+ok $? "two jails run"
+release h2
 wait "$j1"
 [ -d "$FOLDER/.envrc" ]
 ok $? "the first jail ends while a later one runs: placeholders kept"
+release h3
 wait "$j2"
 [ ! -e "$FOLDER/.envrc" ] && [ ! -e "$FOLDER/.vscode" ]
 ok $? "the later jail, last to end, removes those the first one made"
@@ -93,9 +103,9 @@ ok $? "the later jail, last to end, removes those the first one made"
 "$SBX" -C "$FOLDER" jail --offline -- sleep 4321 &
 jk=$!
 disown "$jk"    # no "Killed" notice from bash
-wait_for 10 pgrep -f "^sleep 4321"
+wait_for 30 pgrep -f "^sleep 4321"
 kill -KILL "$jk" 2>/dev/null
-wait_for 5 sh -c '! pgrep -f "^sleep 4321"'
+wait_for 20 sh -c '! pgrep -f "^sleep 4321"'
 ok $? "the jail dies with sbx jail (even by SIGKILL)"
 [ -d "$FOLDER/.envrc" ]
 ok $? "its placeholders are left behind"
@@ -112,9 +122,11 @@ ok $? "and the staging dir"
 # renames over .git/config): the mount on it would be gone inside, so
 # the jail is stopped, with a message.
 git -C "$FOLDER" init -q 2>/dev/null
-J -- sh -c 'sleep 5; echo "[core]" > .git/config && echo WROTE' >"$T/o" 2>&1 &
+# (Nothing releases h4: the jail must be stopped while it holds; were it
+# not, it would write after 60 s and the test fail.)
+J -- sh -c "$(held h4); echo '[core]' > .git/config && echo WROTE" >"$T/o" 2>&1 &
 jw=$!
-sleep 1
+wait_for 60 up h4
 git -C "$FOLDER" config sbx.test 1
 wait "$jw"
 is "$?" 125 "git config on the host stops the jail (exit 125)"
@@ -173,16 +185,16 @@ like "$out" "capeff 0000000000000000" "no capabilities"
 if command -v tmux >/dev/null; then
 	sock="$T/tmux.sock"
 	tmux -S "$sock" new-session -d -x 100 -y 30 "cd '$FOLDER'; HOME='$HOME' SBX_CONFIG_DIR='$SBX_CONFIG_DIR' '$SBX' jail --offline -- bash --norc -i; echo JAIL-ENDED-\$?; sleep 30"
-	sleep 1
+	# Each step waits for what the last one did, never for a fixed time.
 	tmux -S "$sock" send-keys "stty -a | head -1 > tty1.txt; [ -t 0 ] && [ -t 1 ] && echo tty-yes > tty2.txt" Enter
-	sleep 0.5
+	wait_for 60 test -s "$FOLDER/tty2.txt"
 	tmux -S "$sock" resize-window -x 120 -y 40 2>/dev/null || tmux -S "$sock" resize-pane -x 120 -y 40
-	sleep 0.5
 	tmux -S "$sock" send-keys "stty size > tty3.txt" Enter
-	tmux -S "$sock" send-keys "sleep 100" Enter
-	sleep 0.5
+	wait_for 20 test -s "$FOLDER/tty3.txt"
+	tmux -S "$sock" send-keys "sleep 1037" Enter
+	wait_for 20 pgrep -f "^sleep 1037$"
 	tmux -S "$sock" send-keys C-c
-	sleep 0.3
+	wait_for 20 sh -c '! pgrep -f "^sleep 1037$"'
 	tmux -S "$sock" send-keys "echo after-ctrl-c > tty4.txt; exit 5" Enter
 	wait_for 10 sh -c "tmux -S '$sock' capture-pane -p | grep -q JAIL-ENDED"
 	is "$(cat "$FOLDER/tty2.txt" 2>/dev/null)" "tty-yes" "bash in the jail keeps the terminal"

@@ -44,6 +44,19 @@ wait_for 10 test -f "$FOLDER/.sandbox/results/$id.json"
 ok $? "and runs once approved after the restart"
 is "$(jq -r .status "$FOLDER/.sandbox/results/$id.json")" "done" "its result is done"
 
+# mine PATTERN: this test's processes matching PATTERN (pgrep -f), those
+# whose working directory is this test's folder: other suites run the
+# same task.sh sleeps at the same time.
+mine() {
+	local p here
+	here=$(realpath "$FOLDER")
+	for p in $(pgrep -f "$1"); do
+		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$here" ] && echo "$p"
+	done
+}
+has_mine() { [ -n "$(mine "$1")" ]; }
+none_mine() { [ -z "$(mine "$1")" ]; }
+
 # A command over its time limit is killed, with its process group.
 out=$(hook_bash "./task.sh sleep 37")
 id=$(echo "$out" | reason | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
@@ -55,7 +68,7 @@ is "$(jq -r .timed_out "$FOLDER/.sandbox/results/$id.json")" "true" "its result 
 is "$(jq -r .signal "$FOLDER/.sandbox/results/$id.json")" "15" "killed by SIGTERM"
 out=$(hook_bash "./task.sh sleep 37")
 like "$(echo "$out" | reason | head -1)" "killed by signal 15 after its time limit" "the model is told it timed out"
-! pgrep -f "sleep 37" >/dev/null
+wait_for 5 none_mine "sleep 37"
 ok $? "no sleep is left behind"
 
 # sbxd killed (SIGKILL) while a command runs: interrupted, never re-run.
@@ -66,20 +79,20 @@ wait_for 10 has_pending
 "$SBX" -C "$FOLDER" approve "$id" >/dev/null
 wait_for 10 grep -q "run sleep 23" "$FOLDER/runs.log"
 ok $? "the long command started"
+wait_for 10 has_mine "sleep 23"
+ok $? "its sleep runs in this folder"
 kill -9 "$DPID"
 wait "$DPID" 2>/dev/null
 DPID=""
 wait_for 10 test -f "$FOLDER/.sandbox/results/$id.json"
 ok $? "the executor notices sbxd died and records the run"
-! pgrep -f "sleep 23" >/dev/null
+wait_for 5 none_mine "sleep 23"
 ok $? "and kills the command's process group"
 start_daemon
 is "$("$SBX" -C "$FOLDER" show "$id" --json | jq -r .status)" "interrupted" "after restart the request is interrupted"
-runs_before=$(grep -c "run sleep 23" "$FOLDER/runs.log")
-sleep 1
-is "$(grep -c "run sleep 23" "$FOLDER/runs.log")" "$runs_before" "and it is not run again"
 out=$(hook_bash "./task.sh sleep 23")
 like "$(echo "$out" | reason | head -1)" "interrupted while running" "the model learns it was interrupted"
+is "$(grep -c "run sleep 23" "$FOLDER/runs.log")" 1 "and it was not run again (start-up recovery and a repeat call)"
 
 # SIGTERM to sbxd while a command runs: stops cleanly, records interrupted.
 out=$(hook_bash "./task.sh sleep 21")

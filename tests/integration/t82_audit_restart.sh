@@ -21,7 +21,7 @@ start() {
 	: >"$T/sbxd.log"
 	"$SBXD" --audit-segment-bytes 8192 "$FOLDER" 2>>"$T/sbxd.log" &
 	DPID=$!
-	wait_for 10 grep -q serving "$T/sbxd.log"
+	wait_for 30 grep -q serving "$T/sbxd.log"
 }
 # all_records: every segment in order, then the active one.
 all_records() { cat $(ls "$SB"/audit.[0-9]*.jsonl 2>/dev/null | sort) "$LOG"; }
@@ -33,12 +33,12 @@ set_limits '{"hook_wait_seconds": 20}'
 start
 ok $? "sbxd starts with a small segment size"
 post 10
-wait_for 10 events_seen 10
+wait_for 30 events_seen 10
 ok $? "events arrive"
 stop_daemon
 start
 post 10
-wait_for 10 events_seen 20
+wait_for 30 events_seen 20
 # A request in between, approved.
 hook_bash "./task.sh between" >"$T/out" &
 hp=$!
@@ -47,7 +47,7 @@ wait_for 10 has_pending
 wait "$hp"
 # The hook has the result once the executor wrote it; sbxd records the
 # run when it reaps the executor, a moment later (longer under load).
-wait_for 10 sh -c "cat '$SB'/audit*.jsonl | grep -q '\"event\":\"exec_finished\"'"
+wait_for 60 sh -c "cat '$SB'/audit*.jsonl | grep -q '\"event\":\"exec_finished\"'"
 # Killed: no stop record, no final checkpoint.
 kill -9 "$DPID"
 wait "$DPID" 2>/dev/null
@@ -55,7 +55,7 @@ DPID=""
 start
 ok $? "sbxd restarts after being killed"
 post 15
-wait_for 10 events_seen 35
+wait_for 30 events_seen 35
 stop_daemon
 start
 stop_daemon

@@ -235,6 +235,56 @@ test_files(void)
 	mkfifoat(dfd, "new/fifo", 0600);
 	ok(read_untrusted(dfd, "new/fifo", 100, &len, &err) == NULL &&
 	    strstr(err.msg, "not a regular file"), "read_untrusted refuses a FIFO without blocking");
+	/* errno says why, whatever an earlier call left: sbxd reads ENOENT as
+	 * "already taken, stay quiet" and anything else as a rejection. */
+	errno = ENOENT;
+	ok(read_untrusted(dfd, "new/hard", 100, &len, &err) == NULL && errno == EMLINK,
+	    "after a stale ENOENT, a refused hard link says EMLINK");
+	errno = ENOENT;
+	ok(read_untrusted(dfd, "new/fifo", 100, &len, &err) == NULL && errno == EINVAL,
+	    "a refused FIFO says EINVAL");
+	unlinkat(dfd, "new/hard", 0);
+	errno = ENOENT;
+	ok(read_untrusted(dfd, "new/a", 3, &len, &err) == NULL && errno == EFBIG,
+	    "a refused oversize file says EFBIG");
+	errno = ENOENT;
+	ok(read_untrusted(dfd, "new/link", 100, &len, &err) == NULL && errno == ELOOP,
+	    "a refused symlink says ELOOP");
+	errno = 0;
+	ok(read_untrusted(dfd, "new/none", 100, &len, &err) == NULL && errno == ENOENT,
+	    "only a missing file says ENOENT");
+
+	/* A directory on the way swapped for a symlink: nothing goes through. */
+	{
+		char last[64];
+		long before = nf_refusals_count(NULL, 0);
+		struct stat sst;
+		int nfd;
+
+		ok(mkdirat(dfd, "out", 0700) == 0 && mkdirat(dfd, "q", 0700) == 0 &&
+		    symlinkat("../out", dfd, "q/results") == 0 &&
+		    write_atomic(dfd, "tmp", "out/kept", "k", 1, 0600, 0) == 0,
+		    "q/results is a symlink to out/");
+		nfd = openat_nf(dfd, "q/results/x", O_WRONLY | O_CREAT, 0600);
+		ok(nfd < 0 && (errno == ELOOP || errno == ENOTDIR),
+		    "openat_nf refuses to create through it (ELOOP or ENOTDIR)");
+		ok(faccessat(dfd, "out/x", F_OK, AT_SYMLINK_NOFOLLOW) < 0, "nothing was created in out/");
+		ok(nf_refusals_count(last, sizeof(last)) == before + 1 && !strcmp(last, "q/results"),
+		    "the refusal is counted, naming q/results");
+		ok(unlinkat_nf(dfd, "q/results/kept", 0) < 0 &&
+		    faccessat(dfd, "out/kept", F_OK, AT_SYMLINK_NOFOLLOW) == 0,
+		    "unlinkat_nf removes nothing through it");
+		ok(renameat_nf(dfd, "new/a", "q/results/a", 0) < 0 &&
+		    faccessat(dfd, "new/a", F_OK, 0) == 0, "renameat_nf moves nothing into it");
+		ok(fstatat_nf(dfd, "q/results/kept", &sst) < 0 && !exists_nf(dfd, "q/results/kept"),
+		    "fstatat_nf and exists_nf see nothing through it");
+		ok(read_untrusted(dfd, "q/results/kept", 100, &len, &err) == NULL && errno != ENOENT,
+		    "read_untrusted reads nothing through it");
+		ok(opendir_at(dfd, "q/results") == NULL, "opendir_at refuses it");
+		ok(exists_nf(dfd, "q/results") && exists_nf(dfd, "out/kept"),
+		    "the last component may be a symlink for exists_nf (it is not followed)");
+		ok(nf_refusals_count(NULL, 0) >= before + 5, "each refusal is counted");
+	}
 	fd = openat(dfd, "big", O_WRONLY | O_CREAT, 0600);
 	for (int i = 0; i < 100; i++)
 		write_all(fd, "0123456789", 10);
