@@ -175,6 +175,22 @@ retention_prune(sqlite3 *db, int sbfd, int64_t keep, int64_t now, int batch)
 }
 
 int64_t
+retention_next(sqlite3 *db, int64_t after)
+{
+	sqlite3_stmt *st;
+	int64_t t = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT MIN(delivered) FROM retention WHERE pruned IS NULL"
+	    " AND delivered > ?", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, after);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		t = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return t;
+}
+
+int64_t
 retention_pruned_at(sqlite3 *db, const char *id)
 {
 	sqlite3_stmt *st;

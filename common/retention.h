@@ -30,6 +30,9 @@ int retention_adopt(sqlite3 *db, int sbfd, int64_t now);
 /* Prunes at most batch requests delivered at least keep seconds before
  * now, oldest first, and only finished ones. Returns how many, or -1. */
 int retention_prune(sqlite3 *db, int sbfd, int64_t keep, int64_t now, int batch);
+/* The earliest delivery time after `after` of output not pruned yet, 0
+ * when none: sbxd's next prune is due keep seconds after it. */
+int64_t retention_next(sqlite3 *db, int64_t after);
 /* When request id's output was pruned (seconds), 0 when it was not. */
 int64_t retention_pruned_at(sqlite3 *db, const char *id);
 

@@ -122,6 +122,10 @@ int audit_checkpoint(struct audit *a);
 /* Periodic work: a checkpoint when records wait and the last one is
  * older than AUDIT_CHECKPOINT_MS; a sync when anything is unsynced. */
 void audit_tick(struct audit *a);
+/* When audit_tick() has work next (mono_ms() clock): 0 when it has some
+ * now, INT64_MAX when none until more is logged. sbxd sleeps until the
+ * earliest of these and its other timers. */
+int64_t audit_due(const struct audit *a);
 
 /* 1 when hash differs from the last policy hash seen (and remembers it). */
 int audit_policy_changed(struct audit *a, const unsigned char hash[32]);

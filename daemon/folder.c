@@ -104,6 +104,7 @@ folder_open(struct folder *f, const char *path, const char *config,
 
 	memset(f, 0, sizeof(*f));
 	f->sbfd = f->lockfd = -1;
+	f->keep_s = -1;
 	if (!realpath(path, f->path)) {
 		err_set(err, "%s: %s", path, strerror(errno));
 		return -1;
@@ -285,20 +286,21 @@ reject_file(struct folder *f, const char *dir, const char *name, const char *why
  * then it moves to done/. So the hook only ever scans pending/ and
  * queue/new, which stay small, never the growing results/.
  */
-static void
+static int64_t
 sweep_one(struct folder *f, const char *id, int64_t now)
 {
 	char from[64], to[64], res[64], rcpt[64];
 	struct stat st;
 	int delivered;
 
+	/* No result yet: it cannot be due before a day from now. */
 	snprintf(res, sizeof(res), "results/%s.json", id);
 	if (fstatat(f->sbfd, res, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return;
+		return now + SBX_KEEP_UNDELIVERED;
 	snprintf(rcpt, sizeof(rcpt), "queue/delivered/%s", id);
 	delivered = faccessat(f->sbfd, rcpt, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 	if (!delivered && now - (int64_t)st.st_mtime < SBX_KEEP_UNDELIVERED)
-		return;
+		return (int64_t)st.st_mtime + SBX_KEEP_UNDELIVERED;
 	snprintf(from, sizeof(from), "pending/%s.json", id);
 	snprintf(to, sizeof(to), "done/%s.json", id);
 	if (renameat(f->sbfd, from, f->sbfd, to) == 0) {
@@ -307,7 +309,13 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 		    id, NULL, delivered ? "hook" : "daemon",
 		    AU_I("result_time", (int64_t)st.st_mtime), AU_END);
 		(void)unlinkat(f->sbfd, rcpt, 0);
+		/* Its output is due for pruning keep_results_days from now. */
+		if (f->keep_s >= 0 && (!f->due_prune || now + f->keep_s < f->due_prune))
+			f->due_prune = now + f->keep_s;
+		else if (f->keep_s < 0)
+			f->due_prune = now;
 	}
+	return 0;
 }
 
 static int
@@ -1421,8 +1429,8 @@ folder_event(struct folder *f, const struct daemon_opts *o, const char *name)
 	event_from(f, "queue/events", name);
 }
 
-static void
-proxy_event(struct folder *f, const struct daemon_opts *o, const char *name)
+void
+folder_proxy_event(struct folder *f, const struct daemon_opts *o, const char *name)
 {
 	(void)o;
 	event_from(f, "proxy/events", name);
@@ -1530,12 +1538,43 @@ static void
 sweep_entry(struct folder *f, const struct daemon_opts *o, const char *name)
 {
 	char id[SBX_ID_LEN + 1];
+	int64_t due;
 
 	(void)o;
 	if (valid_request_name(name, id)) {
 		result_repair(f, id);
-		sweep_one(f, id, now_ms() / 1000);
+		due = sweep_one(f, id, now_ms() / 1000);
+		if (due && (!f->due_sweep || due < f->due_sweep))
+			f->due_sweep = due;
 	}
+}
+
+void
+folder_delivered(struct folder *f, const char *name)
+{
+	char path[64];
+
+	/* A receipt for a request still in pending/: move it to done/ now. */
+	if (!valid_id(name))
+		return;
+	snprintf(path, sizeof(path), "pending/%s.json", name);
+	if (faccessat(f->sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		(void)sweep_one(f, name, now_ms() / 1000);
+}
+
+int64_t
+folder_next_expiry(struct folder *f)
+{
+	sqlite3_stmt *st;
+	int64_t t = 0;
+
+	if (sqlite3_prepare_v2(f->db, "SELECT MIN(expires) FROM requests WHERE status ="
+	    " 'pending'", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		t = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return t;
 }
 
 void
@@ -1544,14 +1583,15 @@ folder_rescan(struct folder *f, const struct daemon_opts *o)
 	scan(f, o, "queue/new", folder_request);
 	scan(f, o, "decisions/new", folder_decision);
 	scan(f, o, "queue/events", folder_event);
-	/* sbx-proxy's connection records: picked up by this pass (at start
-	 * and every few seconds), never by the agent's drop box. */
-	scan(f, o, "proxy/events", proxy_event);
+	/* sbx-proxy's connection records: its own drop box (watched like the
+	 * others), never the agent's. */
+	scan(f, o, "proxy/events", folder_proxy_event);
 }
 
 void
 folder_sweep(struct folder *f, const struct daemon_opts *o)
 {
+	f->due_sweep = 0;
 	scan(f, o, "pending", sweep_entry);
 	folder_prune(f);
 }
@@ -1566,20 +1606,30 @@ folder_prune(struct folder *f)
 {
 	struct policy_error perr;
 	struct policy *p = load_policy(f, &perr);
-	int64_t keep;
+	int64_t keep, now = now_ms() / 1000, next;
 	int n;
 
+	/* Nothing is due while the policy is invalid: accepting one (a change
+	 * of .sandbox that sbxd watches) sets due_prune again. */
+	f->due_prune = 0;
 	if (!p)
 		return;
 	keep = (int64_t)policy_limits(p)->keep_results_days * 86400;
+	f->keep_s = keep;
 	policy_free(p);
-	if ((n = retention_prune(f->db, f->sbfd, keep, now_ms() / 1000, RETENTION_BATCH)) > 0)
+	if ((n = retention_prune(f->db, f->sbfd, keep, now, RETENTION_BATCH)) > 0)
 		audit_log(f->audit, "output_pruned", NULL, NULL, "daemon",
 		    AU_I("requests", (int64_t)n), AU_I("keep_results_days", keep / 86400),
 		    AU_END);
 	else if (n < 0)
 		logf_folder(f, "retention: cannot prune finished output: %s",
 		    sqlite3_errmsg(f->db));
+	/* A full batch: more may be due, after the events that wait. Else
+	 * the next delivery still kept (ones held back now wait for it). */
+	if (n == RETENTION_BATCH)
+		f->due_prune = now;
+	else if ((next = retention_next(f->db, now - keep)) > 0)
+		f->due_prune = next + keep;
 }
 
 static int64_t
@@ -1704,6 +1754,21 @@ folder_start_waiting(struct folder *f, const struct daemon_opts *o)
 		start_run(f, o, &row, row.approver ? row.approver : "", row.is_auto, NULL);
 		req_row_free(&row);
 	}
+}
+
+int
+folder_waiting(struct folder *f)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(f->db, "SELECT count(*) FROM requests WHERE status = 'running'"
+	    " AND started = 0", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
 }
 
 int

@@ -36,6 +36,11 @@ struct folder {
 	dev_t dev;                  /* identity of the tree sbxd opened */
 	ino_t ino_folder, ino_sandbox, ino_sub[8];
 	struct audit *audit;        /* the folder's audit log (daemon/audit.h) */
+	/* Timed work, in seconds since the epoch (0: none due): sbxd sleeps
+	 * until the earliest of every folder's, with no periodic wake. */
+	int64_t due_sweep;          /* an undelivered result's day is up */
+	int64_t due_prune;          /* retention: the next output to prune */
+	int64_t keep_s;             /* keep_results_days in seconds, as last read; -1 */
 	struct running run[SBX_MAX_RUNNING];
 };
 
@@ -56,14 +61,22 @@ void folder_close(struct folder *f);
 void folder_recover(struct folder *f, const struct daemon_opts *o);
 /* Processes everything waiting in queue/new and decisions/new. */
 void folder_rescan(struct folder *f, const struct daemon_opts *o);
-/* Moves requests whose result was delivered (or is old) to done/, then
- * prunes one batch of old finished output (folder_prune). */
+/* Moves requests whose result was delivered (or is old) to done/, writes
+ * results that are missing (a full disk), then prunes one batch of old
+ * finished output (folder_prune). Sets due_sweep. */
 void folder_sweep(struct folder *f, const struct daemon_opts *o);
+/* One batch of retention; sets due_prune (now when a full batch went). */
 void folder_prune(struct folder *f);
+/* A delivery receipt queue/delivered/NAME appeared: done/ at once. */
+void folder_delivered(struct folder *f, const char *name);
+/* The earliest expiry of a pending request (seconds), 0 when none. */
+int64_t folder_next_expiry(struct folder *f);
 void folder_request(struct folder *f, const struct daemon_opts *o, const char *name);
 void folder_decision(struct folder *f, const struct daemon_opts *o, const char *name);
 /* An agent-side event (queue/events/NAME) for the audit log. */
 void folder_event(struct folder *f, const struct daemon_opts *o, const char *name);
+/* A connection record of sbx-proxy (proxy/events/NAME). */
+void folder_proxy_event(struct folder *f, const struct daemon_opts *o, const char *name);
 /* Expires undecided requests past their deadline. */
 void folder_expire(struct folder *f);
 /* Handles a reaped executor; 1 if it belonged to this folder. */
@@ -71,6 +84,8 @@ int folder_reaped(struct folder *f, pid_t pid);
 /* Sends sig to every running executor of the folder. */
 void folder_signal_running(struct folder *f, int sig);
 int folder_running(const struct folder *f);
+/* Approved requests waiting to start (a slot, or their audit records). */
+int folder_waiting(struct folder *f);
 /*
  * Checks that the folder, its .sandbox and the queue directories and
  * state.db are still the ones sbxd opened (same inodes, not removed, not

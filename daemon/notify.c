@@ -31,7 +31,6 @@
 
 #define NOTIFY_MAX_FILE   (64 * 1024)
 #define NOTIFY_MAX_TEXT   1000
-#define NOTIFY_WARNED     512
 
 static const char *const event_names[] = { "request", "denied", "rate_limited", "expiring",
 	NULL };
@@ -47,9 +46,6 @@ static struct {
 	int warn;
 } cfg;
 
-/* Ids already announced as expiring (a ring). */
-static char warned[NOTIFY_WARNED][17];
-static unsigned nwarned;
 
 static int
 event_bit(const char *name)
@@ -462,32 +458,55 @@ out:
 	free(hook);
 }
 
+/* The moment a pending request is announced as expiring: within
+ * expire_warn_seconds of its expiry, and once it used half its time. */
+#define WARN_AT "MAX(expires - ?1, (created + expires + 1) / 2)"
+
 void
-notify_expiring(sqlite3 *db, const char *folder)
+notify_expiring(sqlite3 *db, const char *folder, int64_t since, int64_t now)
 {
-	struct req_row *rows;
-	int64_t now = now_ms() / 1000;
+	sqlite3_stmt *st;
 	char detail[96];
-	unsigned k;
-	int n, i;
+	const char *id, *tool, *cmd;
 
 	if (!cfg.on || !(cfg.events & (unsigned)event_bit("expiring")))
 		return;
-	n = db_list(db, "pending", 1000, &rows);
-	for (i = 0; i < n; i++) {
-		int64_t left = rows[i].expires - now;
-
-		if (left <= 0 || left > cfg.warn || now - rows[i].created < left)
-			continue;
-		for (k = 0; k < NOTIFY_WARNED && strcmp(warned[k], rows[i].id); k++)
-			;
-		if (k < NOTIFY_WARNED)
-			continue;
-		snprintf(warned[nwarned++ % NOTIFY_WARNED], sizeof(warned[0]), "%s", rows[i].id);
-		snprintf(detail, sizeof(detail), "expires in %llds", (long long)left);
-		notify_event("expiring", folder, rows[i].id, rows[i].tool,
-		    rows[i].command ? rows[i].command : rows[i].input, detail);
+	/* Each request once: its moment fell in (since, now], and it has not
+	 * expired yet. However many there are (no cap). */
+	if (sqlite3_prepare_v2(db, "SELECT id, tool, COALESCE(command, input), expires FROM"
+	    " requests WHERE status = 'pending' AND expires > ?3 AND " WARN_AT " > ?2 AND "
+	    WARN_AT " <= ?3", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, cfg.warn);
+	sqlite3_bind_int64(st, 2, since);
+	sqlite3_bind_int64(st, 3, now);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		id = (const char *)sqlite3_column_text(st, 0);
+		tool = (const char *)sqlite3_column_text(st, 1);
+		cmd = (const char *)sqlite3_column_text(st, 2);
+		snprintf(detail, sizeof(detail), "expires in %llds",
+		    (long long)(sqlite3_column_int64(st, 3) - now));
+		notify_event("expiring", folder, id, tool, cmd, detail);
 	}
-	if (n > 0)
-		db_rows_free(rows, n);
+	sqlite3_finalize(st);
+}
+
+int64_t
+notify_expiring_next(sqlite3 *db, int64_t now)
+{
+	sqlite3_stmt *st;
+	int64_t next = 0;
+
+	if (!cfg.on || !(cfg.events & (unsigned)event_bit("expiring")))
+		return 0;
+	if (sqlite3_prepare_v2(db, "SELECT MIN(" WARN_AT ") FROM requests WHERE status ="
+	    " 'pending' AND " WARN_AT " > ?2 AND " WARN_AT " < expires", -1, &st, NULL)
+	    != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, cfg.warn);
+	sqlite3_bind_int64(st, 2, now);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		next = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return next;
 }

@@ -74,9 +74,16 @@ exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
 	return faccessat(sbfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* Claims the one delivery of a result: 1 when this caller got it. */
+/*
+ * Claims the one delivery of a result: 1 when this caller got it. The
+ * request must still be in DIR after the claim: sbxd moves a delivered
+ * request to done/ (at once, on the receipt's inotify event) before it
+ * removes the receipt, so a second identical call that claims after that
+ * removal finds the request gone and delivers nothing (its stray receipt
+ * is removed again).
+ */
 static int
-claim_delivery(int sbfd, const char *id)
+claim_delivery(int sbfd, const char *dir, const char *id)
 {
 	char name[PATH_MAX];
 	int fd;
@@ -87,6 +94,10 @@ claim_delivery(int sbfd, const char *id)
 	if (fd < 0)
 		return 0;
 	close(fd);
+	if (!exists_at(sbfd, dir, id, ".json")) {
+		(void)unlinkat(sbfd, name, 0);
+		return 0;
+	}
 	return 1;
 }
 
@@ -140,7 +151,7 @@ scan_requests(int sbfd, const char *dir, struct finder *f)
 				memcpy(f->attach, id, sizeof(f->attach));
 			continue;
 		}
-		if (claim_delivery(sbfd, id)) {
+		if (claim_delivery(sbfd, dir, id)) {
 			memcpy(f->done_id, id, sizeof(f->done_id));
 			f->result = doc;
 		} else {
@@ -336,7 +347,7 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	out->result = wait_result(sbfd, rq->folder, out->id, hash_hex, deadline,
 	    &out->no_daemon);
 	if (out->result) {
-		claim_delivery(sbfd, out->id);
+		(void)claim_delivery(sbfd, "pending", out->id);
 		out->state = ESC_RESULT;
 	} else {
 		out->state = ESC_PENDING;
