@@ -26,7 +26,7 @@ struct running {
 
 struct folder {
 	char path[PATH_MAX];        /* resolved */
-	char config[PATH_MAX];      /* sbx config dir: trusted keys */
+	const char *config;         /* sbx config dir: trusted keys (sbxd's, kept by the caller) */
 	int sbfd;                   /* FOLDER/.sandbox */
 	int lockfd;
 	sqlite3 *db;
@@ -52,7 +52,8 @@ struct daemon_opts {
 	int verbose;
 };
 
-/* Opens, locks and recovers a folder. -1 with err set. */
+/* Opens, locks and recovers a folder. -1 with err set. config must
+ * outlive f (one string for every folder: 1,000 folders). */
 int folder_open(struct folder *f, const char *path, const char *config,
     struct sbx_err *err);
 void folder_close(struct folder *f);
@@ -75,8 +76,6 @@ void folder_request(struct folder *f, const struct daemon_opts *o, const char *n
 void folder_decision(struct folder *f, const struct daemon_opts *o, const char *name);
 /* An agent-side event (queue/events/NAME) for the audit log. */
 void folder_event(struct folder *f, const struct daemon_opts *o, const char *name);
-/* A connection record of sbx-proxy (proxy/events/NAME). */
-void folder_proxy_event(struct folder *f, const struct daemon_opts *o, const char *name);
 /* Expires undecided requests past their deadline. */
 void folder_expire(struct folder *f);
 /* Handles a reaped executor; 1 if it belonged to this folder. */
@@ -100,5 +99,18 @@ void folder_start_waiting(struct folder *f, const struct daemon_opts *o);
 
 __attribute__((format(printf, 2, 3)))
 void logf_folder(const struct folder *f, const char *fmt, ...);
+
+/* Internal to sbxd: shared by the steps of daemon/ (folder.c). */
+struct policy;
+struct policy_error;
+/* Moves DIR/NAME to rejected/ with a .why note; leaves it if it cannot. */
+void folder_reject(struct folder *f, const char *dir, const char *name, const char *why);
+/* The folder's accepted policy, verified (signature, not rolled back);
+ * NULL with perr when it is invalid. Caller frees (policy_free). */
+struct policy *folder_policy(struct folder *f, struct policy_error *perr);
+/* Judges and records the claimed request pending/ID.json (request.c). */
+void request_ingest(struct folder *f, const struct daemon_opts *o, const char *id);
+/* A connection record from sbx-proxy (proxy/events/NAME). */
+void folder_proxy_event(struct folder *f, const struct daemon_opts *o, const char *name);
 
 #endif

@@ -24,9 +24,11 @@
 #include <unistd.h>
 
 #include "common/db.h"
+#include "common/queue.h"
 #include "common/display.h"
 #include "common/json.h"
 #include "common/redact.h"
+#include "common/store.h"
 #include "daemon/notify.h"
 
 #define NOTIFY_MAX_FILE   (64 * 1024)
@@ -458,55 +460,37 @@ out:
 	free(hook);
 }
 
-/* The moment a pending request is announced as expiring: within
- * expire_warn_seconds of its expiry, and once it used half its time. */
-#define WARN_AT "MAX(expires - ?1, (created + expires + 1) / 2)"
+struct expiring_ctx {
+	const char *folder;
+	int64_t now;
+};
+
+static void
+expiring_one(void *ctx, const struct store_expiring *e)
+{
+	const struct expiring_ctx *c = ctx;
+	char detail[96];
+
+	snprintf(detail, sizeof(detail), "expires in %llds", (long long)(e->expires - c->now));
+	notify_event("expiring", c->folder, e->id, e->tool, e->what, detail);
+}
 
 void
 notify_expiring(sqlite3 *db, const char *folder, int64_t since, int64_t now)
 {
-	sqlite3_stmt *st;
-	char detail[96];
-	const char *id, *tool, *cmd;
+	struct expiring_ctx c = { folder, now };
 
 	if (!cfg.on || !(cfg.events & (unsigned)event_bit("expiring")))
 		return;
 	/* Each request once: its moment fell in (since, now], and it has not
 	 * expired yet. However many there are (no cap). */
-	if (sqlite3_prepare_v2(db, "SELECT id, tool, COALESCE(command, input), expires FROM"
-	    " requests WHERE status = 'pending' AND expires > ?3 AND " WARN_AT " > ?2 AND "
-	    WARN_AT " <= ?3", -1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, cfg.warn);
-	sqlite3_bind_int64(st, 2, since);
-	sqlite3_bind_int64(st, 3, now);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		id = (const char *)sqlite3_column_text(st, 0);
-		tool = (const char *)sqlite3_column_text(st, 1);
-		cmd = (const char *)sqlite3_column_text(st, 2);
-		snprintf(detail, sizeof(detail), "expires in %llds",
-		    (long long)(sqlite3_column_int64(st, 3) - now));
-		notify_event("expiring", folder, id, tool, cmd, detail);
-	}
-	sqlite3_finalize(st);
+	(void)store_expiring_each(db, cfg.warn, since, now, expiring_one, &c);
 }
 
 int64_t
 notify_expiring_next(sqlite3 *db, int64_t now)
 {
-	sqlite3_stmt *st;
-	int64_t next = 0;
-
 	if (!cfg.on || !(cfg.events & (unsigned)event_bit("expiring")))
 		return 0;
-	if (sqlite3_prepare_v2(db, "SELECT MIN(" WARN_AT ") FROM requests WHERE status ="
-	    " 'pending' AND " WARN_AT " > ?2 AND " WARN_AT " < expires", -1, &st, NULL)
-	    != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(st, 1, cfg.warn);
-	sqlite3_bind_int64(st, 2, now);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		next = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return next;
+	return store_expiring_next(db, cfg.warn, now);
 }

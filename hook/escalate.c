@@ -74,16 +74,11 @@ exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
 	return faccessat(sbfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/*
- * Claims the one delivery of a result: 1 when this caller got it. The
- * request must still be in DIR after the claim: sbxd moves a delivered
- * request to done/ (at once, on the receipt's inotify event) before it
- * removes the receipt, so a second identical call that claims after that
- * removal finds the request gone and delivers nothing (its stray receipt
- * is removed again).
- */
+/* Claims the one delivery of a result: 1 when this caller got it. The
+ * receipt stays until retention prunes the request's output, so a second
+ * identical call racing this one can never claim it again. */
 static int
-claim_delivery(int sbfd, const char *dir, const char *id)
+claim_delivery(int sbfd, const char *id)
 {
 	char name[PATH_MAX];
 	int fd;
@@ -94,10 +89,6 @@ claim_delivery(int sbfd, const char *dir, const char *id)
 	if (fd < 0)
 		return 0;
 	close(fd);
-	if (!exists_at(sbfd, dir, id, ".json")) {
-		(void)unlinkat(sbfd, name, 0);
-		return 0;
-	}
 	return 1;
 }
 
@@ -151,7 +142,7 @@ scan_requests(int sbfd, const char *dir, struct finder *f)
 				memcpy(f->attach, id, sizeof(f->attach));
 			continue;
 		}
-		if (claim_delivery(sbfd, dir, id)) {
+		if (claim_delivery(sbfd, id)) {
 			memcpy(f->done_id, id, sizeof(f->done_id));
 			f->result = doc;
 		} else {
@@ -195,7 +186,7 @@ submit(int sbfd, const struct esc_request *rq, const char *hash_hex,
 		    strlen(text), SBX_MAX_REQUEST);
 		goto out;
 	}
-	if (xsnprintf(dst, sizeof(dst), "queue/new/%s.json", id) < 0)
+	if (xsnprintf(dst, sizeof(dst), "%s", queue_path(QP_NEW, id).s) < 0)
 		goto fail;
 	if (write_atomic(sbfd, "queue/tmp", dst, text, strlen(text), 0600, 1) < 0) {
 		err_set(err, "cannot write to the queue %s/.sandbox/queue: %s",
@@ -218,7 +209,7 @@ static cJSON *
 wait_result(int sbfd, const char *folder, const char *id, const char *hash_hex,
     int64_t deadline, int *gone)
 {
-	char path[PATH_MAX], want[SBX_ID_LEN + 6];
+	char path[PATH_MAX];
 	char evbuf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	struct pollfd pfd;
 	struct sbx_err err;
@@ -231,7 +222,6 @@ wait_result(int sbfd, const char *folder, const char *id, const char *hash_hex,
 
 	if (xsnprintf(path, sizeof(path), "%s/.sandbox/results", folder) < 0)
 		return NULL;
-	xsnprintf(want, sizeof(want), "%s.json", id);
 	ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	/* Without inotify (limits reached) fall back to polling every 200 ms. */
 	if (ifd >= 0 && inotify_add_watch(ifd, path, IN_MOVED_TO | IN_CLOSE_WRITE |
@@ -241,7 +231,7 @@ wait_result(int sbfd, const char *folder, const char *id, const char *hash_hex,
 	}
 	for (;;) {
 		/* Check after the watch is set, so no rename is missed. */
-		if (xsnprintf(path, sizeof(path), "results/%s", want) >= 0 &&
+		if (xsnprintf(path, sizeof(path), "%s", queue_path(QP_RESULT, id).s) >= 0 &&
 		    (text = read_daemon_file(sbfd, path, SBX_MAX_RESULT, &len, &err))) {
 			doc = cJSON_ParseWithLength(text, len);
 			free(text);
@@ -347,7 +337,7 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	out->result = wait_result(sbfd, rq->folder, out->id, hash_hex, deadline,
 	    &out->no_daemon);
 	if (out->result) {
-		(void)claim_delivery(sbfd, "pending", out->id);
+		claim_delivery(sbfd, out->id);
 		out->state = ESC_RESULT;
 	} else {
 		out->state = ESC_PENDING;
@@ -424,7 +414,7 @@ result_text(const cJSON *r, const char *folder, size_t max)
 		approver = "an approver";
 	if (!reason)
 		reason = "";
-	if (strcmp(status, "done") == 0) {
+	if (strcmp(status, req_status_name(REQ_DONE)) == 0) {
 		json_int(r, "exit_code", &code);
 		json_int(r, "signal", &sig);
 		json_int(r, "duration_ms", &ms);
@@ -451,18 +441,18 @@ result_text(const cJSON *r, const char *folder, size_t max)
 		append_stream(buf, max + 1, &len, r, "stderr", folder, id, err_room);
 		if (out_len == 0 && err_len == 0)
 			append(buf, max + 1, &len, "\n(no output)");
-	} else if (strcmp(status, "denied") == 0) {
+	} else if (strcmp(status, req_status_name(REQ_DENIED)) == 0) {
 		snprintf(head, sizeof(head),
 		    "sbx: request %s was DENIED by %s: %s. Do not retry it unchanged or work "
 		    "around it; ask the user if you need it.", id, approver,
 		    *reason ? reason : "no reason given");
 		append(buf, max + 1, &len, head);
-	} else if (strcmp(status, "expired") == 0) {
+	} else if (strcmp(status, req_status_name(REQ_EXPIRED)) == 0) {
 		snprintf(head, sizeof(head),
 		    "sbx: request %s expired without a decision and will not run. Ask the user "
 		    "before requesting it again.", id);
 		append(buf, max + 1, &len, head);
-	} else if (strcmp(status, "interrupted") == 0) {
+	} else if (strcmp(status, req_status_name(REQ_INTERRUPTED)) == 0) {
 		snprintf(head, sizeof(head),
 		    "sbx: request %s was approved but interrupted while running (%s); it may "
 		    "have run in part and will not be re-run. Check its effects before asking "

@@ -76,8 +76,8 @@ wait "$hp"
 like "$(reason <"$T/hook.out")" "out: delivered" "the hook delivered the command's output"
 wait_for 20 test -f "$FOLDER/.sandbox/done/$id.json"
 ok $? "its receipt moved the request to done/"
-[ ! -e "$FOLDER/.sandbox/queue/delivered/$id" ]
-ok $? "... and the receipt was consumed"
+[ -e "$FOLDER/.sandbox/queue/delivered/$id" ]
+ok $? "... and the receipt stays (no second claim of that result)"
 is "$(runs)" "1" "the command ran once"
 unlike "$(cat "$T/sbxd.log")" "rescan|overflow" "no rescan happened"
 

@@ -30,11 +30,12 @@ for i in range(500):
     with open(os.path.join(d, "junk-%d.json" % i), "w") as f:
         f.write("{not json")
 PY
-fp=$!
+pids=$!
 for k in $(seq 20); do
 	(hook_bash "./task.sh flood-$k" >/dev/null) &
+	pids="$pids $!"
 done
-wait
+wait $pids
 wait_for 120 sh -c "[ \$('$SBX' -C '$FOLDER' pending --json | jq length) -ge 20 ]"
 ok $? "all 20 real requests are pending"
 wait_for 120 sh -c "[ -z \"\$(ls '$FOLDER/.sandbox/queue/new')\" ]"
