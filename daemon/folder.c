@@ -451,7 +451,6 @@ folder_sweep(struct folder *f, const struct daemon_opts *o)
 {
 	f->due_sweep = 0;
 	scan(f, o, "pending", sweep_entry);
-	folder_prune(f);
 }
 
 /*

@@ -62,9 +62,9 @@ void folder_close(struct folder *f);
 void folder_recover(struct folder *f, const struct daemon_opts *o);
 /* Processes everything waiting in queue/new and decisions/new. */
 void folder_rescan(struct folder *f, const struct daemon_opts *o);
-/* Moves requests whose result was delivered (or is old) to done/, writes
- * results that are missing (a full disk), then prunes one batch of old
- * finished output (folder_prune). Sets due_sweep. */
+/* Moves requests whose result was delivered (or is old) to done/ and
+ * writes results that are missing (a full disk). Sets due_sweep. (Old
+ * finished output is pruned by folder_prune, on its own timer.) */
 void folder_sweep(struct folder *f, const struct daemon_opts *o);
 /* One batch of retention; sets due_prune (now when a full batch went). */
 void folder_prune(struct folder *f);

@@ -42,6 +42,7 @@
 #include "daemon/exec.h"
 #include "daemon/folder.h"
 #include "daemon/notify.h"
+#include "policy/policy.h"
 
 #define MAX_ENV     64
 /* Kept originals are pruned this long after the hook added some. */
@@ -345,10 +346,11 @@ syncfs_all(void)
 static void
 start_durable(const int *level)
 {
+	struct policy_error perr;
 	int i;
 
 	for (i = 0; i < nsv; i++) {
-		folder_prune(sv[i].f);          /* loads (and logs) the policy */
+		policy_free(folder_policy(sv[i].f, &perr));   /* loads (and logs) it */
 		store_release_memory(sv[i].f->db);
 	}
 	if (syncfs_all() < 0)
@@ -440,6 +442,7 @@ serve(int fi, struct daemon_opts *o)
 	folder_start_waiting(f, o);
 	folder_rescan(f, o);
 	folder_sweep(f, o);
+	folder_prune(f);
 	/* Signed at once when anything was logged since start_durable(). */
 	if (audit_due(f->audit) != INT64_MAX)
 		(void)audit_checkpoint(f->audit);
@@ -718,7 +721,7 @@ run_due(struct served *s, const struct daemon_opts *o, long long originals_cap)
 		fired = 1;
 	}
 	if (f->due_sweep && f->due_sweep * 1000 <= now)
-		folder_sweep(f, o);     /* also prunes */
+		folder_sweep(f, o);
 	if (f->due_prune && f->due_prune * 1000 <= now)
 		folder_prune(f);
 	if (s->originals_ms && s->originals_ms <= now) {
