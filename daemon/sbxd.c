@@ -96,8 +96,10 @@ env_add(char **env, int *n, const char *name)
 	const char *v = getenv(name);
 	char *kv;
 
-	if (!v || *n >= MAX_ENV - 1)
+	if (!v)
 		return 0;
+	if (*n >= MAX_ENV - 1)
+		return -2;      /* full: said, never dropped silently */
 	if (!(kv = malloc(strlen(name) + strlen(v) + 2)))
 		return -1;
 	sprintf(kv, "%s=%s", name, v);
@@ -904,7 +906,11 @@ parse_args(int argc, char **argv, struct sbxd_args *a, int *nenv)
 				return 2;
 			break;
 		case 'p':
-			env_add(cmd_env, nenv, optarg);
+			if (env_add(cmd_env, nenv, optarg) == -2) {
+				fprintf(stderr, "sbxd: too many --pass-env names (at most %d "
+				    "variables are passed, the defaults included)\n", MAX_ENV - 1);
+				return 2;
+			}
 			break;
 		case 's':
 			a->aopts.segment_bytes = atol(optarg);

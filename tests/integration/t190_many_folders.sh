@@ -5,7 +5,8 @@
 # SBX_T190_FOLDERS; `make bench-scale` does 1,000): every one is served,
 # requests in the first, the 65th and the last run, `sbx watch --all`
 # lists every folder and a request in the last, and a SIGHUP adds 70 more
-# (past any room kept at start), served as well.
+# (past any room kept at start), served as well. Too many --pass-env names
+# are an error, not dropped.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/evlib.sh"
 
@@ -36,6 +37,11 @@ run_in() {
 	wait "$hp"
 	reason <"$T/hook.$1" | grep -q "out: $2" && [ "$(grep -c "^run $2\$" "$f/runs.log")" = 1 ]
 }
+
+# Other caps say so rather than drop: 70 --pass-env names are refused.
+"$SBXD" $(for _ in $(seq 70); do printf -- '--pass-env HOME '; done) "$T" 2>"$T/env.err"
+is "$?" 2 "sbxd refuses more --pass-env names than it passes (exit 2)"
+like "$(cat "$T/env.err")" "too many --pass-env names" "... and says so"
 
 prepare 1 "$N"
 ok $? "$N folders prepared (sbx init)"
