@@ -30,8 +30,7 @@ struct folder {
 	int sbfd;                   /* FOLDER/.sandbox */
 	int lockfd;
 	sqlite3 *db;
-	int wd_queue, wd_decisions, wd_events;
-	int wd_sandbox;             /* .sandbox itself: entries removed or moved */
+	/* (its inotify watches are sbxd.c's: a table of wd -> folder) */
 	int dead;                   /* removed or replaced: no longer served */
 	dev_t dev;                  /* identity of the tree sbxd opened */
 	ino_t ino_folder, ino_sandbox, ino_sub[8];
