@@ -83,7 +83,7 @@ claim_delivery(int sbfd, const char *id)
 	char name[PATH_MAX];
 	int fd;
 
-	if (xsnprintf(name, sizeof(name), "queue/delivered/%s", id) < 0)
+	if (xsnprintf(name, sizeof(name), "%s", queue_path(QP_DELIVERED, id).s) < 0)
 		return 0;
 	fd = openat(sbfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
