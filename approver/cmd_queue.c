@@ -162,6 +162,8 @@ unclaimed(const char *folder)
 	return n;
 }
 
+#define AUTO_LOOK 200
+
 int
 cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 {
@@ -212,8 +214,9 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 				    rows[i].approved_by ? display_tmp(rows[i].approved_by) : "nobody");
 		}
 		db_rows_free(rows, n);
-		/* The quieter list: what remembered approvals ran lately. */
-		n = db_list(db, NULL, 200, &rows);
+		/* The quieter list: what remembered approvals ran lately, among
+		 * the latest AUTO_LOOK requests (said when it may be more). */
+		n = db_list(db, NULL, AUTO_LOOK, &rows);
 		for (int k = 0, shown = 0; k < n; k++) {
 			if (!rows[k].is_auto || now - rows[k].created > 3600)
 				continue;
@@ -222,6 +225,9 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 			printf("%s  %-11s %-8s %s\n", rows[k].id, rows[k].status,
 			    display_tmp(rows[k].tool), display_tmp(what(&rows[k])));
 		}
+		if (n == AUTO_LOOK && now - rows[0].created <= 3600)
+			printf("(only the latest %d requests were looked at; `sbx history` has "
+			    "them all)\n", AUTO_LOOK);
 	}
 	if (n > 0)
 		db_rows_free(rows, n);

@@ -36,8 +36,6 @@
 #include "common/store.h"
 #include "policy/policy.h"
 
-#define MAX_FOLDERS SBX_MAX_FOLDERS
-#define MAX_ITEMS   200
 #define LINE_MAX_W  1024
 
 struct item {
@@ -51,15 +49,17 @@ struct item {
 	int idw;                    /* digits of the id that are unique */
 };
 
+/* Every folder and every pending request: no cap on either (the list
+ * scrolls). */
 struct watch {
-	char folders[MAX_FOLDERS][4096];
+	char (*folders)[4096];
 	int nfolders;
 	const char *config;
-	struct item items[MAX_ITEMS];
-	int n, sel, top;
+	struct item *items;
+	int n, cap, sel, top;
 	char autos[3][400];         /* latest auto-approved, for the quieter list */
 	int nautos;
-	char seen[MAX_ITEMS][SBX_ID_LEN + 1];   /* ids already announced */
+	char (*seen)[SBX_ID_LEN + 1];   /* ids announced (pending at the last refresh) */
 	int nseen;
 	char status[768];           /* one line under the list */
 	char waiting_id[SBX_ID_LEN + 1];        /* decided, result not yet shown */
@@ -225,14 +225,41 @@ auto_line(char *out, size_t size, const struct req_row *r, int idlen)
 	free(t);
 }
 
+/* Room for one more item; -1 when out of memory. */
+static int
+items_grow(struct watch *w)
+{
+	struct item *n;
+	int cap = w->cap ? w->cap * 2 : 64;
+
+	if (w->n < w->cap)
+		return 0;
+	if (!(n = realloc(w->items, (size_t)cap * sizeof(*n))))
+		return -1;
+	w->items = n;
+	w->cap = cap;
+	return 0;
+}
+
+static int
+was_seen(const struct watch *w, const char *id)
+{
+	int k;
+
+	for (k = 0; k < w->nseen && strcmp(w->seen[k], id); k++)
+		;
+	return k < w->nseen;
+}
+
 /* Reloads the pending requests of every folder; announces new ones. */
 static void
 refresh(struct watch *w)
 {
+	char (*seen)[SBX_ID_LEN + 1];
 	struct req_row *rows;
 	struct sbx_err err;
 	char summary[LINE_MAX_W];
-	int f, i, k, n, fresh = 0;
+	int f, i, n, fresh = 0, lost = 0;
 	sqlite3 *db;
 
 	items_free(w);
@@ -249,10 +276,12 @@ refresh(struct watch *w)
 				    db_unique_prefix(db, rows[i].id, 8));
 		if (n > 0)
 			db_rows_free(rows, n);
-		n = db_list(db, req_status_name(REQ_PENDING), MAX_ITEMS, &rows);
+		/* Every pending request, however many. */
+		n = db_list(db, req_status_name(REQ_PENDING), -1, &rows);
 		for (i = 0; i < n; i++) {
-			if (w->n == MAX_ITEMS) {
+			if (items_grow(w) < 0) {
 				req_row_free(&rows[i]);
+				lost++;
 				continue;
 			}
 			w->items[w->n].row = rows[i];
@@ -264,14 +293,13 @@ refresh(struct watch *w)
 		free(rows);
 		db_close(db);
 	}
+	if (lost)
+		snprintf(w->status, sizeof(w->status), "out of memory: %d pending request(s) NOT "
+		    "shown; see `sbx pending`", lost);
 	for (i = 0; i < w->n; i++) {
-		for (k = 0; k < w->nseen && strcmp(w->seen[k], w->items[i].row.id); k++)
-			;
-		if (k < w->nseen)
+		if (was_seen(w, w->items[i].row.id))
 			continue;
 		fresh = 1;
-		if (w->nseen < MAX_ITEMS)
-			snprintf(w->seen[w->nseen++], SBX_ID_LEN + 1, "%s", w->items[i].row.id);
 		/* Agent text, made safe for whatever terminal shows it. */
 		snprintf(summary, sizeof(summary), "sbx: request %s in %s: %s %s\nwhy: %s\n",
 		    w->items[i].row.id, display_tmp(w->folders[w->items[i].folder]),
@@ -285,6 +313,13 @@ refresh(struct watch *w)
 			    display_tmp(what(&w->items[i].row)), display_tmp(w->items[i].row.reason),
 			    w->items[i].risk);
 		}
+	}
+	/* Announced: what is pending now (a request decided since drops out). */
+	if ((seen = realloc(w->seen, (size_t)(w->n ? w->n : 1) * sizeof(*seen)))) {
+		w->seen = seen;
+		for (i = 0; i < w->n; i++)
+			snprintf(w->seen[i], sizeof(w->seen[i]), "%s", w->items[i].row.id);
+		w->nseen = w->n;
 	}
 	if (fresh && !w->plain)
 		(void)!write(STDOUT_FILENO, "\a", 1);
@@ -796,11 +831,16 @@ cmd_watch(struct sbx_ctx *c, int argc, char **argv)
 	struct sbx_err err;
 	struct pollfd pfd[3];
 	const char *term = getenv("TERM");
-	char buf[512], evbuf[4096];
+	char buf[512], evbuf[4096], (*fl)[4096];
 	int i, all = 0, quit = 0, n;
 	size_t plen = 0;
 
 	memset(&w, 0, sizeof(w));
+	/* -C DIR at most once per argument; --all adds the registry's. */
+	if (!(w.folders = calloc((size_t)argc + 1, sizeof(*w.folders)))) {
+		fprintf(stderr, "sbx: out of memory\n");
+		return 1;
+	}
 	w.config = c->config;
 	w.notify = getenv("SBX_NOTIFY");
 	static const struct option opts[] = {
@@ -810,8 +850,7 @@ cmd_watch(struct sbx_ctx *c, int argc, char **argv)
 
 	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
 		if (i == 'C') {
-			if (w.nfolders < MAX_FOLDERS && find_folder(optarg,
-			    w.folders[w.nfolders], sizeof(w.folders[0])) == 0)
+			if (find_folder(optarg, w.folders[w.nfolders], sizeof(w.folders[0])) == 0)
 				w.nfolders++;
 			else {
 				fprintf(stderr, "sbx: no .sandbox/ at or above %s\n", optarg);
@@ -833,7 +872,17 @@ cmd_watch(struct sbx_ctx *c, int argc, char **argv)
 		return 2;
 	}
 	if (all) {
-		n = registry_list(c->config, w.folders + w.nfolders, MAX_FOLDERS - w.nfolders, &err);
+		/* Every recorded folder: room for them all, or a clear error. */
+		if ((n = registry_count(c->config, &err)) < 0) {
+			fprintf(stderr, "sbx: %s\n", err.msg);
+			return 1;
+		}
+		if (!(fl = realloc(w.folders, (size_t)(w.nfolders + n + 1) * sizeof(*fl)))) {
+			fprintf(stderr, "sbx: out of memory for %d folders\n", w.nfolders + n);
+			return 1;
+		}
+		w.folders = fl;
+		n = registry_list(c->config, w.folders + w.nfolders, n, &err);
 		if (n < 0) {
 			fprintf(stderr, "sbx: %s\n", err.msg);
 			return 1;
@@ -925,6 +974,9 @@ cmd_watch(struct sbx_ctx *c, int argc, char **argv)
 	}
 	tty_restore();
 	items_free(&w);
+	free(w.items);
+	free(w.seen);
+	free(w.folders);
 	if (w.ifd >= 0)
 		close(w.ifd);
 	if (got_stop) {

@@ -8,8 +8,6 @@
 
 #include "common/util.h"
 
-#define SBX_MAX_FOLDERS 64
-
 /* 1 added, 0 already there, -1 error. */
 int registry_add(const char *config, const char *folder, struct sbx_err *err);
 /* 1 removed, 0 was not there, -1 error. */

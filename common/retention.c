@@ -146,7 +146,9 @@ retention_adopt(sqlite3 *db, int sbfd, int64_t now)
 static void
 remove_output(int sbfd, const char *id)
 {
-	static const enum queue_kind kinds[] = { QP_RESULT, QP_STDOUT, QP_STDERR, QP_DONE };
+	static const enum queue_kind kinds[] = {
+		QP_RESULT, QP_STDOUT, QP_STDERR, QP_DONE, QP_DELIVERED,
+	};
 	size_t i;
 
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -312,6 +314,22 @@ retention_prune(sqlite3 *db, int sbfd, int64_t keep, int64_t cap_bytes, int64_t 
 out:
 	cheap_txn_end(db, began, ok);
 	return ok ? out->by_days + out->by_size : -1;
+}
+
+int64_t
+retention_next(sqlite3 *db, int64_t after)
+{
+	sqlite3_stmt *st;
+	int64_t t = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT MIN(delivered) FROM retention WHERE pruned IS NULL"
+	    " AND delivered > ?", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, after);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		t = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return t;
 }
 
 int64_t

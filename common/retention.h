@@ -47,6 +47,9 @@ int retention_adopt(sqlite3 *db, int sbfd, int64_t now);
  * bring it under the cap. Fills *out. Returns how many, or -1. */
 int retention_prune(sqlite3 *db, int sbfd, int64_t keep, int64_t cap_bytes, int64_t now,
     int batch, struct retention_pass *out);
+/* The earliest delivery time after `after` of output not pruned yet, 0
+ * when none: sbxd's next prune is due keep seconds after it. */
+int64_t retention_next(sqlite3 *db, int64_t after);
 /* When request id's output was pruned (seconds), 0 when it was not; *why
  * (when not NULL) is set to "days" or "size" (static). */
 int64_t retention_pruned_at(sqlite3 *db, const char *id, const char **why);

@@ -347,6 +347,96 @@ store_expired_list(sqlite3 *db, int64_t now, struct store_idhash **out)
 	return n;
 }
 
+void
+store_release_memory(sqlite3 *db)
+{
+	(void)sqlite3_db_release_memory(db);
+}
+
+int
+store_synchronous(sqlite3 *db, int level)
+{
+	sqlite3_stmt *st;
+	char sql[40];
+	int old = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA synchronous", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			old = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (old < 0 || level < 0 || level > 3)
+		return -1;
+	snprintf(sql, sizeof(sql), "PRAGMA synchronous=%d", level);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? old : -1;
+}
+
+int64_t
+store_next_expiry(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int64_t t = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT MIN(expires) FROM requests WHERE status = ?", -1,
+	    &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, req_status_name(REQ_PENDING), -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		t = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return t;
+}
+
+/* The moment a pending request is announced as expiring: within warn
+ * seconds of its expiry, and once it used half its time. */
+#define WARN_AT "MAX(expires - ?1, (created + expires + 1) / 2)"
+
+int
+store_expiring_each(sqlite3 *db, int64_t warn, int64_t since, int64_t now,
+    void (*fn)(void *ctx, const struct store_expiring *e), void *ctx)
+{
+	struct store_expiring e;
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT id, tool, COALESCE(command, input), expires FROM"
+	    " requests WHERE status = ?4 AND expires > ?3 AND " WARN_AT " > ?2 AND "
+	    WARN_AT " <= ?3", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, warn);
+	sqlite3_bind_int64(st, 2, since);
+	sqlite3_bind_int64(st, 3, now);
+	sqlite3_bind_text(st, 4, req_status_name(REQ_PENDING), -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		e.id = (const char *)sqlite3_column_text(st, 0);
+		e.tool = (const char *)sqlite3_column_text(st, 1);
+		e.what = (const char *)sqlite3_column_text(st, 2);
+		e.expires = sqlite3_column_int64(st, 3);
+		fn(ctx, &e);
+		n++;
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+int64_t
+store_expiring_next(sqlite3 *db, int64_t warn, int64_t after)
+{
+	sqlite3_stmt *st;
+	int64_t next = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT MIN(" WARN_AT ") FROM requests WHERE status = ?3"
+	    " AND " WARN_AT " > ?2 AND " WARN_AT " < expires", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, warn);
+	sqlite3_bind_int64(st, 2, after);
+	sqlite3_bind_text(st, 3, req_status_name(REQ_PENDING), -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		next = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return next;
+}
+
 int
 store_waiting_list(sqlite3 *db, int max, char ids[][SBX_ID_LEN + 1])
 {

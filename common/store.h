@@ -194,5 +194,25 @@ struct store_idhash {
 int store_expired_list(sqlite3 *db, int64_t now, struct store_idhash **out);
 /* Up to max requests waiting to start, oldest decision first: count. */
 int store_waiting_list(sqlite3 *db, int max, char ids[][SBX_ID_LEN + 1]);
+/* The earliest expiry of a pending request (seconds), 0 when none. */
+int64_t store_next_expiry(sqlite3 *db);
+/* Gives back the connection's cache (sbxd, between wakes: 1,000 idle
+ * folders then hold no pages). */
+void store_release_memory(sqlite3 *db);
+/* Sets PRAGMA synchronous to level (0-3): the level it had, or -1. sbxd
+ * starts with NORMAL while it makes everything durable with syncfs(2). */
+int store_synchronous(sqlite3 *db, int level);
+/* A pending request to announce as expiring (strings borrowed). */
+struct store_expiring {
+	const char *id, *tool, *what;
+	int64_t expires;
+};
+/* Calls fn for each pending request whose expiry notice is due in
+ * (since, now]: within warn seconds of its expiry and past half its time,
+ * not expired yet. The count, or -1. */
+int store_expiring_each(sqlite3 *db, int64_t warn, int64_t since, int64_t now,
+    void (*fn)(void *ctx, const struct store_expiring *e), void *ctx);
+/* The next such moment after `after` (seconds), 0 when none. */
+int64_t store_expiring_next(sqlite3 *db, int64_t warn, int64_t after);
 
 #endif

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -684,6 +685,32 @@ audit_tick(struct audit *a)
 	 * request's transaction. */
 	if (mono_ms() - a->last_purge_ms >= 1000)
 		intents_purge(a);
+}
+
+void
+audit_synced(struct audit *a)
+{
+	if (!a)
+		return;
+	a->dirty = 0;
+	(void)audit_index_flush(a->idx);
+	a->intent_synced = a->intent_appended;
+}
+
+int64_t
+audit_due(const struct audit *a)
+{
+	int64_t due = INT64_MAX;
+
+	if (!a)
+		return due;
+	if (a->dirty)
+		return 0;
+	if (a->since_ckpt > 0)
+		due = a->last_ckpt_ms + AUDIT_CHECKPOINT_MS;
+	if (a->intent_synced > a->intent_deleted && a->last_purge_ms + 1000 < due)
+		due = a->last_purge_ms + 1000;
+	return due;
 }
 
 void

@@ -118,10 +118,17 @@ int audit_intents_flush(struct audit *a);
 int64_t audit_intents_pending(sqlite3 *db);
 
 int audit_sync(struct audit *a);
+/* The caller made everything written so far durable (sbxd's start-up:
+ * one syncfs(2) for every folder instead of a sync each). */
+void audit_synced(struct audit *a);
 int audit_checkpoint(struct audit *a);
 /* Periodic work: a checkpoint when records wait and the last one is
  * older than AUDIT_CHECKPOINT_MS; a sync when anything is unsynced. */
 void audit_tick(struct audit *a);
+/* When audit_tick() has work next (mono_ms() clock): 0 when it has some
+ * now, INT64_MAX when none until more is logged. sbxd sleeps until the
+ * earliest of these and its other timers. */
+int64_t audit_due(const struct audit *a);
 
 /* 1 when hash differs from the last policy hash seen (and remembers it). */
 int audit_policy_changed(struct audit *a, const unsigned char hash[32]);

@@ -105,21 +105,33 @@ result_move_forged(int sbfd, const char *id, const char *dst)
 	return 1;
 }
 
+static int64_t result_failures;
+
+int64_t
+exec_result_failures(void)
+{
+	return result_failures;
+}
+
 static int
 result_write(int sbfd, const char *id, cJSON *r)
 {
 	char dst[SBX_QUEUE_PATH_MAX], *text;
 	int rc;
 
-	if (have_result_sk && result_sig_add(r, result_sk) < 0)
+	if ((have_result_sk && result_sig_add(r, result_sk) < 0) ||
+	    !(text = json_print_line(r))) {
+		result_failures++;
 		return -1;
-	if (!(text = json_print_line(r)))
-		return -1;
+	}
 	snprintf(dst, sizeof(dst), "%s", queue_path(QP_RESULT, id).s);
 	/* noreplace: a result, once written, is final. */
 	rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, 1);
 	if (rc < 0 && errno == EEXIST && result_move_forged(sbfd, id, dst))
 		rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, 1);
+	/* Not written (full disk, I/O error): sbxd retries from state.db. */
+	if (rc < 0 && errno != EEXIST)
+		result_failures++;
 	free(text);
 	return rc;
 }

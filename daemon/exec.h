@@ -63,4 +63,8 @@ int result_write_recovered(int sbfd, const char *id, const char *hash,
     const char *status, const char *approver, const char *reason,
     int64_t exit_code, int64_t sig);
 
+/* How many results sbxd (not an executor) could not write so far; when
+ * it grows, sbxd retries them from state.db (folder_sweep). */
+int64_t exec_result_failures(void);
+
 #endif

@@ -81,14 +81,12 @@ folder_open(struct folder *f, const char *path, const char *config,
 
 	memset(f, 0, sizeof(*f));
 	f->sbfd = f->lockfd = -1;
+	f->keep_s = -1;
 	if (!realpath(path, f->path)) {
 		err_set(err, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (xsnprintf(f->config, sizeof(f->config), "%s", config) < 0) {
-		err_set(err, "config path too long");
-		return -1;
-	}
+	f->config = config;
 	if ((f->sbfd = sandbox_open(f->path, err)) < 0) {
 		err_set(err, "%s has no usable .sandbox/ (run `sbx init %s`)", f->path, f->path);
 		return -1;
@@ -231,22 +229,20 @@ folder_close(struct folder *f)
 	f->lockfd = f->sbfd = -1;
 }
 
-void
-folder_refusals(struct folder *fs, int nf)
+int
+folder_refusals(void)
 {
 	static long seen;
 	char last[PATH_MAX];
 	long n = nf_refusals_count(last, sizeof(last));
-	int i;
 
 	if (n == seen)
-		return;
+		return 0;
 	seen = n;
 	logf_folder(NULL, "TAMPERING: %s (in a folder's .sandbox) is a symlink or not a "
 	    "directory: sbxd refused to follow it; nothing was read or written through it",
 	    last);
-	for (i = 0; i < nf; i++)
-		(void)folder_check(&fs[i]);
+	return 1;
 }
 
 int
@@ -293,7 +289,7 @@ folder_reject(struct folder *f, const char *dir, const char *name, const char *w
  * then it moves to done/. So the hook only ever scans pending/ and
  * queue/new, which stay small, never the growing results/.
  */
-static void
+static int64_t
 sweep_one(struct folder *f, const char *id, int64_t now)
 {
 	char from[SBX_QUEUE_PATH_MAX], to[SBX_QUEUE_PATH_MAX], res[SBX_QUEUE_PATH_MAX];
@@ -301,13 +297,14 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 	struct stat st;
 	int delivered;
 
+	/* No result yet: it cannot be due before a day from now. */
 	snprintf(res, sizeof(res), "%s", queue_path(QP_RESULT, id).s);
 	if (fstatat_nf(f->sbfd, res, &st) < 0)
-		return;
+		return now + SBX_KEEP_UNDELIVERED;
 	snprintf(rcpt, sizeof(rcpt), "%s", queue_path(QP_DELIVERED, id).s);
 	delivered = exists_nf(f->sbfd, rcpt);
 	if (!delivered && now - (int64_t)st.st_mtime < SBX_KEEP_UNDELIVERED)
-		return;
+		return (int64_t)st.st_mtime + SBX_KEEP_UNDELIVERED;
 	snprintf(from, sizeof(from), "%s", queue_path(QP_PENDING, id).s);
 	snprintf(to, sizeof(to), "%s", queue_path(QP_DONE, id).s);
 	if (renameat_nf(f->sbfd, from, to, 0) == 0) {
@@ -315,8 +312,19 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 		audit_log(f->audit, delivered ? "result_delivered" : "result_unclaimed",
 		    id, NULL, delivered ? "hook" : "daemon",
 		    AU_I("result_time", (int64_t)st.st_mtime), AU_END);
-		(void)unlinkat_nf(f->sbfd, rcpt, 0);
+		/* The receipt stays (retention removes it with the output): a
+		 * hook that read pending/ before this move and claims now finds
+		 * it, so one result is never delivered twice. */
+		/* Its output is due for pruning keep_results_days from now, and
+		 * the size cap is looked at within a minute. */
+		if (f->keep_s >= 0 && (!f->due_prune || now + f->keep_s < f->due_prune))
+			f->due_prune = now + f->keep_s;
+		else if (f->keep_s < 0)
+			f->due_prune = now;
+		if (f->cap_b > 0 && (!f->due_prune || now + SBX_PRUNE_CAP_DELAY < f->due_prune))
+			f->due_prune = now + SBX_PRUNE_CAP_DELAY;
 	}
+	return 0;
 }
 
 /*
@@ -419,12 +427,25 @@ static void
 sweep_entry(struct folder *f, const struct daemon_opts *o, const char *name)
 {
 	char id[SBX_ID_LEN + 1];
+	int64_t due;
 
 	(void)o;
 	if (valid_request_name(name, id)) {
 		run_repair(f, id);
-		sweep_one(f, id, now_ms() / 1000);
+		due = sweep_one(f, id, now_ms() / 1000);
+		if (due && (!f->due_sweep || due < f->due_sweep))
+			f->due_sweep = due;
 	}
+}
+
+void
+folder_delivered(struct folder *f, const char *name)
+{
+	/* A receipt for a request still in pending/: move it to done/ now. */
+	if (!valid_id(name))
+		return;
+	if (faccessat(f->sbfd, queue_path(QP_PENDING, name).s, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		(void)sweep_one(f, name, now_ms() / 1000);
 }
 
 void
@@ -433,16 +454,16 @@ folder_rescan(struct folder *f, const struct daemon_opts *o)
 	scan(f, o, "queue/new", folder_request);
 	scan(f, o, "decisions/new", folder_decision);
 	scan(f, o, "queue/events", folder_event);
-	/* sbx-proxy's connection records: picked up by this pass (at start
-	 * and every few seconds), never by the agent's drop box. */
+	/* sbx-proxy's connection records: its own drop box (watched like the
+	 * others), never the agent's. */
 	scan(f, o, "proxy/events", folder_proxy_event);
 }
 
 void
 folder_sweep(struct folder *f, const struct daemon_opts *o)
 {
+	f->due_sweep = 0;
 	scan(f, o, "pending", sweep_entry);
-	folder_prune(f);
 }
 
 /*
@@ -457,16 +478,20 @@ folder_prune(struct folder *f)
 	struct policy_error perr;
 	struct policy *p = folder_policy(f, &perr);
 	struct retention_pass rp;
-	int64_t keep, cap_mb;
+	int64_t keep, cap_mb, now = now_ms() / 1000, next;
 	int n;
 
+	/* Nothing is due while the policy is invalid: accepting one (a change
+	 * of .sandbox that sbxd watches) sets due_prune again. */
+	f->due_prune = 0;
 	if (!p)
 		return;
 	keep = (int64_t)policy_limits(p)->keep_results_days * 86400;
 	cap_mb = policy_limits(p)->keep_results_mb;
+	f->keep_s = keep;
+	f->cap_b = cap_mb << 20;
 	policy_free(p);
-	if ((n = retention_prune(f->db, f->sbfd, keep, cap_mb << 20, now_ms() / 1000,
-	    RETENTION_BATCH, &rp)) > 0)
+	if ((n = retention_prune(f->db, f->sbfd, keep, f->cap_b, now, RETENTION_BATCH, &rp)) > 0)
 		audit_log(f->audit, "output_pruned", NULL, NULL, "daemon",
 		    AU_I("requests", (int64_t)n), AU_I("keep_results_days", keep / 86400),
 		    AU_I("by_days", (int64_t)rp.by_days), AU_I("keep_results_mb", cap_mb),
@@ -475,6 +500,17 @@ folder_prune(struct folder *f)
 	else if (n < 0)
 		logf_folder(f, "retention: cannot prune finished output: %s",
 		    sqlite3_errmsg(f->db));
+	/* A full batch, or still over the size cap after pruning some: more
+	 * may be due, after the events that wait. Over the cap with nothing
+	 * prunable (all held back): look again later, never in a loop. Else
+	 * the next delivery still kept (ones held back now wait for it). */
+	if (n == RETENTION_BATCH || (f->cap_b > 0 && rp.kept_bytes > f->cap_b && rp.by_size > 0))
+		f->due_prune = now;
+	else if ((next = retention_next(f->db, now - keep)) > 0)
+		f->due_prune = next + keep;
+	if (f->cap_b > 0 && rp.kept_bytes > f->cap_b && f->due_prune != now &&
+	    (!f->due_prune || now + SBX_PRUNE_CAP_DELAY < f->due_prune))
+		f->due_prune = now + SBX_PRUNE_CAP_DELAY;
 }
 
 void

@@ -16,6 +16,7 @@
 
 #define SBX_MAX_RUNNING 64
 #define SBX_KEEP_UNDELIVERED (24 * 3600)   /* seconds a result waits in pending/ */
+#define SBX_PRUNE_CAP_DELAY 60              /* seconds before the size cap is looked at again */
 
 struct audit;
 
@@ -26,16 +27,21 @@ struct running {
 
 struct folder {
 	char path[PATH_MAX];        /* resolved */
-	char config[PATH_MAX];      /* sbx config dir: trusted keys */
+	const char *config;         /* sbx config dir: trusted keys (sbxd's, kept by the caller) */
 	int sbfd;                   /* FOLDER/.sandbox */
 	int lockfd;
 	sqlite3 *db;
-	int wd_queue, wd_decisions, wd_events;
-	int wd_sandbox;             /* .sandbox itself: entries removed or moved */
+	/* (its inotify watches are sbxd.c's: a table of wd -> folder) */
 	int dead;                   /* removed or replaced: no longer served */
 	dev_t dev;                  /* identity of the tree sbxd opened */
 	ino_t ino_folder, ino_sandbox, ino_sub[12];
 	struct audit *audit;        /* the folder's audit log (daemon/audit.h) */
+	/* Timed work, in seconds since the epoch (0: none due): sbxd sleeps
+	 * until the earliest of every folder's, with no periodic wake. */
+	int64_t due_sweep;          /* an undelivered result's day is up */
+	int64_t due_prune;          /* retention: the next output to prune */
+	int64_t keep_s;             /* keep_results_days in seconds, as last read; -1 */
+	int64_t cap_b;              /* keep_results_mb in bytes, as last read; 0 none */
 	struct running run[SBX_MAX_RUNNING];
 };
 
@@ -47,7 +53,8 @@ struct daemon_opts {
 	int verbose;
 };
 
-/* Opens, locks and recovers a folder. -1 with err set. */
+/* Opens, locks and recovers a folder. -1 with err set. config must
+ * outlive f (one string for every folder: 1,000 folders). */
 int folder_open(struct folder *f, const char *path, const char *config,
     struct sbx_err *err);
 void folder_close(struct folder *f);
@@ -56,10 +63,16 @@ void folder_close(struct folder *f);
 void folder_recover(struct folder *f, const struct daemon_opts *o);
 /* Processes everything waiting in queue/new and decisions/new. */
 void folder_rescan(struct folder *f, const struct daemon_opts *o);
-/* Moves requests whose result was delivered (or is old) to done/, then
- * prunes one batch of old finished output (folder_prune). */
+/* Moves requests whose result was delivered (or is old) to done/ and
+ * writes results that are missing (a full disk). Sets due_sweep. (Old
+ * finished output is pruned by folder_prune, on its own timer.) */
 void folder_sweep(struct folder *f, const struct daemon_opts *o);
+/* One batch of retention; sets due_prune (now when a full batch went). */
 void folder_prune(struct folder *f);
+/* A delivery receipt queue/delivered/NAME appeared: done/ at once. */
+void folder_delivered(struct folder *f, const char *name);
+/* The earliest expiry of a pending request (seconds), 0 when none. */
+int64_t folder_next_expiry(struct folder *f);
 void folder_request(struct folder *f, const struct daemon_opts *o, const char *name);
 void folder_decision(struct folder *f, const struct daemon_opts *o, const char *name);
 /* An agent-side event (queue/events/NAME) for the audit log. */
@@ -71,6 +84,8 @@ int folder_reaped(struct folder *f, pid_t pid);
 /* Sends sig to every running executor of the folder. */
 void folder_signal_running(struct folder *f, int sig);
 int folder_running(const struct folder *f);
+/* Approved requests waiting to start (a slot, or their audit records). */
+int folder_waiting(struct folder *f);
 /*
  * Checks that the folder, its .sandbox and the queue directories and
  * state.db are still the ones sbxd opened (same inodes, not removed, not
@@ -81,9 +96,9 @@ int folder_running(const struct folder *f);
 int folder_check(struct folder *f);
 /* When a queue path was refused since the last call because a directory
  * on it is a symlink (or not a directory: common/util.h, *_nf), says so
- * loudly and checks every folder (folder_check), so the one whose tree
- * was swapped stops being served at once. */
-void folder_refusals(struct folder *fs, int nf);
+ * loudly and returns 1: the caller then checks every folder
+ * (folder_check), so the one whose tree was swapped stops at once. */
+int folder_refusals(void);
 /* Starts approved requests that wait for a free slot (at most
  * SBX_MAX_RUNNING run at once per folder; the rest wait, oldest first). */
 void folder_start_waiting(struct folder *f, const struct daemon_opts *o);

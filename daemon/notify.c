@@ -28,11 +28,11 @@
 #include "common/display.h"
 #include "common/json.h"
 #include "common/redact.h"
+#include "common/store.h"
 #include "daemon/notify.h"
 
 #define NOTIFY_MAX_FILE   (64 * 1024)
 #define NOTIFY_MAX_TEXT   1000
-#define NOTIFY_WARNED     512
 
 static const char *const event_names[] = { "request", "denied", "rate_limited", "expiring",
 	NULL };
@@ -48,9 +48,6 @@ static struct {
 	int warn;
 } cfg;
 
-/* Ids already announced as expiring (a ring). */
-static char warned[NOTIFY_WARNED][17];
-static unsigned nwarned;
 
 static int
 event_bit(const char *name)
@@ -463,32 +460,37 @@ out:
 	free(hook);
 }
 
-void
-notify_expiring(sqlite3 *db, const char *folder)
+struct expiring_ctx {
+	const char *folder;
+	int64_t now;
+};
+
+static void
+expiring_one(void *ctx, const struct store_expiring *e)
 {
-	struct req_row *rows;
-	int64_t now = now_ms() / 1000;
+	const struct expiring_ctx *c = ctx;
 	char detail[96];
-	unsigned k;
-	int n, i;
+
+	snprintf(detail, sizeof(detail), "expires in %llds", (long long)(e->expires - c->now));
+	notify_event("expiring", c->folder, e->id, e->tool, e->what, detail);
+}
+
+void
+notify_expiring(sqlite3 *db, const char *folder, int64_t since, int64_t now)
+{
+	struct expiring_ctx c = { folder, now };
 
 	if (!cfg.on || !(cfg.events & (unsigned)event_bit("expiring")))
 		return;
-	n = db_list(db, req_status_name(REQ_PENDING), 1000, &rows);
-	for (i = 0; i < n; i++) {
-		int64_t left = rows[i].expires - now;
+	/* Each request once: its moment fell in (since, now], and it has not
+	 * expired yet. However many there are (no cap). */
+	(void)store_expiring_each(db, cfg.warn, since, now, expiring_one, &c);
+}
 
-		if (left <= 0 || left > cfg.warn || now - rows[i].created < left)
-			continue;
-		for (k = 0; k < NOTIFY_WARNED && strcmp(warned[k], rows[i].id); k++)
-			;
-		if (k < NOTIFY_WARNED)
-			continue;
-		snprintf(warned[nwarned++ % NOTIFY_WARNED], sizeof(warned[0]), "%s", rows[i].id);
-		snprintf(detail, sizeof(detail), "expires in %llds", (long long)left);
-		notify_event("expiring", folder, rows[i].id, rows[i].tool,
-		    rows[i].command ? rows[i].command : rows[i].input, detail);
-	}
-	if (n > 0)
-		db_rows_free(rows, n);
+int64_t
+notify_expiring_next(sqlite3 *db, int64_t now)
+{
+	if (!cfg.on || !(cfg.events & (unsigned)event_bit("expiring")))
+		return 0;
+	return store_expiring_next(db, cfg.warn, now);
 }

@@ -30,8 +30,12 @@ int notify_enabled(void);
 void notify_event(const char *event, const char *folder, const char *id, const char *tool,
     const char *command, const char *detail);
 
-/* Announces, once each, pending requests of the folder that will expire
- * within expire_warn_seconds (and have used half their time). */
-void notify_expiring(sqlite3 *db, const char *folder);
+/* Announces pending requests of the folder that will expire within
+ * expire_warn_seconds (and have used half their time), each once: those
+ * whose moment came after since and by now (seconds). sbxd calls it at
+ * the moment notify_expiring_next() named, with since the previous now. */
+void notify_expiring(sqlite3 *db, const char *folder, int64_t since, int64_t now);
+/* The next such moment after now (seconds), 0 when none is due. */
+int64_t notify_expiring_next(sqlite3 *db, int64_t now);
 
 #endif

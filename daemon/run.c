@@ -436,6 +436,20 @@ run_expire(struct folder *f, const char *id, const char *hash, int64_t now)
 	}
 }
 
+int
+folder_waiting(struct folder *f)
+{
+	char ids[1][SBX_ID_LEN + 1];
+
+	return store_waiting_list(f->db, 1, ids);
+}
+
+int64_t
+folder_next_expiry(struct folder *f)
+{
+	return store_next_expiry(f->db);
+}
+
 /* Every pending request past its deadline, however many there are. */
 void
 folder_expire(struct folder *f)

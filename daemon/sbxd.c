@@ -4,44 +4,60 @@
  *   sbxd [-c CONFIG] [--pass-env NAME]... DIR...
  *
  * Serves each DIR (prepared by `sbx init`) in the foreground until
- * SIGTERM or SIGINT. Watches the queues with libinotifytools as a hint,
- * and rescans on start-up, on queue overflow and every few seconds, so
- * nothing dropped while it was down or overloaded is lost.
+ * SIGTERM or SIGINT. Event-driven: it sleeps in poll(2) on one inotify
+ * instance (every drop box of every folder), a self-pipe for signals and
+ * one timerfd armed for the earliest timed work of any folder (the next
+ * expiry, expiry notice, retention prune, undelivered result, audit
+ * checkpoint); there is no periodic wake and no periodic rescan. It
+ * rescans every folder on start-up and when the kernel's inotify queue
+ * overflowed, so nothing dropped while it was down or overloaded is
+ * lost; a request is claimed by rename, so a rescan never runs one twice.
  *
  * Exit codes: 0 stopped by a signal, 1 runtime error (also: every folder it
  * served was removed or replaced), 2 usage or setup.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <inotifytools/inotifytools.h>
 #include <sodium.h>
 
 #include "common/originals.h"
 #include "common/registry.h"
+#include "common/store.h"
 #include "common/util.h"
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/folder.h"
 #include "daemon/notify.h"
+#include "policy/policy.h"
 
 #define MAX_ENV     64
-#define RESCAN_MS   5000
-#define PRUNE_MS    60000
-/* Folders a SIGHUP may add to sbxd --all beyond those recorded at start. */
-#define SBXD_RELOAD_ROOM 1024
+/* Kept originals are pruned this long after the hook added some. */
+#define ORIGINALS_DELAY_MS 60000
+/* A result sbxd could not write (full disk) is retried this often. */
+#define RETRY_MS    5000
+/* Timed work that is due again at once after it ran (it failed) waits
+ * this long: a failure never makes sbxd spin. */
+#define AGAIN_MS    1000
+/* SQLite's heap, all folders together, that page caches give way above. */
+#define SBXD_SQLITE_HEAP (24LL * 1024 * 1024)
 
 static volatile sig_atomic_t got_stop, got_child, got_hup;
 static char *cmd_env[MAX_ENV];   /* the clean environment for commands */
+static int sig_pipe[2] = { -1, -1 };  /* the handler's wake-up for poll() */
 
 static void
 free_env(void)
@@ -55,12 +71,17 @@ free_env(void)
 static void
 on_signal(int sig)
 {
+	int e = errno;
+
 	if (sig == SIGCHLD)
 		got_child = 1;
 	else if (sig == SIGHUP)
 		got_hup = 1;
 	else
 		got_stop = 1;
+	/* Non-blocking: a full pipe already means "wake up". */
+	(void)!write(sig_pipe[1], "", 1);
+	errno = e;
 }
 
 /* Variables passed through to executed commands; everything else is dropped. */
@@ -75,8 +96,10 @@ env_add(char **env, int *n, const char *name)
 	const char *v = getenv(name);
 	char *kv;
 
-	if (!v || *n >= MAX_ENV - 1)
+	if (!v)
 		return 0;
+	if (*n >= MAX_ENV - 1)
+		return -2;      /* full: said, never dropped silently */
 	if (!(kv = malloc(strlen(name) + strlen(v) + 2)))
 		return -1;
 	sprintf(kv, "%s=%s", name, v);
@@ -100,50 +123,289 @@ usage(FILE *f)
 	    "  --audit-segment-bytes N\n"
 	    "                       rotate the audit log above N bytes (default 16 MiB)\n"
 	    "  --originals-cap BYTES  prune kept originals oldest-first above this size\n"
-	    "                       (default 256 MiB per folder; checked every minute)\n"
+	    "                       (default 256 MiB per folder; checked a minute after\n"
+	    "                       the hook kept more)\n"
 	    "  --all                serve every folder `sbx init` recorded (CONFIG/folders)\n"
 	    "  -C DIR               a folder to serve (the same as a DIR operand)\n"
 	    "  -v, --verbose        log inotify events\n"
 	    "  -h, --help, --version\n");
 }
 
-/* The folder an inotify watch belongs to; *kind: 0 queue, 1 decisions,
- * 2 events. */
-static struct folder *
-folder_of_wd(struct folder *fs, int n, int wd, int *kind)
-{
-	int i;
+/*
+ * The folders served, each with the timed work sbxd sleeps until. The
+ * list grows as SIGHUP adds folders (no fixed cap: running out of memory,
+ * file descriptors or inotify watches is said, loudly, per folder).
+ */
+struct served {
+	struct folder *f;
+	int64_t next_ms;            /* earliest due work (epoch ms), INT64_MAX: none */
+	int64_t expiry;             /* the next pending request's expiry (s), 0 */
+	int64_t warn;               /* the next expiry notice (s), 0 */
+	int64_t warned;             /* notices sent for moments up to this (s) */
+	int64_t originals_ms;       /* prune kept originals then (epoch ms), 0 */
+	int64_t start_ms;           /* start approved requests that wait (epoch ms), 0 */
+	int64_t audit_failed;       /* audit records lost, as last reported */
+	int touched;                /* had events in this wake: recompute */
+	int checked;                /* folder_check() ran in this wake */
+};
 
-	for (i = 0; i < n; i++) {
-		if (fs[i].wd_queue == wd || fs[i].wd_decisions == wd || fs[i].wd_events == wd ||
-		    fs[i].wd_sandbox == wd) {
-			*kind = fs[i].wd_decisions == wd ? 1 : fs[i].wd_events == wd ? 2 :
-			    fs[i].wd_sandbox == wd ? 3 : 0;
-			return &fs[i];
-		}
+static struct served *sv;       /* static: still reachable at exit */
+static int nsv;
+static size_t capsv;
+static int *lock_fds;           /* every folder's lock, closed in executors */
+
+/* What an inotify watch is for. */
+enum wkind {
+	W_QUEUE, W_DECISIONS, W_EVENTS, W_PROXY, W_DELIVERED, W_ORIGINALS, W_SANDBOX,
+	W_FOLDER,
+};
+
+static const char *const wkind_name[] = {
+	"queue", "decisions", "events", "proxy events", "delivered", "originals",
+	".sandbox", "folder",
+};
+
+/* Watch descriptor -> (folder, kind), sorted by wd for a binary search. */
+struct wmap {
+	int wd, fi, kind;
+};
+
+static struct wmap *wm;
+static size_t nwm, capwm;
+static int ifd = -1;            /* the one inotify instance */
+
+static struct wmap *
+wm_find(int wd)
+{
+	size_t lo = 0, hi = nwm, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (wm[mid].wd == wd)
+			return &wm[mid];
+		if (wm[mid].wd < wd)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
 	return NULL;
 }
 
 static int
-any_running(struct folder *fs, int n)
+wm_add(int wd, int fi, int kind)
 {
-	int i, k = 0;
+	struct wmap *n, *w;
+	size_t i;
 
-	for (i = 0; i < n; i++)
-		k += folder_running(&fs[i]);
-	return k;
+	if ((w = wm_find(wd))) {
+		/* The kernel gave a wd again (its old watch is gone). */
+		w->fi = fi;
+		w->kind = kind;
+		return 0;
+	}
+	if (nwm == capwm) {
+		if (!(n = realloc(wm, (capwm ? capwm * 2 : 256) * sizeof(*wm))))
+			return -1;
+		wm = n;
+		capwm = capwm ? capwm * 2 : 256;
+	}
+	for (i = nwm; i > 0 && wm[i - 1].wd > wd; i--)
+		wm[i] = wm[i - 1];
+	wm[i] = (struct wmap){ wd, fi, kind };
+	nwm++;
+	return 0;
 }
 
 static void
-reap(struct folder *fs, int n, int flags)
+wm_del(int wd)
+{
+	struct wmap *w = wm_find(wd);
+	size_t i;
+
+	if (!w)
+		return;
+	for (i = (size_t)(w - wm); i + 1 < nwm; i++)
+		wm[i] = wm[i + 1];
+	nwm--;
+}
+
+/* Watches FOLDER/.sandbox/SUB (SUB NULL: the folder itself), never
+ * through a symlink. -1 with errno set. */
+static int
+watch(int fi, const char *sub, uint32_t mask, int kind)
+{
+	struct folder *f = sv[fi].f;
+	char path[PATH_MAX + 32];
+	int wd;
+
+	if (xsnprintf(path, sizeof(path), "%s%s%s", f->path, sub ? "/.sandbox/" : "",
+	    sub ? sub : "") < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	/* The directory itself removed or moved: folder_check() says so. */
+	wd = inotify_add_watch(ifd, path, mask | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR |
+	    IN_DONT_FOLLOW);
+	if (wd < 0)
+		return -1;
+	if (wm_add(wd, fi, kind) < 0) {
+		(void)inotify_rm_watch(ifd, wd);
+		errno = ENOMEM;
+		return -1;
+	}
+	return wd;
+}
+
+/* A drop box: files renamed in (the protocol), written in place, and
+ * anything linked in (a symlink or hard link is created, never written:
+ * it is moved aside as a bad file). */
+#define DROP_BOX (IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE)
+
+/* Every watch a folder needs; -1 (errno set) if one cannot be added. */
+static int
+watch_folder(int fi)
+{
+	static const struct {
+		const char *sub;
+		uint32_t mask;
+		int kind;
+	} w[] = {
+		{ "queue/new", DROP_BOX, W_QUEUE },
+		{ "decisions/new", DROP_BOX, W_DECISIONS },
+		{ "queue/events", DROP_BOX, W_EVENTS },
+		{ "proxy/events", DROP_BOX, W_PROXY },
+		{ "queue/delivered", IN_CREATE | IN_MOVED_TO, W_DELIVERED },
+		{ "queue/originals/index", IN_MOVED_TO | IN_CLOSE_WRITE, W_ORIGINALS },
+		/* entries of .sandbox removed or moved; policy.accepted renamed in */
+		{ ".", IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO, W_SANDBOX },
+		/* the folder itself moved or removed (no events of its entries) */
+		{ NULL, 0, W_FOLDER },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (watch(fi, w[i].sub, w[i].mask, w[i].kind) < 0)
+			return -1;
+	return 0;
+}
+
+/* Adds a folder to the list (it stays at this index). -1: out of memory. */
+static int
+served_add(struct folder *f)
+{
+	struct served *n;
+	int *nl;
+
+	if ((size_t)nsv == capsv) {
+		if (!(n = realloc(sv, (capsv ? capsv * 2 : 16) * sizeof(*sv))))
+			return -1;
+		sv = n;
+		if (!(nl = realloc(lock_fds, (capsv ? capsv * 2 : 16) * sizeof(*lock_fds))))
+			return -1;
+		lock_fds = nl;
+		capsv = capsv ? capsv * 2 : 16;
+	}
+	memset(&sv[nsv], 0, sizeof(sv[nsv]));
+	sv[nsv].f = f;
+	sv[nsv].next_ms = 0;
+	lock_fds[nsv] = f->lockfd;
+	nsv++;
+	return 0;
+}
+
+static void close_folder(struct folder *f);
+
+/* syncfs(2) once per filesystem the folders are on: 0, or -1 when one
+ * failed (then every log is synced on its own). */
+static int
+syncfs_all(void)
+{
+	int i, k, rc = 0;
+
+	for (i = 0; i < nsv; i++) {
+		for (k = 0; k < i && sv[k].f->dev != sv[i].f->dev; k++)
+			;
+		if (k == i && syncfs(sv[i].f->sbfd) < 0)
+			rc = -1;
+	}
+	for (i = 0; i < nsv; i++) {
+		if (rc == 0)
+			audit_synced(sv[i].f->audit);
+		else
+			(void)audit_sync(sv[i].f->audit);
+	}
+	return rc;
+}
+
+/*
+ * Start-up of many folders: their daemon_start and policy_loaded records
+ * and signed checkpoints are written without a sync each (5 per folder
+ * before: 10 s for 1,000 folders), then made durable with one syncfs(2)
+ * per filesystem - twice, since a head is signed only over a log that is
+ * durable. Then each database syncs its commits again (FULL), before any
+ * request is looked at.
+ */
+static void
+start_durable(const int *level)
+{
+	struct policy_error perr;
+	int i;
+
+	for (i = 0; i < nsv; i++) {
+		policy_free(folder_policy(sv[i].f, &perr));   /* loads (and logs) it */
+		store_release_memory(sv[i].f->db);
+	}
+	if (syncfs_all() < 0)
+		logf_folder(NULL, "syncfs: %s; synced each folder instead", strerror(errno));
+	for (i = 0; i < nsv; i++)
+		(void)audit_checkpoint(sv[i].f->audit);
+	(void)syncfs_all();
+	for (i = 0; i < nsv; i++)
+		if (level[i] >= 0)
+			(void)store_synchronous(sv[i].f->db, level[i]);
+}
+
+/* Drops the folder added last (it could not be watched). */
+static void
+unserve_last(void)
+{
+	size_t i;
+
+	for (i = nwm; i > 0; i--)
+		if (wm[i - 1].fi == nsv - 1) {
+			(void)inotify_rm_watch(ifd, wm[i - 1].wd);
+			wm_del(wm[i - 1].wd);
+		}
+	close_folder(sv[nsv - 1].f);
+	free(sv[nsv - 1].f);
+	nsv--;
+}
+
+static int
+any_running(void)
+{
+	int i, k = 0;
+
+	for (i = 0; i < nsv; i++)
+		k += folder_running(sv[i].f);
+	return k;
+}
+
+/* Reaps executors; a folder that had one gets its waiting requests
+ * started (slots are per folder) in this wake. */
+static void
+reap(int flags, const struct daemon_opts *o)
 {
 	int i, status;
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, flags)) > 0) {
-		for (i = 0; i < n && !folder_reaped(&fs[i], pid); i++)
+		for (i = 0; i < nsv && !folder_reaped(sv[i].f, pid); i++)
 			;
+		if (i < nsv && o && !sv[i].f->dead) {
+			folder_start_waiting(sv[i].f, o);
+			sv[i].touched = 1;
+		}
 		if (flags == 0)
 			break;
 	}
@@ -151,67 +413,88 @@ reap(struct folder *fs, int n, int flags)
 
 /* Stops running commands (they are recorded as interrupted), bounded. */
 static void
-stop_all(struct folder *fs, int n)
+stop_all(void)
 {
 	int64_t until = mono_ms() + 10000;
 	int i;
 
-	for (i = 0; i < n; i++)
-		folder_signal_running(&fs[i], SIGTERM);
-	while (any_running(fs, n) && mono_ms() < until) {
-		reap(fs, n, WNOHANG);
+	for (i = 0; i < nsv; i++)
+		folder_signal_running(sv[i].f, SIGTERM);
+	while (any_running() && mono_ms() < until) {
+		reap(WNOHANG, NULL);
 		usleep(20000);
 	}
-	for (i = 0; i < n; i++)
-		folder_signal_running(&fs[i], SIGKILL);
-	while (any_running(fs, n))
-		reap(fs, n, 0);
+	for (i = 0; i < nsv; i++)
+		folder_signal_running(sv[i].f, SIGKILL);
+	while (any_running())
+		reap(0, NULL);
 }
 
+/* The rest of serving a folder that is open, with its audit log: watch
+ * first, then recover and rescan, so nothing slips between. */
 static int
-watch(struct folder *f, const char *sub, int mask)
+serve(int fi, struct daemon_opts *o)
 {
-	char path[PATH_MAX + 32];
+	struct folder *f = sv[fi].f;
 
-	if (xsnprintf(path, sizeof(path), "%s/.sandbox/%s/", f->path, sub) < 0)
+	if (watch_folder(fi) < 0)
 		return -1;
-	/* The directory itself removed or moved: folder_check() says so. */
-	if (!inotifytools_watch_file(path, mask | IN_DELETE_SELF | IN_MOVE_SELF))
-		return -1;
-	return inotifytools_wd_from_filename(path);
-}
-
-/* Watches the folder's inboxes and .sandbox itself: 0, or -1 (errno
- * from inotifytools_error()). */
-static int
-watch_folder(struct folder *f)
-{
-	f->wd_queue = watch(f, "queue/new", IN_MOVED_TO | IN_CLOSE_WRITE);
-	f->wd_decisions = watch(f, "decisions/new", IN_MOVED_TO | IN_CLOSE_WRITE);
-	f->wd_events = watch(f, "queue/events", IN_MOVED_TO | IN_CLOSE_WRITE);
-	f->wd_sandbox = watch(f, ".", IN_DELETE | IN_MOVED_FROM);
-	return f->wd_queue < 0 || f->wd_decisions < 0 || f->wd_events < 0 ||
-	    f->wd_sandbox < 0 ? -1 : 0;
-}
-
-/* Watched first, then recovered and rescanned: nothing slips between. */
-static void
-serve_folder(struct folder *f, struct daemon_opts *o)
-{
+	o->n_lock_fds = nsv;
 	folder_recover(f, o);
 	folder_start_waiting(f, o);
 	folder_rescan(f, o);
 	folder_sweep(f, o);
-	(void)audit_checkpoint(f->audit);
+	folder_prune(f);
+	/* Signed at once when anything was logged since start_durable(). */
+	if (audit_due(f->audit) != INT64_MAX)
+		(void)audit_checkpoint(f->audit);
+	sv[fi].touched = 1;
+	sv[fi].originals_ms = now_ms();     /* kept originals: pruned once at start */
+	store_release_memory(f->db);        /* before the next folder's start */
+	return 0;
 }
 
-static void
-log_start(struct folder *f, const struct audit_key *akey, const char *config)
+/* Opens a folder and its audit log and records daemon_start. NULL with
+ * err set. With level, the database's commits do not sync (NORMAL) and
+ * *level is what to set back once start_durable() synced everything. */
+static struct folder *
+open_folder(const char *path, const char *config, struct audit_key *akey,
+    const struct audit_opts *aopts, int *level, struct sbx_err *err)
 {
+	struct folder *f = calloc(1, sizeof(*f));
+
+	if (!f) {
+		err_set(err, "%s: out of memory", path);
+		return NULL;
+	}
+	if (folder_open(f, path, config, err) < 0) {
+		free(f);
+		return NULL;
+	}
+	if (level)
+		*level = store_synchronous(f->db, 1);
+	if (!(f->audit = audit_open(f->sbfd, f->db, akey, aopts, err))) {
+		char why[sizeof(err->msg)];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
+		err_set(err, "%s: %s", f->path, why);
+		folder_close(f);
+		free(f);
+		return NULL;
+	}
 	audit_log(f->audit, "daemon_start", NULL, NULL, "daemon",
 	    AU_S("version", SBX_VERSION), AU_I("pid", (int64_t)getpid()),
 	    AU_S("key_id", akey->key_id), AU_S("config", config),
 	    AU_S("folder", f->path), AU_END);
+	return f;
+}
+
+static void
+close_folder(struct folder *f)
+{
+	audit_close(f->audit);
+	f->audit = NULL;
+	folder_close(f);
 }
 
 /*
@@ -220,11 +503,11 @@ log_start(struct folder *f, const struct audit_key *akey, const char *config)
  * the folder registry is read again and the folders prepared since start
  * being served, with the same steps as at start. Folders already served
  * go on untouched; one that cannot be opened is logged and skipped, and
- * sbxd keeps running. Returns the number of folders now served.
+ * sbxd keeps running.
  */
-static int
-reload(struct folder *fs, int nf, int max, int *lock_fds, int all, const char *config,
-    struct audit_key *akey, const struct audit_opts *aopts, struct daemon_opts *o)
+static void
+reload(int all, const char *config, struct audit_key *akey, const struct audit_opts *aopts,
+    struct daemon_opts *o)
 {
 	char (*listed)[4096] = NULL, real[PATH_MAX];
 	struct sbx_err err;
@@ -233,60 +516,364 @@ reload(struct folder *fs, int nf, int max, int *lock_fds, int all, const char *c
 
 	if (!all) {
 		logf_folder(NULL, "SIGHUP: reloaded; serving the %d folder(s) named on the "
-		    "command line", nf);
-		return nf;
+		    "command line", nsv);
+		return;
 	}
 	if ((n = registry_count(config, &err)) < 0 ||
 	    (n > 0 && !(listed = calloc((size_t)n, sizeof(*listed)))) ||
 	    (n > 0 && (n = registry_list(config, listed, n, &err)) < 0)) {
 		logf_folder(NULL, "SIGHUP: %s; still serving %d folder(s)",
-		    n < 0 ? err.msg : "out of memory", nf);
+		    n < 0 ? err.msg : "out of memory", nsv);
 		free(listed);
-		return nf;
+		return;
 	}
 	for (i = 0; i < n; i++) {
 		if (!realpath(listed[i], real)) {
 			logf_folder(NULL, "SIGHUP: %s: %s; not served", listed[i], strerror(errno));
 			continue;
 		}
-		for (k = 0; k < nf && strcmp(fs[k].path, real) != 0; k++)
+		for (k = 0; k < nsv && strcmp(sv[k].f->path, real) != 0; k++)
 			;
-		if (k < nf)
+		if (k < nsv)
 			continue;
-		if (nf == max) {
-			logf_folder(NULL, "SIGHUP: room for %d folders in this sbxd (those recorded "
-			    "at start and %d more); %s is NOT served: restart sbxd --all",
-			    max, SBXD_RELOAD_ROOM, real);
-			continue;
-		}
-		f = &fs[nf];
-		if (folder_open(f, real, config, &err) < 0) {
+		if (!(f = open_folder(real, config, akey, aopts, NULL, &err))) {
 			logf_folder(NULL, "SIGHUP: %s; not served", err.msg);
 			continue;
 		}
-		if (!(f->audit = audit_open(f->sbfd, f->db, akey, aopts, &err))) {
-			logf_folder(f, "SIGHUP: %s; not served", err.msg);
-			folder_close(f);
+		if (served_add(f) < 0) {
+			logf_folder(f, "SIGHUP: out of memory; not served");
+			close_folder(f);
+			free(f);
 			continue;
 		}
-		log_start(f, akey, config);
-		if (watch_folder(f) < 0) {
-			logf_folder(f, "SIGHUP: cannot watch %s/.sandbox: %s; not served", f->path,
-			    strerror(inotifytools_error()));
-			audit_close(f->audit);
-			folder_close(f);
+		if (serve(nsv - 1, o) < 0) {
+			logf_folder(f, "SIGHUP: cannot watch %s/.sandbox: %s (check "
+			    "fs.inotify.max_user_watches); not served", f->path, strerror(errno));
+			unserve_last();
 			continue;
 		}
-		lock_fds[nf++] = f->lockfd;
-		o->n_lock_fds = nf;
-		serve_folder(f, o);
 		logf_folder(f, "serving (config %s; added on SIGHUP)", config);
 		added++;
 	}
 	logf_folder(NULL, "SIGHUP: reloaded %s/folders: %d recorded, %d added, serving %d",
-	    config, n, added, nf);
+	    config, n, added, nsv);
 	free(listed);
-	return nf;
+}
+
+/* A new entry of a drop box that is an ordinary file of one link: it is
+ * being written in place, and its IN_CLOSE_WRITE comes when it is done.
+ * (A symlink, a hard link, a directory or a fifo is handled at once: it
+ * is never written, and is moved aside.) */
+static int
+being_written(struct folder *f, int kind, const char *name)
+{
+	static const char *const box[] = {
+		[W_QUEUE] = "queue/new", [W_DECISIONS] = "decisions/new",
+		[W_EVENTS] = "queue/events", [W_PROXY] = "proxy/events",
+	};
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (xsnprintf(path, sizeof(path), "%s/%s", box[kind], name) < 0 ||
+	    fstatat(f->sbfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 1;       /* gone already, or no such name: nothing to do */
+	return S_ISREG(st.st_mode) && st.st_nlink == 1;
+}
+
+/* One inotify event. *overflow is set when the kernel dropped events. */
+static void
+dispatch(const struct inotify_event *ev, const struct daemon_opts *o, int *overflow)
+{
+	struct wmap *w;
+	struct served *s;
+	struct folder *f;
+	const char *name = ev->len > 0 ? ev->name : "";
+
+	if (ev->mask & IN_Q_OVERFLOW) {
+		*overflow = 1;
+		return;
+	}
+	if (!(w = wm_find(ev->wd)))
+		return;
+	s = &sv[w->fi];
+	f = s->f;
+	if (ev->mask & IN_IGNORED) {
+		/* The watch is gone (its directory removed): is the tree ours? */
+		wm_del(ev->wd);
+		if (!f->dead)
+			(void)folder_check(f);
+		return;
+	}
+	if (f->dead)
+		return;
+	s->touched = 1;
+	/* Once per wake, before anything of the folder is read or written. */
+	if (!s->checked) {
+		s->checked = 1;
+		if (folder_check(f) < 0)
+			return;
+	}
+	if (o->verbose)
+		logf_folder(f, "event %s on %s", name, wkind_name[w->kind]);
+	if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
+		(void)folder_check(f);
+		return;
+	}
+	if (!*name || (w->kind <= W_PROXY && (ev->mask & IN_CREATE) && being_written(f,
+	    w->kind, name)))
+		return;
+	switch (w->kind) {
+	case W_QUEUE:
+		folder_request(f, o, name);
+		break;
+	case W_DECISIONS:
+		folder_decision(f, o, name);
+		break;
+	case W_EVENTS:
+		folder_event(f, o, name);
+		break;
+	case W_PROXY:
+		folder_proxy_event(f, o, name);
+		break;
+	case W_DELIVERED:
+		folder_delivered(f, name);
+		break;
+	case W_ORIGINALS:
+		if (!s->originals_ms)
+			s->originals_ms = now_ms() + ORIGINALS_DELAY_MS;
+		break;
+	case W_SANDBOX:
+		if (ev->mask & (IN_DELETE | IN_MOVED_FROM))
+			(void)folder_check(f);
+		else if (!strncmp(name, "policy", 6))
+			f->due_prune = now_ms() / 1000;   /* keep_results_days may differ */
+		break;
+	}
+}
+
+/* Reads every event waiting (up to a bound per wake, so timers and
+ * signals are not starved by a flood); 1 when more may wait. */
+static int
+read_events(const struct daemon_opts *o, int *overflow)
+{
+	char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
+	const struct inotify_event *ev;
+	ssize_t n;
+	char *p;
+	int reads;
+
+	for (reads = 0; reads < 16; reads++) {
+		n = read(ifd, buf, sizeof(buf));
+		if (n <= 0)
+			return 0;
+		for (p = buf; p < buf + n; p += sizeof(*ev) + ev->len) {
+			ev = (const struct inotify_event *)p;
+			dispatch(ev, o, overflow);
+		}
+	}
+	return 1;
+}
+
+/* Every folder again, as at start: after an inotify overflow (events
+ * were dropped) or to write results that could not be written. */
+static void
+rescan_all(const struct daemon_opts *o, int full)
+{
+	int i;
+
+	for (i = 0; i < nsv; i++) {
+		if (folder_check(sv[i].f) < 0)
+			continue;
+		if (full)
+			folder_rescan(sv[i].f, o);
+		folder_start_waiting(sv[i].f, o);
+		folder_sweep(sv[i].f, o);
+		sv[i].touched = sv[i].checked = 1;
+	}
+}
+
+static int64_t
+min_due(int64_t a, int64_t b)
+{
+	return b > 0 && b < a ? b : a;
+}
+
+/* Runs a folder's timed work that is due, then works out when it has
+ * some next. */
+static void
+run_due(struct served *s, const struct daemon_opts *o, long long originals_cap)
+{
+	struct folder *f = s->f;
+	int64_t now = now_ms(), mono = mono_ms(), a, next = INT64_MAX;
+	int fired = 0;
+
+	if (f->dead) {
+		s->next_ms = INT64_MAX;
+		return;
+	}
+	if (s->expiry && s->expiry * 1000 <= now) {
+		folder_expire(f);
+		fired = 1;
+	}
+	/* Expiry notices: at start, every one due; then those whose moment
+	 * came since the last time. */
+	if (!s->warned || (s->warn && s->warn * 1000 <= now)) {
+		notify_expiring(f->db, f->path, s->warned, now / 1000);
+		s->warned = now / 1000;
+		fired = 1;
+	}
+	if (f->due_sweep && f->due_sweep * 1000 <= now)
+		folder_sweep(f, o);
+	if (f->due_prune && f->due_prune * 1000 <= now)
+		folder_prune(f);
+	if (s->originals_ms && s->originals_ms <= now) {
+		originals_prune(f->sbfd, originals_cap);
+		s->originals_ms = 0;
+	}
+	/* Approved requests that could not start with a slot free (their
+	 * audit records could not be written: a full disk) are tried again. */
+	if (s->start_ms && s->start_ms <= now)
+		folder_start_waiting(f, o);
+	s->start_ms = folder_running(f) < SBX_MAX_RUNNING && folder_waiting(f) > 0 ?
+	    now + RETRY_MS : 0;
+	/* Group commit: whatever this wake logged is made durable. */
+	audit_tick(f->audit);
+	if (audit_failures(f->audit) != s->audit_failed) {
+		s->audit_failed = audit_failures(f->audit);
+		logf_folder(f, "AUDIT LOG: %lld record(s) could not be written "
+		    "(disk full or I/O error); check .sandbox/audit.jsonl",
+		    (long long)s->audit_failed);
+	}
+	if (s->touched || fired) {
+		s->expiry = folder_next_expiry(f);
+		s->warn = notify_expiring_next(f->db, s->warned);
+	}
+	next = min_due(next, s->expiry * 1000);
+	next = min_due(next, s->warn * 1000);
+	next = min_due(next, f->due_sweep * 1000);
+	next = min_due(next, f->due_prune * 1000);
+	next = min_due(next, s->originals_ms);
+	next = min_due(next, s->start_ms);
+	if ((a = audit_due(f->audit)) != INT64_MAX)
+		next = min_due(next, now + (a > mono ? a - mono : 0));
+	/* Due again already (it failed: a busy database, a full disk): later,
+	 * so that a failure never makes sbxd spin. */
+	if (next <= now)
+		next = now + AGAIN_MS;
+	s->next_ms = next;
+	s->touched = s->checked = 0;
+	/* Between wakes a folder holds no cached pages (1,000 folders). */
+	store_release_memory(f->db);
+}
+
+/* Arms the timer for the earliest due work (CLOCK_REALTIME, absolute:
+ * expiries are wall-clock times; a clock change wakes sbxd to look
+ * again), or disarms it when nothing is due. */
+static void
+arm_timer(int tfd, int64_t when)
+{
+	struct itimerspec its = { 0 };
+
+	if (when != INT64_MAX) {
+		its.it_value.tv_sec = when / 1000;
+		its.it_value.tv_nsec = (when % 1000) * 1000000;
+		if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+			its.it_value.tv_nsec = 1;
+	}
+	if (timerfd_settime(tfd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL) < 0)
+		logf_folder(NULL, "cannot arm the timer: %s", strerror(errno));
+}
+
+/* Raises the soft limit on open files to the hard one: each folder holds
+ * a handful (its .sandbox, lock, database and audit log). */
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/*
+ * The main loop: sleeps until an inotify event, a signal or the timer,
+ * handles what came, then runs the due work of the folders that had
+ * events or whose time came. Returns 1 when every folder was lost.
+ */
+static int
+loop(int all, const char *config, struct audit_key *akey, const struct audit_opts *aopts,
+    struct daemon_opts *o, long long originals_cap, int tfd)
+{
+	struct pollfd pfd[3] = {
+		{ .fd = ifd, .events = POLLIN }, { .fd = sig_pipe[0], .events = POLLIN },
+		{ .fd = tfd, .events = POLLIN },
+	};
+	int64_t retry_ms = 0, seen_failures = exec_result_failures(), earliest, now, armed = -1;
+	int i, ndead, overflow, more = 0;
+	char drain[64];
+	uint64_t ticks;
+
+	while (!got_stop) {
+		if (got_hup) {
+			got_hup = 0;
+			reload(all, config, akey, aopts, o);
+		}
+		earliest = retry_ms ? retry_ms : INT64_MAX;
+		for (i = 0; i < nsv; i++)
+			if (!sv[i].f->dead && sv[i].next_ms < earliest)
+				earliest = sv[i].next_ms;
+		if (earliest != armed) {
+			arm_timer(tfd, earliest);
+			armed = earliest;
+		}
+		if (!more && poll(pfd, 3, -1) < 0 && errno != EINTR) {
+			logf_folder(NULL, "poll: %s", strerror(errno));
+			return 1;
+		}
+		while (read(sig_pipe[0], drain, sizeof(drain)) > 0)
+			;
+		if (read(tfd, &ticks, sizeof(ticks)) < 0 && errno == ECANCELED)
+			armed = -1;     /* the clock was set: arm again */
+		overflow = 0;
+		more = read_events(o, &overflow);
+		if (overflow) {
+			logf_folder(NULL, "inotify queue overflow: rescanning every folder");
+			rescan_all(o, 1);
+		}
+		if (got_child) {
+			got_child = 0;
+			reap(WNOHANG, o);
+		}
+		/* Results that could not be written (a full disk): retried from
+		 * state.db, every RETRY_MS while some fail. */
+		now = now_ms();
+		if (exec_result_failures() != seen_failures && !retry_ms)
+			retry_ms = now + RETRY_MS;
+		if (retry_ms && retry_ms <= now) {
+			seen_failures = exec_result_failures();
+			rescan_all(o, 0);
+			retry_ms = exec_result_failures() != seen_failures ? now + RETRY_MS : 0;
+			seen_failures = exec_result_failures();
+		}
+		/* A queue directory refused as a symlink: check every folder,
+		 * so the one whose tree was replaced stops being served. */
+		if (folder_refusals())
+			for (i = 0; i < nsv; i++)
+				if (!sv[i].f->dead)
+					(void)folder_check(sv[i].f);
+		for (i = 0, ndead = 0; i < nsv; i++) {
+			if (sv[i].touched || sv[i].next_ms <= now)
+				run_due(&sv[i], o, originals_cap);
+			ndead += sv[i].f->dead;
+		}
+		if (nsv > 0 && ndead == nsv) {
+			logf_folder(NULL, "no folder left to serve: stopping");
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* What the command line asks for. */
@@ -325,7 +912,11 @@ parse_args(int argc, char **argv, struct sbxd_args *a, int *nenv)
 				return 2;
 			break;
 		case 'p':
-			env_add(cmd_env, nenv, optarg);
+			if (env_add(cmd_env, nenv, optarg) == -2) {
+				fprintf(stderr, "sbxd: too many --pass-env names (at most %d "
+				    "variables are passed, the defaults included)\n", MAX_ENV - 1);
+				return 2;
+			}
 			break;
 		case 's':
 			a->aopts.segment_bytes = atol(optarg);
@@ -376,184 +967,51 @@ parse_args(int argc, char **argv, struct sbxd_args *a, int *nenv)
 	return -1;
 }
 
-/* The folders of --all (CONFIG/folders): their count and *listed, or
- * the exit code as a negative number. */
+/* The folders to serve at start: every DIR, or the registry (--all).
+ * Returns how many (the registry's in *listed); -1 after saying why. */
 static int
-list_all(const char *config, char (**listed)[4096], int *nmax)
+start_list(int all, int ndirs, const char *config, char (**listed)[4096])
 {
 	struct sbx_err err;
-	int n;
+	int n, nall;
 
-	if ((*nmax = registry_count(config, &err)) < 0) {
-		fprintf(stderr, "sbxd: %s\n", err.msg);
-		return -2;
+	if (!all) {
+		*listed = NULL;
+		return ndirs;
 	}
-	if (*nmax > 0 && !(*listed = calloc((size_t)*nmax, sizeof(**listed)))) {
+	if ((n = registry_count(config, &err)) < 0) {
+		fprintf(stderr, "sbxd: %s\n", err.msg);
+		return -1;
+	}
+	if (n > 0 && !(*listed = calloc((size_t)n, sizeof(**listed)))) {
 		fprintf(stderr, "sbxd: out of memory\n");
 		return -1;
 	}
-	n = *nmax > 0 ? registry_list(config, *listed, *nmax, &err) : 0;
-	if (n < 0) {
+	nall = n > 0 ? registry_list(config, *listed, n, &err) : 0;
+	if (nall < 0) {
 		fprintf(stderr, "sbxd: %s\n", err.msg);
-		return -2;
+		return -1;
 	}
-	if (n == 0) {
+	if (nall == 0) {
 		fprintf(stderr, "sbxd: no folders recorded in %s/folders; run `sbx init "
 		    "DIR` first\n", config);
-		return -2;
+		return -1;
 	}
-	return n;
-}
-
-/* Opens, locks and watches every folder, then serves each: 0 or the
- * exit code. */
-static int
-open_folders(struct folder *fs, int *nf, int nmax, int *lock_fds, char *const *paths,
-    int npaths, const struct sbxd_args *a, struct audit_key *akey)
-{
-	struct sbx_err err;
-	int i;
-
-	for (i = 0; i < npaths; i++) {
-		if (*nf == nmax) {
-			fprintf(stderr, "sbxd: the folder list changed while starting; start again\n");
-			return 2;
-		}
-		if (folder_open(&fs[*nf], paths[i], a->config, &err) < 0) {
-			fprintf(stderr, "sbxd: %s\n", err.msg);
-			return 2;
-		}
-		if (!(fs[*nf].audit = audit_open(fs[*nf].sbfd, fs[*nf].db, akey, &a->aopts,
-		    &err))) {
-			fprintf(stderr, "sbxd: %s: %s\n", fs[*nf].path, err.msg);
-			return 2;
-		}
-		log_start(&fs[*nf], akey, a->config);
-		lock_fds[*nf] = fs[*nf].lockfd;
-		(*nf)++;
-	}
-	return 0;
-}
-
-/* An inotify event: a request, a decision or an event to handle, or a
- * change in .sandbox to check. *rescan set on a queue overflow. */
-static void
-on_event(struct folder *fs, int nf, const struct inotify_event *ev,
-    const struct daemon_opts *o, int64_t *next_scan)
-{
-	struct folder *f;
-	int is_dec;
-
-	if (ev->mask & IN_Q_OVERFLOW) {
-		logf_folder(NULL, "inotify queue overflow: rescanning every folder");
-		*next_scan = 0;
-	} else if ((f = folder_of_wd(fs, nf, ev->wd, &is_dec)) &&
-	    (is_dec == 3 || (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)))) {
-		/* Something in .sandbox went away: is the tree still ours? */
-		(void)folder_check(f);
-	} else if (ev->len > 0 && (f = folder_of_wd(fs, nf, ev->wd, &is_dec)) && !f->dead) {
-		if (o->verbose)
-			logf_folder(f, "event %s on %s", ev->name,
-			    is_dec == 1 ? "decisions" : is_dec == 2 ? "events" : "queue");
-		if (is_dec == 1)
-			folder_decision(f, o, ev->name);
-		else if (is_dec == 2)
-			folder_event(f, o, ev->name);
-		else
-			folder_request(f, o, ev->name);
-	}
-}
-
-/* The periodic pass: expiries, and anything inotify missed. 1 when no
- * folder is left to serve. */
-static int
-periodic(struct folder *fs, int nf, const struct daemon_opts *o, long long originals_cap,
-    int64_t *next_prune)
-{
-	int i, ndead;
-
-	for (i = 0; i < nf; i++) {
-		if (folder_check(&fs[i]) < 0)
-			continue;
-		folder_rescan(&fs[i], o);
-		folder_start_waiting(&fs[i], o);
-		folder_expire(&fs[i]);
-		notify_expiring(fs[i].db, fs[i].path);
-		folder_sweep(&fs[i], o);
-		if (mono_ms() >= *next_prune)
-			originals_prune(fs[i].sbfd, originals_cap);
-	}
-	if (mono_ms() >= *next_prune)
-		*next_prune = mono_ms() + PRUNE_MS;
-	for (i = 0, ndead = 0; i < nf; i++)
-		ndead += fs[i].dead;
-	if (ndead == nf) {
-		logf_folder(NULL, "no folder left to serve: stopping");
-		return 1;
-	}
-	return 0;
-}
-
-/* Group commit: whatever this pass logged is made durable. */
-static void
-audit_ticks(struct folder *fs, int nf, int64_t *audit_failed)
-{
-	int i;
-
-	for (i = 0; i < nf; i++) {
-		if (fs[i].dead)
-			continue;
-		audit_tick(fs[i].audit);
-		if (audit_failures(fs[i].audit) != audit_failed[i]) {
-			audit_failed[i] = audit_failures(fs[i].audit);
-			logf_folder(&fs[i], "AUDIT LOG: %lld record(s) could not be written "
-			    "(disk full or I/O error); check .sandbox/audit.jsonl",
-			    (long long)audit_failed[i]);
-		}
-	}
-}
-
-/* Stops the commands, logs daemon_stop and closes every folder. */
-static void
-stop_folders(struct folder *fs, int nf)
-{
-	int i;
-
-	stop_all(fs, nf);
-	for (i = 0; i < nf; i++) {
-		/* A lost folder is left alone: closing its database cleanly could
-		 * unlink files by path in the tree that replaced it. */
-		if (fs[i].dead) {
-			logf_folder(&fs[i], "stopped (this folder was no longer served)");
-			continue;
-		}
-		audit_log(fs[i].audit, "daemon_stop", NULL, NULL, "daemon",
-		    AU_S("reason", "signal"), AU_END);
-		audit_close(fs[i].audit);
-		fs[i].audit = NULL;
-		logf_folder(&fs[i], "stopped");
-		folder_close(&fs[i]);
-	}
+	return nall;
 }
 
 int
 main(int argc, char **argv)
 {
-	/* Sized to the folders named or recorded, with room for the ones a
-	 * SIGHUP adds: no fixed cap, and a reload past the room says so. */
-	static struct folder *fs;
 	static char (*listed)[4096];
-	static int *lock_fds;
+	static int *level;          /* each database's synchronous level */
 	static struct sbxd_args a;  /* static: dirs still reachable at exit (LeakSanitizer) */
 	static struct audit_key akey;
-	static int64_t *audit_failed;
-	int nall = 0, nmax, cap, nf = 0, nenv = 0, i, rc, lost = 0;
+	int nstart, tfd, nenv = 0, i, rc, lost;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct daemon_opts o = { .env = cmd_env };
-	struct inotify_event *ev;
 	struct sbx_err err;
-	int64_t next_scan, next_prune = 0;
-	char **paths;
+	struct folder *f;
 
 	a.originals_cap = SBX_ORIGINALS_CAP;
 	if (config_dir(a.config, sizeof(a.config)) < 0) {
@@ -584,75 +1042,77 @@ main(int argc, char **argv)
 		return 2;
 	}
 	exec_set_result_key(akey.sk);
-	nmax = a.ndirs;
-	if (a.all && (nall = list_all(a.config, &listed, &nmax)) < 0)
-		return -nall;
-	cap = nmax + (a.all ? SBXD_RELOAD_ROOM : 0);
-	fs = calloc((size_t)cap, sizeof(*fs));
-	lock_fds = calloc((size_t)cap, sizeof(*lock_fds));
-	audit_failed = calloc((size_t)cap, sizeof(*audit_failed));
-	paths = calloc((size_t)(a.all ? nall : a.ndirs) + 1, sizeof(*paths));
-	if (!fs || !lock_fds || !audit_failed || !paths) {
+	raise_nofile();
+	/* One SQLite connection per folder, so memory per connection counts:
+	 * no bulk page-cache allocation up front (about 90 KB each), and the
+	 * page caches of all folders together stay near SBXD_SQLITE_HEAP. */
+	(void)sqlite3_config(SQLITE_CONFIG_PAGECACHE, NULL, 0, 0);
+	(void)sqlite3_soft_heap_limit64(SBXD_SQLITE_HEAP);
+	if ((nstart = start_list(a.all, a.ndirs, a.config, &listed)) < 0)
+		return 2;
+	/* Every folder named or recorded is served, or sbxd says which one it
+	 * cannot serve and stops: there is no cap on their number. */
+	if (!(level = calloc((size_t)nstart, sizeof(*level)))) {
 		fprintf(stderr, "sbxd: out of memory\n");
-		free(paths);
 		return 1;
 	}
-	for (i = 0; i < (a.all ? nall : a.ndirs); i++)
-		paths[i] = a.all ? listed[i] : a.dirs[i];
-	rc = open_folders(fs, &nf, nmax, lock_fds, paths, i, &a, &akey);
-	free(paths);
-	if (rc != 0)
-		return rc;
+	for (i = 0; i < nstart; i++) {
+		if (!(f = open_folder(a.all ? listed[i] : a.dirs[i], a.config, &akey, &a.aopts,
+		    &level[i], &err))) {
+			fprintf(stderr, "sbxd: %s\n", err.msg);
+			if (errno == EMFILE || errno == ENFILE)
+				fprintf(stderr, "sbxd: out of file descriptors at folder %d of "
+				    "%d (ulimit -n)\n", i + 1, nstart);
+			return 2;
+		}
+		if (served_add(f) < 0) {
+			fprintf(stderr, "sbxd: out of memory\n");
+			return 1;
+		}
+	}
 	o.lock_fds = lock_fds;
-	o.n_lock_fds = nf;
+	o.n_lock_fds = nsv;
+	free(listed);               /* 4 KB a folder, not needed again */
+	listed = NULL;
+	start_durable(level);
+	free(level);
+	level = NULL;
 
+	if (pipe2(sig_pipe, O_NONBLOCK | O_CLOEXEC) < 0 ||
+	    (ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0 ||
+	    (tfd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC)) < 0) {
+		fprintf(stderr, "sbxd: cannot initialise inotify: %s\n", strerror(errno));
+		return 1;
+	}
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (!inotifytools_initialize()) {
-		fprintf(stderr, "sbxd: cannot initialise inotify: %s\n",
-		    strerror(inotifytools_error()));
-		return 1;
-	}
-	for (i = 0; i < nf; i++) {
-		if (watch_folder(&fs[i]) < 0) {
+	for (i = 0; i < nsv; i++) {
+		if (serve(i, &o) < 0) {
 			fprintf(stderr, "sbxd: cannot watch %s/.sandbox: %s (check "
-			    "fs.inotify.max_user_watches)\n", fs[i].path,
-			    strerror(inotifytools_error()));
+			    "fs.inotify.max_user_watches)\n", sv[i].f->path, strerror(errno));
 			return 1;
 		}
-		serve_folder(&fs[i], &o);
-		logf_folder(&fs[i], "serving (config %s)", a.config);
+		logf_folder(sv[i].f, "serving (config %s)", a.config);
 	}
-	next_scan = mono_ms() + RESCAN_MS;
-	while (!got_stop) {
-		if (got_hup) {
-			got_hup = 0;
-			nf = reload(fs, nf, cap, lock_fds, a.all, a.config, &akey, &a.aopts, &o);
+	lost = loop(a.all, a.config, &akey, &a.aopts, &o, a.originals_cap, tfd);
+	stop_all();
+	for (i = 0; i < nsv; i++) {
+		f = sv[i].f;
+		/* A lost folder is left alone: closing its database cleanly could
+		 * unlink files by path in the tree that replaced it. */
+		if (f->dead) {
+			logf_folder(f, "stopped (this folder was no longer served)");
+			continue;
 		}
-		if ((ev = inotifytools_next_event(1)))
-			on_event(fs, nf, ev, &o, &next_scan);
-		if (got_child) {
-			got_child = 0;
-			reap(fs, nf, WNOHANG);
-			/* Freed slots go to approved requests that wait for one. */
-			for (i = 0; i < nf; i++)
-				if (!fs[i].dead)
-					folder_start_waiting(&fs[i], &o);
-		}
-		if (mono_ms() >= next_scan) {
-			if ((lost = periodic(fs, nf, &o, a.originals_cap, &next_prune)))
-				break;
-			next_scan = mono_ms() + RESCAN_MS;
-		}
-		folder_refusals(fs, nf);
-		audit_ticks(fs, nf, audit_failed);
+		audit_log(f->audit, "daemon_stop", NULL, NULL, "daemon",
+		    AU_S("reason", "signal"), AU_END);
+		close_folder(f);
+		logf_folder(f, "stopped");
 	}
-	stop_folders(fs, nf);
 	audit_key_wipe(&akey);
-	inotifytools_cleanup();
 	return lost ? 1 : 0;
 }

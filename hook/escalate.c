@@ -74,7 +74,9 @@ exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
 	return faccessat(sbfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* Claims the one delivery of a result: 1 when this caller got it. */
+/* Claims the one delivery of a result: 1 when this caller got it. The
+ * receipt stays until retention prunes the request's output, so a second
+ * identical call racing this one can never claim it again. */
 static int
 claim_delivery(int sbfd, const char *id)
 {

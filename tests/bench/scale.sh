@@ -15,13 +15,17 @@
 #     serves them all, RSS, CPU used in SCALE_IDLE seconds of idleness.
 # SCALE_N sets the measured round trips per level (default 300),
 # SCALE_LEVELS the history levels (default "1000 10000 100000"),
-# SCALE_FOLDERS the folder counts (default "1 100 1000").
+# SCALE_FOLDERS the folder counts (default "1 100 1000"), SCALE_RUNS the
+# runs per folder count (default 3: each is printed, with the load
+# average), SCALE_ONLY=folders only part 3.
 set -eu
 : "${SBX_BIN:?}" "${SBX_BENCH_BIN:?}"
 N=${SCALE_N:-300}
 LEVELS=${SCALE_LEVELS:-"1000 10000 100000"}
 FOLDERS=${SCALE_FOLDERS:-"1 100 1000"}
 IDLE=${SCALE_IDLE:-5}
+RUNS=${SCALE_RUNS:-3}
+ONLY=${SCALE_ONLY:-}
 B=$SBX_BENCH_BIN
 T=$(mktemp -d "${TMPDIR:-/tmp}/sbx-scale.XXXXXX")
 T=$(cd "$T" && pwd -P)
@@ -73,6 +77,7 @@ hist() { sqlite3 "$F/.sandbox/state.db" "select count(*) from requests"; }
 
 echo "sbx scale benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $N round trips per level"
 echo
+if [ "$ONLY" != folders ]; then
 # --- 1. round trips against history
 # The floor is measured again before each level: the ratio compares
 # figures taken under the same load.
@@ -162,9 +167,12 @@ read -r vs rs _ <"$T/time.s"
 printf '%-34s %8.1f ms    peak RSS %6d KB  (%d records)\n' "sbx audit show --request ID" \
     "$(echo "$vs * 1000" | bc -l)" "$rs" "$(wc -l <"$T/show.out")"
 
+fi   # parts 1 and 2
+
 # --- 3. many folders
 echo
-printf '%-10s %8s %8s %10s %12s\n' folders served "start s" "RSS MB" "idle CPU ms"
+printf '%-10s %8s %8s %10s %12s   %s\n' folders served "start s" "RSS MB" "idle CPU ms" \
+    "load average (1 5 15 min)"
 for nf in $FOLDERS; do
 	C="$T/mf$nf/config"
 	mkdir -p "$C"
@@ -172,6 +180,7 @@ for nf in $FOLDERS; do
 		mkdir -p "$T/mf$nf/f$k"
 		SBX_CONFIG_DIR="$C" "$SBX_BIN/sbx" init "$T/mf$nf/f$k" >/dev/null
 	done
+	for run in $(seq "$RUNS"); do
 	t0=$(date +%s%N)
 	WANT=$nf start_sbxd "$T/mf$nf.log" -c "$C" --all || true
 	t1=$T_LAST      # the last folder's "serving" line
@@ -182,11 +191,12 @@ for nf in $FOLDERS; do
 		c0=$(awk '{print $14 + $15}' /proc/$DPID/stat)
 		sleep "$IDLE"
 		c1=$(awk '{print $14 + $15}' /proc/$DPID/stat)
-		printf '%-10s %8s %8.2f %10.1f %12d   (in %d s)\n' "$nf" "$served" \
+		printf '%-10s %8s %8.2f %10.1f %12d   %s   (in %d s)\n' "$nf" "$served" \
 		    "$(echo "($t1 - $t0) / 1000000000" | bc -l)" "$(echo "$rss / 1024" | bc -l)" \
-		    $(((c1 - c0) * 1000 / $(getconf CLK_TCK))) "$IDLE"
+		    $(((c1 - c0) * 1000 / $(getconf CLK_TCK))) "$(cut -d' ' -f1-3 /proc/loadavg)" "$IDLE"
 	else
 		printf '%-10s %8s   sbxd exited: %s\n' "$nf" "$served" "$(tail -1 "$T/mf$nf.log")"
 	fi
 	stop_sbxd
+	done
 done
