@@ -316,7 +316,8 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 		 * hook that read pending/ before this move and claims now finds
 		 * it, so one result is never delivered twice. */
 		/* Its output is due for pruning keep_results_days from now, and
-		 * the size cap is looked at within a minute. */
+		 * the size cap is looked at a second later (deliveries in between
+		 * share one look). */
 		if (f->keep_s >= 0 && (!f->due_prune || now + f->keep_s < f->due_prune))
 			f->due_prune = now + f->keep_s;
 		else if (f->keep_s < 0)
@@ -509,8 +510,8 @@ folder_prune(struct folder *f)
 	else if ((next = retention_next(f->db, now - keep)) > 0)
 		f->due_prune = next + keep;
 	if (f->cap_b > 0 && rp.kept_bytes > f->cap_b && f->due_prune != now &&
-	    (!f->due_prune || now + SBX_PRUNE_CAP_DELAY < f->due_prune))
-		f->due_prune = now + SBX_PRUNE_CAP_DELAY;
+	    (!f->due_prune || now + SBX_PRUNE_CAP_STUCK < f->due_prune))
+		f->due_prune = now + SBX_PRUNE_CAP_STUCK;
 }
 
 void

@@ -16,7 +16,8 @@
 
 #define SBX_MAX_RUNNING 64
 #define SBX_KEEP_UNDELIVERED (24 * 3600)   /* seconds a result waits in pending/ */
-#define SBX_PRUNE_CAP_DELAY 60              /* seconds before the size cap is looked at again */
+#define SBX_PRUNE_CAP_DELAY 1               /* seconds from a delivery to a look at the size cap */
+#define SBX_PRUNE_CAP_STUCK 60              /* ... when over it with nothing prunable */
 
 struct audit;
 
