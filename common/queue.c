@@ -19,7 +19,7 @@
 #include "common/queue.h"
 
 const char *const queue_dirs[] = {
-	"queue", "queue/tmp", "queue/new", "queue/delivered", "queue/events",
+	"queue", "queue/tmp", "queue/new", "queue/delivered", "queue/events", "queue/wake",
 	"queue/originals", "queue/originals/objects", "queue/originals/index",
 	"decisions", "decisions/tmp", "decisions/new",
 	"pending", "done", "results", "rejected", "work",

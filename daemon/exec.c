@@ -28,6 +28,7 @@
 #include "common/queue.h"
 #include "common/redact.h"
 #include "common/result_sig.h"
+#include "common/wake.h"
 #include "common/util.h"
 #include "daemon/exec.h"
 
@@ -121,6 +122,9 @@ result_write(int sbfd, const char *id, cJSON *r)
 	if (rc < 0 && errno == EEXIST && result_move_forged(sbfd, id, dst))
 		rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, 1);
 	free(text);
+	/* Durable and signed: now wake the hook waiting for it. */
+	if (rc == 0)
+		wake_poke(sbfd, id);
 	return rc;
 }
 
@@ -416,13 +420,17 @@ open_capture(int sbfd, const char *id, const char *name)
 }
 
 static void
-publish_capture(int sbfd, const char *id, const char *name, int fd)
+publish_capture(int sbfd, const char *id, const char *name, int fd, long long kept)
 {
 	char from[64], to[64];
 
 	if (fd < 0)
 		return;
-	(void)fsync(fd);
+	/* Only data needs an fsync of its own: the creation and rename of
+	 * an empty capture become durable with the result's directory
+	 * fsync, which follows. */
+	if (kept > 0)
+		(void)fsync(fd);
 	close(fd);
 	snprintf(from, sizeof(from), "work/%s.%s", id, name);
 	snprintf(to, sizeof(to), "results/%s.%s", id, name);
@@ -549,7 +557,7 @@ executor(const struct exec_spec *s, pid_t daemon)
 		close(pidfd);
 
 	for (i = 0; i < 2; i++)
-		publish_capture(s->sbfd, s->id, st[i].name, st[i].out);
+		publish_capture(s->sbfd, s->id, st[i].name, st[i].out, st[i].kept);
 	r = result_base(s->id, s->hash, stop_requested ? "interrupted" : "done",
 	    s->approver, stop_requested ? "sbxd stopped while the command ran" : "");
 	if (!r)
