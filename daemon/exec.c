@@ -106,9 +106,12 @@ result_move_forged(int sbfd, const char *id, const char *dst)
 	return 1;
 }
 
+/* DEFER: no fsync and no wake; the caller makes the batch durable
+ * (syncfs) and then wakes each request (wake_poke). */
 static int
-result_write(int sbfd, const char *id, cJSON *r)
+result_write_how(int sbfd, const char *id, cJSON *r, int defer)
 {
+	int wa = WA_NOREPLACE | (defer ? WA_NOSYNC : 0);
 	char dst[64], *text;
 	int rc;
 
@@ -118,13 +121,33 @@ result_write(int sbfd, const char *id, cJSON *r)
 		return -1;
 	snprintf(dst, sizeof(dst), "results/%s.json", id);
 	/* noreplace: a result, once written, is final. */
-	rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, 1);
+	rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, wa);
 	if (rc < 0 && errno == EEXIST && result_move_forged(sbfd, id, dst))
-		rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, 1);
+		rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, wa);
 	free(text);
 	/* Durable and signed: now wake the hook waiting for it. */
-	if (rc == 0)
+	if (rc == 0 && !defer)
 		wake_poke(sbfd, id);
+	return rc;
+}
+
+static int
+result_write(int sbfd, const char *id, cJSON *r)
+{
+	return result_write_how(sbfd, id, r, 0);
+}
+
+static int
+status_write(int sbfd, const char *id, const char *hash, const char *status,
+    const char *approver, const char *reason, int defer)
+{
+	cJSON *r = result_base(id, hash, status, approver, reason);
+	int rc;
+
+	if (!r)
+		return -1;
+	rc = result_write_how(sbfd, id, r, defer);
+	cJSON_Delete(r);
 	return rc;
 }
 
@@ -132,14 +155,14 @@ int
 result_write_status(int sbfd, const char *id, const char *hash,
     const char *status, const char *approver, const char *reason)
 {
-	cJSON *r = result_base(id, hash, status, approver, reason);
-	int rc;
+	return status_write(sbfd, id, hash, status, approver, reason, 0);
+}
 
-	if (!r)
-		return -1;
-	rc = result_write(sbfd, id, r);
-	cJSON_Delete(r);
-	return rc;
+int
+result_write_status_deferred(int sbfd, const char *id, const char *hash,
+    const char *status, const char *approver, const char *reason)
+{
+	return status_write(sbfd, id, hash, status, approver, reason, 1);
 }
 
 struct stream {

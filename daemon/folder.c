@@ -37,6 +37,7 @@
 #include "common/queue.h"
 #include "common/redact.h"
 #include "common/retention.h"
+#include "common/wake.h"
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/fault.h"
@@ -733,193 +734,420 @@ out:
 	return rc;
 }
 
-static void
-ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char *path)
-{
-	struct policy_error perr;
-	struct policy_result pr;
-	struct policy_call call;
-	struct policy *pol = NULL;
-	struct sbx_err err = { "" };
-	struct policy_limits lim;
-	struct req_row row;
-	const cJSON *input;
-	cJSON *doc = NULL;
-	char *text, *input_text = NULL, *who = NULL, summary[600];
-	const char *hash, *tool, *cmd, *name = path + strlen("pending/");
-	int64_t now = now_ms() / 1000, rule = 0;
-	int needed = 1, opens;
-	size_t len;
-	int rc;
+/*
+ * Group commit: the requests of one batch (a burst found together, up to
+ * SBX_BATCH) are recorded in one transaction (a savepoint each), their
+ * records appended with one audit sync, and the results of those that
+ * will not run written with one filesystem sync before any hook is woken.
+ * What ingest decided waits here until its transaction committed.
+ */
+#define SBX_BATCH 64
 
-	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_REQUEST, &len, &err))) {
-		reject_file(f, "pending", name, err.msg);
+struct settle {
+	char id[SBX_ID_LEN + 1];
+	cJSON *doc;                 /* the request; owns hash, tool, session ... */
+	char *input_text, *who;
+	char why[sizeof(((struct sbx_err *)0)->msg)];   /* rejected: the reason */
+	char pr_reason[512], summary[600];
+	struct policy_limits lim;
+	int64_t rule;
+	int needed, opens;
+};
+
+struct batch {
+	struct policy *pol;         /* loaded and verified once per batch */
+	struct policy_error perr;
+	int loaded, open;           /* policy tried; BEGIN issued */
+	size_t n;
+	struct settle item[SBX_BATCH];
+};
+
+static void
+settle_free(struct settle *s)
+{
+	cJSON_Delete(s->doc);
+	free(s->input_text);
+	free(s->who);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The command a person reads: the command, or "CONNECT host:port". */
+static const char *
+settle_cmd(const struct settle *s)
+{
+	const char *tool = json_str(s->doc, "tool");
+	const char *cmd = request_command(tool,
+	    cJSON_GetObjectItemCaseSensitive(s->doc, "input"));
+
+	return cmd ? cmd : s->opens && s->summary[0] ? s->summary : NULL;
+}
+
+/* The status a settled request was recorded with. */
+static const char *
+settle_status(const struct settle *s)
+{
+	return s->why[0] ? "rejected" : s->who ? (s->opens ? "approved" : "running")
+	    : "pending";
+}
+
+/* A request that will not run (rejected) or only opens: its closing
+ * record (request_closed), before its result. */
+static void
+settle_closed_record(struct folder *f, const struct settle *s)
+{
+	audit_log(f->audit, "request_closed", s->id, json_str(s->doc, "session_id"), "daemon",
+	    AU_S("status", settle_status(s)), AU_S("approver", s->who ? s->who : ""),
+	    AU_B("auto", s->who != NULL),
+	    AU_S("reason", s->why[0] ? s->why : "approved: opened, nothing executed"), AU_END);
+}
+
+static int
+settle_closed_result(struct folder *f, const struct settle *s)
+{
+	int rc = result_write_status_deferred(f->sbfd, s->id, json_str(s->doc, "hash"),
+	    settle_status(s), s->who ? s->who : "", s->why[0] ? s->why :
+	    "approved by a remembered rule; nothing was executed");
+
+	if (rc < 0 && errno != EEXIST)
+		logf_folder(f, "request %s: cannot write its result: %s", s->id, strerror(errno));
+	return rc;
+}
+
+/* Once recorded (and, in a batch, closed): say so, notify, run. */
+static void
+settle_announce(struct folder *f, const struct daemon_opts *o, struct settle *s)
+{
+	const char *tool = json_str(s->doc, "tool"), *cmd = settle_cmd(s);
+	struct req_row row;
+
+	if (s->why[0]) {
+		logf_folder(f, "request %s rejected: %s", s->id, s->why);
+		notify_event(!strncmp(s->why, "denied by policy", 16) ? "denied" :
+		    !strncmp(s->why, "rate limit", 10) || strstr(s->why, "pending already")
+		    ? "rate_limited" : "denied", f->path, s->id, tool, cmd ? cmd : s->input_text,
+		    s->why);
+	} else if (s->who && s->opens) {
+		logf_folder(f, "request %s: %s `%s` opened by remembered rule %lld (by %s)",
+		    s->id, tool, cmd, (long long)s->rule, s->who);
+	} else if (s->who) {
+		logf_folder(f, "request %s: %s `%s` auto-approved by remembered rule %lld (by %s)",
+		    s->id, tool, cmd, (long long)s->rule, s->who);
+		if (db_get(f->db, s->id, &row) == 1) {
+			start_run(f, o, &row, s->who, 1, &s->lim);
+			req_row_free(&row);
+		}
+	} else {
+		logf_folder(f, "request %s pending: %s `%s` (%s)%s", s->id, tool, cmd,
+		    s->pr_reason, s->needed > 1 ? " - needs two approvers" : "");
+		notify_event("request", f->path, s->id, tool, cmd ? cmd : s->input_text,
+		    json_str(s->doc, "reason"));
+	}
+}
+
+/* One request, its transaction committed on its own (no batch). */
+static void
+settle_now(struct folder *f, const struct daemon_opts *o, struct settle *s)
+{
+	FAULT("request-committed");
+	if (audit_intents_flush(f->audit) < 0)
+		logf_folder(f, "request %s: its records wait in state.db until the audit log "
+		    "can be written", s->id);
+	if (s->why[0])
+		finish_unrun(f, s->id, json_str(s->doc, "hash"), "rejected", "", s->why);
+	else if (s->who && s->opens)
+		open_approved(f, s->id, json_str(s->doc, "hash"), json_str(s->doc, "session_id"),
+		    s->who, 1);
+	settle_announce(f, o, s);
+}
+
+/* Ends a batch: one commit, one audit sync, one filesystem sync for the
+ * results of the requests that will not run, then the wakes. */
+static void
+batch_end(struct folder *f, const struct daemon_opts *o, struct batch *b)
+{
+	size_t i, closing = 0;
+	char name[SBX_ID_LEN + 6];
+
+	if (b->open && exec_sql(f, "COMMIT") < 0) {
+		exec_sql(f, "ROLLBACK");
+		for (i = 0; i < b->n; i++) {
+			snprintf(name, sizeof(name), "%s.json", b->item[i].id);
+			reject_file(f, "pending", name, "database error");
+			finish_unrun(f, b->item[i].id, json_str(b->item[i].doc, "hash"), "rejected",
+			    "", "sbxd could not record the request (database error); ask the user "
+			    "to check sbxd's log");
+		}
+		b->n = 0;
+	}
+	b->open = 0;
+	if (b->n) {
+		FAULT("request-committed");
+		if (audit_intents_flush(f->audit) < 0)
+			logf_folder(f, "%zu requests: their records wait in state.db until the "
+			    "audit log can be written", b->n);
+	}
+	for (i = 0; i < b->n; i++)
+		if (b->item[i].why[0] || (b->item[i].who && b->item[i].opens)) {
+			settle_closed_record(f, &b->item[i]);
+			closing++;
+		}
+	/* Recorded (and synced) before the agent can read the results. */
+	if (closing) {
+		(void)audit_sync(f->audit);
+		for (i = 0; i < b->n; i++)
+			if (b->item[i].why[0] || (b->item[i].who && b->item[i].opens))
+				(void)settle_closed_result(f, &b->item[i]);
+		if (syncfs(f->sbfd) < 0)
+			logf_folder(f, "cannot sync the results of %zu requests: %s", closing,
+			    strerror(errno));
+		for (i = 0; i < b->n; i++)
+			if (b->item[i].why[0] || (b->item[i].who && b->item[i].opens))
+				wake_poke(f->sbfd, b->item[i].id);
+	}
+	for (i = 0; i < b->n; i++) {
+		settle_announce(f, o, &b->item[i]);
+		settle_free(&b->item[i]);
+	}
+	b->n = 0;
+}
+
+/* BEGIN for one request, or a savepoint inside the batch's transaction. */
+static int
+ingest_begin(struct folder *f, struct batch *b)
+{
+	if (!b)
+		return exec_sql(f, "BEGIN IMMEDIATE");
+	if (!b->open) {
+		if (exec_sql(f, "BEGIN IMMEDIATE") < 0)
+			return -1;
+		b->open = 1;
+	}
+	return exec_sql(f, "SAVEPOINT ingest");
+}
+
+static int
+ingest_commit(struct folder *f, struct batch *b, int ok)
+{
+	if (!b) {
+		if (ok && exec_sql(f, "COMMIT") == 0)
+			return 0;
+		exec_sql(f, "ROLLBACK");
+		return -1;
+	}
+	if (!ok)
+		exec_sql(f, "ROLLBACK TO ingest");
+	return exec_sql(f, "RELEASE ingest") < 0 || !ok ? -1 : 0;
+}
+
+/* Classifies s's request with the policy: s->why, s->lim, s->needed,
+ * s->pr_reason; the policy result in *pr. */
+static void
+ingest_judge(struct folder *f, struct policy *pol, const char *perr, struct settle *s,
+    struct policy_result *pr)
+{
+	const cJSON *input = cJSON_GetObjectItemCaseSensitive(s->doc, "input");
+	int64_t now = now_ms() / 1000;
+	struct policy_call call;
+
+	if (!pol) {
+		/* Fail closed, but keep the request on record. */
+		s->lim = (struct policy_limits){ .request_ttl_seconds = 3600 };
+		snprintf(s->why, sizeof(s->why), "the policy is invalid: %.400s", perr);
 		return;
 	}
-	doc = cJSON_ParseWithLength(text, len);
-	free(text);
-	if (!cJSON_IsObject(doc)) {
-		reject_file(f, "pending", name, "not a JSON object");
-		goto out;
-	}
-	if (check_request(f, doc, id, &err) < 0) {
-		reject_file(f, "pending", name, err.msg);
-		/* The name was valid: let a waiting agent know. */
-		result_write_status(f->sbfd, id, json_str(doc, "hash") ? json_str(doc, "hash")
-		    : "", "rejected", "", err.msg);
-		goto out;
-	}
-	hash = json_str(doc, "hash");
-	tool = json_str(doc, "tool");
-	opens = request_opens(tool);
-	input = cJSON_GetObjectItemCaseSensitive(doc, "input");
-	/* What the human reads: the command, or "CONNECT host:port" for a
-	 * kind that opens (never executed: see open_approved). */
-	cmd = request_command(tool, input);
-	if (!cmd && request_opens(tool) &&
-	    request_summary(tool, input, summary, sizeof(summary)) >= 0)
-		cmd = summary;
-	if (!(input_text = cJSON_PrintUnformatted(input))) {
-		reject_file(f, "pending", name, "out of memory");
-		goto out;
-	}
+	s->lim = *policy_limits(pol);
+	call = (struct policy_call){ .tool = json_str(s->doc, "tool"), .input = input,
+		.cwd = json_str(s->doc, "cwd"), .folder = f->path, .home = getenv("HOME"),
+		.config_dir = f->config };
+	policy_eval(pol, &call, pr);
+	s->needed = policy_approvals_needed(pol, &call, pr);
+	snprintf(s->pr_reason, sizeof(s->pr_reason), "%s", pr->reason);
+	if (pr->verdict == POLICY_DENY)
+		snprintf(s->why, sizeof(s->why), "denied by policy (%.150s): %.300s",
+		    pr->rule, pr->reason);
+	else if (sql_count(f, "SELECT count(*) FROM (SELECT 1 FROM requests WHERE"
+	    " created >= ? LIMIT ?)", now - 60, s->lim.max_per_minute) >= s->lim.max_per_minute)
+		snprintf(s->why, sizeof(s->why), "rate limit: %d requests in the last "
+		    "minute; wait before escalating more", s->lim.max_per_minute);
+	else if (sql_count(f, "SELECT count(*) FROM (SELECT 1 FROM requests WHERE"
+	    " status = 'pending' AND created >= ? LIMIT ?)", 0, s->lim.max_pending)
+	    >= s->lim.max_pending)
+		snprintf(s->why, sizeof(s->why), "%d requests are pending already",
+		    s->lim.max_pending);
+}
 
-	if (!(pol = load_policy(f, &perr))) {
-		/* Fail closed, but keep the request on record. */
-		lim = (struct policy_limits){ .request_ttl_seconds = 3600 };
-		snprintf(err.msg, sizeof(err.msg), "the policy is invalid: %.400s", perr.msg);
-	} else {
-		lim = *policy_limits(pol);
-		call = (struct policy_call){ .tool = tool, .input = input,
-			.cwd = json_str(doc, "cwd"), .folder = f->path, .home = getenv("HOME"),
-			.config_dir = f->config };
-		policy_eval(pol, &call, &pr);
-		needed = policy_approvals_needed(pol, &call, &pr);
-		if (pr.verdict == POLICY_DENY)
-			snprintf(err.msg, sizeof(err.msg), "denied by policy (%.150s): %.300s",
-			    pr.rule, pr.reason);
-		else if (sql_count(f, "SELECT count(*) FROM (SELECT 1 FROM requests WHERE"
-		    " created >= ? LIMIT ?)", now - 60, lim.max_per_minute) >= lim.max_per_minute)
-			snprintf(err.msg, sizeof(err.msg), "rate limit: %d requests in the last "
-			    "minute; wait before escalating more", lim.max_per_minute);
-		else if (sql_count(f, "SELECT count(*) FROM (SELECT 1 FROM requests WHERE"
-		    " status = 'pending' AND created >= ? LIMIT ?)", 0, lim.max_pending)
-		    >= lim.max_pending)
-			snprintf(err.msg, sizeof(err.msg), "%d requests are pending already",
-			    lim.max_pending);
-	}
-	/* Dual control is for every run: remembered rules never stand in.
-	 * A rule covers no call above the risk, or with a factor, it was
-	 * approved without, and no call on the always_ask list. */
-	if (!err.msg[0] && needed < 2) {
+/* Dual control is for every run: remembered rules never stand in. A
+ * rule covers no call above the risk, or with a factor, it was approved
+ * without, and no call on the always_ask list; and it is used only as
+ * its approver signed it. Sets s->rule and s->who. */
+static void
+ingest_rule(struct folder *f, struct policy *pol, struct settle *s,
+    const struct policy_result *pr)
+{
+	const char *hash = json_str(s->doc, "hash"), *tool = json_str(s->doc, "tool");
+	const char *cmd = settle_cmd(s);
+
+	if (s->why[0] || s->needed >= 2)
+		return;
+	{
 		struct rule_query q = { .hash = hash, .tool = tool, .command = cmd,
-			.now = now, .risk = (int)pr.risk, .factors = pr.factors,
+			.now = now_ms() / 1000, .risk = (int)pr->risk, .factors = pr->factors,
 			.always_ask = policy_always_ask(pol, cmd) };
 
-		rule = db_rule_match(f->db, &q, &who, NULL, NULL);
+		s->rule = db_rule_match(f->db, &q, &s->who, NULL, NULL);
 	}
-	if (rule && rule_verified(f, rule, hash, tool, err.msg, sizeof(err.msg)) < 0) {
+	if (s->rule && rule_verified(f, s->rule, hash, tool, s->why, sizeof(s->why)) < 0) {
 		/* Not signed as stored: never an auto-approval; a human decides. */
-		logf_folder(f, "request %s: remembered rule %lld NOT used: %s", id,
-		    (long long)rule, err.msg);
-		audit_log(f->audit, "rule_refused", id, json_str(doc, "session_id"), "daemon",
-		    AU_I("rule", rule), AU_S("why", err.msg), AU_END);
-		err.msg[0] = '\0';
-		free(who);
-		who = NULL;
-		rule = 0;
+		logf_folder(f, "request %s: remembered rule %lld NOT used: %s", s->id,
+		    (long long)s->rule, s->why);
+		audit_log(f->audit, "rule_refused", s->id, json_str(s->doc, "session_id"),
+		    "daemon", AU_I("rule", s->rule), AU_S("why", s->why), AU_END);
+		s->why[0] = '\0';
+		free(s->who);
+		s->who = NULL;
+		s->rule = 0;
 	}
+}
 
-	rc = exec_sql(f, "BEGIN IMMEDIATE") < 0 ? -1 :
-	    sql_run(f, "INSERT INTO requests (id, hash, tool, command, input, cwd, session,"
+/* The row, the rule's use and the intents of s, in the open transaction. */
+static int
+ingest_insert(struct folder *f, const struct settle *s)
+{
+	const cJSON *doc = s->doc, *input = cJSON_GetObjectItemCaseSensitive(doc, "input");
+	const char *session = json_str(doc, "session_id"), *cmd = settle_cmd(s);
+	int64_t now = now_ms() / 1000;
+	int rc;
+
+	rc = sql_run(f, "INSERT INTO requests (id, hash, tool, command, input, cwd, session,"
 	    " agent, trigger, rule, reason, created, expires, status, deny_reason, approver,"
 	    " auto, decided, started, approvals_needed)"
 	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", "tttttttttttiitttiiii",
-	    id, hash, tool, cmd, input_text, json_str(doc, "cwd"),
-	    json_str(doc, "session_id"), json_str(doc, "agent"), json_str(doc, "trigger"),
+	    s->id, json_str(doc, "hash"), json_str(doc, "tool"), cmd, s->input_text,
+	    json_str(doc, "cwd"), session, json_str(doc, "agent"), json_str(doc, "trigger"),
 	    json_str(doc, "rule"), json_str(doc, "reason"), now,
-	    now + lim.request_ttl_seconds,
-	    err.msg[0] ? "rejected" : who ? (opens ? "approved" : "running") : "pending",
-	    err.msg[0] ? err.msg : NULL, who, (int64_t)(who != NULL),
-	    who ? now : 0, (int64_t)0, (int64_t)needed);
-	if (rc >= 0 && who)
+	    now + s->lim.request_ttl_seconds, settle_status(s), s->why[0] ? s->why : NULL,
+	    s->who, (int64_t)(s->who != NULL), s->who ? now : 0, (int64_t)0,
+	    (int64_t)s->needed);
+	if (rc >= 0 && s->who)
 		rc = sql_run(f, "UPDATE rules SET uses = uses + 1, last_used = ? WHERE id = ?",
-		    "ii", now, rule);
+		    "ii", now, s->rule);
 	/* The records go in with the row (intents): a crash after the commit
 	 * cannot lose them. */
 	if (rc >= 0)
-		rc = audit_intent(f->audit, "request_received", id, json_str(doc, "session_id"),
-		    "hook", AU_S("tool", tool), AU_S("command", cmd),
+		rc = audit_intent(f->audit, "request_received", s->id, session, "hook",
+		    AU_S("tool", json_str(doc, "tool")), AU_S("command", cmd),
 		    AU_S("cwd", json_str(doc, "cwd")),
-		    AU_J("input", cJSON_Duplicate(input, 1)), AU_S("hash", hash),
+		    AU_J("input", cJSON_Duplicate(input, 1)), AU_S("hash", json_str(doc, "hash")),
 		    AU_S("agent", json_str(doc, "agent")),
 		    AU_S("tool_use_id", json_str(doc, "tool_use_id")),
 		    AU_S("trigger", json_str(doc, "trigger")),
 		    AU_S("rule", json_str(doc, "rule")), AU_S("reason", json_str(doc, "reason")),
-		    AU_S("status", err.msg[0] ? "rejected" : who ? (opens ? "approved" :
-		    "running") : "pending"),
-		    AU_S("why", err.msg[0] ? err.msg : NULL), AU_END);
-	if (rc >= 0 && who)
-		rc = audit_intent(f->audit, "decision", id, json_str(doc, "session_id"), "daemon",
-		    AU_S("verdict", "approve"), AU_S("approver", who),
-		    AU_B("remembered", 1), AU_B("auto", 1), AU_I("rule", (int64_t)rule),
+		    AU_S("status", settle_status(s)), AU_S("why", s->why[0] ? s->why : NULL),
 		    AU_END);
-	if (rc < 0 || exec_sql(f, "COMMIT") < 0) {
-		exec_sql(f, "ROLLBACK");
+	if (rc >= 0 && s->who)
+		rc = audit_intent(f->audit, "decision", s->id, session, "daemon",
+		    AU_S("verdict", "approve"), AU_S("approver", s->who),
+		    AU_B("remembered", 1), AU_B("auto", 1), AU_I("rule", s->rule), AU_END);
+	return rc;
+}
+
+/*
+ * Records a claimed request (pending/ID.json) after validating it and
+ * classifying it again: the agent side is not trusted. Its transaction
+ * (or, in batch B, its savepoint) inserts it with its final first state:
+ * rejected, pending, or running under a remembered approval.
+ */
+static void
+ingest(struct folder *f, const struct daemon_opts *o, const char *id, const char *path,
+    struct batch *b)
+{
+	struct policy_error perr;
+	struct policy_result pr = { 0 };
+	struct policy *pol = NULL;
+	struct sbx_err err = { "" };
+	struct settle one = { .rule = 0 }, *s = b ? &b->item[b->n] : &one;
+	const cJSON *input;
+	const char *tool, *name = path + strlen("pending/");
+	size_t len;
+	char *text;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	memcpy(s->id, id, sizeof(s->id));
+	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_REQUEST, &len, &err))) {
+		reject_file(f, "pending", name, err.msg);
+		return;
+	}
+	s->doc = cJSON_ParseWithLength(text, len);
+	free(text);
+	if (!cJSON_IsObject(s->doc)) {
+		reject_file(f, "pending", name, "not a JSON object");
+		goto drop;
+	}
+	if (check_request(f, s->doc, id, &err) < 0) {
+		reject_file(f, "pending", name, err.msg);
+		/* The name was valid: let a waiting agent know. */
+		result_write_status(f->sbfd, id, json_str(s->doc, "hash") ?
+		    json_str(s->doc, "hash") : "", "rejected", "", err.msg);
+		goto drop;
+	}
+	tool = json_str(s->doc, "tool");
+	s->opens = request_opens(tool);
+	input = cJSON_GetObjectItemCaseSensitive(s->doc, "input");
+	/* What the human reads: the command, or "CONNECT host:port" for a
+	 * kind that opens (never executed: see open_approved). */
+	if (!request_command(tool, input) && s->opens &&
+	    request_summary(tool, input, s->summary, sizeof(s->summary)) < 0)
+		s->summary[0] = '\0';
+	if (!(s->input_text = cJSON_PrintUnformatted(input))) {
+		reject_file(f, "pending", name, "out of memory");
+		goto drop;
+	}
+	if (b) {
+		if (!b->loaded)
+			b->pol = load_policy(f, &b->perr);
+		b->loaded = 1;
+		pol = b->pol;
+	} else {
+		pol = load_policy(f, &perr);
+	}
+	ingest_judge(f, pol, b ? b->perr.msg : perr.msg, s, &pr);
+	ingest_rule(f, pol, s, &pr);
+	rc = ingest_begin(f, b) < 0 ? -1 : ingest_insert(f, s);
+	if (ingest_commit(f, b, rc >= 0) < 0) {
 		reject_file(f, "pending", name,
 		    rc == -2 ? "a request with this id exists already" : "database error");
 		/* A waiting agent learns it was not recorded (never for a
 		 * duplicate id: that result belongs to the first request). */
 		if (rc != -2)
-			finish_unrun(f, id, hash, "rejected", "", "sbxd could not record the "
-			    "request (database error); ask the user to check sbxd's log");
-		goto out;
+			finish_unrun(f, id, json_str(s->doc, "hash"), "rejected", "", "sbxd could "
+			    "not record the request (database error); ask the user to check sbxd's "
+			    "log");
+		goto drop;
 	}
-	FAULT("request-committed");
-	if (audit_intents_flush(f->audit) < 0)
-		logf_folder(f, "request %s: its records wait in state.db until the audit log "
-		    "can be written", id);
-	if (err.msg[0]) {
-		finish_unrun(f, id, hash, "rejected", "", err.msg);
-		logf_folder(f, "request %s rejected: %s", id, err.msg);
-		notify_event(!strncmp(err.msg, "denied by policy", 16) ? "denied" :
-		    !strncmp(err.msg, "rate limit", 10) || strstr(err.msg, "pending already")
-		    ? "rate_limited" : "denied", f->path, id, tool, cmd ? cmd : input_text,
-		    err.msg);
-	} else if (who && opens) {
-		logf_folder(f, "request %s: %s `%s` opened by remembered rule %lld (by %s)",
-		    id, tool, cmd, (long long)rule, who);
-		open_approved(f, id, hash, json_str(doc, "session_id"), who, 1);
-	} else if (who) {
-		logf_folder(f, "request %s: %s `%s` auto-approved by remembered rule %lld (by %s)",
-		    id, tool, cmd, (long long)rule, who);
-		if (db_get(f->db, id, &row) == 1) {
-			start_run(f, o, &row, who, 1, &lim);
-			req_row_free(&row);
-		}
-	} else {
-		logf_folder(f, "request %s pending: %s `%s` (%s)%s", id, tool, cmd, pr.reason,
-		    needed > 1 ? " - needs two approvers" : "");
-		notify_event("request", f->path, id, tool, cmd ? cmd : input_text,
-		    json_str(doc, "reason"));
+	if (b) {
+		b->n++;         /* settled by batch_end */
+		return;
 	}
-out:
-	free(who);
-	free(input_text);
-	policy_free(pol);
-	cJSON_Delete(doc);
+	settle_now(f, o, s);
+drop:
+	if (!b)
+		policy_free(pol);
+	settle_free(s);
 }
 
-void
-folder_request(struct folder *f, const struct daemon_opts *o, const char *name)
+/* Claims queue/new/NAME: renamed to pending/, never over an existing
+ * request. 1 claimed (id set), 0 not (gone already, or moved aside). */
+static int
+claim(struct folder *f, const char *name, char id[SBX_ID_LEN + 1])
 {
-	char id[SBX_ID_LEN + 1], from[512], to[512];
+	char from[512], to[512];
 
 	if (name[0] == '.')
-		return;
+		return 0;
 	if (!valid_request_name(name, id)) {
 		reject_file(f, "queue/new", name, "not a request file name (want 16 hex digits + .json)");
-		return;
+		return 0;
 	}
 	snprintf(from, sizeof(from), "queue/new/%s", name);
 	snprintf(to, sizeof(to), "pending/%s", name);
@@ -929,9 +1157,79 @@ folder_request(struct folder *f, const struct daemon_opts *o, const char *name)
 			reject_file(f, "queue/new", name, "a request with this id exists already");
 		else if (errno != ENOENT)
 			logf_folder(f, "cannot claim %s: %s", from, strerror(errno));
-		return;
+		return 0;
 	}
-	ingest(f, o, id, to);
+	return 1;
+}
+
+static void
+claim_request(struct folder *f, const struct daemon_opts *o, const char *name,
+    struct batch *b)
+{
+	char id[SBX_ID_LEN + 1], to[64];
+
+	if (!claim(f, name, id))
+		return;
+	snprintf(to, sizeof(to), "pending/%s.json", id);
+	ingest(f, o, id, to, b);
+}
+
+void
+folder_requests(struct folder *f, const struct daemon_opts *o, char *const names[], size_t n)
+{
+	/* Without memory for a batch, one by one: slower, nothing lost. */
+	struct batch *b = n > 1 ? calloc(1, sizeof(*b)) : NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		claim_request(f, o, names[i], b);
+		if (b && b->n == SBX_BATCH)
+			batch_end(f, o, b);
+	}
+	if (b) {
+		batch_end(f, o, b);
+		policy_free(b->pol);
+		free(b);
+	}
+}
+
+/*
+ * The request inotify named, and with it whatever else waits in queue/new
+ * (a burst, several hooks at once): group commit without waiting for
+ * their events, which then find their files claimed (one failed rename
+ * each). Alone (the usual case: one read of an empty directory), it is
+ * recorded on its own.
+ */
+void
+folder_request(struct folder *f, const struct daemon_opts *o, const char *name)
+{
+	char id[SBX_ID_LEN + 1], to[64], *names[SBX_BATCH - 1];
+	struct batch *b = NULL;
+	struct dirent *de;
+	size_t n = 0, i;
+	DIR *d;
+
+	if (!claim(f, name, id))
+		return;
+	snprintf(to, sizeof(to), "pending/%s.json", id);
+	if ((d = opendir_at(f->sbfd, "queue/new"))) {
+		while (n < SBX_BATCH - 1 && (de = readdir(d)))
+			if (de->d_name[0] != '.' && (names[n] = strdup(de->d_name)))
+				n++;
+		closedir(d);
+	}
+	if (n > 0)
+		b = calloc(1, sizeof(*b));
+	ingest(f, o, id, to, b);
+	for (i = 0; i < n; i++)
+		claim_request(f, o, names[i], b);
+	if (b) {
+		batch_end(f, o, b);
+		policy_free(b->pol);
+		free(b);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
 }
 
 static int
@@ -1538,10 +1836,46 @@ sweep_entry(struct folder *f, const struct daemon_opts *o, const char *name)
 	}
 }
 
+/* queue/new in batches (group commit): a burst found by a rescan (at
+ * start, after an inotify overflow) is recorded SBX_BATCH at a time. */
+static void
+scan_requests(struct folder *f, const struct daemon_opts *o)
+{
+	struct dirent *de;
+	char **names = NULL, **nn;
+	size_t n = 0, cap = 0, i;
+	DIR *d;
+
+	if (!(d = opendir_at(f->sbfd, "queue/new"))) {
+		logf_folder(f, "cannot read queue/new: %s", strerror(errno));
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			if (!(nn = realloc(names, cap * sizeof(*names))))
+				break;
+			names = nn;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			break;
+		n++;
+	}
+	closedir(d);
+	/* What did not fit in memory stays for the next pass. */
+	for (i = 0; i < n; i += SBX_BATCH)
+		folder_requests(f, o, names + i, n - i < SBX_BATCH ? n - i : SBX_BATCH);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 void
 folder_rescan(struct folder *f, const struct daemon_opts *o)
 {
-	scan(f, o, "queue/new", folder_request);
+	scan_requests(f, o);
 	scan(f, o, "decisions/new", folder_decision);
 	scan(f, o, "queue/events", folder_event);
 	/* sbx-proxy's connection records: picked up by this pass (at start
@@ -1820,7 +2154,7 @@ folder_recover(struct folder *f, const struct daemon_opts *o)
 		k = db_get(f->db, orphans[i], &row);
 		snprintf(path, sizeof(path), "pending/%s.json", orphans[i]);
 		if (k == 0)
-			ingest(f, o, orphans[i], path);
+			ingest(f, o, orphans[i], path, NULL);
 		if (k == 1)
 			req_row_free(&row);
 		free(orphans[i]);

@@ -61,6 +61,10 @@ void folder_rescan(struct folder *f, const struct daemon_opts *o);
 void folder_sweep(struct folder *f, const struct daemon_opts *o);
 void folder_prune(struct folder *f);
 void folder_request(struct folder *f, const struct daemon_opts *o, const char *name);
+/* NAMES of queue/new as one batch (group commit: one transaction, one
+ * audit sync, one sync for the results of those that will not run). */
+void folder_requests(struct folder *f, const struct daemon_opts *o, char *const names[],
+    size_t n);
 void folder_decision(struct folder *f, const struct daemon_opts *o, const char *name);
 /* An agent-side event (queue/events/NAME) for the audit log. */
 void folder_event(struct folder *f, const struct daemon_opts *o, const char *name);
