@@ -28,6 +28,7 @@
 #include "common/json.h"
 #include "common/keys.h"
 #include "common/queue.h"
+#include "common/store.h"
 
 #define MAX_SEGS        1024
 #define SEG_CAP         (1L << 30)
@@ -249,6 +250,64 @@ seg_index(const struct log *l, int k)
 	return -1;
 }
 
+/* What show_indexed() gathers from the index. */
+struct indexed {
+	struct log *l;
+	char *buf;
+	size_t len, cap;
+	int64_t rows;
+	int from_seg;
+	int64_t from_off;
+};
+
+static int
+indexed_start(void *ctx, int seg, int64_t off)
+{
+	struct indexed *x = ctx;
+
+	x->from_seg = seg_index(x->l, seg);
+	x->from_off = off;
+	return x->from_seg < 0 ? -1 : 0;
+}
+
+/* One indexed record: read from its segment and checked (its hash, its
+ * sequence number and its request). */
+static int
+indexed_row(void *ctx, const struct store_index_row *r)
+{
+	struct indexed *x = ctx;
+	struct audit_line al;
+	const char *why;
+	char id[SBX_ID_LEN + 1], *nb;
+	int fd, k = seg_index(x->l, r->seg);
+	size_t n = (size_t)r->len;
+
+	snprintf(id, sizeof(id), "%s", r->request ? r->request : "");
+	if (k < 0 || r->len < AUDIT_TAIL_LEN || r->len > AUDIT_MAX_LINE || ++x->rows > 100000 ||
+	    x->len + n > PIECE_BYTES)
+		return -1;
+	if (x->len + n > x->cap) {
+		x->cap = (x->len + n) * 2;
+		if (!(nb = realloc(x->buf, x->cap)))
+			return -1;
+		x->buf = nb;
+	}
+	fd = openat(x->l->sbfd, x->l->name[k], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || pread(fd, x->buf + x->len, n, (off_t)r->off) != (ssize_t)n) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	/* The line must be the record the index says, whole and intact. */
+	if (x->buf[x->len + n - 1] != '\n' ||
+	    audit_line_check(x->buf + x->len, n - 1, &al, &why) != 0 || al.seq != r->seq ||
+	    !memmem(x->buf + x->len, n, id, SBX_ID_LEN))
+		return -1;
+	x->len += n;
+	return 0;
+}
+
 /*
  * `audit show --request ID`: reads the records sbxd indexed for requests
  * starting with ID (state.db, audit_index) and sets rd to hand them out,
@@ -259,75 +318,23 @@ seg_index(const struct log *l, int k)
 static int
 show_indexed(const char *folder, struct log *l, const char *req, struct log_reader *rd)
 {
-	char hi[SBX_ID_LEN + 2], id[SBX_ID_LEN + 1];
+	struct indexed x = { .l = l };
 	struct sbx_err err;
-	struct audit_line al;
-	sqlite3_stmt *st = NULL;
-	const char *why;
-	char *buf = NULL, *nb;
-	size_t len = 0, cap = 0;
-	int64_t seq, off, n, rows = 0;
-	int fd, k, ok = 0, from_seg;
-	int64_t from_off;
 	sqlite3 *db;
+	int ok = 0;
 
-	if (strlen(req) > SBX_ID_LEN || !(db = db_open(folder, 0, &err)))
+	if (strlen(req) > SBX_ID_LEN || !(db = store_open_ro(folder, &err)))
 		return 0;
-	snprintf(hi, sizeof(hi), "%s~", req);
-	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT seg, off FROM audit_index_state WHERE id = 1", -1,
-	    &st, NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW)
-		goto out;
-	from_seg = seg_index(l, sqlite3_column_int(st, 0));
-	from_off = sqlite3_column_int64(st, 1);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (from_seg < 0 || sqlite3_prepare_v2(db, "SELECT seq, seg, off, len, request FROM"
-	    " audit_index WHERE request >= ?1 AND request < ?2 ORDER BY seq", -1, &st,
-	    NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_bind_text(st, 1, req, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, hi, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		seq = sqlite3_column_int64(st, 0);
-		k = seg_index(l, sqlite3_column_int(st, 1));
-		off = sqlite3_column_int64(st, 2);
-		n = sqlite3_column_int64(st, 3);
-		snprintf(id, sizeof(id), "%s", (const char *)sqlite3_column_text(st, 4));
-		if (k < 0 || n < AUDIT_TAIL_LEN || n > AUDIT_MAX_LINE || ++rows > 100000 ||
-		    len + (size_t)n > PIECE_BYTES)
-			goto out;
-		if (len + (size_t)n > cap) {
-			cap = (len + (size_t)n) * 2;
-			if (!(nb = realloc(buf, cap)))
-				goto out;
-			buf = nb;
-		}
-		fd = openat(l->sbfd, l->name[k], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0 || pread(fd, buf + len, (size_t)n, (off_t)off) != (ssize_t)n) {
-			if (fd >= 0)
-				close(fd);
-			goto out;
-		}
-		close(fd);
-		/* The line must be the record the index says, whole and intact. */
-		if (buf[len + (size_t)n - 1] != '\n' ||
-		    audit_line_check(buf + len, (size_t)n - 1, &al, &why) != 0 || al.seq != seq ||
-		    !memmem(buf + len, (size_t)n, id, SBX_ID_LEN))
-			goto out;
-		len += (size_t)n;
+	if (store_audit_index(db, req, indexed_start, indexed_row, &x) == 0) {
+		rd->pre = x.buf ? x.buf : strdup("");
+		rd->pre_len = x.len;
+		rd->from_seg = x.from_seg;
+		rd->from_off = x.from_off;
+		x.buf = NULL;
+		ok = rd->pre != NULL;
 	}
-	rd->pre = buf ? buf : strdup("");
-	rd->pre_len = len;
-	rd->from_seg = from_seg;
-	rd->from_off = from_off;
-	buf = NULL;
-	ok = rd->pre != NULL;
-out:
-	sqlite3_finalize(st);
-	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	db_close(db);
-	free(buf);
+	free(x.buf);
 	return ok;
 }
 
@@ -341,44 +348,16 @@ static int
 load_head(const char *folder, struct log *l)
 {
 	struct sbx_err err;
-	sqlite3_stmt *st;
-	const char *h, *k, *s;
-	sqlite3 *db = db_open(folder, 0, &err);
+	sqlite3 *db = store_open_ro(folder, &err);
+	int64_t n;
 
 	if (!db)
 		return 0;
-	if (sqlite3_prepare_v2(db, "SELECT seq, hash, time, key_id, sig FROM audit_head"
-	    " WHERE id = 1", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			h = (const char *)sqlite3_column_text(st, 1);
-			k = (const char *)sqlite3_column_text(st, 3);
-			s = (const char *)sqlite3_column_text(st, 4);
-			l->head.seq = sqlite3_column_int64(st, 0);
-			l->head.time = sqlite3_column_int64(st, 2);
-			if (h && k && s && hex_decode(l->head.hash, 32, h) == 0 && is_hex(k, 16) &&
-			    hex_decode(l->head.sig, 64, s) == 0) {
-				memcpy(l->head.key_id, k, 17);
-				l->have_head = 1;
-			}
-		}
-		sqlite3_finalize(st);
-	}
-	/* Kept by sbxd next to the head (daemon/audit.h); absent in old
-	 * state.db files. */
-	if (sqlite3_prepare_v2(db, "SELECT count, last FROM audit_failures WHERE id = 1",
-	    -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			l->failed = sqlite3_column_int64(st, 0);
-			l->failed_last = sqlite3_column_int64(st, 1);
-		}
-		sqlite3_finalize(st);
-	}
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM audit_intents", -1, &st, NULL)
-	    == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			l->intents = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
+	l->have_head = store_audit_head(db, &l->head) == 1;
+	/* Kept by sbxd next to the head (daemon/audit.h). */
+	(void)store_audit_failures(db, &l->failed, &l->failed_last);
+	if ((n = store_intents_count(db)) >= 0)
+		l->intents = n;
 	db_close(db);
 	return 0;
 }

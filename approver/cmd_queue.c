@@ -20,6 +20,7 @@
 #include "common/display.h"
 #include "common/json.h"
 #include "common/queue.h"
+#include "common/store.h"
 #include "common/retention.h"
 
 int
@@ -39,7 +40,7 @@ static sqlite3 *
 open_db(const char *folder)
 {
 	struct sbx_err err;
-	sqlite3 *db = db_open(folder, 0, &err);
+	sqlite3 *db = store_open_ro(folder, &err);
 
 	if (!db)
 		fprintf(stderr, "sbx: %s (has sbxd run for %s yet? start `sbxd %s`)\n",
@@ -47,18 +48,17 @@ open_db(const char *folder)
 	return db;
 }
 
-/* 1 when an sbxd holds the folder's lock (serves it). */
+/* 1 when an sbxd serves the folder (sbxd_holder, the one test of it). */
 static int
 sbxd_serves(const char *folder)
 {
-	char path[PATH_MAX + 32];
-	int fd, held;
+	struct sbx_err err;
+	int sbfd = sandbox_open(folder, &err), held;
 
-	snprintf(path, sizeof(path), "%s/.sandbox/sbxd.lock", folder);
-	if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	if (sbfd < 0)
 		return 0;
-	held = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
-	close(fd);
+	held = sbxd_holder(sbfd) > 0;
+	close(sbfd);
 	return held;
 }
 
@@ -66,27 +66,17 @@ sbxd_serves(const char *folder)
 static int
 resolve_id(sqlite3 *db, const char *folder, const char *arg, char id[SBX_ID_LEN + 1])
 {
-	sqlite3_stmt *st;
-	char pattern[SBX_ID_LEN + 2];
-	int n = 0;
+	int n;
 
 	if (strlen(arg) < 4 || strlen(arg) > SBX_ID_LEN || !is_hex(arg, strlen(arg))) {
 		fprintf(stderr, "sbx: \"%s\" is not a request id (16 hex digits, or a unique "
 		    "prefix of 4 or more)\n", arg);
 		return -1;
 	}
-	snprintf(pattern, sizeof(pattern), "%s%%", arg);
-	if (sqlite3_prepare_v2(db, "SELECT id FROM requests WHERE id LIKE ? LIMIT 2", -1,
-	    &st, NULL) != SQLITE_OK) {
+	if ((n = store_request_by_prefix(db, arg, id)) < 0) {
 		fprintf(stderr, "sbx: database: %s\n", sqlite3_errmsg(db));
 		return -1;
 	}
-	sqlite3_bind_text(st, 1, pattern, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (n++ == 0)
-			snprintf(id, SBX_ID_LEN + 1, "%s", sqlite3_column_text(st, 0));
-	}
-	sqlite3_finalize(st);
 	if (n == 0 && sbxd_serves(folder))
 		fprintf(stderr, "sbx: no such request: %s (see `sbx pending`)\n", arg);
 	else if (n == 0)
@@ -199,7 +189,7 @@ cmd_pending(struct sbx_ctx *c, int argc, char **argv)
 		return sub_usage(use, 0);
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || !(db = open_db(folder)))
 		return 1;
-	n = db_list(db, "pending", -1, &rows);
+	n = db_list(db, req_status_name(REQ_PENDING), -1, &rows);
 	if (n < 0) {
 		fprintf(stderr, "sbx: database: %s\n", sqlite3_errmsg(db));
 		db_close(db);
@@ -286,7 +276,7 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 	if (resolve_id(db, folder, arg, id) < 0 || db_get(db, id, &r) != 1)
 		goto out;
 	if ((sbfd = sandbox_open(folder, &err)) >= 0) {
-		snprintf(path, sizeof(path), "results/%s.json", id);
+		snprintf(path, sizeof(path), "%s", queue_path(QP_RESULT, id).s);
 		if ((text = read_daemon_file(sbfd, path, SBX_MAX_RESULT, &len, &err))) {
 			res = cJSON_ParseWithLength(text, len);
 			free(text);
@@ -306,7 +296,7 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 		printf("request  %s\nstatus   %s%s\nfolder   %s\ncwd      %s\ntool     %s\n",
 		    r.id, r.status, r.is_auto ? " (auto-approved: remembered)" : "",
 		    display_tmp(folder), display_tmp(r.cwd), display_tmp(r.tool));
-		if (!strcmp(r.status, "running") && r.started == 0)
+		if (!strcmp(r.status, req_status_name(REQ_RUNNING)) && r.started == 0)
 			printf("         approved; waiting for a free slot (sbxd runs at most 64 "
 			    "commands at once per folder)\n");
 		printf("%s  %s\n", r.command ? "command " : "input   ", display_tmp(what(&r)));
@@ -405,7 +395,7 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 		return 1;
 	if (resolve_id(db, folder, arg, id) < 0 || db_get(db, id, &r) != 1)
 		goto out;
-	if (strcmp(r.status, "pending") != 0) {
+	if (strcmp(r.status, req_status_name(REQ_PENDING)) != 0) {
 		fprintf(stderr, "sbx: request %s is %s, not pending\n", id, r.status);
 		goto out;
 	}
@@ -470,7 +460,8 @@ decision_write(const char *config, const char *folder, const struct req_row *r,
 {
 	struct approver_key key;
 	struct decision d;
-	char dst[128], *text = NULL;
+	struct queue_path dst;
+	char stem[64], *text = NULL;
 	int sbfd, rc = -1;
 
 	/* sbxd's expiry pass may not have run yet: an expired request is
@@ -526,9 +517,10 @@ decision_write(const char *config, const char *folder, const struct req_row *r,
 	}
 	rc = -1;
 	if ((sbfd = sandbox_open(folder, err)) >= 0) {
-		snprintf(dst, sizeof(dst), "decisions/new/%s.%s.json", r->id, d.nonce);
-		if (write_atomic(sbfd, "decisions/tmp", dst, text, strlen(text), 0600, 1) < 0)
-			err_set(err, "cannot write %s/.sandbox/%s: %s", folder, dst, strerror(errno));
+		snprintf(stem, sizeof(stem), "%s.%s", r->id, d.nonce);
+		dst = queue_path(QP_DECISION, stem);
+		if (write_atomic(sbfd, "decisions/tmp", dst.s, text, strlen(text), 0600, 1) < 0)
+			err_set(err, "cannot write %s/.sandbox/%s: %s", folder, dst.s, strerror(errno));
 		else
 			rc = 0;
 		close(sbfd);

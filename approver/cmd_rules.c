@@ -18,6 +18,7 @@
 #include "common/display.h"
 #include "common/json.h"
 #include "common/queue.h"
+#include "common/store.h"
 #include "policy/policy.h"
 
 static int
@@ -34,7 +35,8 @@ rule_write(const struct sbx_ctx *c, const char *folder, const char *verdict,
 	struct approver_key key;
 	struct decision d;
 	struct sbx_err err;
-	char dst[128], *text = NULL;
+	struct queue_path dst;
+	char stem[64], *text = NULL;
 	int sbfd, rc = 1;
 
 	if (approver_key_load(c->config, &key, &err) < 0) {
@@ -58,9 +60,10 @@ rule_write(const struct sbx_ctx *c, const char *folder, const char *verdict,
 	if ((sbfd = sandbox_open(folder, &err)) < 0) {
 		fprintf(stderr, "sbx: %s\n", err.msg);
 	} else {
-		snprintf(dst, sizeof(dst), "decisions/new/%s.%s.json", d.id, d.nonce);
-		if (write_atomic(sbfd, "decisions/tmp", dst, text, strlen(text), 0600, 1) < 0)
-			fprintf(stderr, "sbx: cannot write %s: %s\n", dst, strerror(errno));
+		snprintf(stem, sizeof(stem), "%s.%s", d.id, d.nonce);
+		dst = queue_path(QP_DECISION, stem);
+		if (write_atomic(sbfd, "decisions/tmp", dst.s, text, strlen(text), 0600, 1) < 0)
+			fprintf(stderr, "sbx: cannot write %s: %s\n", dst.s, strerror(errno));
 		else
 			rc = 0;
 		close(sbfd);
@@ -69,80 +72,78 @@ rule_write(const struct sbx_ctx *c, const char *folder, const char *verdict,
 	return rc;
 }
 
+struct listing {
+	cJSON *arr;
+	int json;
+	int64_t now;
+};
+
+static void
+list_one(void *ctx, const struct store_rule_info *r)
+{
+	struct listing *l = ctx;
+	char when[32], ftext[256];
+	cJSON *o = cJSON_CreateObject();
+	time_t t;
+
+	policy_factors_text(r->factors, ftext, sizeof(ftext));
+	cJSON_AddNumberToObject(o, "id", (double)r->id);
+	cJSON_AddStringToObject(o, "scope", r->scope);
+	cJSON_AddStringToObject(o, "match", r->match);
+	cJSON_AddStringToObject(o, "tool", r->tool);
+	cJSON_AddStringToObject(o, "approver", r->approver);
+	cJSON_AddNumberToObject(o, "created", (double)r->created);
+	cJSON_AddNumberToObject(o, "expires", (double)r->expires);
+	cJSON_AddBoolToObject(o, "expired", r->expires && r->expires <= l->now);
+	cJSON_AddNumberToObject(o, "uses", (double)r->uses);
+	cJSON_AddNumberToObject(o, "last_used", (double)r->last_used);
+	cJSON_AddStringToObject(o, "risk", policy_risk_name(r->risk));
+	cJSON_AddStringToObject(o, "factors", ftext);
+	cJSON_AddItemToArray(l->arr, o);
+	if (l->json)
+		return;
+	if (r->expires) {
+		t = (time_t)r->expires;
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&t));
+	} else {
+		snprintf(when, sizeof(when), "never");
+	}
+	printf("%4lld  %-6s %-40s up to %s%s%s%s, by %-10s expires %s%s, used %lld "
+	    "time(s)\n", (long long)r->id, display_tmp(r->scope),
+	    display_tmp_width(r->match, 40), policy_risk_name(r->risk), ftext[0] ? " (" : "",
+	    ftext, ftext[0] ? ")" : "", display_tmp(r->approver), when,
+	    r->expires && r->expires <= l->now ? " (expired)" : "", (long long)r->uses);
+}
+
 static int
 list(const char *folder, int json)
 {
 	struct sbx_err err;
-	sqlite3_stmt *st;
-	sqlite3 *db = db_open(folder, 0, &err);
-	cJSON *arr, *o;
-	char when[32], ftext[256];
-	int64_t now = now_ms() / 1000;
-	time_t t;
-	int n = 0;
+	struct listing l = { .json = json, .now = now_ms() / 1000 };
+	sqlite3 *db = store_open_ro(folder, &err);
+	int n;
 
 	if (!db) {
 		fprintf(stderr, "sbx: %s (has sbxd run here yet?)\n", err.msg);
 		return 1;
 	}
-	if (sqlite3_prepare_v2(db, "SELECT id, scope, coalesce(prefix, command, ''), tool,"
-	    " approver, created, expires, uses, coalesce(last_used, 0), coalesce(risk, 0),"
-	    " coalesce(factors, 0) FROM rules ORDER BY id",
-	    -1, &st, NULL) != SQLITE_OK) {
+	l.arr = cJSON_CreateArray();
+	if ((n = store_rules_each(db, list_one, &l)) < 0) {
 		fprintf(stderr, "sbx: database: %s\n", sqlite3_errmsg(db));
+		cJSON_Delete(l.arr);
 		db_close(db);
 		return 1;
 	}
-	arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t exp = sqlite3_column_int64(st, 6);
-
-		o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
-		cJSON_AddStringToObject(o, "scope", (const char *)sqlite3_column_text(st, 1));
-		cJSON_AddStringToObject(o, "match", (const char *)sqlite3_column_text(st, 2));
-		cJSON_AddStringToObject(o, "tool", (const char *)sqlite3_column_text(st, 3));
-		cJSON_AddStringToObject(o, "approver", (const char *)sqlite3_column_text(st, 4));
-		cJSON_AddNumberToObject(o, "created", (double)sqlite3_column_int64(st, 5));
-		cJSON_AddNumberToObject(o, "expires", (double)exp);
-		cJSON_AddBoolToObject(o, "expired", exp && exp <= now);
-		cJSON_AddNumberToObject(o, "uses", (double)sqlite3_column_int64(st, 7));
-		cJSON_AddNumberToObject(o, "last_used", (double)sqlite3_column_int64(st, 8));
-		cJSON_AddStringToObject(o, "risk", policy_risk_name(sqlite3_column_int(st, 9)));
-		policy_factors_text((unsigned)sqlite3_column_int64(st, 10), ftext, sizeof(ftext));
-		cJSON_AddStringToObject(o, "factors", ftext);
-		cJSON_AddItemToArray(arr, o);
-		if (!json) {
-			if (exp) {
-				t = (time_t)exp;
-				strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&t));
-			} else {
-				snprintf(when, sizeof(when), "never");
-			}
-			printf("%4lld  %-6s %-40s up to %s%s%s%s, by %-10s expires %s%s, used %lld "
-			    "time(s)\n",
-			    (long long)sqlite3_column_int64(st, 0),
-			    display_tmp((const char *)sqlite3_column_text(st, 1)),
-			    display_tmp_width((const char *)sqlite3_column_text(st, 2), 40),
-			    policy_risk_name(sqlite3_column_int(st, 9)), ftext[0] ? " (" : "", ftext,
-			    ftext[0] ? ")" : "",
-			    display_tmp((const char *)sqlite3_column_text(st, 4)), when,
-			    exp && exp <= now ? " (expired)" : "",
-			    (long long)sqlite3_column_int64(st, 7));
-		}
-		n++;
-	}
-	sqlite3_finalize(st);
 	db_close(db);
 	if (json) {
-		char *s = cJSON_Print(arr);
+		char *s = cJSON_Print(l.arr);
 
 		printf("%s\n", s ? s : "[]");
 		free(s);
 	} else if (n == 0) {
 		printf("no remembered rules\n");
 	}
-	cJSON_Delete(arr);
+	cJSON_Delete(l.arr);
 	return 0;
 }
 
@@ -222,7 +223,7 @@ rules_test(const struct sbx_ctx *c, const char *folder, const char *cmd,
 	}
 	hex_encode(hash_hex, hash, sizeof(hash));
 	cJSON_Delete(input);
-	if (!(db = db_open(folder, 0, &err))) {
+	if (!(db = store_open_ro(folder, &err))) {
 		fprintf(stderr, "sbx: %s (has sbxd run here yet?)\n", err.msg);
 		policy_free(pol);
 		return 1;

@@ -19,6 +19,7 @@
 #include "approver/init_gemini.h"
 #include "approver/setup.h"
 #include "common/json.h"
+#include "common/queue.h"
 
 #define MAX_CONFIG (4 * 1024 * 1024)
 
@@ -33,30 +34,11 @@ static const char *const kind_names[] = { "claude", "claude-mcp", "codex", "curs
 int
 shell_quote(const char *s, char *out, size_t outsz)
 {
-	size_t o = 0;
-	const char *p;
+	char *q = sh_quote(s, 1);
+	int rc = q && xsnprintf(out, outsz, "%s", q) >= 0 ? 0 : -1;
 
-	if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+")
-	    == strlen(s))
-		return xsnprintf(out, outsz, "%s", s) < 0 ? -1 : 0;
-	if (outsz < 3)
-		return -1;
-	out[o++] = '\'';
-	for (p = s; *p; p++) {
-		if (*p == '\'') {
-			if (o + 5 >= outsz)
-				return -1;
-			memcpy(out + o, "'\\''", 4);
-			o += 4;
-		} else {
-			if (o + 2 >= outsz)
-				return -1;
-			out[o++] = *p;
-		}
-	}
-	out[o++] = '\'';
-	out[o] = '\0';
-	return 0;
+	free(q);
+	return rc;
 }
 
 /*

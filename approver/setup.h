@@ -51,7 +51,8 @@ int setup_remove_all(const char *folder, struct sbx_err *err);
 int setup_record_trust(const char *folder, const char *kind, const char *config,
     int created_file, int added_newline, struct sbx_err *err);
 
-/* Quotes s for sh -c when it needs quoting; out gets the result. */
+/* sh_quote(s, 1) (common/queue.h: quotes s for sh -c when it needs
+ * quoting) into out: 0, or -1 when it does not fit. */
 int shell_quote(const char *s, char *out, size_t outsz);
 
 /* The sbx-hook path that a hook command sbx init registered runs (the

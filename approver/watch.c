@@ -33,6 +33,7 @@
 #include "common/json.h"
 #include "common/queue.h"
 #include "common/registry.h"
+#include "common/store.h"
 #include "policy/policy.h"
 
 #define MAX_FOLDERS SBX_MAX_FOLDERS
@@ -236,7 +237,7 @@ refresh(struct watch *w)
 
 	items_free(w);
 	for (f = 0; f < w->nfolders; f++) {
-		if (!(db = db_open(w->folders[f], 0, &err)))
+		if (!(db = store_open_ro(w->folders[f], &err)))
 			continue;
 		/* The quieter list: what remembered rules approved lately. */
 		if (f == 0)
@@ -248,7 +249,7 @@ refresh(struct watch *w)
 				    db_unique_prefix(db, rows[i].id, 8));
 		if (n > 0)
 			db_rows_free(rows, n);
-		n = db_list(db, "pending", MAX_ITEMS, &rows);
+		n = db_list(db, req_status_name(REQ_PENDING), MAX_ITEMS, &rows);
 		for (i = 0; i < n; i++) {
 			if (w->n == MAX_ITEMS) {
 				req_row_free(&rows[i]);
@@ -307,7 +308,7 @@ check_result(struct watch *w)
 	if (!w->waiting_id[0] ||
 	    (sbfd = sandbox_open(w->folders[w->waiting_folder], &err)) < 0)
 		return;
-	snprintf(path, sizeof(path), "results/%s.json", w->waiting_id);
+	snprintf(path, sizeof(path), "%s", queue_path(QP_RESULT, w->waiting_id).s);
 	text = read_daemon_file(sbfd, path, SBX_MAX_RESULT, &len, &err);
 	close(sbfd);
 	if (!text)
@@ -381,37 +382,6 @@ line(struct watch *w, const char *fmt, ...)
 	printf("\033[K\r\n");
 }
 
-/* Reads one '…' word (with '\'' for a quote) at *p into a new string. */
-static char *
-sq_word(const char **p)
-{
-	const char *s = *p;
-	size_t cap = strlen(s) + 1, o = 0;
-	char *out;
-
-	if (*s != '\'' || !(out = malloc(cap)))
-		return NULL;
-	for (s++;;) {
-		if (!*s) {
-			free(out);
-			return NULL;
-		}
-		if (*s == '\'') {
-			if (!strncmp(s, "'\\''", 4)) {
-				out[o++] = '\'';
-				s += 4;
-				continue;
-			}
-			s++;
-			break;
-		}
-		out[o++] = *s++;
-	}
-	out[o] = '\0';
-	*p = s;
-	return out;
-}
-
 /*
  * What a write request would put where: a Write/Edit input, or the exact
  * command sbx-mcp queues for request_path_access (printf '%s' 'C' > 'P').
@@ -424,16 +394,8 @@ write_target(const struct req_row *r, char **path, char **content)
 	cJSON *in;
 
 	*path = *content = NULL;
-	if (c && !strncmp(c, "printf '%s' ", 12)) {
-		c += 12;
-		if ((*content = sq_word(&c)) && !strncmp(c, " > ", 3) && (c += 3) &&
-		    (*path = sq_word(&c)) && !*c)
-			return 1;
-		free(*path);
-		free(*content);
-		*path = *content = NULL;
-		return 0;
-	}
+	if (write_intent_parse(c, path, content))
+		return 1;
 	if (strcmp(r->tool, "Write") != 0 || !(in = cJSON_Parse(r->input ? r->input : "")))
 		return 0;
 	if (json_str(in, "file_path") && json_str(in, "content")) {

@@ -18,6 +18,149 @@
 #include "common/json.h"
 #include "common/queue.h"
 
+static const char *const status_names[REQ_STATUS_COUNT] = {
+	[REQ_PENDING] = "pending", [REQ_RUNNING] = "running", [REQ_APPROVED] = "approved",
+	[REQ_DONE] = "done", [REQ_INTERRUPTED] = "interrupted", [REQ_DENIED] = "denied",
+	[REQ_REJECTED] = "rejected", [REQ_EXPIRED] = "expired",
+};
+
+const char *
+req_status_name(enum req_status s)
+{
+	return (unsigned)s < REQ_STATUS_COUNT ? status_names[s] : "unknown";
+}
+
+int
+req_status_parse(const char *name, enum req_status *out)
+{
+	int i;
+
+	for (i = 0; name && i < REQ_STATUS_COUNT; i++)
+		if (strcmp(name, status_names[i]) == 0) {
+			*out = (enum req_status)i;
+			return 0;
+		}
+	return -1;
+}
+
+struct queue_path
+queue_path(enum queue_kind kind, const char *id)
+{
+	static const struct { const char *dir, *ext; } layout[QP_KIND_COUNT] = {
+		[QP_NEW] = { "queue/new", ".json" }, [QP_PENDING] = { "pending", ".json" },
+		[QP_DONE] = { "done", ".json" }, [QP_RESULT] = { "results", ".json" },
+		[QP_STDOUT] = { "results", ".stdout" }, [QP_STDERR] = { "results", ".stderr" },
+		[QP_WORK_STDOUT] = { "work", ".stdout" }, [QP_WORK_STDERR] = { "work", ".stderr" },
+		[QP_DELIVERED] = { "queue/delivered", "" },
+		[QP_EVENT] = { "queue/events", ".json" },
+		[QP_PROXY_EVENT] = { "proxy/events", ".json" },
+		[QP_DECISION] = { "decisions/new", ".json" },
+	};
+	struct queue_path p = { "" };
+	int n;
+
+	if ((unsigned)kind >= QP_KIND_COUNT || !id)
+		return p;
+	n = snprintf(p.s, sizeof(p.s), "%s/%s%s", layout[kind].dir, id, layout[kind].ext);
+	if (n < 0 || (size_t)n >= sizeof(p.s))
+		p.s[0] = '\0';
+	return p;
+}
+
+char *
+sh_quote(const char *s, int bare)
+{
+	size_t n = 3, i;
+	char *out, *p;
+
+	if (bare && *s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789/._-+") == strlen(s))
+		return strdup(s);
+	for (i = 0; s[i]; i++)
+		n += s[i] == '\'' ? 4 : 1;
+	if (!(out = malloc(n)))
+		return NULL;
+	p = out;
+	*p++ = '\'';
+	for (i = 0; s[i]; i++) {
+		if (s[i] == '\'') {
+			memcpy(p, "'\\''", 4);
+			p += 4;
+		} else {
+			*p++ = s[i];
+		}
+	}
+	*p++ = '\'';
+	*p = '\0';
+	return out;
+}
+
+/* What every write intent starts with (not a format). */
+#define WRITE_INTENT "printf '%s' "
+
+char *
+write_intent_render(const char *path, const char *content)
+{
+	char *qp = sh_quote(path, 0), *qc = sh_quote(content, 0), *cmd = NULL;
+	size_t n;
+
+	if (qp && qc && (cmd = malloc((n = strlen(qp) + strlen(qc) + 32))))
+		snprintf(cmd, n, "printf '%%s' %s > %s", qc, qp);
+	free(qp);
+	free(qc);
+	return cmd;
+}
+
+/* One '...' word (with '\'' for a quote) at *p into a new string; NULL
+ * when there is none or it is not closed. */
+static char *
+sq_word(const char **p)
+{
+	const char *s = *p;
+	size_t o = 0;
+	char *out;
+
+	if (*s != '\'' || !(out = malloc(strlen(s) + 1)))
+		return NULL;
+	for (s++;;) {
+		if (!*s) {
+			free(out);
+			return NULL;
+		}
+		if (*s == '\'') {
+			if (!strncmp(s, "'\\''", 4)) {
+				out[o++] = '\'';
+				s += 4;
+				continue;
+			}
+			s++;
+			break;
+		}
+		out[o++] = *s++;
+	}
+	out[o] = '\0';
+	*p = s;
+	return out;
+}
+
+int
+write_intent_parse(const char *cmd, char **path, char **content)
+{
+	const char *c = cmd;
+
+	*path = *content = NULL;
+	if (!c || strncmp(c, WRITE_INTENT, strlen(WRITE_INTENT)) != 0)
+		return 0;
+	c += strlen(WRITE_INTENT);
+	if ((*content = sq_word(&c)) && !strncmp(c, " > ", 3) && (c += 3) &&
+	    (*path = sq_word(&c)) && !*c)
+		return 1;
+	free(*path);
+	free(*content);
+	*path = *content = NULL;
+	return 0;
+}
+
 const char *const queue_dirs[] = {
 	"queue", "queue/tmp", "queue/new", "queue/delivered", "queue/events", "queue/wake",
 	"queue/originals", "queue/originals/objects", "queue/originals/index",

@@ -36,6 +36,64 @@
 #define SBX_RESULT_HEAD     (16 * 1024) /* bytes of each stream kept in ID.json */
 #define SBX_MAX_EVENT       (64 * 1024)
 
+/*
+ * A request's status, as state.db stores it and results/ID.json says it
+ * (docs/QUEUE.md). req_status_name: the stored string (static);
+ * req_status_parse: 0 and *out, or -1 for a string that is none.
+ */
+enum req_status {
+	REQ_PENDING, REQ_RUNNING, REQ_APPROVED, REQ_DONE, REQ_INTERRUPTED,
+	REQ_DENIED, REQ_REJECTED, REQ_EXPIRED, REQ_STATUS_COUNT
+};
+const char *req_status_name(enum req_status s);
+int req_status_parse(const char *name, enum req_status *out);
+
+/*
+ * The path of one queue file, relative to .sandbox/: the one place the
+ * layout's file names are written. ID is a request id (16 hex digits);
+ * for QP_DECISION it is "ID.NONCE"; for QP_REJECTED the moved file's
+ * name. The path is in the returned struct (thread-safe, no allocation);
+ * .s is "" when ID does not fit, so that every use of it fails.
+ */
+enum queue_kind {
+	QP_NEW,             /* queue/new/ID.json       a request, as the agent drops it */
+	QP_PENDING,         /* pending/ID.json         claimed by sbxd */
+	QP_DONE,            /* done/ID.json            its result was delivered */
+	QP_RESULT,          /* results/ID.json         the result document */
+	QP_STDOUT,          /* results/ID.stdout       the full output */
+	QP_STDERR,          /* results/ID.stderr */
+	QP_WORK_STDOUT,     /* work/ID.stdout          output while it runs */
+	QP_WORK_STDERR,     /* work/ID.stderr */
+	QP_DELIVERED,       /* queue/delivered/ID      the agent's receipt */
+	QP_EVENT,           /* queue/events/ID.json    an agent-side event */
+	QP_PROXY_EVENT,     /* proxy/events/ID.json    a connection record */
+	QP_DECISION,        /* decisions/new/ID.NONCE.json */
+	QP_KIND_COUNT
+};
+#define SBX_QUEUE_PATH_MAX 128
+struct queue_path {
+	char s[SBX_QUEUE_PATH_MAX];
+};
+struct queue_path queue_path(enum queue_kind kind, const char *id);
+
+/*
+ * /bin/sh quoting: the one function for it. s in single quotes, each '
+ * as '\''; with bare set, a word of only [A-Za-z0-9/._+-] stays as it is.
+ * Caller frees; NULL when out of memory.
+ */
+char *sh_quote(const char *s, int bare);
+
+/*
+ * A write intent: the exact command sbx-mcp queues for
+ * request_path_access (mode write), which `sbx watch` shows as a diff.
+ * write_intent_render: "printf '%s' 'CONTENT' > 'PATH'" (caller frees),
+ * NULL when out of memory. write_intent_parse: 1 with *path and
+ * *content (caller frees both) when cmd is exactly such a command, 0
+ * when it is not (or out of memory).
+ */
+char *write_intent_render(const char *path, const char *content);
+int write_intent_parse(const char *cmd, char **path, char **content);
+
 /* Every directory of the layout, relative to .sandbox/ (mode 0700). */
 extern const char *const queue_dirs[];
 

@@ -113,22 +113,17 @@ retention_adopt(sqlite3 *db, int sbfd, int64_t now)
 static void
 remove_output(int sbfd, const char *id)
 {
-	static const char *const ext[] = { "json", "stdout", "stderr" };
-	char path[64];
+	static const enum queue_kind kinds[] = { QP_RESULT, QP_STDOUT, QP_STDERR, QP_DONE };
 	size_t i;
 
-	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
-		snprintf(path, sizeof(path), "results/%.16s.%s", id, ext[i]);
-		(void)unlinkat(sbfd, path, 0);
-	}
-	snprintf(path, sizeof(path), "done/%.16s.json", id);
-	(void)unlinkat(sbfd, path, 0);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		(void)unlinkat(sbfd, queue_path(kinds[i], id).s, 0);
 }
 
 int
 retention_prune(sqlite3 *db, int sbfd, int64_t keep, int64_t now, int batch)
 {
-	char ids[RETENTION_BATCH][SBX_ID_LEN + 1], path[64];
+	char ids[RETENTION_BATCH][SBX_ID_LEN + 1];
 	sqlite3_stmt *st = NULL;
 	const char *id;
 	int n = 0, i, began, ok = 0;
@@ -149,8 +144,7 @@ retention_prune(sqlite3 *db, int sbfd, int64_t keep, int64_t now, int batch)
 	st = NULL;
 	for (i = 0; i < n; i++) {
 		/* Still in pending/ (a race with a restart): not delivered, keep it. */
-		snprintf(path, sizeof(path), "pending/%.16s.json", ids[i]);
-		if (faccessat(sbfd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		if (faccessat(sbfd, queue_path(QP_PENDING, ids[i]).s, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 			ids[i][0] = '\0';
 		else
 			remove_output(sbfd, ids[i]);

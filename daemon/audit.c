@@ -26,6 +26,7 @@
 #include "common/json.h"
 #include "common/queue.h"
 #include "common/redact.h"
+#include "common/store.h"
 #include "daemon/audit.h"
 #include "common/audit_index.h"
 
@@ -152,53 +153,6 @@ out:
 	return rc;
 }
 
-static int
-head_load(sqlite3 *db, struct audit_checkpoint *c)
-{
-	sqlite3_stmt *st;
-	const char *h, *k, *s;
-	int rc = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT seq, hash, time, key_id, sig FROM audit_head"
-	    " WHERE id = 1", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		c->seq = sqlite3_column_int64(st, 0);
-		c->time = sqlite3_column_int64(st, 2);
-		h = (const char *)sqlite3_column_text(st, 1);
-		k = (const char *)sqlite3_column_text(st, 3);
-		s = (const char *)sqlite3_column_text(st, 4);
-		rc = h && k && s && hex_decode(c->hash, 32, h) == 0 && is_hex(k, 16) &&
-		    hex_decode(c->sig, 64, s) == 0 ? 1 : -1;
-		if (rc == 1)
-			memcpy(c->key_id, k, 17);
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
-static int
-head_store(sqlite3 *db, const struct audit_checkpoint *c)
-{
-	char hash[65], sig[129];
-	sqlite3_stmt *st;
-	int rc;
-
-	hex_encode(hash, c->hash, 32);
-	hex_encode(sig, c->sig, 64);
-	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO audit_head (id, seq, hash, time,"
-	    " key_id, sig) VALUES (1, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(st, 1, c->seq);
-	sqlite3_bind_text(st, 2, hash, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, c->time);
-	sqlite3_bind_text(st, 4, c->key_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, sig, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
 /* The highest N of .sandbox/audit.NNNNNN.jsonl, 0 when none. */
 static int
 last_segment(int sbfd)
@@ -260,7 +214,7 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 	struct audit_line last, found;
 	struct audit *a;
 	struct stat st;
-	char seg[32], *buf = NULL, *emsg = NULL;
+	char seg[32], *buf = NULL;
 	const char *why = "";
 	size_t len = 0, torn = 0;
 	int have_head;
@@ -276,25 +230,9 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 	a->segment_bytes = o && o->segment_bytes > 0 ? o->segment_bytes : AUDIT_SEGMENT_BYTES;
 	a->checkpoint_every = o && o->checkpoint_every > 0 ? o->checkpoint_every
 	    : AUDIT_CHECKPOINT_EVERY;
-	if (sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS audit_head (id INTEGER PRIMARY KEY"
-	    " CHECK (id = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL, time INTEGER NOT NULL,"
-	    " key_id TEXT NOT NULL, sig TEXT NOT NULL)", NULL, NULL, &emsg) != SQLITE_OK) {
-		err_set(err, "state.db: %s", emsg ? emsg : "error");
-		sqlite3_free(emsg);
+	if (store_audit_schema(db, err) < 0)
 		goto fail;
-	}
-	/* Records committed with a state change and not yet in the log
-	 * (audit_intent), and the count of records that were lost. */
-	if (sqlite3_exec(db, "CREATE TABLE IF NOT EXISTS audit_intents (id INTEGER PRIMARY KEY"
-	    " AUTOINCREMENT, event TEXT NOT NULL, request TEXT, session TEXT, actor TEXT NOT NULL,"
-	    " data TEXT NOT NULL, time INTEGER NOT NULL);"
-	    "CREATE TABLE IF NOT EXISTS audit_failures (id INTEGER PRIMARY KEY CHECK (id = 1),"
-	    " count INTEGER NOT NULL, last INTEGER NOT NULL)", NULL, NULL, &emsg) != SQLITE_OK) {
-		err_set(err, "state.db: %s", emsg ? emsg : "error");
-		sqlite3_free(emsg);
-		goto fail;
-	}
-	if ((have_head = head_load(db, &head)) < 0) {
+	if ((have_head = store_audit_head(db, &head)) < 0) {
 		err_set(err, "state.db holds a malformed audit head");
 		goto fail;
 	}
@@ -388,19 +326,12 @@ audit_sync(struct audit *a)
 static void
 intents_purge(struct audit *a)
 {
-	sqlite3_stmt *st;
-
 	if (a->intent_synced <= a->intent_deleted)
 		return;
-	if (sqlite3_prepare_v2(a->db, "DELETE FROM audit_intents WHERE id <= ?", -1, &st,
-	    NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, a->intent_synced);
 	/* Inside a transaction the delete may yet be rolled back: done only
 	 * when it committed on its own (it is repeated, harmlessly, until). */
-	if (sqlite3_step(st) == SQLITE_DONE && sqlite3_get_autocommit(a->db))
+	if (store_intents_purge(a->db, a->intent_synced) == 0 && sqlite3_get_autocommit(a->db))
 		a->intent_deleted = a->intent_synced;
-	sqlite3_finalize(st);
 	a->last_purge_ms = mono_ms();
 }
 
@@ -437,16 +368,8 @@ static int append_record(struct audit *a, const char *event, const char *request
 static void
 count_failure(struct audit *a)
 {
-	sqlite3_stmt *st;
-
 	a->failures++;
-	if (sqlite3_prepare_v2(a->db, "INSERT INTO audit_failures (id, count, last)"
-	    " VALUES (1, 1, ?) ON CONFLICT (id) DO UPDATE SET count = count + 1,"
-	    " last = excluded.last", -1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, now_ms());
-	(void)sqlite3_step(st);
-	sqlite3_finalize(st);
+	store_audit_failure(a->db, now_ms());
 }
 
 int
@@ -603,7 +526,6 @@ int
 audit_intent(struct audit *a, const char *event, const char *request,
     const char *session, const char *actor, ...)
 {
-	sqlite3_stmt *st = NULL;
 	char *text = NULL;
 	cJSON *data;
 	va_list ap;
@@ -619,83 +541,66 @@ audit_intent(struct audit *a, const char *event, const char *request,
 	if (!data || !(text = cJSON_PrintUnformatted(data)))
 		goto out;
 	intents_purge(a);
-	if (sqlite3_prepare_v2(a->db, "INSERT INTO audit_intents (event, request, session,"
-	    " actor, data, time) VALUES (?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
-		goto out;
-	sqlite3_bind_text(st, 1, event, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, request, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, session, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, actor ? actor : "daemon", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, text, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 6, now_ms());
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	rc = store_intent_add(a->db, event, request, session, actor ? actor : "daemon", text,
+	    now_ms());
 out:
-	sqlite3_finalize(st);
 	free(text);
 	cJSON_Delete(data);
 	return rc;
 }
 
+struct flush {
+	struct audit *a;
+	int rc, left;
+};
+
+/* One waiting record into the log; after a failure the rest only count. */
+static void
+flush_one(void *ctx, const struct store_intent *in)
+{
+	struct flush *fl = ctx;
+	struct audit *a = fl->a;
+	cJSON *data;
+
+	if (fl->rc < 0) {
+		fl->left++;
+		return;
+	}
+	data = cJSON_Parse(in->data);
+	if (!cJSON_IsObject(data)) {
+		cJSON_Delete(data);
+		data = cJSON_CreateObject();
+	}
+	/* The intent's id says which record is which if a crash between
+	 * the sync and the delete below makes a replay write it twice. */
+	cJSON_AddNumberToObject(data, "intent", (double)in->id);
+	if (a->replaying)
+		cJSON_AddBoolToObject(data, "replayed", 1);
+	if (append_record(a, in->event, in->request, in->session, in->actor, data, 0) < 0) {
+		fl->rc = -1;
+		fl->left++;
+		return;
+	}
+	a->intent_appended = in->id;
+}
+
 int
 audit_intents_flush(struct audit *a)
 {
-	sqlite3_stmt *st;
-	int64_t id, last = -1;
-	cJSON *data;
-	int rc = 0, left = 0;
+	struct flush fl = { .a = a };
 
 	if (!a)
 		return 0;
 	/* Appended here, never twice; deleted once synced (intents_purge). */
-	if (sqlite3_prepare_v2(a->db, "SELECT id, event, request, session, actor, data"
-	    " FROM audit_intents WHERE id > ? ORDER BY id", -1, &st, NULL) != SQLITE_OK)
+	if (store_intents_each(a->db, a->intent_appended, flush_one, &fl) < 0)
 		return -1;
-	sqlite3_bind_int64(st, 1, a->intent_appended);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (rc < 0) {
-			left++;
-			continue;
-		}
-		id = sqlite3_column_int64(st, 0);
-		data = cJSON_Parse((const char *)sqlite3_column_text(st, 5));
-		if (!cJSON_IsObject(data)) {
-			cJSON_Delete(data);
-			data = cJSON_CreateObject();
-		}
-		/* The intent's id says which record is which if a crash between
-		 * the sync and the delete below makes a replay write it twice. */
-		cJSON_AddNumberToObject(data, "intent", (double)id);
-		if (a->replaying)
-			cJSON_AddBoolToObject(data, "replayed", 1);
-		if (append_record(a, (const char *)sqlite3_column_text(st, 1),
-		    (const char *)sqlite3_column_text(st, 2),
-		    (const char *)sqlite3_column_text(st, 3),
-		    (const char *)sqlite3_column_text(st, 4), data, 0) < 0) {
-			rc = -1;
-			left++;
-			continue;
-		}
-		last = id;
-		a->intent_appended = id;
-	}
-	sqlite3_finalize(st);
-	(void)last;
-	return rc < 0 || left ? -1 : 0;
+	return fl.rc < 0 || fl.left ? -1 : 0;
 }
 
 int64_t
 audit_intents_pending(sqlite3 *db)
 {
-	sqlite3_stmt *st;
-	int64_t n = -1;
-
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM audit_intents", -1, &st, NULL)
-	    != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
+	return store_intents_count(db);
 }
 
 int
@@ -718,7 +623,7 @@ audit_checkpoint(struct audit *a)
 		return -1;
 	crypto_sign_detached(c.sig, NULL, msg, len, a->key->sk);
 	free(msg);
-	if (head_store(a->db, &c) < 0)
+	if (store_audit_head_set(a->db, &c) < 0)
 		return -1;
 	intents_purge(a);
 	a->since_ckpt = 0;

@@ -112,14 +112,14 @@ static int
 result_write_how(int sbfd, const char *id, cJSON *r, int defer)
 {
 	int wa = WA_NOREPLACE | (defer ? WA_NOSYNC : 0);
-	char dst[64], *text;
+	char dst[SBX_QUEUE_PATH_MAX], *text;
 	int rc;
 
 	if (have_result_sk && result_sig_add(r, result_sk) < 0)
 		return -1;
 	if (!(text = json_print_line(r)))
 		return -1;
-	snprintf(dst, sizeof(dst), "results/%s.json", id);
+	snprintf(dst, sizeof(dst), "%s", queue_path(QP_RESULT, id).s);
 	/* noreplace: a result, once written, is final. */
 	rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, wa);
 	if (rc < 0 && errno == EEXIST && result_move_forged(sbfd, id, dst))
@@ -432,12 +432,23 @@ run_child(const struct exec_spec *s, int out_w, int err_w, const char *cgdir, lo
 	_exit(127);
 }
 
+/* work/ID.NAME while it runs, results/ID.NAME once published (NAME
+ * stdout or stderr). */
+static struct queue_path
+capture_path(const char *id, const char *name, int published)
+{
+	int err = strcmp(name, "stderr") == 0;
+
+	return queue_path(published ? (err ? QP_STDERR : QP_STDOUT) :
+	    (err ? QP_WORK_STDERR : QP_WORK_STDOUT), id);
+}
+
 static int
 open_capture(int sbfd, const char *id, const char *name)
 {
-	char path[64];
+	char path[SBX_QUEUE_PATH_MAX];
 
-	snprintf(path, sizeof(path), "work/%s.%s", id, name);
+	snprintf(path, sizeof(path), "%s", capture_path(id, name, 0).s);
 	(void)unlinkat(sbfd, path, 0);
 	return openat(sbfd, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 }
@@ -445,7 +456,7 @@ open_capture(int sbfd, const char *id, const char *name)
 static void
 publish_capture(int sbfd, const char *id, const char *name, int fd, long long kept)
 {
-	char from[64], to[64];
+	char from[SBX_QUEUE_PATH_MAX], to[SBX_QUEUE_PATH_MAX];
 
 	if (fd < 0)
 		return;
@@ -455,26 +466,66 @@ publish_capture(int sbfd, const char *id, const char *name, int fd, long long ke
 	if (kept > 0)
 		(void)fsync(fd);
 	close(fd);
-	snprintf(from, sizeof(from), "work/%s.%s", id, name);
-	snprintf(to, sizeof(to), "results/%s.%s", id, name);
+	snprintf(from, sizeof(from), "%s", capture_path(id, name, 0).s);
+	snprintf(to, sizeof(to), "%s", capture_path(id, name, 1).s);
 	(void)renameat(sbfd, from, sbfd, to);
 }
 
-/* The executor process: never returns. */
+/* The result of a run that ended with status (waitpid), before its
+ * streams are added; NULL when out of memory. */
+static cJSON *
+result_final(const struct exec_spec *s, int status, int timed_out, int64_t t0)
+{
+	cJSON *r;
+
+	r = result_base(s->id, s->hash, req_status_name(stop_requested ? REQ_INTERRUPTED : REQ_DONE),
+	    s->approver, stop_requested ? "sbxd stopped while the command ran" : "");
+	if (!r)
+		return NULL;
+	cJSON_AddStringToObject(r, "tool", s->tool);
+	cJSON_AddStringToObject(r, "command", s->command);
+	cJSON_AddStringToObject(r, "cwd", s->cwd);
+	cJSON_AddBoolToObject(r, "auto", s->is_auto);
+	if (WIFEXITED(status)) {
+		cJSON_AddNumberToObject(r, "exit_code", WEXITSTATUS(status));
+		cJSON_AddNumberToObject(r, "signal", 0);
+	} else {
+		cJSON_AddNullToObject(r, "exit_code");
+		cJSON_AddNumberToObject(r, "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	}
+	cJSON_AddBoolToObject(r, "timed_out", timed_out);
+	{
+		/* CPU time of the command and every child it waited for: the
+		 * shell's own status hides a killed child (exit 128+SIGXCPU). */
+		struct rusage ru;
+		int64_t cpu_ms = 0;
+
+		if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
+			cpu_ms = (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+			    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+		cJSON_AddNumberToObject(r, "cpu_ms", (double)cpu_ms);
+		/* SIGXCPU (or a shell reporting 128+SIGXCPU) comes from the
+		 * limit; a SIGKILL does when the CPU time reached it (rusage and
+		 * the kernel's tick accounting differ a little: 80 % will do). */
+		if (s->cpu_s > 0 && !timed_out && !stop_requested &&
+		    ((WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) ||
+		    (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGXCPU) ||
+		    (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+		    cpu_ms * 5 >= (int64_t)s->cpu_s * 4000)))
+			cJSON_AddStringToObject(r, "limit", "cpu");
+	}
+	cJSON_AddNumberToObject(r, "duration_ms", (double)(mono_ms() - t0));
+	return r;
+}
+
+/* The executor on its own: sbxd's locks closed, a session of its own,
+ * stopped by SIGTERM/SIGINT/SIGHUP or sbxd's death. */
 static void
-executor(const struct exec_spec *s, pid_t daemon)
+executor_detach(const struct exec_spec *s, pid_t daemon)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
-	struct stream st[2] = { { .name = "stdout" }, { .name = "stderr" } };
-	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, i, status = 0, n;
-	int timed_out = 0, exited = 0, pidfd;
-	int64_t t0, deadline, kill_at = 0, drain_at = 0, now;
-	struct pollfd pfd[3];
-	char cgdir[PATH_MAX] = "";
-	long tasks = -1;
 	sigset_t none;
-	pid_t pid;
-	cJSON *r;
+	int i;
 
 	for (i = 0; i < s->n_close_fds; i++)
 		close(s->close_fds[i]);
@@ -488,13 +539,30 @@ executor(const struct exec_spec *s, pid_t daemon)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != daemon)
 		stop_requested = 1;
+}
+
+/* The executor process: never returns. */
+static void
+executor(const struct exec_spec *s, pid_t daemon)
+{
+	struct stream st[2] = { { .name = "stdout" }, { .name = "stderr" } };
+	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, i, status = 0, n;
+	int timed_out = 0, exited = 0, pidfd;
+	int64_t t0, deadline, kill_at = 0, drain_at = 0, now;
+	struct pollfd pfd[3];
+	char cgdir[PATH_MAX] = "";
+	long tasks = -1;
+	pid_t pid;
+	cJSON *r;
+
+	executor_detach(s, daemon);
 
 	for (i = 0; i < 2; i++) {
 		crypto_generichash_init(&st[i].hash, NULL, 0, 32);
 		st[i].out = open_capture(s->sbfd, s->id, st[i].name);
 	}
 	if (pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
-		result_write_status(s->sbfd, s->id, s->hash, "interrupted", s->approver,
+		result_write_status(s->sbfd, s->id, s->hash, req_status_name(REQ_INTERRUPTED), s->approver,
 		    "sbxd could not create pipes");
 		_exit(1);
 	}
@@ -513,7 +581,7 @@ executor(const struct exec_spec *s, pid_t daemon)
 	st[0].fd = op[0];
 	st[1].fd = ep[0];
 	if (pid < 0) {
-		result_write_status(s->sbfd, s->id, s->hash, "interrupted", s->approver,
+		result_write_status(s->sbfd, s->id, s->hash, req_status_name(REQ_INTERRUPTED), s->approver,
 		    stop_requested ? "sbxd stopped before the command started"
 		    : "sbxd could not start the command");
 		_exit(1);
@@ -581,43 +649,8 @@ executor(const struct exec_spec *s, pid_t daemon)
 
 	for (i = 0; i < 2; i++)
 		publish_capture(s->sbfd, s->id, st[i].name, st[i].out, st[i].kept);
-	r = result_base(s->id, s->hash, stop_requested ? "interrupted" : "done",
-	    s->approver, stop_requested ? "sbxd stopped while the command ran" : "");
-	if (!r)
+	if (!(r = result_final(s, status, timed_out, t0)))
 		_exit(1);
-	cJSON_AddStringToObject(r, "tool", s->tool);
-	cJSON_AddStringToObject(r, "command", s->command);
-	cJSON_AddStringToObject(r, "cwd", s->cwd);
-	cJSON_AddBoolToObject(r, "auto", s->is_auto);
-	if (WIFEXITED(status)) {
-		cJSON_AddNumberToObject(r, "exit_code", WEXITSTATUS(status));
-		cJSON_AddNumberToObject(r, "signal", 0);
-	} else {
-		cJSON_AddNullToObject(r, "exit_code");
-		cJSON_AddNumberToObject(r, "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-	}
-	cJSON_AddBoolToObject(r, "timed_out", timed_out);
-	{
-		/* CPU time of the command and every child it waited for: the
-		 * shell's own status hides a killed child (exit 128+SIGXCPU). */
-		struct rusage ru;
-		int64_t cpu_ms = 0;
-
-		if (getrusage(RUSAGE_CHILDREN, &ru) == 0)
-			cpu_ms = (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
-			    (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
-		cJSON_AddNumberToObject(r, "cpu_ms", (double)cpu_ms);
-		/* SIGXCPU (or a shell reporting 128+SIGXCPU) comes from the
-		 * limit; a SIGKILL does when the CPU time reached it (rusage and
-		 * the kernel's tick accounting differ a little: 80 % will do). */
-		if (s->cpu_s > 0 && !timed_out && !stop_requested &&
-		    ((WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) ||
-		    (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGXCPU) ||
-		    (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
-		    cpu_ms * 5 >= (int64_t)s->cpu_s * 4000)))
-			cJSON_AddStringToObject(r, "limit", "cpu");
-	}
-	cJSON_AddNumberToObject(r, "duration_ms", (double)(mono_ms() - t0));
 	for (i = 0; i < 2; i++)
 		stream_result(&st[i], r);
 	_exit(result_write(s->sbfd, s->id, r) == 0 ? 0 : 1);
@@ -641,16 +674,16 @@ static void
 result_add_kept(int sbfd, const char *id, cJSON *r)
 {
 	static const char *const names[] = { "stdout", "stderr" };
-	char path[64], key[32], *buf, *text;
+	char path[SBX_QUEUE_PATH_MAX], key[32], *buf, *text;
 	struct stat st;
 	ssize_t n;
 	int i, fd;
 
 	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "results/%s.%s", id, names[i]);
+		snprintf(path, sizeof(path), "%s", capture_path(id, names[i], 1).s);
 		fd = openat(sbfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0) {
-			snprintf(path, sizeof(path), "work/%s.%s", id, names[i]);
+			snprintf(path, sizeof(path), "%s", capture_path(id, names[i], 0).s);
 			fd = openat(sbfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 		}
 		if (fd < 0)

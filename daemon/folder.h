@@ -60,11 +60,9 @@ void folder_rescan(struct folder *f, const struct daemon_opts *o);
  * prunes one batch of old finished output (folder_prune). */
 void folder_sweep(struct folder *f, const struct daemon_opts *o);
 void folder_prune(struct folder *f);
+/* Claims queue/new/NAME and records it; with it whatever else waits in
+ * queue/new, up to 64 (group commit: daemon/request.c). */
 void folder_request(struct folder *f, const struct daemon_opts *o, const char *name);
-/* NAMES of queue/new as one batch (group commit: one transaction, one
- * audit sync, one sync for the results of those that will not run). */
-void folder_requests(struct folder *f, const struct daemon_opts *o, char *const names[],
-    size_t n);
 void folder_decision(struct folder *f, const struct daemon_opts *o, const char *name);
 /* An agent-side event (queue/events/NAME) for the audit log. */
 void folder_event(struct folder *f, const struct daemon_opts *o, const char *name);
@@ -89,5 +87,18 @@ void folder_start_waiting(struct folder *f, const struct daemon_opts *o);
 
 __attribute__((format(printf, 2, 3)))
 void logf_folder(const struct folder *f, const char *fmt, ...);
+
+/* Internal to sbxd: shared by the steps of daemon/ (folder.c). */
+struct policy;
+struct policy_error;
+/* Moves DIR/NAME to rejected/ with a .why note; leaves it if it cannot. */
+void folder_reject(struct folder *f, const char *dir, const char *name, const char *why);
+/* The folder's accepted policy, verified (signature, not rolled back);
+ * NULL with perr when it is invalid. Caller frees (policy_free). */
+struct policy *folder_policy(struct folder *f, struct policy_error *perr);
+/* Judges and records the claimed request pending/ID.json (request.c). */
+void request_ingest(struct folder *f, const struct daemon_opts *o, const char *id);
+/* A connection record from sbx-proxy (proxy/events/NAME). */
+void folder_proxy_event(struct folder *f, const struct daemon_opts *o, const char *name);
 
 #endif

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/db.h"
+#include "common/queue.h"
 #include "common/display.h"
 #include "common/json.h"
 #include "common/redact.h"
@@ -473,7 +474,7 @@ notify_expiring(sqlite3 *db, const char *folder)
 
 	if (!cfg.on || !(cfg.events & (unsigned)event_bit("expiring")))
 		return;
-	n = db_list(db, "pending", 1000, &rows);
+	n = db_list(db, req_status_name(REQ_PENDING), 1000, &rows);
 	for (i = 0; i < n; i++) {
 		int64_t left = rows[i].expires - now;
 

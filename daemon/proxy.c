@@ -194,6 +194,61 @@ fail:
 	proxy_refuse_busy(px, fd);
 }
 
+/* The folder and the config dir; the proxy's drop box created. 0, or
+ * -1 (said on stderr). */
+static int
+proxy_folder(struct proxy *px, const char *dir)
+{
+	struct sbx_err err;
+	int sbfd;
+
+	if (!realpath(dir, px->folder)) {
+		fprintf(stderr, "sbx-proxy: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if ((sbfd = sandbox_open(px->folder, &err)) < 0) {
+		fprintf(stderr, "sbx-proxy: %s has no usable .sandbox/ (%s); run `sbx init "
+		    "%s`\n", px->folder, err.msg, px->folder);
+		return -1;
+	}
+	/* Its own drop box, which the jail cannot write: sbxd records what
+	 * arrives there as the proxy's (sbx init and sbxd create it too). */
+	if ((mkdirat(sbfd, "proxy", 0700) < 0 && errno != EEXIST) ||
+	    (mkdirat(sbfd, "proxy/tmp", 0700) < 0 && errno != EEXIST) ||
+	    (mkdirat(sbfd, "proxy/events", 0700) < 0 && errno != EEXIST)) {
+		fprintf(stderr, "sbx-proxy: cannot create %s/.sandbox/proxy/: %s\n", px->folder,
+		    strerror(errno));
+		close(sbfd);
+		return -1;
+	}
+	close(sbfd);
+	if (config_dir(px->config, sizeof(px->config)) < 0) {
+		fprintf(stderr, "sbx-proxy: cannot find the sbx config dir (set HOME or "
+		    "SBX_CONFIG_DIR)\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Tunnels close and every connection is recorded, within a bound (a
+ * connection still waiting for a human stays a queued request). */
+static void
+proxy_drain(struct proxy *px)
+{
+	int64_t t0;
+	int busy;
+
+	px->stopping = 1;
+	for (t0 = mono_ms(); mono_ms() - t0 < PROXY_STOP_WAIT_MS; ) {
+		pthread_mutex_lock(&px->lock);
+		busy = px->active;
+		pthread_mutex_unlock(&px->lock);
+		if (!busy)
+			break;
+		poll(NULL, 0, 10);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -211,11 +266,9 @@ main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *dir = NULL, *sock = NULL, *session = NULL;
 	struct stat st, now;
-	struct sbx_err err;
 	sigset_t block, old;
 	pid_t parent = getppid();
-	int ready = -1, opt, lfd, fd, sbfd, busy;
-	int64_t t0;
+	int ready = -1, opt, lfd, fd;
 
 	px.max_conns = 64;
 	px.idle_timeout_s = 300;
@@ -265,31 +318,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "sbx-proxy: libsodium failed to initialise\n");
 		return 1;
 	}
-	if (!realpath(dir, px.folder)) {
-		fprintf(stderr, "sbx-proxy: %s: %s\n", dir, strerror(errno));
+	if (proxy_folder(&px, dir) < 0)
 		return 1;
-	}
-	if ((sbfd = sandbox_open(px.folder, &err)) < 0) {
-		fprintf(stderr, "sbx-proxy: %s has no usable .sandbox/ (%s); run `sbx init "
-		    "%s`\n", px.folder, err.msg, px.folder);
-		return 1;
-	}
-	/* Its own drop box, which the jail cannot write: sbxd records what
-	 * arrives there as the proxy's (sbx init and sbxd create it too). */
-	if ((mkdirat(sbfd, "proxy", 0700) < 0 && errno != EEXIST) ||
-	    (mkdirat(sbfd, "proxy/tmp", 0700) < 0 && errno != EEXIST) ||
-	    (mkdirat(sbfd, "proxy/events", 0700) < 0 && errno != EEXIST)) {
-		fprintf(stderr, "sbx-proxy: cannot create %s/.sandbox/proxy/: %s\n", px.folder,
-		    strerror(errno));
-		close(sbfd);
-		return 1;
-	}
-	close(sbfd);
-	if (config_dir(px.config, sizeof(px.config)) < 0) {
-		fprintf(stderr, "sbx-proxy: cannot find the sbx config dir (set HOME or "
-		    "SBX_CONFIG_DIR)\n");
-		return 1;
-	}
 	pthread_mutex_init(&px.lock, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	sigaction(SIGTERM, &sa, NULL);
@@ -327,17 +357,7 @@ main(int argc, char **argv)
 	if (lstat(sock, &now) == 0 && now.st_ino == st.st_ino && now.st_dev == st.st_dev)
 		unlink(sock);
 	close(lfd);
-	/* Tunnels close and every connection is recorded, within a bound (a
-	 * connection still waiting for a human stays a queued request). */
-	px.stopping = 1;
-	for (t0 = mono_ms(); mono_ms() - t0 < PROXY_STOP_WAIT_MS; ) {
-		pthread_mutex_lock(&px.lock);
-		busy = px.active;
-		pthread_mutex_unlock(&px.lock);
-		if (!busy)
-			break;
-		poll(NULL, 0, 10);
-	}
+	proxy_drain(&px);
 	return 0;
 bad:
 	usage(stderr);

@@ -181,6 +181,39 @@ watch(struct folder *f, const char *sub, int mask)
 	return inotifytools_wd_from_filename(path);
 }
 
+/* Watches the folder's inboxes and .sandbox itself: 0, or -1 (errno
+ * from inotifytools_error()). */
+static int
+watch_folder(struct folder *f)
+{
+	f->wd_queue = watch(f, "queue/new", IN_MOVED_TO | IN_CLOSE_WRITE);
+	f->wd_decisions = watch(f, "decisions/new", IN_MOVED_TO | IN_CLOSE_WRITE);
+	f->wd_events = watch(f, "queue/events", IN_MOVED_TO | IN_CLOSE_WRITE);
+	f->wd_sandbox = watch(f, ".", IN_DELETE | IN_MOVED_FROM);
+	return f->wd_queue < 0 || f->wd_decisions < 0 || f->wd_events < 0 ||
+	    f->wd_sandbox < 0 ? -1 : 0;
+}
+
+/* Watched first, then recovered and rescanned: nothing slips between. */
+static void
+serve_folder(struct folder *f, struct daemon_opts *o)
+{
+	folder_recover(f, o);
+	folder_start_waiting(f, o);
+	folder_rescan(f, o);
+	folder_sweep(f, o);
+	(void)audit_checkpoint(f->audit);
+}
+
+static void
+log_start(struct folder *f, const struct audit_key *akey, const char *config)
+{
+	audit_log(f->audit, "daemon_start", NULL, NULL, "daemon",
+	    AU_S("version", SBX_VERSION), AU_I("pid", (int64_t)getpid()),
+	    AU_S("key_id", akey->key_id), AU_S("config", config),
+	    AU_S("folder", f->path), AU_END);
+}
+
 /*
  * SIGHUP: re-reads the config. Trusted keys and each folder's accepted
  * policy are read afresh anyway (per decision, per request); with --all,
@@ -236,16 +269,8 @@ reload(struct folder *fs, int nf, int max, int *lock_fds, int all, const char *c
 			folder_close(f);
 			continue;
 		}
-		audit_log(f->audit, "daemon_start", NULL, NULL, "daemon",
-		    AU_S("version", SBX_VERSION), AU_I("pid", (int64_t)getpid()),
-		    AU_S("key_id", akey->key_id), AU_S("config", config),
-		    AU_S("folder", f->path), AU_END);
-		f->wd_queue = watch(f, "queue/new", IN_MOVED_TO | IN_CLOSE_WRITE);
-		f->wd_decisions = watch(f, "decisions/new", IN_MOVED_TO | IN_CLOSE_WRITE);
-		f->wd_events = watch(f, "queue/events", IN_MOVED_TO | IN_CLOSE_WRITE);
-		f->wd_sandbox = watch(f, ".", IN_DELETE | IN_MOVED_FROM);
-		if (f->wd_queue < 0 || f->wd_decisions < 0 || f->wd_events < 0 ||
-		    f->wd_sandbox < 0) {
+		log_start(f, akey, config);
+		if (watch_folder(f) < 0) {
 			logf_folder(f, "SIGHUP: cannot watch %s/.sandbox: %s; not served", f->path,
 			    strerror(inotifytools_error()));
 			audit_close(f->audit);
@@ -254,11 +279,7 @@ reload(struct folder *fs, int nf, int max, int *lock_fds, int all, const char *c
 		}
 		lock_fds[nf++] = f->lockfd;
 		o->n_lock_fds = nf;
-		folder_recover(f, o);
-		folder_start_waiting(f, o);
-		folder_rescan(f, o);
-		folder_sweep(f, o);
-		(void)audit_checkpoint(f->audit);
+		serve_folder(f, o);
 		logf_folder(f, "serving (config %s; added on SIGHUP)", config);
 		added++;
 	}
@@ -268,15 +289,19 @@ reload(struct folder *fs, int nf, int max, int *lock_fds, int all, const char *c
 	return nf;
 }
 
-int
-main(int argc, char **argv)
+/* What the command line asks for. */
+struct sbxd_args {
+	char config[PATH_MAX];
+	char **dirs;                /* -C DIR and operands, at most argc */
+	int ndirs, all, verbose;
+	struct audit_opts aopts;
+	long long originals_cap;
+};
+
+/* -1 to go on, else the exit code (usage or setup error, --help). */
+static int
+parse_args(int argc, char **argv, struct sbxd_args *a, int *nenv)
 {
-	/* Sized to the folders named or recorded, with room for the ones a
-	 * SIGHUP adds: no fixed cap, and a reload past the room says so. */
-	static struct folder *fs;
-	static char (*listed)[4096];
-	static int *lock_fds;
-	int all = 0, nall = 0, nmax, cap;
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ "config", required_argument, NULL, 'c' }, { "pass-env", required_argument, NULL, 'p' },
@@ -285,33 +310,8 @@ main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' }, { "dir", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static char **dirs;  /* static: still reachable at exit (LeakSanitizer) */
-	int ndirs = 0, ch;
-	char config[PATH_MAX], **env = cmd_env;
-	int nf = 0, nenv = 0, i, is_dec, ndead, lost = 0;
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct daemon_opts o = { .env = env };
-	static struct audit_key akey;
-	static int64_t *audit_failed;
-	struct audit_opts aopts = { 0 };
-	struct inotify_event *ev;
-	struct sbx_err err;
-	int64_t next_scan, next_prune = 0;
-	long long originals_cap = SBX_ORIGINALS_CAP;
-	struct folder *f;
+	int ch, i;
 
-	if (config_dir(config, sizeof(config)) < 0) {
-		fprintf(stderr, "sbxd: cannot find the config dir; set SBX_CONFIG_DIR\n");
-		return 2;
-	}
-	atexit(free_env);
-	for (i = 0; default_env[i]; i++)
-		env_add(env, &nenv, default_env[i]);
-	/* the folders: -C DIR and operands, never more than argc */
-	if (!(dirs = calloc((size_t)argc + 1, sizeof(*dirs)))) {
-		fprintf(stderr, "sbxd: out of memory\n");
-		return 1;
-	}
 	while ((ch = getopt_long(argc, argv, "C:c:hv", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'h':
@@ -321,35 +321,35 @@ main(int argc, char **argv)
 			printf("sbxd %s\n", SBX_VERSION);
 			return 0;
 		case 'c':
-			if (xsnprintf(config, sizeof(config), "%s", optarg) < 0)
+			if (xsnprintf(a->config, sizeof(a->config), "%s", optarg) < 0)
 				return 2;
 			break;
 		case 'p':
-			env_add(env, &nenv, optarg);
+			env_add(cmd_env, nenv, optarg);
 			break;
 		case 's':
-			aopts.segment_bytes = atol(optarg);
-			if (aopts.segment_bytes < 4096) {
+			a->aopts.segment_bytes = atol(optarg);
+			if (a->aopts.segment_bytes < 4096) {
 				fprintf(stderr, "sbxd: --audit-segment-bytes wants 4096 or more\n");
 				return 2;
 			}
 			break;
 		case 'o':
-			originals_cap = atoll(optarg);
-			if (originals_cap < 0) {
+			a->originals_cap = atoll(optarg);
+			if (a->originals_cap < 0) {
 				fprintf(stderr, "sbxd: --originals-cap must be >= 0\n");
 				return 2;
 			}
 			break;
 		case 'a':
-			all = 1;
+			a->all = 1;
 			break;
 		case 'v':
-			o.verbose = 1;
+			a->verbose = 1;
 			break;
 		case 'C':
 			/* -C DIR, as in sbx: one more folder (operands come last) */
-			dirs[ndirs++] = optarg;
+			a->dirs[a->ndirs++] = optarg;
 			break;
 		default:
 			usage(stderr);
@@ -367,184 +367,158 @@ main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
-		dirs[ndirs++] = argv[i];
+		a->dirs[a->ndirs++] = argv[i];
 	}
-	argv = dirs;
-	argc = ndirs;
-	i = 0;
-	if ((i >= argc) == !all) {
+	if ((a->ndirs == 0) == !a->all) {
 		usage(stderr);
 		return 2;
 	}
-	if (sodium_init() < 0) {
-		fprintf(stderr, "sbxd: libsodium failed to initialise\n");
-		return 1;
-	}
-	if (audit_key_load(config, &akey, &err) < 0) {
+	return -1;
+}
+
+/* The folders of --all (CONFIG/folders): their count and *listed, or
+ * the exit code as a negative number. */
+static int
+list_all(const char *config, char (**listed)[4096], int *nmax)
+{
+	struct sbx_err err;
+	int n;
+
+	if ((*nmax = registry_count(config, &err)) < 0) {
 		fprintf(stderr, "sbxd: %s\n", err.msg);
-		return 1;
+		return -2;
 	}
-	/* Notifications (CONFIG/notify.json): a bad file is a setup error. */
-	if (notify_load(config, &err) < 0) {
-		fprintf(stderr, "sbxd: %s\n", err.msg);
-		return 2;
-	}
-	exec_set_result_key(akey.sk);
-	nmax = argc - i;
-	if (all) {
-		if ((nmax = registry_count(config, &err)) < 0) {
-			fprintf(stderr, "sbxd: %s\n", err.msg);
-			return 2;
-		}
-		if (nmax > 0 && !(listed = calloc((size_t)nmax, sizeof(*listed)))) {
-			fprintf(stderr, "sbxd: out of memory\n");
-			return 1;
-		}
-		nall = nmax > 0 ? registry_list(config, listed, nmax, &err) : 0;
-		if (nall < 0) {
-			fprintf(stderr, "sbxd: %s\n", err.msg);
-			return 2;
-		}
-		if (nall == 0) {
-			fprintf(stderr, "sbxd: no folders recorded in %s/folders; run `sbx init "
-			    "DIR` first\n", config);
-			return 2;
-		}
-		i = 0;
-	}
-	cap = nmax + (all ? SBXD_RELOAD_ROOM : 0);
-	fs = calloc((size_t)cap, sizeof(*fs));
-	lock_fds = calloc((size_t)cap, sizeof(*lock_fds));
-	audit_failed = calloc((size_t)cap, sizeof(*audit_failed));
-	if (!fs || !lock_fds || !audit_failed) {
+	if (*nmax > 0 && !(*listed = calloc((size_t)*nmax, sizeof(**listed)))) {
 		fprintf(stderr, "sbxd: out of memory\n");
-		return 1;
+		return -1;
 	}
-	for (; all ? i < nall : i < argc; i++) {
-		if (nf == nmax) {
+	n = *nmax > 0 ? registry_list(config, *listed, *nmax, &err) : 0;
+	if (n < 0) {
+		fprintf(stderr, "sbxd: %s\n", err.msg);
+		return -2;
+	}
+	if (n == 0) {
+		fprintf(stderr, "sbxd: no folders recorded in %s/folders; run `sbx init "
+		    "DIR` first\n", config);
+		return -2;
+	}
+	return n;
+}
+
+/* Opens, locks and watches every folder, then serves each: 0 or the
+ * exit code. */
+static int
+open_folders(struct folder *fs, int *nf, int nmax, int *lock_fds, char *const *paths,
+    int npaths, const struct sbxd_args *a, struct audit_key *akey)
+{
+	struct sbx_err err;
+	int i;
+
+	for (i = 0; i < npaths; i++) {
+		if (*nf == nmax) {
 			fprintf(stderr, "sbxd: the folder list changed while starting; start again\n");
 			return 2;
 		}
-		if (folder_open(&fs[nf], all ? listed[i] : argv[i], config, &err) < 0) {
+		if (folder_open(&fs[*nf], paths[i], a->config, &err) < 0) {
 			fprintf(stderr, "sbxd: %s\n", err.msg);
 			return 2;
 		}
-		if (!(fs[nf].audit = audit_open(fs[nf].sbfd, fs[nf].db, &akey, &aopts, &err))) {
-			fprintf(stderr, "sbxd: %s: %s\n", fs[nf].path, err.msg);
+		if (!(fs[*nf].audit = audit_open(fs[*nf].sbfd, fs[*nf].db, akey, &a->aopts,
+		    &err))) {
+			fprintf(stderr, "sbxd: %s: %s\n", fs[*nf].path, err.msg);
 			return 2;
 		}
-		audit_log(fs[nf].audit, "daemon_start", NULL, NULL, "daemon",
-		    AU_S("version", SBX_VERSION), AU_I("pid", (int64_t)getpid()),
-		    AU_S("key_id", akey.key_id), AU_S("config", config),
-		    AU_S("folder", fs[nf].path), AU_END);
-		lock_fds[nf] = fs[nf].lockfd;
-		nf++;
+		log_start(&fs[*nf], akey, a->config);
+		lock_fds[*nf] = fs[*nf].lockfd;
+		(*nf)++;
 	}
-	o.lock_fds = lock_fds;
-	o.n_lock_fds = nf;
+	return 0;
+}
 
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+/* An inotify event: a request, a decision or an event to handle, or a
+ * change in .sandbox to check. *rescan set on a queue overflow. */
+static void
+on_event(struct folder *fs, int nf, const struct inotify_event *ev,
+    const struct daemon_opts *o, int64_t *next_scan)
+{
+	struct folder *f;
+	int is_dec;
 
-	if (!inotifytools_initialize()) {
-		fprintf(stderr, "sbxd: cannot initialise inotify: %s\n",
-		    strerror(inotifytools_error()));
+	if (ev->mask & IN_Q_OVERFLOW) {
+		logf_folder(NULL, "inotify queue overflow: rescanning every folder");
+		*next_scan = 0;
+	} else if ((f = folder_of_wd(fs, nf, ev->wd, &is_dec)) &&
+	    (is_dec == 3 || (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)))) {
+		/* Something in .sandbox went away: is the tree still ours? */
+		(void)folder_check(f);
+	} else if (ev->len > 0 && (f = folder_of_wd(fs, nf, ev->wd, &is_dec)) && !f->dead) {
+		if (o->verbose)
+			logf_folder(f, "event %s on %s", ev->name,
+			    is_dec == 1 ? "decisions" : is_dec == 2 ? "events" : "queue");
+		if (is_dec == 1)
+			folder_decision(f, o, ev->name);
+		else if (is_dec == 2)
+			folder_event(f, o, ev->name);
+		else
+			folder_request(f, o, ev->name);
+	}
+}
+
+/* The periodic pass: expiries, and anything inotify missed. 1 when no
+ * folder is left to serve. */
+static int
+periodic(struct folder *fs, int nf, const struct daemon_opts *o, long long originals_cap,
+    int64_t *next_prune)
+{
+	int i, ndead;
+
+	for (i = 0; i < nf; i++) {
+		if (folder_check(&fs[i]) < 0)
+			continue;
+		folder_rescan(&fs[i], o);
+		folder_start_waiting(&fs[i], o);
+		folder_expire(&fs[i]);
+		notify_expiring(fs[i].db, fs[i].path);
+		folder_sweep(&fs[i], o);
+		if (mono_ms() >= *next_prune)
+			originals_prune(fs[i].sbfd, originals_cap);
+	}
+	if (mono_ms() >= *next_prune)
+		*next_prune = mono_ms() + PRUNE_MS;
+	for (i = 0, ndead = 0; i < nf; i++)
+		ndead += fs[i].dead;
+	if (ndead == nf) {
+		logf_folder(NULL, "no folder left to serve: stopping");
 		return 1;
 	}
+	return 0;
+}
+
+/* Group commit: whatever this pass logged is made durable. */
+static void
+audit_ticks(struct folder *fs, int nf, int64_t *audit_failed)
+{
+	int i;
+
 	for (i = 0; i < nf; i++) {
-		fs[i].wd_queue = watch(&fs[i], "queue/new", IN_MOVED_TO | IN_CLOSE_WRITE);
-		fs[i].wd_decisions = watch(&fs[i], "decisions/new", IN_MOVED_TO | IN_CLOSE_WRITE);
-		fs[i].wd_events = watch(&fs[i], "queue/events", IN_MOVED_TO | IN_CLOSE_WRITE);
-		fs[i].wd_sandbox = watch(&fs[i], ".", IN_DELETE | IN_MOVED_FROM);
-		if (fs[i].wd_queue < 0 || fs[i].wd_decisions < 0 || fs[i].wd_events < 0 ||
-		    fs[i].wd_sandbox < 0) {
-			fprintf(stderr, "sbxd: cannot watch %s/.sandbox: %s (check "
-			    "fs.inotify.max_user_watches)\n", fs[i].path,
-			    strerror(inotifytools_error()));
-			return 1;
-		}
-		/* Watch first, then recover and rescan: nothing slips between. */
-		folder_recover(&fs[i], &o);
-		folder_start_waiting(&fs[i], &o);
-		folder_rescan(&fs[i], &o);
-		folder_sweep(&fs[i], &o);
-		(void)audit_checkpoint(fs[i].audit);
-		logf_folder(&fs[i], "serving (config %s)", config);
-	}
-	next_scan = mono_ms() + RESCAN_MS;
-	while (!got_stop) {
-		if (got_hup) {
-			got_hup = 0;
-			nf = reload(fs, nf, cap, lock_fds, all, config, &akey, &aopts, &o);
-		}
-		ev = inotifytools_next_event(1);
-		if (ev && (ev->mask & IN_Q_OVERFLOW)) {
-			logf_folder(NULL, "inotify queue overflow: rescanning every folder");
-			next_scan = 0;
-		} else if (ev && (f = folder_of_wd(fs, nf, ev->wd, &is_dec)) &&
-		    (is_dec == 3 || (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)))) {
-			/* Something in .sandbox went away: is the tree still ours? */
-			(void)folder_check(f);
-		} else if (ev && ev->len > 0 && (f = folder_of_wd(fs, nf, ev->wd, &is_dec)) &&
-		    !f->dead) {
-			if (o.verbose)
-				logf_folder(f, "event %s on %s", ev->name,
-				    is_dec == 1 ? "decisions" : is_dec == 2 ? "events" : "queue");
-			if (is_dec == 1)
-				folder_decision(f, &o, ev->name);
-			else if (is_dec == 2)
-				folder_event(f, &o, ev->name);
-			else
-				folder_request(f, &o, ev->name);
-		}
-		if (got_child) {
-			got_child = 0;
-			reap(fs, nf, WNOHANG);
-			/* Freed slots go to approved requests that wait for one. */
-			for (i = 0; i < nf; i++)
-				if (!fs[i].dead)
-					folder_start_waiting(&fs[i], &o);
-		}
-		/* The periodic pass: expiries, and anything inotify missed. */
-		if (mono_ms() >= next_scan) {
-			for (i = 0; i < nf; i++) {
-				if (folder_check(&fs[i]) < 0)
-					continue;
-				folder_rescan(&fs[i], &o);
-				folder_start_waiting(&fs[i], &o);
-				folder_expire(&fs[i]);
-				notify_expiring(fs[i].db, fs[i].path);
-				folder_sweep(&fs[i], &o);
-				if (mono_ms() >= next_prune)
-					originals_prune(fs[i].sbfd, originals_cap);
-			}
-			if (mono_ms() >= next_prune)
-				next_prune = mono_ms() + PRUNE_MS;
-			next_scan = mono_ms() + RESCAN_MS;
-			for (i = 0, ndead = 0; i < nf; i++)
-				ndead += fs[i].dead;
-			if (ndead == nf) {
-				logf_folder(NULL, "no folder left to serve: stopping");
-				lost = 1;
-				break;
-			}
-		}
-		/* Group commit: whatever this pass logged is made durable. */
-		for (i = 0; i < nf; i++) {
-			if (fs[i].dead)
-				continue;
-			audit_tick(fs[i].audit);
-			if (audit_failures(fs[i].audit) != audit_failed[i]) {
-				audit_failed[i] = audit_failures(fs[i].audit);
-				logf_folder(&fs[i], "AUDIT LOG: %lld record(s) could not be written "
-				    "(disk full or I/O error); check .sandbox/audit.jsonl",
-				    (long long)audit_failed[i]);
-			}
+		if (fs[i].dead)
+			continue;
+		audit_tick(fs[i].audit);
+		if (audit_failures(fs[i].audit) != audit_failed[i]) {
+			audit_failed[i] = audit_failures(fs[i].audit);
+			logf_folder(&fs[i], "AUDIT LOG: %lld record(s) could not be written "
+			    "(disk full or I/O error); check .sandbox/audit.jsonl",
+			    (long long)audit_failed[i]);
 		}
 	}
+}
+
+/* Stops the commands, logs daemon_stop and closes every folder. */
+static void
+stop_folders(struct folder *fs, int nf)
+{
+	int i;
+
 	stop_all(fs, nf);
 	for (i = 0; i < nf; i++) {
 		/* A lost folder is left alone: closing its database cleanly could
@@ -560,6 +534,120 @@ main(int argc, char **argv)
 		logf_folder(&fs[i], "stopped");
 		folder_close(&fs[i]);
 	}
+}
+
+int
+main(int argc, char **argv)
+{
+	/* Sized to the folders named or recorded, with room for the ones a
+	 * SIGHUP adds: no fixed cap, and a reload past the room says so. */
+	static struct folder *fs;
+	static char (*listed)[4096];
+	static char **paths;
+	static int *lock_fds;
+	static struct sbxd_args a;  /* static: dirs still reachable at exit (LeakSanitizer) */
+	static struct audit_key akey;
+	static int64_t *audit_failed;
+	int nall = 0, nmax, cap, nf = 0, nenv = 0, i, rc, lost = 0;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct daemon_opts o = { .env = cmd_env };
+	struct inotify_event *ev;
+	struct sbx_err err;
+	int64_t next_scan, next_prune = 0;
+
+	a.originals_cap = SBX_ORIGINALS_CAP;
+	if (config_dir(a.config, sizeof(a.config)) < 0) {
+		fprintf(stderr, "sbxd: cannot find the config dir; set SBX_CONFIG_DIR\n");
+		return 2;
+	}
+	atexit(free_env);
+	for (i = 0; default_env[i]; i++)
+		env_add(cmd_env, &nenv, default_env[i]);
+	if (!(a.dirs = calloc((size_t)argc + 1, sizeof(*a.dirs)))) {
+		fprintf(stderr, "sbxd: out of memory\n");
+		return 1;
+	}
+	if ((rc = parse_args(argc, argv, &a, &nenv)) >= 0)
+		return rc;
+	o.verbose = a.verbose;
+	if (sodium_init() < 0) {
+		fprintf(stderr, "sbxd: libsodium failed to initialise\n");
+		return 1;
+	}
+	if (audit_key_load(a.config, &akey, &err) < 0) {
+		fprintf(stderr, "sbxd: %s\n", err.msg);
+		return 1;
+	}
+	/* Notifications (CONFIG/notify.json): a bad file is a setup error. */
+	if (notify_load(a.config, &err) < 0) {
+		fprintf(stderr, "sbxd: %s\n", err.msg);
+		return 2;
+	}
+	exec_set_result_key(akey.sk);
+	nmax = a.ndirs;
+	if (a.all && (nall = list_all(a.config, &listed, &nmax)) < 0)
+		return -nall;
+	cap = nmax + (a.all ? SBXD_RELOAD_ROOM : 0);
+	fs = calloc((size_t)cap, sizeof(*fs));
+	lock_fds = calloc((size_t)cap, sizeof(*lock_fds));
+	audit_failed = calloc((size_t)cap, sizeof(*audit_failed));
+	paths = calloc((size_t)(a.all ? nall : a.ndirs) + 1, sizeof(*paths));
+	if (!fs || !lock_fds || !audit_failed || !paths) {
+		fprintf(stderr, "sbxd: out of memory\n");
+		return 1;
+	}
+	for (i = 0; i < (a.all ? nall : a.ndirs); i++)
+		paths[i] = a.all ? listed[i] : a.dirs[i];
+	if ((rc = open_folders(fs, &nf, nmax, lock_fds, paths, i, &a, &akey)) != 0)
+		return rc;
+	o.lock_fds = lock_fds;
+	o.n_lock_fds = nf;
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (!inotifytools_initialize()) {
+		fprintf(stderr, "sbxd: cannot initialise inotify: %s\n",
+		    strerror(inotifytools_error()));
+		return 1;
+	}
+	for (i = 0; i < nf; i++) {
+		if (watch_folder(&fs[i]) < 0) {
+			fprintf(stderr, "sbxd: cannot watch %s/.sandbox: %s (check "
+			    "fs.inotify.max_user_watches)\n", fs[i].path,
+			    strerror(inotifytools_error()));
+			return 1;
+		}
+		serve_folder(&fs[i], &o);
+		logf_folder(&fs[i], "serving (config %s)", a.config);
+	}
+	next_scan = mono_ms() + RESCAN_MS;
+	while (!got_stop) {
+		if (got_hup) {
+			got_hup = 0;
+			nf = reload(fs, nf, cap, lock_fds, a.all, a.config, &akey, &a.aopts, &o);
+		}
+		if ((ev = inotifytools_next_event(1)))
+			on_event(fs, nf, ev, &o, &next_scan);
+		if (got_child) {
+			got_child = 0;
+			reap(fs, nf, WNOHANG);
+			/* Freed slots go to approved requests that wait for one. */
+			for (i = 0; i < nf; i++)
+				if (!fs[i].dead)
+					folder_start_waiting(&fs[i], &o);
+		}
+		if (mono_ms() >= next_scan) {
+			if ((lost = periodic(fs, nf, &o, a.originals_cap, &next_prune)))
+				break;
+			next_scan = mono_ms() + RESCAN_MS;
+		}
+		audit_ticks(fs, nf, audit_failed);
+	}
+	stop_folders(fs, nf);
 	audit_key_wipe(&akey);
 	inotifytools_cleanup();
 	return lost ? 1 : 0;

@@ -75,7 +75,7 @@ allowance(const cJSON *r, const struct policy_limits *lim, struct hook_decision 
 	char msg[400];
 	int64_t fin = 0, age;
 
-	if (!status || strcmp(status, "approved") != 0 || !id ||
+	if (!status || strcmp(status, req_status_name(REQ_APPROVED)) != 0 || !id ||
 	    json_int(r, "finished", &fin) < 0)
 		return 0;
 	age = now_ms() / 1000 - fin;

@@ -81,7 +81,7 @@ claim_delivery(int sbfd, const char *id)
 	char name[PATH_MAX];
 	int fd;
 
-	if (xsnprintf(name, sizeof(name), "queue/delivered/%s", id) < 0)
+	if (xsnprintf(name, sizeof(name), "%s", queue_path(QP_DELIVERED, id).s) < 0)
 		return 0;
 	fd = openat(sbfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -184,7 +184,7 @@ submit(int sbfd, const struct esc_request *rq, const char *hash_hex,
 		    strlen(text), SBX_MAX_REQUEST);
 		goto out;
 	}
-	if (xsnprintf(dst, sizeof(dst), "queue/new/%s.json", id) < 0)
+	if (xsnprintf(dst, sizeof(dst), "%s", queue_path(QP_NEW, id).s) < 0)
 		goto fail;
 	/* No fsync: sbxd makes the request durable when it records it
 	 * (state.db, in the claim's transaction). Before that, a crash of
@@ -216,7 +216,7 @@ result_ready(int sbfd, const char *id, const char *hash_hex)
 	size_t len;
 	char *text;
 
-	if (xsnprintf(path, sizeof(path), "results/%s.json", id) < 0 ||
+	if (xsnprintf(path, sizeof(path), "%s", queue_path(QP_RESULT, id).s) < 0 ||
 	    !(text = read_daemon_file(sbfd, path, SBX_MAX_RESULT, &len, &err)))
 		return NULL;
 	doc = cJSON_ParseWithLength(text, len);
@@ -421,7 +421,7 @@ result_text(const cJSON *r, const char *folder, size_t max)
 		approver = "an approver";
 	if (!reason)
 		reason = "";
-	if (strcmp(status, "done") == 0) {
+	if (strcmp(status, req_status_name(REQ_DONE)) == 0) {
 		json_int(r, "exit_code", &code);
 		json_int(r, "signal", &sig);
 		json_int(r, "duration_ms", &ms);
@@ -448,18 +448,18 @@ result_text(const cJSON *r, const char *folder, size_t max)
 		append_stream(buf, max + 1, &len, r, "stderr", folder, id, err_room);
 		if (out_len == 0 && err_len == 0)
 			append(buf, max + 1, &len, "\n(no output)");
-	} else if (strcmp(status, "denied") == 0) {
+	} else if (strcmp(status, req_status_name(REQ_DENIED)) == 0) {
 		snprintf(head, sizeof(head),
 		    "sbx: request %s was DENIED by %s: %s. Do not retry it unchanged or work "
 		    "around it; ask the user if you need it.", id, approver,
 		    *reason ? reason : "no reason given");
 		append(buf, max + 1, &len, head);
-	} else if (strcmp(status, "expired") == 0) {
+	} else if (strcmp(status, req_status_name(REQ_EXPIRED)) == 0) {
 		snprintf(head, sizeof(head),
 		    "sbx: request %s expired without a decision and will not run. Ask the user "
 		    "before requesting it again.", id);
 		append(buf, max + 1, &len, head);
-	} else if (strcmp(status, "interrupted") == 0) {
+	} else if (strcmp(status, req_status_name(REQ_INTERRUPTED)) == 0) {
 		snprintf(head, sizeof(head),
 		    "sbx: request %s was approved but interrupted while running (%s); it may "
 		    "have run in part and will not be re-run. Check its effects before asking "

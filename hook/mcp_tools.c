@@ -134,32 +134,6 @@ check_args(const cJSON *args, const char *tool, const char *const *known)
 	return NULL;
 }
 
-/* 'text' for /bin/sh: single quotes, each ' as '\''. Caller frees. */
-static char *
-sh_quote(const char *s)
-{
-	size_t n = 2, i;
-	char *out, *p;
-
-	for (i = 0; s[i]; i++)
-		n += s[i] == '\'' ? 4 : 1;
-	if (!(out = malloc(n + 1)))
-		return NULL;
-	p = out;
-	*p++ = '\'';
-	for (i = 0; s[i]; i++) {
-		if (s[i] == '\'') {
-			memcpy(p, "'\\''", 4);
-			p += 4;
-		} else {
-			*p++ = s[i];
-		}
-	}
-	*p++ = '\'';
-	*p = '\0';
-	return out;
-}
-
 /* ---- the escalation flow shared by the requesting tools ----------------- */
 
 struct ask {
@@ -215,10 +189,10 @@ result_structured(const cJSON *res, const char *folder)
 	for (k = 0; keys[k]; k++)
 		if ((v = cJSON_GetObjectItemCaseSensitive(res, keys[k])))
 			cJSON_AddItemToObject(sc, keys[k], cJSON_Duplicate(v, 1));
-	if (id && valid_id(id) && st && strcmp(st, "done") == 0) {
-		snprintf(path, sizeof(path), "%s/.sandbox/results/%s.stdout", folder, id);
+	if (id && valid_id(id) && st && strcmp(st, req_status_name(REQ_DONE)) == 0) {
+		snprintf(path, sizeof(path), "%s/.sandbox/%s", folder, queue_path(QP_STDOUT, id).s);
 		cJSON_AddStringToObject(sc, "stdout_file", path);
-		snprintf(path, sizeof(path), "%s/.sandbox/results/%s.stderr", folder, id);
+		snprintf(path, sizeof(path), "%s/.sandbox/%s", folder, queue_path(QP_STDERR, id).s);
 		cJSON_AddStringToObject(sc, "stderr_file", path);
 	}
 	return sc;
@@ -236,7 +210,7 @@ finished(const cJSON *res, const char *folder, int error_if_failed)
 
 	json_int(res, "exit_code", &code);
 	json_int(res, "signal", &sig);
-	failed = !st || strcmp(st, "done") != 0 || code != 0 || sig != 0;
+	failed = !st || strcmp(st, req_status_name(REQ_DONE)) != 0 || code != 0 || sig != 0;
 	r = tool_result(text ? text : "sbx: the request finished; see `sbx show`.",
 	    error_if_failed && failed);
 	free(text);
@@ -304,7 +278,7 @@ ask_flow(struct mcp_server *s, const struct ask *a)
 		r = tool_result(text, 0);
 		if ((sc = cJSON_CreateObject())) {
 			cJSON_AddStringToObject(sc, "id", eo.id);
-			cJSON_AddStringToObject(sc, "status", "pending");
+			cJSON_AddStringToObject(sc, "status", req_status_name(REQ_PENDING));
 		}
 		r = with_structured(r, sc);
 	} else {
@@ -385,7 +359,7 @@ tool_path_access(struct mcp_server *s, const cJSON *args)
 		"wait_seconds", NULL };
 	const char *path, *mode, *content, *reason;
 	char full[PATH_MAX];
-	char *qpath = NULL, *qcontent = NULL, *cmd = NULL;
+	char *qpath = NULL, *cmd = NULL;
 	struct ask a;
 	cJSON *r;
 	size_t n;
@@ -419,26 +393,24 @@ tool_path_access(struct mcp_server *s, const cJSON *args)
 		    "of seconds, 0 or more.");
 	if (!s->folder[0])
 		return no_folder(s);
-	if (abs_path(s, path, full) < 0 || !(qpath = sh_quote(full)) ||
-	    (write && !(qcontent = sh_quote(content)))) {
+	if (abs_path(s, path, full) < 0) {
 		r = tool_error("request_path_access: the path is too long.");
 		goto out;
 	}
-	/* The human approves exactly this command, and sbxd runs it. */
-	n = strlen(qpath) + (qcontent ? strlen(qcontent) : 0) + 32;
-	if (!(cmd = malloc(n))) {
+	/* The human approves exactly this command, and sbxd runs it: a
+	 * write intent (`sbx watch` shows it as a diff), or a cat. */
+	if (write)
+		cmd = write_intent_render(full, content);
+	else if ((qpath = sh_quote(full, 0)) && (cmd = malloc((n = strlen(qpath) + 16))))
+		snprintf(cmd, n, "cat -- %s", qpath);
+	if (!cmd) {
 		r = tool_error("sbx: out of memory.");
 		goto out;
 	}
-	if (write)
-		snprintf(cmd, n, "printf '%%s' %s > %s", qcontent, qpath);
-	else
-		snprintf(cmd, n, "cat -- %s", qpath);
 	a.command = cmd;
 	r = ask_flow(s, &a);
 out:
 	free(cmd);
-	free(qcontent);
 	free(qpath);
 	return r;
 }
@@ -473,7 +445,7 @@ tool_fetch_url(struct mcp_server *s, const cJSON *args)
 		    "seconds, 0 or more.");
 	if (!s->folder[0])
 		return no_folder(s);
-	if (!(q = sh_quote(url)) || !(cmd = malloc((n = strlen(q) + 128)))) {
+	if (!(q = sh_quote(url, 0)) || !(cmd = malloc((n = strlen(q) + 128)))) {
 		r = tool_error("sbx: out of memory.");
 		goto out;
 	}
@@ -490,15 +462,13 @@ out:
 
 /* ---- reading the queue ---------------------------------------------------- */
 
-/* Whether DIR/ID SUFFIX exists (not following a link). */
+/* Whether the queue file of this kind exists (not following a link). */
 static int
-queue_has(int sbfd, const char *dir, const char *id, const char *suffix)
+queue_has(int sbfd, enum queue_kind kind, const char *id)
 {
-	char name[128];
+	struct queue_path p = queue_path(kind, id);
 
-	if (xsnprintf(name, sizeof(name), "%s/%s%s", dir, id, suffix) < 0)
-		return 0;
-	return faccessat(sbfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	return p.s[0] && faccessat(sbfd, p.s, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* DIR/ID.json as a JSON object, or NULL. */
@@ -537,7 +507,7 @@ tool_check_request(struct mcp_server *s, const cJSON *args)
 	static const char *const known[] = { "id", NULL };
 	const char *id, *status;
 	struct sbx_err err;
-	char text[1024], name[64];
+	char text[1024], name[SBX_QUEUE_PATH_MAX];
 	cJSON *r, *res, *sc;
 	int sbfd, fd;
 
@@ -553,8 +523,8 @@ tool_check_request(struct mcp_server *s, const cJSON *args)
 	if ((res = read_json_at(sbfd, "results", id))) {
 		/* The request may still wait for its delivery receipt: this
 		 * hands it over, so sbxd can file it under done/. */
-		if (queue_has(sbfd, "pending", id, ".json") &&
-		    xsnprintf(name, sizeof(name), "queue/delivered/%s", id) >= 0 &&
+		if (queue_has(sbfd, QP_PENDING, id) &&
+		    xsnprintf(name, sizeof(name), "%s", queue_path(QP_DELIVERED, id).s) >= 0 &&
 		    (fd = openat(sbfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 		    O_CLOEXEC, 0600)) >= 0)
 			close(fd);
@@ -563,15 +533,16 @@ tool_check_request(struct mcp_server *s, const cJSON *args)
 		close(sbfd);
 		return r;
 	}
-	if (queue_has(sbfd, "pending", id, ".json")) {
-		status = queue_has(sbfd, "work", id, ".stdout") ? "running" : "pending";
-	} else if (queue_has(sbfd, "queue/new", id, ".json")) {
-		status = "pending";
+	if (queue_has(sbfd, QP_PENDING, id)) {
+		status = req_status_name(queue_has(sbfd, QP_WORK_STDOUT, id) ? REQ_RUNNING :
+		    REQ_PENDING);
+	} else if (queue_has(sbfd, QP_NEW, id)) {
+		status = req_status_name(REQ_PENDING);
 	} else {
 		close(sbfd);
 		return tool_error("check_request: there is no request %s in %s.", id, s->folder);
 	}
-	if (strcmp(status, "running") == 0)
+	if (strcmp(status, req_status_name(REQ_RUNNING)) == 0)
 		snprintf(text, sizeof(text), "sbx: request %s was approved and is running outside "
 		    "the agent now. Call check_request again shortly for its output.", id);
 	else
@@ -604,14 +575,14 @@ count_requests(int sbfd, const char *dir, int *pending, int *running, cJSON *lis
 		return;
 	}
 	while ((de = readdir(d))) {
-		if (!valid_request_name(de->d_name, id) || queue_has(sbfd, "results", id, ".json"))
+		if (!valid_request_name(de->d_name, id) || queue_has(sbfd, QP_RESULT, id))
 			continue;
-		run = queue_has(sbfd, "work", id, ".stdout");
+		run = queue_has(sbfd, QP_WORK_STDOUT, id);
 		*(run ? running : pending) += 1;
 		if (cJSON_GetArraySize(list) >= 10 || !(e = cJSON_CreateObject()))
 			continue;
 		cJSON_AddStringToObject(e, "id", id);
-		cJSON_AddStringToObject(e, "status", run ? "running" : "pending");
+		cJSON_AddStringToObject(e, "status", req_status_name(run ? REQ_RUNNING : REQ_PENDING));
 		if ((doc = read_json_at(sbfd, dir, id))) {
 			cmd = json_str(cJSON_GetObjectItemCaseSensitive(doc, "input"), "command");
 			if (cmd) {

@@ -195,7 +195,7 @@ int
 hook_post(void)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
-	char folder[PATH_MAX], cwd[PATH_MAX], dst[64], id[SBX_ID_LEN + 1];
+	char folder[PATH_MAX], cwd[PATH_MAX], dst[SBX_QUEUE_PATH_MAX], id[SBX_ID_LEN + 1];
 	unsigned char rnd[SBX_ID_LEN / 2];
 	const char *event, *cwd_in, *envdir;
 	cJSON *payload = NULL, *ev = NULL;
@@ -228,7 +228,7 @@ hook_post(void)
 		goto out;
 	randombytes_buf(rnd, sizeof(rnd));
 	hex_encode(id, rnd, sizeof(rnd));
-	snprintf(dst, sizeof(dst), "queue/events/%s.json", id);
+	snprintf(dst, sizeof(dst), "%s", queue_path(QP_EVENT, id).s);
 	if (strlen(text) <= SBX_MAX_EVENT)
 		(void)write_atomic(sbfd, "queue/tmp", dst, text, strlen(text), 0600, 1);
 	free(text);

@@ -42,7 +42,7 @@ print_context(const char *text)
 static void
 describe_queue(const char *folder, char *buf, size_t cap)
 {
-	char id[SBX_ID_LEN + 1], name[64], line[256];
+	char id[SBX_ID_LEN + 1], name[SBX_QUEUE_PATH_MAX], line[256];
 	struct sbx_err err;
 	struct dirent *de;
 	int sbfd, waiting = 0, ready = 0, i;
@@ -58,12 +58,12 @@ describe_queue(const char *folder, char *buf, size_t cap)
 		while ((de = readdir(d))) {
 			if (!valid_request_name(de->d_name, id))
 				continue;
-			snprintf(name, sizeof(name), "results/%s.json", id);
+			snprintf(name, sizeof(name), "%s", queue_path(QP_RESULT, id).s);
 			if (faccessat(sbfd, name, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
 				waiting++;
 				continue;
 			}
-			snprintf(name, sizeof(name), "queue/delivered/%s", id);
+			snprintf(name, sizeof(name), "%s", queue_path(QP_DELIVERED, id).s);
 			if (faccessat(sbfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 				continue;
 			if (ready++ < MAX_LISTED) {

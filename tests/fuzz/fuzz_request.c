@@ -6,8 +6,8 @@
  * (json_canonical), and whether a remembered prefix rule would cover
  * the command (prefix_covers). The hash must not depend on key order.
  *
- * sbxd's own check_request() is static in daemon/folder.c; when the
- * queue module exports the request validation it belongs here.
+ * sbxd's own check of a request file is claim_check() (daemon/claim.c),
+ * fuzzed with its own oracles by fuzz_claim.
  */
 #include "tests/fuzz/fuzz.h"
 #include "common/json.h"

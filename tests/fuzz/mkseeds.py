@@ -155,6 +155,17 @@ add("request", dict(req, tool="Write", input={"file_path": "/etc/x", "content": 
 add("request", dict(req, tool="mcp__sbx__run_privileged", input={"command": "make", "cwd": "/"}))
 add("request", '{"v":1,"tool":"Bash","input":{"command":"a","command":"b"}}')
 
+# sbxd's request check (daemon/claim.c claim_check): the request files,
+# and kinds that open; fuzz_claim rewrites "/p" to its own project.
+for data in list(seeds["request"]):
+    add("claim", data)
+add("claim", dict(req, tool="network", input={"method": "CONNECT", "host": "example.com",
+                                               "port": 443}))
+add("claim", dict(req, tool="WebFetch", input={"url": "https://example.com/", "prompt": "x"}))
+add("claim", dict(req, cwd="/p/sub/../.", input={"command": "ls"}))
+add("claim", dict(req, folder="/q", input={"command": "ls"}))
+add("claim", dict(req, v=2))
+
 # MCP lines
 def rpc(i, method, params=None):
     m = {"jsonrpc": "2.0", "method": method}

@@ -1,7 +1,7 @@
 #!/bin/sh
 # includes.sh - fails when an include breaks the layering of policy/
-# written in docs/ARCHITECTURE.md, or when a function in policy/ is longer
-# than 120 lines.
+# written in docs/ARCHITECTURE.md, when a function in policy/ or daemon/
+# is longer than 120 lines, or when a file outside the store runs SQL.
 #
 # A file may include the policy/ headers of its own layer or of a lower
 # one; outside policy/, only policy/policy.h (and, for tests, the shell
@@ -70,11 +70,22 @@ long=$(awk -v max=120 '
 			printf "%s:%d: %s is %d lines (at most %d)\n", FILENAME,
 			    start, name, FNR - start + 1, max
 		start = 0; name = ""
-	}' policy/*.c)
+	}' policy/*.c daemon/*.c)
 if [ -n "$long" ]; then
 	echo "$long" >&2
 	fail=1
 fi
 
-[ $fail -eq 0 ] && echo "includes: policy/ layering holds, no function over 120 lines"
+# SQL lives in the store (docs/ARCHITECTURE.md): only these files talk
+# to SQLite; daemon/, approver/ and hook/ call their functions.
+sql=$(grep -ln 'sqlite3_prepare\|sqlite3_exec' common/*.c daemon/*.c approver/*.c hook/*.c \
+	2>/dev/null | grep -v '^common/\(store\|db\|retention\|audit_index\)\.c$')
+if [ -n "$sql" ]; then
+	for f in $sql; do
+		echo "$f: runs SQL itself; put the statement in common/store.c" >&2
+	done
+	fail=1
+fi
+
+[ $fail -eq 0 ] && echo "includes: policy/ layering holds, no function over 120 lines in policy/ or daemon/, SQL only in the store"
 exit $fail

@@ -192,7 +192,7 @@ test_writer(void)
 		audit_log(a, "thing", NULL, NULL, "daemon", AU_I("i", (int64_t)i),
 		    AU_S("password", "hunter2"), AU_END);
 	audit_close(a);
-	is_int(head_load(db, &head), 1, "closing stores a signed head");
+	is_int(store_audit_head(db, &head), 1, "closing stores a signed head");
 	ok(last_segment(sbfd) >= 2, "the log rotated (%d segments)", last_segment(sbfd));
 	a = audit_open(sbfd, db, &key, &o, &err);
 	ok(a && audit_seq(a) == head.seq + 1, "reopening continues after the checkpoint record");

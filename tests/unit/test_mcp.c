@@ -42,7 +42,7 @@ error_code(const char *line)
 static int
 sh_roundtrip(const char *s)
 {
-	char *q = sh_quote(s), *cmd = NULL, buf[4096];
+	char *q = sh_quote(s, 0), *cmd = NULL, buf[4096];
 	size_t n = 0;
 	ssize_t r;
 	int p[2], st, same = 0;

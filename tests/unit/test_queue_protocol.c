@@ -1,0 +1,206 @@
+/*
+ * test_queue_protocol.c - the queue protocol's one owner (common/queue.c):
+ * queue_path() for every kind, sh_quote() through the real /bin/sh, and
+ * the write intent's render/parse pair: what sbx-mcp queues, /bin/sh
+ * writes, and `sbx watch` parses back, for hostile paths and contents.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/queue.h"
+#include "tests/tap.h"
+
+static const char *const tricky[] = {
+	"plain", "", "it's", "'", "''''", "a b\tc\nd", "$(id) `id` $HOME ${X:-y}",
+	"\\'\\\\'", "; rm -rf / #", "\"double\" 'single' \\back", "-n", "%s%n",
+	"ünïcödé ✓", "' > /tmp/x; '", "printf '%s' 'a' > 'b'", "\n\n", "a'b'c'd",
+	NULL,
+};
+
+/* Runs cmd with /bin/sh -c in dir; its stdout (at most n - 1 bytes) in
+ * out. The exit status, or -1. */
+static int
+sh_run(const char *dir, const char *cmd, char *out, size_t n, size_t *len)
+{
+	int p[2], st;
+	ssize_t r;
+	pid_t pid;
+
+	*len = 0;
+	if (pipe(p) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		if (chdir(dir) < 0)
+			_exit(126);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((r = read(p[0], out + *len, n - 1 - *len)) > 0)
+		*len += (size_t)r;
+	close(p[0]);
+	if (waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void
+test_paths(void)
+{
+	static const struct { enum queue_kind k; const char *want; } want[] = {
+		{ QP_NEW, "queue/new/0123456789abcdef.json" },
+		{ QP_PENDING, "pending/0123456789abcdef.json" },
+		{ QP_DONE, "done/0123456789abcdef.json" },
+		{ QP_RESULT, "results/0123456789abcdef.json" },
+		{ QP_STDOUT, "results/0123456789abcdef.stdout" },
+		{ QP_STDERR, "results/0123456789abcdef.stderr" },
+		{ QP_WORK_STDOUT, "work/0123456789abcdef.stdout" },
+		{ QP_WORK_STDERR, "work/0123456789abcdef.stderr" },
+		{ QP_DELIVERED, "queue/delivered/0123456789abcdef" },
+		{ QP_EVENT, "queue/events/0123456789abcdef.json" },
+		{ QP_PROXY_EVENT, "proxy/events/0123456789abcdef.json" },
+		{ QP_DECISION, "decisions/new/0123456789abcdef.json" },
+	};
+	char big[400];
+	size_t i;
+
+	is_int(sizeof(want) / sizeof(want[0]), QP_KIND_COUNT, "every kind is checked");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		is_str(queue_path(want[i].k, "0123456789abcdef").s, want[i].want, "%s",
+		    want[i].want);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	is_str(queue_path(QP_RESULT, big).s, "", "an id that does not fit gives \"\"");
+	is_str(queue_path(QP_KIND_COUNT, "0123456789abcdef").s, "", "no such kind: \"\"");
+	is_str(queue_path(QP_RESULT, NULL).s, "", "no id: \"\"");
+	/* Every kind's directory is one of the layout's. */
+	for (i = 0; i < QP_KIND_COUNT; i++) {
+		char dir[64];
+		const char *p = queue_path((enum queue_kind)i, "x").s, *slash = strrchr(p, '/');
+		int k, found = 0;
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - p), p);
+		for (k = 0; queue_dirs[k]; k++)
+			found |= strcmp(queue_dirs[k], dir) == 0;
+		ok(found, "%s is a directory of the layout", dir);
+	}
+}
+
+/* printf %s QUOTED through /bin/sh gives back the bytes. */
+static void
+test_quote(void)
+{
+	char out[4096], *q, *cmd;
+	size_t len, n;
+	int k, bare, bad = 0;
+
+	for (bare = 0; bare < 2; bare++)
+		for (k = 0; tricky[k]; k++) {
+			q = sh_quote(tricky[k], bare);
+			n = strlen(q) + 16;
+			cmd = malloc(n);
+			snprintf(cmd, n, "printf %%s %s", q);
+			if (sh_run(".", cmd, out, sizeof(out), &len) != 0 ||
+			    len != strlen(tricky[k]) || memcmp(out, tricky[k], len) != 0) {
+				printf("# sh_quote(%d) of tricky %d: %s\n", bare, k, q);
+				bad++;
+			}
+			free(cmd);
+			free(q);
+		}
+	is_int(bad, 0, "sh_quote round-trips every tricky string through /bin/sh");
+	q = sh_quote("/usr/bin/sbx-hook", 1);
+	is_str(q, "/usr/bin/sbx-hook", "a plain path stays bare");
+	free(q);
+	q = sh_quote("/opt/my dir/sbx", 1);
+	is_str(q, "'/opt/my dir/sbx'", "a path with a space is quoted");
+	free(q);
+	q = sh_quote("", 1);
+	is_str(q, "''", "the empty word is quoted, never dropped");
+	free(q);
+}
+
+/* render -> /bin/sh writes the file -> parse gives back path and content. */
+static void
+test_intent(void)
+{
+	char dir[] = "/tmp/sbx-intent.XXXXXX", path[256], out[4096], *cmd, *p, *c;
+	size_t len;
+	int k, fd, bad_sh = 0, bad_parse = 0;
+	ssize_t r;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	for (k = 0; tricky[k]; k++) {
+		snprintf(path, sizeof(path), "%s/f%d %s", dir, k, k % 2 ? "it's" : "$(x)");
+		cmd = write_intent_render(path, tricky[k]);
+		if (sh_run(dir, cmd, out, sizeof(out), &len) != 0 ||
+		    (fd = open(path, O_RDONLY)) < 0) {
+			bad_sh++;
+		} else {
+			r = read(fd, out, sizeof(out));
+			close(fd);
+			if (r < 0 || (size_t)r != strlen(tricky[k]) || memcmp(out, tricky[k],
+			    (size_t)r) != 0)
+				bad_sh++;
+		}
+		if (write_intent_parse(cmd, &p, &c) != 1 || strcmp(p, path) != 0 ||
+		    strcmp(c, tricky[k]) != 0) {
+			printf("# parse of %s\n", cmd);
+			bad_parse++;
+		}
+		free(p);
+		free(c);
+		unlink(path);
+		free(cmd);
+	}
+	rmdir(dir);
+	is_int(bad_sh, 0, "/bin/sh writes exactly the rendered content to the rendered path");
+	is_int(bad_parse, 0, "parse(render(path, content)) gives back path and content");
+}
+
+/* What is not exactly a write intent is not one: `sbx watch` shows no
+ * diff for a command that does more than write the file. */
+static void
+test_intent_refused(void)
+{
+	static const char *const not[] = {
+		"printf '%s' 'a' > 'b'; rm -rf ~", "printf '%s' 'a' > 'b' && id",
+		"printf '%s' 'a' >> 'b'", "printf '%s' 'a' > b", "printf '%s' a > 'b'",
+		"printf '%s' 'a > 'b'", "printf '%s' 'a' > 'b", "printf '%s' 'a'",
+		"printf '%s'  'a' > 'b'", "printf %s 'a' > 'b'", "echo 'a' > 'b'",
+		" printf '%s' 'a' > 'b'", "printf '%s' 'a' > 'b' ", "printf '%s' 'a' > 'b''c'",
+		"", "printf '%s' 'a'\\'' > 'b'", NULL,
+	};
+	char *p, *c;
+	int k, wrong = 0;
+
+	for (k = 0; not[k]; k++)
+		if (write_intent_parse(not[k], &p, &c) != 0 || p || c) {
+			printf("# taken as a write intent: %s\n", not[k]);
+			wrong++;
+		}
+	ok(write_intent_parse(NULL, &p, &c) == 0 && !p && !c, "NULL is none");
+	is_int(wrong, 0, "%d near-misses are not write intents", k);
+	ok(write_intent_parse("printf '%s' 'it'\\''s' > '/x'", &p, &c) == 1 &&
+	    !strcmp(c, "it's") && !strcmp(p, "/x"), "'\\'' inside a word is a quote");
+	free(p);
+	free(c);
+}
+
+int
+main(void)
+{
+	test_paths();
+	test_quote();
+	test_intent();
+	test_intent_refused();
+	return tap_done();
+}
