@@ -563,7 +563,17 @@ store_intents_each(sqlite3 *db, int64_t after,
 int
 store_intents_purge(sqlite3 *db, int64_t upto)
 {
-	return run(db, "DELETE FROM audit_intents WHERE id <= ?", "i", upto) < 0 ? -1 : 0;
+	int own = sqlite3_get_autocommit(db), rc;
+
+	/* On its own, without an fsync: a delete lost in a crash is repeated,
+	 * and an intent already in the log is never appended again
+	 * (docs/QUEUE.md, "Syncs"). Inside a transaction it commits with it. */
+	if (own)
+		(void)sqlite3_exec(db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+	rc = run(db, "DELETE FROM audit_intents WHERE id <= ?", "i", upto) < 0 ? -1 : 0;
+	if (own)
+		(void)sqlite3_exec(db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
+	return rc;
 }
 
 void
