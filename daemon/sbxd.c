@@ -543,7 +543,6 @@ main(int argc, char **argv)
 	 * SIGHUP adds: no fixed cap, and a reload past the room says so. */
 	static struct folder *fs;
 	static char (*listed)[4096];
-	static char **paths;
 	static int *lock_fds;
 	static struct sbxd_args a;  /* static: dirs still reachable at exit (LeakSanitizer) */
 	static struct audit_key akey;
@@ -554,6 +553,7 @@ main(int argc, char **argv)
 	struct inotify_event *ev;
 	struct sbx_err err;
 	int64_t next_scan, next_prune = 0;
+	char **paths;
 
 	a.originals_cap = SBX_ORIGINALS_CAP;
 	if (config_dir(a.config, sizeof(a.config)) < 0) {
@@ -594,11 +594,14 @@ main(int argc, char **argv)
 	paths = calloc((size_t)(a.all ? nall : a.ndirs) + 1, sizeof(*paths));
 	if (!fs || !lock_fds || !audit_failed || !paths) {
 		fprintf(stderr, "sbxd: out of memory\n");
+		free(paths);
 		return 1;
 	}
 	for (i = 0; i < (a.all ? nall : a.ndirs); i++)
 		paths[i] = a.all ? listed[i] : a.dirs[i];
-	if ((rc = open_folders(fs, &nf, nmax, lock_fds, paths, i, &a, &akey)) != 0)
+	rc = open_folders(fs, &nf, nmax, lock_fds, paths, i, &a, &akey);
+	free(paths);
+	if (rc != 0)
 		return rc;
 	o.lock_fds = lock_fds;
 	o.n_lock_fds = nf;
