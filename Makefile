@@ -151,8 +151,13 @@ $(BUILD)/tests/tools/sbxd-faults: $(FAULT_OBJ) $(LIBSBX)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY) -lm
 
+# reqgen (tests/bench) stages a burst of valid requests (t182, t183).
+$(BUILD)/tests/tools/reqgen: tests/bench/reqgen.c $(LIBSBX) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) -lm
+
 TEST_TOOLS = $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/rechain \
-	$(BUILD)/tests/tools/sbxd-faults
+	$(BUILD)/tests/tools/sbxd-faults $(BUILD)/tests/tools/reqgen
 
 test: $(DEPS_TEST) $(PROGS) $(UNIT_BIN) $(TEST_TOOLS)
 	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \

@@ -48,9 +48,42 @@ add_index(int sbfd, const char *path, const char *hash, int64_t size,
 	cJSON_Delete(o);
 	if (!text)
 		return -1;
-	rc = write_atomic(sbfd, "queue/tmp", name, text, strlen(text), 0600, 1);
+	/* Made durable with the object by originals_keep's one syncfs. */
+	rc = write_atomic(sbfd, "queue/tmp", name, text, strlen(text), 0600,
+	    WA_NOREPLACE | WA_NOSYNC);
 	free(text);
 	return rc;
+}
+
+/*
+ * Whether objects/HASH holds LEN bytes already: the same content was kept
+ * before (objects are named by their hash), so it is not written again.
+ * A name that is not a regular file of that size (torn by a crash, or
+ * put there by the agent) is not trusted: the object is written again
+ * (noreplace fails, so the bad name is replaced first).
+ */
+static int
+object_stored(int sbfd, const char *obj, size_t len)
+{
+	struct stat st;
+
+	if (fstatat(sbfd, obj, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	if (S_ISREG(st.st_mode) && st.st_nlink == 1 && (size_t)st.st_size == len)
+		return 1;
+	(void)unlinkat(sbfd, obj, 0);
+	return 0;
+}
+
+/*
+ * One sync per call, for everything the call wrote: the object (when
+ * new), the index entry and both renames. syncfs() on the .sandbox fd
+ * does it in one call instead of four fsyncs (file and directory, twice).
+ */
+static int
+keep_sync(int sbfd)
+{
+	return syncfs(sbfd);
 }
 
 int
@@ -92,12 +125,17 @@ originals_keep(int sbfd, const char *path, const char *tool, const char *session
 	crypto_generichash(h, sizeof(h), (unsigned char *)buf, len, NULL, 0);
 	hex_encode(hex, h, sizeof(h));
 	snprintf(obj, sizeof(obj), "queue/originals/objects/%s", hex);
-	if (write_atomic(sbfd, "queue/tmp", obj, buf, len, 0600, 1) < 0 && errno != EEXIST) {
+	if (!object_stored(sbfd, obj, len) && write_atomic(sbfd, "queue/tmp", obj, buf, len,
+	    0600, WA_NOREPLACE | WA_NOSYNC) < 0 && errno != EEXIST) {
 		err_set(err, "cannot keep the original of %s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (add_index(sbfd, path, hex, (int64_t)len, tool, session, NULL) < 0) {
 		err_set(err, "cannot index the original of %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (keep_sync(sbfd) < 0) {
+		err_set(err, "cannot make the original of %s durable: %s", path, strerror(errno));
 		goto out;
 	}
 	rc = 1;

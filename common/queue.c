@@ -163,7 +163,7 @@ write_intent_parse(const char *cmd, char **path, char **content)
 }
 
 const char *const queue_dirs[] = {
-	"queue", "queue/tmp", "queue/new", "queue/delivered", "queue/events",
+	"queue", "queue/tmp", "queue/new", "queue/delivered", "queue/events", "queue/wake",
 	"queue/originals", "queue/originals/objects", "queue/originals/index",
 	"decisions", "decisions/tmp", "decisions/new",
 	"pending", "done", "results", "rejected", "work",

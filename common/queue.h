@@ -6,6 +6,7 @@
  *
  *   .sandbox/queue/{tmp,new}       agent side (sbx-hook, sbx-mcp): requests
  *   .sandbox/queue/delivered/      agent side: one receipt per result handed back
+ *   .sandbox/queue/wake/           agent side: a waiting hook's wake FIFO (common/wake.h)
  *   .sandbox/queue/events/         agent side: events for the audit log (PostToolUse)
  *   .sandbox/proxy/{tmp,events}    sbx-proxy (outside the jail): connection records
  *   .sandbox/decisions/{tmp,new}   approver (sbx): signed decisions

@@ -104,6 +104,27 @@ store_rollback(sqlite3 *db)
 	(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+/* A savepoint inside the open transaction (group commit: one per
+ * request of a batch): released into it, or rolled back alone. */
+int
+store_savepoint(sqlite3 *db)
+{
+	return sqlite3_exec(db, "SAVEPOINT request", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+int
+store_release(sqlite3 *db)
+{
+	return sqlite3_exec(db, "RELEASE request", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+void
+store_rollback_to(sqlite3 *db)
+{
+	(void)sqlite3_exec(db, "ROLLBACK TO request", NULL, NULL, NULL);
+	(void)sqlite3_exec(db, "RELEASE request", NULL, NULL, NULL);
+}
+
 int
 store_request_insert(sqlite3 *db, const struct store_request *r)
 {
@@ -638,7 +659,17 @@ store_intents_each(sqlite3 *db, int64_t after,
 int
 store_intents_purge(sqlite3 *db, int64_t upto)
 {
-	return run(db, "DELETE FROM audit_intents WHERE id <= ?", "i", upto) < 0 ? -1 : 0;
+	int own = sqlite3_get_autocommit(db), rc;
+
+	/* On its own, without an fsync: a delete lost in a crash is repeated,
+	 * and an intent already in the log is never appended again
+	 * (docs/QUEUE.md, "Syncs"). Inside a transaction it commits with it. */
+	if (own)
+		(void)sqlite3_exec(db, "PRAGMA synchronous=NORMAL", NULL, NULL, NULL);
+	rc = run(db, "DELETE FROM audit_intents WHERE id <= ?", "i", upto) < 0 ? -1 : 0;
+	if (own)
+		(void)sqlite3_exec(db, "PRAGMA synchronous=FULL", NULL, NULL, NULL);
+	return rc;
 }
 
 void

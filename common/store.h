@@ -104,6 +104,11 @@ void store_upgrade(sqlite3 *db);
 int store_begin(sqlite3 *db);
 int store_commit(sqlite3 *db);
 void store_rollback(sqlite3 *db);
+/* Group commit: SAVEPOINT / RELEASE / ROLLBACK TO (then RELEASE) for one
+ * request inside the batch's transaction. 0 or -1; rollback never fails. */
+int store_savepoint(sqlite3 *db);
+int store_release(sqlite3 *db);
+void store_rollback_to(sqlite3 *db);
 
 /* A new request's row, with its first status. */
 struct store_request {

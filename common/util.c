@@ -312,7 +312,7 @@ exists_nf(int dirfd, const char *path)
 
 int
 write_atomic(int dirfd, const char *tmpdir, const char *dst, const void *buf,
-    size_t len, mode_t mode, int noreplace)
+    size_t len, mode_t mode, int flags)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
 	unsigned char rnd[8];
@@ -336,17 +336,18 @@ write_atomic(int dirfd, const char *tmpdir, const char *dst, const void *buf,
 	fd = openat(tfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		goto fail;
-	if (write_all(fd, buf, len) < 0 || fsync(fd) < 0)
+	if (write_all(fd, buf, len) < 0 || (!(flags & WA_NOSYNC) && fsync(fd) < 0))
 		goto fail_unlink;
 	if (close(fd) < 0) {
 		fd = -1;
 		goto fail_unlink;
 	}
 	fd = -1;
-	if (renameat2(tfd, tmp, dfd, base, noreplace ? RENAME_NOREPLACE : 0) < 0)
+	if (renameat2(tfd, tmp, dfd, base, flags & WA_NOREPLACE ? RENAME_NOREPLACE : 0) < 0)
 		goto fail_unlink;
 	/* Make the rename durable: fsync the directory that holds dst. */
-	(void)fsync(dfd);
+	if (!(flags & WA_NOSYNC))
+		(void)fsync(dfd);
 	close(dfd);
 	close(tfd);
 	return 0;

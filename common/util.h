@@ -44,10 +44,15 @@ int write_all(int fd, const void *buf, size_t len);
 /*
  * Writes buf to DIRFD/DST by way of a temporary file in DIRFD/TMPDIR:
  * create exclusive, write, fsync, rename into place, fsync the
- * directory. With noreplace, an existing DST is an error (EEXIST).
+ * directory. FLAGS: WA_NOREPLACE (or 1), an existing DST is an error
+ * (EEXIST); WA_NOSYNC, no fsync at all (the file appears atomically,
+ * whole or not at all, but may be lost or empty after a crash: for
+ * files that something else makes durable or that are re-created).
  */
+#define WA_NOREPLACE 1
+#define WA_NOSYNC    2
 int write_atomic(int dirfd, const char *tmpdir, const char *dst,
-    const void *buf, size_t len, mode_t mode, int noreplace);
+    const void *buf, size_t len, mode_t mode, int flags);
 
 /*
  * Opens DIRFD/NAME the safe way for untrusted files: O_NOFOLLOW, no

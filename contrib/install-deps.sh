@@ -3,7 +3,7 @@
 #
 # usage: sh contrib/install-deps.sh TARGET...
 #   build   compiler, pkg-config, the libraries' headers, libseccomp (make)
-#   test    perl (prove), jq, sqlite3, git, tmux, groff, openssh, bubblewrap (make test)
+#   test    perl (prove), jq, sqlite3, git, tmux, groff, openssh, bubblewrap, strace (make test)
 #   demo    jq, git (make demo)
 #   lint    cppcheck (make lint)
 #   claude  node, npm, jq, git (make test-claude; the CLI itself comes from npm)
@@ -47,6 +47,7 @@ for target in "$@"; do
 		have_cmd ssh || add openssh-client
 		have_cmd bwrap || add bubblewrap	# sbx jail's tests
 		have_cmd python3 || add python3	# local HTTP servers
+		have_cmd strace || add strace	# t181, t183, t184 count syncs
 		;;
 	demo)
 		have_cmd jq || add jq

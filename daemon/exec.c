@@ -28,6 +28,7 @@
 #include "common/queue.h"
 #include "common/redact.h"
 #include "common/result_sig.h"
+#include "common/wake.h"
 #include "common/util.h"
 #include "daemon/exec.h"
 
@@ -113,9 +114,12 @@ exec_result_failures(void)
 	return result_failures;
 }
 
+/* DEFER: no fsync and no wake; the caller makes the batch durable
+ * (syncfs) and then wakes each request (wake_poke). */
 static int
-result_write(int sbfd, const char *id, cJSON *r)
+result_write_how(int sbfd, const char *id, cJSON *r, int defer)
 {
+	int wa = WA_NOREPLACE | (defer ? WA_NOSYNC : 0);
 	char dst[SBX_QUEUE_PATH_MAX], *text;
 	int rc;
 
@@ -126,13 +130,36 @@ result_write(int sbfd, const char *id, cJSON *r)
 	}
 	snprintf(dst, sizeof(dst), "%s", queue_path(QP_RESULT, id).s);
 	/* noreplace: a result, once written, is final. */
-	rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, 1);
+	rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, wa);
 	if (rc < 0 && errno == EEXIST && result_move_forged(sbfd, id, dst))
-		rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, 1);
+		rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, wa);
 	/* Not written (full disk, I/O error): sbxd retries from state.db. */
 	if (rc < 0 && errno != EEXIST)
 		result_failures++;
 	free(text);
+	/* Durable and signed: now wake the hook waiting for it. */
+	if (rc == 0 && !defer)
+		wake_poke(sbfd, id);
+	return rc;
+}
+
+static int
+result_write(int sbfd, const char *id, cJSON *r)
+{
+	return result_write_how(sbfd, id, r, 0);
+}
+
+static int
+status_write(int sbfd, const char *id, const char *hash, const char *status,
+    const char *approver, const char *reason, int defer)
+{
+	cJSON *r = result_base(id, hash, status, approver, reason);
+	int rc;
+
+	if (!r)
+		return -1;
+	rc = result_write_how(sbfd, id, r, defer);
+	cJSON_Delete(r);
 	return rc;
 }
 
@@ -140,14 +167,14 @@ int
 result_write_status(int sbfd, const char *id, const char *hash,
     const char *status, const char *approver, const char *reason)
 {
-	cJSON *r = result_base(id, hash, status, approver, reason);
-	int rc;
+	return status_write(sbfd, id, hash, status, approver, reason, 0);
+}
 
-	if (!r)
-		return -1;
-	rc = result_write(sbfd, id, r);
-	cJSON_Delete(r);
-	return rc;
+int
+result_write_status_deferred(int sbfd, const char *id, const char *hash,
+    const char *status, const char *approver, const char *reason)
+{
+	return status_write(sbfd, id, hash, status, approver, reason, 1);
 }
 
 struct stream {
@@ -439,13 +466,17 @@ open_capture(int sbfd, const char *id, const char *name)
 }
 
 static void
-publish_capture(int sbfd, const char *id, const char *name, int fd)
+publish_capture(int sbfd, const char *id, const char *name, int fd, long long kept)
 {
 	char from[SBX_QUEUE_PATH_MAX], to[SBX_QUEUE_PATH_MAX];
 
 	if (fd < 0)
 		return;
-	(void)fsync(fd);
+	/* Only data needs an fsync of its own: the creation and rename of
+	 * an empty capture become durable with the result's directory
+	 * fsync, which follows. */
+	if (kept > 0)
+		(void)fsync(fd);
 	close(fd);
 	snprintf(from, sizeof(from), "%s", capture_path(id, name, 0).s);
 	snprintf(to, sizeof(to), "%s", capture_path(id, name, 1).s);
@@ -629,7 +660,7 @@ executor(const struct exec_spec *s, pid_t daemon)
 		close(pidfd);
 
 	for (i = 0; i < 2; i++)
-		publish_capture(s->sbfd, s->id, st[i].name, st[i].out);
+		publish_capture(s->sbfd, s->id, st[i].name, st[i].out, st[i].kept);
 	if (!(r = result_final(s, status, timed_out, t0)))
 		_exit(1);
 	for (i = 0; i < 2; i++)

@@ -56,6 +56,12 @@ pid_t exec_start(const struct exec_spec *s);
 int result_write_status(int sbfd, const char *id, const char *hash,
     const char *status, const char *approver, const char *reason);
 
+/* The same for a batch (group commit): written without a sync and
+ * without waking the hook; the caller syncs the filesystem once for the
+ * batch, then calls wake_poke() for each (common/wake.h). 0 or -1. */
+int result_write_status_deferred(int sbfd, const char *id, const char *hash,
+    const char *status, const char *approver, const char *reason);
+
 /* A result written by sbxd after a fault (recovery, a full disk): the
  * status and reason it knows, the exit status if known (-1: unknown), and
  * the head of the output captured so far; marked "recovered". 0 or -1. */

@@ -74,6 +74,8 @@ void folder_prune(struct folder *f);
 void folder_delivered(struct folder *f, const char *name);
 /* The earliest expiry of a pending request (seconds), 0 when none. */
 int64_t folder_next_expiry(struct folder *f);
+/* Claims queue/new/NAME and records it; with it whatever else waits in
+ * queue/new, up to 64 (group commit: daemon/request.c). */
 void folder_request(struct folder *f, const struct daemon_opts *o, const char *name);
 void folder_decision(struct folder *f, const struct daemon_opts *o, const char *name);
 /* An agent-side event (queue/events/NAME) for the audit log. */

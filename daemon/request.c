@@ -11,9 +11,12 @@
  * - MUST use a remembered rule only as its approver signed it
  *   (rule_verified), and never in place of dual control.
  */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
@@ -21,6 +24,7 @@
 #include "common/json.h"
 #include "common/keys.h"
 #include "common/store.h"
+#include "common/wake.h"
 #include "daemon/audit.h"
 #include "daemon/claim.h"
 #include "daemon/exec.h"
@@ -45,6 +49,24 @@ struct arrival {
 	struct sbx_err why;         /* set: refused */
 	struct life_step step;
 	enum req_status status;
+};
+
+/*
+ * Group commit: the requests found together in queue/new (a burst,
+ * several hooks at once; up to SBX_BATCH) are recorded in one
+ * transaction, a savepoint each, with the policy loaded and verified
+ * once; then one commit, one audit sync and, for those that will not
+ * run, one filesystem sync for their results before any hook is woken.
+ * An arrival waits here until the batch committed.
+ */
+#define SBX_BATCH 64
+
+struct batch {
+	struct policy *pol;         /* the batch's policy (NULL: invalid) */
+	struct policy_error perr;
+	int loaded, open;           /* policy tried; transaction begun */
+	size_t n;
+	struct arrival item[SBX_BATCH];
 };
 
 /*
@@ -104,16 +126,21 @@ out:
 /* The policy's verdict, its limits and the rate limits: a.why set when
  * the request is refused. The policy is loaded and verified once. */
 static void
-arrival_judge(struct folder *f, struct arrival *a)
+arrival_judge(struct folder *f, struct arrival *a, struct batch *b)
 {
-	struct policy_error perr;
+	struct policy_error perr = { .msg = "" }, *pe = b ? &b->perr : &perr;
 	struct policy_call call;
 
-	if (!(a->pol = folder_policy(f, &perr))) {
+	if (b && !b->loaded) {
+		b->pol = folder_policy(f, &b->perr);
+		b->loaded = 1;
+	}
+	/* In a batch the policy is the batch's (borrowed, freed once). */
+	if (!(a->pol = b ? b->pol : folder_policy(f, &perr))) {
 		/* Fail closed, but keep the request on record. */
 		a->lim = (struct policy_limits){ .request_ttl_seconds = 3600 };
 		snprintf(a->why.msg, sizeof(a->why.msg), "the policy is invalid: %.400s",
-		    perr.msg);
+		    pe->msg);
 		return;
 	}
 	a->lim = *policy_limits(a->pol);
@@ -165,7 +192,7 @@ arrival_rule(struct folder *f, struct arrival *a)
 /* new --event--> first state: the row, the rule's use and the audit
  * intents in one transaction. 0, or -1 / -2 (the id exists). */
 static int
-arrival_record(struct folder *f, struct arrival *a)
+arrival_record(struct folder *f, struct arrival *a, struct batch *b)
 {
 	const char *why = a->why.msg[0] ? a->why.msg : NULL;
 	struct store_request r = { .id = a->c.id, .hash = a->c.hash, .tool = a->c.tool,
@@ -177,7 +204,10 @@ arrival_record(struct folder *f, struct arrival *a)
 		.decided = a->who ? a->now : 0, .approvals_needed = a->needed };
 	int rc;
 
-	rc = store_begin(f->db) < 0 ? -1 : store_request_insert(f->db, &r);
+	if (b && !b->open)
+		b->open = store_begin(f->db) == 0;
+	rc = (b ? !b->open || store_savepoint(f->db) < 0 : store_begin(f->db) < 0) ? -1 :
+	    store_request_insert(f->db, &r);
 	if (rc >= 0 && (a->step.effects & LF_RULE_USE))
 		rc = store_rule_used(f->db, a->rule, a->now);
 	/* The records go in with the row (intents): a crash after the commit
@@ -195,6 +225,16 @@ arrival_record(struct folder *f, struct arrival *a)
 		    AU_S("verdict", "approve"), AU_S("approver", a->who),
 		    AU_B("remembered", 1), AU_B("auto", 1), AU_I("rule", (int64_t)a->rule),
 		    AU_END);
+	if (b) {
+		/* Only this request's savepoint goes; the batch's stays. */
+		if (rc >= 0 && store_release(f->db) == 0)
+			return 0;
+		if (rc != -2)
+			logf_folder(f, "database: %s", sqlite3_errmsg(f->db));
+		if (b->open)
+			store_rollback_to(f->db);
+		return rc == -2 ? -2 : -1;
+	}
 	if (rc < 0 || store_commit(f->db) < 0) {
 		if (rc != -2)
 			logf_folder(f, "database: %s", sqlite3_errmsg(f->db));
@@ -206,13 +246,15 @@ arrival_record(struct folder *f, struct arrival *a)
 
 /* The effects of the first step, after the commit. */
 static void
-arrival_effects(struct folder *f, const struct daemon_opts *o, struct arrival *a)
+arrival_effects(struct folder *f, const struct daemon_opts *o, struct arrival *a,
+    int closed)
 {
 	struct req_row row;
 	const char *shown = a->cmd ? a->cmd : a->input_text;
 
 	if (a->status == REQ_REJECTED) {
-		run_close(f, a->c.id, a->c.hash, a->status, "", a->why.msg);
+		if (!closed)
+			run_close(f, a->c.id, a->c.hash, a->status, "", a->why.msg);
 		logf_folder(f, "request %s rejected: %s", a->c.id, a->why.msg);
 		notify_event(!strncmp(a->why.msg, "denied by policy", 16) ? "denied" :
 		    !strncmp(a->why.msg, "rate limit", 10) ||
@@ -221,7 +263,8 @@ arrival_effects(struct folder *f, const struct daemon_opts *o, struct arrival *a
 	} else if (a->status == REQ_APPROVED) {
 		logf_folder(f, "request %s: %s `%s` opened by remembered rule %lld (by %s)",
 		    a->c.id, a->c.tool, a->cmd, (long long)a->rule, a->who);
-		run_open(f, a->c.id, a->c.hash, a->c.session, a->who, 1);
+		if (!closed)
+			run_open(f, a->c.id, a->c.hash, a->c.session, a->who, 1);
 	} else if (a->step.effects & LF_EXEC) {
 		logf_folder(f, "request %s: %s `%s` auto-approved by remembered rule %lld "
 		    "(by %s)", a->c.id, a->c.tool, a->cmd, (long long)a->rule, a->who);
@@ -251,67 +294,207 @@ arrival_step(struct arrival *a)
 	return 0;
 }
 
-void
-request_ingest(struct folder *f, const struct daemon_opts *o, const char *id)
+static void
+arrival_free(struct arrival *a, int own_policy)
 {
-	struct arrival a = { .needed = 1, .now = now_ms() / 1000 };
+	free(a->who);
+	free(a->input_text);
+	if (own_policy)
+		policy_free(a->pol);
+	claim_free(&a->c);
+	memset(a, 0, sizeof(*a));
+}
+
+/* A request that will not run or only opens: closed in the batch. */
+static int
+arrival_closing(const struct arrival *a)
+{
+	return a->status == REQ_REJECTED || a->status == REQ_APPROVED;
+}
+
+/* Ends a batch: one commit, the records with one audit sync, the results
+ * of those that will not run with one filesystem sync, then the wakes and
+ * the rest of the effects. */
+static void
+batch_end(struct folder *f, const struct daemon_opts *o, struct batch *b)
+{
+	char name[SBX_ID_LEN + 8];
+	size_t i, closing = 0;
+	struct arrival *a;
+
+	if (b->open && store_commit(f->db) < 0) {
+		logf_folder(f, "database: %s", sqlite3_errmsg(f->db));
+		store_rollback(f->db);
+		for (i = 0; i < b->n; i++) {
+			a = &b->item[i];
+			snprintf(name, sizeof(name), "%s.json", a->c.id);
+			folder_reject(f, "pending", name, "database error");
+			run_close(f, a->c.id, a->c.hash, REQ_REJECTED, "", "sbxd could not record "
+			    "the request (database error); ask the user to check sbxd's log");
+			arrival_free(a, 0);
+		}
+		b->n = 0;
+	}
+	b->open = 0;
+	if (b->n) {
+		FAULT("request-committed");
+		if (audit_intents_flush(f->audit) < 0)
+			logf_folder(f, "%zu requests: their records wait in state.db until the "
+			    "audit log can be written", b->n);
+	}
+	/* Recorded (and synced) before the agent can read the results. */
+	for (i = 0; i < b->n; i++) {
+		a = &b->item[i];
+		if (!arrival_closing(a))
+			continue;
+		if (a->status == REQ_REJECTED)
+			audit_log(f->audit, "request_closed", a->c.id, NULL, "daemon",
+			    AU_S("status", req_status_name(a->status)), AU_S("approver", ""),
+			    AU_S("reason", a->why.msg), AU_END);
+		else
+			audit_log(f->audit, "request_closed", a->c.id, a->c.session, "daemon",
+			    AU_S("status", req_status_name(a->status)), AU_S("approver", a->who),
+			    AU_B("auto", 1), AU_S("reason", "approved: opened, nothing executed"),
+			    AU_END);
+		closing++;
+	}
+	if (closing) {
+		(void)audit_sync(f->audit);
+		for (i = 0; i < b->n; i++) {
+			a = &b->item[i];
+			if (arrival_closing(a) && result_write_status_deferred(f->sbfd, a->c.id,
+			    a->c.hash, req_status_name(a->status), a->who ? a->who : "",
+			    a->status == REQ_REJECTED ? a->why.msg : "approved by a remembered "
+			    "rule; nothing was executed") < 0 && errno != EEXIST)
+				logf_folder(f, "request %s: cannot write its result: %s", a->c.id,
+				    strerror(errno));
+		}
+		if (syncfs(f->sbfd) < 0)
+			logf_folder(f, "cannot sync the results of %zu requests: %s", closing,
+			    strerror(errno));
+		for (i = 0; i < b->n; i++)
+			if (arrival_closing(&b->item[i]))
+				wake_poke(f->sbfd, b->item[i].c.id);
+	}
+	for (i = 0; i < b->n; i++) {
+		arrival_effects(f, o, &b->item[i], arrival_closing(&b->item[i]));
+		arrival_free(&b->item[i], 0);
+	}
+	b->n = 0;
+}
+
+/* Records a claimed request, on its own (B NULL) or in batch B (settled
+ * by batch_end). */
+static void
+ingest(struct folder *f, const struct daemon_opts *o, const char *id, struct batch *b)
+{
+	struct arrival one = { .needed = 1 }, *a = b ? &b->item[b->n] : &one;
 	char name[SBX_ID_LEN + 8];
 	int rc;
 
+	memset(a, 0, sizeof(*a));
+	a->needed = 1;
+	a->now = now_ms() / 1000;
 	snprintf(name, sizeof(name), "%s.json", id);
-	if ((rc = claim_read(f->sbfd, f->path, id, &a.c, &a.why)) < 0) {
-		folder_reject(f, "pending", name, a.why.msg);
+	if ((rc = claim_read(f->sbfd, f->path, id, &a->c, &a->why)) < 0) {
+		folder_reject(f, "pending", name, a->why.msg);
 		/* The name was valid: let a waiting agent know. */
 		if (rc == -2)
-			result_write_status(f->sbfd, id, a.c.hash, req_status_name(REQ_REJECTED), "",
-			    a.why.msg);
+			result_write_status(f->sbfd, id, a->c.hash, req_status_name(REQ_REJECTED), "",
+			    a->why.msg);
 		goto out;
 	}
 	/* What the human reads: the command, or "CONNECT host:port" for a
 	 * kind that opens (never executed: see run_open). */
-	a.cmd = request_command(a.c.tool, a.c.input);
-	if (!a.cmd && request_opens(a.c.tool) &&
-	    request_summary(a.c.tool, a.c.input, a.summary, sizeof(a.summary)) >= 0)
-		a.cmd = a.summary;
-	if (!(a.input_text = cJSON_PrintUnformatted(a.c.input))) {
+	a->cmd = request_command(a->c.tool, a->c.input);
+	if (!a->cmd && request_opens(a->c.tool) &&
+	    request_summary(a->c.tool, a->c.input, a->summary, sizeof(a->summary)) >= 0)
+		a->cmd = a->summary;
+	if (!(a->input_text = cJSON_PrintUnformatted(a->c.input))) {
 		folder_reject(f, "pending", name, "out of memory");
 		goto out;
 	}
-	arrival_judge(f, &a);
-	arrival_rule(f, &a);
-	if (arrival_step(&a) < 0 || (rc = arrival_record(f, &a)) < 0) {
+	arrival_judge(f, a, b);
+	arrival_rule(f, a);
+	if (arrival_step(a) < 0 || (rc = arrival_record(f, a, b)) < 0) {
 		folder_reject(f, "pending", name, rc == -2 ? "a request with this id exists "
 		    "already" : "database error");
 		/* A waiting agent learns it was not recorded (never for a
 		 * duplicate id: that result belongs to the first request). */
 		if (rc != -2)
-			run_close(f, id, a.c.hash, REQ_REJECTED, "", "sbxd could not record the "
+			run_close(f, id, a->c.hash, REQ_REJECTED, "", "sbxd could not record the "
 			    "request (database error); ask the user to check sbxd's log");
 		goto out;
+	}
+	if (b) {
+		b->n++;         /* settled in place by batch_end */
+		return;
 	}
 	FAULT("request-committed");
 	if (audit_intents_flush(f->audit) < 0)
 		logf_folder(f, "request %s: its records wait in state.db until the audit log "
 		    "can be written", id);
-	arrival_effects(f, o, &a);
+	arrival_effects(f, o, a, 0);
 out:
-	free(a.who);
-	free(a.input_text);
-	policy_free(a.pol);
-	claim_free(&a.c);
+	arrival_free(a, !b);
 }
 
 void
-folder_request(struct folder *f, const struct daemon_opts *o, const char *name)
+request_ingest(struct folder *f, const struct daemon_opts *o, const char *id)
 {
-	char id[SBX_ID_LEN + 1];
+	ingest(f, o, id, NULL);
+}
+
+/* Claims queue/new/NAME: 1 claimed (id set), else 0 (handled). */
+static int
+take(struct folder *f, const char *name, char id[SBX_ID_LEN + 1])
+{
 	struct sbx_err err;
 	int rc;
 
-	if ((rc = claim_take(f->sbfd, name, id, &err)) == 1)
-		request_ingest(f, o, id);
-	else if (rc == -1)
+	if ((rc = claim_take(f->sbfd, name, id, &err)) == -1)
 		folder_reject(f, "queue/new", name, err.msg);
 	else if (rc == -2)
 		logf_folder(f, "%s", err.msg);
+	return rc == 1;
+}
+
+/*
+ * The request inotify (or a rescan) named, and with it whatever else
+ * waits in queue/new (a burst, several hooks at once), up to SBX_BATCH:
+ * group commit without waiting for their events, which then find their
+ * files claimed (one failed rename each). Alone (the usual case: one read
+ * of an empty directory), it is recorded on its own.
+ */
+void
+folder_request(struct folder *f, const struct daemon_opts *o, const char *name)
+{
+	char id[SBX_ID_LEN + 1], *names[SBX_BATCH - 1];
+	struct batch *b = NULL;
+	struct dirent *de;
+	size_t n = 0, i;
+	DIR *d;
+
+	if (!take(f, name, id))
+		return;
+	if ((d = opendir_at(f->sbfd, "queue/new"))) {
+		while (n < SBX_BATCH - 1 && (de = readdir(d)))
+			if (de->d_name[0] != '.' && (names[n] = strdup(de->d_name)))
+				n++;
+		closedir(d);
+	}
+	/* Without memory for a batch, one by one: slower, nothing lost. */
+	if (n > 0)
+		b = calloc(1, sizeof(*b));
+	ingest(f, o, id, b);
+	for (i = 0; i < n; i++)
+		if (take(f, names[i], id))
+			ingest(f, o, id, b);
+	if (b) {
+		batch_end(f, o, b);
+		policy_free(b->pol);
+		free(b);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
 }

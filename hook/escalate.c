@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <unistd.h>
 
 #include "common/json.h"
 #include "common/result_sig.h"
+#include "common/wake.h"
 #include "hook/escalate.h"
 
 /* sbxd's public key (CONFIG/daemon.pub), for results: loaded once. */
@@ -188,7 +188,12 @@ submit(int sbfd, const struct esc_request *rq, const char *hash_hex,
 	}
 	if (xsnprintf(dst, sizeof(dst), "%s", queue_path(QP_NEW, id).s) < 0)
 		goto fail;
-	if (write_atomic(sbfd, "queue/tmp", dst, text, strlen(text), 0600, 1) < 0) {
+	/* No fsync: sbxd makes the request durable when it records it
+	 * (state.db, in the claim's transaction). Before that, a crash of
+	 * the machine also ends this hook; a request torn by it is
+	 * rejected by sbxd as unreadable. (docs/QUEUE.md, "Syncs") */
+	if (write_atomic(sbfd, "queue/tmp", dst, text, strlen(text), 0600,
+	    WA_NOREPLACE | WA_NOSYNC) < 0) {
 		err_set(err, "cannot write to the queue %s/.sandbox/queue: %s",
 		    rq->folder, strerror(errno));
 		goto out;
@@ -203,72 +208,71 @@ out:
 	return rc;
 }
 
-/* Waits for results/ID.json until deadline (monotonic ms), or until no
- * sbxd serves the folder any more (*gone set): checked every second. */
+/* results/ID.json when sbxd signed it for this request's hash, else NULL. */
 static cJSON *
-wait_result(int sbfd, const char *folder, const char *id, const char *hash_hex,
-    int64_t deadline, int *gone)
+result_ready(int sbfd, const char *id, const char *hash_hex)
 {
 	char path[PATH_MAX];
-	char evbuf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	struct pollfd pfd;
 	struct sbx_err err;
 	cJSON *doc = NULL;
 	size_t len;
 	char *text;
-	int ifd, left;
-	int64_t next_check = mono_ms() + 1000;
-	ssize_t r;
 
-	if (xsnprintf(path, sizeof(path), "%s/.sandbox/results", folder) < 0)
+	if (xsnprintf(path, sizeof(path), "%s", queue_path(QP_RESULT, id).s) < 0 ||
+	    !(text = read_daemon_file(sbfd, path, SBX_MAX_RESULT, &len, &err)))
 		return NULL;
-	ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-	/* Without inotify (limits reached) fall back to polling every 200 ms. */
-	if (ifd >= 0 && inotify_add_watch(ifd, path, IN_MOVED_TO | IN_CLOSE_WRITE |
-	    IN_ONLYDIR) < 0) {
-		close(ifd);
-		ifd = -1;
+	doc = cJSON_ParseWithLength(text, len);
+	free(text);
+	/* Bound to this request and signed by sbxd, or not a result: sbxd
+	 * replaces a forged one and the wait goes on. */
+	if (doc && (!json_str(doc, "hash") || strcmp(json_str(doc, "hash"), hash_hex) != 0 ||
+	    !result_trusted(doc))) {
+		cJSON_Delete(doc);
+		doc = NULL;
 	}
+	return doc;
+}
+
+/*
+ * Waits for results/ID.json until deadline (monotonic ms), or until no
+ * sbxd serves the folder any more (*gone set): checked every second.
+ * WFD is the request's wake FIFO (common/wake.h), opened before the
+ * request was dropped, or -1. A wake only makes it look again; without
+ * one it looks again on a timer that backs off from 50 ms to 1 s, so a
+ * forged, lost or replaced channel costs time, never a wrong answer.
+ */
+static cJSON *
+wait_result(int sbfd, int wfd, const char *id, const char *hash_hex, int64_t deadline,
+    int *gone)
+{
+	cJSON *doc = NULL;
+	int64_t now, next_check = mono_ms() + 1000;
+	int left, recheck = SBX_WAKE_RECHECK_MIN_MS, woken = 0;
+
 	for (;;) {
-		/* Check after the watch is set, so no rename is missed. */
-		if (xsnprintf(path, sizeof(path), "%s", queue_path(QP_RESULT, id).s) >= 0 &&
-		    (text = read_daemon_file(sbfd, path, SBX_MAX_RESULT, &len, &err))) {
-			doc = cJSON_ParseWithLength(text, len);
-			free(text);
-			/* Bound to this request and signed by sbxd, or not a result:
-			 * sbxd replaces a forged one and the wait goes on. */
-			if (doc && (!json_str(doc, "hash") || strcmp(json_str(doc, "hash"),
-			    hash_hex) != 0 || !result_trusted(doc))) {
-				cJSON_Delete(doc);
-				doc = NULL;
-			}
-			if (doc)
-				break;
-		}
-		left = (int)(deadline - mono_ms());
+		if ((doc = result_ready(sbfd, id, hash_hex)))
+			break;
+		/* Woken and nothing there: spurious or forged; consume it. */
+		if (woken)
+			wake_drain(wfd);
+		now = mono_ms();
+		left = (int)(deadline - now);
 		if (left <= 0)
 			break;
-		if (mono_ms() >= next_check) {
+		if (now >= next_check) {
 			if (daemon_serving(sbfd) == 0) {
 				*gone = 1;
 				break;
 			}
-			next_check = mono_ms() + 1000;
+			next_check = now + 1000;
 		}
-		if (left > 1000)
-			left = 1000;
-		pfd.fd = ifd;
-		pfd.events = POLLIN;
-		if (ifd < 0) {
-			poll(NULL, 0, left < 200 ? left : 200);
-			continue;
-		}
-		if (poll(&pfd, 1, left) > 0)
-			while ((r = read(ifd, evbuf, sizeof(evbuf))) > 0)
-				;
+		if (left > recheck)
+			left = recheck;
+		if ((woken = wake_wait(wfd, left)) < 0)
+			woken = 0;
+		if (!woken && recheck < SBX_WAKE_RECHECK_MAX_MS)
+			recheck *= 2;
 	}
-	if (ifd >= 0)
-		close(ifd);
 	return doc;
 }
 
@@ -279,7 +283,7 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	char hash_hex[2 * SBX_HASH_LEN + 1];
 	struct finder f = { .result = NULL };
 	struct sbx_err err;
-	int sbfd;
+	int sbfd, wfd = -1;
 	int64_t deadline = mono_ms() + (int64_t)rq->wait_seconds * 1000;
 
 	memset(out, 0, sizeof(*out));
@@ -313,6 +317,7 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	}
 	if (f.attach[0]) {
 		memcpy(out->id, f.attach, sizeof(out->id));
+		wfd = wake_open(sbfd, out->id);
 	} else {
 		/* A new request, within the pending cap. */
 		if (f.unfinished >= rq->limits->max_pending) {
@@ -323,7 +328,10 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 			goto out;
 		}
 		request_id_make(hash, out->id);
+		/* The wake channel exists before the request can be answered. */
+		wfd = wake_open(sbfd, out->id);
 		if (submit(sbfd, rq, hash_hex, out->id, &err) < 0) {
+			wake_remove(sbfd, out->id);
 			xsnprintf(out->msg, sizeof(out->msg), "%s", err.msg);
 			goto out;
 		}
@@ -334,8 +342,7 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 		out->state = ESC_PENDING;
 		goto out;
 	}
-	out->result = wait_result(sbfd, rq->folder, out->id, hash_hex, deadline,
-	    &out->no_daemon);
+	out->result = wait_result(sbfd, wfd, out->id, hash_hex, deadline, &out->no_daemon);
 	if (out->result) {
 		claim_delivery(sbfd, out->id);
 		out->state = ESC_RESULT;
@@ -343,6 +350,8 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 		out->state = ESC_PENDING;
 	}
 out:
+	if (wfd >= 0)
+		close(wfd);
 	close(sbfd);
 }
 

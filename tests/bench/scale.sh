@@ -18,6 +18,9 @@
 # SCALE_FOLDERS the folder counts (default "1 100 1000"), SCALE_RUNS the
 # runs per folder count (default 3: each is printed, with the load
 # average), SCALE_ONLY=folders only part 3.
+# SCALE_BEFORE_BIN=DIR also runs, at each level and on the same folder,
+# the round trips of another build's sbxd and sbx-hook (the code before a
+# change), right after this build's: a before/after under the same load.
 set -eu
 : "${SBX_BIN:?}" "${SBX_BENCH_BIN:?}"
 N=${SCALE_N:-300}
@@ -43,7 +46,7 @@ start_sbxd() {	# start_sbxd LOG ARGS...: waits for WANT "serving" lines (or 3 s 
 	shift
 	: >"$log"
 	t0=$(date +%s)
-	"$SBX_BIN/sbxd" "$@" 2>"$log" &
+	"${SBXD:-$SBX_BIN/sbxd}" "$@" 2>"$log" &
 	DPID=$!
 	while [ $still -lt 300 ] && [ $(($(date +%s) - t0)) -lt 120 ]; do
 		n=$(grep -c serving "$log" || true)
@@ -119,6 +122,9 @@ for lvl in $LEVELS; do
 	if [ "$have" -lt "$lvl" ]; then
 		t0=$(date +%s.%N)
 		"$B/histfill" "$F" "$SBX_CONFIG_DIR" "$id" $((lvl - have))
+		# Written back before the level is measured: otherwise the first
+		# round trips' fsyncs wait for the pre-fill's hundreds of MB.
+		sync -f "$F/.sandbox"
 		fill=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
 	fi
 	before=$(hist)
@@ -133,6 +139,13 @@ for lvl in $LEVELS; do
 		{ echo "scale: the round trips did not go through a remembered approval:" "$(cat "$T/reason")" >&2; exit 1; }
 	stop_sbxd
 	line "history $before requests" "$T/t.$lvl"
+	if [ -n "${SCALE_BEFORE_BIN:-}" ]; then
+		SBXD="$SCALE_BEFORE_BIN/sbxd" start_sbxd "$T/sbxd.log" "$F"
+		(cd "$F" && SPAWN_TIMES="$T/b.$lvl" "$B/spawn" x "$N" "$T/esc.json" -- \
+		    "$SCALE_BEFORE_BIN/sbx-hook" pre >/dev/null)
+		stop_sbxd
+		line "  the same, build before" "$T/b.$lvl"
+	fi
 	echo "  (pre-filled in ${fill:-0} s; results/ holds $(find "$F/.sandbox/results" -type f | wc -l) files,"\
 	    "$(du -sm "$F/.sandbox/results" | cut -f1) MB; done/ $(du -sm "$F/.sandbox/done" | cut -f1) MB)"
 done
