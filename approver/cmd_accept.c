@@ -1,7 +1,7 @@
 /*
  * cmd_accept.c - `sbx policy accept` and `sbx policy edit`: a human
  * accepts policy.json; the hook and sbxd use no other. accept signs the
- * hash of the file's bytes with the approver key (common/accept.h);
+ * hash of the file's bytes with the approver key (common/trust/accept.h);
  * edit works like visudo: edit a copy, validate it, install, accept.
  */
 #include <errno.h>
@@ -18,13 +18,13 @@
 
 #include "approver/cmd.h"
 #include "approver/sign.h"
-#include "common/accept.h"
-#include "common/json.h"
-#include "common/queue.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
+#include "common/trust/accept.h"
 #include "policy/policy.h"
 
 /*
- * Raises the folder's rollback floor (common/accept.h) to t before the
+ * Raises the folder's rollback floor (common/trust/accept.h) to t before the
  * acceptance is written: a crash between the two leaves the older
  * acceptance refused (fail closed), never a newer one unrecorded.
  */

@@ -12,9 +12,9 @@
 
 #include "approver/cmd.h"
 #include "approver/sign.h"
-#include "common/json.h"
-#include "common/keys.h"
-#include "common/queue.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
+#include "common/trust/keys.h"
 
 #define USAGE "usage: sbx approvers list [--json] | add NAME PUBKEY | rm NAME | self\n"
 

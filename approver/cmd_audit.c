@@ -22,13 +22,13 @@
 #include <sodium.h>
 
 #include "approver/cmd.h"
-#include "common/audit_record.h"
-#include "common/db.h"
-#include "common/display.h"
-#include "common/json.h"
-#include "common/keys.h"
-#include "common/queue.h"
-#include "common/store.h"
+#include "common/audit/audit_record.h"
+#include "common/base/display.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
+#include "common/store/db.h"
+#include "common/store/store.h"
+#include "common/trust/keys.h"
 
 #define MAX_SEGS        1024
 #define EVIDENCE_MAGIC  "sbx-audit-evidence-v1"
@@ -764,7 +764,7 @@ parse_since(const char *s)
 	return -1;
 }
 
-/* A string field of a record, safe to show (common/display). */
+/* A string field of a record, safe to show (common/base/display). */
 static const char *
 dstr(const cJSON *d, const char *k)
 {

@@ -19,9 +19,9 @@
 #include "approver/setup.h"
 #include "approver/init_gemini.h"
 #include "approver/sign.h"
-#include "common/accept.h"
-#include "common/json.h"
-#include "common/keys.h"
+#include "common/base/json.h"
+#include "common/trust/accept.h"
+#include "common/trust/keys.h"
 #include "policy/policy.h"
 
 struct doc {

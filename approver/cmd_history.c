@@ -17,10 +17,10 @@
 #include <sodium.h>
 
 #include "approver/cmd.h"
-#include "common/display.h"
-#include "common/json.h"
-#include "common/originals.h"
-#include "common/queue.h"
+#include "common/base/display.h"
+#include "common/base/json.h"
+#include "common/protocol/originals.h"
+#include "common/protocol/queue.h"
 
 /* Absolute, resolved form of PATH, also when the file is gone. */
 static int

@@ -20,8 +20,8 @@
 #include "approver/init_gemini.h"
 #include "approver/setup.h"
 #include "approver/sign.h"
-#include "common/queue.h"
-#include "common/registry.h"
+#include "common/protocol/queue.h"
+#include "common/protocol/registry.h"
 #include "policy/policy.h"
 
 static const char *

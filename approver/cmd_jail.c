@@ -33,9 +33,9 @@
 
 #include "approver/cmd.h"
 #include "approver/jail.h"
-#include "common/accept.h"
-#include "common/json.h"
-#include "common/queue.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
+#include "common/trust/accept.h"
 #include "policy/policy.h"
 
 #define PROXY_READY_MS  5000

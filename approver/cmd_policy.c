@@ -16,8 +16,8 @@
  *   (deny), not an error: exit 0 whenever a verdict was printed.
  */
 #include "approver/cmd_policy.h"
-#include "common/callctx.h"
-#include "common/json.h"
+#include "common/base/json.h"
+#include "common/trust/callctx.h"
 #include "policy/policy.h"
 
 #include <errno.h>

@@ -16,12 +16,12 @@
 
 #include "approver/cmd.h"
 #include "approver/sign.h"
-#include "common/db.h"
-#include "common/display.h"
-#include "common/json.h"
-#include "common/queue.h"
-#include "common/store.h"
-#include "common/retention.h"
+#include "common/base/display.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
+#include "common/store/db.h"
+#include "common/store/retention.h"
+#include "common/store/store.h"
 
 int
 ctx_folder(const struct sbx_ctx *c, char *out, unsigned long outsz)
@@ -284,7 +284,7 @@ cmd_show(struct sbx_ctx *c, int argc, char **argv)
 		}
 		print_json(o);
 	} else {
-		/* Everything the agent wrote is shown through common/display. */
+		/* Everything the agent wrote is shown through common/base/display. */
 		printf("request  %s\nstatus   %s%s\nfolder   %s\ncwd      %s\ntool     %s\n",
 		    r.id, r.status, r.is_auto ? " (auto-approved: remembered)" : "",
 		    display_tmp(folder), display_tmp(r.cwd), display_tmp(r.tool));

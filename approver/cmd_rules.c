@@ -13,12 +13,12 @@
 
 #include "approver/cmd.h"
 #include "approver/sign.h"
-#include "common/accept.h"
-#include "common/db.h"
-#include "common/display.h"
-#include "common/json.h"
-#include "common/queue.h"
-#include "common/store.h"
+#include "common/base/display.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
+#include "common/store/db.h"
+#include "common/store/store.h"
+#include "common/trust/accept.h"
 #include "policy/policy.h"
 
 static int

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "approver/cmd.h"
-#include "common/display.h"
-#include "common/util.h"
+#include "common/base/display.h"
+#include "common/base/util.h"
 
 #define MAX_WORDS 32
 #define MAX_CMD   4096

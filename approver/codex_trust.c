@@ -21,7 +21,7 @@
 #include <sodium.h>
 
 #include "approver/codex_trust.h"
-#include "common/json.h"
+#include "common/base/json.h"
 
 #define MAX_TOML        (4 * 1024 * 1024)
 #define TOML_DEPTH      16      /* key parts in one path */

@@ -23,7 +23,7 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "common/util.h"
+#include "common/base/util.h"
 
 #define CODEX_HASH_LEN 72       /* "sha256:" + 64 hex + NUL, rounded up */
 

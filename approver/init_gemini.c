@@ -17,7 +17,7 @@
 
 #include "approver/init_gemini.h"
 #include "approver/setup.h"
-#include "common/json.h"
+#include "common/base/json.h"
 
 #define MAX_TRUST (1024 * 1024)
 

@@ -12,7 +12,7 @@
 #ifndef SBX_INIT_GEMINI_H
 #define SBX_INIT_GEMINI_H
 
-#include "common/util.h"
+#include "common/base/util.h"
 
 /* Prints what it did; on failure prints what to add by hand. 0 or -1. */
 int init_gemini_trust(const char *folder);

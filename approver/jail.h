@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "common/util.h"
+#include "common/base/util.h"
 
 /* Inside the jail: the proxy's Unix socket and the private /tmp. */
 #define JAIL_PROXY_SOCKET "/tmp/.sbx-proxy.sock"

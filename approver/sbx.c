@@ -11,8 +11,8 @@
 
 #include "approver/cmd.h"
 #include "approver/cmd_policy.h"
-#include "common/display.h"
-#include "common/util.h"
+#include "common/base/display.h"
+#include "common/base/util.h"
 
 int
 sub_usage(const char *text, int help)
@@ -143,7 +143,7 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	/* Agent text is measured in terminal columns (common/display). */
+	/* Agent text is measured in terminal columns (common/base/display). */
 	display_init();
 	if (sodium_init() < 0) {
 		fprintf(stderr, "sbx: libsodium failed to initialise\n");

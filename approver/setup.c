@@ -18,8 +18,8 @@
 #include "approver/codex_trust.h"
 #include "approver/init_gemini.h"
 #include "approver/setup.h"
-#include "common/json.h"
-#include "common/queue.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
 
 #define MAX_CONFIG (4 * 1024 * 1024)
 

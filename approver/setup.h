@@ -16,7 +16,7 @@
 #include <sys/types.h>
 #include <cjson/cJSON.h>
 
-#include "common/util.h"
+#include "common/base/util.h"
 
 enum setup_kind {
 	SETUP_CLAUDE,           /* .claude/settings.json (or settings.local.json) */
@@ -44,7 +44,7 @@ int setup_add(enum setup_kind kind, const struct setup_opts *o, const char **fil
 int setup_check(enum setup_kind kind, const struct setup_opts *o, const char **file,
     struct sbx_err *err);
 
-/* A client's JSON file: file_read_nofollow (common/util.h), then the
+/* A client's JSON file: file_read_nofollow (common/base/util.h), then the
  * text as an object (1 with *root, 0 absent, or -1 with err naming the
  * line and column of what is wrong). */
 int setup_read_json(const char *path, size_t max, int flags, cJSON **root, mode_t *mode,
@@ -66,7 +66,7 @@ int setup_remove_all(const char *folder, struct sbx_err *err);
 int setup_record_trust(const char *folder, const char *kind, const char *config,
     int created_file, int added_newline, struct sbx_err *err);
 
-/* sh_quote(s, 1) (common/queue.h: quotes s for sh -c when it needs
+/* sh_quote(s, 1) (common/protocol/queue.h: quotes s for sh -c when it needs
  * quoting) into out: 0, or -1 when it does not fit. */
 int shell_quote(const char *s, char *out, size_t outsz);
 

@@ -15,7 +15,7 @@
 #include <sodium.h>
 
 #include "approver/sign.h"
-#include "common/keys.h"
+#include "common/trust/keys.h"
 
 static const char magic[] = "sbx-approver-key-v1";
 

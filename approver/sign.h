@@ -12,8 +12,8 @@
 #ifndef SBX_SIGN_H
 #define SBX_SIGN_H
 
-#include "common/queue.h"
-#include "common/util.h"
+#include "common/base/util.h"
+#include "common/protocol/queue.h"
 
 struct approver_key {
 	char name[64];

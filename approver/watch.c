@@ -27,13 +27,13 @@
 #include <unistd.h>
 
 #include "approver/cmd.h"
-#include "common/accept.h"
-#include "common/db.h"
-#include "common/display.h"
-#include "common/json.h"
-#include "common/queue.h"
-#include "common/registry.h"
-#include "common/store.h"
+#include "common/base/display.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
+#include "common/protocol/registry.h"
+#include "common/store/db.h"
+#include "common/store/store.h"
+#include "common/trust/accept.h"
 #include "policy/policy.h"
 
 #define LINE_MAX_W  1024
@@ -388,7 +388,7 @@ watch_inotify(struct watch *w)
 }
 
 /*
- * Prints s[0..len) made safe (common/display: escapes for controls,
+ * Prints s[0..len) made safe (common/base/display: escapes for controls,
  * bidi, invisible characters, bad UTF-8), cut to width terminal columns
  * at a character. Returns how many bytes of s it showed.
  */

@@ -23,13 +23,13 @@
 
 #include <sodium.h>
 
-#include "common/audit_record.h"
-#include "common/json.h"
-#include "common/queue.h"
-#include "common/redact.h"
-#include "common/store.h"
+#include "common/audit/audit_record.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
+#include "common/redact/redact.h"
+#include "common/store/store.h"
 #include "daemon/audit.h"
-#include "common/audit_index.h"
+#include "common/store/audit_index.h"
 
 #define ACTIVE "audit.jsonl"
 

@@ -2,8 +2,8 @@
  * audit.h - the folder's audit log, FOLDER/.sandbox/audit.jsonl: sbxd is
  * its only writer, and this module the only code that writes it.
  *
- * Records are hash-chained (common/audit_record.h); every string is
- * scrubbed of secrets (common/redact.h) before it is encoded. The head
+ * Records are hash-chained (common/audit/audit_record.h); every string is
+ * scrubbed of secrets (common/redact/redact.h) before it is encoded. The head
  * (sequence, hash, time) is signed with the daemon's Ed25519 key
  * regularly, at rotation and at shutdown; the signed head is kept in
  * state.db (table audit_head) and as a "checkpoint" record in the log.
@@ -28,8 +28,8 @@
 #include <sqlite3.h>
 #include <cjson/cJSON.h>
 
-#include "common/audit_record.h"
-#include "common/util.h"
+#include "common/audit/audit_record.h"
+#include "common/base/util.h"
 
 #define AUDIT_KEY_FILE      "daemon.key"    /* CONFIG/daemon.key, 0600 */
 #define AUDIT_PUB_FILE      "daemon.pub"    /* CONFIG/daemon.pub: 64 hex */

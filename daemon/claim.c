@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/json.h"
+#include "common/base/json.h"
 #include "daemon/claim.h"
 
 int

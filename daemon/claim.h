@@ -15,8 +15,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "common/queue.h"
-#include "common/util.h"
+#include "common/base/util.h"
+#include "common/protocol/queue.h"
 
 /* A validated request; strings borrowed from doc (claim_free). */
 struct claimed {

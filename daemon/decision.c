@@ -20,9 +20,9 @@
 
 #include <sodium.h>
 
-#include "common/db.h"
-#include "common/keys.h"
-#include "common/store.h"
+#include "common/store/db.h"
+#include "common/store/store.h"
+#include "common/trust/keys.h"
 #include "daemon/audit.h"
 #include "daemon/fault.h"
 #include "daemon/lifecycle.h"

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/json.h"
-#include "common/queue.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
 #include "daemon/audit.h"
 #include "daemon/folder.h"
 

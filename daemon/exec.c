@@ -24,12 +24,12 @@
 
 #include <sodium.h>
 
-#include "common/json.h"
-#include "common/queue.h"
-#include "common/redact.h"
-#include "common/result_sig.h"
-#include "common/wake.h"
-#include "common/util.h"
+#include "common/base/json.h"
+#include "common/base/util.h"
+#include "common/protocol/queue.h"
+#include "common/protocol/wake.h"
+#include "common/redact/redact.h"
+#include "common/trust/result_sig.h"
 #include "daemon/exec.h"
 
 #define KILL_GRACE_MS   5000
@@ -62,7 +62,7 @@ result_base(const char *id, const char *hash, const char *status,
 	return r;
 }
 
-/* sbxd's key: every result is signed (common/result_sig.h). */
+/* sbxd's key: every result is signed (common/trust/result_sig.h). */
 static unsigned char result_sk[64];
 static int have_result_sk;
 

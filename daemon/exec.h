@@ -45,7 +45,7 @@ struct exec_spec {
 };
 
 /* The key results are signed with (sbxd's daemon key); see
- * common/result_sig.h. Without it results are unsigned. */
+ * common/trust/result_sig.h. Without it results are unsigned. */
 void exec_set_result_key(const unsigned char sk[64]);
 
 /* Returns the executor's pid, or -1 (errno set). */
@@ -58,7 +58,7 @@ int result_write_status(int sbfd, const char *id, const char *hash,
 
 /* The same for a batch (group commit): written without a sync and
  * without waking the hook; the caller syncs the filesystem once for the
- * batch, then calls wake_poke() for each (common/wake.h). 0 or -1. */
+ * batch, then calls wake_poke() for each (common/protocol/wake.h). 0 or -1. */
 int result_write_status_deferred(int sbfd, const char *id, const char *hash,
     const char *status, const char *approver, const char *reason);
 

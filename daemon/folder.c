@@ -8,7 +8,7 @@
  *   run.c        started, opened, closed, expired, finished
  *   lifecycle.c  the (state, event) -> (state, effects) table they follow
  *   event.c      events for the audit log
- *   common/store.c  every SQL statement they run
+ *   common/store/store.c  every SQL statement they run
  *
  * Rules:
  * - MUST move bad files aside (never execute them) and keep running.
@@ -29,14 +29,14 @@
 
 #include <sodium.h>
 
-#include "common/accept.h"
-#include "common/db.h"
-#include "common/display.h"
-#include "common/json.h"
-#include "common/queue.h"
-#include "common/redact.h"
-#include "common/retention.h"
-#include "common/store.h"
+#include "common/base/display.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
+#include "common/redact/redact.h"
+#include "common/store/db.h"
+#include "common/store/retention.h"
+#include "common/store/store.h"
+#include "common/trust/accept.h"
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/folder.h"
@@ -468,7 +468,7 @@ folder_sweep(struct folder *f, const struct daemon_opts *o)
 }
 
 /*
- * Retention (common/retention.h): one bounded batch of finished, delivered
+ * Retention (common/store/retention.h): one bounded batch of finished, delivered
  * requests whose output is older than limits.keep_results_days, or the
  * oldest past limits.keep_results_mb. Nothing is pruned while the policy
  * is invalid.

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <sqlite3.h>
 
-#include "common/util.h"
+#include "common/base/util.h"
 
 #define SBX_MAX_RUNNING 64
 #define SBX_KEEP_UNDELIVERED (24 * 3600)   /* seconds a result waits in pending/ */
@@ -98,7 +98,7 @@ int folder_waiting(struct folder *f);
  */
 int folder_check(struct folder *f);
 /* When a queue path was refused since the last call because a directory
- * on it is a symlink (or not a directory: common/util.h, *_nf), says so
+ * on it is a symlink (or not a directory: common/base/util.h, *_nf), says so
  * loudly and returns 1: the caller then checks every folder
  * (folder_check), so the one whose tree was swapped stops at once. */
 int folder_refusals(void);

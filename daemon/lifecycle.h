@@ -28,7 +28,7 @@
 #ifndef SBX_LIFECYCLE_H
 #define SBX_LIFECYCLE_H
 
-#include "common/queue.h"
+#include "common/protocol/queue.h"
 
 enum life_state {
 	LS_NEW,             /* claimed (pending/ID.json), not in state.db yet */

@@ -23,12 +23,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/db.h"
-#include "common/queue.h"
-#include "common/display.h"
-#include "common/json.h"
-#include "common/redact.h"
-#include "common/store.h"
+#include "common/base/display.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
+#include "common/redact/redact.h"
+#include "common/store/db.h"
+#include "common/store/store.h"
 #include "daemon/notify.h"
 
 #define NOTIFY_MAX_FILE   (64 * 1024)

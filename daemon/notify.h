@@ -14,7 +14,7 @@
 
 #include <sqlite3.h>
 
-#include "common/util.h"
+#include "common/base/util.h"
 
 /* Reads CONFIG/notify.json (strict). 0 when absent or valid, -1 with a
  * message when invalid. */

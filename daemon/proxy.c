@@ -33,7 +33,7 @@
 
 #include <sodium.h>
 
-#include "common/queue.h"
+#include "common/protocol/queue.h"
 #include "daemon/proxy.h"
 
 static volatile sig_atomic_t stop_sig;

@@ -32,9 +32,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "common/accept.h"
-#include "common/json.h"
-#include "common/queue.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
+#include "common/trust/accept.h"
 #include "daemon/proxy.h"
 #include "hook/escalate.h"
 

@@ -20,11 +20,11 @@
 
 #include <sodium.h>
 
-#include "common/db.h"
-#include "common/json.h"
-#include "common/keys.h"
-#include "common/store.h"
-#include "common/wake.h"
+#include "common/base/json.h"
+#include "common/protocol/wake.h"
+#include "common/store/db.h"
+#include "common/store/store.h"
+#include "common/trust/keys.h"
 #include "daemon/audit.h"
 #include "daemon/claim.h"
 #include "daemon/exec.h"

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/json.h"
-#include "common/store.h"
+#include "common/base/json.h"
+#include "common/store/store.h"
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/fault.h"

@@ -15,8 +15,8 @@
 
 #include <stdint.h>
 
-#include "common/db.h"
-#include "common/queue.h"
+#include "common/protocol/queue.h"
+#include "common/store/db.h"
 #include "daemon/folder.h"
 
 struct policy_limits;

@@ -34,10 +34,10 @@
 
 #include <sodium.h>
 
-#include "common/originals.h"
-#include "common/registry.h"
-#include "common/store.h"
-#include "common/util.h"
+#include "common/base/util.h"
+#include "common/protocol/originals.h"
+#include "common/protocol/registry.h"
+#include "common/store/store.h"
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/folder.h"

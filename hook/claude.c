@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/json.h"
+#include "common/base/json.h"
 #include "hook/dialect.h"
 
 static int

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/json.h"
-#include "common/util.h"
+#include "common/base/json.h"
+#include "common/base/util.h"
 #include "hook/dialect.h"
 
 #define SBX_USER_MSG 300        /* Cursor shows user_message to the person */

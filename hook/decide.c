@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/accept.h"
-#include "common/callctx.h"
-#include "common/json.h"
-#include "common/originals.h"
-#include "common/queue.h"
-#include "common/util.h"
+#include "common/base/json.h"
+#include "common/base/util.h"
+#include "common/protocol/originals.h"
+#include "common/protocol/queue.h"
+#include "common/trust/accept.h"
+#include "common/trust/callctx.h"
 #include "hook/decide.h"
 #include "hook/escalate.h"
 #include "policy/policy.h"
@@ -94,7 +94,7 @@ allowance(const cJSON *r, const struct policy_limits *lim, struct hook_decision 
 
 /*
  * Before an allowed Write/Edit/MultiEdit/NotebookEdit changes an existing
- * file, keeps its content (common/originals.h). -1 with msg when it
+ * file, keeps its content (common/protocol/originals.h). -1 with msg when it
  * could not: the caller denies rather than lose the original.
  */
 static int

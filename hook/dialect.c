@@ -18,8 +18,8 @@
 
 #include <sodium.h>
 
-#include "common/json.h"
-#include "common/util.h"
+#include "common/base/json.h"
+#include "common/base/util.h"
 #include "hook/decide.h"
 #include "hook/dialect.h"
 

@@ -15,16 +15,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/json.h"
-#include "common/result_sig.h"
-#include "common/wake.h"
+#include "common/base/json.h"
+#include "common/protocol/wake.h"
+#include "common/trust/result_sig.h"
 #include "hook/escalate.h"
 
 /* sbxd's public key (CONFIG/daemon.pub), for results: loaded once. */
 static unsigned char daemon_pk[32];
 static int daemon_pk_state;     /* 0 not tried, 1 loaded, -1 missing */
 
-/* A result counts only when sbxd signed it (common/result_sig.h): a file
+/* A result counts only when sbxd signed it (common/trust/result_sig.h): a file
  * forged in results/ by code in the folder is never delivered. */
 static int
 result_trusted(const cJSON *doc)
@@ -236,7 +236,7 @@ result_ready(int sbfd, const char *id, const char *hash_hex)
 /*
  * Waits for results/ID.json until deadline (monotonic ms), or until no
  * sbxd serves the folder any more (*gone set): checked every second.
- * WFD is the request's wake FIFO (common/wake.h), opened before the
+ * WFD is the request's wake FIFO (common/protocol/wake.h), opened before the
  * request was dropped, or -1. A wake only makes it look again; without
  * one it looks again on a timer that backs off from 50 ms to 1 s, so a
  * forged, lost or replaced channel costs time, never a wrong answer.

@@ -13,7 +13,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "common/queue.h"
+#include "common/protocol/queue.h"
 #include "policy/policy.h"
 
 enum esc_state {

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/json.h"
-#include "common/util.h"
+#include "common/base/json.h"
+#include "common/base/util.h"
 #include "hook/dialect.h"
 
 /* Gemini's own bookkeeping tools: nothing leaves the agent through them. */

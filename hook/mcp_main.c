@@ -28,7 +28,7 @@
 
 #include <sodium.h>
 
-#include "common/util.h"
+#include "common/base/util.h"
 #include "hook/mcp.h"
 
 static int

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/json.h"
-#include "common/util.h"
+#include "common/base/json.h"
+#include "common/base/util.h"
 #include "hook/mcp.h"
 
 #define RPC_PARSE_ERROR      -32700

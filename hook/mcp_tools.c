@@ -25,10 +25,10 @@
 
 #include <sodium.h>
 
-#include "common/accept.h"
-#include "common/json.h"
-#include "common/queue.h"
-#include "common/util.h"
+#include "common/base/json.h"
+#include "common/base/util.h"
+#include "common/protocol/queue.h"
+#include "common/trust/accept.h"
 #include "hook/escalate.h"
 #include "hook/mcp.h"
 #include "policy/policy.h"

@@ -17,10 +17,10 @@
 
 #include <sodium.h>
 
-#include "common/json.h"
-#include "common/originals.h"
-#include "common/queue.h"
-#include "common/util.h"
+#include "common/base/json.h"
+#include "common/base/util.h"
+#include "common/protocol/originals.h"
+#include "common/protocol/queue.h"
 #include "hook/post.h"
 
 #define POST_MAX_STDIN  (4 * 1024 * 1024)

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/util.h"
+#include "common/base/util.h"
 #include "hook/dialect.h"
 #include "hook/post.h"
 #include "hook/session.h"

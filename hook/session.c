@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/json.h"
-#include "common/queue.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
 #include "hook/session.h"
 
 #define MAX_STDIN (1024 * 1024)

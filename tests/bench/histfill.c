@@ -23,7 +23,7 @@
 
 #include <sodium.h>
 
-#include "common/db.h"
+#include "common/store/db.h"
 #include "daemon/audit.c"
 
 struct rec {

@@ -16,8 +16,8 @@
 
 #include <sodium.h>
 
-#include "common/json.h"
-#include "common/queue.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
 
 int
 main(int argc, char **argv)

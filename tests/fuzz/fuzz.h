@@ -30,7 +30,7 @@
 #include <cjson/cJSON.h>
 #include <sodium.h>
 
-#include "common/util.h"
+#include "common/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

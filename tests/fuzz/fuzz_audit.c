@@ -1,12 +1,12 @@
 /*
- * fuzz_audit - audit record parsing (common/audit_record.c), what
+ * fuzz_audit - audit record parsing (common/audit/audit_record.c), what
  * `sbx audit verify` does with a log someone may have edited: the input
  * is a log; each line goes through audit_line_check(), the whole through
  * audit_verify() (split into two segments at a form feed, if any), and
  * JSON text through audit_checkpoint_from_json() and back.
  */
 #include "tests/fuzz/fuzz.h"
-#include "common/audit_record.h"
+#include "common/audit/audit_record.h"
 
 static unsigned char pk[32];
 

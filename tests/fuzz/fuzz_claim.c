@@ -12,7 +12,7 @@
  *   run or opened: the check refuses nothing valid.
  */
 #include "tests/fuzz/fuzz.h"
-#include "common/json.h"
+#include "common/base/json.h"
 #include "daemon/claim.c"
 
 int

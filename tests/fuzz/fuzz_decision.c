@@ -6,7 +6,7 @@
  * same decision and the same signed bytes (decision_message()).
  */
 #include "tests/fuzz/fuzz.h"
-#include "common/queue.h"
+#include "common/protocol/queue.h"
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)

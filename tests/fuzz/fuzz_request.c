@@ -1,7 +1,7 @@
 /*
  * fuzz_request - request files (.sandbox/queue/new/ID.json), written by
  * the agent side and so untrusted: the input is the document, taken
- * apart with the functions sbxd uses on it (common/queue.c): the id,
+ * apart with the functions sbxd uses on it (common/protocol/queue.c): the id,
  * the command (request_command), the request hash, the canonical input
  * (json_canonical), and whether a remembered prefix rule would cover
  * the command (prefix_covers). The hash must not depend on key order.
@@ -10,8 +10,8 @@
  * fuzzed with its own oracles by fuzz_claim.
  */
 #include "tests/fuzz/fuzz.h"
-#include "common/json.h"
-#include "common/queue.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
 
 static const char *const prefixes[] = { "git push", "npm run test", "make -C build" };
 

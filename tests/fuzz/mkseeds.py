@@ -4,7 +4,7 @@
 Seeds come from the repository's test data: command lines of
 tests/corpus/*.txt (a sample), the payload shapes of tests/integration,
 the policy examples of docs/POLICY.md, and records built the way
-common/audit_record.c builds them. Hook payloads use "cwd": "." (the
+common/audit/audit_record.c builds them. Hook payloads use "cwd": "." (the
 fuzz targets run in their temp project). Rerun it after changing it;
 the fuzzers themselves never write here.
 """
@@ -190,7 +190,7 @@ add("mcp", '[{"jsonrpc":"2.0","id":1,"method":"ping"}]')
 add("mcp", '{"jsonrpc":"2.0","id":9,"result":{}}')
 add("mcp", '{"jsonrpc":"1.0","id":{},"method":7}')
 
-# audit logs: records as common/audit_record.c encodes them
+# audit logs: records as common/audit/audit_record.c encodes them
 def canon(v):
     return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 def record(seq, prev, event, req, data):

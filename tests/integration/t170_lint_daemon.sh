@@ -50,9 +50,9 @@ rc=$?
 [ $rc -ne 0 ] && grep -q 'daemon/run.c: runs SQL itself' "$T/out"
 ok $? "a daemon/ file that runs SQL itself fails (rc $rc)"
 copy
-cp "$ROOT"/common/store.c "$ROOT"/common/db.c "$T/tree/common/"
+cp "$ROOT"/common/store/store.c "$ROOT"/common/store/db.c "$T/tree/common/"
 sh "$LINT" "$T/tree" >"$T/out" 2>&1
-ok $? "SQL in common/store.c and common/db.c passes"
+ok $? "SQL in common/store/store.c and common/store/db.c passes"
 
 # Every daemon/ function as counted by the check: none over 120 lines.
 n=$(awk 'FNR == 1 { s = 0 } /^\{/ { s = FNR } /^\}/ { if (s && FNR - s + 1 > 120) c++; s = 0 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The hook waits for its result on a per-request wake FIFO
-# (.sandbox/queue/wake/ID, common/wake.h), not on an inotify watch of
+# (.sandbox/queue/wake/ID, common/protocol/wake.h), not on an inotify watch of
 # results/. The agent can write into the folder, so the channel is only a
 # hint: a forged wake (bytes written into the FIFO, with or without a
 # forged result) never makes the hook deliver anything sbxd did not sign

@@ -82,7 +82,7 @@ sql=$(grep -ln 'sqlite3_prepare\|sqlite3_exec' common/*.c daemon/*.c approver/*.
 	2>/dev/null | grep -v '^common/\(store\|db\|retention\|audit_index\)\.c$')
 if [ -n "$sql" ]; then
 	for f in $sql; do
-		echo "$f: runs SQL itself; put the statement in common/store.c" >&2
+		echo "$f: runs SQL itself; put the statement in common/store/store.c" >&2
 	done
 	fail=1
 fi

@@ -35,19 +35,6 @@ MODULES="base redact protocol trust audit store"
 # The module of a file directly in common/ (none: the layout is one
 # directory per module).
 flat_module() { echo -; }
-# BEGIN flat-common (the layout before the split; removed by the move)
-flat_module() {
-	case ${1%.[ch]} in
-	util|buf|json|json_strict|display) echo base ;;
-	redact) echo redact ;;
-	queue|originals|registry|wake) echo protocol ;;
-	keys|accept|result_sig|result_sign|callctx) echo trust ;;
-	audit_record) echo audit ;;
-	db|audit_index|retention|store) echo store ;;
-	*) echo - ;;
-	esac
-}
-# END flat-common
 
 # unit PATH: what a file (or an included header) belongs to.
 unit() {

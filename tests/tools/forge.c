@@ -19,7 +19,7 @@
 #include <sodium.h>
 
 #include "approver/sign.h"
-#include "common/queue.h"
+#include "common/protocol/queue.h"
 
 int
 main(int argc, char **argv)

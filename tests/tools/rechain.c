@@ -15,9 +15,9 @@
 
 #include <sodium.h>
 
-#include "common/audit_record.h"
-#include "common/json.h"
-#include "common/util.h"
+#include "common/audit/audit_record.h"
+#include "common/base/json.h"
+#include "common/base/util.h"
 
 static char *
 replace_all(const char *s, const char *old, const char *new)

@@ -1,6 +1,6 @@
 /*
  * test_audit.c - unit tests for the audit record encoding and chain
- * verification (common/audit_record.c) and the writer (daemon/audit.c,
+ * verification (common/audit/audit_record.c) and the writer (daemon/audit.c,
  * included to run it against a real state.db in a temporary folder).
  */
 #include <errno.h>
@@ -11,8 +11,8 @@
 
 #include <sodium.h>
 
-#include "common/audit_record.h"
-#include "common/db.h"
+#include "common/audit/audit_record.h"
+#include "common/store/db.h"
 #include "daemon/audit.c"
 #include "tests/tap.h"
 

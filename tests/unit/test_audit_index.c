@@ -1,5 +1,5 @@
 /*
- * test_audit_index.c - common/audit_index.c on a real SQLite database: a
+ * test_audit_index.c - common/store/audit_index.c on a real SQLite database: a
  * flush writes what was noted, and nothing when nothing is new (sbxd
  * flushes once per pass of its loop: an idle sbxd must not write
  * state.db every second).
@@ -11,8 +11,8 @@
 
 #include <sqlite3.h>
 
-#include "common/audit_index.h"
-#include "common/util.h"
+#include "common/base/util.h"
+#include "common/store/audit_index.h"
 #include "tests/tap.h"
 
 int

@@ -12,9 +12,9 @@
 
 #include <sodium.h>
 
-#include "common/json.h"
-#include "common/queue.h"
-#include "common/util.h"
+#include "common/base/json.h"
+#include "common/base/util.h"
+#include "common/protocol/queue.h"
 #include "tests/tap.h"
 
 static void

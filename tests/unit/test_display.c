@@ -1,12 +1,12 @@
 /*
- * test_display.c - unit tests for common/display.c: hostile byte
+ * test_display.c - unit tests for common/base/display.c: hostile byte
  * sequences an agent could put in a command, reason, path or output
  * to make the approver's screen show something else.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/display.h"
+#include "common/base/display.h"
 #include "tests/tap.h"
 
 /* Renders s (n bytes) with flags and width; the caller frees. */

@@ -11,8 +11,8 @@
  * code signs a field the docs do not list, and when the order differs.
  * Runs from the repository root, where the tests run.
  */
-#include "common/queue.h"
-#include "common/json.h"
+#include "common/base/json.h"
+#include "common/protocol/queue.h"
 #include "tests/tap.h"
 
 #include <stdio.h>

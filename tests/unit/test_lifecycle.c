@@ -174,7 +174,7 @@ test_status(void)
 	is_str(lifecycle_event_name(LE_COUNT), "?", "no event name out of range");
 }
 
-/* req_status names and their parse, both ways (common/queue.c). */
+/* req_status names and their parse, both ways (common/protocol/queue.c). */
 static void
 test_req_status(void)
 {

@@ -1,9 +1,9 @@
 /*
  * test_netpolicy.c - network entries (host names, *.name, IP literals,
  * host:port) and the "network" tool that sbx-proxy asks about; the
- * request kinds that open instead of executing (common/queue.c).
+ * request kinds that open instead of executing (common/protocol/queue.c).
  */
-#include "common/queue.h"
+#include "common/protocol/queue.h"
 #include "policy/policy.h"
 #include "tests/tap.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_queue_protocol.c - the queue protocol's one owner (common/queue.c):
+ * test_queue_protocol.c - the queue protocol's one owner (common/protocol/queue.c):
  * queue_path() for every kind, sh_quote() through the real /bin/sh, and
  * the write intent's render/parse pair: what sbx-mcp queues, /bin/sh
  * writes, and `sbx watch` parses back, for hostile paths and contents.
@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/queue.h"
+#include "common/protocol/queue.h"
 #include "tests/tap.h"
 
 static const char *const tricky[] = {

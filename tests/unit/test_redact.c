@@ -1,11 +1,11 @@
 /*
- * test_redact.c - unit tests for common/redact.c: every kind of secret
+ * test_redact.c - unit tests for common/redact/redact.c: every kind of secret
  * it promises to catch, text it must leave alone, and JSON trees.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/redact.h"
+#include "common/redact/redact.h"
 #include "tests/tap.h"
 
 /* Redacts in and checks the result. */

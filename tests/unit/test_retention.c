@@ -1,5 +1,5 @@
 /*
- * test_retention.c - common/retention.c on a real SQLite database and a
+ * test_retention.c - common/store/retention.c on a real SQLite database and a
  * real directory: only finished, delivered requests are pruned, oldest
  * delivery first, in bounded batches, by days and by the size cap; a
  * table written by an older sbxd is upgraded and measured.
@@ -13,7 +13,7 @@
 
 #include <sqlite3.h>
 
-#include "common/retention.h"
+#include "common/store/retention.h"
 #include "tests/tap.h"
 
 static char dir[64];

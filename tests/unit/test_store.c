@@ -1,5 +1,5 @@
 /*
- * test_store.c - common/store.c on a real state.db in a temp folder:
+ * test_store.c - common/store/store.c on a real state.db in a temp folder:
  * each statement sbxd and sbx use, the constraints that make a decision
  * single-use, the audit tables, and the read-only view (it cannot write).
  */
@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/audit_record.h"
-#include "common/db.h"
-#include "common/store.c"
+#include "common/audit/audit_record.h"
+#include "common/store/db.h"
+#include "common/store/store.c"
 #include "tests/tap.h"
 
 static char dir[] = "/tmp/sbx-store.XXXXXX";

@@ -5,13 +5,13 @@
  * that must stay linear, and the policy rollback record
  * (accept_floor_read).
  */
-#include "common/json_strict.c"
+#include "common/base/json_strict.c"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/accept.h"
+#include "common/trust/accept.h"
 #include "tests/tap.h"
 
 /* The byte-by-byte definition plain_run must match. */

@@ -1,0 +1,90 @@
+/*
+ * db.h - the state database, FOLDER/.sandbox/state.db (SQLite, WAL).
+ *
+ * sbxd is its only writer (db_open with writable=1); the approver CLI
+ * opens it read-only. Status of a request:
+ *
+ *   pending -> running -> done | interrupted
+ *   pending -> approved       (kinds that open instead of executing:
+ *                              request_opens(), e.g. network)
+ *   pending -> denied | expired
+ *   (rejected: never accepted, e.g. over the rate limit or denied by policy)
+ *
+ * Strings in struct req_row are owned by the row: req_row_free().
+ */
+#ifndef SBX_DB_H
+#define SBX_DB_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "common/base/util.h"
+
+struct req_row {
+	char *id, *hash, *tool, *command, *input, *cwd, *session, *agent;
+	char *trigger, *rule, *reason, *status, *approver, *key_id, *deny_reason;
+	int64_t created, expires, decided, started, finished, duration_ms;
+	int64_t exit_code, signal;  /* exit_code -1 when none */
+	int is_auto;
+	int approvals_needed;       /* 2 under dual control */
+	char *approved_by;          /* "alice+bob": approvals so far, or NULL */
+};
+
+/* NULL with err set on failure. */
+sqlite3 *db_open(const char *folder, int writable, struct sbx_err *err);
+void db_close(sqlite3 *db);
+
+void req_row_free(struct req_row *r);
+
+/* 1 found, 0 not found, -1 error. */
+int db_get(sqlite3 *db, const char *id, struct req_row *r);
+
+/* Rows in a status ("pending"), or every row if status is NULL, newest
+ * last; at most limit (negative: all of them). *rows is an array the caller frees with
+ * db_rows_free. Returns the count or -1. */
+int db_list(sqlite3 *db, const char *status, int limit, struct req_row **rows);
+void db_rows_free(struct req_row *rows, int n);
+
+/* What a call brings to the rule check (sbxd classifies it first). */
+struct rule_query {
+	const char *hash, *tool, *command;
+	int64_t now;
+	int risk;                   /* enum policy_risk of the call now */
+	unsigned factors;           /* its POLICY_F_* bits */
+	const char *always_ask;     /* the always_ask entry it matches, or NULL */
+};
+
+enum rule_verdict {
+	RULE_COVERS, RULE_EXPIRED, RULE_OTHER_TOOL, RULE_OTHER_CALL, RULE_NOT_PREFIX,
+	RULE_ALWAYS_ASK, RULE_RISK_ABOVE, RULE_NEW_FACTOR,
+};
+
+/* One rule as judged for a call (strings borrowed for the callback). */
+struct rule_info {
+	int64_t id;
+	const char *scope, *match, *approver;
+	int risk;                   /* the risk it was approved at */
+	unsigned factors;           /* the factors the approved call had */
+	enum rule_verdict verdict;
+};
+
+/*
+ * The remembered rule that approves this call now: an exact rule for its
+ * hash, else the longest prefix rule that covers the command (see
+ * prefix_covers); in both cases only when the call is not on the
+ * always_ask list, its risk is not above the rule's and it has no factor
+ * the rule's approved call lacked. A rule never widens. Returns the rule
+ * id and *approver (caller frees), or 0. explain (may be NULL) hears
+ * every rule with its verdict, in the order they are tried.
+ */
+int64_t db_rule_match(sqlite3 *db, const struct rule_query *q, char **approver,
+    void (*explain)(void *ctx, const struct rule_info *ri), void *ctx);
+
+/* "covers it", "expired", ... for a verdict (static storage). */
+const char *db_rule_verdict_text(enum rule_verdict v);
+
+/* The shortest prefix of id, at least min digits, that names no other
+ * request in the database: what a human can type to `sbx approve`. */
+int db_unique_prefix(sqlite3 *db, const char *id, int min);
+
+#endif
