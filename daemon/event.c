@@ -42,7 +42,7 @@ event_from(struct folder *f, const char *box, const char *name)
 		{ "path", cJSON_String }, { "before", cJSON_String }, { "after", cJSON_String },
 		{ "command", cJSON_String }, { "exit_code", cJSON_Number },
 		{ "interrupted", cJSON_True | cJSON_False }, { "error", cJSON_String },
-		{ NULL, 0 },
+		{ "input_error", cJSON_String }, { NULL, 0 },
 	};
 	/* sbx-proxy: one per connection, allowed or not. */
 	static const struct event_key net_keys[] = {

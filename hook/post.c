@@ -200,7 +200,8 @@ hook_post(void)
 	const char *event, *cwd_in, *envdir;
 	cJSON *payload = NULL, *ev = NULL;
 	struct sbx_err err;
-	char *text;
+	enum json_bad bad = JSON_OK;
+	char *text, why[128] = "";
 	size_t len;
 	int sbfd = -1;
 
@@ -210,7 +211,13 @@ hook_post(void)
 		return answer();
 	if (!(text = fd_read_all(STDIN_FILENO, POST_MAX_STDIN, &len)))
 		return answer();
-	payload = cJSON_ParseWithLength(text, len);
+	/* Strict like every input sbx reads. A report that is JSON but not
+	 * strict (a duplicate key, a control byte) is still recorded, as cJSON
+	 * reads it, and marked: the tool already ran, so dropping its record
+	 * would lose it. Not JSON at all: nothing to record. */
+	payload = json_parse_strict(text, len, &bad, why, sizeof(why));
+	if (!payload && bad == JSON_BAD_STRICT)
+		payload = cJSON_ParseWithLength(text, len);
 	free(text);
 	event = json_str(payload, "hook_event_name");
 	if (!cJSON_IsObject(payload) || !event || strcmp(event, "PostToolUse") != 0)
@@ -224,6 +231,8 @@ hook_post(void)
 		goto out;
 	if ((sbfd = sandbox_open(folder, &err)) < 0 || !(ev = event_of(sbfd, payload, cwd)))
 		goto out;
+	if (bad == JSON_BAD_STRICT)
+		add_text(ev, "input_error", why);
 	if (!(text = json_print_line(ev)))
 		goto out;
 	randombytes_buf(rnd, sizeof(rnd));
