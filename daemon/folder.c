@@ -295,8 +295,14 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 	char from[SBX_QUEUE_PATH_MAX], to[SBX_QUEUE_PATH_MAX], res[SBX_QUEUE_PATH_MAX];
 	char rcpt[SBX_QUEUE_PATH_MAX];
 	struct stat st;
-	int delivered;
+	int delivered, i;
 
+	/* The hook answers as soon as the result is durable, which can be
+	 * before sbxd reaps the executor: the move then waits for the reap
+	 * (folder_reaped), so the log reads exec_finished, result_delivered. */
+	for (i = 0; i < SBX_MAX_RUNNING; i++)
+		if (f->run[i].pid && !strcmp(f->run[i].id, id))
+			return 0;
 	/* No result yet: it cannot be due before a day from now. */
 	snprintf(res, sizeof(res), "%s", queue_path(QP_RESULT, id).s);
 	if (fstatat_nf(f->sbfd, res, &st) < 0)
@@ -445,7 +451,7 @@ folder_delivered(struct folder *f, const char *name)
 	/* A receipt for a request still in pending/: move it to done/ now. */
 	if (!valid_id(name))
 		return;
-	if (faccessat(f->sbfd, queue_path(QP_PENDING, name).s, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+	if (exists_nf(f->sbfd, queue_path(QP_PENDING, name).s))
 		(void)sweep_one(f, name, now_ms() / 1000);
 }
 

@@ -377,8 +377,16 @@ folder_reaped(struct folder *f, pid_t pid)
 			continue;
 		f->run[i].pid = 0;
 		FAULT("reaped");
-		if (!f->dead)
+		if (!f->dead) {
 			run_record(f, f->run[i].id);
+			/* Its receipt may have come first (folder_delivered);
+			 * else the sweep looks at it when it is due unclaimed. */
+			if (exists_nf(f->sbfd, queue_path(QP_DELIVERED, f->run[i].id).s))
+				folder_delivered(f, f->run[i].id);
+			else if (!f->due_sweep ||
+			    now_ms() / 1000 + SBX_KEEP_UNDELIVERED < f->due_sweep)
+				f->due_sweep = now_ms() / 1000 + SBX_KEEP_UNDELIVERED;
+		}
 		return 1;
 	}
 	return 0;
