@@ -44,7 +44,6 @@ endif
 LIB_JSON   = -lcjson
 LIB_SODIUM = -lsodium
 LIB_SQLITE = -lsqlite3
-LIB_INOTIFY = -linotifytools
 LIB_SECCOMP = -lseccomp
 
 # common/ is one directory per module (docs/ARCHITECTURE.md).
@@ -113,7 +112,7 @@ $(BIN)/sbx-jail-init: $(BUILD)/hook/jail_init.o
 
 $(BIN)/sbxd: $(call obj,$(DAEMON_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY) -lm
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) -lm
 
 $(BIN)/sbx-proxy: $(call obj,$(PROXY_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
@@ -128,7 +127,7 @@ $(BIN)/sbx: $(call obj,$(APPR_SRC)) $(LIBSBX)
 $(BUILD)/tests/%: tests/unit/%.c $(LIBSBX) $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -MMD -MP -o $@ $< $(LIBSBX) \
-		$(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY) -lm
+		$(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) -lm
 
 # Test-only tools (not run as tests): forge signs arbitrary decisions.
 $(BUILD)/tests/tools/forge: tests/tools/forge.c $(BUILD)/approver/sign.o $(LIBSBX)
@@ -149,7 +148,7 @@ $(BUILD)/faults/%.o: %.c $(DEPS_STAMP)
 
 $(BUILD)/tests/tools/sbxd-faults: $(FAULT_OBJ) $(LIBSBX)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) $(LIB_INOTIFY) -lm
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) $(LIB_SQLITE) -lm
 
 # reqgen (tests/bench) stages a burst of valid requests (t182, t183).
 $(BUILD)/tests/tools/reqgen: tests/bench/reqgen.c $(LIBSBX) $(DEPS_STAMP)

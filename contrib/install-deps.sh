@@ -33,7 +33,6 @@ for target in "$@"; do
 		have_pc libcjson || add libcjson-dev
 		have_pc libsodium || add libsodium-dev
 		have_pc sqlite3 || add libsqlite3-dev
-		have_hdr inotifytools/inotifytools.h || add libinotifytools0-dev
 		have_pc libseccomp || add libseccomp-dev	# sbx-jail-init
 		;;
 	test)
