@@ -439,6 +439,8 @@ serve(int fi, struct daemon_opts *o)
 
 	if (watch_folder(fi) < 0)
 		return -1;
+	/* served_add() may have moved the array (realloc): point at it again. */
+	o->lock_fds = lock_fds;
 	o->n_lock_fds = nsv;
 	folder_recover(f, o);
 	folder_start_waiting(f, o);
@@ -550,6 +552,8 @@ reload(int all, const char *config, struct audit_key *akey, const struct audit_o
 			logf_folder(f, "SIGHUP: cannot watch %s/.sandbox: %s (check "
 			    "fs.inotify.max_user_watches); not served", f->path, strerror(errno));
 			unserve_last();
+			o->lock_fds = lock_fds;
+			o->n_lock_fds = nsv;
 			continue;
 		}
 		logf_folder(f, "serving (config %s; added on SIGHUP)", config);
