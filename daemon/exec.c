@@ -94,7 +94,10 @@ result_move_forged(int sbfd, const char *id, const char *dst)
 	if ((text = read_daemon_file(sbfd, dst, SBX_MAX_RESULT, &len, &err)))
 		doc = cJSON_ParseWithLength(text, len);
 	free(text);
-	ours = doc && result_sig_ok(doc, pk);
+	/* Ours: signed by sbxd, and for this request (a signed result of
+	 * another request copied here is a forgery too). */
+	ours = doc && result_sig_ok(doc, pk) && json_str(doc, "id") &&
+	    strcmp(json_str(doc, "id"), id) == 0;
 	cJSON_Delete(doc);
 	if (ours)
 		return 0;
@@ -115,7 +118,7 @@ exec_result_failures(void)
 }
 
 /* DEFER: no fsync and no wake; the caller makes the batch durable
- * (syncfs) and then wakes each request (wake_poke). */
+ * (request.c, sync_results) and then wakes each request (wake_poke). */
 static int
 result_write_how(int sbfd, const char *id, cJSON *r, int defer)
 {

@@ -13,6 +13,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +312,41 @@ arrival_closing(const struct arrival *a)
 {
 	return a->status == REQ_REJECTED || a->status == REQ_APPROVED;
 }
+/* The results a batch wrote without a sync (result_write_status_deferred)
+ * made durable: each file's data, then results/ once. Not syncfs(2):
+ * that writes back the whole filesystem, which the agent can fill with
+ * dirty pages to stall sbxd. 0, or -1 with errno from the first failure. */
+static int
+sync_results(struct folder *f, const struct batch *b)
+{
+	int fd, rc = 0, e = 0;
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		if (!arrival_closing(&b->item[i]))
+			continue;
+		fd = openat_nf(f->sbfd, queue_path(QP_RESULT, b->item[i].c.id).s,
+		    O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+		if (fd < 0 || fdatasync(fd) < 0) {
+			if (!e)
+				e = errno;
+			rc = -1;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	fd = openat_nf(f->sbfd, "results", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	if (fd < 0 || fsync(fd) < 0) {
+		if (!e)
+			e = errno;
+		rc = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	return rc;
+}
+
 
 /* Ends a batch: one commit, the records with one audit sync, the results
  * of those that will not run with one filesystem sync, then the wakes and
@@ -369,7 +405,7 @@ batch_end(struct folder *f, const struct daemon_opts *o, struct batch *b)
 				logf_folder(f, "request %s: cannot write its result: %s", a->c.id,
 				    strerror(errno));
 		}
-		if (syncfs(f->sbfd) < 0)
+		if (sync_results(f, b) < 0)
 			logf_folder(f, "cannot sync the results of %zu requests: %s", closing,
 			    strerror(errno));
 		for (i = 0; i < b->n; i++)
