@@ -109,6 +109,12 @@ store_rollback(sqlite3 *db)
 int
 store_savepoint(sqlite3 *db)
 {
+	/* Outside a transaction a savepoint would begin one, and its release
+	 * commit it alone: after SQLite rolled the batch back by itself
+	 * (SQLITE_FULL, IOERR, NOMEM), the batch's later requests must fail
+	 * with it, never be committed one by one. */
+	if (sqlite3_get_autocommit(db))
+		return -1;
 	return sqlite3_exec(db, "SAVEPOINT request", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
