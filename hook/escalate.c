@@ -38,7 +38,7 @@ result_trusted(const cJSON *doc)
 }
 
 /* Reads DIR/ID.json (DIR relative to the sandbox fd) and returns it if
- * its "hash" is the given one (and, for results/, sbxd signed it). */
+ * its "hash" is the given one (and, for results/, sbxd signed it for ID). */
 static cJSON *
 load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
 {
@@ -57,7 +57,8 @@ load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
 	free(text);
 	h = json_str(doc, "hash");
 	if (!h || strcmp(h, hash_hex) != 0 ||
-	    (strcmp(dir, "results") == 0 && !result_trusted(doc))) {
+	    (strcmp(dir, "results") == 0 && (!result_trusted(doc) || !json_str(doc, "id") ||
+	    strcmp(json_str(doc, "id"), id) != 0))) {
 		cJSON_Delete(doc);
 		return NULL;
 	}
@@ -223,9 +224,11 @@ result_ready(int sbfd, const char *id, const char *hash_hex)
 		return NULL;
 	doc = cJSON_ParseWithLength(text, len);
 	free(text);
-	/* Bound to this request and signed by sbxd, or not a result: sbxd
-	 * replaces a forged one and the wait goes on. */
+	/* Bound to this request (its id and hash) and signed by sbxd, or not
+	 * a result: sbxd replaces a forged one and the wait goes on. A signed
+	 * result of another request, copied here, names that request. */
 	if (doc && (!json_str(doc, "hash") || strcmp(json_str(doc, "hash"), hash_hex) != 0 ||
+	    !json_str(doc, "id") || strcmp(json_str(doc, "id"), id) != 0 ||
 	    !result_trusted(doc))) {
 		cJSON_Delete(doc);
 		doc = NULL;
