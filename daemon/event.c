@@ -130,9 +130,13 @@ event_from(struct folder *f, const char *box, const char *name)
 		/* The agent's clock, not ours: kept under its own name. */
 		cJSON_AddItemToObject(data, "agent_time", c);
 	}
+	/* Not written (a full disk): the file stays, read again on the next
+	 * rescan or start, so the record is late, never lost. */
 	if (audit_append(f->audit, kind, json_str(doc, "request"), json_str(doc, "session_id"),
-	    is_net ? "proxy" : "hook", data) < 0)
-		logf_folder(f, "cannot write an audit record for event %s", name);
+	    is_net ? "proxy" : "hook", data) < 0) {
+		logf_folder(f, "cannot write an audit record for event %s: kept in %s", name, box);
+		goto out;
+	}
 	if (unlinkat_nf(f->sbfd, path, 0) < 0)
 		logf_folder(f, "cannot remove %s: %s", path, strerror(errno));
 out:
