@@ -89,6 +89,15 @@ ok $? "a request is pending while the log is full"
 "$SBX" -C "$FOLDER" approve "$b" >/dev/null
 wait_for 10 grep -q "request $b: approved, NOT started" "$T/sbxd.log"
 ok $? "sbxd refuses to start it and says why"
+# An agent event (PostToolUse) whose record cannot be written: its file
+# stays in queue/events, to be recorded later, never dropped.
+jq -cn --arg cwd "$FOLDER" '{session_id: "s-full", cwd: $cwd, hook_event_name: "PostToolUse",
+	tool_name: "Bash", tool_input: {command: "true"}, tool_response: {}, tool_use_id: "t-full"}' |
+	CLAUDE_PROJECT_DIR="$FOLDER" "$HOOK" post >/dev/null
+wait_for 10 grep -q "cannot write an audit record for event" "$T/sbxd.log"
+ok $? "an agent event that cannot be logged: sbxd says so"
+ls "$FOLDER/.sandbox/queue/events/" | grep -q '\.json$'
+ok $? "and keeps its file"
 sleep 2
 is "$(runs)" "1" "the command did not run while its approval could not be logged"
 [ ! -e "$FOLDER/.sandbox/results/$b.json" ]
@@ -111,5 +120,9 @@ is "$(records "$b" | sed 's/exec_started.*/exec_started/')" "request_received de
 # Intents go from state.db once the log is synced (within a second).
 wait_for 5 bash -c "[ \"\$($SBX -C $FOLDER audit verify --json 2>/dev/null | jq -r .waiting_intents)\" = 0 ]"
 ok $? "no intent is left waiting"
+stop_daemon
+start_daemon
+wait_for 10 grep -q '"s-full"' "$FOLDER/.sandbox/audit.jsonl"
+ok $? "the kept event is recorded on the next start"
 
 done_testing

@@ -166,6 +166,14 @@ main(void)
 	ok(store_begin(db) == 0 && store_nonce_use(db, "n2", "x", 1) == 1, "in a transaction");
 	store_rollback(db);
 	is_int(store_nonce_use(db, "n2", "x", 1), 1, "a rolled back consumption is undone");
+	/* Group commit: a savepoint only inside the batch's transaction. One
+	 * outside it would begin a transaction its release commits alone. */
+	is_int(store_savepoint(db), -1, "no savepoint outside a transaction");
+	ok(store_begin(db) == 0 && store_savepoint(db) == 0 && store_release(db) == 0 &&
+	    store_commit(db) == 0, "a savepoint inside one, released, committed");
+	ok(store_begin(db) == 0, "a batch begins");
+	store_rollback(db);   /* as SQLite does by itself on SQLITE_FULL */
+	is_int(store_savepoint(db), -1, "after the batch is rolled back, the next request fails too");
 	/* The statement helper reads exactly one argument per parameter. */
 	is_int(run(db, "DELETE FROM nonces WHERE nonce = ? AND used = ?", "t", "n2"), -1,
 	    "fewer letters than parameters: refused, nothing read");
