@@ -312,37 +312,39 @@ arrival_closing(const struct arrival *a)
 {
 	return a->status == REQ_REJECTED || a->status == REQ_APPROVED;
 }
+/* Syncs PATH (below .sandbox, never through a symlink): 0, or -1. */
+static int
+sync_at(struct folder *f, const char *path, int flags)
+{
+	int fd = openat_nf(f->sbfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags, 0);
+	int rc = fd >= 0 && fsync(fd) == 0 ? 0 : -1, e = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	return rc;
+}
+
 /* The results a batch wrote without a sync (result_write_status_deferred)
- * made durable: each file's data, then results/ once. Not syncfs(2):
- * that writes back the whole filesystem, which the agent can fill with
- * dirty pages to stall sbxd. 0, or -1 with errno from the first failure. */
+ * made durable: each file, then results/ once. Not syncfs(2): that
+ * writes back the whole filesystem, which the agent can fill with dirty
+ * pages to stall sbxd. 0, or -1 with errno from the first failure. */
 static int
 sync_results(struct folder *f, const struct batch *b)
 {
-	int fd, rc = 0, e = 0;
+	int rc = 0, e = 0;
 	size_t i;
 
-	for (i = 0; i < b->n; i++) {
-		if (!arrival_closing(&b->item[i]))
-			continue;
-		fd = openat_nf(f->sbfd, queue_path(QP_RESULT, b->item[i].c.id).s,
-		    O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
-		if (fd < 0 || fdatasync(fd) < 0) {
-			if (!e)
-				e = errno;
+	for (i = 0; i < b->n; i++)
+		if (arrival_closing(&b->item[i]) &&
+		    sync_at(f, queue_path(QP_RESULT, b->item[i].c.id).s, 0) < 0 && !rc) {
 			rc = -1;
-		}
-		if (fd >= 0)
-			close(fd);
-	}
-	fd = openat_nf(f->sbfd, "results", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-	if (fd < 0 || fsync(fd) < 0) {
-		if (!e)
 			e = errno;
+		}
+	if (sync_at(f, "results", O_DIRECTORY) < 0 && !rc) {
 		rc = -1;
+		e = errno;
 	}
-	if (fd >= 0)
-		close(fd);
 	errno = e;
 	return rc;
 }
