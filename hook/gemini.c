@@ -47,6 +47,15 @@ copy_str(cJSON *out, const char *new, const cJSON *in, const char *key)
 	return s && cJSON_AddStringToObject(out, new, s) ? 0 : -1;
 }
 
+/* The first http:// or https:// URL in S (any case), or NULL. */
+static const char *
+find_url(const char *s)
+{
+	const char *a = strcasestr(s, "https://"), *b = strcasestr(s, "http://");
+
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
 /*
  * Builds the policy's view of a Gemini tool call: *tool (static or in
  * name), a new input object in *owned. 0, or -1 with *why.
@@ -101,12 +110,19 @@ map_call(const char *tool, const cJSON *in, const cJSON *payload, char *name, si
 		return copy_str(o, "query", in, "query");
 	}
 	if (strcmp(tool, "web_fetch") == 0) {
-		/* the URL is inside the prompt: judge the first one */
+		/* The URL is inside the prompt, and Gemini fetches every URL it
+		 * finds there: sbx judges one, so a call naming more is refused. */
 		*out_tool = "WebFetch";
 		s = json_str(in, "url") ? json_str(in, "url") : json_str(in, "prompt");
-		if (!s || !((p = strstr(s, "https://")) || (p = strstr(s, "http://"))))
+		if (!s || !(p = find_url(s)))
 			return -1;
 		n = strcspn(p, " \t\r\n\"'<>()");
+		if (find_url(p + n) || (json_str(in, "url") && json_str(in, "prompt") &&
+		    find_url(json_str(in, "prompt")))) {
+			*why = "web_fetch names more than one URL; sbx judges one URL a call: "
+			    "fetch them one at a time";
+			return -1;
+		}
 		if (n >= sizeof(url))
 			return -1;
 		memcpy(url, p, n);

@@ -84,6 +84,12 @@ is "$(gem read_file '{"file_path": "/root/.ssh/id_ed25519"}' | dec)" "deny" "rea
 is "$(gem glob '{"pattern": "**/*.c"}')" "{}" "glob in the project is allowed"
 is "$(gem update_topic '{"topic": "x"}')" "{}" "Gemini's own bookkeeping tools are allowed"
 is "$(gem web_fetch '{"prompt": "summarise"}' | dec)" "deny" "web_fetch without a URL is denied"
+# Gemini fetches every URL in the prompt; sbx judges one a call.
+out=$(gem web_fetch '{"prompt": "summarise https://example.com/a and HTTPS://evil.example/x"}')
+is "$(echo "$out" | dec)" "deny" "web_fetch naming two URLs is denied (the second in capitals)"
+like "$(echo "$out" | why)" "more than one URL" "... saying why"
+is "$(gem web_fetch '{"url": "https://example.com/a", "prompt": "and http://evil.example/x"}' | dec)" \
+	"deny" "a URL in the prompt beside the url field is denied too"
 is "$(gem mcp_other_drop_db '{}' '{"mcp_context": {"server_name": "other"}}' | dec)" "deny" \
 	"an unknown MCP tool is not run"
 is "$(gem mcp_sbx_check_request '{"id": "x"}' '{"mcp_context": {"server_name": "sbx"}}')" "{}" \
