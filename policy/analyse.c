@@ -582,6 +582,7 @@ void
 an_remember_var(struct ev *ev, const struct sh_word *w)
 {
 	const char *eq = strchr(w->s, '=');
+	char value[sizeof(ev->vars[0].value)];
 	struct sh_word val;
 	struct ev_var *slot = NULL;
 	size_t n;
@@ -611,8 +612,11 @@ an_remember_var(struct ev *ev, const struct sh_word *w)
 	val.len = strlen(val.s);
 	val.flags &= ~(unsigned)SH_W_ASSIGN;
 	ev->in_assign = 1;      /* NAME=$x: no splitting, no globbing */
-	r = an_word_path(ev, &val, slot->value, sizeof(slot->value));
+	/* Into a copy first: the value may name the variable itself (f=$f/x),
+	 * whose old value is read while the new one is built. */
+	r = an_word_path(ev, &val, value, sizeof(value));
 	ev->in_assign = 0;
+	memcpy(slot->value, value, sizeof(slot->value));
 	slot->known = r == 1 && w->s[(size_t)(eq - w->s) - 1] != '+';
 	if (r == 0)
 		slot->known = 0;

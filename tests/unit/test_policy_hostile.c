@@ -168,6 +168,10 @@ main(void)
 		free(s);
 		not_allowed("rm of a 1 MiB path", c);
 	}
+	/* A variable assigned from itself: its old value is read while the
+	 * new one is built (fuzz_bash found the overlap; ASan checks it). */
+	verdict_any("f=$f self-assignment", strdup("f=abcdefgh; f=xy$f; f=$f$f$f; echo \"$f\""));
+	not_allowed("self-assignment to a path outside", strdup("d=/etc; d=$d/../etc$d; rm -rf \"$d\""));
 	/* invalid UTF-8 and control bytes */
 	not_allowed("invalid UTF-8 name", strdup("\xff\xfe\xfd -rf /"));
 	verdict_any("invalid UTF-8 argument", strdup("echo \xc3\x28 \xa0\xa1"));
