@@ -11,31 +11,44 @@
 #include "common/store/db.h"
 #include "common/store/store.h"
 
-/* Runs one statement with text (t, NULL allowed) and integer (i)
- * arguments given by a format like "ttii": rows changed, -2 on a
- * constraint, -1 on another error. */
-static int
-run(sqlite3 *db, const char *sql, const char *types, ...)
+/* SQL prepared, with one text (t, NULL allowed) or integer (i) argument
+ * from AP per letter of types; NULL on error, or when the letters do not
+ * match the statement's parameters (then nothing is read from AP). */
+static sqlite3_stmt *
+prepare_bound(sqlite3 *db, const char *sql, const char *types, va_list ap)
 {
 	sqlite3_stmt *st;
-	va_list ap;
-	int i, rc;
+	int i;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	/* One letter per parameter, or nothing is read from the list. */
+		return NULL;
 	if ((size_t)sqlite3_bind_parameter_count(st) != strlen(types)) {
 		sqlite3_finalize(st);
-		return -1;
+		return NULL;
 	}
-	va_start(ap, types);
 	for (i = 0; types[i]; i++) {
 		if (types[i] == 't')
 			sqlite3_bind_text(st, i + 1, va_arg(ap, const char *), -1, SQLITE_TRANSIENT);
 		else
 			sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t));
 	}
+	return st;
+}
+
+/* Runs SQL with its arguments (prepare_bound): rows changed, -2 on a
+ * constraint, -1 on another error. */
+static int
+run(sqlite3 *db, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+	int rc;
+
+	va_start(ap, types);
+	st = prepare_bound(db, sql, types, ap);
 	va_end(ap);
+	if (!st)
+		return -1;
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -43,32 +56,21 @@ run(sqlite3 *db, const char *sql, const char *types, ...)
 	return sqlite3_changes(db);
 }
 
-/* The first column of the first row as an integer, with one text (t)
- * or integer (i) argument per letter of types; -1 on error, def when
- * there is no row. */
+/* The first column of the first row as an integer (arguments as for
+ * prepare_bound); -1 on error, def when there is no row. */
 static int64_t
 one(sqlite3 *db, const char *sql, int64_t def, const char *types, ...)
 {
 	sqlite3_stmt *st;
 	va_list ap;
 	int64_t v = def;
-	int i, rc;
+	int rc;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	/* One letter per parameter, or nothing is read from the list. */
-	if ((size_t)sqlite3_bind_parameter_count(st) != strlen(types)) {
-		sqlite3_finalize(st);
-		return -1;
-	}
 	va_start(ap, types);
-	for (i = 0; types[i]; i++) {
-		if (types[i] == 't')
-			sqlite3_bind_text(st, i + 1, va_arg(ap, const char *), -1, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t));
-	}
+	st = prepare_bound(db, sql, types, ap);
 	va_end(ap);
+	if (!st)
+		return -1;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		v = sqlite3_column_int64(st, 0);
