@@ -77,22 +77,38 @@ cgroup_set_max(const char *dir, int max)
 }
 
 int
+cgroup_name(const char *name, char *dir, size_t dirsz)
+{
+	int i;
+
+	for (i = 0; bases[i]; i++)
+		if (base_writable(bases[i]))
+			return xsnprintf(dir, dirsz, "%s/sbx-%s", bases[i], name) < 0 ? -1 : 0;
+	return -1;
+}
+
+int
+cgroup_create(const char *dir, int max)
+{
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -1;
+	if (cgroup_set_max(dir, max) < 0) {
+		rmdir(dir);
+		return -1;
+	}
+	return 0;
+}
+
+int
 cgroup_make(const char *name, int max, char *dir, size_t dirsz)
 {
 	int i;
 
-	for (i = 0; bases[i]; i++) {
-		if (!base_writable(bases[i]) ||
-		    xsnprintf(dir, dirsz, "%s/sbx-%s", bases[i], name) < 0)
-			continue;
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			continue;
-		if (cgroup_set_max(dir, max) < 0) {
-			rmdir(dir);
-			continue;
-		}
-		return 0;
-	}
+	for (i = 0; bases[i]; i++)
+		if (base_writable(bases[i]) &&
+		    xsnprintf(dir, dirsz, "%s/sbx-%s", bases[i], name) >= 0 &&
+		    cgroup_create(dir, max) == 0)
+			return 0;
 	if (dirsz)
 		dir[0] = '\0';
 	return -1;

@@ -24,6 +24,14 @@ int cgroup_available(void);
  * 0, or -1 (dir emptied) when sbxd may not make one. */
 int cgroup_make(const char *name, int max, char *dir, size_t dirsz);
 
+/* The path cgroup_make would try first, made by nobody yet. 0 or -1. */
+int cgroup_name(const char *name, char *dir, size_t dirsz);
+
+/* Makes dir (a path from cgroup_name) with pids.max = max. 0 or -1.
+ * Like every cgroup change, waits while another process moves into a
+ * cgroup anywhere: sbxd leaves it to its spare executor. */
+int cgroup_create(const char *dir, int max);
+
 /* Sets pids.max (max <= 0: "max", no limit). 0 or -1. */
 int cgroup_set_max(const char *dir, int max);
 

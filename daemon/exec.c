@@ -663,8 +663,8 @@ executor(const struct exec_spec *s, pid_t daemon)
  * waits for an RCU grace period (6 ms and more with cgroup v1), and
  * starting two processes costs too: a spare does both ahead of time,
  * while nothing waits. sbxd forks the spare executor E when it has none
- * (exec_spare_keep); E forks its child C, which joins a fresh cgroup
- * (pids.max 1 meanwhile), says ready and waits. To start a run, sbxd
+ * (exec_spare_keep); E makes a fresh cgroup (pids.max 1 meanwhile) and
+ * forks its child C, which joins it, says ready and waits. To start a run, sbxd
  * sends E the run (a sealed memfd) and the folder's .sandbox fd; E
  * answers "taken" before anything else, checks that C is alive, not
  * stopped and alone in its cgroup, sets the run's pids.max and hands C
@@ -964,7 +964,7 @@ spare_wait_ready(int csock, int ms)
 }
 
 /* E, the spare executor: sock is its end of sbxd's socket, cgdir the
- * cgroup sbxd made for it ("" without one). Never returns. */
+ * cgroup it makes ("" without one). Never returns. */
 static void
 spare_main(int sock, pid_t daemon, const char *cgdir)
 {
@@ -986,7 +986,8 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 	sock = 3;
 	closefrom(4);
 	fcntl(sock, F_SETFD, FD_CLOEXEC);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cs) < 0 ||
+	if ((c.cgdir[0] && cgroup_create(c.cgdir, 1) < 0) ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cs) < 0 ||
 	    pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0 ||
 	    (c.pid = cgroup_fork(c.cgdir, &joined)) < 0) {
 		c.pid = 0;
@@ -1100,14 +1101,13 @@ exec_spare_keep(void)
 		return;
 	spare.next_ms = mono_ms() + SPARE_RETRY_MS;
 	snprintf(name, sizeof(name), "spare-%ld-%u", (long)daemon, spare.n++);
-	/* Where sbxd may make cgroups, a spare has one, or there is none. */
+	/* Where sbxd may make cgroups, a spare has one (the spare makes it:
+	 * never sbxd, whom a concurrent move elsewhere would hold up). */
 	spare.cgdir[0] = '\0';
-	if (cgroup_available() && cgroup_make(name, 1, spare.cgdir, sizeof(spare.cgdir)) < 0)
+	if (cgroup_available() && cgroup_name(name, spare.cgdir, sizeof(spare.cgdir)) < 0)
 		return;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		cgroup_drop(spare.cgdir);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return;
-	}
 	if ((pid = fork()) == 0) {
 		close(sv[0]);
 		spare_main(sv[1], daemon, spare.cgdir);
@@ -1115,7 +1115,6 @@ exec_spare_keep(void)
 	close(sv[1]);
 	if (pid < 0) {
 		close(sv[0]);
-		cgroup_drop(spare.cgdir);
 		return;
 	}
 	spare.pid = pid;
