@@ -268,6 +268,15 @@ ask_flow(struct mcp_server *s, const struct ask *a)
 	if (eo.state == ESC_RESULT) {
 		r = finished(eo.result, s->folder, 1);
 		cJSON_Delete(eo.result);
+	} else if (eo.state == ESC_TAKEN) {
+		char text[1400];
+
+		/* Another identical call waited on it too and got its result. */
+		snprintf(text, sizeof(text), "sbx: request %s finished (%s)%s%s. Its result was "
+		    "not handed back here; call check_request with {\"id\": \"%s\"} to read it. "
+		    "Do not run it again.", eo.id, eo.status, eo.msg[0] ? ", but " : " and was "
+		    "handed to another identical call that waited on it too", eo.msg, eo.id);
+		r = tool_result(text, 0);
 	} else if (eo.state == ESC_PENDING) {
 		char text[1400];
 
