@@ -107,11 +107,18 @@ folder_open(struct folder *f, const char *path, const char *config,
 	    errno == EWOULDBLOCK && n < 20; n++)
 		usleep(10000);
 	if (!locked) {
+		char why[200];
+		long stopped = sbxd_stopped_fd(f->lockfd, why, sizeof(why));
+
 		n = pread(f->lockfd, pidbuf, sizeof(pidbuf) - 1, 0);
 		pidbuf[n > 0 ? n : 0] = '\0';
 		pidbuf[strcspn(pidbuf, "\n")] = '\0';
-		err_set(err, "%s is already served by another sbxd (pid %s); stop it first",
-		    f->path, *pidbuf ? pidbuf : "unknown");
+		if (stopped > 0)
+			err_set(err, "%s is held by sbxd pid %ld, which stopped serving it (%s) "
+			    "and still runs; stop that sbxd first", f->path, stopped, why);
+		else
+			err_set(err, "%s is already served by another sbxd (pid %s); stop it first",
+			    f->path, *pidbuf ? pidbuf : "unknown");
 		goto fail;
 	}
 	n = snprintf(pidbuf, sizeof(pidbuf), "%ld\n", (long)getpid());
@@ -213,6 +220,12 @@ folder_check(struct folder *f)
 	    "rm or mv?). sbxd no longer reads or writes it, so requests there are not "
 	    "processed and their records are not kept. Check it (`sbx doctor`), restore "
 	    "or re-run `sbx init`, then restart sbxd.", why);
+	/* Its hooks answer at once instead of waiting for an sbxd that no
+	 * longer serves them (the lock they test goes, with the reason); no
+	 * other sbxd takes the folder while this one lives (queue.h). */
+	if (sbxd_release(f->lockfd, why) < 0)
+		logf_folder(f, "cannot release sbxd.lock: %s; hooks wait out their deadline",
+		    strerror(errno));
 	return -1;
 }
 

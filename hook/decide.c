@@ -255,6 +255,15 @@ hook_decide(const struct hook_call *c, struct hook_decision *d)
 		taken(c, &eo, d);
 		break;
 	case ESC_PENDING:
+		if (eo.no_daemon && eo.stopped) {
+			set_deny(d, "sbx: this call needs a human's approval (%s), but sbxd is not "
+			    "serving %s: sbxd (pid %ld) stopped serving this folder because %s. It "
+			    "is queued as request %s, and nothing will run it until the user checks "
+			    "the folder (`sbx -C %s doctor`), restores it and restarts sbxd. Tell "
+			    "the user; do not work around it.", pr.reason, folder, eo.stopped, eo.msg,
+			    eo.id, folder);
+			break;
+		}
 		if (eo.no_daemon) {
 			set_deny(d, "sbx: this call needs a human's approval (%s). No sbxd is "
 			    "running for %s, so it is queued as request %s and will run only after "

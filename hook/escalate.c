@@ -376,13 +376,17 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	if (daemon_serving(sbfd) == 0) {
 		out->no_daemon = 1;
 		out->state = ESC_PENDING;
-		goto out;
+	} else {
+		out->result = wait_result(sbfd, wfd, out->id, hash_hex, deadline,
+		    &out->no_daemon);
+		if (out->result)
+			hand_over(sbfd, rq->folder, out);
+		else
+			out->state = ESC_PENDING;
 	}
-	out->result = wait_result(sbfd, wfd, out->id, hash_hex, deadline, &out->no_daemon);
-	if (out->result)
-		hand_over(sbfd, rq->folder, out);
-	else
-		out->state = ESC_PENDING;
+	/* An sbxd that stopped serving the folder (tampered with) says why. */
+	if (out->no_daemon)
+		out->stopped = sbxd_stopped(sbfd, out->msg, sizeof(out->msg));
 out:
 	if (wfd >= 0)
 		close(wfd);

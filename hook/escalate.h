@@ -50,6 +50,8 @@ struct esc_outcome {
 	char status[16];            /* ESC_TAKEN: the result's status ("done" ...) */
 	int no_daemon;              /* ESC_PENDING because no sbxd serves the
 	                               folder: queued, nothing runs it yet */
+	long stopped;               /* no_daemon: the pid of an sbxd that stopped
+	                               serving the folder (its reason in msg), 0 */
 	char msg[512];
 };
 
