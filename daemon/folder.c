@@ -32,6 +32,7 @@
 #include "common/base/display.h"
 #include "common/base/json.h"
 #include "common/protocol/queue.h"
+#include "common/protocol/wake.h"
 #include "common/redact/redact.h"
 #include "common/store/db.h"
 #include "common/store/retention.h"
@@ -489,8 +490,10 @@ folder_sweep(struct folder *f, const struct daemon_opts *o)
 /*
  * Retention (common/store/retention.h): one bounded batch of finished, delivered
  * requests whose output is older than limits.keep_results_days, or the
- * oldest past limits.keep_results_mb. Nothing is pruned while the policy
- * is invalid.
+ * oldest past limits.keep_results_mb, and the wake FIFOs no hook waits
+ * on (common/protocol/wake.h). Nothing is pruned while the policy is
+ * invalid. The next pass is due soon (SBX_PRUNE_CAP_DELAY) only after a
+ * pass that made progress and left more: never in a loop.
  */
 void
 folder_prune(struct folder *f)
@@ -498,12 +501,15 @@ folder_prune(struct folder *f)
 	struct policy_error perr;
 	struct policy *p = folder_policy(f, &perr);
 	struct retention_pass rp;
-	int64_t keep, cap_mb, now = now_ms() / 1000, next;
-	int n;
+	int64_t keep, cap_mb, now = now_ms() / 1000, next, due = 0;
+	int n, more;
 
+	/* More wake names than a pass looks at, and some went: again soon. */
+	if (wake_sweep(f->sbfd, SBX_WAKE_SWEEP_MAX, &more) > 0 && more)
+		due = now + SBX_PRUNE_CAP_DELAY;
 	/* Nothing is due while the policy is invalid: accepting one (a change
 	 * of .sandbox that sbxd watches) sets due_prune again. */
-	f->due_prune = 0;
+	f->due_prune = due;
 	if (!p)
 		return;
 	keep = (int64_t)policy_limits(p)->keep_results_days * 86400;
@@ -521,16 +527,17 @@ folder_prune(struct folder *f)
 		logf_folder(f, "retention: cannot prune finished output: %s",
 		    sqlite3_errmsg(f->db));
 	/* A full batch, or still over the size cap after pruning some: more
-	 * may be due, after the events that wait. Over the cap with nothing
-	 * prunable (all held back): look again later, never in a loop. Else
-	 * the next delivery still kept (ones held back now wait for it). */
+	 * may be due, after the events that wait (held-back requests, still
+	 * in pending/, neither fill a batch nor count as pruned). Over the
+	 * cap with nothing prunable: look again SBX_PRUNE_CAP_STUCK later.
+	 * Else the next delivery still kept. */
 	if (n == RETENTION_BATCH || (f->cap_b > 0 && rp.kept_bytes > f->cap_b && rp.by_size > 0))
-		f->due_prune = now;
-	else if ((next = retention_next(f->db, now - keep)) > 0)
-		f->due_prune = next + keep;
-	if (f->cap_b > 0 && rp.kept_bytes > f->cap_b && f->due_prune != now &&
-	    (!f->due_prune || now + SBX_PRUNE_CAP_STUCK < f->due_prune))
-		f->due_prune = now + SBX_PRUNE_CAP_STUCK;
+		due = now + SBX_PRUNE_CAP_DELAY;
+	else if ((next = retention_next(f->db, now - keep)) > 0 && (!due || next + keep < due))
+		due = next + keep;
+	if (f->cap_b > 0 && rp.kept_bytes > f->cap_b && (!due || now + SBX_PRUNE_CAP_STUCK < due))
+		due = now + SBX_PRUNE_CAP_STUCK;
+	f->due_prune = due;
 }
 
 void

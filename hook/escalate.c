@@ -384,6 +384,10 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 		else
 			out->state = ESC_PENDING;
 	}
+	/* Finished: nobody needs the wake channel any more (another hook that
+	 * waits on it holds it open; sbxd sweeps the names nobody holds). */
+	if (out->state == ESC_RESULT || out->state == ESC_TAKEN)
+		wake_remove(sbfd, out->id);
 	/* An sbxd that stopped serving the folder (tampered with) says why. */
 	if (out->no_daemon)
 		out->stopped = sbxd_stopped(sbfd, out->msg, sizeof(out->msg));
