@@ -521,12 +521,10 @@ reload(int all, const char *config, struct audit_key *akey, const struct audit_o
 		    "command line", nsv);
 		return;
 	}
-	if ((n = registry_count(config, &err)) < 0 ||
-	    (n > 0 && !(listed = calloc((size_t)n, sizeof(*listed)))) ||
-	    (n > 0 && (n = registry_list(config, listed, n, &err)) < 0)) {
-		logf_folder(NULL, "SIGHUP: %s; still serving %d folder(s)",
-		    n < 0 ? err.msg : "out of memory", nsv);
-		free(listed);
+	/* One read: a folder recorded meanwhile is in it or waits for the
+	 * next SIGHUP, never half seen (registry.h). */
+	if ((n = registry_read(config, &listed, &err)) < 0) {
+		logf_folder(NULL, "SIGHUP: %s; still serving %d folder(s)", err.msg, nsv);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -977,22 +975,13 @@ static int
 start_list(int all, int ndirs, const char *config, char (**listed)[4096])
 {
 	struct sbx_err err;
-	int n, nall;
+	int nall;
 
 	if (!all) {
 		*listed = NULL;
 		return ndirs;
 	}
-	if ((n = registry_count(config, &err)) < 0) {
-		fprintf(stderr, "sbxd: %s\n", err.msg);
-		return -1;
-	}
-	if (n > 0 && !(*listed = calloc((size_t)n, sizeof(**listed)))) {
-		fprintf(stderr, "sbxd: out of memory\n");
-		return -1;
-	}
-	nall = n > 0 ? registry_list(config, *listed, n, &err) : 0;
-	if (nall < 0) {
+	if ((nall = registry_read(config, listed, &err)) < 0) {
 		fprintf(stderr, "sbxd: %s\n", err.msg);
 		return -1;
 	}
