@@ -233,6 +233,10 @@ folder_check(struct folder *f)
 void
 folder_close(struct folder *f)
 {
+	folder_sync_rejected(f);
+	free(f->notes);
+	f->notes = NULL;
+	f->cap_notes = 0;
 	if (f->db)
 		db_close(f->db);
 	if (f->lockfd >= 0)
@@ -294,7 +298,50 @@ folder_reject(struct folder *f, const char *dir, const char *name, const char *w
 	}
 	snprintf(note, sizeof(note), "%s\n", why);
 	snprintf(to, sizeof(to), "rejected/%lld-%s.why", (long long)t, name);
-	(void)write_atomic(f->sbfd, "work", to, note, strlen(note), 0600, 1);
+	/* No sync of its own: a flood of junk files would cost two each.
+	 * The pass's folder_sync_rejected() makes it durable (and its record
+	 * is in the audit log, synced at the end of the pass too). */
+	if (write_atomic(f->sbfd, "work", to, note, strlen(note), 0600,
+	    WA_NOREPLACE | WA_NOSYNC) < 0)
+		return;
+	if (f->n_notes == f->cap_notes) {
+		size_t cap = f->cap_notes ? f->cap_notes * 2 : 16;
+		char **nn = realloc(f->notes, cap * sizeof(*nn));
+
+		if (nn) {
+			f->notes = nn;
+			f->cap_notes = cap;
+		}
+	}
+	/* No room to remember it: synced now, never lost. */
+	if (f->n_notes == f->cap_notes || !(f->notes[f->n_notes] = strdup(to))) {
+		(void)fsync_at(f->sbfd, to, 0);
+		(void)fsync_at(f->sbfd, "rejected", O_DIRECTORY);
+		return;
+	}
+	f->n_notes++;
+}
+
+void
+folder_sync_rejected(struct folder *f)
+{
+	size_t i;
+	int failed = 0;
+
+	if (f->n_notes == 0)
+		return;
+	/* A tree sbxd no longer serves is not touched again. */
+	for (i = 0; i < f->n_notes; i++) {
+		if (!f->dead && fsync_at(f->sbfd, f->notes[i], 0) < 0 && errno != ENOENT)
+			failed++;
+		free(f->notes[i]);
+	}
+	if (!f->dead && fsync_at(f->sbfd, "rejected", O_DIRECTORY) < 0)
+		failed++;
+	if (failed)
+		logf_folder(f, "cannot sync %zu rejection note(s) in rejected/: %s", f->n_notes,
+		    strerror(errno));
+	f->n_notes = 0;
 }
 
 /*

@@ -710,6 +710,7 @@ run_due(struct served *s, const struct daemon_opts *o, long long originals_cap)
 	int fired = 0;
 
 	if (f->dead) {
+		folder_sync_rejected(f);        /* forgets them: not ours to sync */
 		s->next_ms = INT64_MAX;
 		return;
 	}
@@ -738,8 +739,10 @@ run_due(struct served *s, const struct daemon_opts *o, long long originals_cap)
 		folder_start_waiting(f, o);
 	s->start_ms = folder_running(f) < SBX_MAX_RUNNING && folder_waiting(f) > 0 ?
 	    now + RETRY_MS : 0;
-	/* Group commit: whatever this wake logged is made durable. */
+	/* Group commit: whatever this wake logged is made durable, and the
+	 * notes of the files it rejected. */
 	audit_tick(f->audit);
+	folder_sync_rejected(f);
 	if (audit_failures(f->audit) != s->audit_failed) {
 		s->audit_failed = audit_failures(f->audit);
 		logf_folder(f, "AUDIT LOG: %lld record(s) could not be written "

@@ -311,6 +311,18 @@ exists_nf(int dirfd, const char *path)
 }
 
 int
+fsync_at(int dirfd, const char *path, int flags)
+{
+	int fd = openat_nf(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags, 0);
+	int rc = fd >= 0 && fsync(fd) == 0 ? 0 : -1, e = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	return rc;
+}
+
+int
 write_atomic(int dirfd, const char *tmpdir, const char *dst, const void *buf,
     size_t len, mode_t mode, int flags)
 {

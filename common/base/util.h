@@ -108,6 +108,9 @@ int renameat_nf(int dirfd, const char *from, const char *to, unsigned int flags)
 int unlinkat_nf(int dirfd, const char *path, int flags);
 int fstatat_nf(int dirfd, const char *path, struct stat *st);
 int exists_nf(int dirfd, const char *path);
+/* fsync(2) of DIRFD/PATH opened that way (FLAGS: O_DIRECTORY for a
+ * directory): 0, or -1 with errno set. */
+int fsync_at(int dirfd, const char *path, int flags);
 
 /* Opens DIRFD/NAME as a directory stream without following a symlink
  * anywhere on NAME; NULL (errno set) otherwise. Close with closedir(). */
