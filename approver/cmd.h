@@ -25,6 +25,13 @@ int sub_usage(const char *text, int help);
 
 struct sbx_ctx;
 /*
+ * The options every subcommand shares, for the last branch of its
+ * getopt_long loop: -C DIR sets c->dir and returns -1 (go on); -h, or an
+ * option the subcommand does not know, prints use and returns the exit
+ * code (sub_usage).
+ */
+int sub_opt_common(struct sbx_ctx *c, int ch, const char *use);
+/*
  * The options of a subcommand that takes -C DIR, -h and --json only: sets
  * c->dir and *json and leaves optind at the first operand. -1 to go on,
  * else the exit code after printing use (0 for --help, 2 otherwise).

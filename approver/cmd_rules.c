@@ -21,11 +21,13 @@
 #include "common/trust/accept.h"
 #include "policy/policy.h"
 
+static const char use[] = "usage: sbx [-C DIR] rules list [--json] | add 'WORD WORD...' "
+    "[--for DURATION] | rm RULE | test 'COMMAND' [--cwd DIR]\n";
+
 static int
 usage(int help)
 {
-	return sub_usage("usage: sbx [-C DIR] rules list [--json] | add 'WORD WORD...' "
-	    "[--for DURATION] | rm RULE | test 'COMMAND' [--cwd DIR]\n", help);
+	return sub_usage(use, help);
 }
 
 static int
@@ -256,7 +258,7 @@ cmd_rules(struct sbx_ctx *c, int argc, char **argv)
 	const char *for_arg = NULL, *cwd_arg = NULL;
 	char *end;
 	long long id;
-	int ch, json = 0;
+	int ch, json = 0, quit;
 
 	while ((ch = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
 		if (ch == 'j')
@@ -265,10 +267,8 @@ cmd_rules(struct sbx_ctx *c, int argc, char **argv)
 			for_arg = optarg;
 		else if (ch == 'w')
 			cwd_arg = optarg;
-		else if (ch == 'C')
-			c->dir = optarg;
-		else
-			return usage(ch == 'h');
+		else if ((quit = sub_opt_common(c, ch, use)) >= 0)
+			return quit;
 	}
 	/* The operands, as argv[1..]: the verb and its words. */
 	argv += optind - 1;

@@ -22,21 +22,28 @@ sub_usage(const char *text, int help)
 }
 
 int
+sub_opt_common(struct sbx_ctx *c, int ch, const char *use)
+{
+	if (ch != 'C')
+		return sub_usage(use, ch == 'h');
+	c->dir = optarg;
+	return -1;
+}
+
+int
 sub_opts_json(struct sbx_ctx *c, int argc, char **argv, const char *use, int *json)
 {
 	static const struct option opts[] = {
 		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
 	};
-	int ch;
+	int ch, rc;
 
 	*json = 0;
 	while ((ch = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
 		if (ch == 'j')
 			*json = 1;
-		else if (ch == 'C')
-			c->dir = optarg;
-		else
-			return sub_usage(use, ch == 'h');
+		else if ((rc = sub_opt_common(c, ch, use)) >= 0)
+			return rc;
 	}
 	return -1;
 }
