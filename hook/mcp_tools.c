@@ -471,29 +471,6 @@ queue_has(int sbfd, enum queue_kind kind, const char *id)
 	return p.s[0] && faccessat(sbfd, p.s, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* DIR/ID.json as a JSON object, or NULL. */
-static cJSON *
-read_json_at(int sbfd, const char *dir, const char *id)
-{
-	char name[128];
-	struct sbx_err err;
-	size_t len;
-	char *text;
-	cJSON *doc;
-
-	if (xsnprintf(name, sizeof(name), "%s/%s.json", dir, id) < 0)
-		return NULL;
-	if (!(text = read_daemon_file(sbfd, name, SBX_MAX_RESULT, &len, &err)))
-		return NULL;
-	doc = cJSON_ParseWithLength(text, len);
-	free(text);
-	if (!cJSON_IsObject(doc)) {
-		cJSON_Delete(doc);
-		return NULL;
-	}
-	return doc;
-}
-
 /* The pid of the sbxd serving the folder, 0 when none, -1 unknown. */
 static long
 daemon_pid(int sbfd)
@@ -520,7 +497,7 @@ tool_check_request(struct mcp_server *s, const cJSON *args)
 		return no_folder(s);
 	if ((sbfd = sandbox_open(s->folder, &err)) < 0)
 		return tool_error("sbx: %s", err.msg);
-	if ((res = read_json_at(sbfd, "results", id))) {
+	if ((res = esc_read_json(sbfd, "results", id))) {
 		/* The request may still wait for its delivery receipt: this
 		 * hands it over, so sbxd can file it under done/. */
 		if (queue_has(sbfd, QP_PENDING, id) &&
@@ -583,7 +560,7 @@ count_requests(int sbfd, const char *dir, int *pending, int *running, cJSON *lis
 			continue;
 		cJSON_AddStringToObject(e, "id", id);
 		cJSON_AddStringToObject(e, "status", req_status_name(run ? REQ_RUNNING : REQ_PENDING));
-		if ((doc = read_json_at(sbfd, dir, id))) {
+		if ((doc = esc_read_json(sbfd, dir, id))) {
 			cmd = json_str(cJSON_GetObjectItemCaseSensitive(doc, "input"), "command");
 			if (cmd) {
 				char *c = utf8_clean(cmd, strlen(cmd), 200, NULL);
@@ -623,7 +600,7 @@ count_recent(int sbfd, cJSON *by_status)
 		    (int64_t)st.st_mtime < since)
 			continue;
 		reads++;
-		if (!(doc = read_json_at(sbfd, "results", id)))
+		if (!(doc = esc_read_json(sbfd, "results", id)))
 			continue;
 		status = json_str(doc, "status");
 		if (status && strlen(status) < 32) {
