@@ -343,6 +343,21 @@ tool_run_privileged(struct mcp_server *s, const cJSON *args)
 	return ask_flow(s, &a);
 }
 
+/* ask_flow for a command the tool built (cmd NULL: it ran out of
+ * memory); frees cmd. */
+static cJSON *
+ask_built(struct mcp_server *s, struct ask *a, char *cmd)
+{
+	cJSON *r;
+
+	if (!cmd)
+		return tool_error("sbx: out of memory.");
+	a->command = cmd;
+	r = ask_flow(s, a);
+	free(cmd);
+	return r;
+}
+
 /* An absolute path for a path argument: relative ones are in the folder. */
 static int
 abs_path(const struct mcp_server *s, const char *p, char out[PATH_MAX])
@@ -393,26 +408,16 @@ tool_path_access(struct mcp_server *s, const cJSON *args)
 		    "of seconds, 0 or more.");
 	if (!s->folder[0])
 		return no_folder(s);
-	if (abs_path(s, path, full) < 0) {
-		r = tool_error("request_path_access: the path is too long.");
-		goto out;
-	}
+	if (abs_path(s, path, full) < 0)
+		return tool_error("request_path_access: the path is too long.");
 	/* The human approves exactly this command, and sbxd runs it: a
 	 * write intent (`sbx watch` shows it as a diff), or a cat. */
 	if (write)
 		cmd = write_intent_render(full, content);
 	else if ((qpath = sh_quote(full, 0)) && (cmd = malloc((n = strlen(qpath) + 16))))
 		snprintf(cmd, n, "cat -- %s", qpath);
-	if (!cmd) {
-		r = tool_error("sbx: out of memory.");
-		goto out;
-	}
-	a.command = cmd;
-	r = ask_flow(s, &a);
-out:
-	free(cmd);
 	free(qpath);
-	return r;
+	return ask_built(s, &a, cmd);
 }
 
 static cJSON *
@@ -445,19 +450,12 @@ tool_fetch_url(struct mcp_server *s, const cJSON *args)
 		    "seconds, 0 or more.");
 	if (!s->folder[0])
 		return no_folder(s);
-	if (!(q = sh_quote(url, 0)) || !(cmd = malloc((n = strlen(q) + 128)))) {
-		r = tool_error("sbx: out of memory.");
-		goto out;
-	}
 	/* No redirects: the human approves one URL, not where it may lead. */
-	snprintf(cmd, n, "curl -sS --fail-with-body --proto =http,https --max-time 60 -- %s",
-	    q);
-	a.command = cmd;
-	r = ask_flow(s, &a);
-out:
-	free(cmd);
+	if ((q = sh_quote(url, 0)) && (cmd = malloc((n = strlen(q) + 128))))
+		snprintf(cmd, n, "curl -sS --fail-with-body --proto =http,https --max-time 60 "
+		    "-- %s", q);
 	free(q);
-	return r;
+	return ask_built(s, &a, cmd);
 }
 
 /* ---- reading the queue ---------------------------------------------------- */
