@@ -100,6 +100,13 @@ hex_decode(unsigned char *out, size_t n, const char *hex)
 }
 
 int
+ascii_name_char(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    c == '.' || c == '_' || c == '-';
+}
+
+int
 xsnprintf(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;

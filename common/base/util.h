@@ -30,6 +30,10 @@ void hex_encode(char *out, const unsigned char *in, size_t n); /* out: 2n+1 */
 int hex_decode(unsigned char *out, size_t n, const char *hex); /* exactly 2n digits */
 int is_hex(const char *s, size_t n);   /* exactly n lowercase hex digits */
 
+/* 1 for the characters of a name (an approver's, a host's): an ASCII
+ * letter or digit, '.', '_' or '-'. */
+int ascii_name_char(int c);
+
 /* snprintf that returns -1 on truncation or error. */
 __attribute__((format(printf, 3, 4)))
 int xsnprintf(char *buf, size_t size, const char *fmt, ...);
