@@ -38,6 +38,19 @@ int sub_opt_common(struct sbx_ctx *c, int ch, const char *use);
  */
 int sub_opts_json(struct sbx_ctx *c, int argc, char **argv, const char *use, int *json);
 
+/* An option that only names a string: where its value goes. */
+struct sub_str {
+	int ch;                     /* getopt_long's value for it */
+	const char **to;
+};
+/*
+ * As sub_opts_json for a subcommand with its own long options opts
+ * (SBX_OPTS_COMMON, --json as 'j', and those of strs, a list ended by
+ * ch 0): each of strs sets its string.
+ */
+int sub_opts_str(struct sbx_ctx *c, int argc, char **argv, const struct option *opts,
+    const struct sub_str *strs, const char *use, int *json);
+
 struct sbx_ctx {
 	const char *dir;            /* -C DIR, or NULL: walk up from "." */
 	char config[4096];

@@ -618,7 +618,7 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 	cJSON *o;
 	int64_t waiting = 0;
 	char *s;
-	int i, json = 0, rc, quit;
+	int json = 0, rc, quit;
 
 	static const struct option opts[] = {
 		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' },
@@ -626,16 +626,10 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
-		if (i == 'j')
-			json = 1;
-		else if (i == 'e')
-			evidence = optarg;
-		else if (i == 'k')
-			pin = optarg;
-		else if ((quit = sub_opt_common(c, i, verify_use)) >= 0)
-			return quit;
-	}
+	const struct sub_str strs[] = { { 'e', &evidence }, { 'k', &pin }, { 0, NULL } };
+
+	if ((quit = sub_opts_str(c, argc, argv, opts, strs, verify_use, &json)) >= 0)
+		return quit;
 	if (optind < argc)
 		return usage_verify();
 	if (pin && hex_decode(pinned, 32, pin) < 0) {
