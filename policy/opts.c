@@ -292,6 +292,8 @@ static const struct optdef o_sort[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* tar: the effects of values (an_opts_scan), and what its handler
+ * (archive.c) reads: modes, the archive, the directory, flags. */
 static const struct optdef o_tar[] = {
 	{ NULL, "--checkpoint-action", OK_CODE, 0 },
 	{ NULL, "--exclude-from", OK_READ, 0 },
@@ -309,6 +311,39 @@ static const struct optdef o_tar[] = {
 	{ NULL, "-T", OK_READ, 0 },
 	{ NULL, "-X", OK_READ, 0 },
 	{ NULL, "-g", OK_WRITE, 0 },
+	{ NULL, "--file", OK_VAL, TAR_FILE },
+	{ NULL, "--directory", OK_VAL, TAR_DIR },
+	{ NULL, "-f", OK_VAL, TAR_FILE },
+	{ NULL, "-C", OK_VAL, TAR_DIR },
+	{ NULL, "-b", OK_VAL, 0 },
+	{ NULL, "-L", OK_VAL, 0 },
+	{ NULL, "-N", OK_VAL, 0 },
+	{ NULL, "-V", OK_VAL, 0 },
+	{ NULL, "-K", OK_VAL, 0 },
+	{ NULL, "-H", OK_VAL, 0 },
+	{ NULL, "--extract", OK_FLAG, 'x' },
+	{ NULL, "--get", OK_FLAG, 'x' },
+	{ NULL, "--create", OK_FLAG, 'c' },
+	{ NULL, "--list", OK_FLAG, 't' },
+	{ NULL, "--append", OK_FLAG, 'r' },
+	{ NULL, "--update", OK_FLAG, 'u' },
+	{ NULL, "--diff", OK_FLAG, 'd' },
+	{ NULL, "--compare", OK_FLAG, 'd' },
+	{ NULL, "--delete", OK_FLAG, 'D' },
+	{ NULL, "--catenate", OK_FLAG, 'A' },
+	{ NULL, "--concatenate", OK_FLAG, 'A' },
+	{ NULL, "--absolute-names", OK_FLAG, TAR_ABS },
+	{ NULL, "--to-stdout", OK_FLAG, TAR_STDOUT },
+	{ NULL, "--force-local", OK_FLAG, TAR_LOCAL },
+	{ NULL, "-x", OK_FLAG, 'x' },
+	{ NULL, "-t", OK_FLAG, 't' },
+	{ NULL, "-c", OK_FLAG, 'c' },
+	{ NULL, "-r", OK_FLAG, 'r' },
+	{ NULL, "-u", OK_FLAG, 'u' },
+	{ NULL, "-d", OK_FLAG, 'd' },
+	{ NULL, "-A", OK_FLAG, 'A' },
+	{ NULL, "-P", OK_FLAG, TAR_ABS },
+	{ NULL, "-O", OK_FLAG, TAR_STDOUT },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
@@ -369,40 +404,40 @@ static const struct optdef o_zip[] = {
 
 /* Indexed by enum an_opts (analyse.h), which progs[] names. */
 static const struct optset optsets[OPTS_N] = {
-	[OPTS_NONE] = { 1, 1, 0, NULL },
-	[OPTS_BAT] = { 1, 1, 0, o_bat },
-	[OPTS_CARGO] = { 1, 1, 0, o_cargo },
-	[OPTS_CC] = { 0, 1, 0, o_cc },
-	[OPTS_CLANG_FORMAT] = { 1, 1, 0, o_clang_format },
-	[OPTS_CURL] = { 1, 1, 0, o_curl },
-	[OPTS_DIFF] = { 1, 1, 0, o_diff },
-	[OPTS_ESLINT] = { 1, 1, 0, o_eslint },
-	[OPTS_FILE] = { 1, 1, 0, o_file },
-	[OPTS_GIT] = { 1, 1, 0, o_git },
-	[OPTS_GO] = { 0, 1, 0, o_go },
-	[OPTS_GRADLE] = { 1, 1, 0, o_gradle },
-	[OPTS_GREP] = { 1, 1, 0, o_grep },
-	[OPTS_JEST] = { 1, 1, 0, o_jest },
-	[OPTS_JQ] = { 1, 1, 0, o_jq },
-	[OPTS_LESS] = { 1, 1, 0, o_less },
-	[OPTS_MAKE] = { 1, 1, 0, o_make },
-	[OPTS_MAN] = { 1, 1, 0, o_man },
-	[OPTS_MVN] = { 1, 1, 0, o_mvn },
-	[OPTS_MYPY] = { 1, 1, 0, o_mypy },
-	[OPTS_NODE] = { 0, 1, 0, o_node },
-	[OPTS_NPM] = { 1, 1, 0, o_npm },
-	[OPTS_PRETTIER] = { 1, 1, 0, o_prettier },
-	[OPTS_PYTEST] = { 1, 1, 0, o_pytest },
-	[OPTS_RG] = { 1, 1, 0, o_rg },
-	[OPTS_RSYNC] = { 1, 1, 0, o_rsync },
-	[OPTS_RUFF] = { 1, 1, 0, o_ruff },
-	[OPTS_SORT] = { 1, 1, 0, o_sort },
-	[OPTS_TAR] = { 1, 1, 0, o_tar },
-	[OPTS_TIME] = { 1, 1, 0, o_time },
-	[OPTS_TSC] = { 0, 1, 0, o_tsc },
-	[OPTS_VITEST] = { 1, 1, 0, o_vitest },
-	[OPTS_WGET] = { 1, 1, 0, o_wget },
-	[OPTS_ZIP] = { 1, 1, 0, o_zip },
+	[OPTS_NONE] = { 1, 0, NULL },
+	[OPTS_BAT] = { 1, 0, o_bat },
+	[OPTS_CARGO] = { 1, 0, o_cargo },
+	[OPTS_CC] = { 0, 0, o_cc },
+	[OPTS_CLANG_FORMAT] = { 1, 0, o_clang_format },
+	[OPTS_CURL] = { 1, 0, o_curl },
+	[OPTS_DIFF] = { 1, 0, o_diff },
+	[OPTS_ESLINT] = { 1, 0, o_eslint },
+	[OPTS_FILE] = { 1, 0, o_file },
+	[OPTS_GIT] = { 1, 0, o_git },
+	[OPTS_GO] = { 0, 0, o_go },
+	[OPTS_GRADLE] = { 1, 0, o_gradle },
+	[OPTS_GREP] = { 1, 0, o_grep },
+	[OPTS_JEST] = { 1, 0, o_jest },
+	[OPTS_JQ] = { 1, 0, o_jq },
+	[OPTS_LESS] = { 1, 0, o_less },
+	[OPTS_MAKE] = { 1, 0, o_make },
+	[OPTS_MAN] = { 1, 0, o_man },
+	[OPTS_MVN] = { 1, 0, o_mvn },
+	[OPTS_MYPY] = { 1, 0, o_mypy },
+	[OPTS_NODE] = { 0, 0, o_node },
+	[OPTS_NPM] = { 1, 0, o_npm },
+	[OPTS_PRETTIER] = { 1, 0, o_prettier },
+	[OPTS_PYTEST] = { 1, 0, o_pytest },
+	[OPTS_RG] = { 1, 0, o_rg },
+	[OPTS_RSYNC] = { 1, 0, o_rsync },
+	[OPTS_RUFF] = { 1, 0, o_ruff },
+	[OPTS_SORT] = { 1, 0, o_sort },
+	[OPTS_TAR] = { 1, 0, o_tar },
+	[OPTS_TIME] = { 1, 0, o_time },
+	[OPTS_TSC] = { 0, 0, o_tsc },
+	[OPTS_VITEST] = { 1, 0, o_vitest },
+	[OPTS_WGET] = { 1, 0, o_wget },
+	[OPTS_ZIP] = { 1, 0, o_zip },
 };
 
 
@@ -505,7 +540,7 @@ apply(struct ev *ev, struct cmdv *v, const struct optdef *d,
 static const struct optdef o_none[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
-static const struct optset no_opts = { 1, 0, 0, o_none };
+static const struct optset no_opts = { 1, 0, o_none };
 
 void
 an_walk_init(struct an_walk *it, int from, const char *optarg,
@@ -513,10 +548,12 @@ an_walk_init(struct an_walk *it, int from, const char *optarg,
 {
 	it->k = from;
 	it->opts = 1;
+	it->dashdash = 0;
 	it->optarg = optarg;
 	it->how = how;
 	it->os = &no_opts;
 	it->sub = NULL;
+	it->reread = 0;
 	it->cur = -1;
 }
 
@@ -529,6 +566,7 @@ an_walk_any(const struct cmdv *v, struct an_walk *it, int *opt)
 		w = &v->w[it->k];
 		if (it->opts && an_lit(w) && strcmp(w->s, "--") == 0) {
 			it->opts = 0;
+			it->dashdash = 1;
 			continue;
 		}
 		*opt = it->opts && an_is_opt(w);
@@ -583,6 +621,7 @@ an_walk_table(struct an_walk *it, const struct optset *os, const char *sub)
 {
 	it->os = os != NULL ? os : &no_opts;
 	it->sub = sub;
+	it->reread = 0;
 	it->cur = -1;
 }
 
@@ -656,7 +695,7 @@ opt_long(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
 			o->val = &v->w[k + 1];
 			if (d->kind == OK_READ2 && k + 2 < v->n)
 				o->val2 = &v->w[k + 2];
-			if (!it->os->reread && it->skip < 1 + (o->val2 != NULL))
+			if (!it->reread && it->skip < 1 + (o->val2 != NULL))
 				it->skip = 1 + (o->val2 != NULL);
 		}
 		if (t == 0)
@@ -706,7 +745,7 @@ opt_cluster(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
 		}
 		if (it->takes) {
 			/* the rest of the word, or the next word, is its value */
-			if (it->q[1] == '\0' && it->takes == 1)
+			if (it->q[1] == '\0' && it->takes == 1 && !it->reread)
 				it->skip = 1;
 			break;
 		}
@@ -785,6 +824,26 @@ an_opt_next(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
 	}
 }
 
+const struct optset *
+an_optset(int set)
+{
+	return (unsigned)set < OPTS_N && optsets[set].d != NULL ?
+	    &optsets[set] : NULL;
+}
+
+int
+an_opt_exact(const struct an_opt *o)
+{
+	size_t n;
+
+	if (o->d == NULL || o->ambiguous)
+		return 0;
+	if (o->name[1] != '-')
+		return 1;       /* a letter, or a single-dash long option */
+	n = strcspn(o->name, "=");
+	return strncmp(o->name, o->d->opt, n) == 0 && o->d->opt[n] == '\0';
+}
+
 /*
  * The subcommand: the first operand, skipping the values of options that
  * take one (short letters in optarg). NULL when it is not literal.
@@ -828,6 +887,7 @@ an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	}
 	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
 	an_walk_table(&it, &optsets[pr->opts], subcommand(v, pr));
+	it.reread = 1;
 	while (an_opt_next(v, &it, &o) >= 0)
 		if (o.d != NULL)
 			apply(ev, v, o.d, o.val, o.val2, o.name);

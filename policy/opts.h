@@ -50,9 +50,6 @@ struct optdef {
 /* The options of one program (or of a family: cc, gcc, clang...). */
 struct optset {
 	int cluster;            /* short options cluster: -abc, -oFILE */
-	int reread;             /* the next word a long option takes is also
-	                           read as a word of its own (stricter: the
-	                           effect tables of an_opts_scan) */
 	int minabbr;            /* shortest abbreviation of a long option,
 	                           with its "--" (0: 3, one letter) */
 	const struct optdef *d;
@@ -67,12 +64,18 @@ enum an_walk_how { AN_W_NONE, AN_W_ALONE, AN_W_CLUSTER };
 
 struct an_walk {
 	int k;                  /* the next word to look at */
-	int opts;               /* 0 after "--" */
+	int opts;               /* 0 after "--" (an_walk_prefix: or at the
+	                           first operand) */
+	int dashdash;           /* "--" was passed over */
 	const char *optarg;
 	enum an_walk_how how;
 	/* an_opt_next: the table, and where it is inside an option word */
 	const struct optset *os;
 	const char *sub;        /* the subcommand, for entries naming one */
+	int reread;             /* the next word an option takes is also
+	                           read as a word of its own (an_opts_scan:
+	                           a value that looks like an option is
+	                           judged as one too) */
 	int cur;                /* the option word being read, or -1 */
 	const char *q;          /* its next letter, or NULL: long options */
 	const struct optdef *d; /* the next entry to try */
@@ -123,6 +126,16 @@ int an_walk_prefix(const struct cmdv *v, struct an_walk *it, int lone_dash);
 void an_walk_table(struct an_walk *it, const struct optset *os,
     const char *sub);
 int an_opt_next(const struct cmdv *v, struct an_walk *it, struct an_opt *o);
+
+/* The table progs[] names (enum an_opts, analyse.h), or NULL. */
+const struct optset *an_optset(int set);
+
+/* Tags of the shared tables that handlers read: tar (archive.c) also
+ * tags its modes with their letter ('x', 'c', 't' ...). */
+enum { TAR_FILE = 256, TAR_DIR, TAR_ABS, TAR_STDOUT, TAR_LOCAL };
+
+/* 1 when o names its entry in full (not abbreviated, not ambiguous). */
+int an_opt_exact(const struct an_opt *o);
 
 /* The option values of v judged against the set progs[] names for it. */
 void an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr);
