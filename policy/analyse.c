@@ -739,11 +739,11 @@ an_cls_env(struct ev *ev, struct cmdv *v)
 {
 	struct an_walk it;
 	int k, opt;
-	const char *s;
 
 	an_walk_init(&it, 1, NULL, AN_W_NONE);
 	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
-		s = v->w[k].s;
+		const char *s = v->w[k].s;
+
 		if (it.dashdash || (!an_lit(&v->w[k]) &&
 		    !(v->w[k].flags & SH_W_ASSIGN)))
 			break;          /* the command */

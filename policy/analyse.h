@@ -65,12 +65,15 @@ enum an_opts {
 	OPTS_CLANG_FORMAT,
 	OPTS_CURL,
 	OPTS_DIFF,
+	OPTS_DU,
 	OPTS_ESLINT,
+	OPTS_FD,
 	OPTS_FILE,
 	OPTS_GIT,
 	OPTS_GO,
 	OPTS_GRADLE,
 	OPTS_GREP,
+	OPTS_ICONV,
 	OPTS_JEST,
 	OPTS_JQ,
 	OPTS_LESS,
@@ -88,8 +91,10 @@ enum an_opts {
 	OPTS_SORT,
 	OPTS_TAR,
 	OPTS_TIME,
+	OPTS_TREE,
 	OPTS_TSC,
 	OPTS_VITEST,
+	OPTS_WC,
 	OPTS_WGET,
 	OPTS_ZIP,
 	OPTS_N
@@ -131,8 +136,6 @@ int an_is_opt(const struct sh_word *w);
 int an_has_word(const struct cmdv *v, int from, const char *s);
 int an_has_short(const struct cmdv *v, int from, char ch, const char *optarg);
 int an_cluster_takes_next(const char *s, const char *optarg);
-void an_short_value_writes(struct ev *ev, struct cmdv *v, char letter,
-    const char *optarg);
 int an_operands(struct ev *ev, struct cmdv *v, int from,
     const char *optarg, operand_fn fn);
 const char *an_wtext(const struct sh_word *w);

@@ -81,41 +81,6 @@ an_cluster_takes_next(const char *s, const char *optarg)
 }
 
 /*
- * Writes named by a short option that takes a value (-o FILE), wherever it
- * appears: alone, at the end of a cluster (-uo FILE) or with the value
- * attached (-oFILE, -uoFILE). optarg lists the letters that take values.
- */
-
-void
-an_short_value_writes(struct ev *ev, struct cmdv *v, char letter,
-    const char *optarg)
-{
-	struct an_walk it;
-	const char *s, *q;
-	int k, opt;
-
-	an_walk_init(&it, 1, NULL, AN_W_NONE);
-	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
-		s = v->w[k].s;
-		if (!opt || s[1] == '-')
-			continue;
-		for (q = s + 1; *q != '\0'; q++) {
-			if (strchr(optarg, *q) == NULL)
-				continue;
-			if (*q == letter) {
-				if (q[1] != '\0')
-					trig_write(ev, q + 1, v->w[0].s);
-				else if (k + 1 < v->n)
-					an_write_word(ev, v, &v->w[k + 1]);
-			}
-			if (q[1] == '\0')
-				it.k++;         /* the next word is its value */
-			break;
-		}
-	}
-}
-
-/*
  * Calls fn for each operand (non-option word) of v from index from.
  * Options in optarg take a value (attached or the next word); "--" ends
  * options. Returns the number of operands.

@@ -104,6 +104,8 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 
 		if (!an_lit(&v->w[k]))
 			continue;
+		/* (fd's and rg's are also in their tables, opts.c, which read
+		 * every form; these also look past "--") */
 		if ((strcmp(name, "fd") == 0 && (strcmp(s, "-x") == 0 ||
 		    strcmp(s, "-X") == 0 || strncmp(s, "--exec", 6) == 0)) ||
 		    (strcmp(name, "rg") == 0 && strncmp(s, "--pre", 5) == 0) ||
@@ -123,12 +125,6 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			    "%s %s runs a command", name, s);
 			continue;
 		}
-		if ((strcmp(name, "sort") == 0 || strcmp(name, "iconv") == 0) &&
-		    strncmp(s, "--output=", 9) == 0)
-			trig_write(ev, s + 9, name);
-		else if ((strcmp(name, "sort") == 0 || strcmp(name, "iconv") == 0) &&
-		    strcmp(s, "--output") == 0 && k + 1 < v->n)
-			an_write_word(ev, v, &v->w[k + 1]);
 	}
 	/* files named by long options are read too: wc --files0-from=F
 	 * echoes what it cannot open, grep --file=F */
@@ -141,10 +137,6 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		if (strstr(s, "-from=") != NULL || strncmp(s, "--file=", 7) == 0)
 			trig_read(ev, eq + 1, name);
 	}
-	/* -o FILE, also inside a cluster: sort -uo out.txt, -oout.txt */
-	if (strcmp(name, "sort") == 0 || strcmp(name, "tree") == 0 ||
-	    strcmp(name, "iconv") == 0)
-		an_short_value_writes(ev, v, 'o', pr->optarg);
 	if (strcmp(name, "uniq") == 0 || strcmp(name, "xxd") == 0) {
 		/* a second operand is the output file */
 		an_operands(ev, v, 1, pr->optarg, an_op_write_skip1);

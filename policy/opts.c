@@ -82,6 +82,15 @@ static const struct optdef o_diff[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* du and wc read the names of their files from a file, and wc prints
+ * each line it cannot open: the file's content */
+static const struct optdef o_du[] = {
+	{ NULL, "--exclude-from", OK_READ, 0 },
+	{ NULL, "--files0-from", OK_READ, 0 },
+	{ NULL, "-X", OK_READ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
 static const struct optdef o_eslint[] = {
 	{ NULL, "--output-file", OK_WRITE, 0 },
 	{ NULL, "--resolve-plugins-relative-to", OK_CODE, 0 },
@@ -89,6 +98,14 @@ static const struct optdef o_eslint[] = {
 	{ NULL, "-o", OK_WRITE, 0 },
 	{ NULL, "--config", OK_INPROJ, 0 },
 	{ NULL, "-c", OK_INPROJ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
+static const struct optdef o_fd[] = {
+	{ NULL, "--exec", OK_CODE, 0 },
+	{ NULL, "--exec-batch", OK_CODE, 0 },
+	{ NULL, "-X", OK_CODE, 0 },
+	{ NULL, "-x", OK_CODE, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
@@ -155,6 +172,12 @@ static const struct optdef o_gradle[] = {
 
 static const struct optdef o_grep[] = {
 	{ NULL, "--exclude-from", OK_READ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
+static const struct optdef o_iconv[] = {
+	{ NULL, "--output", OK_WRITE, 0 },
+	{ NULL, "-o", OK_WRITE, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
@@ -353,6 +376,11 @@ static const struct optdef o_time[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+static const struct optdef o_tree[] = {
+	{ NULL, "-o", OK_WRITE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
 static const struct optdef o_tsc[] = {
 	{ NULL, "--declarationDir", OK_WTREE, 0 },
 	{ NULL, "--generateTrace", OK_WTREE, 0 },
@@ -368,6 +396,11 @@ static const struct optdef o_tsc[] = {
 static const struct optdef o_vitest[] = {
 	{ NULL, "--config", OK_INPROJ, 0 },
 	{ NULL, "-c", OK_INPROJ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
+static const struct optdef o_wc[] = {
+	{ NULL, "--files0-from", OK_READ, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
@@ -411,12 +444,15 @@ static const struct optset optsets[OPTS_N] = {
 	[OPTS_CLANG_FORMAT] = { 1, 0, o_clang_format },
 	[OPTS_CURL] = { 1, 0, o_curl },
 	[OPTS_DIFF] = { 1, 0, o_diff },
+	[OPTS_DU] = { 1, 0, o_du },
 	[OPTS_ESLINT] = { 1, 0, o_eslint },
+	[OPTS_FD] = { 1, 0, o_fd },
 	[OPTS_FILE] = { 1, 0, o_file },
 	[OPTS_GIT] = { 1, 0, o_git },
 	[OPTS_GO] = { 0, 0, o_go },
 	[OPTS_GRADLE] = { 1, 0, o_gradle },
 	[OPTS_GREP] = { 1, 0, o_grep },
+	[OPTS_ICONV] = { 1, 0, o_iconv },
 	[OPTS_JEST] = { 1, 0, o_jest },
 	[OPTS_JQ] = { 1, 0, o_jq },
 	[OPTS_LESS] = { 1, 0, o_less },
@@ -434,8 +470,10 @@ static const struct optset optsets[OPTS_N] = {
 	[OPTS_SORT] = { 1, 0, o_sort },
 	[OPTS_TAR] = { 1, 0, o_tar },
 	[OPTS_TIME] = { 1, 0, o_time },
+	[OPTS_TREE] = { 1, 0, o_tree },
 	[OPTS_TSC] = { 0, 0, o_tsc },
 	[OPTS_VITEST] = { 1, 0, o_vitest },
+	[OPTS_WC] = { 1, 0, o_wc },
 	[OPTS_WGET] = { 1, 0, o_wget },
 	[OPTS_ZIP] = { 1, 0, o_zip },
 };

@@ -150,6 +150,35 @@ static const struct tcase cases[] = {
 	{ "python3 -- -i", E },                 /* no script: reads stdin */
 	{ "node inspect x.js", E },
 	{ "node -- inspect x.js", A },          /* a script named inspect */
+	/* files that name files: wc and du (--files0-from, --exclude-from) */
+	{ "wc --files0-from=list", A },
+	{ "wc --files0-from=~/.ssh/id_rsa", E },
+	{ "wc --files0-from ~/.ssh/id_rsa", E },
+	{ "wc --files0=~/.ssh/id_rsa", E },     /* stricter: abbreviation */
+	{ "wc --f=~/.ssh/id_rsa", E },          /* stricter: abbreviation */
+	{ "du --exclude-f=~/.ssh/id_rsa", E },  /* stricter: abbreviation */
+	{ "du -X ~/.ssh/id_rsa", E },
+	{ "du -X~/.ssh/id_rsa", E },
+	{ "wc -- --files0-from=~/.ssh/id_rsa", E },
+	/* output files: sort, iconv, tree (-o, --output) */
+	{ "sort -o out.txt f", A },
+	{ "sort -o /etc/x f", E },
+	{ "sort -o/etc/x f", E },
+	{ "sort -uo /etc/x f", E },
+	{ "sort --output=/etc/x f", E },
+	{ "sort --out=/etc/x f", E },
+	{ "sort -- -o /etc/x", A },             /* files named -o and /etc/x */
+	{ "iconv -f utf8 -t ascii -o /etc/x f", E },
+	{ "iconv -co /etc/x f", E },
+	{ "iconv --outp=/etc/x f", E },         /* stricter: abbreviation */
+	{ "tree -ao /etc/x", E },
+	{ "tree -o out.txt", A },
+	/* fd runs a command for what it finds */
+	{ "fd -e txt", A },
+	{ "fd -x rm", E },
+	{ "fd --exec-batch rm", E },
+	{ "fd --exe rm", E },                   /* stricter: abbreviation */
+	{ "fd -Hx rm", E },                     /* stricter: cluster */
 };
 
 static struct policy_result
