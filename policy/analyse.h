@@ -89,6 +89,7 @@ enum an_opts {
 	OPTS_RSYNC,
 	OPTS_RUFF,
 	OPTS_SORT,
+	OPTS_SSH,
 	OPTS_TAR,
 	OPTS_TIME,
 	OPTS_TREE,

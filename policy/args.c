@@ -292,6 +292,23 @@ write_tree_one(struct ev *ev, struct cmdv *v, struct sh_word *w)
 	an_write_tree_word(ev, v, w);
 }
 
+/*
+ * Words that name no path of their own: "-" (stdin, stdout) and a brace
+ * expansion without expansions, whose words go to fn one by one. Returns
+ * 0 for any other word, 1 when w was one of them, -1 when its braces
+ * could not be expanded.
+ */
+static int
+word_special(struct ev *ev, struct cmdv *v, struct sh_word *w,
+    void (*fn)(struct ev *, struct cmdv *, struct sh_word *))
+{
+	if (an_lit(w) && strcmp(w->s, "-") == 0)
+		return 1;
+	if ((w->flags & SH_W_BRACE) && !(w->flags & (SH_W_VAR | SH_W_SUBST)))
+		return an_brace_each(ev, v, w, fn) < 0 ? -1 : 1;
+	return 0;
+}
+
 void
 an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 {
@@ -299,10 +316,8 @@ an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 	int r;
 
 	(void)idx;
-	if (an_lit(w) && strcmp(w->s, "-") == 0)
-		return;
-	if ((w->flags & SH_W_BRACE) && !(w->flags & (SH_W_VAR | SH_W_SUBST))) {
-		if (an_brace_each(ev, v, w, read_one) < 0)
+	if ((r = word_special(ev, v, w, read_one)) != 0) {
+		if (r < 0)
 			an_read_opaque(ev, w, v->w[0].s);
 		return;
 	}
@@ -450,10 +465,8 @@ an_write_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
 	char path[SBX_PATH_MAX];
 	int r;
 
-	if (strcmp(w->s, "-") == 0 && an_lit(w))
-		return;
-	if ((w->flags & SH_W_BRACE) && !(w->flags & (SH_W_VAR | SH_W_SUBST))) {
-		if (an_brace_each(ev, v, w, write_one) < 0)
+	if ((r = word_special(ev, v, w, write_one)) != 0) {
+		if (r < 0)
 			trig_write(ev, NULL, v->w[0].s);
 		return;
 	}

@@ -53,10 +53,12 @@ static const struct optdef o_clang_format[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* curl: the effects of values (an_opts_scan), and what its handler
+ * (net.c) reads: the download, the data and files sent. */
 static const struct optdef o_curl[] = {
 	{ NULL, "--alt-svc", OK_WRITE, 0 },
 	{ NULL, "--cert", OK_READ, 0 },
-	{ NULL, "--config", OK_CODE, 0 },
+	{ NULL, "--config", OK_CODE, NET_CONFIG },
 	{ NULL, "--cookie-jar", OK_WRITE, 0 },
 	{ NULL, "--dump-header", OK_WRITE, 0 },
 	{ NULL, "--etag-save", OK_WRITE, 0 },
@@ -69,10 +71,31 @@ static const struct optdef o_curl[] = {
 	{ NULL, "--trace", OK_WRITE, 0 },
 	{ NULL, "--trace-ascii", OK_WRITE, 0 },
 	{ NULL, "-D", OK_WRITE, 0 },
-	{ NULL, "-K", OK_CODE, 0 },
+	{ NULL, "-K", OK_CODE, NET_CONFIG },
 	{ NULL, "-c", OK_WRITE, 0 },
+	{ NULL, "--output", OK_VAL, NET_OUT },
+	{ NULL, "-o", OK_VAL, NET_OUT },
+	{ NULL, "--remote-name", OK_FLAG, NET_REMOTE },
+	{ NULL, "--remote-name-all", OK_FLAG, NET_REMOTE },
+	{ NULL, "-O", OK_FLAG, NET_REMOTE },
+	{ NULL, "--data", OK_VAL, NET_DATA },
+	{ NULL, "--data-ascii", OK_VAL, NET_DATA },
+	{ NULL, "--data-binary", OK_VAL, NET_DATA },
+	{ NULL, "--data-raw", OK_VAL, NET_DATA },
+	{ NULL, "--data-urlencode", OK_VAL, NET_DATA },
+	{ NULL, "-d", OK_VAL, NET_DATA },
+	{ NULL, "--form", OK_VAL, NET_FORM },
+	{ NULL, "--form-string", OK_VAL, NET_FORM },
+	{ NULL, "-F", OK_VAL, NET_FORM },
+	{ NULL, "--upload-file", OK_VAL, NET_UPLOAD },
+	{ NULL, "-T", OK_VAL, NET_UPLOAD },
+	{ NULL, "--header", OK_VAL, 0 },
+	{ NULL, "--request", OK_VAL, 0 },
+	{ NULL, "--url", OK_VAL, 0 },
+	{ NULL, "--user", OK_VAL, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
+
 
 static const struct optdef o_diff[] = {
 	{ NULL, "--exclude-from", OK_READ, 0 },
@@ -370,6 +393,13 @@ static const struct optdef o_tar[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* ssh and scp: keys and configuration files read */
+static const struct optdef o_ssh[] = {
+	{ NULL, "-F", OK_VAL, NET_READ },
+	{ NULL, "-i", OK_VAL, NET_READ },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
 static const struct optdef o_time[] = {
 	{ NULL, "--output", OK_WRITE, 0 },
 	{ NULL, "-o", OK_WRITE, 0 },
@@ -404,30 +434,36 @@ static const struct optdef o_wc[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* wget: as curl's */
 static const struct optdef o_wget[] = {
-	{ NULL, "--append-output", OK_WRITE, 0 },
-	{ NULL, "--body-file", OK_READ, 0 },
+	{ NULL, "--append-output", OK_WRITE, NET_LOG },
+	{ NULL, "--body-file", OK_READ, NET_READ },
 	{ NULL, "--certificate", OK_READ, 0 },
-	{ NULL, "--config", OK_CODE, 0 },
-	{ NULL, "--directory-prefix", OK_WTREE, 0 },
+	{ NULL, "--config", OK_CODE, NET_CONFIG },
+	{ NULL, "--directory-prefix", OK_WTREE, NET_DIR },
 	{ NULL, "--execute", OK_CODE, 0 },
 	{ NULL, "--hsts-file", OK_WRITE, 0 },
 	{ NULL, "--input-file", OK_READ, 0 },
 	{ NULL, "--load-cookies", OK_READ, 0 },
-	{ NULL, "--output-file", OK_WRITE, 0 },
-	{ NULL, "--post-file", OK_READ, 0 },
+	{ NULL, "--output-file", OK_WRITE, NET_LOG },
+	{ NULL, "--post-file", OK_READ, NET_READ },
 	{ NULL, "--private-key", OK_READ, 0 },
 	{ NULL, "--rejected-log", OK_WRITE, 0 },
 	{ NULL, "--save-cookies", OK_WRITE, 0 },
 	{ NULL, "--use-askpass", OK_CODE, 0 },
 	{ NULL, "--warc-file", OK_WRITE, 0 },
-	{ NULL, "-P", OK_WTREE, 0 },
-	{ NULL, "-a", OK_WRITE, 0 },
+	{ NULL, "-P", OK_WTREE, NET_DIR },
+	{ NULL, "-a", OK_WRITE, NET_LOG },
 	{ NULL, "-e", OK_CODE, 0 },
 	{ NULL, "-i", OK_READ, 0 },
-	{ NULL, "-o", OK_WRITE, 0 },
+	{ NULL, "-o", OK_WRITE, NET_LOG },
+	{ NULL, "--output-document", OK_VAL, NET_OUT },
+	{ NULL, "-O", OK_VAL, NET_OUT },
+	{ NULL, "--header", OK_VAL, 0 },
+	{ NULL, "--user", OK_VAL, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
+
 
 static const struct optdef o_zip[] = {
 	{ NULL, "--unzip-command", OK_CODE, 0 },
@@ -468,6 +504,7 @@ static const struct optset optsets[OPTS_N] = {
 	[OPTS_RSYNC] = { 1, 0, o_rsync },
 	[OPTS_RUFF] = { 1, 0, o_ruff },
 	[OPTS_SORT] = { 1, 0, o_sort },
+	[OPTS_SSH] = { 1, 0, o_ssh },
 	[OPTS_TAR] = { 1, 0, o_tar },
 	[OPTS_TIME] = { 1, 0, o_time },
 	[OPTS_TREE] = { 1, 0, o_tree },
@@ -743,6 +780,23 @@ opt_long(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
 	return 0;
 }
 
+/* The value of the letter it->q: the rest of its word, or (t == 1) the
+ * next word. */
+static void
+opt_letter_value(const struct cmdv *v, struct an_walk *it, struct an_opt *o,
+    int t)
+{
+	int k = it->cur;
+	struct sh_word *w = &v->w[k];
+
+	if (it->q[1] != '\0') {
+		it->tail = tail_word(w, (size_t)(it->q + 1 - w->s));
+		o->val = &it->tail;
+	} else if (t == 1 && k + 1 < v->n) {
+		o->val = &v->w[k + 1];
+	}
+}
+
 /* The next entry that names a letter of the cluster it->cur. */
 static int
 opt_cluster(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
@@ -758,27 +812,33 @@ opt_cluster(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
 			it->d = it->os->d;
 			it->takes = it->optarg != NULL &&
 			    strchr(it->optarg, *it->q) != NULL;
+			it->lhits = 0;
 		}
+		it->shown[0] = '-';
+		it->shown[1] = *it->q;
+		it->shown[2] = '\0';
 		for (; (d = it->d)->opt != NULL; it->d++) {
 			if (d->opt[1] != *it->q || d->opt[2] != '\0' ||
 			    !sub_matches(d, it->sub))
 				continue;
 			it->d++;
 			it->hits++;
+			it->lhits++;
 			o->d = d;
-			it->shown[0] = '-';
-			it->shown[1] = *it->q;
-			it->shown[2] = '\0';
 			o->name = it->shown;
 			if ((t = takes_value(d)) == 0)
 				return 1;
 			it->takes = t;
-			if (it->q[1] != '\0') {
-				it->tail = tail_word(w, (size_t)(it->q + 1 - s));
-				o->val = &it->tail;
-			} else if (t == 1 && k + 1 < v->n) {
-				o->val = &v->w[k + 1];
-			}
+			opt_letter_value(v, it, o, t);
+			return 1;
+		}
+		if (it->takes == 1 && it->lhits == 0) {
+			/* a letter of optarg no entry names: its value */
+			it->hits++;
+			it->lhits++;
+			o->d = NULL;
+			o->name = it->shown;
+			opt_letter_value(v, it, o, 1);
 			return 1;
 		}
 		if (it->takes) {
@@ -857,8 +917,16 @@ an_opt_next(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
 		k = it->cur;
 		it->cur = -1;
 		it->k = k + 1 + it->skip;
-		if (it->hits == 0)
-			return 1;       /* an option no entry names */
+		if (it->hits == 0) {
+			/* an option no entry names; --name=VALUE: its value */
+			s = v->w[k].s;
+			if (s[1] == '-' && strchr(s, '=') != NULL) {
+				it->tail = tail_word(&v->w[k],
+				    (size_t)(strchr(s, '=') - s) + 1);
+				o->val = &it->tail;
+			}
+			return 1;
+		}
 	}
 }
 

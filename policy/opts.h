@@ -79,7 +79,7 @@ struct an_walk {
 	int cur;                /* the option word being read, or -1 */
 	const char *q;          /* its next letter, or NULL: long options */
 	const struct optdef *d; /* the next entry to try */
-	int hits, skip, takes, nlong;
+	int hits, lhits, skip, takes, nlong;
 	struct sh_word tail;    /* an attached value */
 	char shown[3];          /* "-x", a letter of a cluster */
 };
@@ -121,7 +121,8 @@ int an_walk_prefix(const struct cmdv *v, struct an_walk *it, int lone_dash);
  * per letter of a cluster; o->d NULL once for a word that names none), or
  * -1 at the end. Any word that starts with "-" is an option, also one
  * with expansions (-o$X). Letters of it->optarg not in the table take a
- * value too. o->val is valid until the next call.
+ * value too, given with o->d NULL, as is the value of --name=VALUE when
+ * no entry names it. o->val is valid until the next call.
  */
 void an_walk_table(struct an_walk *it, const struct optset *os,
     const char *sub);
@@ -133,6 +134,18 @@ const struct optset *an_optset(int set);
 /* Tags of the shared tables that handlers read: tar (archive.c) also
  * tags its modes with their letter ('x', 'c', 't' ...). */
 enum { TAR_FILE = 256, TAR_DIR, TAR_ABS, TAR_STDOUT, TAR_LOCAL };
+/* ... and the network clients (net.c): what the value does */
+enum {
+	NET_OUT = 1,    /* the download is written there ("-": stdout) */
+	NET_LOG,        /* a file written; the download is not named */
+	NET_DIR,        /* the directory the download lands in */
+	NET_REMOTE,     /* no value: the download keeps its remote name */
+	NET_DATA,       /* data sent; @FILE reads FILE */
+	NET_FORM,       /* a form sent; name=@FILE, name=<FILE read FILE */
+	NET_UPLOAD,     /* a file read and sent (unknown: data sent) */
+	NET_READ,       /* a file read: a key, a configuration */
+	NET_CONFIG,     /* a configuration read (@FILE or FILE) */
+};
 
 /* 1 when o names its entry in full (not abbreviated, not ambiguous). */
 int an_opt_exact(const struct an_opt *o);
