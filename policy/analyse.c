@@ -296,6 +296,9 @@ an_set_options(struct ev *ev, struct cmdv *v)
 			    "%s with options only known at run time", name);
 			return;
 		}
+		/* set's own grammar, not the walk's: "--" and "-" end its
+		 * options and what follows becomes $1, $2 ... ("set --"
+		 * alone empties them), and +x, +o NAME are options too */
 		if (strcmp(s, "--") == 0 || strcmp(s, "-") == 0) {
 			if (strcmp(name, "set") == 0)
 				set_positional(ev, v, k + 1);

@@ -428,7 +428,8 @@ build_dirs(struct ev *ev, struct cmdv *v, const char *name)
 			val = &v->w[++k];
 		} else if (an_lit(w) && strncmp(s, "--", 2) == 0 &&
 		    strchr(s, '=') != NULL && strchr(strchr(s, '='), '/') != NULL) {
-			/* --manifest-path=/x/Cargo.toml */
+			/* --manifest-path=/x/Cargo.toml: any long option of any
+			 * build tool that names a path, wherever it stands */
 			snprintf(path, sizeof(path), "%s", strchr(s, '=') + 1);
 			if (path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
 			    sizeof(res)) < 0 || ev->p->folder == NULL ||

@@ -127,7 +127,9 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		}
 	}
 	/* files named by long options are read too: wc --files0-from=F
-	 * echoes what it cannot open, grep --file=F */
+	 * echoes what it cannot open, grep --file=F (of any program of the
+	 * class, and wherever the word stands, also after "--": stricter
+	 * than the tables of opts.c, which know each program's own) */
 	for (k = 1; k < v->n; k++) {
 		const char *s = v->w[k].s, *eq;
 

@@ -639,12 +639,15 @@ an_walk_any(const struct cmdv *v, struct an_walk *it, int *opt)
 
 	for (; it->k < v->n; it->k++) {
 		w = &v->w[it->k];
-		if (it->opts && an_lit(w) && strcmp(w->s, "--") == 0) {
+		/* (an_lit and an_is_opt, written out: the hottest loop) */
+		if (it->opts && (w->flags & SH_W_LITERAL) && w->s[0] == '-' &&
+		    w->s[1] == '-' && w->s[2] == '\0') {   /* "--" */
 			it->opts = 0;
 			it->dashdash = 1;
 			continue;
 		}
-		*opt = it->opts && an_is_opt(w);
+		*opt = it->opts && (w->flags & SH_W_LITERAL) &&
+		    w->s[0] == '-' && w->s[1] != '\0';
 		return it->k++;
 	}
 	return -1;
@@ -720,18 +723,21 @@ sub_matches(const struct optdef *d, const char *sub)
  * Returns 0, 1 (a "--name" of which s is an abbreviation, or exact),
  * 2 (a single-dash long option: -toolexec, -fplugin=x).
  */
-static int
+static inline int
 long_match(const struct optset *os, const struct optdef *d, const char *s,
     size_t nl)
 {
 	size_t dl;
 
 	if (d->opt[1] == '-') {
+		/* the first letter first: most entries differ there */
+		if (s[1] != '-' || s[2] != d->opt[2])
+			return 0;
 		dl = strlen(d->opt);
-		return s[1] == '-' && nl >= (os->minabbr ? (size_t)os->minabbr :
-		    3) && nl <= dl && strncmp(s, d->opt, nl) == 0;
+		return nl >= (os->minabbr ? (size_t)os->minabbr : 3) &&
+		    nl <= dl && strncmp(s, d->opt, nl) == 0;
 	}
-	if (d->opt[2] == '\0')
+	if (d->opt[2] == '\0' || s[1] != d->opt[1])
 		return 0;       /* short: a letter of a cluster */
 	return strncmp(s, d->opt, strlen(d->opt)) == 0 ? 2 : 0;
 }
@@ -748,8 +754,8 @@ opt_long(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
 	int m, t;
 
 	for (; (d = it->d)->opt != NULL; it->d++) {
-		if (!sub_matches(d, it->sub) ||
-		    (m = long_match(it->os, d, s, nl)) == 0)
+		if ((m = long_match(it->os, d, s, nl)) == 0 ||
+		    !sub_matches(d, it->sub))
 			continue;
 		dl = strlen(d->opt);
 		it->d++;
@@ -872,13 +878,13 @@ opt_start(const struct cmdv *v, struct an_walk *it, int k)
 		it->d = NULL;
 		return;
 	}
-	if (s[1] != '-')
-		return;
+	if (s[1] != '-' || it->reread)
+		return;         /* (an_opts_scan does not ask: no count) */
 	eq = strchr(s, '=');
 	nl = eq != NULL ? (size_t)(eq - s) : strlen(s);
 	for (d = it->d; d->opt != NULL; d++)
-		if (d->opt[1] == '-' && sub_matches(d, it->sub) &&
-		    long_match(it->os, d, s, nl) == 1)
+		if (d->opt[1] == '-' && long_match(it->os, d, s, nl) == 1 &&
+		    sub_matches(d, it->sub))
 			it->nlong++;
 }
 
@@ -892,9 +898,11 @@ an_opt_next(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
 		if (it->cur < 0) {
 			if ((k = an_walk_any(v, it, &opt)) < 0)
 				return -1;
-			memset(o, 0, sizeof(*o));
 			o->k = k;
 			o->name = s = v->w[k].s;
+			o->d = NULL;
+			o->ambiguous = 0;
+			o->val = o->val2 = NULL;
 			if (!it->opts || s[0] != '-' || s[1] == '\0')
 				return 0;
 			opt_start(v, it, k);

@@ -88,7 +88,8 @@ struct an_walk {
 struct an_opt {
 	int k;                  /* the word */
 	const struct optdef *d; /* the entry; NULL: an option no entry names */
-	int ambiguous;          /* an abbreviation of two entries or more */
+	int ambiguous;          /* an abbreviation of two entries or more
+	                           (not told when it->reread) */
 	struct sh_word *val;    /* its value (may point into the walk) */
 	struct sh_word *val2;   /* OK_READ2: the second value */
 	const char *name;       /* as written: the word, or "-x" */
