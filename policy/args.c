@@ -44,16 +44,14 @@ an_has_word(const struct cmdv *v, int from, const char *s)
 int
 an_has_short(const struct cmdv *v, int from, char ch, const char *optarg)
 {
-	int k;
+	struct an_walk it;
+	int k, opt;
 	const char *s;
 
-	for (k = from; k < v->n; k++) {
-		if (!an_is_opt(&v->w[k]))
-			continue;
+	an_walk_init(&it, from, NULL, AN_W_NONE);
+	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
 		s = v->w[k].s;
-		if (strcmp(s, "--") == 0)
-			return 0;
-		if (s[1] == '-')
+		if (!opt || s[1] == '-')
 			continue;
 		for (s++; *s != '\0'; s++) {
 			if (*s == ch)
@@ -92,16 +90,15 @@ void
 an_short_value_writes(struct ev *ev, struct cmdv *v, char letter,
     const char *optarg)
 {
+	struct an_walk it;
 	const char *s, *q;
-	int k;
+	int k, opt;
 
-	for (k = 1; k < v->n; k++) {
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
 		s = v->w[k].s;
-		if (!an_is_opt(&v->w[k]) || s[1] == '-') {
-			if (an_lit(&v->w[k]) && strcmp(s, "--") == 0)
-				return;
+		if (!opt || s[1] == '-')
 			continue;
-		}
 		for (q = s + 1; *q != '\0'; q++) {
 			if (strchr(optarg, *q) == NULL)
 				continue;
@@ -112,7 +109,7 @@ an_short_value_writes(struct ev *ev, struct cmdv *v, char letter,
 					an_write_word(ev, v, &v->w[k + 1]);
 			}
 			if (q[1] == '\0')
-				k++;    /* the next word is this option's value */
+				it.k++;         /* the next word is its value */
 			break;
 		}
 	}
@@ -121,81 +118,8 @@ an_short_value_writes(struct ev *ev, struct cmdv *v, char letter,
 /*
  * Calls fn for each operand (non-option word) of v from index from.
  * Options in optarg take a value (attached or the next word); "--" ends
- * options. Returns the number of an_operands.
+ * options. Returns the number of operands.
  */
-
-void
-an_walk_init(struct an_walk *it, int from, const char *optarg,
-    enum an_walk_how how)
-{
-	it->k = from;
-	it->opts = 1;
-	it->optarg = optarg;
-	it->how = how;
-}
-
-int
-an_walk_next(const struct cmdv *v, struct an_walk *it)
-{
-	const char *s;
-
-	for (; it->k < v->n; it->k++) {
-		s = v->w[it->k].s;
-		if (it->opts && an_lit(&v->w[it->k]) && strcmp(s, "--") == 0) {
-			it->opts = 0;
-			continue;
-		}
-		if (!it->opts || !an_is_opt(&v->w[it->k]))
-			return it->k++;
-		if (it->how == AN_W_ALONE && s[1] != '-' && strlen(s) == 2 &&
-		    strchr(it->optarg, s[1]) != NULL)
-			it->k++;        /* the value follows */
-		else if (it->how == AN_W_CLUSTER &&
-		    an_cluster_takes_next(s, it->optarg))
-			it->k++;
-	}
-	return -1;
-}
-
-int
-an_walk_any(const struct cmdv *v, struct an_walk *it, int *opt)
-{
-	const struct sh_word *w;
-
-	for (; it->k < v->n; it->k++) {
-		w = &v->w[it->k];
-		if (it->opts && an_lit(w) && strcmp(w->s, "--") == 0) {
-			it->opts = 0;
-			continue;
-		}
-		*opt = it->opts && an_is_opt(w);
-		return it->k++;
-	}
-	return -1;
-}
-
-int
-an_walk_prefix(const struct cmdv *v, struct an_walk *it, int lone_dash)
-{
-	const struct sh_word *w;
-
-	if (!it->opts || it->k >= v->n)
-		return -1;
-	w = &v->w[it->k];
-	if (!an_lit(w))
-		return -1;
-	if (strcmp(w->s, "--") == 0) {
-		it->k++;
-		it->opts = 0;
-		return -1;
-	}
-	if (w->s[0] != '-' || (w->s[1] == '\0' && !lone_dash)) {
-		it->opts = 0;
-		return -1;
-	}
-	return it->k++;
-}
-
 int
 an_operands(struct ev *ev, struct cmdv *v, int from, const char *optarg,
     operand_fn fn)

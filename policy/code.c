@@ -16,38 +16,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Parses shell options; returns the index of the first operand. */
+/*
+ * Parses shell options; returns the index of the first operand. A
+ * shell's own grammar: "-" ends them too, +O/+o take a value, and the
+ * first operand (the script) ends them.
+ */
 static int
 shell_opts(const struct cmdv *v, int *has_c)
 {
+	struct an_walk it;
 	int k;
 	const char *s;
 
 	*has_c = 0;
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		if (!an_lit(&v->w[k]))
-			return k;
-		if (strcmp(s, "--") == 0 || strcmp(s, "-") == 0)
-			return k + 1;
-		if (s[0] == '+' && (s[1] == 'O' || s[1] == 'o') && s[2] == '\0') {
-			k++;
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	for (;;) {
+		if (it.k < v->n && an_lit(&v->w[it.k]) && v->w[it.k].s[0] == '+' &&
+		    (v->w[it.k].s[1] == 'O' || v->w[it.k].s[1] == 'o') &&
+		    v->w[it.k].s[2] == '\0') {
+			it.k += 2;
 			continue;
 		}
-		if (s[0] != '-' || s[1] == '\0')
-			return k;
+		if ((k = an_walk_prefix(v, &it, 1)) < 0)
+			return it.k;
+		s = v->w[k].s;
+		if (s[1] == '\0')
+			return it.k;    /* "-" */
 		if (s[1] == '-') {
 			if (strcmp(s, "--rcfile") == 0 || strcmp(s, "--init-file") == 0)
-				k++;
+				it.k++;
 			continue;
 		}
 		if (strchr(s + 1, 'c') != NULL)
 			*has_c = 1;
 		if ((strchr(s + 1, 'o') != NULL || strchr(s + 1, 'O') != NULL) &&
-		    k + 1 < v->n)
-			k++;
+		    it.k < v->n)
+			it.k++;
 	}
-	return k;
 }
 
 /* Feeds a here-document or here-string of this command to fn. */

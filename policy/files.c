@@ -417,43 +417,31 @@ copies_link_out(struct ev *ev, const struct sh_word *w, const char *what)
 	    "copy would land there", what, path);
 }
 
+/* install's mode: -m MODE, -mMODE, -om MODE, --mode=MODE. Other letters
+ * are read as flags, so that an "m" anywhere in a cluster counts. */
+static const struct optdef o_install[] = {
+	{ NULL, "-m", OK_VAL, 0 },
+	{ NULL, "--mode", OK_VAL, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+static const struct optset install_opts = { 1, 0, o_install };
+
 /* install -m 4755, -m4755, --mode=u+s: a setuid file. */
 static void
 install_mode(struct ev *ev, struct cmdv *v)
 {
-	struct sh_word m;
-	int k;
-	const char *s;
+	struct an_walk it;
+	struct an_opt o;
 
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		m = v->w[k];
-		if (an_lit(&v->w[k]) && strcmp(s, "--") == 0)
-			return;
-		if (strcmp(s, "-m") == 0 || strcmp(s, "--mode") == 0) {
-			if (k + 1 >= v->n)
-				return;
-			m = v->w[++k];
-		} else if (strncmp(s, "--mode=", 7) == 0) {
-			m.s += 7;
-		} else if (s[0] == '-' && s[1] != '-' && strchr(s, 'm') != NULL) {
-			const char *q = strchr(s, 'm');
-
-			if (q[1] == '\0') {
-				if (k + 1 >= v->n)
-					return;
-				m = v->w[++k];
-			} else {
-				m.s = (char *)q + 1;
-			}
-		} else {
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	an_walk_table(&it, &install_opts, NULL);
+	while (an_opt_next(v, &it, &o) >= 0) {
+		if (o.d == NULL || o.val == NULL || !an_mode_special(o.val))
 			continue;
-		}
-		if (an_mode_special(&m)) {
-			ev_factor(ev, F_PRIV);
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
-			    "install -m %s makes a setuid or setgid file (or may)", m.s);
-		}
+		ev_factor(ev, F_PRIV);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
+		    "install -m %s makes a setuid or setgid file (or may)",
+		    o.val->s);
 	}
 }
 
