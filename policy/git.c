@@ -15,38 +15,20 @@
  *   (a cluster), "--output FILE", "--output=FILE", and an abbreviation
  *   ("--outp=FILE"). "--" ends them: the words after it are paths, and a
  *   path that reads like an option is for a human.
+ * - Options are read by the table walk of opts.c (an_opt_next), from
+ *   tables here: o_global for git's own, one per subcommand.
  * - An option the tables do not know takes no value, so a value it would
  *   take is read as an operand: stricter, never looser. Options that make
- *   a subcommand only show (GX_MODE: clean -n, config --get) count only
+ *   a subcommand only show (T_MODE: clean -n, config --get) count only
  *   as the exact word.
+ * - Actions ("stash drop", "bisect run") are named by the first operand;
+ *   one only known at run time escalates.
  */
 #include "policy/analyse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* What an option does. */
-enum gx {
-	GX_NONE,        /* nothing itself: sets its marks (any spelling) */
-	GX_MODE,        /* sets its marks as the exact word only */
-	GX_WRITE,       /* its value is a file written */
-	GX_WTREE,       /* its value is a directory written */
-	GX_READ,        /* its value is a file read */
-	GX_CODE,        /* runs a program or code, or plants hooks */
-	GX_DESTROY,     /* discards work */
-	GX_UNTRACKED,   /* stash -u: removes untracked files, sbx's among them */
-	GX_REPO,        /* the repository is elsewhere (--git-dir) */
-	GX_DIR,         /* -C DIR: git works in DIR */
-	GX_DONE,        /* --version, --help: nothing runs */
-};
-
-/* Whether an option takes a value. */
-enum gv {
-	GV_NO,          /* none */
-	GV_NEXT,        /* attached, after "=", or the next word */
-	GV_ATT,         /* attached or after "=" only (--exec-path[=DIR]) */
-};
 
 /* Marks, for the rules of one subcommand (struct git_ctx.marks). */
 #define GM_SHOW         0x001   /* only shows (clean -n, apply --check) */
@@ -63,187 +45,208 @@ enum gv {
 #define GM_SYSTEM       0x800   /* config --system */
 #define GM_SET          0x1000  /* config --unset, --edit */
 
-struct gopt {
-	const char *opt;        /* "-o", "--output"; NULL ends */
-	unsigned char val;      /* enum gv */
-	unsigned char fx;       /* enum gx */
-	unsigned short mark;    /* GM_* */
-};
+/* What an option does besides its kind (OK_* of opts.h), with the marks
+ * above: the tag of its optdef. */
+#define T_MODE          0x010000        /* its marks: the exact word only */
+#define T_CODE          0x020000        /* runs code (an OK_OPTVAL) */
+#define T_DESTROY       0x040000        /* discards work */
+#define T_UNTRACKED     0x080000        /* stash -u: removes untracked files */
+#define T_REPO          0x100000        /* the repository is elsewhere */
+#define T_DIR           0x200000        /* -C DIR: git works in DIR */
+#define T_DONE          0x400000        /* --version, --help: nothing runs */
+#define GM_ALL          0x00ffff
 
 /* ---- option tables -------------------------------------------------------- */
 
-#define F(o, fx, m)     { o, GV_NO, fx, m }     /* a flag */
-#define V(o, fx, m)     { o, GV_NEXT, fx, m }   /* takes a value */
-#define AT(o, fx, m)    { o, GV_ATT, fx, m }    /* an attached value */
-#define END             { NULL, 0, 0, 0 }
+#define FL(o, t)        { NULL, o, OK_FLAG, t }         /* no value */
+#define VAL(o, t)       { NULL, o, OK_VAL, t }          /* takes a value */
+#define OPT(o, t)       { NULL, o, OK_OPTVAL, t }       /* attached only */
+#define DO(o, k)        { NULL, o, k, 0 }       /* OK_WRITE, OK_READ ... */
+#define END             { NULL, NULL, OK_VAL, 0 }
 
 /* Before the subcommand. git reads these as exact words only: an
  * abbreviation that matches one here is judged like it (stricter). */
-static const struct gopt o_global[] = {
-	V("-C", GX_DIR, 0), V("-c", GX_CODE, 0),
-	V("--config-env", GX_CODE, 0), AT("--exec-path", GX_CODE, 0),
-	V("--git-dir", GX_REPO, 0), V("--work-tree", GX_REPO, 0),
-	V("--namespace", GX_NONE, 0), V("--super-prefix", GX_NONE, 0),
-	V("--attr-source", GX_NONE, 0), F("--version", GX_DONE, 0),
-	F("--help", GX_DONE, 0), END,
+static const struct optdef o_global[] = {
+	VAL("-C", T_DIR), DO("-c", OK_CODE),
+	DO("--config-env", OK_CODE), OPT("--exec-path", T_CODE),
+	VAL("--git-dir", T_REPO), VAL("--work-tree", T_REPO),
+	VAL("--namespace", 0), VAL("--super-prefix", 0),
+	VAL("--attr-source", 0), FL("--version", T_DONE),
+	FL("--help", T_DONE), END,
 };
 
-/* Of every subcommand that shows (diff options, pagers). */
-static const struct gopt o_read[] = {
-	V("--output", GX_WRITE, 0), V("-o", GX_WRITE, 0),
-	F("--ext-diff", GX_CODE, 0), AT("-O", GX_CODE, 0),
-	AT("--open-files-in-pager", GX_CODE, 0), END,
+/* Of every subcommand that shows (diff options, pagers); grep's -o is
+ * --only-matching. */
+#define READ_OPTS \
+	DO("--output", OK_WRITE), DO("--ext-diff", OK_ESC), \
+	OPT("-O", T_CODE), OPT("--open-files-in-pager", T_CODE)
+
+static const struct optdef o_read[] = {
+	READ_OPTS, DO("-o", OK_WRITE), END,
+};
+
+static const struct optdef o_grep[] = {
+	READ_OPTS, DO("-f", OK_READ), END,
+};
+
+static const struct optdef o_blame[] = {
+	READ_OPTS, DO("-o", OK_WRITE), DO("--contents", OK_READ), END,
+};
+
+static const struct optdef o_fsck[] = {
+	READ_OPTS, DO("-o", OK_WRITE), FL("--lost-found", GM_WRITES), END,
 };
 
 /* Of every subcommand that reaches a remote. */
-static const struct gopt o_net[] = {
-	V("--upload-pack", GX_CODE, 0), V("--receive-pack", GX_CODE, 0),
-	V("--exec", GX_CODE, 0), F("-u", GX_CODE, 0), V("-c", GX_CODE, 0),
-	V("--config", GX_CODE, 0), V("--template", GX_CODE, 0),
-	V("--separate-git-dir", GX_CODE, 0), V("--depth", GX_NONE, 0),
-	V("--branch", GX_NONE, 0), V("-b", GX_NONE, 0),
-	V("--origin", GX_NONE, 0), END,
+#define NET_OPTS \
+	DO("--upload-pack", OK_CODE), DO("--receive-pack", OK_CODE), \
+	DO("--exec", OK_CODE), DO("-u", OK_ESC), DO("-c", OK_CODE), \
+	DO("--config", OK_CODE), DO("--template", OK_CODE), \
+	DO("--separate-git-dir", OK_CODE), VAL("--depth", 0), \
+	VAL("--branch", 0), VAL("-b", 0), VAL("--origin", 0)
+
+static const struct optdef o_net[] = {
+	NET_OPTS, END,
 };
 
-static const struct gopt o_push[] = {
-	F("--force", GX_DESTROY, 0), AT("--force-with-lease", GX_DESTROY, 0),
-	F("--force-if-includes", GX_DESTROY, 0), F("-f", GX_DESTROY, 0),
-	F("--delete", GX_DESTROY, 0), F("-d", GX_DESTROY, 0),
-	F("--mirror", GX_DESTROY, 0), F("--prune", GX_DESTROY, 0), END,
+static const struct optdef o_push[] = {
+	NET_OPTS,
+	FL("--force", T_DESTROY), OPT("--force-with-lease", T_DESTROY),
+	FL("--force-if-includes", T_DESTROY), FL("-f", T_DESTROY),
+	FL("--delete", T_DESTROY), FL("-d", T_DESTROY),
+	FL("--mirror", T_DESTROY), FL("--prune", T_DESTROY), END,
 };
 
-static const struct gopt o_grep[] = {
-	F("-o", GX_NONE, 0),            /* --only-matching */
-	V("-f", GX_READ, 0), END,
+static const struct optdef o_reflog[] = {
+	VAL("-n", 0), VAL("--max-count", 0), END,
 };
 
-static const struct gopt o_blame[] = {
-	V("--contents", GX_READ, 0), END,
+static const struct optdef o_none[] = {
+	END,
 };
 
-static const struct gopt o_fsck[] = {
-	F("--lost-found", GX_NONE, GM_WRITES), END,
-};
-
-static const struct gopt o_commit[] = {
-	V("--file", GX_READ, 0), V("-F", GX_READ, 0),
-	V("--template", GX_READ, 0), V("-t", GX_READ, 0), END,
+static const struct optdef o_commit[] = {
+	DO("--file", OK_READ), DO("-F", OK_READ),
+	DO("--template", OK_READ), DO("-t", OK_READ), END,
 };
 
 /* merge, notes, tag: -F FILE is the message */
-static const struct gopt o_msgfile[] = {
-	V("--file", GX_READ, 0), V("-F", GX_READ, 0), END,
+static const struct optdef o_msgfile[] = {
+	DO("--file", OK_READ), DO("-F", OK_READ), END,
 };
 
-static const struct gopt o_rebase[] = {
-	V("--exec", GX_CODE, 0), V("-x", GX_CODE, 0), END,
+static const struct optdef o_rebase[] = {
+	DO("--exec", OK_CODE), DO("-x", OK_CODE), END,
 };
 
-static const struct gopt o_format_patch[] = {
-	V("--output-directory", GX_WTREE, 0), V("-o", GX_WTREE, 0), END,
+static const struct optdef o_format_patch[] = {
+	DO("--output-directory", OK_WTREE), DO("-o", OK_WTREE), END,
 };
 
-static const struct gopt o_init[] = {
-	V("--template", GX_CODE, 0), V("--separate-git-dir", GX_CODE, 0),
-	V("--initial-branch", GX_NONE, 0), V("-b", GX_NONE, 0),
-	V("--object-format", GX_NONE, 0), V("--ref-format", GX_NONE, 0),
-	AT("--shared", GX_NONE, 0), END,
+static const struct optdef o_init[] = {
+	DO("--template", OK_CODE), DO("--separate-git-dir", OK_CODE),
+	VAL("--initial-branch", 0), VAL("-b", 0),
+	VAL("--object-format", 0), VAL("--ref-format", 0),
+	OPT("--shared", 0), END,
 };
 
-static const struct gopt o_config[] = {
-	F("--get", GX_MODE, GM_SHOW), F("--get-all", GX_MODE, GM_SHOW),
-	F("--get-regexp", GX_MODE, GM_SHOW),
-	F("--get-color", GX_MODE, GM_SHOW),
-	F("--get-urlmatch", GX_MODE, GM_SHOW), F("--list", GX_MODE, GM_SHOW),
-	F("-l", GX_MODE, GM_SHOW), F("--unset", GX_NONE, GM_SET),
-	F("--unset-all", GX_NONE, GM_SET), F("--edit", GX_NONE, GM_SET),
-	F("-e", GX_NONE, GM_SET), F("--global", GX_NONE, GM_GLOBAL),
-	F("--system", GX_NONE, GM_SYSTEM), V("--file", GX_READ, 0),
-	V("-f", GX_READ, 0), END,
+static const struct optdef o_config[] = {
+	FL("--get", T_MODE | GM_SHOW), FL("--get-all", T_MODE | GM_SHOW),
+	FL("--get-regexp", T_MODE | GM_SHOW),
+	FL("--get-color", T_MODE | GM_SHOW),
+	FL("--get-urlmatch", T_MODE | GM_SHOW), FL("--list", T_MODE | GM_SHOW),
+	FL("-l", T_MODE | GM_SHOW), FL("--unset", GM_SET),
+	FL("--unset-all", GM_SET), FL("--edit", GM_SET),
+	FL("-e", GM_SET), FL("--global", GM_GLOBAL),
+	FL("--system", GM_SYSTEM), DO("--file", OK_READ),
+	DO("-f", OK_READ), END,
 };
 
-static const struct gopt o_stash[] = {
-	F("--all", GX_UNTRACKED, 0),
-	F("--include-untracked", GX_UNTRACKED, 0), F("-a", GX_UNTRACKED, 0),
-	F("-u", GX_UNTRACKED, 0), END,
+static const struct optdef o_stash[] = {
+	FL("--all", T_UNTRACKED),
+	FL("--include-untracked", T_UNTRACKED), FL("-a", T_UNTRACKED),
+	FL("-u", T_UNTRACKED), END,
 };
 
 /* branch and tag (tag -d deletes for good: see git_branch) */
-static const struct gopt o_branch[] = {
-	F("-D", GX_NONE, GM_DEL | GM_FORCE), F("-d", GX_NONE, GM_DEL),
-	F("--delete", GX_NONE, GM_DEL), F("-f", GX_NONE, GM_FORCE),
-	F("--force", GX_NONE, GM_FORCE), V("-F", GX_READ, 0),
-	V("--file", GX_READ, 0), F("-m", GX_NONE, GM_CHANGE),
-	F("-M", GX_NONE, GM_CHANGE), F("-c", GX_NONE, GM_CHANGE),
-	F("-C", GX_NONE, GM_CHANGE), F("-a", GX_NONE, GM_CHANGE),
-	F("-s", GX_NONE, GM_CHANGE), F("-u", GX_NONE, GM_CHANGE),
-	F("--set-upstream", GX_NONE, GM_CHANGE),
-	AT("--set-upstream-to", GX_NONE, GM_CHANGE),
-	F("--unset-upstream", GX_NONE, GM_CHANGE),
-	F("--edit-description", GX_NONE, GM_CHANGE),
-	F("--move", GX_NONE, GM_CHANGE), F("--copy", GX_NONE, GM_CHANGE),
-	F("--list", GX_MODE, GM_LIST), F("-l", GX_MODE, GM_LIST),
-	F("--contains", GX_MODE, GM_LIST), F("--merged", GX_MODE, GM_LIST),
+static const struct optdef o_branch[] = {
+	FL("-D", GM_DEL | GM_FORCE), FL("-d", GM_DEL),
+	FL("--delete", GM_DEL), FL("-f", GM_FORCE),
+	FL("--force", GM_FORCE), DO("-F", OK_READ),
+	DO("--file", OK_READ), FL("-m", GM_CHANGE),
+	FL("-M", GM_CHANGE), FL("-c", GM_CHANGE),
+	FL("-C", GM_CHANGE), FL("-a", GM_CHANGE),
+	FL("-s", GM_CHANGE), FL("-u", GM_CHANGE),
+	FL("--set-upstream", GM_CHANGE),
+	OPT("--set-upstream-to", GM_CHANGE),
+	FL("--unset-upstream", GM_CHANGE),
+	FL("--edit-description", GM_CHANGE),
+	FL("--move", GM_CHANGE), FL("--copy", GM_CHANGE),
+	FL("--list", T_MODE | GM_LIST), FL("-l", T_MODE | GM_LIST),
+	FL("--contains", T_MODE | GM_LIST), FL("--merged", T_MODE | GM_LIST),
 	END,
 };
 
-static const struct gopt o_checkout[] = {
-	V("-b", GX_NONE, 0), V("-B", GX_NONE, 0), F("-f", GX_NONE, GM_PATHS),
-	F("--force", GX_NONE, GM_PATHS), F("-p", GX_NONE, GM_PATHS),
-	F("--patch", GX_NONE, GM_PATHS), F("--ours", GX_NONE, GM_PATHS),
-	F("--theirs", GX_NONE, GM_PATHS), END,
+static const struct optdef o_checkout[] = {
+	VAL("-b", 0), VAL("-B", 0), FL("-f", GM_PATHS),
+	FL("--force", GM_PATHS), FL("-p", GM_PATHS),
+	FL("--patch", GM_PATHS), FL("--ours", GM_PATHS),
+	FL("--theirs", GM_PATHS), END,
 };
 
-static const struct gopt o_restore[] = {
-	V("-s", GX_NONE, 0), V("--source", GX_NONE, 0),
-	F("--staged", GX_MODE, GM_STAGED), F("-S", GX_MODE, GM_STAGED),
-	F("--worktree", GX_NONE, GM_WORKTREE), F("-W", GX_NONE, GM_WORKTREE),
+static const struct optdef o_restore[] = {
+	VAL("-s", 0), VAL("--source", 0),
+	FL("--staged", T_MODE | GM_STAGED), FL("-S", T_MODE | GM_STAGED),
+	FL("--worktree", GM_WORKTREE), FL("-W", GM_WORKTREE),
 	END,
 };
 
-static const struct gopt o_switch[] = {
-	F("--discard-changes", GX_DESTROY, 0), F("--force", GX_DESTROY, 0),
-	F("-f", GX_DESTROY, 0), V("-C", GX_DESTROY, 0), V("-c", GX_NONE, 0),
+static const struct optdef o_switch[] = {
+	FL("--discard-changes", T_DESTROY), FL("--force", T_DESTROY),
+	FL("-f", T_DESTROY), VAL("-C", T_DESTROY), VAL("-c", 0),
 	END,
 };
 
-static const struct gopt o_reset[] = {
-	F("--hard", GX_DESTROY, 0), F("--merge", GX_DESTROY, 0),
-	F("--keep", GX_DESTROY, 0), END,
+static const struct optdef o_reset[] = {
+	FL("--hard", T_DESTROY), FL("--merge", T_DESTROY),
+	FL("--keep", T_DESTROY), END,
 };
 
-static const struct gopt o_clean[] = {
-	F("-n", GX_MODE, GM_SHOW), F("--dry-run", GX_MODE, GM_SHOW), END,
+static const struct optdef o_clean[] = {
+	FL("-n", T_MODE | GM_SHOW), FL("--dry-run", T_MODE | GM_SHOW), END,
 };
 
-static const struct gopt o_apply[] = {
-	F("--check", GX_MODE, GM_SHOW), F("--stat", GX_MODE, GM_SHOW),
-	F("--numstat", GX_MODE, GM_SHOW), F("--summary", GX_MODE, GM_SHOW),
-	F("--apply", GX_NONE, GM_UNSHOW), END,
+static const struct optdef o_apply[] = {
+	FL("--check", T_MODE | GM_SHOW), FL("--stat", T_MODE | GM_SHOW),
+	FL("--numstat", T_MODE | GM_SHOW), FL("--summary", T_MODE | GM_SHOW),
+	FL("--apply", GM_UNSHOW), END,
 };
 
-static const struct gopt o_filter_branch[] = {
-	V("--setup", GX_CODE, 0), V("--env-filter", GX_CODE, 0),
-	V("--tree-filter", GX_CODE, 0), V("--index-filter", GX_CODE, 0),
-	V("--parent-filter", GX_CODE, 0), V("--msg-filter", GX_CODE, 0),
-	V("--commit-filter", GX_CODE, 0), V("--tag-name-filter", GX_CODE, 0),
+static const struct optdef o_filter_branch[] = {
+	DO("--setup", OK_CODE), DO("--env-filter", OK_CODE),
+	DO("--tree-filter", OK_CODE), DO("--index-filter", OK_CODE),
+	DO("--parent-filter", OK_CODE), DO("--msg-filter", OK_CODE),
+	DO("--commit-filter", OK_CODE), DO("--tag-name-filter", OK_CODE),
 	END,
 };
 
-static const struct gopt o_difftool[] = {
-	V("--extcmd", GX_CODE, 0), V("-x", GX_CODE, 0),
-	V("--tool", GX_CODE, 0), V("-t", GX_CODE, 0), END,
+static const struct optdef o_difftool[] = {
+	DO("--extcmd", OK_CODE), DO("-x", OK_CODE),
+	DO("--tool", OK_CODE), DO("-t", OK_CODE), END,
 };
 
-static const struct gopt o_archive[] = {
-	V("--output", GX_WRITE, 0), V("-o", GX_WRITE, 0),
-	V("--exec", GX_CODE, 0), END,
+static const struct optdef o_archive[] = {
+	DO("--output", OK_WRITE), DO("-o", OK_WRITE),
+	DO("--exec", OK_CODE), END,
 };
 
-#undef F
-#undef V
-#undef AT
+#undef FL
+#undef VAL
+#undef OPT
+#undef DO
 #undef END
+#undef READ_OPTS
+#undef NET_OPTS
 
 /* ---- actions: the first word after some subcommands ---------------------- */
 
@@ -256,12 +259,13 @@ enum git_act {
 	A_CONFIG,       /* writes the repository's configuration */
 	A_RUNS,         /* runs a command string */
 	A_JOBS,         /* changes the user's configuration, schedules jobs */
-	A_ADD,          /* its first operand is a path written */
+	A_ADD,          /* the operands after it are paths written */
 };
 
-/* Each list ends with "*", which matches any word and none. */
+/* The first operand of a subcommand names its action. Each list ends
+ * with "*", which matches any word and none. */
 struct gact {
-	const char *word;       /* NULL: no word; "x*": starts with x */
+	const char *word;       /* NULL: no operand */
 	enum git_act act;
 };
 
@@ -273,8 +277,8 @@ static const struct gact a_stash[] = {
 };
 
 static const struct gact a_remote[] = {
-	{ NULL, A_SHOW }, { "-v", A_SHOW }, { "--verbose", A_SHOW },
-	{ "get-url", A_SHOW }, { "show", A_NET }, { "update", A_NET },
+	{ NULL, A_SHOW }, { "get-url", A_SHOW }, { "show", A_NET },
+	{ "update", A_NET },
 	{ "prune", A_NET }, { "*", A_CONFIG },
 };
 
@@ -284,8 +288,8 @@ static const struct gact a_submodule[] = {
 };
 
 static const struct gact a_reflog[] = {
-	{ NULL, A_SHOW }, { "show", A_SHOW }, { "-*", A_SHOW },
-	{ "expire", A_DESTROY }, { "delete", A_DESTROY }, ACT_END,
+	{ NULL, A_SHOW }, { "show", A_SHOW }, { "expire", A_DESTROY },
+	{ "delete", A_DESTROY }, ACT_END,
 };
 
 static const struct gact a_worktree[] = {
@@ -320,7 +324,7 @@ struct git_sub {
 	const char *name;
 	unsigned char kind;             /* enum git_kind */
 	unsigned char base;             /* enum git_base */
-	const struct gopt *opts;
+	const struct optdef *opts;      /* NULL: its kind's (git_opts) */
 	const struct gact *acts;        /* by the first word, or NULL */
 	int (*judge)(struct git_ctx *); /* 1: decided; 0: a local write */
 };
@@ -373,21 +377,6 @@ git_config_write(struct ev *ev, const char *what)
 	    "git finds it), which can make git run commands", what);
 }
 
-/* 1 if word s equals one of l (NULL-terminated); "x*": s starts with x. */
-static int
-word_in(const char *s, const char *const *l)
-{
-	size_t n;
-
-	for (; *l != NULL; l++) {
-		n = strlen(*l);
-		if (n > 0 && (*l)[n - 1] == '*' ? strncmp(s, *l, n - 1) == 0 :
-		    strcmp(s, *l) == 0)
-			return 1;
-	}
-	return 0;
-}
-
 /* ---- the walk ------------------------------------------------------------- */
 
 /* git works in DIR (-C): the working directory moves for the judgement
@@ -408,207 +397,112 @@ git_chdir(struct ev *ev, const struct sh_word *w)
 	ev->cwd_known = 1;
 }
 
-/* What option d does, its value val (NULL: none or not given). */
+/* What the option o (of option word k) does. */
 static void
-git_effect(struct git_ctx *g, const struct gopt *d, const char *shown,
-    struct sh_word *val)
+git_effect(struct git_ctx *g, const struct an_opt *o)
 {
+	const struct optdef *d = o->d;
 	const char *sub = g->sub != NULL ? g->sub : "", *sp = *sub ? " " : "";
 
-	if (g->quiet)
-		return;
-	g->marks |= d->mark;
-	switch (d->fx) {
-	case GX_NONE:
-	case GX_MODE:
-		break;
-	case GX_WRITE:
-	case GX_WTREE:
-		if (val == NULL)
+	if (g->quiet || ((d->tag & T_MODE) &&
+	    strcmp(g->v->w[o->k].s, d->opt) != 0))
+		return;         /* a mode counts as its exact word only */
+	g->marks |= (unsigned)d->tag & GM_ALL;
+	if (o->val != NULL && o->val->s[0] == '=' && o->val->s[1] != '\0' &&
+	    (d->kind == OK_WRITE || d->kind == OK_WTREE || d->kind == OK_READ)) {
+		/* -o=FILE: git reads "=FILE", a reader "FILE": both */
+		struct an_opt o2 = *o;
+		struct sh_word t = *o->val;
+
+		t.s++;
+		t.len--;
+		if (t.s[0] == '~')
+			t.flags |= SH_W_TILDE;
+		o2.val = &t;
+		git_effect(g, &o2);
+	}
+	if (d->kind == OK_WRITE || d->kind == OK_WTREE) {
+		if (o->val == NULL)
 			trig_write(g->ev, NULL, "git");
-		else if (d->fx == GX_WTREE)
-			an_write_tree_word(g->ev, g->v, val);
+		else if (d->kind == OK_WTREE)
+			an_write_tree_word(g->ev, g->v, o->val);
 		else
-			an_write_word(g->ev, g->v, val);
-		break;
-	case GX_READ:
-		if (val != NULL) {
-			an_op_read(g->ev, g->v, val, 0);
-			break;
-		}
+			an_write_word(g->ev, g->v, o->val);
+	} else if (d->kind == OK_READ && o->val != NULL) {
+		an_op_read(g->ev, g->v, o->val, 0);
+	} else if (d->kind == OK_READ) {
 		ev_factor(g->ev, F_UNKNOWN);
 		ev_note(g->ev, POLICY_ESCALATE, "read", "builtin: git",
 		    "git%s%s %s reads a file the policy cannot see", sp, sub,
-		    shown);
-		break;
-	case GX_CODE:
+		    o->name);
+	} else if (d->kind == OK_CODE || d->kind == OK_ESC ||
+	    (d->tag & T_CODE)) {
 		ev_factor(g->ev, F_CODE);
 		ev_note(g->ev, POLICY_ESCALATE, "shell", "builtin: git",
 		    "git%s%s %s runs a command or code the policy cannot read "
-		    "(a program, hooks, configuration)", sp, sub, shown);
-		break;
-	case GX_DESTROY:
-		git_destructive(g->ev, sub, shown);
-		break;
-	case GX_UNTRACKED:
+		    "(a program, hooks, configuration)", sp, sub, o->name);
+	} else if (d->tag & T_DESTROY) {
+		git_destructive(g->ev, sub, o->name);
+	} else if (d->tag & T_UNTRACKED) {
 		ev_factor(g->ev, F_PROTECTED | F_DESTRUCTIVE);
 		ev_note(g->ev, POLICY_ESCALATE, "write", "self-protection",
 		    "git stash %s stashes away (removes) untracked or ignored "
-		    "files, sbx's own .sandbox among them", shown);
-		break;
-	case GX_REPO:
-		g->repo_elsewhere = 1;
-		break;
-	case GX_DIR:
-		git_chdir(g->ev, val);
-		break;
-	case GX_DONE:
-		g->done = 1;
-		break;
+		    "files, sbx's own .sandbox among them", o->name);
 	}
+	g->repo_elsewhere |= (d->tag & T_REPO) != 0;
+	g->done |= (d->tag & T_DONE) != 0;
+	if (d->tag & T_DIR)
+		git_chdir(g->ev, o->val);
 }
 
-/* The entry of t, then of t2, that long option s (its name nl bytes)
- * names: the exact name, else an abbreviation (not of a mode). */
-static const struct gopt *
-git_long(const struct gopt *t, const struct gopt *t2, const char *s,
-    size_t nl)
+/* The options of the subcommand: its table, else its kind's. */
+static const struct optdef *
+git_opts(const struct git_sub *t)
 {
-	const struct gopt *const ts[2] = { t, t2 };
-	const struct gopt *d;
-	int pass, j;
-
-	for (pass = 0; pass < 2; pass++)
-		for (j = 0; j < 2; j++)
-			for (d = ts[j]; d != NULL && d->opt != NULL; d++)
-				if (d->opt[1] == '-' && strncmp(s, d->opt, nl) == 0 &&
-				    (d->opt[nl] == '\0' || (pass == 1 && nl >= 3 &&
-				    d->fx != GX_MODE)))
-					return d;
-	return NULL;
-}
-
-static const struct gopt *
-git_short(const struct gopt *t, const struct gopt *t2, char ch)
-{
-	const struct gopt *d;
-
-	for (d = t; d != NULL && d->opt != NULL; d++)
-		if (d->opt[1] == ch && d->opt[2] == '\0')
-			return d;
-	return t2 != NULL ? git_short(t2, NULL, ch) : NULL;
-}
-
-/* A word for an attached value: the tail of w from off. */
-static struct sh_word
-git_tail(const struct sh_word *w, size_t off)
-{
-	struct sh_word t = *w;
-
-	t.s = w->s + off;
-	t.len = w->len - off;
-	t.flags &= ~(unsigned)SH_W_TILDE;
-	if (t.s[0] == '~')
-		t.flags |= SH_W_TILDE;
-	return t;
+	return t->opts != NULL ? t->opts : t->kind == G_READ ? o_read :
+	    t->kind == G_NET ? o_net : o_none;
 }
 
 /*
- * Option word k against the tables t and t2: its effects, applied. The
- * number of words its value takes after it (0 or 1), -1 when no entry
- * names it.
- */
-static int
-git_option(struct git_ctx *g, int k, const struct gopt *t,
-    const struct gopt *t2)
-{
-	struct sh_word *w = &g->v->w[k], tail;
-	struct sh_word *next = k + 1 < g->v->n ? &g->v->w[k + 1] : NULL;
-	const struct gopt *d;
-	const char *s = w->s, *q, *eq;
-	char shown[3] = { '-', 0, 0 };
-	int hit = -1;
-
-	if (s[1] == '-') {
-		eq = strchr(s, '=');
-		d = git_long(t, t2, s, eq != NULL ? (size_t)(eq - s) : strlen(s));
-		if (d == NULL)
-			return -1;
-		if (eq != NULL)
-			tail = git_tail(w, (size_t)(eq + 1 - s));
-		git_effect(g, d, s, eq != NULL ? &tail : d->val == GV_NEXT ?
-		    next : NULL);
-		return eq == NULL && d->val == GV_NEXT;
-	}
-	for (q = s + 1; *q != '\0'; q++) {
-		if ((d = git_short(t, t2, *q)) == NULL ||
-		    (d->fx == GX_MODE && s[2] != '\0'))
-			continue;
-		shown[1] = *q;
-		hit = 0;
-		if (d->val == GV_NO) {
-			git_effect(g, d, shown, NULL);
-			continue;
-		}
-		if (q[1] != '\0') {
-			/* -o=FILE: git reads "=FILE", a reader "FILE" */
-			tail = git_tail(w, (size_t)(q + 1 - s));
-			git_effect(g, d, shown, &tail);
-			if (q[1] == '=' && q[2] != '\0') {
-				tail = git_tail(w, (size_t)(q + 2 - s));
-				git_effect(g, d, shown, &tail);
-			}
-			return 0;
-		}
-		git_effect(g, d, shown, d->val == GV_NEXT ? next : NULL);
-		return d->val == GV_NEXT;
-	}
-	return hit;
-}
-
-/* The option tables of the subcommand: its own, then its kind's. */
-static const struct gopt *
-git_kind_opts(const struct git_sub *t)
-{
-	return t->kind == G_READ ? o_read : t->kind == G_NET ? o_net : NULL;
-}
-
-/*
- * The one walk over the subcommand's words (the shared walk of args.c):
- * options and their values, and fn for each operand (after: it follows
- * "--"). A word that starts with "-" is an option before "--", even when
- * only known at run time (--output=$X); after "--" a path. The options'
- * effects are applied on the first walk only.
+ * The one walk over the subcommand's words (the table walk of opts.c):
+ * each option's effects (on the first walk only), and fn for each
+ * operand, path after "--" and value of an option in the next word.
  */
 static void
 git_walk(struct git_ctx *g, git_word_fn fn, void *arg)
 {
+	const struct optset os = { .cluster = 1, .d = git_opts(g->t) };
 	struct an_walk it;
-	int k, opt;
-	const char *s;
+	struct an_opt o;
+	int r;
 
 	an_walk_init(&it, g->i, NULL, AN_W_NONE);
-	while ((k = an_walk_any(g->v, &it, &opt)) >= 0) {
-		s = g->v->w[k].s;
-		if (!it.opts || s[0] != '-' || s[1] == '\0') {
-			if (fn != NULL)
-				fn(g, k, it.opts ? AT_OPERAND : AT_PATH, arg);
-		} else if (git_option(g, k, g->t->opts, git_kind_opts(g->t)) > 0) {
-			if (fn != NULL)
-				fn(g, it.k, AT_VALUE, arg);
-			it.k++;
-		}
+	an_walk_table(&it, &os, NULL);
+	while ((r = an_opt_next(g->v, &it, &o)) >= 0) {
+		if (r == 1 && o.d != NULL)
+			git_effect(g, &o);
+		if (fn == NULL)
+			continue;
+		if (r == 0)
+			fn(g, o.k, it.opts ? AT_OPERAND : AT_PATH, arg);
+		else if (o.d != NULL && o.k + 1 < g->v->n &&
+		    o.val == &g->v->w[o.k + 1])
+			fn(g, o.k + 1, AT_VALUE, arg);
 	}
 	g->quiet = 1;
 }
 
 /* ---- subcommands with rules of their own ---------------------------------- */
 
-/* The first word after the subcommand is one of l ("stash list"). */
-static int
-first_is(const struct git_ctx *g, const char *const *l)
+/* The first operand (git_walk): *(int *)arg, -1 when none. */
+static void
+git_first(struct git_ctx *g, int k, enum git_at at, void *arg)
 {
-	return g->i < g->v->n && word_in(g->v->w[g->i].s, l);
+	int *first = arg;
+
+	(void)g;
+	if (at != AT_VALUE && *first < 0)
+		*first = k;
 }
 
 /* Operands after "--" that read like options ("git log -- -o"): git
@@ -773,9 +667,13 @@ git_list_track(const struct git_ctx *g)
 static int
 git_config(struct git_ctx *g)
 {
-	static const char *const gets[] = { "get", "list", NULL };
+	int k = -1;
 
-	if ((g->marks & GM_SHOW) || first_is(g, gets) ||
+	git_walk(g, git_first, &k);
+	if (k >= 0 && (strcmp(g->v->w[k].s, "get") == 0 ||
+	    strcmp(g->v->w[k].s, "list") == 0))
+		return 1;
+	if ((g->marks & GM_SHOW) ||
 	    (g->pos == 1 && !(g->marks & GM_SET)))
 		return 1;
 	if (g->marks & GM_GLOBAL)
@@ -904,7 +802,7 @@ static const struct git_sub git_subs[] = {
 	W("tag", o_branch, NULL, git_branch),
 	W("branch", o_branch, NULL, git_branch),
 	W("config", o_config, NULL, git_config),
-	W("reflog", NULL, a_reflog, NULL),
+	W("reflog", o_reflog, a_reflog, NULL),
 	W("submodule", NULL, a_submodule, NULL),
 	W("remote", NULL, a_remote, NULL),
 	W("maintenance", NULL, a_maintenance, NULL),
@@ -963,31 +861,37 @@ git_base(const struct git_ctx *g)
 	    why[g->t->base]);
 }
 
-/* An operand after the action word is a path written (worktree add). */
+/* The operands after the action word are paths written (worktree add
+ * DIR, bundle create FILE): all of them, a value of an option the table
+ * does not know among them. */
 static void
 git_add_path(struct git_ctx *g, int k, enum git_at at, void *arg)
 {
-	int *n = arg;
-
-	if (at != AT_VALUE && k > g->i && (*n)++ == 0)
+	if (at != AT_VALUE && k > *(int *)arg)
 		an_write_word(g->ev, g->v, &g->v->w[k]);
 }
 
-/* The action the first word names: 1 decided, 0 a local write. */
+/* The action the first operand names: 1 decided, 0 a local write. */
 static int
 git_act(struct git_ctx *g)
 {
 	const struct gact *a;
-	const char *w = g->i < g->v->n ? g->v->w[g->i].s : NULL;
-	int n = 0;
+	const char *w;
+	int k = -1;
 
-	for (a = g->t->acts; strcmp(a->word != NULL ? a->word : "", "*") != 0;
-	    a++) {
-		const char *const l[] = { a->word, NULL };
-
-		if (a->word == NULL ? w == NULL : w != NULL && word_in(w, l))
-			break;
+	git_walk(g, git_first, &k);
+	if (k >= 0 && !an_lit(&g->v->w[k])) {
+		ev_factor(g->ev, F_UNKNOWN);
+		ev_note(g->ev, POLICY_ESCALATE, "shell", "builtin: git",
+		    "git %s: the action is only known at run time", g->sub);
+		return 1;
 	}
+	w = k >= 0 ? g->v->w[k].s : NULL;
+	for (a = g->t->acts; strcmp(a->word != NULL ? a->word : "", "*") != 0;
+	    a++)
+		if (a->word == NULL ? w == NULL : w != NULL &&
+		    strcmp(w, a->word) == 0)
+			break;
 	switch (a->act) {
 	case A_SHOW:
 		return 1;
@@ -1014,7 +918,7 @@ git_act(struct git_ctx *g)
 		    "schedules jobs", g->sub, w);
 		return 1;
 	case A_ADD:
-		git_walk(g, git_add_path, &n);
+		git_walk(g, git_add_path, &k);
 		return 0;
 	}
 	return 0;
@@ -1040,39 +944,31 @@ git_decided(struct git_ctx *g)
 }
 
 /*
- * git's global options, up to the subcommand (the wrapper walk of
- * args.c, and options only known at run time: --git-dir=$(pwd)/.git):
+ * git's global options, up to the subcommand (the table walk of opts.c):
  * the index of the subcommand, or -1 when judged (or nothing runs: git
  * alone prints help).
  */
 static int
 git_globals(struct git_ctx *g)
 {
-	struct cmdv *v = g->v;
+	static const struct optset os = { .cluster = 1, .d = o_global };
 	struct an_walk it;
-	int k, n;
+	struct an_opt o;
+	int r;
 
 	an_walk_init(&it, 1, NULL, AN_W_NONE);
-	for (;;) {
-		if ((k = an_walk_prefix(v, &it, 0)) < 0) {
-			if (!it.opts || it.k >= v->n || v->w[it.k].s[0] != '-')
-				break;
-			k = it.k++;     /* not literal: an option all the same */
-		}
-		if ((n = git_option(g, k, o_global, NULL)) < 0 &&
-		    !an_lit(&v->w[k])) {
-			it.k = k;       /* one the table does not know */
-			break;
-		}
-		it.k += n > 0;
-	}
-	if (it.k < v->n && !an_lit(&v->w[it.k])) {
+	an_walk_table(&it, &os, NULL);
+	while ((r = an_opt_next(g->v, &it, &o)) == 1 &&
+	    (o.d != NULL || an_lit(&g->v->w[o.k])))
+		if (o.d != NULL)
+			git_effect(g, &o);
+	if (r >= 0 && !an_lit(&g->v->w[o.k])) {
 		ev_factor(g->ev, F_UNKNOWN);
 		ev_note(g->ev, POLICY_ESCALATE, "shell", "builtin: git",
 		    "git subcommand is only known at run time");
 		return -1;
 	}
-	return g->done || it.k >= v->n ? -1 : it.k;
+	return g->done || r < 0 ? -1 : o.k;
 }
 
 static void
