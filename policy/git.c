@@ -54,6 +54,7 @@
 #define T_REPO          0x100000        /* the repository is elsewhere */
 #define T_DIR           0x200000        /* -C DIR: git works in DIR */
 #define T_DONE          0x400000        /* --version, --help: nothing runs */
+#define T_NET           0x800000        /* reaches hosts no word names */
 #define GM_ALL          0x00ffff
 
 /* ---- option tables -------------------------------------------------------- */
@@ -103,7 +104,8 @@ static const struct optdef o_fsck[] = {
 	DO("--exec", OK_CODE), DO("-u", OK_ESC), DO("-c", OK_CODE), \
 	DO("--config", OK_CODE), DO("--template", OK_CODE), \
 	DO("--separate-git-dir", OK_CODE), VAL("--depth", 0), \
-	VAL("--branch", 0), VAL("-b", 0), VAL("--origin", 0)
+	VAL("--branch", 0), VAL("-b", 0), VAL("--origin", 0), \
+	OPT("--recurse-submodules", T_NET), FL("--recursive", T_NET)
 
 static const struct optdef o_net[] = {
 	NET_OPTS, END,
@@ -325,7 +327,7 @@ struct git_sub {
 	unsigned char kind;             /* enum git_kind */
 	unsigned char base;             /* enum git_base */
 	const struct optdef *opts;      /* NULL: its kind's (git_opts) */
-	const struct gact *acts;        /* by the first word, or NULL */
+	const struct gact *acts;        /* by the first operand, or NULL */
 	int (*judge)(struct git_ctx *); /* 1: decided; 0: a local write */
 };
 
@@ -449,6 +451,8 @@ git_effect(struct git_ctx *g, const struct an_opt *o)
 		    "git stash %s stashes away (removes) untracked or ignored "
 		    "files, sbx's own .sandbox among them", o->name);
 	}
+	if (d->tag & T_NET)         /* submodules: the hosts .gitmodules names */
+		trig_network(g->ev, NULL, "git");
 	g->repo_elsewhere |= (d->tag & T_REPO) != 0;
 	g->done |= (d->tag & T_DONE) != 0;
 	if (d->tag & T_DIR)

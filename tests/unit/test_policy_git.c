@@ -165,6 +165,10 @@ static const struct tcase cases[] = {
 	{ "git stash --include-u", E, "stash" },
 	{ "git stash -ku", E, "stash" },
 	{ "git push origin :main", E, NULL },
+	{ "git apply --check --apply p.diff", E, "patch" },
+	{ "git apply --stat --app p.diff", E, "patch" },
+	{ "git clean -n -f", A, NULL },
+	{ "git restore --staged --worktree f", E, "discards" },
 	/* actions: the first operand, after options */
 	{ "git submodule --quiet foreach 'rm -rf ~'", E, "command string" },
 	{ "git bisect $a ./x.sh", E, "run time" },
@@ -204,6 +208,9 @@ static const struct tcase net_cases[] = {
 	{ "git clone https://github.com/x/y ~/.ssh", E, NULL },
 	{ "git clone -c core.hooksPath=h https://github.com/x/y", E, NULL },
 	{ "git clone --upl=x https://github.com/x/y", E, NULL },
+	{ "git clone --recurse-submodules https://github.com/x/y", E, NULL },
+	{ "git clone --recursive https://github.com/x/y", E, NULL },
+	{ "git pull --recurse-submodules=yes https://github.com/x/y", E, NULL },
 	{ "git clone --separate-git-dir=/tmp/g https://github.com/x/y", E, NULL },
 };
 
