@@ -250,7 +250,7 @@ static const struct optdef o_archive[] = {
 #undef READ_OPTS
 #undef NET_OPTS
 
-/* ---- actions: the first word after some subcommands ---------------------- */
+/* ---- actions: named by the first operand of a subcommand -------------- */
 
 enum git_act {
 	A_SHOW,         /* only shows */
@@ -262,6 +262,7 @@ enum git_act {
 	A_RUNS,         /* runs a command string */
 	A_JOBS,         /* changes the user's configuration, schedules jobs */
 	A_ADD,          /* the operands after it are paths written */
+	A_PATHS,        /* ... pathspecs whose files it rewrites (trees) */
 };
 
 /* The first operand of a subcommand names its action. Each list ends
@@ -274,7 +275,7 @@ struct gact {
 #define ACT_END { "*", A_WRITE }
 
 static const struct gact a_stash[] = {
-	{ "list", A_SHOW }, { "show", A_SHOW },
+	{ "list", A_SHOW }, { "show", A_SHOW }, { "push", A_PATHS },
 	{ "drop", A_DESTROY }, { "clear", A_DESTROY }, ACT_END,
 };
 
@@ -875,6 +876,14 @@ git_add_path(struct git_ctx *g, int k, enum git_at at, void *arg)
 		an_write_word(g->ev, g->v, &g->v->w[k]);
 }
 
+/* ... pathspecs whose tracked files it rewrites (stash push -- PATHS) */
+static void
+git_pathspec(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	if (at != AT_VALUE && k > *(int *)arg)
+		an_write_tree_word(g->ev, g->v, &g->v->w[k]);
+}
+
 /* The action the first operand names: 1 decided, 0 a local write. */
 static int
 git_act(struct git_ctx *g)
@@ -922,7 +931,8 @@ git_act(struct git_ctx *g)
 		    "schedules jobs", g->sub, w);
 		return 1;
 	case A_ADD:
-		git_walk(g, git_add_path, &k);
+	case A_PATHS:
+		git_walk(g, a->act == A_ADD ? git_add_path : git_pathspec, &k);
 		return 0;
 	}
 	return 0;
