@@ -77,7 +77,7 @@ try:
     for i in range(2000):
         pid = os.fork()
         if pid == 0:
-            time.sleep(30); os._exit(0)
+            time.sleep(29); os._exit(0)
         n += 1
 except OSError as e:
     print("fork refused after", n, e.strerror)
