@@ -35,6 +35,7 @@
 #include "common/trust/result_sig.h"
 #include "daemon/cgroup.h"
 #include "daemon/exec.h"
+#include "daemon/handoff.h"
 
 #define KILL_GRACE_MS   5000
 #define DRAIN_MS        300     /* after the shell exits, for late output */
@@ -690,184 +691,6 @@ executor(const struct exec_spec *s, pid_t daemon)
 #define SPARE_ANSWER_MS 1000    /* sbxd waits this long for "taken" */
 #define SPARE_READY_MS  2000    /* E waits this long for C in its cgroup */
 #define SPARE_RETRY_MS  1000    /* after a spare that failed or died idle */
-#define SPEC_MAGIC      0x31786273u
-#define SPEC_STRS       7       /* folder, id, hash, tool, command, cwd, approver */
-#define SPEC_MAX_ENV    4096
-#define SPEC_MAX        (16L << 20)
-
-struct spec_head {
-	uint32_t magic, nstr;
-	int32_t is_auto, timeout_s, cpu_s, max_procs;
-	int64_t cap, mem_bytes;
-};
-
-/* A run read back from its memfd: s points into buf and env (owned). */
-struct spec_copy {
-	struct exec_spec s;
-	char *buf;
-	char **env;
-};
-
-/* Writes the run s into a sealed memfd. The fd, or -1. */
-static int
-spec_encode(const struct exec_spec *s)
-{
-	const char *str[SPEC_STRS] = { s->folder, s->id, s->hash, s->tool, s->command,
-		s->cwd, s->approver };
-	struct spec_head h = { .magic = SPEC_MAGIC, .is_auto = s->is_auto,
-		.timeout_s = s->timeout_s, .cpu_s = s->cpu_s, .max_procs = s->max_procs,
-		.cap = s->cap, .mem_bytes = s->mem_bytes };
-	size_t n = 0, len = sizeof(h), k, o;
-	char *buf;
-	int fd = -1;
-
-	while (s->env && s->env[n])
-		n++;
-	if (n > SPEC_MAX_ENV)
-		return -1;
-	h.nstr = (uint32_t)(SPEC_STRS + n);
-	for (k = 0; k < SPEC_STRS; k++)
-		len += strlen(str[k] ? str[k] : "") + 1;
-	for (k = 0; k < n; k++)
-		len += strlen(s->env[k]) + 1;
-	if (len > (size_t)SPEC_MAX || !(buf = malloc(len)))
-		return -1;
-	memcpy(buf, &h, sizeof(h));
-	for (o = sizeof(h), k = 0; k < SPEC_STRS + n; k++) {
-		const char *v = k < SPEC_STRS ? (str[k] ? str[k] : "") : s->env[k - SPEC_STRS];
-
-		memcpy(buf + o, v, strlen(v) + 1);
-		o += strlen(v) + 1;
-	}
-	if ((fd = memfd_create("sbx-run", MFD_CLOEXEC | MFD_ALLOW_SEALING)) < 0 ||
-	    write_all(fd, buf, len) < 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-	}
-	free(buf);
-	return fd;
-}
-
-static void
-spec_free(struct spec_copy *c)
-{
-	free(c->buf);
-	free(c->env);
-	c->buf = NULL;
-	c->env = NULL;
-}
-
-/* Reads a run back from fd (spec_encode's). 0, or -1 (nothing kept). */
-static int
-spec_decode(int fd, struct spec_copy *c)
-{
-	const char *str[SPEC_STRS];
-	struct spec_head h;
-	struct stat st;
-	char *p, *end, *z;
-	uint32_t i;
-
-	memset(c, 0, sizeof(*c));
-	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(h) || st.st_size > SPEC_MAX ||
-	    !(c->buf = malloc((size_t)st.st_size)))
-		return -1;
-	if (pread(fd, c->buf, (size_t)st.st_size, 0) != (ssize_t)st.st_size)
-		goto fail;
-	memcpy(&h, c->buf, sizeof(h));
-	if (h.magic != SPEC_MAGIC || h.nstr < SPEC_STRS || h.nstr > SPEC_STRS + SPEC_MAX_ENV ||
-	    !(c->env = calloc(h.nstr - SPEC_STRS + 1, sizeof(*c->env))))
-		goto fail;
-	p = c->buf + sizeof(h);
-	end = c->buf + st.st_size;
-	for (i = 0; i < h.nstr; i++) {
-		if (!(z = memchr(p, '\0', (size_t)(end - p))))
-			goto fail;
-		if (i < SPEC_STRS)
-			str[i] = p;
-		else
-			c->env[i - SPEC_STRS] = p;
-		p = z + 1;
-	}
-	if (p != end)
-		goto fail;
-	c->s = (struct exec_spec){ .sbfd = -1, .folder = str[0], .id = str[1],
-		.hash = str[2], .tool = str[3], .command = str[4], .cwd = str[5],
-		.approver = str[6], .is_auto = h.is_auto, .timeout_s = h.timeout_s,
-		.cap = (long)h.cap, .cpu_s = h.cpu_s, .mem_bytes = h.mem_bytes,
-		.max_procs = h.max_procs, .env = c->env };
-	return 0;
-fail:
-	spec_free(c);
-	return -1;
-}
-
-/* Sends len bytes and up to 2 fds as one message; never blocks. 0 or -1. */
-static int
-msg_send(int sock, const void *data, size_t len, const int *fds, int nfds)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(2 * sizeof(int))];
-	} u;
-	struct iovec iov = { (void *)data, len };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
-
-	if (nfds > 0) {
-		memset(&u, 0, sizeof(u));
-		m.msg_control = u.buf;
-		m.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
-		cm = CMSG_FIRSTHDR(&m);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
-	}
-	return sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
-}
-
-/* Receives one message of exactly len bytes with exactly nfds fds
- * (close-on-exec). 0, or -1 (its end, an error, another shape: any fd
- * that came is closed). Blocks. */
-static int
-msg_recv(int sock, void *data, size_t len, int *fds, int nfds)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-	} u;
-	struct iovec iov = { data, len };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm;
-	int got = 0, k, n, *in;
-	ssize_t r;
-
-	do
-		r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-	while (r < 0 && errno == EINTR);
-	for (cm = r >= 0 ? CMSG_FIRSTHDR(&m) : NULL; cm; cm = CMSG_NXTHDR(&m, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		in = (int *)(void *)CMSG_DATA(cm);
-		for (k = 0; k < n; k++) {
-			if (got < nfds)
-				fds[got] = in[k];
-			else
-				close(in[k]);
-			got++;
-		}
-	}
-	if (r == (ssize_t)len && got == nfds && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
-		return 0;
-	for (k = 0; k < got && k < nfds; k++)
-		close(fds[k]);
-	return -1;
-}
-
 /* The state letter of /proc/PID/stat ('R', 'S', 'T' ...), or 0. */
 static char
 proc_state(pid_t pid)
@@ -892,7 +715,7 @@ proc_state(pid_t pid)
 static void
 spare_child(int sock, int out_w, int err_w, const char *cgdir, int joined, pid_t parent)
 {
-	struct spec_copy sc;
+	struct handoff_run sc;
 	long tasks;
 	int fd;
 
@@ -902,11 +725,11 @@ spare_child(int sock, int out_w, int err_w, const char *cgdir, int joined, pid_t
 		_exit(0);
 	if (*cgdir && !joined && cgroup_join(cgdir) < 0)
 		_exit(0);
-	if (msg_send(sock, "r", 1, NULL, 0) < 0 || msg_recv(sock, &tasks, sizeof(tasks), &fd, 1) < 0)
+	if (handoff_send(sock, "r", 1, NULL, 0) < 0 || handoff_recv(sock, &tasks, sizeof(tasks), &fd, 1) < 0)
 		_exit(0);
 	/* Handed the run: from here on, E waits for this process as the
 	 * command. It outlives E, as a direct child does. */
-	if (spec_decode(fd, &sc) < 0) {
+	if (handoff_decode(fd, &sc) < 0) {
 		dprintf(err_w, "sbxd: the spare could not read its run\n");
 		_exit(126);
 	}
@@ -969,7 +792,7 @@ static void
 spare_main(int sock, pid_t daemon, const char *cgdir)
 {
 	struct pollfd pfd[2];
-	struct spec_copy sc;
+	struct handoff_run sc;
 	struct child c = { .pid = 0 };
 	int cs[2], op[2], ep[2], fds[2], joined = 0, ready = 0;
 	const char *why = "";
@@ -1024,18 +847,18 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 			break;
 	}
 	if (stop_requested || !(pfd[0].revents & POLLIN) ||
-	    msg_recv(sock, &b, 1, fds, 2) < 0 || b != 's') {
+	    handoff_recv(sock, &b, 1, fds, 2) < 0 || b != 's') {
 		spare_kill(&c);
 		_exit(0);
 	}
-	if (spec_decode(fds[1], &sc) < 0) {
-		(void)msg_send(sock, "n", 1, NULL, 0);
+	if (handoff_decode(fds[1], &sc) < 0) {
+		(void)handoff_send(sock, "n", 1, NULL, 0);
 		spare_kill(&c);
 		_exit(0);
 	}
 	sc.s.sbfd = fds[0];
 	/* "taken": the run is E's from here on, and only from here on. */
-	if (msg_send(sock, "k", 1, NULL, 0) < 0) {
+	if (handoff_send(sock, "k", 1, NULL, 0) < 0) {
 		spare_kill(&c);
 		_exit(0);
 	}
@@ -1046,7 +869,7 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 	if (sc.s.max_procs > 0 && geteuid() != 0 && (tasks = user_tasks()) > 0)
 		tasks--;        /* C is counted already; a direct child is not yet */
 	if (!stop_requested && spare_fits(&c, &sc.s, ready) &&
-	    msg_send(cs[0], &tasks, sizeof(tasks), &fds[1], 1) == 0) {
+	    handoff_send(cs[0], &tasks, sizeof(tasks), &fds[1], 1) == 0) {
 		close(cs[0]);
 		close(fds[1]);
 		c.out_r = op[0];
@@ -1147,9 +970,9 @@ spare_take(const struct exec_spec *s)
 	pid_t pid = spare.pid;
 	char b = 0;
 
-	if (pid <= 0 || (fds[1] = spec_encode(s)) < 0)
+	if (pid <= 0 || (fds[1] = handoff_encode(s)) < 0)
 		return -1;
-	if (msg_send(spare.sock, "s", 1, fds, 2) == 0 &&
+	if (handoff_send(spare.sock, "s", 1, fds, 2) == 0 &&
 	    (rc = spare_answer(&b, SPARE_ANSWER_MS)) < 0) {
 		/* Stopped, or starved: killed, and its last words read. */
 		kill(pid, SIGKILL);
