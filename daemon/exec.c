@@ -827,24 +827,25 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 	close(cs[1]);
 	close(op[1]);
 	close(ep[1]);
-	/* Idle: C's "ready", then sbxd's run; any other end ends the spare. */
+	/* Idle: C's "ready", then sbxd's run. Anything else (C gone, its
+	 * socket at its end, sbxd's) ends the spare: sbxd forks another. */
 	for (;;) {
 		pfd[0] = (struct pollfd){ .fd = sock, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = cs[0], .events = POLLIN };
 		if (stop_requested)
 			break;
-		if (poll(pfd, ready ? 1 : 2, -1) < 0) {
+		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (!ready && pfd[1].revents) {
-			if (recv(cs[0], &b, 1, MSG_DONTWAIT) != 1 || b != 'r')
+		if (pfd[0].revents)
+			break;
+		if (pfd[1].revents) {
+			if (ready || recv(cs[0], &b, 1, MSG_DONTWAIT) != 1 || b != 'r')
 				break;
 			ready = 1;
 		}
-		if (pfd[0].revents)
-			break;
 	}
 	if (stop_requested || !(pfd[0].revents & POLLIN) ||
 	    handoff_recv(sock, &b, 1, fds, 2) < 0 || b != 's') {

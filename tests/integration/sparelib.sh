@@ -45,7 +45,7 @@ case "$1" in
 kill-spare)
 	set -- $(wait_spare) && kill -KILL "$1" && echo "killed spare $1" ;;
 kill-cmd)
-	set -- $(wait_spare $cg) && kill -KILL "$2" && echo "killed spare child $2" ;;
+	set -- $(wait_spare $cg) && kill -KILL "$2" && echo "killed spare child $2 of $1" ;;
 stop-spare)
 	set -- $(wait_spare) && kill -STOP "$1" && echo "stopped spare $1 $2" ;;
 stop-cmd)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The spare executor killed by an approved command (same user): its
-# child alone (the spare finds it gone and starts the next command the
-# direct way), or the spare itself (sbxd forgets it and forks another).
+# child alone (the spare notices and ends; a run that came first would
+# start the direct way), or the spare itself (sbxd forgets it and forks
+# another).
 # Checked from outside: the next approved command runs exactly once,
 # in a pids cgroup with its limit, with the right output; the killed
 # spare's cgroup is removed; a fork bomb stays within the limit.
@@ -28,7 +29,10 @@ check_show() {
 
 old=$(spare_cgroups "$DPID")
 r=$(run "./task.sh kill-cmd")
-like "$r" "killed spare child [0-9]+" "an approved command kills the spare's child"
+like "$r" "killed spare child [0-9]+ of [0-9]+" "an approved command kills the spare's child"
+idle=$(echo "$r" | grep -oE 'killed spare child [0-9]+ of [0-9]+' | grep -oE '[0-9]+$')
+wait_for 5 sh -c "! kill -0 $idle 2>/dev/null"
+ok $? "the spare notices at once and ends (sbxd forks another)"
 check_show after-kill-cmd "$(run "./task.sh show after-kill-cmd")"
 
 r=$(run "./task.sh kill-spare")
