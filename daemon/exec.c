@@ -665,8 +665,9 @@ executor(const struct exec_spec *s, pid_t daemon)
  * starting two processes costs too: a spare does both ahead of time,
  * while nothing waits. sbxd forks the spare executor E when it has none
  * (exec_spare_keep); E makes a fresh cgroup (pids.max 1 meanwhile) and
- * forks its child C, which joins it, says ready and waits. To start a run, sbxd
- * sends E the run (a sealed memfd) and the folder's .sandbox fd; E
+ * forks its child C, which joins it, says ready and waits. To start a
+ * run, sbxd sends E the run (a sealed memfd) and the folder's .sandbox
+ * fd (handoff.h); E
  * answers "taken" before anything else, checks that C is alive, not
  * stopped and alone in its cgroup, sets the run's pids.max and hands C
  * the run: C execs the command as a direct child does (child_exec), and
@@ -675,7 +676,9 @@ executor(const struct exec_spec *s, pid_t daemon)
  * Fail closed, whatever a command of the same user does to a spare. It
  * may kill or stop E or C (and as root move processes into or out of
  * the cgroup); it can neither trace them nor read or write their memory
- * (not dumpable), nor reach their sockets.
+ * (not dumpable), nor reach their sockets through them. (sbxd itself
+ * is dumpable: a command of the same user that traces sbxd has all of
+ * it; see the README's threat model.)
  * - sbxd falls back to the direct path only when E did not answer
  *   "taken" and is dead (its socket at its end): E starts nothing
  *   before that answer. An answer that does not come within
