@@ -163,7 +163,6 @@ folder_open_db(struct folder *f, struct sbx_err *err)
 	 * (folder_db_close): no file made and removed at every close and
 	 * reopen, and folder_db_open() knows what it left (an empty WAL). */
 	(void)sqlite3_file_control(f->db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
-	store_upgrade(f->db);
 	if (folder_identity(f, 1, NULL, 0) < 0) {
 		err_set(err, "%s/.sandbox changed while sbxd opened it", f->path);
 		db_close(f->db);

@@ -9,6 +9,9 @@
 #include "common/protocol/queue.h"
 #include "common/store/db.h"
 
+#define SBX_STR2(x) #x
+#define SBX_STR(x) SBX_STR2(x)
+
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS requests ("
     " id TEXT PRIMARY KEY, hash TEXT NOT NULL, tool TEXT NOT NULL,"
@@ -72,6 +75,24 @@ open_path(const char *folder, int flags, char *path, size_t pathsz, struct sbx_e
 	return db;
 }
 
+/* PRAGMA user_version once the schema above and its migrations are in
+ * place: a start of 1,000 folders then parses none of it again. */
+#define DB_SCHEMA_VERSION 1
+
+static int
+schema_version(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
 sqlite3 *
 db_open(const char *folder, int writable, struct sbx_err *err)
 {
@@ -87,9 +108,16 @@ db_open(const char *folder, int writable, struct sbx_err *err)
 	    sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
 	    NULL, NULL, &emsg) != SQLITE_OK)
 		goto fail_exec;
-	if (writable && sqlite3_exec(db, schema, NULL, NULL, &emsg) != SQLITE_OK)
+	if (!writable || schema_version(db) == DB_SCHEMA_VERSION)
+		return db;
+	if (sqlite3_exec(db, schema, NULL, NULL, &emsg) != SQLITE_OK ||
+	    rules_migrate(db, &emsg) < 0)
 		goto fail_exec;
-	if (writable && rules_migrate(db, &emsg) < 0)
+	/* Remembered rules carry the approver's signed decision (verified on
+	 * every use); state.db files from before get the column. */
+	(void)sqlite3_exec(db, "ALTER TABLE rules ADD COLUMN decision TEXT", NULL, NULL, NULL);
+	if (sqlite3_exec(db, "PRAGMA user_version = " SBX_STR(DB_SCHEMA_VERSION), NULL, NULL,
+	    &emsg) != SQLITE_OK)
 		goto fail_exec;
 	return db;
 fail_exec:

@@ -216,6 +216,11 @@ main(void)
 	if (!mkdtemp(dir) || snprintf(path, sizeof(path), "%s/.sandbox", dir) < 0 ||
 	    mkdir(path, 0700) < 0 || !(db = db_open(dir, 1, &err)))
 		return 1;
+	is_int(one(db, "PRAGMA user_version", -1, ""), 1, "db_open marks the schema current");
+	is_int(one(db, "SELECT count(*) FROM pragma_table_info('rules') WHERE name = 'decision'",
+	    -1, ""), 1, "with the rules' decision column");
+	db_close(db);
+	ok((db = db_open(dir, 1, &err)) != NULL, "a current schema opens without being redone");
 	store_upgrade(db);
 	test_requests(db);
 	test_decisions(db);
