@@ -64,7 +64,7 @@ logf_folder(const struct folder *f, const char *fmt, ...)
 	 * line or drive the terminal. */
 	clean = redact_str(msg, NULL);
 	safe = display_tmp(clean ? clean : msg);
-	fprintf(stderr, "sbxd %s [%s] %s\n", ts, f ? f->path : "-", safe);
+	fprintf(stderr, "sbxd %s [%s] %s\n", ts, f && f->path ? f->path : "-", safe);
 	free(clean);
 	fflush(stderr);
 }
@@ -91,7 +91,8 @@ folder_open(struct folder *f, const char *path, const char *config,
 	memset(f, 0, sizeof(*f));
 	f->sbfd = f->lockfd = -1;
 	f->keep_s = -1;
-	if (!realpath(path, f->path)) {
+	/* 1,000 folders: the resolved path alone, not PATH_MAX bytes each. */
+	if (!(f->path = realpath(path, NULL))) {
 		err_set(err, "%s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -406,6 +407,16 @@ folder_close(struct folder *f)
 		close(f->sbfd);
 	f->db = NULL;
 	f->lockfd = f->sbfd = -1;
+}
+
+void
+folder_free(struct folder *f)
+{
+	if (!f)
+		return;
+	folder_close(f);
+	free(f->path);
+	free(f);
 }
 
 int

@@ -28,7 +28,7 @@ struct running {
 };
 
 struct folder {
-	char path[PATH_MAX];        /* resolved */
+	char *path;                 /* resolved (owned: folder_free); "" until known */
 	const char *config;         /* sbx config dir: trusted keys (sbxd's, kept by the caller) */
 	int sbfd;                   /* FOLDER/.sandbox */
 	int lockfd;
@@ -70,6 +70,8 @@ int folder_open(struct folder *f, const char *path, const char *config,
     struct sbx_err *err);
 int folder_open_db(struct folder *f, struct sbx_err *err);
 void folder_close(struct folder *f);
+/* folder_close, then frees f (allocated by the caller) and its path. */
+void folder_free(struct folder *f);
 
 /* Crash recovery, then a rescan of both inboxes. */
 void folder_recover(struct folder *f, const struct daemon_opts *o);

@@ -379,7 +379,7 @@ unserve_last(void)
 			wm_del(wm[i - 1].wd);
 		}
 	close_folder(sv[nsv - 1].f);
-	free(sv[nsv - 1].f);
+	folder_free(sv[nsv - 1].f);
 	nsv--;
 }
 
@@ -487,7 +487,7 @@ lock_folder(const char *path, const char *config, struct sbx_err *err)
 		return NULL;
 	}
 	if (folder_open(f, path, config, err) < 0) {
-		free(f);
+		folder_free(f);
 		return NULL;
 	}
 	return f;
@@ -540,8 +540,7 @@ open_folder(const char *path, const char *config, const struct audit_key *akey,
 	struct folder *f = lock_folder(path, config, err);
 
 	if (f && open_log(f, akey, aopts, err) < 0) {
-		folder_close(f);
-		free(f);
+		folder_free(f);
 		return NULL;
 	}
 	return f;
@@ -599,7 +598,7 @@ reload(int all, const char *config, struct audit_key *akey, const struct audit_o
 		if (served_add(f) < 0) {
 			logf_folder(f, "SIGHUP: out of memory; not served");
 			close_folder(f);
-			free(f);
+			folder_free(f);
 			continue;
 		}
 		if (serve(nsv - 1, o, 0) < 0) {
