@@ -132,7 +132,9 @@ folder_open(struct folder *f, const char *path, const char *config,
 		goto fail;
 	}
 	n = snprintf(pidbuf, sizeof(pidbuf), "%ld\n", (long)getpid());
-	if (ftruncate(f->lockfd, 0) < 0 || pwrite(f->lockfd, pidbuf, (size_t)n, 0) != n) {
+	/* Written, then cut to its length: a pid as long as the last one frees
+	 * and allocates no block (1,000 folders at start). */
+	if (pwrite(f->lockfd, pidbuf, (size_t)n, 0) != n || ftruncate(f->lockfd, n) < 0) {
 		err_set(err, "cannot write %s/.sandbox/sbxd.lock", f->path);
 		goto fail;
 	}
