@@ -6,7 +6,8 @@
 # their state.db); a request in a closed folder reopens it and is served
 # (approved, run once, delivered); once idle and least recently used it
 # is closed again; an expiry due in a closed folder still fires (its time
-# is kept in memory); requests in many closed folders are all served; a
+# is kept in memory), and a decision for a request that waits in one is
+# taken in; requests in many closed folders are all served; a
 # restart writes nothing into a folder with nothing to do; the clean stop
 # leaves every WAL empty.
 . "$(dirname "$0")/lib.sh"
@@ -59,6 +60,7 @@ done
 is "$(grep -c '^/' "$SBX_CONFIG_DIR/folders")" "$N" "$N folders prepared"
 for k in 1 3 10 20 30 40 60 70; do with_task "$k"; done
 with_task 2 '{"hook_wait_seconds": 1, "request_ttl_seconds": 20}'
+with_task 4 '{"hook_wait_seconds": 1}'
 
 # A first start writes each new log's first records; then sbxd stops.
 start_all
@@ -99,6 +101,18 @@ is "$("$SBX" -C "$f2" show "$id" --json | jq -r .status)" "expired" "state.db sa
 [ ! -f "$f2/runs.log" ]
 ok $? "nothing ran"
 
+# A decision for a request that waits in a closed folder.
+f4=$(folder 4)
+id=$(cd "$f4" && bash_payload "./task.sh decided-later" "$f4" | CLAUDE_PROJECT_DIR="$f4" "$HOOK" pre | req_id)
+like "$id" "^[0-9a-f]{16}$" "a request waits in folder 4"
+wait_for 15 closed_by_use 4
+ok $? "folder 4's database is closed while it waits"
+"$SBX" -C "$f4" approve "$id" >/dev/null
+wait_for 30 test -f "$f4/.sandbox/results/$id.json"
+is "$(jq -r .status "$f4/.sandbox/results/$id.json" 2>/dev/null)" "done" \
+	"the approval is taken in (the database reopened) and the command runs"
+is "$(grep -c '^run decided-later$' "$f4/runs.log" 2>/dev/null)" "1" "once"
+
 # Requests in folders closed since the start, one after another.
 for k in 3 10 20 30 40 60 70; do
 	run_in "$k" "in-$k"
@@ -115,7 +129,7 @@ for k in $(seq "$N"); do
 	[ ! -s "$w" ] || bad=$((bad + 1))
 done
 is "$bad" "0" "after a clean stop no folder's WAL holds frames"
-for k in 1 2 35; do
+for k in 1 2 4 35; do
 	"$SBX" -C "$(folder "$k")" audit verify >"$T/verify.$k" 2>&1
 	ok $? "sbx audit verify in folder $k: OK"
 done
