@@ -9,6 +9,7 @@
 #include "common/protocol/queue.h"
 #include "common/store/db.h"
 
+#define DB_BUSY_MS 5000              /* a lock held by another connection */
 #define SBX_STR2(x) #x
 #define SBX_STR(x) SBX_STR2(x)
 
@@ -71,7 +72,7 @@ open_path(const char *folder, int flags, char *path, size_t pathsz, struct sbx_e
 		sqlite3_close(db);
 		return NULL;
 	}
-	sqlite3_busy_timeout(db, 5000);
+	sqlite3_busy_timeout(db, DB_BUSY_MS);
 	return db;
 }
 
@@ -156,11 +157,15 @@ db_close_idle(sqlite3 *db)
 	 * sbxd leaves behind is state.db alone (db.h, db_close_idle). */
 	if (sqlite3_prepare_v2(db, "PRAGMA wal_checkpoint(TRUNCATE)", -1, &st, NULL) != SQLITE_OK)
 		return -1;
+	/* A reader in the way: later, never a wait (the checkpoint would
+	 * call the busy handler, up to 5 s, with sbxd's loop stopped). */
+	sqlite3_busy_timeout(db, 0);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 0) {
 		log = sqlite3_column_int(st, 1);
 		done = sqlite3_column_int(st, 2);
 	}
 	sqlite3_finalize(st);
+	sqlite3_busy_timeout(db, DB_BUSY_MS);
 	if (log != done || log < 0)
 		return -1;
 	return sqlite3_close(db) == SQLITE_OK ? 0 : -1;
