@@ -703,16 +703,6 @@ audit_tick(struct audit *a)
 		intents_purge(a);
 }
 
-void
-audit_synced(struct audit *a)
-{
-	if (!a)
-		return;
-	a->dirty = 0;
-	(void)audit_index_flush(a->idx);
-	a->intent_synced = a->intent_appended;
-}
-
 int64_t
 audit_due(const struct audit *a)
 {

@@ -118,9 +118,6 @@ int audit_intents_flush(struct audit *a);
 int64_t audit_intents_pending(sqlite3 *db);
 
 int audit_sync(struct audit *a);
-/* The caller made everything written so far durable (sbxd's start-up:
- * one syncfs(2) for every folder instead of a sync each). */
-void audit_synced(struct audit *a);
 int audit_checkpoint(struct audit *a);
 /* Periodic work: a checkpoint when records wait and the last one is
  * older than AUDIT_CHECKPOINT_MS; a sync when anything is unsynced. */

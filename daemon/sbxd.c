@@ -474,9 +474,7 @@ serve(int fi, struct daemon_opts *o, int starting)
 	return 0;
 }
 
-/* Opens a folder and its audit log and records daemon_start. NULL with
- * err set. With level, the database's commits do not sync (NORMAL) and
- * *level is what to set back once start_durable() synced everything. */
+/* Opens and locks a folder (not its database yet). NULL with err set. */
 static struct folder *
 lock_folder(const char *path, const char *config, struct sbx_err *err)
 {
