@@ -57,6 +57,13 @@ struct audit {
 	unsigned char policy[32];
 	int policy_known;
 	struct audit_index *idx;    /* request -> records, in state.db (a cache) */
+	/* The signed head this process last read from or stored in state.db:
+	 * a database reopened later must hold exactly it (audit_attach). */
+	int64_t head_seq;           /* -1: none */
+	unsigned char head_hash[AUDIT_HASH_LEN];
+	/* A record held back until the first other one (audit_defer). */
+	char *def_event;
+	cJSON *def_data;
 };
 
 static const char key_magic[] = "sbx-daemon-key-v1";
@@ -231,6 +238,9 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 		err_set(err, "state.db holds a malformed audit head");
 		goto fail;
 	}
+	a->head_seq = have_head ? head.seq : -1;
+	if (have_head)
+		memcpy(a->head_hash, head.hash, sizeof(a->head_hash));
 	if ((a->seg_no = last_segment(sbfd)) < 0) {
 		err_set(err, "cannot list .sandbox: %s", strerror(errno));
 		goto fail;
@@ -321,7 +331,7 @@ audit_sync(struct audit *a)
 static void
 intents_purge(struct audit *a)
 {
-	if (a->intent_synced <= a->intent_deleted)
+	if (a->intent_synced <= a->intent_deleted || !a->db)
 		return;
 	/* Inside a transaction the delete may yet be rolled back: done only
 	 * when it committed on its own (it is repeated, harmlessly, until). */
@@ -355,6 +365,7 @@ intents_in_log(const char *buf, size_t len)
 }
 
 static int rotate(struct audit *a);
+static int append_deferred(struct audit *a);
 static int append_record(struct audit *a, const char *event, const char *request,
     const char *session, const char *actor, cJSON *data, int count);
 
@@ -364,7 +375,8 @@ static void
 count_failure(struct audit *a)
 {
 	a->failures++;
-	store_audit_failure(a->db, now_ms());
+	if (a->db)
+		store_audit_failure(a->db, now_ms());
 }
 
 int
@@ -397,6 +409,8 @@ append_record(struct audit *a, const char *event, const char *request,
 	}
 	if (!data && !(data = cJSON_CreateObject()))
 		return -1;
+	if (a->def_event)
+		(void)append_deferred(a);
 	if (redact_json(data) < 0 || (request && !(r_req = redact_str(request, NULL))) ||
 	    (session && !(r_sess = redact_str(session, NULL))) ||
 	    !(r_act = redact_str(actor ? actor : "daemon", NULL)))
@@ -533,7 +547,7 @@ audit_intent(struct audit *a, const char *event, const char *request,
 		cJSON_Delete(data);
 		return a ? -1 : 0;
 	}
-	if (!data || !(text = cJSON_PrintUnformatted(data)))
+	if (!data || !a->db || !(text = cJSON_PrintUnformatted(data)))
 		goto out;
 	intents_purge(a);
 	rc = store_intent_add(a->db, event, request, session, actor ? actor : "daemon", text,
@@ -586,6 +600,8 @@ audit_intents_flush(struct audit *a)
 
 	if (!a)
 		return 0;
+	if (!a->db)
+		return -1;
 	/* Appended here, never twice; deleted once synced (intents_purge). */
 	if (store_intents_each(a->db, a->intent_appended, flush_one, &fl) < 0)
 		return -1;
@@ -608,7 +624,11 @@ audit_checkpoint(struct audit *a)
 
 	if (!a || a->seq == 0)
 		return 0;
-	if (audit_sync(a) < 0)
+	/* The held-back record goes first: a head signs the record just
+	 * before its checkpoint record. */
+	if (a->def_event)
+		(void)append_deferred(a);
+	if (!a->db || audit_sync(a) < 0)
 		return -1;
 	c.seq = a->seq;
 	memcpy(c.hash, a->prev, sizeof(c.hash));
@@ -620,6 +640,8 @@ audit_checkpoint(struct audit *a)
 	free(msg);
 	if (store_audit_head_set(a->db, &c) < 0)
 		return -1;
+	a->head_seq = c.seq;
+	memcpy(a->head_hash, c.hash, sizeof(a->head_hash));
 	intents_purge(a);
 	a->since_ckpt = 0;
 	a->last_ckpt_ms = mono_ms();
@@ -681,16 +703,6 @@ audit_tick(struct audit *a)
 		intents_purge(a);
 }
 
-void
-audit_synced(struct audit *a)
-{
-	if (!a)
-		return;
-	a->dirty = 0;
-	(void)audit_index_flush(a->idx);
-	a->intent_synced = a->intent_appended;
-}
-
 int64_t
 audit_due(const struct audit *a)
 {
@@ -712,10 +724,15 @@ audit_close(struct audit *a)
 {
 	if (!a)
 		return;
-	(void)audit_checkpoint(a);
+	/* Nothing logged since the last signed head (a folder that had nothing
+	 * to do): nothing is written. */
+	if (a->since_ckpt > 0 || a->dirty)
+		(void)audit_checkpoint(a);
 	(void)audit_sync(a);
 	audit_index_close(a->idx);
 	close(a->fd);
+	free(a->def_event);
+	cJSON_Delete(a->def_data);
 	free(a);
 }
 
@@ -739,4 +756,81 @@ int64_t
 audit_seq(const struct audit *a)
 {
 	return a ? a->seq : 0;
+}
+
+void
+audit_defer(struct audit *a, const char *event, cJSON *data)
+{
+	if (!a) {
+		cJSON_Delete(data);
+		return;
+	}
+	free(a->def_event);
+	cJSON_Delete(a->def_data);
+	a->def_event = strdup(event);
+	a->def_data = data;
+}
+
+int
+audit_deferred(const struct audit *a)
+{
+	return a && a->def_event != NULL;
+}
+
+/* The held-back record, written before the first other one. */
+static int
+append_deferred(struct audit *a)
+{
+	char *event = a->def_event;
+	cJSON *data = a->def_data;
+	int rc;
+
+	a->def_event = NULL;
+	a->def_data = NULL;
+	rc = append_record(a, event, NULL, NULL, "daemon", data, 1);
+	free(event);
+	return rc;
+}
+
+int
+audit_idle(const struct audit *a)
+{
+	return !a || (!a->dirty && a->since_ckpt == 0 && a->intent_synced <= a->intent_deleted &&
+	    a->intent_appended <= a->intent_synced && !a->broken);
+}
+
+int
+audit_detach(struct audit *a)
+{
+	if (!a)
+		return 0;
+	if (!audit_idle(a) || audit_index_flush(a->idx) < 0)
+		return -1;
+	a->db = NULL;
+	audit_index_set_db(a->idx, NULL);
+	return 0;
+}
+
+int
+audit_attach(struct audit *a, sqlite3 *db, char *why, size_t whysz)
+{
+	struct audit_checkpoint head;
+	int have;
+
+	if (!a)
+		return 0;
+	if ((have = store_audit_head(db, &head)) < 0) {
+		snprintf(why, whysz, "its audit head cannot be read");
+		return -1;
+	}
+	if ((have ? head.seq : -1) != a->head_seq ||
+	    (have && memcmp(head.hash, a->head_hash, sizeof(a->head_hash)) != 0)) {
+		snprintf(why, whysz, "it holds another signed audit head (record %lld) than "
+		    "the one sbxd stored last (record %lld)", have ? (long long)head.seq : -1LL,
+		    (long long)a->head_seq);
+		return -1;
+	}
+	a->db = db;
+	audit_index_set_db(a->idx, db);
+	return 0;
 }

@@ -118,9 +118,6 @@ int audit_intents_flush(struct audit *a);
 int64_t audit_intents_pending(sqlite3 *db);
 
 int audit_sync(struct audit *a);
-/* The caller made everything written so far durable (sbxd's start-up:
- * one syncfs(2) for every folder instead of a sync each). */
-void audit_synced(struct audit *a);
 int audit_checkpoint(struct audit *a);
 /* Periodic work: a checkpoint when records wait and the last one is
  * older than AUDIT_CHECKPOINT_MS; a sync when anything is unsynced. */
@@ -141,5 +138,29 @@ int64_t audit_failures(const struct audit *a);
 
 /* The head: the last record's sequence number. */
 int64_t audit_seq(const struct audit *a);
+
+/*
+ * A record held back (data consumed) until any other record is written,
+ * then written just before it: sbxd's daemon_start, so that a folder
+ * with nothing to do is not written at start. audit_deferred: 1 while
+ * it is still held back (nothing was logged since).
+ */
+void audit_defer(struct audit *a, const char *event, cJSON *data);
+int audit_deferred(const struct audit *a);
+
+/*
+ * An idle folder's database is closed and reopened later (daemon/folder.c):
+ * audit_idle: 1 when nothing waits for the database or the disk (all
+ * synced, signed, intents purged). audit_detach: forgets the database
+ * (-1 when not idle, or the request index cannot be written); until
+ * audit_attach, records are still appended, but nothing that needs
+ * state.db is done (a checkpoint fails; an intent is refused).
+ * audit_attach: takes the reopened database if it holds exactly the
+ * signed head this process last read or stored, else -1 and why (it is
+ * not the database sbxd closed: an older copy put back, or another).
+ */
+int audit_idle(const struct audit *a);
+int audit_detach(struct audit *a);
+int audit_attach(struct audit *a, sqlite3 *db, char *why, size_t whysz);
 
 #endif

@@ -64,12 +64,20 @@ logf_folder(const struct folder *f, const char *fmt, ...)
 	 * line or drive the terminal. */
 	clean = redact_str(msg, NULL);
 	safe = display_tmp(clean ? clean : msg);
-	fprintf(stderr, "sbxd %s [%s] %s\n", ts, f ? f->path : "-", safe);
+	fprintf(stderr, "sbxd %s [%s] %s\n", ts, f && f->path ? f->path : "-", safe);
 	free(clean);
 	fflush(stderr);
 }
 
 static int folder_identity(struct folder *f, int record, char *why, size_t whysz);
+
+static int dbs_open;            /* databases open, all folders (folder_db_count) */
+
+int
+folder_db_count(void)
+{
+	return dbs_open;
+}
 
 int
 folder_open(struct folder *f, const char *path, const char *config,
@@ -83,7 +91,8 @@ folder_open(struct folder *f, const char *path, const char *config,
 	memset(f, 0, sizeof(*f));
 	f->sbfd = f->lockfd = -1;
 	f->keep_s = -1;
-	if (!realpath(path, f->path)) {
+	/* 1,000 folders: the resolved path alone, not PATH_MAX bytes each. */
+	if (!(f->path = realpath(path, NULL))) {
 		err_set(err, "%s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -123,7 +132,9 @@ folder_open(struct folder *f, const char *path, const char *config,
 		goto fail;
 	}
 	n = snprintf(pidbuf, sizeof(pidbuf), "%ld\n", (long)getpid());
-	if (ftruncate(f->lockfd, 0) < 0 || pwrite(f->lockfd, pidbuf, (size_t)n, 0) != n) {
+	/* Written, then cut to its length: a pid as long as the last one frees
+	 * and allocates no block (1,000 folders at start). */
+	if (pwrite(f->lockfd, pidbuf, (size_t)n, 0) != n || ftruncate(f->lockfd, n) < 0) {
 		err_set(err, "cannot write %s/.sandbox/sbxd.lock", f->path);
 		goto fail;
 	}
@@ -137,17 +148,32 @@ folder_open(struct folder *f, const char *path, const char *config,
 			    strerror(errno));
 			goto fail;
 		}
-	if (!(f->db = db_open(f->path, 1, err)))
-		goto fail;
-	store_upgrade(f->db);
-	if (folder_identity(f, 1, NULL, 0) < 0) {
-		err_set(err, "%s/.sandbox changed while sbxd opened it", f->path);
-		goto fail;
-	}
 	return 0;
 fail:
 	folder_close(f);
 	return -1;
+}
+
+int
+folder_open_db(struct folder *f, struct sbx_err *err)
+{
+	int on = 1;
+
+	if (!(f->db = db_open(f->path, 1, err)))
+		return -1;
+	dbs_open++;
+	/* The WAL and its index stay beside state.db when sbxd closes it
+	 * (folder_db_close): no file made and removed at every close and
+	 * reopen, and folder_db_open() knows what it left (an empty WAL). */
+	(void)sqlite3_file_control(f->db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+	if (folder_identity(f, 1, NULL, 0) < 0) {
+		err_set(err, "%s/.sandbox changed while sbxd opened it", f->path);
+		db_close(f->db);
+		f->db = NULL;
+		dbs_open--;
+		return -1;
+	}
+	return 0;
 }
 
 /* What folder_check() compares; the first entries are directories, the
@@ -230,6 +256,140 @@ folder_check(struct folder *f)
 	return -1;
 }
 
+/* A reopened database that is not the one sbxd closed: said, and the
+ * folder is no longer served. Always -1. */
+static int
+db_tampered(struct folder *f, sqlite3 *db, const char *why)
+{
+	db_close_abandoned(db);
+	f->dead = 1;
+	logf_folder(f, "TAMPERING: STOPPED SERVING THIS FOLDER: while sbxd had its database "
+	    "closed (the folder was idle), %s. sbxd will not use a database it did not "
+	    "leave: it no longer reads or writes this folder, so requests there are not "
+	    "processed. Check it (`sbx doctor`, `sbx audit verify`), restore "
+	    ".sandbox/state.db or re-run `sbx init`, then restart sbxd.", why);
+	return -1;
+}
+
+/* The same file, untouched since sbxd closed it: a write, a rename, a
+ * chmod or a new link each change its ctime, which no one can set. */
+static int
+db_unchanged(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	    a->st_mode == b->st_mode && a->st_uid == b->st_uid && a->st_nlink == b->st_nlink &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* state.db-wal and -shm beside a closed database: absent, or regular files
+ * of one link, the WAL empty (what a reader, sbx, leaves). NULL when so,
+ * else what is wrong. */
+static const char *
+db_sides_bad(struct folder *f)
+{
+	struct stat st;
+
+	if (fstatat_nf(f->sbfd, "state.db-wal", &st) == 0) {
+		if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
+			return "state.db-wal was made a link or not a regular file";
+		if (st.st_size != 0)
+			return "a state.db-wal with frames appeared (sbxd left it empty): "
+			    "its pages would have been read into the database";
+	} else if (errno != ENOENT) {
+		return "state.db-wal cannot be checked (a directory on its path was replaced)";
+	}
+	if (fstatat_nf(f->sbfd, "state.db-shm", &st) == 0) {
+		if (!S_ISREG(st.st_mode) || st.st_nlink != 1)
+			return "state.db-shm was made a link or not a regular file";
+	} else if (errno != ENOENT) {
+		return "state.db-shm cannot be checked (a directory on its path was replaced)";
+	}
+	return NULL;
+}
+
+int
+folder_db_idle(struct folder *f)
+{
+	return f->db && !f->dead && folder_running(f) == 0 && sqlite3_get_autocommit(f->db) &&
+	    audit_idle(f->audit) && folder_waiting(f) == 0;
+}
+
+int
+folder_db_close(struct folder *f)
+{
+	char why[8];
+	int64_t seen = -1;
+
+	if (!folder_db_idle(f) || store_policy_seen(f->db, &seen) < 0 ||
+	    audit_detach(f->audit) < 0)
+		return -1;
+	if (db_close_idle(f->db) < 0) {
+		/* Still open (a reader holds frames back): used as before. */
+		(void)audit_attach(f->audit, f->db, why, sizeof(why));
+		return -1;
+	}
+	f->db = NULL;
+	dbs_open--;
+	f->seen_closed = seen;
+	/* Gone already: folder_db_open() finds no such file and says so. */
+	if (fstatat_nf(f->sbfd, "state.db", &f->db_closed) < 0)
+		memset(&f->db_closed, 0, sizeof(f->db_closed));
+	return 0;
+}
+
+int
+folder_db_open(struct folder *f)
+{
+	char why[240];
+	struct sbx_err err;
+	struct stat st;
+	const char *bad;
+	int64_t seen = -1;
+	int on = 1;
+	sqlite3 *db;
+
+	if (f->db)
+		return 0;
+	if (f->dead)
+		return -1;
+	/* Before SQLite reads anything: the tree, the file and beside it. */
+	if (folder_identity(f, 0, why, sizeof(why)) < 0)
+		return db_tampered(f, NULL, why);
+	if (fstatat_nf(f->sbfd, "state.db", &st) < 0 || !db_unchanged(&st, &f->db_closed))
+		return db_tampered(f, NULL, ".sandbox/state.db was written, replaced, moved, "
+		    "linked or removed");
+	if ((bad = db_sides_bad(f)))
+		return db_tampered(f, NULL, bad);
+	if (!(db = db_reopen(f->path, &err))) {
+		f->dead = 1;
+		logf_folder(f, "STOPPED SERVING THIS FOLDER: cannot reopen its database: %s",
+		    err.msg);
+		return -1;
+	}
+	(void)sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+	/* What SQLite opened by path is the file checked above, through the
+	 * same directories (a swap between the two is caught here). */
+	if (db_moved(db) != 0 || fstatat_nf(f->sbfd, "state.db", &st) < 0 ||
+	    st.st_ino != f->db_closed.st_ino || st.st_dev != f->db_closed.st_dev)
+		return db_tampered(f, db, ".sandbox/state.db was replaced as sbxd opened it");
+	if (folder_identity(f, 0, why, sizeof(why)) < 0)
+		return db_tampered(f, db, why);
+	/* Inside: the newest policy acceptance and the signed audit head sbxd
+	 * left (an older copy of the same file holds older ones). */
+	if (store_policy_seen(db, &seen) < 0 || seen != f->seen_closed) {
+		snprintf(why, sizeof(why), "state.db remembers another policy acceptance "
+		    "(%lld) than the one sbxd left (%lld)", (long long)seen,
+		    (long long)f->seen_closed);
+		return db_tampered(f, db, why);
+	}
+	if (audit_attach(f->audit, db, why, sizeof(why)) < 0)
+		return db_tampered(f, db, why);
+	f->db = db;
+	dbs_open++;
+	return 0;
+}
+
 void
 folder_close(struct folder *f)
 {
@@ -237,14 +397,28 @@ folder_close(struct folder *f)
 	free(f->notes);
 	f->notes = NULL;
 	f->cap_notes = 0;
-	if (f->db)
+	/* The WAL left empty (it stays: SQLITE_FCNTL_PERSIST_WAL): the next
+	 * start has no frames to copy back, and writes nothing. */
+	if (f->db && db_close_idle(f->db) < 0)
 		db_close(f->db);
+	if (f->db)
+		dbs_open--;
 	if (f->lockfd >= 0)
 		close(f->lockfd);
 	if (f->sbfd >= 0)
 		close(f->sbfd);
 	f->db = NULL;
 	f->lockfd = f->sbfd = -1;
+}
+
+void
+folder_free(struct folder *f)
+{
+	if (!f)
+		return;
+	folder_close(f);
+	free(f->path);
+	free(f);
 }
 
 int

@@ -9,6 +9,7 @@
 #define SBX_FOLDER_H
 
 #include <limits.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sqlite3.h>
 
@@ -27,11 +28,14 @@ struct running {
 };
 
 struct folder {
-	char path[PATH_MAX];        /* resolved */
+	char *path;                 /* resolved (owned: folder_free); "" until known */
 	const char *config;         /* sbx config dir: trusted keys (sbxd's, kept by the caller) */
 	int sbfd;                   /* FOLDER/.sandbox */
 	int lockfd;
-	sqlite3 *db;
+	sqlite3 *db;                /* NULL while closed (idle: folder_db_close) */
+	/* What state.db was when sbxd closed it (folder_db_open compares). */
+	struct stat db_closed;
+	int64_t seen_closed;        /* policy_seen then */
 	/* (its inotify watches are sbxd.c's: a table of wd -> folder) */
 	int dead;                   /* removed or replaced: no longer served */
 	dev_t dev;                  /* identity of the tree sbxd opened */
@@ -58,11 +62,16 @@ struct daemon_opts {
 	int verbose;
 };
 
-/* Opens, locks and recovers a folder. -1 with err set. config must
- * outlive f (one string for every folder: 1,000 folders). */
+/* Opens and locks a folder (its .sandbox, lock, queue directories);
+ * folder_open_db then opens its database and records the tree's
+ * identity. -1 with err set. config must outlive f (one string for
+ * every folder: 1,000 folders). */
 int folder_open(struct folder *f, const char *path, const char *config,
     struct sbx_err *err);
+int folder_open_db(struct folder *f, struct sbx_err *err);
 void folder_close(struct folder *f);
+/* folder_close, then frees f (allocated by the caller) and its path. */
+void folder_free(struct folder *f);
 
 /* Crash recovery, then a rescan of both inboxes. */
 void folder_recover(struct folder *f, const struct daemon_opts *o);
@@ -101,6 +110,26 @@ int folder_waiting(struct folder *f);
  * into). Returns 0 when intact, -1 when dead.
  */
 int folder_check(struct folder *f);
+/*
+ * An idle folder's database is closed (SQLite's WAL-index, heap and
+ * statements: ~60 KB each, 1,000 folders) and reopened on its next
+ * event or timer; what is due next stays in memory (struct served).
+ * folder_db_idle: 1 when the database could be closed now (open, no
+ * command running or waiting, no transaction, the audit log idle).
+ * folder_db_close: closes it (WAL checkpointed and cut to 0 bytes) and
+ * remembers what state.db then is: 0, or -1 and it stays open.
+ * folder_db_open: reopens it when closed, after checking that it is the
+ * database sbxd closed - the same tree (folder_check), state.db the same
+ * file, unchanged (inode, size, times), no WAL frames or links planted
+ * beside it, the same signed audit head and policy_seen inside. Any
+ * difference is TAMPERING: said loudly, and the folder is no longer
+ * served (dead). 0 open, -1 dead.
+ */
+int folder_db_idle(struct folder *f);
+int folder_db_close(struct folder *f);
+int folder_db_open(struct folder *f);
+/* How many folders' databases are open now. */
+int folder_db_count(void);
 /* When a queue path was refused since the last call because a directory
  * on it is a symlink (or not a directory: common/base/util.h, *_nf), says so
  * loudly and returns 1: the caller then checks every folder

@@ -12,6 +12,9 @@
  * rescans every folder on start-up and when the kernel's inotify queue
  * overflowed, so nothing dropped while it was down or overloaded is
  * lost; a request is claimed by rename, so a rescan never runs one twice.
+ * An idle folder's database is closed (beyond the SBXD_OPEN_DBS most
+ * recently used) and reopened, after checks, for its next event or timer
+ * (folder_db_open); what is due next is kept in memory meanwhile.
  *
  * Exit codes: 0 stopped by a signal, 1 runtime error (also: every folder it
  * served was removed or replaced), 2 usage or setup.
@@ -37,6 +40,7 @@
 #include "common/base/util.h"
 #include "common/protocol/originals.h"
 #include "common/protocol/registry.h"
+#include "common/store/retention.h"
 #include "common/store/store.h"
 #include "daemon/audit.h"
 #include "daemon/exec.h"
@@ -54,6 +58,11 @@
 #define AGAIN_MS    1000
 /* SQLite's heap, all folders together, that page caches give way above. */
 #define SBXD_SQLITE_HEAP (24LL * 1024 * 1024)
+/* Idle folders whose database stays open, the most recently used: a
+ * folder in use keeps its own open whatever their number; beyond these,
+ * an idle folder's database is closed until its next event or timer
+ * (folder_db_close). Not a cap on folders: nothing waits or is refused. */
+#define SBXD_OPEN_DBS 16
 
 static volatile sig_atomic_t got_stop, got_child, got_hup;
 static char *cmd_env[MAX_ENV];   /* the clean environment for commands */
@@ -145,12 +154,14 @@ struct served {
 	int64_t originals_ms;       /* prune kept originals then (epoch ms), 0 */
 	int64_t start_ms;           /* start approved requests that wait (epoch ms), 0 */
 	int64_t audit_failed;       /* audit records lost, as last reported */
+	int64_t used_ms;            /* its database last needed (mono_ms) */
 	int touched;                /* had events in this wake: recompute */
 	int checked;                /* folder_check() ran in this wake */
 };
 
 static struct served *sv;       /* static: still reachable at exit */
 static int nsv;
+static long long originals_cap;
 static size_t capsv;
 static int *lock_fds;           /* every folder's lock, closed in executors */
 
@@ -314,55 +325,46 @@ served_add(struct folder *f)
 }
 
 static void close_folder(struct folder *f);
+static void run_due(struct served *s, const struct daemon_opts *o);
 
-/* syncfs(2) once per filesystem the folders are on: 0, or -1 when one
- * failed (then every log is synced on its own). */
+/* The folder's database, reopened when sbxd had closed it (idle): 0, or
+ * -1 when the folder is no longer served (folder_db_open said why). */
 static int
-syncfs_all(void)
+want_db(struct served *s)
 {
-	int i, k, rc = 0;
-
-	for (i = 0; i < nsv; i++) {
-		for (k = 0; k < i && sv[k].f->dev != sv[i].f->dev; k++)
-			;
-		if (k == i && syncfs(sv[i].f->sbfd) < 0)
-			rc = -1;
-	}
-	for (i = 0; i < nsv; i++) {
-		if (rc == 0)
-			audit_synced(sv[i].f->audit);
-		else
-			(void)audit_sync(sv[i].f->audit);
-	}
-	return rc;
+	s->used_ms = mono_ms();
+	return folder_db_open(s->f);
 }
 
-/*
- * Start-up of many folders: their daemon_start and policy_loaded records
- * and signed checkpoints are written without a sync each (5 per folder
- * before: 10 s for 1,000 folders), then made durable with one syncfs(2)
- * per filesystem - twice, since a head is signed only over a log that is
- * durable. Then each database syncs its commits again (FULL), before any
- * request is looked at.
- */
-static void
-start_durable(const int *level)
+static int
+by_use(const void *a, const void *b)
 {
-	struct policy_error perr;
-	int i;
+	int64_t x = sv[*(const int *)a].used_ms, y = sv[*(const int *)b].used_ms;
 
-	for (i = 0; i < nsv; i++) {
-		policy_free(folder_policy(sv[i].f, &perr));   /* loads (and logs) it */
-		store_release_memory(sv[i].f->db);
-	}
-	if (syncfs_all() < 0)
-		logf_folder(NULL, "syncfs: %s; synced each folder instead", strerror(errno));
+	return x < y ? -1 : x > y;
+}
+
+/* Closes the databases of idle folders beyond the SBXD_OPEN_DBS most
+ * recently used ones, least recently used first. */
+static void
+trim_open(void)
+{
+	int i, n = 0, nc = 0, *cand;
+
+	if (folder_db_count() <= SBXD_OPEN_DBS)
+		return;
 	for (i = 0; i < nsv; i++)
-		(void)audit_checkpoint(sv[i].f->audit);
-	(void)syncfs_all();
+		n += sv[i].f->db && !sv[i].f->dead;
+	if (n <= SBXD_OPEN_DBS || !(cand = malloc((size_t)n * sizeof(*cand))))
+		return;
 	for (i = 0; i < nsv; i++)
-		if (level[i] >= 0)
-			(void)store_synchronous(sv[i].f->db, level[i]);
+		if (sv[i].f->db && !sv[i].f->dead && folder_db_idle(sv[i].f))
+			cand[nc++] = i;
+	qsort(cand, (size_t)nc, sizeof(*cand), by_use);
+	for (i = 0; i < nc && n > SBXD_OPEN_DBS; i++)
+		if (folder_db_close(sv[cand[i]].f) == 0)
+			n--;
+	free(cand);
 }
 
 /* Drops the folder added last (it could not be watched). */
@@ -377,7 +379,7 @@ unserve_last(void)
 			wm_del(wm[i - 1].wd);
 		}
 	close_folder(sv[nsv - 1].f);
-	free(sv[nsv - 1].f);
+	folder_free(sv[nsv - 1].f);
 	nsv--;
 }
 
@@ -436,7 +438,7 @@ stop_all(void)
 /* The rest of serving a folder that is open, with its audit log: watch
  * first, then recover and rescan, so nothing slips between. */
 static int
-serve(int fi, struct daemon_opts *o)
+serve(int fi, struct daemon_opts *o, int starting)
 {
 	struct folder *f = sv[fi].f;
 
@@ -445,26 +447,36 @@ serve(int fi, struct daemon_opts *o)
 	/* served_add() may have moved the array (realloc): point at it again. */
 	o->lock_fds = lock_fds;
 	o->n_lock_fds = nsv;
+	sv[fi].used_ms = mono_ms();
 	folder_recover(f, o);
 	folder_start_waiting(f, o);
 	folder_rescan(f, o);
 	folder_sweep(f, o);
-	folder_prune(f);
-	/* Signed at once when anything was logged since start_durable(). */
+	/* Retention needs the policy (verified): only when there is finished
+	 * output not pruned yet; else the next delivery schedules it. */
+	if (retention_next(f->db, -1) > 0)
+		folder_prune(f);
+	/* Signed at once when anything was logged. */
 	if (audit_due(f->audit) != INT64_MAX)
 		(void)audit_checkpoint(f->audit);
 	sv[fi].touched = 1;
 	sv[fi].originals_ms = now_ms();     /* kept originals: pruned once at start */
-	store_release_memory(f->db);        /* before the next folder's start */
+	/* Its first pass now, with the database open. At start no event is
+	 * handled between two folders: the one served SBXD_OPEN_DBS before
+	 * is the least recently used, closed when idle (else trim_open() in
+	 * the loop closes it once it is). */
+	run_due(&sv[fi], o);
+	if (!starting)
+		trim_open();
+	else if (fi >= SBXD_OPEN_DBS && sv[fi - SBXD_OPEN_DBS].f->db &&
+	    !sv[fi - SBXD_OPEN_DBS].f->dead)
+		(void)folder_db_close(sv[fi - SBXD_OPEN_DBS].f);
 	return 0;
 }
 
-/* Opens a folder and its audit log and records daemon_start. NULL with
- * err set. With level, the database's commits do not sync (NORMAL) and
- * *level is what to set back once start_durable() synced everything. */
+/* Opens and locks a folder (not its database yet). NULL with err set. */
 static struct folder *
-open_folder(const char *path, const char *config, struct audit_key *akey,
-    const struct audit_opts *aopts, int *level, struct sbx_err *err)
+lock_folder(const char *path, const char *config, struct sbx_err *err)
 {
 	struct folder *f = calloc(1, sizeof(*f));
 
@@ -473,24 +485,62 @@ open_folder(const char *path, const char *config, struct audit_key *akey,
 		return NULL;
 	}
 	if (folder_open(f, path, config, err) < 0) {
-		free(f);
+		folder_free(f);
 		return NULL;
 	}
-	if (level)
-		*level = store_synchronous(f->db, 1);
-	if (!(f->audit = audit_open(f->sbfd, f->db, akey, aopts, err))) {
-		char why[sizeof(err->msg)];
+	return f;
+}
 
-		snprintf(why, sizeof(why), "%s", err->msg);
-		err_set(err, "%s: %s", f->path, why);
-		folder_close(f);
-		free(f);
+/* Opens a locked folder's database and audit log; daemon_start is
+ * written with the first record this sbxd logs there (audit_defer): a
+ * folder with nothing to do is not written at start. -1 with err. */
+static int
+open_log(struct folder *f, const struct audit_key *akey, const struct audit_opts *aopts,
+    struct sbx_err *err)
+{
+	cJSON *start = cJSON_CreateObject();
+	char why[sizeof(err->msg)];
+
+	if (!start || folder_open_db(f, err) < 0) {
+		if (!start)
+			err_set(err, "out of memory");
+		cJSON_Delete(start);
+		goto fail;
+	}
+	if (!(f->audit = audit_open(f->sbfd, f->db, akey, aopts, err))) {
+		cJSON_Delete(start);
+		goto fail;
+	}
+	cJSON_AddStringToObject(start, "version", SBX_VERSION);
+	cJSON_AddNumberToObject(start, "pid", (double)getpid());
+	cJSON_AddStringToObject(start, "key_id", akey->key_id);
+	cJSON_AddStringToObject(start, "config", f->config);
+	cJSON_AddStringToObject(start, "folder", f->path);
+	cJSON_AddNumberToObject(start, "started", (double)now_ms());
+	/* A log without a signed head yet gets its first record and head at
+	 * once (serve() checkpoints): records a crash leaves unsigned are
+	 * only ever accepted after a head. */
+	if (audit_seq(f->audit) == 0)
+		audit_append(f->audit, "daemon_start", NULL, NULL, "daemon", start);
+	else
+		audit_defer(f->audit, "daemon_start", start);
+	return 0;
+fail:
+	snprintf(why, sizeof(why), "%s", err->msg);
+	err_set(err, "%s: %s", f->path, why);
+	return -1;
+}
+
+static struct folder *
+open_folder(const char *path, const char *config, const struct audit_key *akey,
+    const struct audit_opts *aopts, struct sbx_err *err)
+{
+	struct folder *f = lock_folder(path, config, err);
+
+	if (f && open_log(f, akey, aopts, err) < 0) {
+		folder_free(f);
 		return NULL;
 	}
-	audit_log(f->audit, "daemon_start", NULL, NULL, "daemon",
-	    AU_S("version", SBX_VERSION), AU_I("pid", (int64_t)getpid()),
-	    AU_S("key_id", akey->key_id), AU_S("config", config),
-	    AU_S("folder", f->path), AU_END);
 	return f;
 }
 
@@ -539,17 +589,17 @@ reload(int all, const char *config, struct audit_key *akey, const struct audit_o
 			;
 		if (k < nsv)
 			continue;
-		if (!(f = open_folder(real, config, akey, aopts, NULL, &err))) {
+		if (!(f = open_folder(real, config, akey, aopts, &err))) {
 			logf_folder(NULL, "SIGHUP: %s; not served", err.msg);
 			continue;
 		}
 		if (served_add(f) < 0) {
 			logf_folder(f, "SIGHUP: out of memory; not served");
 			close_folder(f);
-			free(f);
+			folder_free(f);
 			continue;
 		}
-		if (serve(nsv - 1, o) < 0) {
+		if (serve(nsv - 1, o, 0) < 0) {
 			logf_folder(f, "SIGHUP: cannot watch %s/.sandbox: %s (check "
 			    "fs.inotify.max_user_watches); not served", f->path, strerror(errno));
 			unserve_last();
@@ -627,6 +677,8 @@ dispatch(const struct inotify_event *ev, const struct daemon_opts *o, int *overf
 	if (!*name || (w->kind <= W_PROXY && (ev->mask & IN_CREATE) && being_written(f,
 	    w->kind, name)))
 		return;
+	if (w->kind <= W_DELIVERED && want_db(s) < 0)
+		return;
 	switch (w->kind) {
 	case W_QUEUE:
 		folder_request(f, o, name);
@@ -687,7 +739,7 @@ rescan_all(const struct daemon_opts *o, int full)
 	int i;
 
 	for (i = 0; i < nsv; i++) {
-		if (folder_check(sv[i].f) < 0)
+		if (folder_check(sv[i].f) < 0 || want_db(&sv[i]) < 0)
 			continue;
 		if (full)
 			folder_rescan(sv[i].f, o);
@@ -706,7 +758,7 @@ min_due(int64_t a, int64_t b)
 /* Runs a folder's timed work that is due, then works out when it has
  * some next. */
 static void
-run_due(struct served *s, const struct daemon_opts *o, long long originals_cap)
+run_due(struct served *s, const struct daemon_opts *o)
 {
 	struct folder *f = s->f;
 	int64_t now = now_ms(), mono = mono_ms(), a, next = INT64_MAX;
@@ -714,6 +766,15 @@ run_due(struct served *s, const struct daemon_opts *o, long long originals_cap)
 
 	if (f->dead) {
 		folder_sync_rejected(f);        /* forgets them: not ours to sync */
+		s->next_ms = INT64_MAX;
+		return;
+	}
+	/* What is due next is kept here, in memory: a folder whose database
+	 * is closed reopens it only when some work that needs it is due. */
+	if (((s->expiry && s->expiry * 1000 <= now) || !s->warned ||
+	    (s->warn && s->warn * 1000 <= now) || (f->due_sweep && f->due_sweep * 1000 <= now) ||
+	    (f->due_prune && f->due_prune * 1000 <= now) || (s->start_ms && s->start_ms <= now) ||
+	    audit_due(f->audit) <= mono) && want_db(s) < 0) {
 		s->next_ms = INT64_MAX;
 		return;
 	}
@@ -740,7 +801,7 @@ run_due(struct served *s, const struct daemon_opts *o, long long originals_cap)
 	 * audit records could not be written: a full disk) are tried again. */
 	if (s->start_ms && s->start_ms <= now)
 		folder_start_waiting(f, o);
-	s->start_ms = folder_running(f) < SBX_MAX_RUNNING && folder_waiting(f) > 0 ?
+	s->start_ms = f->db && folder_running(f) < SBX_MAX_RUNNING && folder_waiting(f) > 0 ?
 	    now + RETRY_MS : 0;
 	/* Group commit: whatever this wake logged is made durable, and the
 	 * notes of the files it rejected. */
@@ -752,7 +813,8 @@ run_due(struct served *s, const struct daemon_opts *o, long long originals_cap)
 		    "(disk full or I/O error); check .sandbox/audit.jsonl",
 		    (long long)s->audit_failed);
 	}
-	if (s->touched || fired) {
+	/* (A closed database has not changed: what was worked out holds.) */
+	if ((s->touched || fired) && f->db) {
 		s->expiry = folder_next_expiry(f);
 		s->warn = notify_expiring_next(f->db, s->warned);
 	}
@@ -771,7 +833,8 @@ run_due(struct served *s, const struct daemon_opts *o, long long originals_cap)
 	s->next_ms = next;
 	s->touched = s->checked = 0;
 	/* Between wakes a folder holds no cached pages (1,000 folders). */
-	store_release_memory(f->db);
+	if (f->db)
+		store_release_memory(f->db);
 }
 
 /* Arms the timer for the earliest due work (CLOCK_REALTIME, absolute:
@@ -812,7 +875,7 @@ raise_nofile(void)
  */
 static int
 loop(int all, const char *config, struct audit_key *akey, const struct audit_opts *aopts,
-    struct daemon_opts *o, long long originals_cap, int tfd)
+    struct daemon_opts *o, int tfd)
 {
 	struct pollfd pfd[3] = {
 		{ .fd = ifd, .events = POLLIN }, { .fd = sig_pipe[0], .events = POLLIN },
@@ -874,9 +937,10 @@ loop(int all, const char *config, struct audit_key *akey, const struct audit_opt
 					(void)folder_check(sv[i].f);
 		for (i = 0, ndead = 0; i < nsv; i++) {
 			if (sv[i].touched || sv[i].next_ms <= now)
-				run_due(&sv[i], o, originals_cap);
+				run_due(&sv[i], o);
 			ndead += sv[i].f->dead;
 		}
+		trim_open();
 		if (nsv > 0 && ndead == nsv) {
 			logf_folder(NULL, "no folder left to serve: stopping");
 			return 1;
@@ -1000,14 +1064,67 @@ start_list(int all, int ndirs, const char *config, char (**listed)[4096])
 	return nall;
 }
 
+/* Every folder named or recorded is served, or sbxd says which one it
+ * cannot serve and stops: there is no cap on their number. All are
+ * locked first (one served by another sbxd stops this one before it
+ * serves any); -1 to go on, else the exit code. */
+static int
+lock_all(const struct sbxd_args *a, char (*listed)[4096], int nstart)
+{
+	struct sbx_err err;
+	struct folder *f;
+	int i;
+
+	for (i = 0; i < nstart; i++) {
+		if (!(f = lock_folder(a->all ? listed[i] : a->dirs[i], a->config, &err))) {
+			fprintf(stderr, "sbxd: %s\n", err.msg);
+			if (errno == EMFILE || errno == ENFILE)
+				fprintf(stderr, "sbxd: out of file descriptors at folder %d of "
+				    "%d (ulimit -n)\n", i + 1, nstart);
+			return 2;
+		}
+		if (served_add(f) < 0) {
+			fprintf(stderr, "sbxd: out of memory\n");
+			return 1;
+		}
+	}
+	return -1;
+}
+
+/* Then each is opened and served in turn, its database closed again
+ * once idle: the start holds a few open at a time. -1 when all are
+ * served, else the exit code. */
+static int
+serve_all(const struct sbxd_args *a, const struct audit_key *akey, struct daemon_opts *o)
+{
+	struct sbx_err err;
+	int i;
+
+	for (i = 0; i < nsv; i++) {
+		if (open_log(sv[i].f, akey, &a->aopts, &err) < 0) {
+			fprintf(stderr, "sbxd: %s\n", err.msg);
+			if (errno == EMFILE || errno == ENFILE)
+				fprintf(stderr, "sbxd: out of file descriptors at folder %d of "
+				    "%d (ulimit -n)\n", i + 1, nsv);
+			return 2;
+		}
+		if (serve(i, o, 1) < 0) {
+			fprintf(stderr, "sbxd: cannot watch %s/.sandbox: %s (check "
+			    "fs.inotify.max_user_watches)\n", sv[i].f->path, strerror(errno));
+			return 1;
+		}
+		logf_folder(sv[i].f, "serving (config %s)", a->config);
+	}
+	return -1;
+}
+
 int
 main(int argc, char **argv)
 {
 	static char (*listed)[4096];
-	static int *level;          /* each database's synchronous level */
 	static struct sbxd_args a;  /* static: dirs still reachable at exit (LeakSanitizer) */
 	static struct audit_key akey;
-	int nstart, tfd, nenv = 0, i, rc, lost;
+	int nstart, tfd = -1, nenv = 0, i, rc, lost;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct daemon_opts o = { .env = cmd_env };
 	struct sbx_err err;
@@ -1050,33 +1167,13 @@ main(int argc, char **argv)
 	(void)sqlite3_soft_heap_limit64(SBXD_SQLITE_HEAP);
 	if ((nstart = start_list(a.all, a.ndirs, a.config, &listed)) < 0)
 		return 2;
-	/* Every folder named or recorded is served, or sbxd says which one it
-	 * cannot serve and stops: there is no cap on their number. */
-	if (!(level = calloc((size_t)nstart, sizeof(*level)))) {
-		fprintf(stderr, "sbxd: out of memory\n");
-		return 1;
-	}
-	for (i = 0; i < nstart; i++) {
-		if (!(f = open_folder(a.all ? listed[i] : a.dirs[i], a.config, &akey, &a.aopts,
-		    &level[i], &err))) {
-			fprintf(stderr, "sbxd: %s\n", err.msg);
-			if (errno == EMFILE || errno == ENFILE)
-				fprintf(stderr, "sbxd: out of file descriptors at folder %d of "
-				    "%d (ulimit -n)\n", i + 1, nstart);
-			return 2;
-		}
-		if (served_add(f) < 0) {
-			fprintf(stderr, "sbxd: out of memory\n");
-			return 1;
-		}
-	}
+	if ((rc = lock_all(&a, listed, nstart)) >= 0)
+		return rc;
 	o.lock_fds = lock_fds;
 	o.n_lock_fds = nsv;
+	originals_cap = a.originals_cap;
 	free(listed);               /* 4 KB a folder, not needed again */
 	listed = NULL;
-	start_durable(level);
-	free(level);
-	level = NULL;
 
 	if (pipe2(sig_pipe, O_NONBLOCK | O_CLOEXEC) < 0 ||
 	    (ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) < 0 ||
@@ -1090,15 +1187,10 @@ main(int argc, char **argv)
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	for (i = 0; i < nsv; i++) {
-		if (serve(i, &o) < 0) {
-			fprintf(stderr, "sbxd: cannot watch %s/.sandbox: %s (check "
-			    "fs.inotify.max_user_watches)\n", sv[i].f->path, strerror(errno));
-			return 1;
-		}
-		logf_folder(sv[i].f, "serving (config %s)", a.config);
+	if ((rc = serve_all(&a, &akey, &o)) < 0) {
+		lost = loop(a.all, a.config, &akey, &a.aopts, &o, tfd);
+		rc = lost ? 1 : 0;
 	}
-	lost = loop(a.all, a.config, &akey, &a.aopts, &o, a.originals_cap, tfd);
 	stop_all();
 	for (i = 0; i < nsv; i++) {
 		f = sv[i].f;
@@ -1108,11 +1200,19 @@ main(int argc, char **argv)
 			logf_folder(f, "stopped (this folder was no longer served)");
 			continue;
 		}
-		audit_log(f->audit, "daemon_stop", NULL, NULL, "daemon",
-		    AU_S("reason", "signal"), AU_END);
+		/* Nothing logged by this sbxd (daemon_start still held back):
+		 * nothing is written at stop either. */
+		if (f->audit && !audit_deferred(f->audit)) {
+			if (folder_db_open(f) < 0) {
+				logf_folder(f, "stopped (this folder was no longer served)");
+				continue;
+			}
+			audit_log(f->audit, "daemon_stop", NULL, NULL, "daemon",
+			    AU_S("reason", "signal"), AU_END);
+		}
 		close_folder(f);
 		logf_folder(f, "stopped");
 	}
 	audit_key_wipe(&akey);
-	return lost ? 1 : 0;
+	return rc;
 }

@@ -98,7 +98,7 @@ audit_index_flush(struct audit_index *x)
 	size_t i;
 	int rc = -1;
 
-	if (!x || x->stopped || !sqlite3_get_autocommit(x->db))
+	if (!x || x->stopped || !x->db || !sqlite3_get_autocommit(x->db))
 		return 0;
 	/* Nothing new since the last flush: no write (sbxd calls this once
 	 * per pass of its loop, idle or not). */
@@ -216,10 +216,15 @@ rebuild:
 		seg = 1, off = 0, seq = 0;
 		have = 0;
 		x->n = 0;
+		x->flushed = -1;
 	}
 	x->seq = seq;
 	x->seg = seg;
 	x->off = off;
+	/* What the state row holds already is not written again: a start
+	 * with nothing new to index writes nothing. */
+	if (have)
+		x->flushed = seq;
 	for (k = seg; k <= nseg + 1; k++) {
 		if (k <= nseg)
 			snprintf(name, sizeof(name), "audit.%06d.jsonl", k);
@@ -247,4 +252,11 @@ audit_index_close(struct audit_index *x)
 	(void)audit_index_flush(x);
 	free(x->v);
 	free(x);
+}
+
+void
+audit_index_set_db(struct audit_index *x, sqlite3 *db)
+{
+	if (x)
+		x->db = db;
 }

@@ -42,5 +42,8 @@ void audit_index_note(struct audit_index *x, const char *request, int64_t seq,
  * the connection is inside a transaction. */
 int audit_index_flush(struct audit_index *x);
 void audit_index_close(struct audit_index *x);
+/* The connection to write to from now on (NULL: none, while sbxd has the
+ * database closed; notes wait in memory). */
+void audit_index_set_db(struct audit_index *x, sqlite3 *db);
 
 #endif

@@ -9,6 +9,10 @@
 #include "common/protocol/queue.h"
 #include "common/store/db.h"
 
+#define DB_BUSY_MS 5000              /* a lock held by another connection */
+#define SBX_STR2(x) #x
+#define SBX_STR(x) SBX_STR2(x)
+
 static const char schema[] =
     "CREATE TABLE IF NOT EXISTS requests ("
     " id TEXT PRIMARY KEY, hash TEXT NOT NULL, tool TEXT NOT NULL,"
@@ -52,39 +56,143 @@ rules_migrate(sqlite3 *db, char **emsg)
 	    ? 0 : -1;
 }
 
-sqlite3 *
-db_open(const char *folder, int writable, struct sbx_err *err)
+/* Opens FOLDER/.sandbox/state.db with flags (never through a symlink as
+ * its last component); path gets its name. NULL with err set. */
+static sqlite3 *
+open_path(const char *folder, int flags, char *path, size_t pathsz, struct sbx_err *err)
 {
-	char path[4096];
 	sqlite3 *db = NULL;
-	char *emsg = NULL;
-	int flags = writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-	    : SQLITE_OPEN_READONLY;
 
-	if (xsnprintf(path, sizeof(path), "%s/.sandbox/state.db", folder) < 0) {
+	if (xsnprintf(path, pathsz, "%s/.sandbox/state.db", folder) < 0) {
 		err_set(err, "folder path too long");
 		return NULL;
 	}
 	if (sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
 		err_set(err, "cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
-		goto fail;
+		sqlite3_close(db);
+		return NULL;
 	}
-	sqlite3_busy_timeout(db, 5000);
+	sqlite3_busy_timeout(db, DB_BUSY_MS);
+	return db;
+}
+
+/* PRAGMA user_version once the schema above and its migrations are in
+ * place: a start of 1,000 folders then parses none of it again. */
+#define DB_SCHEMA_VERSION 1
+
+static int
+schema_version(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+sqlite3 *
+db_open(const char *folder, int writable, struct sbx_err *err)
+{
+	char path[4096];
+	sqlite3 *db;
+	char *emsg = NULL;
+	int flags = writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+	    : SQLITE_OPEN_READONLY;
+
+	if (!(db = open_path(folder, flags, path, sizeof(path), err)))
+		return NULL;
 	if (writable &&
 	    sqlite3_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
 	    NULL, NULL, &emsg) != SQLITE_OK)
 		goto fail_exec;
-	if (writable && sqlite3_exec(db, schema, NULL, NULL, &emsg) != SQLITE_OK)
+	if (!writable || schema_version(db) == DB_SCHEMA_VERSION)
+		return db;
+	if (sqlite3_exec(db, schema, NULL, NULL, &emsg) != SQLITE_OK ||
+	    rules_migrate(db, &emsg) < 0)
 		goto fail_exec;
-	if (writable && rules_migrate(db, &emsg) < 0)
+	/* Remembered rules carry the approver's signed decision (verified on
+	 * every use); state.db files from before get the column. */
+	(void)sqlite3_exec(db, "ALTER TABLE rules ADD COLUMN decision TEXT", NULL, NULL, NULL);
+	if (sqlite3_exec(db, "PRAGMA user_version = " SBX_STR(DB_SCHEMA_VERSION), NULL, NULL,
+	    &emsg) != SQLITE_OK)
 		goto fail_exec;
 	return db;
 fail_exec:
 	err_set(err, "%s: %s", path, emsg ? emsg : "error");
 	sqlite3_free(emsg);
-fail:
 	sqlite3_close(db);
 	return NULL;
+}
+
+sqlite3 *
+db_reopen(const char *folder, struct sbx_err *err)
+{
+	char path[4096];
+	sqlite3 *db;
+
+	/* No CREATE: a database that is gone is an error, never a new one. */
+	if (!(db = open_path(folder, SQLITE_OPEN_READWRITE, path, sizeof(path), err)))
+		return NULL;
+	if (sqlite3_exec(db, "PRAGMA synchronous=FULL", NULL, NULL, NULL) != SQLITE_OK) {
+		err_set(err, "%s: %s", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+int
+db_close_idle(sqlite3 *db)
+{
+	int log = -1, done = -1;
+	sqlite3_stmt *st;
+
+	if (!db || !sqlite3_get_autocommit(db) || sqlite3_next_stmt(db, NULL))
+		return -1;
+	/* Every frame into the database and the WAL cut to nothing: what
+	 * sbxd leaves behind is state.db alone (db.h, db_close_idle). */
+	if (sqlite3_prepare_v2(db, "PRAGMA wal_checkpoint(TRUNCATE)", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	/* A reader in the way: later, never a wait (the checkpoint would
+	 * call the busy handler, up to 5 s, with sbxd's loop stopped). */
+	sqlite3_busy_timeout(db, 0);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 0) {
+		log = sqlite3_column_int(st, 1);
+		done = sqlite3_column_int(st, 2);
+	}
+	sqlite3_finalize(st);
+	sqlite3_busy_timeout(db, DB_BUSY_MS);
+	if (log != done || log < 0)
+		return -1;
+	return sqlite3_close(db) == SQLITE_OK ? 0 : -1;
+}
+
+int
+db_moved(sqlite3 *db)
+{
+	int moved = -1;
+
+	if (sqlite3_file_control(db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) != SQLITE_OK)
+		return -1;
+	return moved != 0;
+}
+
+void
+db_close_abandoned(sqlite3 *db)
+{
+	int on = 1;
+
+	if (!db)
+		return;
+	/* Neither a checkpoint into the file nor an unlink of -wal/-shm by
+	 * path: the tree may not be the one sbxd opened. */
+	(void)sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+	(void)sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+	sqlite3_close(db);
 }
 
 void

@@ -33,6 +33,26 @@ struct req_row {
 /* NULL with err set on failure. */
 sqlite3 *db_open(const char *folder, int writable, struct sbx_err *err);
 void db_close(sqlite3 *db);
+/*
+ * sbxd closes an idle folder's database and reopens it on its next event
+ * (daemon/folder.c, folder_db_close / folder_db_open):
+ * db_reopen opens an existing state.db read-write (never creates one, no
+ * schema work); NULL with err.
+ * db_close_idle checkpoints every WAL frame into state.db, cuts the WAL
+ * to 0 bytes (PRAGMA wal_checkpoint(TRUNCATE)) and closes: 0, or -1 and
+ * the connection stays open and usable (a transaction or statement is
+ * open, or a reader holds frames back: try later). So a closed database
+ * is state.db alone, with at most an empty -wal and a -shm: a -wal with
+ * frames found at reopen was written by someone else.
+ * db_moved: 1 when the file db has open is no longer the one at its path
+ * (renamed, unlinked, replaced), 0 when it is, -1 unknown.
+ * db_close_abandoned closes without a checkpoint and without removing
+ * -wal or -shm (a tampered or replaced folder: nothing written there).
+ */
+sqlite3 *db_reopen(const char *folder, struct sbx_err *err);
+int db_close_idle(sqlite3 *db);
+int db_moved(sqlite3 *db);
+void db_close_abandoned(sqlite3 *db);
 
 void req_row_free(struct req_row *r);
 

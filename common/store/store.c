@@ -393,24 +393,6 @@ store_release_memory(sqlite3 *db)
 	(void)sqlite3_db_release_memory(db);
 }
 
-int
-store_synchronous(sqlite3 *db, int level)
-{
-	sqlite3_stmt *st;
-	char sql[40];
-	int old = -1;
-
-	if (sqlite3_prepare_v2(db, "PRAGMA synchronous", -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			old = sqlite3_column_int(st, 0);
-		sqlite3_finalize(st);
-	}
-	if (old < 0 || level < 0 || level > 3)
-		return -1;
-	snprintf(sql, sizeof(sql), "PRAGMA synchronous=%d", level);
-	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? old : -1;
-}
-
 int64_t
 store_next_expiry(sqlite3 *db)
 {

@@ -204,9 +204,6 @@ int64_t store_next_expiry(sqlite3 *db);
 /* Gives back the connection's cache (sbxd, between wakes: 1,000 idle
  * folders then hold no pages). */
 void store_release_memory(sqlite3 *db);
-/* Sets PRAGMA synchronous to level (0-3): the level it had, or -1. sbxd
- * starts with NORMAL while it makes everything durable with syncfs(2). */
-int store_synchronous(sqlite3 *db, int level);
 /* A pending request to announce as expiring (strings borrowed). */
 struct store_expiring {
 	const char *id, *tool, *what;

@@ -144,6 +144,77 @@ test_audit(sqlite3 *db)
 	    "two failures, the last at 20");
 }
 
+static int
+count_busy(void *ctx, int n)
+{
+	(void)n;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+/* The size of .sandbox/NAME, -1 when it does not exist. */
+static long
+side_size(const char *name)
+{
+	char p[128];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/.sandbox/%s", dir, name);
+	return stat(p, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* sbxd closes an idle folder's database and reopens it later (db.h):
+ * nothing it leaves may hold frames, a reopen never creates a database,
+ * and a database moved away under an open connection is seen. */
+static void
+test_idle_close(void)
+{
+	char from[128], to[128];
+	struct sbx_err err;
+	sqlite3 *db, *ro;
+	sqlite3_stmt *st;
+	int64_t t = 0;
+	int on = 1, busy = 0;
+
+	ok((db = db_reopen(dir, &err)) != NULL, "an existing state.db reopens");
+	(void)sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+	is_int(store_policy_seen_set(db, 43), 1, "a write: the WAL holds frames");
+	ok(side_size("state.db-wal") > 0, "... %ld bytes of WAL", side_size("state.db-wal"));
+	/* A statement still open: not closed, and still usable. */
+	ok(sqlite3_prepare_v2(db, "SELECT 1", -1, &st, NULL) == SQLITE_OK, "a statement");
+	is_int(db_close_idle(db), -1, "not closed while a statement is open");
+	sqlite3_finalize(st);
+	ok(store_begin(db) == 0, "a transaction");
+	is_int(db_close_idle(db), -1, "not closed inside a transaction");
+	store_rollback(db);
+	/* A reader in the middle of a read transaction pins the frames. */
+	ro = store_open_ro(dir, &err);
+	ok(ro && sqlite3_exec(ro, "BEGIN; SELECT count(*) FROM requests", NULL, NULL, NULL) ==
+	    SQLITE_OK, "a reader holds a snapshot");
+	is_int(store_policy_seen_set(db, 44), 1, "a write after the reader's snapshot");
+	/* Not waited for: a busy handler would stop sbxd's loop (5 s). */
+	sqlite3_busy_handler(db, count_busy, &busy);
+	is_int(db_close_idle(db), -1, "not closed while the reader holds frames back");
+	is_int(busy, 0, "... and not waited for (no busy handler called)");
+	ok(store_policy_seen_set(db, 45) == 1, "... the connection is still usable");
+	sqlite3_exec(ro, "COMMIT", NULL, NULL, NULL);
+	db_close(ro);
+	is_int(db_close_idle(db), 0, "closed once idle");
+	is_int(side_size("state.db-wal"), 0, "every frame is in state.db, the WAL is empty");
+	/* Reopened: the data is there. */
+	ok((db = db_reopen(dir, &err)) != NULL, "reopened");
+	ok(store_policy_seen(db, &t) == 0 && t == 45, "what was written before the close is there");
+	is_int(db_moved(db), 0, "the file open is the one at its path");
+	snprintf(from, sizeof(from), "%s/.sandbox/state.db", dir);
+	snprintf(to, sizeof(to), "%s/.sandbox/moved.db", dir);
+	ok(rename(from, to) == 0, "state.db moved away under the connection");
+	is_int(db_moved(db), 1, "db_moved sees it");
+	is_int(db_close_idle(db), 0, "closed");
+	ok(db_reopen(dir, &err) == NULL, "no state.db: a reopen fails, it does not create one");
+	ok(access(from, F_OK) != 0, "... and made none");
+	ok(rename(to, from) == 0, "put back");
+}
+
 int
 main(void)
 {
@@ -156,6 +227,11 @@ main(void)
 	if (!mkdtemp(dir) || snprintf(path, sizeof(path), "%s/.sandbox", dir) < 0 ||
 	    mkdir(path, 0700) < 0 || !(db = db_open(dir, 1, &err)))
 		return 1;
+	is_int(one(db, "PRAGMA user_version", -1, ""), 1, "db_open marks the schema current");
+	is_int(one(db, "SELECT count(*) FROM pragma_table_info('rules') WHERE name = 'decision'",
+	    -1, ""), 1, "with the rules' decision column");
+	db_close(db);
+	ok((db = db_open(dir, 1, &err)) != NULL, "a current schema opens without being redone");
 	store_upgrade(db);
 	test_requests(db);
 	test_decisions(db);
@@ -188,6 +264,7 @@ main(void)
 	is_int(store_intents_count(ro), 1, "but reads");
 	db_close(ro);
 	db_close(db);
+	test_idle_close();
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	if (system(path) != 0)
 		return 1;
