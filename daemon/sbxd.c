@@ -400,6 +400,8 @@ reap(int flags, const struct daemon_opts *o)
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, flags)) > 0) {
+		if (exec_spare_reaped(pid))
+			continue;
 		for (i = 0; i < nsv && !folder_reaped(sv[i].f, pid); i++)
 			;
 		if (i < nsv && o && !sv[i].f->dead) {
@@ -418,6 +420,7 @@ stop_all(void)
 	int64_t until = mono_ms() + 10000;
 	int i;
 
+	exec_spare_stop();
 	for (i = 0; i < nsv; i++)
 		folder_signal_running(sv[i].f, SIGTERM);
 	while (any_running() && mono_ms() < until) {
@@ -833,6 +836,7 @@ loop(int all, const char *config, struct audit_key *akey, const struct audit_opt
 			arm_timer(tfd, earliest);
 			armed = earliest;
 		}
+		exec_spare_keep();      /* ahead of the next run */
 		if (!more && poll(pfd, 3, -1) < 0 && errno != EINTR) {
 			logf_folder(NULL, "poll: %s", strerror(errno));
 			return 1;

@@ -37,17 +37,14 @@ result_trusted(const cJSON *doc)
 	return daemon_pk_state == 1 && result_sig_ok(doc, daemon_pk);
 }
 
-/* Reads DIR/ID.json (DIR relative to the sandbox fd) and returns it if
- * its "hash" is the given one (and, for results/, sbxd signed it for ID). */
-static cJSON *
-load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
+cJSON *
+esc_read_json(int sbfd, const char *dir, const char *id)
 {
 	char name[PATH_MAX];
 	struct sbx_err err;
 	size_t len;
 	char *text;
 	cJSON *doc;
-	const char *h;
 
 	if (xsnprintf(name, sizeof(name), "%s/%s.json", dir, id) < 0)
 		return NULL;
@@ -55,6 +52,23 @@ load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
 		return NULL;
 	doc = cJSON_ParseWithLength(text, len);
 	free(text);
+	if (!cJSON_IsObject(doc)) {
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+/* Reads DIR/ID.json (esc_read_json) and returns it if its "hash" is the
+ * given one (and, for results/, sbxd signed it for ID). */
+static cJSON *
+load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
+{
+	cJSON *doc;
+	const char *h;
+
+	if (!(doc = esc_read_json(sbfd, dir, id)))
+		return NULL;
 	h = json_str(doc, "hash");
 	if (!h || strcmp(h, hash_hex) != 0 ||
 	    (strcmp(dir, "results") == 0 && (!result_trusted(doc) || !json_str(doc, "id") ||

@@ -55,6 +55,14 @@ struct esc_outcome {
 	char msg[512];
 };
 
+/*
+ * DIR/ID.json (DIR relative to the sandbox fd sbfd: "pending", "results"),
+ * a file sbxd writes, read within SBX_MAX_RESULT bytes and parsed: a JSON
+ * object the caller frees (cJSON_Delete), or NULL when it is missing, too
+ * large or not an object.
+ */
+cJSON *esc_read_json(int sbfd, const char *dir, const char *id);
+
 /* Always fills *out; never returns an allow. */
 void escalate(const struct esc_request *rq, struct esc_outcome *out);
 

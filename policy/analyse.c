@@ -39,7 +39,8 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 	char res[SBX_PATH_MAX], path[SBX_PATH_MAX];
 	const char *name = v->w[0].s;
 	unsigned mode;
-	int k = 1, r, nops = 0;
+	struct an_walk it;
+	int k, r, nops = 0;
 
 	if (strcmp(name, "popd") == 0 || ev->in_child > 0 ||
 	    v->c->guarded == 2) {
@@ -55,10 +56,14 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 			return;
 		}
 	}
-	while (k < v->n && an_lit(&v->w[k]) && (strcmp(v->w[k].s, "-L") == 0 ||
-	    strcmp(v->w[k].s, "-P") == 0 || strcmp(v->w[k].s, "-e") == 0 ||
-	    strcmp(v->w[k].s, "--") == 0))
-		k++;
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	while ((k = an_walk_prefix(v, &it, 0)) >= 0)
+		if (strcmp(v->w[k].s, "-L") != 0 && strcmp(v->w[k].s, "-P") != 0 &&
+		    strcmp(v->w[k].s, "-e") != 0) {
+			it.k = k;       /* another option: judged as the place */
+			break;
+		}
+	k = it.k;
 	for (r = k; r < v->n; r++)
 		nops++;
 	if (k >= v->n) {
@@ -72,8 +77,7 @@ an_cls_cd(struct ev *ev, struct cmdv *v)
 		return;
 	}
 	if (nops > 1 || an_word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
-	    strcmp(path, "-") == 0 || ((path[0] == '+' || path[0] == '-') &&
-	    strcmp(name, "pushd") == 0) ||
+	    path[0] == '-' || (path[0] == '+' && strcmp(name, "pushd") == 0) ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
 	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res, sizeof(res)) < 0) {
 		ev->cwd_known = 0;
@@ -292,6 +296,9 @@ an_set_options(struct ev *ev, struct cmdv *v)
 			    "%s with options only known at run time", name);
 			return;
 		}
+		/* set's own grammar, not the walk's: "--" and "-" end its
+		 * options and what follows becomes $1, $2 ... ("set --"
+		 * alone empties them), and +x, +o NAME are options too */
 		if (strcmp(s, "--") == 0 || strcmp(s, "-") == 0) {
 			if (strcmp(name, "set") == 0)
 				set_positional(ev, v, k + 1);
@@ -354,67 +361,83 @@ an_set_options(struct ev *ev, struct cmdv *v)
 	}
 }
 
+/* A name that read or printf -v sets: checked like an assignment, and
+ * its value is unknown from here on (read from input). */
+static void
+set_name(struct ev *ev, const struct sh_word *nw, const char *name)
+{
+	const char *s = nw->s;
+	char fake[200];
+	struct sh_word w;
+
+	if (!an_lit(nw) && strcmp(name, "read") == 0) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
+		    "%s sets a variable named only at run time", name);
+		return;
+	}
+	an_check_var_name(ev, s, NULL, name);
+	if (strlen(s) < 64 && strcspn(s, "[") == strlen(s)) {
+		snprintf(fake, sizeof(fake), "%s=%c!%c", s, SH_VAR_MARK,
+		    SH_VAR_MARK);
+		w.s = fake;
+		w.len = strlen(fake);
+		w.flags = SH_W_VAR | SH_W_ASSIGN;
+		an_remember_var(ev, &w);
+	}
+}
+
+/* read's options: -a NAME names an array it sets; the others take a
+ * value that is no name. */
+static const struct optdef o_read[] = {
+	{ NULL, "-a", OK_VAL, 1 },
+	{ NULL, "-d", OK_VAL, 0 },
+	{ NULL, "-i", OK_VAL, 0 },
+	{ NULL, "-n", OK_VAL, 0 },
+	{ NULL, "-N", OK_VAL, 0 },
+	{ NULL, "-p", OK_VAL, 0 },
+	{ NULL, "-t", OK_VAL, 0 },
+	{ NULL, "-u", OK_VAL, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+static const struct optset read_opts = { 1, 0, o_read };
+
 /*
- * Names that read, printf -v and getopts set: each is checked like an
- * assignment, and its value is unknown from here on (read from input).
+ * Names that read and printf -v set: each is checked like an
+ * assignment, and its value is unknown from here on.
  */
 void
 an_set_names(struct ev *ev, struct cmdv *v, const char *name)
 {
-	static const char read_val[] = "dinNptu";
-	int k, opts = 1;
-	const char *s;
-	char fake[200];
-	struct sh_word w;
+	struct an_walk it;
+	struct an_opt o;
+	int k, r;
 
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		if (strcmp(name, "printf") == 0) {
-			if (strcmp(s, "-v") == 0 && k + 1 < v->n)
-				s = v->w[++k].s;
-			else if (strncmp(s, "-v", 2) == 0 && s[2] != '\0')
-				s += 2;
-			else
-				continue;
-		} else if (strcmp(name, "read") != 0) {
-			return;
-		} else if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
-			opts = 0;
-			continue;
-		} else if (opts && an_is_opt(&v->w[k])) {
-			const char *q;
+	if (strcmp(name, "printf") == 0) {
+		for (k = 1; k < v->n; k++) {
+			struct sh_word w = v->w[k];
 
-			for (q = s + 1; *q != '\0'; q++) {
-				if (*q == 'a') {
-					if (q[1] != '\0')
-						s = q + 1;
-					else if (k + 1 < v->n)
-						s = v->w[++k].s;
-					goto name;
-				}
-				if (strchr(read_val, *q) != NULL) {
-					if (q[1] == '\0')
-						k++;
-					break;
-				}
+			if (strcmp(w.s, "-v") == 0 && k + 1 < v->n) {
+				set_name(ev, &v->w[++k], name);
+			} else if (strncmp(w.s, "-v", 2) == 0 && w.s[2] != '\0') {
+				w.s += 2;
+				w.len -= 2;
+				set_name(ev, &w, name);
 			}
-			continue;
 		}
-name:
-		if (!an_lit(&v->w[k]) && strcmp(name, "read") == 0) {
+		return;
+	}
+	if (strcmp(name, "read") != 0)
+		return;
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	an_walk_table(&it, &read_opts, NULL);
+	while ((r = an_opt_next(v, &it, &o)) >= 0) {
+		if (r == 0)
+			set_name(ev, &v->w[o.k], name);
+		else if (!an_lit(&v->w[o.k]))
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: environment",
-			    "%s sets a variable named only at run time", name);
-			continue;
-		}
-		an_check_var_name(ev, s, NULL, name);
-		if (strlen(s) < 64 && strcspn(s, "[") == strlen(s)) {
-			snprintf(fake, sizeof(fake), "%s=%c!%c", s, SH_VAR_MARK,
-			    SH_VAR_MARK);
-			w.s = fake;
-			w.len = strlen(fake);
-			w.flags = SH_W_VAR | SH_W_ASSIGN;
-			an_remember_var(ev, &w);
-		}
+			    "read with an option known only at run time");
+		else if (o.d != NULL && o.d->tag == 1 && o.val != NULL)
+			set_name(ev, o.val, name);
 	}
 }
 
@@ -717,21 +740,20 @@ an_cls_wrap(struct ev *ev, struct cmdv *v, const struct prog *pr)
 void
 an_cls_env(struct ev *ev, struct cmdv *v)
 {
-	int k;
-	const char *s;
+	struct an_walk it;
+	int k, opt;
 
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		if (!an_lit(&v->w[k]) && !(v->w[k].flags & SH_W_ASSIGN))
-			break;
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
+		const char *s = v->w[k].s;
+
+		if (it.dashdash || (!an_lit(&v->w[k]) &&
+		    !(v->w[k].flags & SH_W_ASSIGN)))
+			break;          /* the command */
 		if (v->w[k].flags & SH_W_ASSIGN || (strchr(s, '=') != NULL &&
 		    s[0] != '-')) {
 			an_check_assign(ev, s);
 			continue;
-		}
-		if (strcmp(s, "--") == 0) {
-			k++;
-			break;
 		}
 		if (strcmp(s, "-S") == 0 || strncmp(s, "--split-string", 14) == 0 ||
 		    (s[0] == '-' && s[1] != '-' && strchr(s, 'S') != NULL)) {
@@ -762,18 +784,18 @@ an_cls_env(struct ev *ev, struct cmdv *v)
 		if (strcmp(s, "-C") == 0 || strncmp(s, "--chdir", 7) == 0) {
 			ev->cwd_known = 0;
 			if (strcmp(s, "-C") == 0)
-				k++;
+				it.k++;
 			continue;
 		}
 		if (strcmp(s, "-u") == 0 || strcmp(s, "-P") == 0 ||
 		    strcmp(s, "--unset") == 0) {
-			k++;
+			it.k++;
 			continue;
 		}
 		if (s[0] != '-')
 			break;
 	}
-	inner(ev, v, k);
+	inner(ev, v, k < 0 ? v->n : k);
 }
 
 void

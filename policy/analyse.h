@@ -15,7 +15,8 @@
  *   code.c     code runners: shells, interpreters, build tools, CLIs
  *   git.c      git, subcommand by subcommand
  *   text.c     find, sed, awk
- *   opts.c     option values of every program, from one table
+ *   opts.c     the one walk over options, and what each option of a
+ *              program does, from tables (opts.h)
  *   glob.c     what globs and brace expansions in paths can reach
  *   archive.c  tar, unzip, zip
  *
@@ -64,12 +65,14 @@ enum an_opts {
 	OPTS_CLANG_FORMAT,
 	OPTS_CURL,
 	OPTS_DIFF,
+	OPTS_DU,
 	OPTS_ESLINT,
+	OPTS_FD,
 	OPTS_FILE,
-	OPTS_GIT,
 	OPTS_GO,
 	OPTS_GRADLE,
 	OPTS_GREP,
+	OPTS_ICONV,
 	OPTS_JEST,
 	OPTS_JQ,
 	OPTS_LESS,
@@ -85,10 +88,13 @@ enum an_opts {
 	OPTS_RSYNC,
 	OPTS_RUFF,
 	OPTS_SORT,
+	OPTS_SSH,
 	OPTS_TAR,
 	OPTS_TIME,
+	OPTS_TREE,
 	OPTS_TSC,
 	OPTS_VITEST,
+	OPTS_WC,
 	OPTS_WGET,
 	OPTS_ZIP,
 	OPTS_N
@@ -117,42 +123,7 @@ struct cmdv {
 	                                   sbx's own */
 };
 
-/*
- * The one walk over a command's words that tells options from operands
- * (an_walk_next): "--" ends the options, and an option that takes a value
- * (a letter of optarg) has it attached or in the next word, which is then
- * no operand. how: AN_W_ALONE, only a lone "-x" takes the next word (-n5
- * has it attached, -abc are flags); AN_W_CLUSTER, so does a cluster that
- * ends with such a letter (-uo FILE); AN_W_NONE, no option takes one.
- */
-enum an_walk_how { AN_W_NONE, AN_W_ALONE, AN_W_CLUSTER };
-
-struct an_walk {
-	int k;                  /* the next word to look at */
-	int opts;               /* 0 after "--" */
-	const char *optarg;
-	enum an_walk_how how;
-};
-
-void an_walk_init(struct an_walk *it, int from, const char *optarg,
-    enum an_walk_how how);
-/* The index of the next operand, or -1 when there is none. */
-int an_walk_next(const struct cmdv *v, struct an_walk *it);
-/*
- * The same walk for handlers that read some options themselves: the
- * index of the next word, an operand or (*opt = 1) an option, or -1.
- * "--" is passed over and ends the options; the values of options are
- * left to the caller, which moves it->k past those it takes.
- */
-int an_walk_any(const struct cmdv *v, struct an_walk *it, int *opt);
-/*
- * The options of a wrapper before the command it runs (sudo, xargs, nice,
- * time): the index of the next option, or -1 where they end: at a word
- * not known before it runs, at "--" (passed over) or at the first
- * operand, which it->k then names. lone_dash: a lone "-" is an option
- * (su -). The caller moves it->k past the values it takes.
- */
-int an_walk_prefix(const struct cmdv *v, struct an_walk *it, int lone_dash);
+#include "policy/opts.h"
 
 /* Called for each operand of a command (see an_operands). */
 typedef void (*operand_fn)(struct ev *, struct cmdv *, struct sh_word *, int);
@@ -160,14 +131,11 @@ typedef void (*operand_fn)(struct ev *, struct cmdv *, struct sh_word *, int);
 const struct prog *an_prog_find(const char *name);
 void an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr,
     const char *name);
-void an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr);
 int an_lit(const struct sh_word *w);
 int an_is_opt(const struct sh_word *w);
 int an_has_word(const struct cmdv *v, int from, const char *s);
 int an_has_short(const struct cmdv *v, int from, char ch, const char *optarg);
 int an_cluster_takes_next(const char *s, const char *optarg);
-void an_short_value_writes(struct ev *ev, struct cmdv *v, char letter,
-    const char *optarg);
 int an_operands(struct ev *ev, struct cmdv *v, int from,
     const char *optarg, operand_fn fn);
 const char *an_wtext(const struct sh_word *w);

@@ -34,25 +34,10 @@ tree_dest(struct ev *ev, struct cmdv *v, struct sh_word *dir, const char *what)
 /* What a tar command line says (tar_words). */
 struct tar {
 	struct sh_word *archive, *dir;
-	struct sh_word val, fval, dval;         /* attached values */
+	struct sh_word fval, dval;              /* attached values */
 	char mode;
 	int absolute, to_stdout, force_local;
 	int first_op;                           /* the first operand, or -1 */
-};
-
-/* The long options of tar that set a mode or a flag; any unambiguous
- * prefix of at least four characters counts, as getopt_long reads it. */
-static const struct {
-	const char *name;
-	char mode;              /* the mode set, or 0 */
-	char flag;              /* 'P' absolute, 'O' to stdout, 'L' force local */
-} tar_long[] = {
-	{ "--extract", 'x', 0 }, { "--get", 'x', 0 }, { "--create", 'c', 0 },
-	{ "--list", 't', 0 }, { "--append", 'r', 0 }, { "--update", 'u', 0 },
-	{ "--diff", 'd', 0 }, { "--compare", 'd', 0 }, { "--delete", 'D', 0 },
-	{ "--catenate", 'A', 0 }, { "--concatenate", 'A', 0 },
-	{ "--absolute-names", 0, 'P' }, { "--to-stdout", 0, 'O' },
-	{ "--force-local", 0, 'L' },
 };
 
 /* A mode letter or a flag letter of a cluster. */
@@ -91,84 +76,44 @@ tar_old_style(struct ev *ev, struct cmdv *v, struct tar *t)
 	return k;
 }
 
-/* --name[=value]: word k; returns the index of the last word used. */
-static int
-tar_long_opt(struct cmdv *v, struct tar *t, int k)
+/*
+ * One option of tar from its table (opts.c, OPTS_TAR): a mode, the
+ * archive, the directory, a flag. A long option counts from four
+ * characters on ("--ex"); an ambiguous one still names the archive, the
+ * directory and -P, never a mode or a flag that makes tar write less.
+ */
+static void
+tar_option(struct tar *t, const struct an_walk *it, const struct an_opt *o)
 {
-	struct sh_word *w = &v->w[k], *vw = NULL;
-	const char *s = w->s, *eq = strchr(s, '=');
-	size_t nl = eq ? (size_t)(eq - s) : strlen(s), j;
-	int file;
+	int tag = o->d != NULL ? o->d->tag : 0;
+	struct sh_word *val = o->val;
 
-	if (eq != NULL) {
-		t->val = *w;
-		t->val.s = (char *)eq + 1;
-		t->val.len = strlen(t->val.s);
-		vw = &t->val;
-	}
-#define LONG(x) (nl >= 4 && strncmp(s, x, nl) == 0)
-	for (j = 0; j < sizeof(tar_long) / sizeof(tar_long[0]); j++)
-		if (LONG(tar_long[j].name)) {
-			if (tar_long[j].mode != 0)
-				t->mode = tar_long[j].mode;
-			else if (tar_long[j].flag == 'L')
-				t->force_local = 1;
-			else
-				tar_letter(t, tar_long[j].flag);
-			return k;
+	if (tag == 0 || (o->name[1] == '-' && strcspn(o->name, "=") < 4))
+		return;
+	if ((tag == TAR_FILE || tag == TAR_DIR) && val == &it->tail) {
+		/* attached: copied out of the walk */
+		if (tag == TAR_FILE) {
+			t->fval = *val;
+			val = &t->fval;
+		} else {
+			t->dval = *val;
+			val = &t->dval;
 		}
-	if (!LONG("--file") && !LONG("--directory"))
-		return k;
-	file = LONG("--file");
-#undef LONG
-	if (vw == &t->val) {
-		struct sh_word *slot = file ? &t->fval : &t->dval;
-
-		*slot = t->val;
-		vw = slot;
-	} else if (k + 1 < v->n) {
-		vw = &v->w[++k];
 	}
-	if (file)
-		t->archive = vw;
-	else
-		t->dir = vw;
-	return k;
-}
-
-/* -xzf FILE, -fFILE, -Cdir: word k; returns the index of the last word
- * used. */
-static int
-tar_short_opt(struct cmdv *v, struct tar *t, int k)
-{
-	struct sh_word *w = &v->w[k];
-	const char *q;
-
-	for (q = w->s + 1; *q != '\0'; q++) {
-		struct sh_word *vw = NULL;
-
-		tar_letter(t, *q);
-		if (strchr("fbLNVKTXgIFCH", *q) == NULL)
-			continue;
-		if (q[1] != '\0') {
-			/* attached: -fFILE, -Cdir */
-			struct sh_word *slot = *q == 'f' ? &t->fval : &t->dval;
-
-			*slot = *w;
-			slot->s = (char *)q + 1;
-			slot->len = strlen(slot->s);
-			if (*q == 'f' || *q == 'C')
-				vw = slot;
-		} else if (k + 1 < v->n) {
-			vw = &v->w[++k];
-		}
-		if (*q == 'f' && vw != NULL)
-			t->archive = vw;
-		else if (*q == 'C' && vw != NULL)
-			t->dir = vw;
-		break;
-	}
-	return k;
+	if (tag == TAR_FILE && val != NULL)
+		t->archive = val;
+	else if (tag == TAR_DIR && val != NULL)
+		t->dir = val;
+	else if (tag == TAR_ABS)
+		t->absolute = 1;
+	else if (o->ambiguous)
+		return;
+	else if (tag == TAR_STDOUT)
+		t->to_stdout = 1;
+	else if (tag == TAR_LOCAL)
+		t->force_local = 1;
+	else if (tag < 256)
+		t->mode = (char)tag;
 }
 
 /* What tar does with the archive, the directory and the operands. */
@@ -215,23 +160,22 @@ void
 an_cls_tar(struct ev *ev, struct cmdv *v)
 {
 	struct tar t;
-	int k = 1, opts = 1;
-	const char *s, *q;
+	struct an_walk it;
+	struct an_opt o;
+	int k = 1, r;
+	const char *q;
 
 	memset(&t, 0, sizeof(t));
 	t.first_op = -1;
 	if (v->n > 1 && an_lit(&v->w[1]) && v->w[1].s[0] != '-')
 		k = tar_old_style(ev, v, &t);
-	for (; k < v->n; k++) {
-		s = v->w[k].s;
-		if (opts && an_lit(&v->w[k]) && strcmp(s, "--") == 0)
-			opts = 0;
-		else if (opts && s[0] == '-' && s[1] == '-')
-			k = tar_long_opt(v, &t, k);
-		else if (opts && s[0] == '-' && s[1] != '\0')
-			k = tar_short_opt(v, &t, k);
+	an_walk_init(&it, k, NULL, AN_W_NONE);
+	an_walk_table(&it, an_optset(OPTS_TAR), NULL);
+	while ((r = an_opt_next(v, &it, &o)) >= 0) {
+		if (r == 1)
+			tar_option(&t, &it, &o);
 		else if (t.first_op < 0)
-			t.first_op = k;
+			t.first_op = o.k;
 	}
 	if (t.mode == 0) {
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: tar",

@@ -44,16 +44,14 @@ an_has_word(const struct cmdv *v, int from, const char *s)
 int
 an_has_short(const struct cmdv *v, int from, char ch, const char *optarg)
 {
-	int k;
+	struct an_walk it;
+	int k, opt;
 	const char *s;
 
-	for (k = from; k < v->n; k++) {
-		if (!an_is_opt(&v->w[k]))
-			continue;
+	an_walk_init(&it, from, NULL, AN_W_NONE);
+	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
 		s = v->w[k].s;
-		if (strcmp(s, "--") == 0)
-			return 0;
-		if (s[1] == '-')
+		if (!opt || s[1] == '-')
 			continue;
 		for (s++; *s != '\0'; s++) {
 			if (*s == ch)
@@ -83,119 +81,10 @@ an_cluster_takes_next(const char *s, const char *optarg)
 }
 
 /*
- * Writes named by a short option that takes a value (-o FILE), wherever it
- * appears: alone, at the end of a cluster (-uo FILE) or with the value
- * attached (-oFILE, -uoFILE). optarg lists the letters that take values.
- */
-
-void
-an_short_value_writes(struct ev *ev, struct cmdv *v, char letter,
-    const char *optarg)
-{
-	const char *s, *q;
-	int k;
-
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		if (!an_is_opt(&v->w[k]) || s[1] == '-') {
-			if (an_lit(&v->w[k]) && strcmp(s, "--") == 0)
-				return;
-			continue;
-		}
-		for (q = s + 1; *q != '\0'; q++) {
-			if (strchr(optarg, *q) == NULL)
-				continue;
-			if (*q == letter) {
-				if (q[1] != '\0')
-					trig_write(ev, q + 1, v->w[0].s);
-				else if (k + 1 < v->n)
-					an_write_word(ev, v, &v->w[k + 1]);
-			}
-			if (q[1] == '\0')
-				k++;    /* the next word is this option's value */
-			break;
-		}
-	}
-}
-
-/*
  * Calls fn for each operand (non-option word) of v from index from.
  * Options in optarg take a value (attached or the next word); "--" ends
- * options. Returns the number of an_operands.
+ * options. Returns the number of operands.
  */
-
-void
-an_walk_init(struct an_walk *it, int from, const char *optarg,
-    enum an_walk_how how)
-{
-	it->k = from;
-	it->opts = 1;
-	it->optarg = optarg;
-	it->how = how;
-}
-
-int
-an_walk_next(const struct cmdv *v, struct an_walk *it)
-{
-	const char *s;
-
-	for (; it->k < v->n; it->k++) {
-		s = v->w[it->k].s;
-		if (it->opts && an_lit(&v->w[it->k]) && strcmp(s, "--") == 0) {
-			it->opts = 0;
-			continue;
-		}
-		if (!it->opts || !an_is_opt(&v->w[it->k]))
-			return it->k++;
-		if (it->how == AN_W_ALONE && s[1] != '-' && strlen(s) == 2 &&
-		    strchr(it->optarg, s[1]) != NULL)
-			it->k++;        /* the value follows */
-		else if (it->how == AN_W_CLUSTER &&
-		    an_cluster_takes_next(s, it->optarg))
-			it->k++;
-	}
-	return -1;
-}
-
-int
-an_walk_any(const struct cmdv *v, struct an_walk *it, int *opt)
-{
-	const struct sh_word *w;
-
-	for (; it->k < v->n; it->k++) {
-		w = &v->w[it->k];
-		if (it->opts && an_lit(w) && strcmp(w->s, "--") == 0) {
-			it->opts = 0;
-			continue;
-		}
-		*opt = it->opts && an_is_opt(w);
-		return it->k++;
-	}
-	return -1;
-}
-
-int
-an_walk_prefix(const struct cmdv *v, struct an_walk *it, int lone_dash)
-{
-	const struct sh_word *w;
-
-	if (!it->opts || it->k >= v->n)
-		return -1;
-	w = &v->w[it->k];
-	if (!an_lit(w))
-		return -1;
-	if (strcmp(w->s, "--") == 0) {
-		it->k++;
-		it->opts = 0;
-		return -1;
-	}
-	if (w->s[0] != '-' || (w->s[1] == '\0' && !lone_dash)) {
-		it->opts = 0;
-		return -1;
-	}
-	return it->k++;
-}
-
 int
 an_operands(struct ev *ev, struct cmdv *v, int from, const char *optarg,
     operand_fn fn)
@@ -403,6 +292,23 @@ write_tree_one(struct ev *ev, struct cmdv *v, struct sh_word *w)
 	an_write_tree_word(ev, v, w);
 }
 
+/*
+ * Words that name no path of their own: "-" (stdin, stdout) and a brace
+ * expansion without expansions, whose words go to fn one by one. Returns
+ * 0 for any other word, 1 when w was one of them, -1 when its braces
+ * could not be expanded.
+ */
+static int
+word_special(struct ev *ev, struct cmdv *v, struct sh_word *w,
+    void (*fn)(struct ev *, struct cmdv *, struct sh_word *))
+{
+	if (an_lit(w) && strcmp(w->s, "-") == 0)
+		return 1;
+	if ((w->flags & SH_W_BRACE) && !(w->flags & (SH_W_VAR | SH_W_SUBST)))
+		return an_brace_each(ev, v, w, fn) < 0 ? -1 : 1;
+	return 0;
+}
+
 void
 an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 {
@@ -410,10 +316,8 @@ an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 	int r;
 
 	(void)idx;
-	if (an_lit(w) && strcmp(w->s, "-") == 0)
-		return;
-	if ((w->flags & SH_W_BRACE) && !(w->flags & (SH_W_VAR | SH_W_SUBST))) {
-		if (an_brace_each(ev, v, w, read_one) < 0)
+	if ((r = word_special(ev, v, w, read_one)) != 0) {
+		if (r < 0)
 			an_read_opaque(ev, w, v->w[0].s);
 		return;
 	}
@@ -561,10 +465,8 @@ an_write_word(struct ev *ev, struct cmdv *v, struct sh_word *w)
 	char path[SBX_PATH_MAX];
 	int r;
 
-	if (strcmp(w->s, "-") == 0 && an_lit(w))
-		return;
-	if ((w->flags & SH_W_BRACE) && !(w->flags & (SH_W_VAR | SH_W_SUBST))) {
-		if (an_brace_each(ev, v, w, write_one) < 0)
+	if ((r = word_special(ev, v, w, write_one)) != 0) {
+		if (r < 0)
 			trig_write(ev, NULL, v->w[0].s);
 		return;
 	}

@@ -16,38 +16,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Parses shell options; returns the index of the first operand. */
+/*
+ * Parses shell options; returns the index of the first operand. A
+ * shell's own grammar: "-" ends them too, +O/+o take a value, and the
+ * first operand (the script) ends them.
+ */
 static int
 shell_opts(const struct cmdv *v, int *has_c)
 {
+	struct an_walk it;
 	int k;
 	const char *s;
 
 	*has_c = 0;
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		if (!an_lit(&v->w[k]))
-			return k;
-		if (strcmp(s, "--") == 0 || strcmp(s, "-") == 0)
-			return k + 1;
-		if (s[0] == '+' && (s[1] == 'O' || s[1] == 'o') && s[2] == '\0') {
-			k++;
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	for (;;) {
+		if (it.k < v->n && an_lit(&v->w[it.k]) && v->w[it.k].s[0] == '+' &&
+		    (v->w[it.k].s[1] == 'O' || v->w[it.k].s[1] == 'o') &&
+		    v->w[it.k].s[2] == '\0') {
+			it.k += 2;
 			continue;
 		}
-		if (s[0] != '-' || s[1] == '\0')
-			return k;
+		if ((k = an_walk_prefix(v, &it, 1)) < 0)
+			return it.k;
+		s = v->w[k].s;
+		if (s[1] == '\0')
+			return it.k;    /* "-" */
 		if (s[1] == '-') {
 			if (strcmp(s, "--rcfile") == 0 || strcmp(s, "--init-file") == 0)
-				k++;
+				it.k++;
 			continue;
 		}
 		if (strchr(s + 1, 'c') != NULL)
 			*has_c = 1;
 		if ((strchr(s + 1, 'o') != NULL || strchr(s + 1, 'O') != NULL) &&
-		    k + 1 < v->n)
-			k++;
+		    it.k < v->n)
+			it.k++;
 	}
-	return k;
 }
 
 /* Feeds a here-document or here-string of this command to fn. */
@@ -66,6 +71,19 @@ stdin_script(const struct cmdv *v)
 	return NULL;
 }
 
+/* Code given as text on stdin (from: "a here-string"): a shell's is
+ * analysed, another interpreter's is not. */
+static void
+stdin_code(struct ev *ev, const struct cmdv *v, const char *kind, const char *text,
+    size_t len, const char *from)
+{
+	if (strcmp(kind, "shell") == 0 && text != NULL)
+		an_eval_string(ev, text, len, v->w[0].s, 0);
+	else
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: inline code",
+		    "%s runs code from %s; the code is not analysed", v->w[0].s, from);
+}
+
 static void
 piped_code(struct ev *ev, struct cmdv *v, const char *kind)
 {
@@ -79,22 +97,11 @@ piped_code(struct ev *ev, struct cmdv *v, const char *kind)
 			    v->w[0].s);
 			return;
 		}
-		if (strcmp(kind, "shell") == 0)
-			an_eval_string(ev, r->target.s, r->target.len,
-			    v->w[0].s, 0);
-		else
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: inline code",
-			    "%s runs code from a here-string; the code is not "
-			    "analysed", v->w[0].s);
+		stdin_code(ev, v, kind, r->target.s, r->target.len, "a here-string");
 		return;
 	}
 	if (r != NULL && r->op == SH_R_HEREDOC) {
-		if (strcmp(kind, "shell") == 0 && r->body != NULL)
-			an_eval_string(ev, r->body, r->body_len, v->w[0].s, 0);
-		else
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: inline code",
-			    "%s runs code from a here-document; the code is not "
-			    "analysed", v->w[0].s);
+		stdin_code(ev, v, kind, r->body, r->body_len, "a here-document");
 		return;
 	}
 	if (r != NULL && r->op == SH_R_IN) {
@@ -423,7 +430,8 @@ build_dirs(struct ev *ev, struct cmdv *v, const char *name)
 			val = &v->w[++k];
 		} else if (an_lit(w) && strncmp(s, "--", 2) == 0 &&
 		    strchr(s, '=') != NULL && strchr(strchr(s, '='), '/') != NULL) {
-			/* --manifest-path=/x/Cargo.toml */
+			/* --manifest-path=/x/Cargo.toml: any long option of any
+			 * build tool that names a path, wherever it stands */
 			snprintf(path, sizeof(path), "%s", strchr(s, '=') + 1);
 			if (path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
 			    sizeof(res)) < 0 || ev->p->folder == NULL ||

@@ -104,6 +104,8 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 
 		if (!an_lit(&v->w[k]))
 			continue;
+		/* (fd's and rg's are also in their tables, opts.c, which read
+		 * every form; these also look past "--") */
 		if ((strcmp(name, "fd") == 0 && (strcmp(s, "-x") == 0 ||
 		    strcmp(s, "-X") == 0 || strncmp(s, "--exec", 6) == 0)) ||
 		    (strcmp(name, "rg") == 0 && strncmp(s, "--pre", 5) == 0) ||
@@ -123,15 +125,11 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			    "%s %s runs a command", name, s);
 			continue;
 		}
-		if ((strcmp(name, "sort") == 0 || strcmp(name, "iconv") == 0) &&
-		    strncmp(s, "--output=", 9) == 0)
-			trig_write(ev, s + 9, name);
-		else if ((strcmp(name, "sort") == 0 || strcmp(name, "iconv") == 0) &&
-		    strcmp(s, "--output") == 0 && k + 1 < v->n)
-			an_write_word(ev, v, &v->w[k + 1]);
 	}
 	/* files named by long options are read too: wc --files0-from=F
-	 * echoes what it cannot open, grep --file=F */
+	 * echoes what it cannot open, grep --file=F (of any program of the
+	 * class, and wherever the word stands, also after "--": stricter
+	 * than the tables of opts.c, which know each program's own) */
 	for (k = 1; k < v->n; k++) {
 		const char *s = v->w[k].s, *eq;
 
@@ -141,10 +139,6 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		if (strstr(s, "-from=") != NULL || strncmp(s, "--file=", 7) == 0)
 			trig_read(ev, eq + 1, name);
 	}
-	/* -o FILE, also inside a cluster: sort -uo out.txt, -oout.txt */
-	if (strcmp(name, "sort") == 0 || strcmp(name, "tree") == 0 ||
-	    strcmp(name, "iconv") == 0)
-		an_short_value_writes(ev, v, 'o', pr->optarg);
 	if (strcmp(name, "uniq") == 0 || strcmp(name, "xxd") == 0) {
 		/* a second operand is the output file */
 		an_operands(ev, v, 1, pr->optarg, an_op_write_skip1);
@@ -417,43 +411,31 @@ copies_link_out(struct ev *ev, const struct sh_word *w, const char *what)
 	    "copy would land there", what, path);
 }
 
+/* install's mode: -m MODE, -mMODE, -om MODE, --mode=MODE. Other letters
+ * are read as flags, so that an "m" anywhere in a cluster counts. */
+static const struct optdef o_install[] = {
+	{ NULL, "-m", OK_VAL, 0 },
+	{ NULL, "--mode", OK_VAL, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+static const struct optset install_opts = { 1, 0, o_install };
+
 /* install -m 4755, -m4755, --mode=u+s: a setuid file. */
 static void
 install_mode(struct ev *ev, struct cmdv *v)
 {
-	struct sh_word m;
-	int k;
-	const char *s;
+	struct an_walk it;
+	struct an_opt o;
 
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		m = v->w[k];
-		if (an_lit(&v->w[k]) && strcmp(s, "--") == 0)
-			return;
-		if (strcmp(s, "-m") == 0 || strcmp(s, "--mode") == 0) {
-			if (k + 1 >= v->n)
-				return;
-			m = v->w[++k];
-		} else if (strncmp(s, "--mode=", 7) == 0) {
-			m.s += 7;
-		} else if (s[0] == '-' && s[1] != '-' && strchr(s, 'm') != NULL) {
-			const char *q = strchr(s, 'm');
-
-			if (q[1] == '\0') {
-				if (k + 1 >= v->n)
-					return;
-				m = v->w[++k];
-			} else {
-				m.s = (char *)q + 1;
-			}
-		} else {
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	an_walk_table(&it, &install_opts, NULL);
+	while (an_opt_next(v, &it, &o) >= 0) {
+		if (o.d == NULL || o.val == NULL || !an_mode_special(o.val))
 			continue;
-		}
-		if (an_mode_special(&m)) {
-			ev_factor(ev, F_PRIV);
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
-			    "install -m %s makes a setuid or setgid file (or may)", m.s);
-		}
+		ev_factor(ev, F_PRIV);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: setuid",
+		    "install -m %s makes a setuid or setgid file (or may)",
+		    o.val->s);
 	}
 }
 

@@ -79,21 +79,12 @@ an_interactive(struct ev *ev, struct cmdv *v, const char *name)
 {
 	const struct repl_flag *f;
 	const char *s;
+	struct an_walk it;
 	int k, i;
 
-	for (k = 1; k < v->n; k++) {
-		if (!an_lit(&v->w[k]))
-			return;
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	while ((k = an_walk_prefix(v, &it, 1)) >= 0) {
 		s = v->w[k].s;
-		if (strcmp(s, "--") == 0)
-			return;
-		if (s[0] != '-') {
-			for (i = 0; subs[i].prog; i++)
-				if (strcmp(subs[i].prog, name) == 0 &&
-				    strcmp(subs[i].sub, s) == 0)
-					note(ev, name, subs[i].what);
-			return;
-		}
 		for (f = flags; f->prog; f++) {
 			if (!prog_is(f->prog, name))
 				continue;
@@ -107,6 +98,13 @@ an_interactive(struct ev *ev, struct cmdv *v, const char *name)
 		/* python -c CODE, -m MOD, node -e CODE: what follows is no operand */
 		if (s[1] != '-' && strpbrk(s + 1, "cemWXr") != NULL && k + 1 < v->n &&
 		    strchr("cemWXr", s[strlen(s) - 1]) != NULL)
-			k++;
+			it.k++;
 	}
+	/* the first operand, unless "--" came before it: a subcommand */
+	if (it.dashdash || it.k >= v->n || !an_lit(&v->w[it.k]))
+		return;
+	s = v->w[it.k].s;
+	for (i = 0; subs[i].prog; i++)
+		if (strcmp(subs[i].prog, name) == 0 && strcmp(subs[i].sub, s) == 0)
+			note(ev, name, subs[i].what);
 }

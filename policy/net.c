@@ -84,14 +84,6 @@ net_flags(const char *name)
 	return 0;
 }
 
-/* The long options of curl and wget that take a separate value. */
-static const char *const net_long_valued[] = {
-	"--output", "--data", "--upload-file", "--form", "--config", "--header",
-	"--output-document", "--post-file", "--user", "--request", "--url",
-	"--directory-prefix", "--output-file", "--append-output", "--body-file",
-	"--form-string", NULL,
-};
-
 /* The state of one client command being judged. */
 struct netw {
 	struct ev *ev;
@@ -102,65 +94,6 @@ struct netw {
 	int hosts;
 	int outfile;            /* curl -O, wget -O: the download is named */
 };
-
-static int
-long_valued(const char *s)
-{
-	int k;
-
-	if (strncmp(s, "--data-", 7) == 0)
-		return 1;
-	for (k = 0; net_long_valued[k] != NULL; k++)
-		if (strcmp(s, net_long_valued[k]) == 0)
-			return 1;
-	return 0;
-}
-
-/*
- * The value of option word k (-sSLo FILE, -d@FILE, --x=v, --output FILE):
- * *val, NULL when not known before it runs; *letter, the short option.
- * Returns 1 when the option takes a value, 0 when not; *k moves past a
- * separate value.
- */
-static int
-net_opt_value(struct netw *n, int *k, const char **val, char *letter)
-{
-	struct cmdv *v = n->v;
-	const char *s = v->w[*k].s, *q;
-
-	*val = NULL;
-	*letter = 0;
-	if (s[1] != '-') {
-		/* a cluster: -sSLo FILE, -d@FILE, -fsSLO */
-		for (q = s + 1; *q != '\0'; q++) {
-			if ((n->fl & N_CURL) && *q == 'O') {
-				n->outfile = 1;
-				trig_write(n->ev, ".", n->name);
-			}
-			if (strchr(n->pr->optarg, *q) == NULL)
-				continue;
-			*letter = *q;
-			if (q[1] != '\0') {
-				*val = q + 1;
-			} else if (*k + 1 < v->n) {
-				(*k)++;
-				*val = an_lit(&v->w[*k]) ? v->w[*k].s : NULL;
-			}
-			return 1;
-		}
-		return 0;
-	}
-	if (strchr(s, '=') != NULL) {
-		*val = strchr(s, '=') + 1;
-		return 1;
-	}
-	if ((n->fl & (N_CURL | N_WGET)) && *k + 1 < v->n && long_valued(s)) {
-		(*k)++;
-		*val = an_lit(&v->w[*k]) ? v->w[*k].s : NULL;
-		return 1;
-	}
-	return 0;
-}
 
 /* curl -F name=@FILE;type=x, name=<FILE: the files sent. */
 static void
@@ -183,130 +116,65 @@ net_form(struct netw *n, const char *val)
 		trig_read(n->ev, lt + 1, n->name);
 }
 
-/*
- * What the value of a client's option does: the first rule that names the
- * option (a letter of a short option, or a prefix of a long one: --data
- * covers --data-binary), for one of the client's flags (0: any client),
- * and whose condition on the value holds, decides.
- */
-enum net_when {
-	NW_ANY,         /* any value, known or not */
-	NW_UNKNOWN,     /* a value only known at run time (a rule for it
-	                   ends the walk: the rules below want a value) */
-	NW_AT,          /* @FILE */
-	NW_FORMREF,     /* name=@FILE or name=<FILE */
-};
-
-enum net_eff {
-	NE_NONE,        /* nothing more */
-	NE_OUT,         /* the download is written there ("-": stdout) */
-	NE_APPEND,      /* a file written (a log); the download is not named */
-	NE_DIR,         /* the directory the download lands in */
-	NE_SEND,        /* data sent that is only known at run time */
-	NE_READ_AT,     /* the file after "@" is read and sent */
-	NE_FORM,        /* the files of a form are read and sent */
-	NE_READ,        /* a file read: uploaded, a configuration, a key */
-};
-
-static const struct net_rule {
-	unsigned clients;
-	const char *letters;
-	const char *longs[5];
-	enum net_when when;
-	enum net_eff eff;
-} net_rules[] = {
-	{ N_CURL, "o", { "--output" }, NW_ANY, NE_OUT },
-	{ N_WGET, "Oo", { "--output-document", "--output-file" }, NW_ANY,
-	    NE_OUT },
-	{ N_WGET, "a", { "--append-output" }, NW_ANY, NE_APPEND },
-	{ N_WGET, "P", { "--directory-prefix" }, NW_ANY, NE_DIR },
-	{ N_CURL, "dFT", { "--data", "--upload" }, NW_UNKNOWN, NE_SEND },
-	{ 0, "", { NULL }, NW_UNKNOWN, NE_NONE },
-	{ N_CURL, "dK", { "--data" }, NW_AT, NE_READ_AT },
-	{ N_CURL, "F", { "--form" }, NW_FORMREF, NE_FORM },
-	{ 0, "TK", { "--upload-file", "--post-file", "--body-file",
-	    "--config" }, NW_ANY, NE_READ },
-	{ N_KEYS, "iF", { NULL }, NW_ANY, NE_READ },
-};
-
-/* The rule for option s (letter: its short option, 0 for a long one)
- * with the value val (NULL: known at run time only). */
-static const struct net_rule *
-net_rule(unsigned fl, const char *s, char letter, const char *val)
+/* Data sent that is only known at run time. */
+static void
+net_send_unknown(struct netw *n)
 {
-	const struct net_rule *r;
-	size_t k;
-	int hit, j;
-
-	for (k = 0; k < sizeof(net_rules) / sizeof(net_rules[0]); k++) {
-		r = &net_rules[k];
-		if (r->clients != 0 && (fl & r->clients) == 0)
-			continue;
-		hit = r->letters[0] == '\0' && r->longs[0] == NULL;
-		if (letter != 0 && strchr(r->letters, letter) != NULL)
-			hit = 1;
-		for (j = 0; !hit && j < 5 && r->longs[j] != NULL; j++)
-			hit = strncmp(s, r->longs[j], strlen(r->longs[j])) == 0;
-		if (!hit || (r->when == NW_UNKNOWN && val != NULL) ||
-		    (r->when != NW_UNKNOWN && r->when != NW_ANY && val == NULL))
-			continue;
-		if (r->when == NW_AT && !(val[0] == '@' && val[1] != '\0'))
-			continue;
-		if (r->when == NW_FORMREF && strchr(val, '@') == NULL &&
-		    strchr(val, '<') == NULL)
-			continue;
-		return r;
-	}
-	return NULL;
+	ev_note(n->ev, POLICY_ESCALATE, "network", "builtin: network",
+	    "%s sends data only known at run time", n->name);
 }
 
-/* One option of the client: what its value writes, reads or sends. */
+/*
+ * One option of the client (its table: opts.c, OPTS_CURL, OPTS_WGET,
+ * OPTS_SSH; the tag says what the value does): what it writes, reads or
+ * sends, and a URL in any value is a host.
+ */
 static void
-net_option(struct netw *n, int *k)
+net_option(struct netw *n, const struct an_opt *o)
 {
 	struct ev *ev = n->ev;
-	const char *s = n->v->w[*k].s, *val, *name = n->name;
-	const struct net_rule *r;
-	int curl = (n->fl & N_CURL) != 0;
-	char letter;
+	const char *val = o->val != NULL && an_lit(o->val) ? o->val->s : NULL;
+	const char *name = n->name;
+	int tag = o->d != NULL ? o->d->tag : 0;
 
-	if (!net_opt_value(n, k, &val, &letter)) {
-		if (curl && (strcmp(s, "--remote-name") == 0 ||
-		    strcmp(s, "--remote-name-all") == 0)) {
-			n->outfile = 1;
-			trig_write(ev, ".", name);
-		}
+	if (tag == NET_REMOTE) {
+		n->outfile = 1;
+		trig_write(ev, ".", name);
 		return;
 	}
-	r = net_rule(n->fl, s, letter, val);
-	switch (r != NULL ? r->eff : NE_NONE) {
-	case NE_NONE:
-		break;
-	case NE_OUT:
-	case NE_APPEND:
-		if (r->eff == NE_OUT)
+	if (o->val == NULL)
+		return;
+	switch (tag) {
+	case NET_OUT:
+	case NET_LOG:
+		if (tag == NET_OUT)
 			n->outfile = 1;
-		if (val == NULL)
-			trig_write(ev, NULL, name);
-		else if (strcmp(val, "-") != 0)
+		if (val == NULL || strcmp(val, "-") != 0)
 			trig_write(ev, val, name);
 		break;
-	case NE_DIR:
+	case NET_DIR:
 		n->outfile = 1;
 		trig_write(ev, val, name);
 		break;
-	case NE_SEND:
-		ev_note(ev, POLICY_ESCALATE, "network", "builtin: network",
-		    "%s sends data only known at run time", name);
+	case NET_DATA:
+	case NET_FORM:
+	case NET_UPLOAD:
+		if (val == NULL)
+			net_send_unknown(n);
+		else if (tag == NET_FORM)
+			net_form(n, val);
+		else if (tag == NET_UPLOAD)
+			trig_read(ev, val, name);
+		else if (val[0] == '@' && val[1] != '\0')
+			trig_read(ev, val + 1, name);
 		break;
-	case NE_READ_AT:
-		trig_read(ev, val + 1, name);
+	case NET_CONFIG:
+	case NET_READ:
+		if (val != NULL)
+			trig_read(ev, tag == NET_CONFIG && val[0] == '@' &&
+			    val[1] != '\0' ? val + 1 : val, name);
 		break;
-	case NE_FORM:
-		net_form(n, val);
-		break;
-	case NE_READ:
-		trig_read(ev, val, name);
+	default:
 		break;
 	}
 	if (val != NULL && strstr(val, "://") != NULL) {
@@ -364,18 +232,29 @@ an_cls_net(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	struct netw n = { ev, v, pr, pr->name, net_flags(pr->name), 0, 0 };
 	struct an_walk it;
-	int k, opt, first = 1;
+	struct an_opt o;
+	int r, first = 1, skip_to = 0;
 
 	ev_factor(ev, F_NETWORK);
 	ev->net_pipeline = v->c->pipeline;
 	ev->parse_id = v->pid;
-	an_walk_init(&it, 1, NULL, AN_W_NONE);
-	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
-		struct sh_word *w = &v->w[k];
+	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
+	an_walk_table(&it, an_optset(pr->opts), NULL);
+	/* every word is read: the next word a long option whose effect is
+	 * judged by an_opts_scan (--cert F) takes is also read as an
+	 * operand, as a host when it looks like one */
+	it.reread = 1;
+	while ((r = an_opt_next(v, &it, &o)) >= 0) {
+		struct sh_word *w = &v->w[o.k];
 
-		if (opt) {
-			net_option(&n, &k);     /* may take values: past them */
-			it.k = k + 1;
+		if (o.k < skip_to)
+			continue;       /* the value of an option before */
+		if (r == 1 && an_lit(w)) {
+			net_option(&n, &o);
+			if (o.val == &v->w[o.k + 1] && (o.name[1] != '-' ?
+			    strchr(pr->optarg, o.name[1]) != NULL :
+			    o.d != NULL && (o.d->tag != 0 || o.d->kind == OK_VAL)))
+				skip_to = o.k + 2;
 			continue;
 		}
 		if (!an_lit(w)) {
@@ -387,7 +266,7 @@ an_cls_net(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			first = 0;
 			continue;
 		}
-		if (net_operand(&n, k, first) < 0)
+		if (net_operand(&n, o.k, first) < 0)
 			break;
 		first = 0;
 	}

@@ -22,438 +22,469 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum ok_kind {
-	OK_VAL,         /* takes a value that is harmless */
-	OK_WRITE,       /* the value is a file written */
-	OK_WTREE,       /* the value is a directory written or removed */
-	OK_READ,        /* the value is a file read */
-	OK_READ2,       /* two values: a name, then a file read (jq) */
-	OK_CODE,        /* the value is code or a program that runs */
-	OK_ESC,         /* the option alone does something a human decides */
-	OK_INPROJ,      /* configuration that is code: only from the project */
-};
-
-struct optdef {
-	const char *sub;        /* the subcommand it applies to, or NULL */
-	const char *opt;        /* "-o", "--output", "-toolexec"; NULL ends */
-	enum ok_kind kind;
-};
-
-/* The options of one program (or of a family: cc, gcc, clang...), in the
- * order they are judged. */
-struct optset {
-	int cluster;            /* short options cluster: -abc, -oFILE */
-	const struct optdef *d;
-};
-
 static const struct optdef o_bat[] = {
-	{ NULL, "--pager", OK_CODE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--pager", OK_CODE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_cargo[] = {
-	{ NULL, "--artifact-dir", OK_WTREE },
-	{ NULL, "--config", OK_CODE },
-	{ NULL, "--out-dir", OK_WTREE },
-	{ NULL, "--target-dir", OK_WTREE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--artifact-dir", OK_WTREE, 0 },
+	{ NULL, "--config", OK_CODE, 0 },
+	{ NULL, "--out-dir", OK_WTREE, 0 },
+	{ NULL, "--target-dir", OK_WTREE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_cc[] = {
-	{ NULL, "-B", OK_CODE },
-	{ NULL, "-MF", OK_WRITE },
-	{ NULL, "-Xclang", OK_CODE },
-	{ NULL, "-fpass-plugin", OK_CODE },
-	{ NULL, "-fplugin", OK_CODE },
-	{ NULL, "-o", OK_WRITE },
-	{ NULL, "-specs", OK_CODE },
-	{ NULL, "--specs", OK_CODE },
-	{ NULL, "-wrapper", OK_CODE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "-B", OK_CODE, 0 },
+	{ NULL, "-MF", OK_WRITE, 0 },
+	{ NULL, "-Xclang", OK_CODE, 0 },
+	{ NULL, "-fpass-plugin", OK_CODE, 0 },
+	{ NULL, "-fplugin", OK_CODE, 0 },
+	{ NULL, "-o", OK_WRITE, 0 },
+	{ NULL, "-specs", OK_CODE, 0 },
+	{ NULL, "--specs", OK_CODE, 0 },
+	{ NULL, "-wrapper", OK_CODE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_clang_format[] = {
-	{ NULL, "--files", OK_READ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--files", OK_READ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* curl: the effects of values (an_opts_scan), and what its handler
+ * (net.c) reads: the download, the data and files sent. */
 static const struct optdef o_curl[] = {
-	{ NULL, "--alt-svc", OK_WRITE },
-	{ NULL, "--cert", OK_READ },
-	{ NULL, "--config", OK_CODE },
-	{ NULL, "--cookie-jar", OK_WRITE },
-	{ NULL, "--dump-header", OK_WRITE },
-	{ NULL, "--etag-save", OK_WRITE },
-	{ NULL, "--hsts", OK_WRITE },
-	{ NULL, "--key", OK_READ },
-	{ NULL, "--libcurl", OK_WRITE },
-	{ NULL, "--netrc-file", OK_READ },
-	{ NULL, "--output-dir", OK_WTREE },
-	{ NULL, "--stderr", OK_WRITE },
-	{ NULL, "--trace", OK_WRITE },
-	{ NULL, "--trace-ascii", OK_WRITE },
-	{ NULL, "-D", OK_WRITE },
-	{ NULL, "-K", OK_CODE },
-	{ NULL, "-c", OK_WRITE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--alt-svc", OK_WRITE, 0 },
+	{ NULL, "--cert", OK_READ, 0 },
+	{ NULL, "--config", OK_CODE, NET_CONFIG },
+	{ NULL, "--cookie-jar", OK_WRITE, 0 },
+	{ NULL, "--dump-header", OK_WRITE, 0 },
+	{ NULL, "--etag-save", OK_WRITE, 0 },
+	{ NULL, "--hsts", OK_WRITE, 0 },
+	{ NULL, "--key", OK_READ, 0 },
+	{ NULL, "--libcurl", OK_WRITE, 0 },
+	{ NULL, "--netrc-file", OK_READ, 0 },
+	{ NULL, "--output-dir", OK_WTREE, 0 },
+	{ NULL, "--stderr", OK_WRITE, 0 },
+	{ NULL, "--trace", OK_WRITE, 0 },
+	{ NULL, "--trace-ascii", OK_WRITE, 0 },
+	{ NULL, "-D", OK_WRITE, 0 },
+	{ NULL, "-K", OK_CODE, NET_CONFIG },
+	{ NULL, "-c", OK_WRITE, 0 },
+	{ NULL, "--output", OK_VAL, NET_OUT },
+	{ NULL, "-o", OK_VAL, NET_OUT },
+	{ NULL, "--remote-name", OK_FLAG, NET_REMOTE },
+	{ NULL, "--remote-name-all", OK_FLAG, NET_REMOTE },
+	{ NULL, "-O", OK_FLAG, NET_REMOTE },
+	{ NULL, "--data", OK_VAL, NET_DATA },
+	{ NULL, "--data-ascii", OK_VAL, NET_DATA },
+	{ NULL, "--data-binary", OK_VAL, NET_DATA },
+	{ NULL, "--data-raw", OK_VAL, NET_DATA },
+	{ NULL, "--data-urlencode", OK_VAL, NET_DATA },
+	{ NULL, "-d", OK_VAL, NET_DATA },
+	{ NULL, "--form", OK_VAL, NET_FORM },
+	{ NULL, "--form-string", OK_VAL, NET_FORM },
+	{ NULL, "-F", OK_VAL, NET_FORM },
+	{ NULL, "--upload-file", OK_VAL, NET_UPLOAD },
+	{ NULL, "-T", OK_VAL, NET_UPLOAD },
+	{ NULL, "--header", OK_VAL, 0 },
+	{ NULL, "--request", OK_VAL, 0 },
+	{ NULL, "--url", OK_VAL, 0 },
+	{ NULL, "--user", OK_VAL, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
+
 
 static const struct optdef o_diff[] = {
-	{ NULL, "--exclude-from", OK_READ },
-	{ NULL, "--from-file", OK_READ },
-	{ NULL, "--to-file", OK_READ },
-	{ NULL, "-X", OK_READ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--exclude-from", OK_READ, 0 },
+	{ NULL, "--from-file", OK_READ, 0 },
+	{ NULL, "--to-file", OK_READ, 0 },
+	{ NULL, "-X", OK_READ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
+/* du and wc read the names of their files from a file, and wc prints
+ * each line it cannot open: the file's content */
+static const struct optdef o_du[] = {
+	{ NULL, "--exclude-from", OK_READ, 0 },
+	{ NULL, "--files0-from", OK_READ, 0 },
+	{ NULL, "-X", OK_READ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_eslint[] = {
-	{ NULL, "--output-file", OK_WRITE },
-	{ NULL, "--resolve-plugins-relative-to", OK_CODE },
-	{ NULL, "--rulesdir", OK_CODE },
-	{ NULL, "-o", OK_WRITE },
-	{ NULL, "--config", OK_INPROJ },
-	{ NULL, "-c", OK_INPROJ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--output-file", OK_WRITE, 0 },
+	{ NULL, "--resolve-plugins-relative-to", OK_CODE, 0 },
+	{ NULL, "--rulesdir", OK_CODE, 0 },
+	{ NULL, "-o", OK_WRITE, 0 },
+	{ NULL, "--config", OK_INPROJ, 0 },
+	{ NULL, "-c", OK_INPROJ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
+static const struct optdef o_fd[] = {
+	{ NULL, "--exec", OK_CODE, 0 },
+	{ NULL, "--exec-batch", OK_CODE, 0 },
+	{ NULL, "-X", OK_CODE, 0 },
+	{ NULL, "-x", OK_CODE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_file[] = {
-	{ NULL, "--files-from", OK_READ },
-	{ NULL, "--magic-file", OK_READ },
-	{ NULL, "-f", OK_READ },
-	{ NULL, "-m", OK_READ },
-	{ NULL, NULL, OK_VAL },
-};
-
-static const struct optdef o_git[] = {
-	{ "blame", "--contents", OK_READ },
-	{ "commit", "--file", OK_READ },
-	{ "commit", "--template", OK_READ },
-	{ "commit", "-F", OK_READ },
-	{ "commit", "-t", OK_READ },
-	{ "diff", "--ext-diff", OK_ESC },
-	{ "diff", "--output", OK_WRITE },
-	{ "format-patch", "--output-directory", OK_WTREE },
-	{ "format-patch", "-o", OK_WTREE },
-	{ "grep", "--open-files-in-pager", OK_CODE },
-	{ "grep", "-O", OK_CODE },
-	{ "init", "--separate-git-dir", OK_CODE },
-	{ "init", "--template", OK_CODE },
-	{ "log", "--ext-diff", OK_ESC },
-	{ "log", "--output", OK_WRITE },
-	{ "merge", "--file", OK_READ },
-	{ "merge", "-F", OK_READ },
-	{ "notes", "--file", OK_READ },
-	{ "notes", "-F", OK_READ },
-	{ "rebase", "--exec", OK_CODE },
-	{ "rebase", "-x", OK_CODE },
-	{ "show", "--ext-diff", OK_ESC },
-	{ "show", "--output", OK_WRITE },
-	{ "tag", "--file", OK_READ },
-	{ "tag", "-F", OK_READ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--files-from", OK_READ, 0 },
+	{ NULL, "--magic-file", OK_READ, 0 },
+	{ NULL, "-f", OK_READ, 0 },
+	{ NULL, "-m", OK_READ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_go[] = {
-	{ NULL, "-exec", OK_CODE },
-	{ NULL, "-modfile", OK_READ },
-	{ NULL, "-o", OK_WRITE },
-	{ NULL, "-overlay", OK_READ },
-	{ NULL, "-pkgdir", OK_WTREE },
-	{ NULL, "-toolexec", OK_CODE },
-	{ "env", "-u", OK_ESC },
-	{ "env", "-w", OK_ESC },
-	{ NULL, "-vettool", OK_CODE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "-exec", OK_CODE, 0 },
+	{ NULL, "-modfile", OK_READ, 0 },
+	{ NULL, "-o", OK_WRITE, 0 },
+	{ NULL, "-overlay", OK_READ, 0 },
+	{ NULL, "-pkgdir", OK_WTREE, 0 },
+	{ NULL, "-toolexec", OK_CODE, 0 },
+	{ "env", "-u", OK_ESC, 0 },
+	{ "env", "-w", OK_ESC, 0 },
+	{ NULL, "-vettool", OK_CODE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_gradle[] = {
-	{ NULL, "--gradle-user-home", OK_WTREE },
-	{ NULL, "--init-script", OK_CODE },
-	{ NULL, "-I", OK_CODE },
-	{ NULL, "-g", OK_WTREE },
-	{ NULL, "--build-file", OK_INPROJ },
-	{ NULL, "--settings-file", OK_INPROJ },
-	{ NULL, "-b", OK_INPROJ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--gradle-user-home", OK_WTREE, 0 },
+	{ NULL, "--init-script", OK_CODE, 0 },
+	{ NULL, "-I", OK_CODE, 0 },
+	{ NULL, "-g", OK_WTREE, 0 },
+	{ NULL, "--build-file", OK_INPROJ, 0 },
+	{ NULL, "--settings-file", OK_INPROJ, 0 },
+	{ NULL, "-b", OK_INPROJ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_grep[] = {
-	{ NULL, "--exclude-from", OK_READ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--exclude-from", OK_READ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
+static const struct optdef o_iconv[] = {
+	{ NULL, "--output", OK_WRITE, 0 },
+	{ NULL, "-o", OK_WRITE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_jest[] = {
-	{ NULL, "--config", OK_INPROJ },
-	{ NULL, "-c", OK_INPROJ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--config", OK_INPROJ, 0 },
+	{ NULL, "-c", OK_INPROJ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_jq[] = {
-	{ NULL, "--from-file", OK_READ },
-	{ NULL, "--rawfile", OK_READ2 },
-	{ NULL, "--slurpfile", OK_READ2 },
-	{ NULL, "-f", OK_READ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--from-file", OK_READ, 0 },
+	{ NULL, "--rawfile", OK_READ2, 0 },
+	{ NULL, "--slurpfile", OK_READ2, 0 },
+	{ NULL, "-f", OK_READ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_less[] = {
-	{ NULL, "--LOG-FILE", OK_WRITE },
-	{ NULL, "--lesskey-content", OK_CODE },
-	{ NULL, "--lesskey-file", OK_CODE },
-	{ NULL, "--lesskey-src", OK_CODE },
-	{ NULL, "--log-file", OK_WRITE },
-	{ NULL, "-O", OK_WRITE },
-	{ NULL, "-k", OK_CODE },
-	{ NULL, "-o", OK_WRITE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--LOG-FILE", OK_WRITE, 0 },
+	{ NULL, "--lesskey-content", OK_CODE, 0 },
+	{ NULL, "--lesskey-file", OK_CODE, 0 },
+	{ NULL, "--lesskey-src", OK_CODE, 0 },
+	{ NULL, "--log-file", OK_WRITE, 0 },
+	{ NULL, "-O", OK_WRITE, 0 },
+	{ NULL, "-k", OK_CODE, 0 },
+	{ NULL, "-o", OK_WRITE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_make[] = {
-	{ NULL, "--eval", OK_CODE },
-	{ NULL, "-E", OK_CODE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--eval", OK_CODE, 0 },
+	{ NULL, "-E", OK_CODE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_man[] = {
-	{ NULL, "--browser", OK_CODE },
-	{ NULL, "--config-file", OK_CODE },
-	{ NULL, "--html", OK_CODE },
-	{ NULL, "--local-file", OK_READ },
-	{ NULL, "--pager", OK_CODE },
-	{ NULL, "-C", OK_CODE },
-	{ NULL, "-H", OK_CODE },
-	{ NULL, "-P", OK_CODE },
-	{ NULL, "-l", OK_READ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--browser", OK_CODE, 0 },
+	{ NULL, "--config-file", OK_CODE, 0 },
+	{ NULL, "--html", OK_CODE, 0 },
+	{ NULL, "--local-file", OK_READ, 0 },
+	{ NULL, "--pager", OK_CODE, 0 },
+	{ NULL, "-C", OK_CODE, 0 },
+	{ NULL, "-H", OK_CODE, 0 },
+	{ NULL, "-P", OK_CODE, 0 },
+	{ NULL, "-l", OK_READ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_mvn[] = {
-	{ NULL, "--global-settings", OK_READ },
-	{ NULL, "--settings", OK_READ },
-	{ NULL, "--toolchains", OK_READ },
-	{ NULL, "-gs", OK_READ },
-	{ NULL, "-s", OK_READ },
-	{ NULL, "-t", OK_READ },
-	{ NULL, "--file", OK_INPROJ },
-	{ NULL, "-f", OK_INPROJ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--global-settings", OK_READ, 0 },
+	{ NULL, "--settings", OK_READ, 0 },
+	{ NULL, "--toolchains", OK_READ, 0 },
+	{ NULL, "-gs", OK_READ, 0 },
+	{ NULL, "-s", OK_READ, 0 },
+	{ NULL, "-t", OK_READ, 0 },
+	{ NULL, "--file", OK_INPROJ, 0 },
+	{ NULL, "-f", OK_INPROJ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_mypy[] = {
-	{ NULL, "--config-file", OK_INPROJ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--config-file", OK_INPROJ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_node[] = {
-	{ NULL, "--cpu-prof-dir", OK_WTREE },
-	{ NULL, "--diagnostic-dir", OK_WTREE },
-	{ NULL, "--env-file", OK_READ },
-	{ NULL, "--env-file-if-exists", OK_READ },
-	{ NULL, "--experimental-loader", OK_CODE },
-	{ NULL, "--heap-prof-dir", OK_WTREE },
-	{ NULL, "--loader", OK_CODE },
-	{ NULL, "--openssl-config", OK_CODE },
-	{ NULL, "--redirect-warnings", OK_WRITE },
-	{ NULL, "--report-directory", OK_WTREE },
-	{ NULL, "--test-reporter-destination", OK_WRITE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--cpu-prof-dir", OK_WTREE, 0 },
+	{ NULL, "--diagnostic-dir", OK_WTREE, 0 },
+	{ NULL, "--env-file", OK_READ, 0 },
+	{ NULL, "--env-file-if-exists", OK_READ, 0 },
+	{ NULL, "--experimental-loader", OK_CODE, 0 },
+	{ NULL, "--heap-prof-dir", OK_WTREE, 0 },
+	{ NULL, "--loader", OK_CODE, 0 },
+	{ NULL, "--openssl-config", OK_CODE, 0 },
+	{ NULL, "--redirect-warnings", OK_WRITE, 0 },
+	{ NULL, "--report-directory", OK_WTREE, 0 },
+	{ NULL, "--test-reporter-destination", OK_WRITE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_npm[] = {
-	{ NULL, "--globalconfig", OK_CODE },
-	{ NULL, "--node-options", OK_CODE },
-	{ NULL, "--script-shell", OK_CODE },
-	{ NULL, "--userconfig", OK_CODE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--globalconfig", OK_CODE, 0 },
+	{ NULL, "--node-options", OK_CODE, 0 },
+	{ NULL, "--script-shell", OK_CODE, 0 },
+	{ NULL, "--userconfig", OK_CODE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_prettier[] = {
-	{ NULL, "--plugin", OK_CODE },
-	{ NULL, "--config", OK_INPROJ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--plugin", OK_CODE, 0 },
+	{ NULL, "--config", OK_INPROJ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_pytest[] = {
-	{ NULL, "--basetemp", OK_WTREE },
-	{ NULL, "--junit-xml", OK_WRITE },
-	{ NULL, "--junitxml", OK_WRITE },
-	{ NULL, "--log-file", OK_WRITE },
-	{ NULL, "--report-log", OK_WRITE },
-	{ NULL, "--result-log", OK_WRITE },
-	{ NULL, "--resultlog", OK_WRITE },
-	{ NULL, "--config-file", OK_INPROJ },
-	{ NULL, "-c", OK_INPROJ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--basetemp", OK_WTREE, 0 },
+	{ NULL, "--junit-xml", OK_WRITE, 0 },
+	{ NULL, "--junitxml", OK_WRITE, 0 },
+	{ NULL, "--log-file", OK_WRITE, 0 },
+	{ NULL, "--report-log", OK_WRITE, 0 },
+	{ NULL, "--result-log", OK_WRITE, 0 },
+	{ NULL, "--resultlog", OK_WRITE, 0 },
+	{ NULL, "--config-file", OK_INPROJ, 0 },
+	{ NULL, "-c", OK_INPROJ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_rg[] = {
-	{ NULL, "--ignore-file", OK_READ },
-	{ NULL, "--pre", OK_CODE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--ignore-file", OK_READ, 0 },
+	{ NULL, "--pre", OK_CODE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_rsync[] = {
-	{ NULL, "--rsh", OK_CODE },
-	{ NULL, "--rsync-path", OK_CODE },
-	{ NULL, "-e", OK_CODE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--rsh", OK_CODE, 0 },
+	{ NULL, "--rsync-path", OK_CODE, 0 },
+	{ NULL, "-e", OK_CODE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_ruff[] = {
-	{ NULL, "--cache-dir", OK_WTREE },
-	{ NULL, "--output-file", OK_WRITE },
-	{ NULL, "-o", OK_WRITE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--cache-dir", OK_WTREE, 0 },
+	{ NULL, "--output-file", OK_WRITE, 0 },
+	{ NULL, "-o", OK_WRITE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_sort[] = {
-	{ NULL, "--compress-program", OK_CODE },
-	{ NULL, "--files0-from", OK_READ },
-	{ NULL, "--output", OK_WRITE },
-	{ NULL, "-o", OK_WRITE },
-	{ NULL, "--temporary-directory", OK_WTREE },
-	{ NULL, "-T", OK_WTREE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--compress-program", OK_CODE, 0 },
+	{ NULL, "--files0-from", OK_READ, 0 },
+	{ NULL, "--output", OK_WRITE, 0 },
+	{ NULL, "-o", OK_WRITE, 0 },
+	{ NULL, "--temporary-directory", OK_WTREE, 0 },
+	{ NULL, "-T", OK_WTREE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* tar: the effects of values (an_opts_scan), and what its handler
+ * (archive.c) reads: modes, the archive, the directory, flags. */
 static const struct optdef o_tar[] = {
-	{ NULL, "--checkpoint-action", OK_CODE },
-	{ NULL, "--exclude-from", OK_READ },
-	{ NULL, "--files-from", OK_READ },
-	{ NULL, "--index-file", OK_WRITE },
-	{ NULL, "--info-script", OK_CODE },
-	{ NULL, "--listed-incremental", OK_WRITE },
-	{ NULL, "--new-volume-script", OK_CODE },
-	{ NULL, "--rmt-command", OK_CODE },
-	{ NULL, "--rsh-command", OK_CODE },
-	{ NULL, "--to-command", OK_CODE },
-	{ NULL, "--use-compress-program", OK_CODE },
-	{ NULL, "-F", OK_CODE },
-	{ NULL, "-I", OK_CODE },
-	{ NULL, "-T", OK_READ },
-	{ NULL, "-X", OK_READ },
-	{ NULL, "-g", OK_WRITE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--checkpoint-action", OK_CODE, 0 },
+	{ NULL, "--exclude-from", OK_READ, 0 },
+	{ NULL, "--files-from", OK_READ, 0 },
+	{ NULL, "--index-file", OK_WRITE, 0 },
+	{ NULL, "--info-script", OK_CODE, 0 },
+	{ NULL, "--listed-incremental", OK_WRITE, 0 },
+	{ NULL, "--new-volume-script", OK_CODE, 0 },
+	{ NULL, "--rmt-command", OK_CODE, 0 },
+	{ NULL, "--rsh-command", OK_CODE, 0 },
+	{ NULL, "--to-command", OK_CODE, 0 },
+	{ NULL, "--use-compress-program", OK_CODE, 0 },
+	{ NULL, "-F", OK_CODE, 0 },
+	{ NULL, "-I", OK_CODE, 0 },
+	{ NULL, "-T", OK_READ, 0 },
+	{ NULL, "-X", OK_READ, 0 },
+	{ NULL, "-g", OK_WRITE, 0 },
+	{ NULL, "--file", OK_VAL, TAR_FILE },
+	{ NULL, "--directory", OK_VAL, TAR_DIR },
+	{ NULL, "-f", OK_VAL, TAR_FILE },
+	{ NULL, "-C", OK_VAL, TAR_DIR },
+	{ NULL, "-b", OK_VAL, 0 },
+	{ NULL, "-L", OK_VAL, 0 },
+	{ NULL, "-N", OK_VAL, 0 },
+	{ NULL, "-V", OK_VAL, 0 },
+	{ NULL, "-K", OK_VAL, 0 },
+	{ NULL, "-H", OK_VAL, 0 },
+	{ NULL, "--extract", OK_FLAG, 'x' },
+	{ NULL, "--get", OK_FLAG, 'x' },
+	{ NULL, "--create", OK_FLAG, 'c' },
+	{ NULL, "--list", OK_FLAG, 't' },
+	{ NULL, "--append", OK_FLAG, 'r' },
+	{ NULL, "--update", OK_FLAG, 'u' },
+	{ NULL, "--diff", OK_FLAG, 'd' },
+	{ NULL, "--compare", OK_FLAG, 'd' },
+	{ NULL, "--delete", OK_FLAG, 'D' },
+	{ NULL, "--catenate", OK_FLAG, 'A' },
+	{ NULL, "--concatenate", OK_FLAG, 'A' },
+	{ NULL, "--absolute-names", OK_FLAG, TAR_ABS },
+	{ NULL, "--to-stdout", OK_FLAG, TAR_STDOUT },
+	{ NULL, "--force-local", OK_FLAG, TAR_LOCAL },
+	{ NULL, "-x", OK_FLAG, 'x' },
+	{ NULL, "-t", OK_FLAG, 't' },
+	{ NULL, "-c", OK_FLAG, 'c' },
+	{ NULL, "-r", OK_FLAG, 'r' },
+	{ NULL, "-u", OK_FLAG, 'u' },
+	{ NULL, "-d", OK_FLAG, 'd' },
+	{ NULL, "-A", OK_FLAG, 'A' },
+	{ NULL, "-P", OK_FLAG, TAR_ABS },
+	{ NULL, "-O", OK_FLAG, TAR_STDOUT },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
+/* ssh and scp: keys and configuration files read */
+static const struct optdef o_ssh[] = {
+	{ NULL, "-F", OK_VAL, NET_READ },
+	{ NULL, "-i", OK_VAL, NET_READ },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_time[] = {
-	{ NULL, "--output", OK_WRITE },
-	{ NULL, "-o", OK_WRITE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--output", OK_WRITE, 0 },
+	{ NULL, "-o", OK_WRITE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
+static const struct optdef o_tree[] = {
+	{ NULL, "-o", OK_WRITE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_tsc[] = {
-	{ NULL, "--declarationDir", OK_WTREE },
-	{ NULL, "--generateTrace", OK_WTREE },
-	{ NULL, "--outDir", OK_WTREE },
-	{ NULL, "--outFile", OK_WRITE },
-	{ NULL, "--tsBuildInfoFile", OK_WRITE },
-	{ NULL, "-declarationDir", OK_WTREE },
-	{ NULL, "-outDir", OK_WTREE },
-	{ NULL, "-outFile", OK_WRITE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--declarationDir", OK_WTREE, 0 },
+	{ NULL, "--generateTrace", OK_WTREE, 0 },
+	{ NULL, "--outDir", OK_WTREE, 0 },
+	{ NULL, "--outFile", OK_WRITE, 0 },
+	{ NULL, "--tsBuildInfoFile", OK_WRITE, 0 },
+	{ NULL, "-declarationDir", OK_WTREE, 0 },
+	{ NULL, "-outDir", OK_WTREE, 0 },
+	{ NULL, "-outFile", OK_WRITE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_vitest[] = {
-	{ NULL, "--config", OK_INPROJ },
-	{ NULL, "-c", OK_INPROJ },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--config", OK_INPROJ, 0 },
+	{ NULL, "-c", OK_INPROJ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
-static const struct optdef o_wget[] = {
-	{ NULL, "--append-output", OK_WRITE },
-	{ NULL, "--body-file", OK_READ },
-	{ NULL, "--certificate", OK_READ },
-	{ NULL, "--config", OK_CODE },
-	{ NULL, "--directory-prefix", OK_WTREE },
-	{ NULL, "--execute", OK_CODE },
-	{ NULL, "--hsts-file", OK_WRITE },
-	{ NULL, "--input-file", OK_READ },
-	{ NULL, "--load-cookies", OK_READ },
-	{ NULL, "--output-file", OK_WRITE },
-	{ NULL, "--post-file", OK_READ },
-	{ NULL, "--private-key", OK_READ },
-	{ NULL, "--rejected-log", OK_WRITE },
-	{ NULL, "--save-cookies", OK_WRITE },
-	{ NULL, "--use-askpass", OK_CODE },
-	{ NULL, "--warc-file", OK_WRITE },
-	{ NULL, "-P", OK_WTREE },
-	{ NULL, "-a", OK_WRITE },
-	{ NULL, "-e", OK_CODE },
-	{ NULL, "-i", OK_READ },
-	{ NULL, "-o", OK_WRITE },
-	{ NULL, NULL, OK_VAL },
+static const struct optdef o_wc[] = {
+	{ NULL, "--files0-from", OK_READ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
+
+/* wget: as curl's */
+static const struct optdef o_wget[] = {
+	{ NULL, "--append-output", OK_WRITE, NET_LOG },
+	{ NULL, "--body-file", OK_READ, NET_READ },
+	{ NULL, "--certificate", OK_READ, 0 },
+	{ NULL, "--config", OK_CODE, NET_CONFIG },
+	{ NULL, "--directory-prefix", OK_WTREE, NET_DIR },
+	{ NULL, "--execute", OK_CODE, 0 },
+	{ NULL, "--hsts-file", OK_WRITE, 0 },
+	{ NULL, "--input-file", OK_READ, 0 },
+	{ NULL, "--load-cookies", OK_READ, 0 },
+	{ NULL, "--output-file", OK_WRITE, NET_LOG },
+	{ NULL, "--post-file", OK_READ, NET_READ },
+	{ NULL, "--private-key", OK_READ, 0 },
+	{ NULL, "--rejected-log", OK_WRITE, 0 },
+	{ NULL, "--save-cookies", OK_WRITE, 0 },
+	{ NULL, "--use-askpass", OK_CODE, 0 },
+	{ NULL, "--warc-file", OK_WRITE, 0 },
+	{ NULL, "-P", OK_WTREE, NET_DIR },
+	{ NULL, "-a", OK_WRITE, NET_LOG },
+	{ NULL, "-e", OK_CODE, 0 },
+	{ NULL, "-i", OK_READ, 0 },
+	{ NULL, "-o", OK_WRITE, NET_LOG },
+	{ NULL, "--output-document", OK_VAL, NET_OUT },
+	{ NULL, "-O", OK_VAL, NET_OUT },
+	{ NULL, "--header", OK_VAL, 0 },
+	{ NULL, "--user", OK_VAL, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
 
 static const struct optdef o_zip[] = {
-	{ NULL, "--unzip-command", OK_CODE },
-	{ NULL, "-TT", OK_CODE },
-	{ NULL, NULL, OK_VAL },
+	{ NULL, "--unzip-command", OK_CODE, 0 },
+	{ NULL, "-TT", OK_CODE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
 };
 
 /* Indexed by enum an_opts (analyse.h), which progs[] names. */
 static const struct optset optsets[OPTS_N] = {
-	[OPTS_NONE] = { 1, NULL },
-	[OPTS_BAT] = { 1, o_bat },
-	[OPTS_CARGO] = { 1, o_cargo },
-	[OPTS_CC] = { 0, o_cc },
-	[OPTS_CLANG_FORMAT] = { 1, o_clang_format },
-	[OPTS_CURL] = { 1, o_curl },
-	[OPTS_DIFF] = { 1, o_diff },
-	[OPTS_ESLINT] = { 1, o_eslint },
-	[OPTS_FILE] = { 1, o_file },
-	[OPTS_GIT] = { 1, o_git },
-	[OPTS_GO] = { 0, o_go },
-	[OPTS_GRADLE] = { 1, o_gradle },
-	[OPTS_GREP] = { 1, o_grep },
-	[OPTS_JEST] = { 1, o_jest },
-	[OPTS_JQ] = { 1, o_jq },
-	[OPTS_LESS] = { 1, o_less },
-	[OPTS_MAKE] = { 1, o_make },
-	[OPTS_MAN] = { 1, o_man },
-	[OPTS_MVN] = { 1, o_mvn },
-	[OPTS_MYPY] = { 1, o_mypy },
-	[OPTS_NODE] = { 0, o_node },
-	[OPTS_NPM] = { 1, o_npm },
-	[OPTS_PRETTIER] = { 1, o_prettier },
-	[OPTS_PYTEST] = { 1, o_pytest },
-	[OPTS_RG] = { 1, o_rg },
-	[OPTS_RSYNC] = { 1, o_rsync },
-	[OPTS_RUFF] = { 1, o_ruff },
-	[OPTS_SORT] = { 1, o_sort },
-	[OPTS_TAR] = { 1, o_tar },
-	[OPTS_TIME] = { 1, o_time },
-	[OPTS_TSC] = { 0, o_tsc },
-	[OPTS_VITEST] = { 1, o_vitest },
-	[OPTS_WGET] = { 1, o_wget },
-	[OPTS_ZIP] = { 1, o_zip },
+	[OPTS_NONE] = { 1, 0, NULL },
+	[OPTS_BAT] = { 1, 0, o_bat },
+	[OPTS_CARGO] = { 1, 0, o_cargo },
+	[OPTS_CC] = { 0, 0, o_cc },
+	[OPTS_CLANG_FORMAT] = { 1, 0, o_clang_format },
+	[OPTS_CURL] = { 1, 0, o_curl },
+	[OPTS_DIFF] = { 1, 0, o_diff },
+	[OPTS_DU] = { 1, 0, o_du },
+	[OPTS_ESLINT] = { 1, 0, o_eslint },
+	[OPTS_FD] = { 1, 0, o_fd },
+	[OPTS_FILE] = { 1, 0, o_file },
+	[OPTS_GO] = { 0, 0, o_go },
+	[OPTS_GRADLE] = { 1, 0, o_gradle },
+	[OPTS_GREP] = { 1, 0, o_grep },
+	[OPTS_ICONV] = { 1, 0, o_iconv },
+	[OPTS_JEST] = { 1, 0, o_jest },
+	[OPTS_JQ] = { 1, 0, o_jq },
+	[OPTS_LESS] = { 1, 0, o_less },
+	[OPTS_MAKE] = { 1, 0, o_make },
+	[OPTS_MAN] = { 1, 0, o_man },
+	[OPTS_MVN] = { 1, 0, o_mvn },
+	[OPTS_MYPY] = { 1, 0, o_mypy },
+	[OPTS_NODE] = { 0, 0, o_node },
+	[OPTS_NPM] = { 1, 0, o_npm },
+	[OPTS_PRETTIER] = { 1, 0, o_prettier },
+	[OPTS_PYTEST] = { 1, 0, o_pytest },
+	[OPTS_RG] = { 1, 0, o_rg },
+	[OPTS_RSYNC] = { 1, 0, o_rsync },
+	[OPTS_RUFF] = { 1, 0, o_ruff },
+	[OPTS_SORT] = { 1, 0, o_sort },
+	[OPTS_SSH] = { 1, 0, o_ssh },
+	[OPTS_TAR] = { 1, 0, o_tar },
+	[OPTS_TIME] = { 1, 0, o_time },
+	[OPTS_TREE] = { 1, 0, o_tree },
+	[OPTS_TSC] = { 0, 0, o_tsc },
+	[OPTS_VITEST] = { 1, 0, o_vitest },
+	[OPTS_WC] = { 1, 0, o_wc },
+	[OPTS_WGET] = { 1, 0, o_wget },
+	[OPTS_ZIP] = { 1, 0, o_zip },
 };
 
-
-/*
- * The subcommand: the first operand, skipping the values of options that
- * take one (short letters in optarg, and table entries).
- */
-static const char *
-subcommand(const struct cmdv *v, const struct prog *pr)
-{
-	int k;
-	const char *s;
-
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		if (!an_lit(&v->w[k]))
-			return NULL;
-		if (strcmp(s, "--") == 0)
-			return k + 1 < v->n && an_lit(&v->w[k + 1]) ?
-			    v->w[k + 1].s : NULL;
-		if (s[0] != '-' || s[1] == '\0')
-			return s;
-		if (an_cluster_takes_next(s, pr->optarg))
-			k++;
-	}
-	return NULL;
-}
 
 /* A word for an attached value: the tail of w from off. */
 static struct sh_word
@@ -477,6 +508,8 @@ apply(struct ev *ev, struct cmdv *v, const struct optdef *d,
 
 	switch (d->kind) {
 	case OK_VAL:
+	case OK_FLAG:
+	case OK_OPTVAL:
 		break;
 	case OK_ESC:
 		ev_factor(ev, F_CODE);
@@ -544,18 +577,388 @@ apply(struct ev *ev, struct cmdv *v, const struct optdef *d,
 	}
 }
 
+
 /*
- * Judges the option values of v against the option set of its program.
- * sub: the subcommand, for entries that name one.
+ * The walk. an_walk_any is the only place that reads "--"; the other
+ * walks are built on it.
+ */
+static const struct optdef o_none[] = {
+	{ NULL, NULL, OK_VAL, 0 },
+};
+static const struct optset no_opts = { 1, 0, o_none };
+
+void
+an_walk_init(struct an_walk *it, int from, const char *optarg,
+    enum an_walk_how how)
+{
+	it->k = from;
+	it->opts = 1;
+	it->dashdash = 0;
+	it->optarg = optarg;
+	it->how = how;
+	it->os = &no_opts;
+	it->sub = NULL;
+	it->reread = 0;
+	it->cur = -1;
+}
+
+int
+an_walk_any(const struct cmdv *v, struct an_walk *it, int *opt)
+{
+	const struct sh_word *w;
+
+	for (; it->k < v->n; it->k++) {
+		w = &v->w[it->k];
+		/* (an_lit and an_is_opt, written out: the hottest loop) */
+		if (it->opts && (w->flags & SH_W_LITERAL) && w->s[0] == '-' &&
+		    w->s[1] == '-' && w->s[2] == '\0') {   /* "--" */
+			it->opts = 0;
+			it->dashdash = 1;
+			continue;
+		}
+		*opt = it->opts && (w->flags & SH_W_LITERAL) &&
+		    w->s[0] == '-' && w->s[1] != '\0';
+		return it->k++;
+	}
+	return -1;
+}
+
+int
+an_walk_next(const struct cmdv *v, struct an_walk *it)
+{
+	const char *s;
+	int k, opt;
+
+	while ((k = an_walk_any(v, it, &opt)) >= 0) {
+		if (!opt)
+			return k;
+		s = v->w[k].s;
+		if (it->how == AN_W_ALONE && s[1] != '-' && s[2] == '\0' &&
+		    strchr(it->optarg, s[1]) != NULL)
+			it->k++;        /* the value follows */
+		else if (it->how == AN_W_CLUSTER &&
+		    an_cluster_takes_next(s, it->optarg))
+			it->k++;
+	}
+	return -1;
+}
+
+int
+an_walk_prefix(const struct cmdv *v, struct an_walk *it, int lone_dash)
+{
+	int k, at = it->k, opt;
+
+	if (!it->opts || at >= v->n || !an_lit(&v->w[at]))
+		return -1;
+	if ((k = an_walk_any(v, it, &opt)) < 0)
+		return -1;
+	if (k != at) {
+		it->k = k;      /* "--" was passed over: k is the command */
+		return -1;
+	}
+	if (!opt && !(lone_dash && strcmp(v->w[k].s, "-") == 0)) {
+		it->k = k;
+		it->opts = 0;
+		return -1;
+	}
+	return k;
+}
+
+void
+an_walk_table(struct an_walk *it, const struct optset *os, const char *sub)
+{
+	it->os = os != NULL ? os : &no_opts;
+	it->sub = sub;
+	it->reread = 0;
+	it->cur = -1;
+}
+
+/* A value the option takes: none, the next word (or attached), or
+ * attached only. */
+static int
+takes_value(const struct optdef *d)
+{
+	return d->kind == OK_ESC || d->kind == OK_FLAG ? 0 :
+	    d->kind == OK_OPTVAL ? 2 : 1;
+}
+
+static int
+sub_matches(const struct optdef *d, const char *sub)
+{
+	return d->sub == NULL || (sub != NULL && strcmp(d->sub, sub) == 0);
+}
+
+/*
+ * Does entry d name the long-looking option word s (name length nl)?
+ * Returns 0, 1 (a "--name" of which s is an abbreviation, or exact),
+ * 2 (a single-dash long option: -toolexec, -fplugin=x).
+ */
+static inline int
+long_match(const struct optset *os, const struct optdef *d, const char *s,
+    size_t nl)
+{
+	size_t dl;
+
+	if (d->opt[1] == '-') {
+		/* the first letter first: most entries differ there */
+		if (s[1] != '-' || s[2] != d->opt[2])
+			return 0;
+		dl = strlen(d->opt);
+		return nl >= (os->minabbr ? (size_t)os->minabbr : 3) &&
+		    nl <= dl && strncmp(s, d->opt, nl) == 0;
+	}
+	if (d->opt[2] == '\0' || s[1] != d->opt[1])
+		return 0;       /* short: a letter of a cluster */
+	return strncmp(s, d->opt, strlen(d->opt)) == 0 ? 2 : 0;
+}
+
+/* The next entry that names the long-looking word it->cur. */
+static int
+opt_long(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
+{
+	int k = it->cur;
+	struct sh_word *w = &v->w[k];
+	const char *s = w->s, *eq = strchr(s, '=');
+	size_t nl = eq != NULL ? (size_t)(eq - s) : strlen(s), dl;
+	const struct optdef *d;
+	int m, t;
+
+	for (; (d = it->d)->opt != NULL; it->d++) {
+		if ((m = long_match(it->os, d, s, nl)) == 0 ||
+		    !sub_matches(d, it->sub))
+			continue;
+		dl = strlen(d->opt);
+		it->d++;
+		it->hits++;
+		o->d = d;
+		o->ambiguous = m == 1 && it->nlong > 1;
+		t = takes_value(d);
+		if (m == 1 && eq != NULL) {
+			it->tail = tail_word(w, nl + 1);
+			o->val = &it->tail;
+		} else if (m == 2 && s[dl] == '=') {
+			it->tail = tail_word(w, dl + 1);
+			o->val = &it->tail;
+		} else if (m == 2 && s[dl] != '\0') {
+			it->tail = tail_word(w, dl);
+			o->val = &it->tail;
+		} else if (t == 1 && k + 1 < v->n) {
+			o->val = &v->w[k + 1];
+			if (d->kind == OK_READ2 && k + 2 < v->n)
+				o->val2 = &v->w[k + 2];
+			if (!it->reread && it->skip < 1 + (o->val2 != NULL))
+				it->skip = 1 + (o->val2 != NULL);
+		}
+		if (t == 0)
+			o->val = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+/* The value of the letter it->q: the rest of its word, or (t == 1) the
+ * next word. */
+static void
+opt_letter_value(const struct cmdv *v, struct an_walk *it, struct an_opt *o,
+    int t)
+{
+	int k = it->cur;
+	struct sh_word *w = &v->w[k];
+
+	if (it->q[1] != '\0') {
+		it->tail = tail_word(w, (size_t)(it->q + 1 - w->s));
+		o->val = &it->tail;
+	} else if (t == 1 && k + 1 < v->n) {
+		o->val = &v->w[k + 1];
+	}
+}
+
+/* The next entry that names a letter of the cluster it->cur. */
+static int
+opt_cluster(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
+{
+	int k = it->cur;
+	struct sh_word *w = &v->w[k];
+	const char *s = w->s;
+	const struct optdef *d;
+	int t;
+
+	while (*it->q != '\0' && (it->q == s + 1 || it->os->cluster)) {
+		if (it->d == NULL) {
+			it->d = it->os->d;
+			it->takes = it->optarg != NULL &&
+			    strchr(it->optarg, *it->q) != NULL;
+			it->lhits = 0;
+		}
+		it->shown[0] = '-';
+		it->shown[1] = *it->q;
+		it->shown[2] = '\0';
+		for (; (d = it->d)->opt != NULL; it->d++) {
+			if (d->opt[1] != *it->q || d->opt[2] != '\0' ||
+			    !sub_matches(d, it->sub))
+				continue;
+			it->d++;
+			it->hits++;
+			it->lhits++;
+			o->d = d;
+			o->name = it->shown;
+			if ((t = takes_value(d)) == 0)
+				return 1;
+			it->takes = t;
+			opt_letter_value(v, it, o, t);
+			return 1;
+		}
+		if (it->takes == 1 && it->lhits == 0) {
+			/* a letter of optarg no entry names: its value */
+			it->hits++;
+			it->lhits++;
+			o->d = NULL;
+			o->name = it->shown;
+			opt_letter_value(v, it, o, 1);
+			return 1;
+		}
+		if (it->takes) {
+			/* the rest of the word, or the next word, is its value */
+			if (it->q[1] == '\0' && it->takes == 1 && !it->reread)
+				it->skip = 1;
+			break;
+		}
+		it->q++;
+		it->d = NULL;
+	}
+	return 0;
+}
+
+/* Starts reading option word k: counts the long entries naming it. */
+static void
+opt_start(const struct cmdv *v, struct an_walk *it, int k)
+{
+	const char *s = v->w[k].s, *eq;
+	const struct optdef *d;
+	size_t nl;
+
+	it->cur = k;
+	it->hits = 0;
+	it->skip = 0;
+	it->nlong = 0;
+	it->d = it->os->d;
+	it->q = NULL;
+	if (s[1] != '-' && s[2] == '\0') {
+		it->q = s + 1;          /* -x: a letter only */
+		it->d = NULL;
+		return;
+	}
+	if (s[1] != '-' || it->reread)
+		return;         /* (an_opts_scan does not ask: no count) */
+	eq = strchr(s, '=');
+	nl = eq != NULL ? (size_t)(eq - s) : strlen(s);
+	for (d = it->d; d->opt != NULL; d++)
+		if (d->opt[1] == '-' && long_match(it->os, d, s, nl) == 1 &&
+		    sub_matches(d, it->sub))
+			it->nlong++;
+}
+
+int
+an_opt_next(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
+{
+	int k, opt;
+	const char *s;
+
+	for (;;) {
+		if (it->cur < 0) {
+			if ((k = an_walk_any(v, it, &opt)) < 0)
+				return -1;
+			o->k = k;
+			o->name = s = v->w[k].s;
+			o->d = NULL;
+			o->ambiguous = 0;
+			o->val = o->val2 = NULL;
+			if (!it->opts || s[0] != '-' || s[1] == '\0')
+				return 0;
+			opt_start(v, it, k);
+		}
+		o->k = it->cur;
+		o->name = v->w[it->cur].s;
+		o->d = NULL;
+		o->ambiguous = 0;
+		o->val = o->val2 = NULL;
+		if (it->q == NULL) {
+			if (opt_long(v, it, o))
+				return 1;
+			if (it->hits == 0 && v->w[it->cur].s[1] != '-') {
+				it->q = v->w[it->cur].s + 1;    /* a cluster */
+				it->d = NULL;
+			}
+		}
+		if (it->q != NULL && opt_cluster(v, it, o))
+			return 1;
+		k = it->cur;
+		it->cur = -1;
+		it->k = k + 1 + it->skip;
+		if (it->hits == 0) {
+			/* an option no entry names; --name=VALUE: its value */
+			s = v->w[k].s;
+			if (s[1] == '-' && strchr(s, '=') != NULL) {
+				it->tail = tail_word(&v->w[k],
+				    (size_t)(strchr(s, '=') - s) + 1);
+				o->val = &it->tail;
+			}
+			return 1;
+		}
+	}
+}
+
+const struct optset *
+an_optset(int set)
+{
+	return (unsigned)set < OPTS_N && optsets[set].d != NULL ?
+	    &optsets[set] : NULL;
+}
+
+int
+an_opt_exact(const struct an_opt *o)
+{
+	size_t n;
+
+	if (o->d == NULL || o->ambiguous)
+		return 0;
+	if (o->name[1] != '-')
+		return 1;       /* a letter, or a single-dash long option */
+	n = strcspn(o->name, "=");
+	return strncmp(o->name, o->d->opt, n) == 0 && o->d->opt[n] == '\0';
+}
+
+/*
+ * The subcommand: the first operand, skipping the values of options that
+ * take one (short letters in optarg). NULL when it is not literal.
+ */
+static const char *
+subcommand(const struct cmdv *v, const struct prog *pr)
+{
+	struct an_walk it;
+	int k, opt;
+
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	while ((k = an_walk_any(v, &it, &opt)) >= 0) {
+		if (!an_lit(&v->w[k]))
+			return NULL;
+		if (!opt)
+			return v->w[k].s;
+		if (an_cluster_takes_next(v->w[k].s, pr->optarg))
+			it.k++;
+	}
+	return NULL;
+}
+
+/*
+ * Judges the option values of v against the option set of its program,
+ * before its class handler runs.
  */
 void
 an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
-	const struct optset *os;
-	const struct optdef *d;
-	int k;
-	const char *s, *sub, *q;
-	size_t n;
+	struct an_walk it;
+	struct an_opt o;
 
 	if (pr->opts == OPTS_NONE)
 		return;
@@ -566,97 +969,10 @@ an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		    "escalate", v->w[0].s);
 		return;
 	}
-	os = &optsets[pr->opts];
-	sub = subcommand(v, pr);
-	for (k = 1; k < v->n; k++) {
-		struct sh_word *w = &v->w[k];
-
-		s = w->s;
-		if (an_lit(w) && strcmp(s, "--") == 0)
-			return;
-		if (s[0] != '-' || s[1] == '\0')
-			continue;
-		if (s[1] == '-' || strlen(s) > 2) {
-			/* --name[=value], a prefix of --name, or -name[=value] */
-			const char *eq = strchr(s, '=');
-			size_t nl = eq != NULL ? (size_t)(eq - s) : strlen(s);
-			int hit = 0;
-
-			for (d = os->d; d->opt != NULL; d++) {
-				size_t dl = strlen(d->opt);
-				struct sh_word t, *val = NULL, *val2 = NULL;
-
-				if (d->sub != NULL && (sub == NULL ||
-				    strcmp(d->sub, sub) != 0))
-					continue;
-				if (d->opt[1] == '-') {
-					/* long: the word's name is a prefix of it */
-					if (s[1] != '-' || nl < 3 || nl > dl ||
-					    strncmp(s, d->opt, nl) != 0)
-						continue;
-					if (eq != NULL) {
-						t = tail_word(w, nl + 1);
-						val = &t;
-					} else if (d->kind != OK_ESC && k + 1 < v->n) {
-						val = &v->w[k + 1];
-						if (d->kind == OK_READ2 && k + 2 < v->n)
-							val2 = &v->w[k + 2];
-					}
-				} else if (dl > 2) {
-					/* single-dash long: -toolexec=x, -fplugin=x */
-					if (strncmp(s, d->opt, dl) != 0)
-						continue;
-					if (s[dl] == '=') {
-						t = tail_word(w, dl + 1);
-						val = &t;
-					} else if (s[dl] == '\0') {
-						if (d->kind != OK_ESC && k + 1 < v->n)
-							val = &v->w[k + 1];
-					} else {
-						t = tail_word(w, dl);
-						val = &t;
-					}
-				} else {
-					continue;       /* short: below */
-				}
-				hit = 1;
-				apply(ev, v, d, val, val2, s);
-			}
-			if (hit || s[1] == '-')
-				continue;
-		}
-		/* a short cluster: -abc, -oFILE, -uoFILE (compilers and Go's
-		 * flags do not cluster: -Wno-x is one option) */
-		for (q = s + 1; *q != '\0' && (q == s + 1 || os->cluster); q++) {
-			int takes = strchr(pr->optarg, *q) != NULL;
-
-			for (d = os->d; d->opt != NULL; d++) {
-				struct sh_word t, *val = NULL;
-				char shown[3] = { '-', *q, '\0' };
-
-				if (d->opt[1] != *q || d->opt[2] != '\0' ||
-				    (d->sub != NULL && (sub == NULL ||
-				    strcmp(d->sub, sub) != 0)))
-					continue;
-				if (d->kind == OK_ESC) {
-					apply(ev, v, d, NULL, NULL, shown);
-					continue;
-				}
-				takes = 1;
-				if (q[1] != '\0') {
-					n = (size_t)(q + 1 - s);
-					t = tail_word(w, n);
-					val = &t;
-				} else if (k + 1 < v->n) {
-					val = &v->w[k + 1];
-				}
-				apply(ev, v, d, val, NULL, shown);
-			}
-			if (takes) {
-				if (q[1] == '\0')
-					k++;
-				break;
-			}
-		}
-	}
+	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
+	an_walk_table(&it, &optsets[pr->opts], subcommand(v, pr));
+	it.reread = 1;
+	while (an_opt_next(v, &it, &o) >= 0)
+		if (o.d != NULL)
+			apply(ev, v, o.d, o.val, o.val2, o.name);
 }

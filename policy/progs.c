@@ -90,7 +90,7 @@ static const struct prog progs[] = {
 	{ "doas", C_PRIV, "uC", 0, OPTS_NONE },
 	{ "docker", C_CLI, "", 0, OPTS_NONE },
 	{ "dpkg", C_ADMIN, "", 0, OPTS_NONE },
-	{ "du", C_READ, "dBt", 0, OPTS_NONE },
+	{ "du", C_READ, "dBt", 0, OPTS_DU },
 	{ "echo", C_NOFILE, "", 0, OPTS_NONE },
 	{ "egrep", C_GREP, "efABCmd", 0, OPTS_NONE },
 	{ "emacs", C_EDITOR, "", 0, OPTS_NONE },
@@ -104,7 +104,7 @@ static const struct prog progs[] = {
 	{ "expr", C_NOFILE, "", 0, OPTS_NONE },
 	{ "factor", C_NOFILE, "", 0, OPTS_NONE },
 	{ "false", C_NOFILE, "", 0, OPTS_NONE },
-	{ "fd", C_READ, "tedESxX", 0, OPTS_NONE },
+	{ "fd", C_READ, "tedESxX", 0, OPTS_FD },
 	{ "fdisk", C_CATA, "", 0, OPTS_NONE },
 	{ "fg", C_NOFILE, "", 0, OPTS_NONE },
 	{ "fgrep", C_GREP, "efABCmd", 0, OPTS_NONE },
@@ -123,7 +123,7 @@ static const struct prog progs[] = {
 	{ "gcloud", C_CLI, "", 0, OPTS_NONE },
 	{ "getconf", C_NOFILE, "", 0, OPTS_NONE },
 	{ "gh", C_CLI, "", 0, OPTS_NONE },
-	{ "git", C_GIT, "Cc", 0, OPTS_GIT },
+	{ "git", C_GIT, "Cc", 0, OPTS_NONE },
 	{ "go", C_BUILD, "", 0, OPTS_GO },
 	{ "gofmt", C_LINT, "r", 0, OPTS_NONE },
 	{ "golangci-lint", C_LINT, "c", 0, OPTS_NONE },
@@ -140,7 +140,7 @@ static const struct prog progs[] = {
 	{ "history", C_NOFILE, "", 0, OPTS_NONE },
 	{ "host", C_NET, "", 0, OPTS_NONE },
 	{ "hostname", C_NOFILE, "", 0, OPTS_NONE },
-	{ "iconv", C_READ, "fto", 0, OPTS_NONE },
+	{ "iconv", C_READ, "fto", 0, OPTS_ICONV },
 	{ "id", C_NOFILE, "", 0, OPTS_NONE },
 	{ "insmod", C_ADMIN, "", 0, OPTS_NONE },
 	{ "install", C_CPMV, "tSmogb", 0, OPTS_NONE },
@@ -249,7 +249,7 @@ static const struct prog progs[] = {
 	{ "runuser", C_SU, "", 0, OPTS_NONE },
 	{ "rustc", C_BUILD, "", 0, OPTS_NONE },
 	{ "rustfmt", C_LINT, "", 0, OPTS_NONE },
-	{ "scp", C_NET, "cFiloPS", 0, OPTS_NONE },
+	{ "scp", C_NET, "cFiloPS", 0, OPTS_SSH },
 	{ "sed", C_SED, "", 0, OPTS_NONE },
 	{ "seq", C_NOFILE, "fs", 0, OPTS_NONE },
 	{ "service", C_ADMIN, "", 0, OPTS_NONE },
@@ -276,7 +276,7 @@ static const struct prog progs[] = {
 	{ "socat", C_NET, "", 0, OPTS_NONE },
 	{ "sort", C_READ, "ktSTo", 0, OPTS_SORT },
 	{ "source", C_SOURCE, "", 0, OPTS_NONE },
-	{ "ssh", C_NET, "bcDEeFIiJLlmOopQRSWw", 0, OPTS_NONE },
+	{ "ssh", C_NET, "bcDEeFIiJLlmOopQRSWw", 0, OPTS_SSH },
 	{ "stat", C_READ, "cf", 0, OPTS_NONE },
 	{ "stdbuf", C_WRAP, "ioe", 0, OPTS_NONE },
 	{ "strings", C_READ, "nte", 0, OPTS_NONE },
@@ -302,7 +302,7 @@ static const struct prog progs[] = {
 	{ "tput", C_NOFILE, "", 0, OPTS_NONE },
 	{ "tr", C_NOFILE, "", 0, OPTS_NONE },
 	{ "trap", C_ESC, "", 0, OPTS_NONE },
-	{ "tree", C_READ, "LPIo", 0, OPTS_NONE },
+	{ "tree", C_READ, "LPIo", 0, OPTS_TREE },
 	{ "true", C_NOFILE, "", 0, OPTS_NONE },
 	{ "truncate", C_WRITE, "sr", 0, OPTS_NONE },
 	{ "tsc", C_BUILD, "", 0, OPTS_TSC },
@@ -332,7 +332,7 @@ static const struct prog progs[] = {
 	{ "vitest", C_BUILD, "", 0, OPTS_VITEST },
 	{ "w", C_NOFILE, "", 0, OPTS_NONE },
 	{ "wait", C_NOFILE, "", 0, OPTS_NONE },
-	{ "wc", C_READ, "", 0, OPTS_NONE },
+	{ "wc", C_READ, "", 0, OPTS_WC },
 	{ "wget", C_NET, "OoPaeUTtwi", 0, OPTS_WGET },
 	{ "whereis", C_NOFILE, "", 0, OPTS_NONE },
 	{ "which", C_NOFILE, "", 0, OPTS_NONE },
@@ -648,115 +648,88 @@ cls_esc(struct ev *ev, struct cmdv *v, const char *name)
 	    "%s is escalated by the built-in defaults", name);
 }
 
+static void
+cls_admin(struct ev *ev, struct cmdv *v, const char *name)
+{
+	(void)v;
+	ev_factor(ev, F_PRIV);
+	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: admin",
+	    "%s administers the system", name);
+}
+
+static void
+cls_cata(struct ev *ev, struct cmdv *v, const char *name)
+{
+	(void)v;
+	ev_factor(ev, F_CATASTROPHIC | F_DESTRUCTIVE);
+	ev_note(ev, POLICY_DENY, "shell", "builtin: catastrophic",
+	    "%s can destroy file systems", name);
+}
+
+/* The handler of each class (one of three shapes), and whether the
+ * program may stay interactive (an_interactive first). */
+static const struct {
+	void (*prog)(struct ev *, struct cmdv *, const struct prog *);
+	void (*name)(struct ev *, struct cmdv *, const char *);
+	void (*words)(struct ev *, struct cmdv *);
+	int interactive;
+} cls_fns[] = {
+	[C_NOFILE] = { NULL, cls_nofile, NULL, 0 },
+	[C_READ] = { an_cls_read, NULL, NULL, 0 },
+	[C_GREP] = { an_cls_read, NULL, NULL, 0 },
+	[C_WRITE] = { an_cls_write, NULL, NULL, 0 },
+	[C_MODE] = { an_cls_mode, NULL, NULL, 0 },
+	[C_CPMV] = { an_cls_cpmv, NULL, NULL, 0 },
+	[C_DD] = { NULL, NULL, an_cls_dd, 0 },
+	[C_PRIV] = { an_cls_priv, NULL, NULL, 0 },
+	[C_ADMIN] = { NULL, cls_admin, NULL, 0 },
+	[C_CATA] = { NULL, cls_cata, NULL, 0 },
+	[C_NET] = { an_cls_net, NULL, NULL, 0 },
+	[C_SHELL] = { NULL, NULL, an_cls_shell, 1 },
+	[C_INTERP] = { an_cls_interp, NULL, NULL, 1 },
+	[C_WRAP] = { an_cls_wrap, NULL, NULL, 0 },
+	[C_BUILD] = { an_cls_build, NULL, NULL, 1 },
+	[C_CLI] = { an_cls_cli, NULL, NULL, 0 },
+	[C_GIT] = { NULL, NULL, an_cls_git, 0 },
+	[C_FIND] = { NULL, NULL, an_cls_find, 0 },
+	[C_SED] = { NULL, NULL, an_cls_sed, 0 },
+	[C_AWK] = { an_cls_awk, NULL, NULL, 0 },
+	[C_CD] = { NULL, NULL, an_cls_cd, 0 },
+	[C_SOURCE] = { NULL, cls_source, NULL, 0 },
+	[C_EVAL] = { NULL, NULL, an_cls_eval, 0 },
+	[C_XARGS] = { NULL, NULL, an_cls_xargs, 0 },
+	[C_ENV] = { NULL, NULL, an_cls_env, 0 },
+	[C_SU] = { NULL, NULL, an_cls_su, 0 },
+	[C_EDITOR] = { NULL, NULL, an_cls_editor, 0 },
+	[C_KILL] = { NULL, NULL, an_cls_kill, 0 },
+	[C_ESC] = { NULL, cls_esc, NULL, 0 },
+	[C_LINT] = { an_cls_lint, NULL, NULL, 0 },
+	[C_TAR] = { NULL, NULL, an_cls_tar, 0 },
+	[C_UNZIP] = { an_cls_unzip, NULL, NULL, 0 },
+	[C_ZIP] = { an_cls_zip, NULL, NULL, 0 },
+};
+_Static_assert(sizeof(cls_fns) / sizeof(cls_fns[0]) == C_ZIP + 1,
+    "every class of enum cls has a handler in cls_fns[]");
+
 /* Judges one command of a known program by its class. */
 void
 an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *name)
 {
 	an_opts_scan(ev, v, pr);
-	switch (pr->cls) {
-	case C_NOFILE:
-		cls_nofile(ev, v, name);
-		break;
-	case C_READ:
-	case C_GREP:
-		an_cls_read(ev, v, pr);
-		break;
-	case C_WRITE:
-		an_cls_write(ev, v, pr);
-		break;
-	case C_MODE:
-		an_cls_mode(ev, v, pr);
-		break;
-	case C_CPMV:
-		an_cls_cpmv(ev, v, pr);
-		break;
-	case C_DD:
-		an_cls_dd(ev, v);
-		break;
-	case C_PRIV:
-		an_cls_priv(ev, v, pr);
-		break;
-	case C_SU:
-		an_cls_su(ev, v);
-		break;
-	case C_ADMIN:
-		ev_factor(ev, F_PRIV);
-		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: admin",
-		    "%s administers the system", name);
-		break;
-	case C_CATA:
-		ev_factor(ev, F_CATASTROPHIC | F_DESTRUCTIVE);
-		ev_note(ev, POLICY_DENY, "shell", "builtin: catastrophic",
-		    "%s can destroy file systems", name);
-		break;
-	case C_NET:
-		an_cls_net(ev, v, pr);
-		break;
-	case C_SHELL:
-		an_interactive(ev, v, name);
-		an_cls_shell(ev, v);
-		break;
-	case C_INTERP:
-		an_interactive(ev, v, name);
-		an_cls_interp(ev, v, pr);
-		break;
-	case C_WRAP:
-		an_cls_wrap(ev, v, pr);
-		break;
-	case C_BUILD:
-		an_interactive(ev, v, name);
-		an_cls_build(ev, v, pr);
-		break;
-	case C_CLI:
-		an_cls_cli(ev, v, pr);
-		break;
-	case C_LINT:
-		an_cls_lint(ev, v, pr);
-		break;
-	case C_TAR:
-		an_cls_tar(ev, v);
-		break;
-	case C_UNZIP:
-		an_cls_unzip(ev, v, pr);
-		break;
-	case C_ZIP:
-		an_cls_zip(ev, v, pr);
-		break;
-	case C_GIT:
-		an_cls_git(ev, v);
-		break;
-	case C_FIND:
-		an_cls_find(ev, v);
-		break;
-	case C_SED:
-		an_cls_sed(ev, v);
-		break;
-	case C_AWK:
-		an_cls_awk(ev, v, pr);
-		break;
-	case C_CD:
-		an_cls_cd(ev, v);
-		break;
-	case C_SOURCE:
-		cls_source(ev, v, name);
-		break;
-	case C_EVAL:
-		an_cls_eval(ev, v);
-		break;
-	case C_XARGS:
-		an_cls_xargs(ev, v);
-		break;
-	case C_ENV:
-		an_cls_env(ev, v);
-		break;
-	case C_EDITOR:
-		an_cls_editor(ev, v);
-		break;
-	case C_KILL:
-		an_cls_kill(ev, v);
-		break;
-	case C_ESC:
-		cls_esc(ev, v, name);
-		break;
+	if ((unsigned)pr->cls >= sizeof(cls_fns) / sizeof(cls_fns[0])) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: class",
+		    "%s has no handler", name);
+		return;
 	}
+	if (cls_fns[pr->cls].interactive)
+		an_interactive(ev, v, name);
+	if (cls_fns[pr->cls].prog != NULL)
+		cls_fns[pr->cls].prog(ev, v, pr);
+	else if (cls_fns[pr->cls].name != NULL)
+		cls_fns[pr->cls].name(ev, v, name);
+	else if (cls_fns[pr->cls].words != NULL)
+		cls_fns[pr->cls].words(ev, v);
+	else
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: class",
+		    "%s has no handler", name);
 }

@@ -484,94 +484,104 @@ sed_script_danger(const char *s)
 	return NULL;
 }
 
-/*
- * The options of one sed short-option cluster, read as getopt would:
- * -i[SUFFIX] (in place; the rest is the suffix), -e SCRIPT, -f FILE and
- * -l N take the rest of the cluster or the next word. Returns the index
- * of the last word used; sets *inplace, *script (NULL if none), *file.
- */
-static int
-sed_cluster(struct cmdv *v, int k, int *inplace, const char **script,
-    int *file)
-{
-	const char *q = v->w[k].s + 1;
+/* What sed's options do (the tags of o_sed). */
+enum { SED_OK = 1, SED_INPLACE, SED_SCRIPT, SED_FILE };
 
-	for (; *q != '\0'; q++) {
-		switch (*q) {
-		case 'i':
-			*inplace = 1;
-			return k;       /* the rest is a backup suffix */
-		case 'e': case 'f': case 'l':
-			if (*q == 'f')
-				*file = 1;
-			if (q[1] != '\0') {
-				if (*q == 'e')
-					*script = q + 1;
-				return k;
-			}
-			if (k + 1 < v->n) {
-				k++;
-				if (*q == 'e')
-					*script = an_lit(&v->w[k]) ? v->w[k].s :
-					    "w unknown";
-			}
-			return k;
-		default:
-			break;          /* n, E, r, s, u, z: flags */
-		}
+/*
+ * sed's options (GNU, BSD): -i[SUFFIX] edits in place, -e SCRIPT is a
+ * script, -f FILE a script the policy does not read. Any long option not
+ * here escalates.
+ */
+static const struct optdef o_sed[] = {
+	{ NULL, "-i", OK_OPTVAL, SED_INPLACE },
+	{ NULL, "--in-place", OK_OPTVAL, SED_INPLACE },
+	{ NULL, "-e", OK_VAL, SED_SCRIPT },
+	{ NULL, "--expression", OK_VAL, SED_SCRIPT },
+	{ NULL, "-f", OK_VAL, SED_FILE },
+	{ NULL, "--file", OK_VAL, SED_FILE },
+	{ NULL, "-l", OK_VAL, SED_OK },
+	{ NULL, "--line-length", OK_VAL, SED_OK },
+	{ NULL, "--quiet", OK_FLAG, SED_OK },
+	{ NULL, "--silent", OK_FLAG, SED_OK },
+	{ NULL, "--regexp-extended", OK_FLAG, SED_OK },
+	{ NULL, "--separate", OK_FLAG, SED_OK },
+	{ NULL, "--unbuffered", OK_FLAG, SED_OK },
+	{ NULL, "--null-data", OK_FLAG, SED_OK },
+	{ NULL, "--zero-terminated", OK_FLAG, SED_OK },
+	{ NULL, "--posix", OK_FLAG, SED_OK },
+	{ NULL, "--debug", OK_FLAG, SED_OK },
+	{ NULL, "--sandbox", OK_FLAG, SED_OK },
+	{ NULL, "--follow-symlinks", OK_FLAG, SED_OK },
+	{ NULL, "--binary", OK_FLAG, SED_OK },
+	{ NULL, "--help", OK_FLAG, SED_OK },
+	{ NULL, "--version", OK_FLAG, SED_OK },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+static const struct optset sed_opts = { 1, 0, o_sed };
+
+/* One option of sed: *inplace, *script_seen; -1 when it escalated. */
+static int
+sed_option(struct ev *ev, struct cmdv *v, const struct an_opt *o,
+    int *inplace, int *script_seen)
+{
+	int tag = o->d != NULL ? o->d->tag : 0;
+	const char *why;
+
+	if (!an_lit(&v->w[o->k])) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
+		    "sed with an option known only at run time");
+		return -1;
 	}
-	return k;
+	if (tag == SED_FILE || o->ambiguous ||
+	    (tag == 0 && o->name[1] == '-')) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
+		    tag == SED_FILE ? "sed -f runs a script file that is not "
+		    "analysed" : "sed %s: an option the policy does not know",
+		    v->w[o->k].s);
+		return -1;
+	}
+	if (tag == SED_INPLACE)
+		*inplace = 1;
+	if (tag != SED_SCRIPT || o->val == NULL)
+		return 0;
+	*script_seen = 1;
+	if ((why = sed_script_danger(an_lit(o->val) ? o->val->s :
+	    "w unknown")) != NULL) {
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
+		    "sed script: %s", why);
+		return -1;
+	}
+	return 0;
 }
 
 void
 an_cls_sed(struct ev *ev, struct cmdv *v)
 {
-	int k, inplace = 0, script_seen = 0, opt, file = 0, first_pass;
+	int r, inplace = 0, script_seen = 0, first_pass;
 	struct an_walk it;
-	const char *s, *why;
+	struct an_opt o;
+	const char *why;
 
 	/* two passes: options may follow the files (sed s/a/b/ f -i) */
 	for (first_pass = 1; first_pass >= 0; first_pass--) {
 		script_seen = 0;
 		an_walk_init(&it, 1, NULL, AN_W_NONE);
-		while ((k = an_walk_any(v, &it, &opt)) >= 0) {
-			struct sh_word *w = &v->w[k];
-			const char *script = NULL;
+		an_walk_table(&it, &sed_opts, NULL);
+		while ((r = an_opt_next(v, &it, &o)) >= 0) {
+			struct sh_word *w = &v->w[o.k];
 
-			s = w->s;
-			if (an_lit(w) && w->len == 0 && k > 1 &&
-			    an_lit(&v->w[k - 1]) && strcmp(v->w[k - 1].s, "-i") == 0)
-				continue;       /* BSD sed -i '': the suffix */
-			if (opt) {
-				if (strncmp(s, "--in-place", 10) == 0) {
-					inplace = 1;
-				} else if (strcmp(s, "--expression") == 0 && k + 1 < v->n) {
-					k++;
-					script = an_lit(&v->w[k]) ? v->w[k].s : "w unknown";
-				} else if (strncmp(s, "--expression=", 13) == 0) {
-					script = s + 13;
-				} else if (strncmp(s, "--file", 6) == 0) {
-					file = 1;
-				} else if (s[1] != '-') {
-					k = sed_cluster(v, k, &inplace, &script, &file);
-				}
-				if (file) {
-					ev_factor(ev, F_UNKNOWN);
-					ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
-					    "sed -f runs a script file that is not analysed");
+			if (r == 1) {
+				if (sed_option(ev, v, &o, &inplace,
+				    &script_seen) < 0)
 					return;
-				}
-				if (script != NULL) {
-					script_seen = 1;
-					if ((why = sed_script_danger(script)) != NULL) {
-						ev_note(ev, POLICY_ESCALATE, "shell",
-						    "builtin: sed", "sed script: %s", why);
-						return;
-					}
-				}
-				it.k = k + 1;   /* past a value it took */
 				continue;
 			}
+			if (an_lit(w) && w->len == 0 && o.k > 1 &&
+			    an_lit(&v->w[o.k - 1]) &&
+			    strcmp(v->w[o.k - 1].s, "-i") == 0)
+				continue;       /* BSD sed -i '': the suffix */
 			if (!script_seen) {
 				script_seen = 1;
 				if (!an_lit(w)) {
@@ -580,7 +590,7 @@ an_cls_sed(struct ev *ev, struct cmdv *v)
 					    "sed script is only known at run time");
 					return;
 				}
-				if ((why = sed_script_danger(s)) != NULL) {
+				if ((why = sed_script_danger(w->s)) != NULL) {
 					ev_note(ev, POLICY_ESCALATE, "shell", "builtin: sed",
 					    "sed script: %s", why);
 					return;
@@ -782,101 +792,160 @@ awk_text(struct ev *ev, const struct sh_word *w)
 	return 0;
 }
 
-void
-an_cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
+/* What awk's options do (the tags of o_awk). */
+enum { AWK_OK = 1, AWK_RUNS, AWK_PROG, AWK_W };
+
+/*
+ * awk's options (gawk, mawk, busybox): program files, extensions and
+ * output files the policy does not follow run or write; -e/--source is
+ * program text, judged; -W OPTION is read from its own list. Long
+ * options that are harmless count only in full: an abbreviation, or
+ * any long option not here, escalates.
+ */
+static const struct optdef o_awk[] = {
+	{ NULL, "-f", OK_VAL, AWK_RUNS },
+	{ NULL, "-i", OK_VAL, AWK_RUNS },
+	{ NULL, "-E", OK_VAL, AWK_RUNS },
+	{ NULL, "-l", OK_VAL, AWK_RUNS },
+	{ NULL, "-p", OK_OPTVAL, AWK_RUNS },
+	{ NULL, "-d", OK_OPTVAL, AWK_RUNS },
+	{ NULL, "-o", OK_OPTVAL, AWK_RUNS },
+	{ NULL, "-D", OK_OPTVAL, AWK_RUNS },
+	{ NULL, "--file", OK_VAL, AWK_RUNS },
+	{ NULL, "--include", OK_VAL, AWK_RUNS },
+	{ NULL, "--exec", OK_VAL, AWK_RUNS },
+	{ NULL, "--load", OK_VAL, AWK_RUNS },
+	{ NULL, "--profile", OK_OPTVAL, AWK_RUNS },
+	{ NULL, "--pretty-print", OK_OPTVAL, AWK_RUNS },
+	{ NULL, "--dump-variables", OK_OPTVAL, AWK_RUNS },
+	{ NULL, "--debug", OK_OPTVAL, AWK_RUNS },
+	{ NULL, "-e", OK_VAL, AWK_PROG },
+	{ NULL, "--source", OK_VAL, AWK_PROG },
+	{ NULL, "-W", OK_VAL, AWK_W },
+	{ NULL, "-F", OK_VAL, AWK_OK },
+	{ NULL, "-v", OK_VAL, AWK_OK },
+	{ NULL, "--field-separator", OK_VAL, AWK_OK },
+	{ NULL, "--assign", OK_VAL, AWK_OK },
+	{ NULL, "--version", OK_OPTVAL, AWK_OK },
+	{ NULL, "--help", OK_OPTVAL, AWK_OK },
+	{ NULL, "--usage", OK_OPTVAL, AWK_OK },
+	{ NULL, "--posix", OK_OPTVAL, AWK_OK },
+	{ NULL, "--traditional", OK_OPTVAL, AWK_OK },
+	{ NULL, "--compat", OK_OPTVAL, AWK_OK },
+	{ NULL, "--sandbox", OK_OPTVAL, AWK_OK },
+	{ NULL, "--lint", OK_OPTVAL, AWK_OK },
+	{ NULL, "--characters-as-bytes", OK_OPTVAL, AWK_OK },
+	{ NULL, "--re-interval", OK_OPTVAL, AWK_OK },
+	{ NULL, "--use-lc-numeric", OK_OPTVAL, AWK_OK },
+	{ NULL, "--non-decimal-data", OK_OPTVAL, AWK_OK },
+	{ NULL, "--bignum", OK_OPTVAL, AWK_OK },
+	{ NULL, "--no-optimize", OK_OPTVAL, AWK_OK },
+	{ NULL, "--optimize", OK_OPTVAL, AWK_OK },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+static const struct optset awk_opts = { 1, 0, o_awk };
+
+/* -W OPTION: harmless only when the OPTION is on this list (mawk -W exec
+ * FILE runs it). */
+static int
+awk_w_ok(const struct sh_word *val)
 {
 	static const char *const w_ok[] = {
 		"version", "v", "help", "h", "usage", "posix", "traditional",
 		"compat", "sandbox", "lint", NULL,
 	};
-	int k, j, prog_seen = 0;
-	const char *s;
+	size_t n;
+	int j;
 
-	for (k = 1; k < v->n; k++) {
-		struct sh_word *w = &v->w[k];
+	if (val == NULL || !an_lit(val))
+		return 0;
+	for (j = 0; w_ok[j] != NULL; j++) {
+		n = strlen(w_ok[j]);
+		if (strncmp(val->s, w_ok[j], n) == 0 &&
+		    (val->s[n] == '\0' || val->s[n] == '='))
+			return 1;
+	}
+	return 0;
+}
 
-		s = w->s;
-		if (an_lit(w) && (strncmp(s, "-f", 2) == 0 || strncmp(s, "--fil", 5) == 0 ||
-		    strcmp(s, "-i") == 0 || strncmp(s, "--include", 9) == 0 ||
-		    strncmp(s, "-E", 2) == 0 || strncmp(s, "--ex", 4) == 0 ||
-		    strncmp(s, "-l", 2) == 0 || strncmp(s, "--lo", 4) == 0 ||
-		    strncmp(s, "-p", 2) == 0 || strncmp(s, "--pr", 4) == 0 ||
-		    strncmp(s, "-d", 2) == 0 || strncmp(s, "--du", 4) == 0 ||
-		    strncmp(s, "-o", 2) == 0 || strncmp(s, "--pre", 5) == 0 ||
-		    strncmp(s, "-D", 2) == 0 || strncmp(s, "--de", 4) == 0)) {
-			ev_factor(ev, F_UNKNOWN | F_CODE);
+/* Escalates for an option of awk that is not harmless; returns -1 then. */
+static int
+awk_option(struct ev *ev, struct cmdv *v, const struct prog *pr,
+    const struct an_opt *o)
+{
+	const char *s = o->name, *word = v->w[o->k].s;
+	int tag = o->d != NULL ? o->d->tag : 0;
+	int sep = tag == AWK_W && o->val != NULL && strcmp(word, "-W") == 0;
+
+	if (!an_lit(&v->w[o->k])) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
+		    "%s with an option known only at run time", pr->name);
+		return -1;
+	}
+	switch (tag) {
+	case AWK_RUNS:
+		ev_factor(ev, F_UNKNOWN | F_CODE);
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
+		    "%s %s runs a program file or writes a file the policy "
+		    "does not follow", pr->name, word);
+		return -1;
+	case AWK_PROG:
+		return o->val != NULL ? awk_text(ev, o->val) : 0;
+	case AWK_W:
+		if (awk_w_ok(o->val))
+			return 0;
+		break;
+	case AWK_OK:
+		if (an_opt_exact(o))
+			return 0;
+		break;
+	default:
+		if (s[1] != '-')
+			return 0;       /* another letter: a flag */
+		break;
+	}
+	ev_factor(ev, F_CODE);
+	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
+	    "%s %s%s%s: an option the policy does not know to be "
+	    "harmless (-W exec runs a file)", pr->name, word, sep ? " " : "",
+	    sep ? o->val->s : "");
+	return -1;
+}
+
+void
+an_cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	struct an_walk it;
+	struct an_opt o;
+	struct sh_word *w;
+	int r, prog_seen = 0;
+
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	an_walk_table(&it, &awk_opts, NULL);
+	while ((r = an_opt_next(v, &it, &o)) >= 0) {
+		w = &v->w[o.k];
+		if (r == 1) {
+			if (o.d != NULL && o.d->tag == AWK_PROG)
+				prog_seen = 1;
+			if (awk_option(ev, v, pr, &o) < 0)
+				return;
+			continue;
+		}
+		if (an_lit(w) && w->s[0] == '-' && w->s[1] != '\0') {
+			/* after "--": a program or a file; awks differ */
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
-			    "%s %s runs a program file or writes a file the policy "
-			    "does not follow", pr->name, s);
+			    "%s operand %s looks like an option", pr->name, w->s);
 			return;
 		}
-		if (an_lit(w) && (strcmp(s, "-W") == 0 || strncmp(s, "-W", 2) == 0 ||
-		    strncmp(s, "--", 2) == 0) && strncmp(s, "--so", 4) != 0 &&
-		    strcmp(s, "--") != 0) {
-			/* -W OPTION (mawk -W exec FILE runs it), --long options */
-			const char *o = strcmp(s, "-W") == 0 ? (k + 1 < v->n ?
-			    v->w[k + 1].s : "") : s[1] == 'W' ? s + 2 : s + 2;
-
-			for (j = 0; w_ok[j] != NULL; j++)
-				if (strcmp(o, w_ok[j]) == 0 || (strncmp(o, w_ok[j],
-				    strlen(w_ok[j])) == 0 && o[strlen(w_ok[j])] == '='))
-					break;
-			if (w_ok[j] == NULL && strncmp(s, "--field-separator", 17) != 0 &&
-			    strncmp(s, "--assign", 8) != 0 &&
-			    strncmp(s, "--characters-as-bytes", 21) != 0 &&
-			    strncmp(s, "--re-interval", 13) != 0 &&
-			    strncmp(s, "--use-lc-numeric", 16) != 0 &&
-			    strncmp(s, "--non-decimal-data", 18) != 0 &&
-			    strncmp(s, "--bignum", 8) != 0 &&
-			    strncmp(s, "--no-optimize", 13) != 0 &&
-			    strncmp(s, "--optimize", 10) != 0) {
-				ev_factor(ev, F_CODE);
-				ev_note(ev, POLICY_ESCALATE, "shell", "builtin: awk",
-				    "%s %s%s%s: an option the policy does not know to be "
-				    "harmless (-W exec runs a file)", pr->name, s,
-				    strcmp(s, "-W") == 0 ? " " : "",
-				    strcmp(s, "-W") == 0 ? o : "");
-				return;
-			}
-			if (strcmp(s, "-W") == 0)
-				k++;
-			else if ((strcmp(s, "--field-separator") == 0 ||
-			    strcmp(s, "--assign") == 0) && k + 1 < v->n)
-				k++;
-			continue;
-		}
-		if (an_lit(w) && (strcmp(s, "-e") == 0 || strcmp(s, "--source") == 0 ||
-		    strncmp(s, "--source=", 9) == 0 || strncmp(s, "--so", 4) == 0)) {
-			/* program text: every one is judged; the first operand
-			 * is then a file */
-			struct sh_word t = *w;
-
-			if (strchr(s, '=') != NULL) {
-				t.s = strchr(s, '=') + 1;
-				t.len = strlen(t.s);
-			} else if (k + 1 < v->n) {
-				t = v->w[++k];
-			} else {
-				continue;
-			}
-			prog_seen = 1;
-			if (awk_text(ev, &t) < 0)
-				return;
-			continue;
-		}
-		if (an_lit(w) && (strcmp(s, "-F") == 0 || strcmp(s, "-v") == 0)) {
-			k++;
-			continue;
-		}
-		if (an_lit(w) && s[0] == '-' && s[1] != '\0')
-			continue;       /* other options, and "--" */
 		if (!prog_seen) {
 			prog_seen = 1;
 			if (awk_text(ev, w) < 0)
 				return;
 			continue;
 		}
-		if (!(w->flags & SH_W_ASSIGN) && !(an_lit(w) && strchr(s, '=') != NULL))
+		if (!(w->flags & SH_W_ASSIGN) && !(an_lit(w) &&
+		    strchr(w->s, '=') != NULL))
 			an_op_read(ev, v, w, 0);
 	}
 }

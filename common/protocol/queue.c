@@ -17,6 +17,7 @@
 
 #include "common/base/buf.h"
 #include "common/base/json.h"
+#include "common/base/util.h"
 #include "common/protocol/queue.h"
 
 static const char *const status_names[REQ_STATUS_COUNT] = {
@@ -348,13 +349,9 @@ valid_name(const char *s)
 
 	if (n == 0 || n > 63 || s[0] == '.' || s[0] == '-')
 		return 0;
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+	for (i = 0; i < n; i++)
+		if (!ascii_name_char(s[i]))
 			return 0;
-	}
 	return 1;
 }
 

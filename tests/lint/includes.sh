@@ -21,7 +21,7 @@ layer() {
 	policy.h|path.h|path.c|shell.h|shell.c) echo 0 ;;
 	rules.h|rules.c|load.c|always_ask.c|hostport.c) echo 1 ;;
 	evidence.h|evidence.c|trigger.c) echo 2 ;;
-	analyse.h|interactive.h|analyse.c|progs.c|args.c|opts.c|files.c|\
+	analyse.h|interactive.h|opts.h|analyse.c|progs.c|args.c|opts.c|files.c|\
 	net.c|code.c|git.c|text.c|glob.c|archive.c|interactive.c) echo 3 ;;
 	eval.h|eval.c) echo 4 ;;
 	policy.c) echo 5 ;;
