@@ -530,7 +530,7 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 	char from[SBX_QUEUE_PATH_MAX], to[SBX_QUEUE_PATH_MAX], res[SBX_QUEUE_PATH_MAX];
 	char rcpt[SBX_QUEUE_PATH_MAX];
 	struct stat st;
-	int delivered, i;
+	int delivered, i, moved;
 
 	/* The hook answers as soon as the result is durable, which can be
 	 * before sbxd reaps the executor: the move then waits for the reap
@@ -548,7 +548,16 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 		return (int64_t)st.st_mtime + SBX_KEEP_UNDELIVERED;
 	snprintf(from, sizeof(from), "%s", queue_path(QP_PENDING, id).s);
 	snprintf(to, sizeof(to), "%s", queue_path(QP_DONE, id).s);
-	if (renameat_nf(f->sbfd, from, to, 0) == 0) {
+	/* Never over done/ID.json: a request already filed there is back in
+	 * pending/ only as a copy put there (a second result_delivered would
+	 * be a false record); it is moved aside. */
+	if ((moved = renameat_nf(f->sbfd, from, to, RENAME_NOREPLACE)) < 0 && errno == EEXIST) {
+		snprintf(from, sizeof(from), "%s.json", id);
+		folder_reject(f, "pending", from, "a copy of a request already delivered and "
+		    "filed in done/ (put back into pending/)");
+		return 0;
+	}
+	if (moved == 0) {
 		retention_delivered(f->db, f->sbfd, id, now);
 		audit_log(f->audit, delivered ? "result_delivered" : "result_unclaimed",
 		    id, NULL, delivered ? "hook" : "daemon",

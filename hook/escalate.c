@@ -311,7 +311,7 @@ static void
 hand_over(int sbfd, const char *folder, struct esc_outcome *out)
 {
 	const char *status = json_str(out->result, "status");
-	int got = claim_delivery(sbfd, out->id);
+	int got = claim_delivery(sbfd, out->id), e = errno;
 
 	if (got == 1) {
 		out->state = ESC_RESULT;
@@ -320,7 +320,7 @@ hand_over(int sbfd, const char *folder, struct esc_outcome *out)
 	snprintf(out->status, sizeof(out->status), "%s", status ? status : "unknown");
 	if (got < 0)
 		xsnprintf(out->msg, sizeof(out->msg), "its delivery cannot be recorded in "
-		    "%s/.sandbox/queue/delivered (%s)", folder, strerror(errno));
+		    "%s/.sandbox/queue/delivered (%s)", folder, strerror(e));
 	cJSON_Delete(out->result);
 	out->result = NULL;
 	out->state = ESC_TAKEN;

@@ -280,10 +280,20 @@ ask_flow(struct mcp_server *s, const struct ask *a)
 	} else if (eo.state == ESC_PENDING) {
 		char text[1400];
 
+		char nod[400] = "";
+
+		/* Nothing serves the folder: said, with sbxd's reason when it
+		 * stopped serving it (escalate.h, stopped). */
+		if (eo.no_daemon && eo.stopped)
+			snprintf(nod, sizeof(nod), " But sbxd is not serving %.100s: it stopped "
+			    "serving this folder because %.200s; tell the user.", s->folder, eo.msg);
+		else if (eo.no_daemon)
+			snprintf(nod, sizeof(nod), " But no sbxd is running for %.200s, so nothing "
+			    "runs it until the user starts `sbxd`; tell the user.", s->folder);
 		snprintf(text, sizeof(text), "sbx: request %s is waiting for a human's approval "
-		    "(%s). Nothing has run yet; it will run outside the agent once approved. "
+		    "(%s). Nothing has run yet; it will run outside the agent once approved.%s "
 		    "Call check_request with {\"id\": \"%s\"} later to get its status and output. "
-		    "Do not try to do it another way.", eo.id, pr.reason, eo.id);
+		    "Do not try to do it another way.", eo.id, pr.reason, nod, eo.id);
 		r = tool_result(text, 0);
 		if ((sc = cJSON_CreateObject())) {
 			cJSON_AddStringToObject(sc, "id", eo.id);

@@ -22,14 +22,14 @@ pending_for() {	# pending_for JQ-FILTER: the id of the one pending request it se
 }
 has_pending_for() { [ -n "$(pending_for "$1")" ]; }
 W="$FOLDER/.sandbox/queue/wake"
-# two_waiting ID: two processes hold request ID's wake FIFO open (both
-# hooks wait on it: the second has attached)
-two_waiting() {
+# waiting ID N: N hook processes hold request ID's wake FIFO open (they
+# wait on it: the second has attached)
+waiting() {
 	local n=0 p
-	for p in /proc/[0-9]*/fd; do
-		ls -l "$p" 2>/dev/null | grep -q "queue/wake/$1\$" && n=$((n + 1))
+	for p in $(pgrep -x sbx-hook); do
+		ls -l "/proc/$p/fd" 2>/dev/null | grep -q "queue/wake/$1\$" && n=$((n + 1))
 	done
-	[ "$n" -ge 2 ]
+	[ "$n" -ge "$2" ]
 }
 set_limits '{"hook_wait_seconds": 30}'
 
@@ -41,7 +41,7 @@ wait_for 10 has_pending_for '.input.content == "twice"'
 id=$(pending_for '.input.content == "twice"')
 hook_write "twice" >"$T/b.out" &
 pb=$!
-wait_for 20 two_waiting "$id"
+wait_for 20 waiting "$id" 2
 ok $? "both calls wait on the request's wake FIFO"
 is "$(ls "$FOLDER/.sandbox/queue/new" "$FOLDER/.sandbox/pending" | grep -c json)" 1 \
 	"the second identical call attached to the first one's request"
@@ -65,7 +65,7 @@ wait_for 10 has_pending_for '.command == "./task.sh both"'
 id=$(pending_for '.command == "./task.sh both"')
 hook_bash "./task.sh both" >"$T/d.out" &
 pd=$!
-wait_for 20 two_waiting "$id"
+wait_for 20 waiting "$id" 2
 ok $? "both calls wait on the request's wake FIFO"
 "$SBX" -C "$FOLDER" approve "$id" >/dev/null
 wait "$pc" "$pd"
@@ -80,5 +80,29 @@ unlike "$other" "out: both" "... without a second copy of the output"
 is "$(cat "$T/c.out" "$T/d.out" | decision | sort -u)" "deny" "both answers are denies (the tool itself never runs)"
 n=$("$SBX" -C "$FOLDER" audit show --request "$id" | grep -c result_delivered)
 is "$n" 1 "one result_delivered record"
+
+# 3. The delivery cannot be recorded (queue/delivered made immutable): no
+# delivery without its receipt, so an approval is never used unrecorded.
+D="$FOLDER/.sandbox/queue/delivered"
+if command -v chattr >/dev/null && chattr +i "$D" 2>/dev/null; then
+	trap 'chattr -i "$D" 2>/dev/null; cleanup' EXIT
+	chattr -i "$D"
+	hook_write "unrecorded" >"$T/e.out" &
+	pe=$!
+	wait_for 10 has_pending_for '.input.content == "unrecorded"'
+	id=$(pending_for '.input.content == "unrecorded"')
+	wait_for 20 waiting "$id" 1
+	chattr +i "$D"
+	"$SBX" -C "$FOLDER" approve "$id" >/dev/null
+	wait "$pe"
+	chattr -i "$D"
+	is "$(decision <"$T/e.out")" "deny" "a receipt that cannot be made: the Write is not allowed"
+	like "$(reason <"$T/e.out")" "request $id.*its delivery cannot be recorded" \
+		"and the answer says the delivery could not be recorded"
+	[ ! -e "$OUT" ]
+	ok $? "nothing was written"
+else
+	echo "# SKIP chattr +i is not available here: the unrecorded delivery is not tested"
+fi
 
 done_testing

@@ -97,6 +97,13 @@ rc=$?
 [ "$rc" -ne 124 ]
 ok $? "its hooks answer at once (exit $rc)"
 like "$(echo "$out" | reason)" "not serving $FOLDER.*queue/events was removed" "with the reason"
+mcp_out=$(printf '%s\n' \
+	'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_privileged","arguments":{"command":"./task.sh mcp"}}}' |
+	(cd "$FOLDER" && timeout 60 "$SBX_BIN/sbx-mcp" 2>/dev/null) | jq -r 'select(.id == 1) | .result.content[0].text')
+like "$mcp_out" "sbxd is not serving $FOLDER: it stopped serving this folder because .sandbox/queue/events" \
+	"sbx-mcp's run_privileged says so too"
 is "$(runs)" 0 "nothing ran"
 
 done_testing

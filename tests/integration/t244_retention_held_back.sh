@@ -5,7 +5,8 @@
 # (limits.keep_results_mb) is met by pruning the next oldest; and sbxd
 # does not re-run retention every second on what it cannot prune: after
 # a pass with nothing it may prune it waits (SBX_PRUNE_CAP_STUCK, 60 s),
-# as strace on sbxd shows.
+# as strace on sbxd shows. The copy put back into pending/ is moved aside
+# at sbxd's next look there, never filed over done/ a second time.
 . "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || skip_all "strace is not installed"
 
@@ -76,5 +77,17 @@ like "$("$SBX" -C "$FOLDER" show "$B")" "output +pruned on .*keep_results_mb" \
 	"sbx show says B's output was pruned by the size cap"
 sleep 2
 is "$(passes 4)" 0 "under the cap: no further retention pass"
+
+# 3. At sbxd's next look at pending/ (its start), the copy of A put back
+# there is moved aside: A is not filed (nor recorded delivered) twice.
+stop_daemon
+start_daemon
+wait_for 10 bash -c "ls '$SB/rejected' | grep -q -- '-$A.json.why\$'"
+ok $? "the copy of A in pending/ is moved to rejected/ at the next start"
+like "$(cat "$SB"/rejected/*-"$A".json.why)" "already delivered" "with a note that says why"
+is "$(grep -c "\"result_delivered\".*$A\|$A.*\"result_delivered\"" "$SB/audit.jsonl")" 1 \
+	"A's delivery is recorded once"
+kept "$A"
+ok $? "A's output is still kept (until its own retention)"
 is "$(runs)" 4 "each command ran once"
 done_testing
