@@ -8,6 +8,9 @@ init_folder
 setup_task
 set_limits '{"hook_wait_seconds": 2}'
 DB="$FOLDER/.sandbox/state.db"
+# The edits below wait while sbxd holds state.db's write lock (it may be
+# in a transaction just then) instead of failing "database is locked".
+db() { sqlite3 -cmd ".timeout 10000" "$DB" "$1"; }
 req_id() { reason | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2; }
 start_daemon
 
@@ -21,7 +24,7 @@ like "$(hook_bash "./task.sh remember again" | reason)" "ALREADY EXECUTED" \
 
 # A rule row inserted behind sbx's back, claiming the highest risk and
 # every risk factor (so only the missing signature can stop it).
-sqlite3 "$DB" "INSERT INTO rules (scope, prefix, tool, approver, key_id, created, expires,
+db "INSERT INTO rules (scope, prefix, tool, approver, key_id, created, expires,
 	risk, factors) VALUES ('prefix', './task.sh forged', 'Bash', 'root', 'x',
 	strftime('%s','now'), 0, 99, 2147483647)"
 r=$(hook_bash "./task.sh forged run" | reason)
@@ -30,7 +33,7 @@ grep -q "NOT used: it carries no signed decision" "$T/sbxd.log"
 ok $? "sbxd says why it ignored the rule"
 
 # The signed rule, edited by an UPDATE to cover other commands.
-sqlite3 "$DB" "UPDATE rules SET prefix = './task.sh widened' WHERE prefix = './task.sh remember'"
+db "UPDATE rules SET prefix = './task.sh widened' WHERE prefix = './task.sh remember'"
 r=$(hook_bash "./task.sh widened x" | reason)
 like "$r" "pending as request" "a rule edited to cover something else does not auto-approve"
 grep -q "differs from what root signed" "$T/sbxd.log"
