@@ -97,6 +97,13 @@ static const struct optdef o_curl[] = {
 };
 
 
+/* date -f FILE prints each line it cannot parse: FILE's content */
+static const struct optdef o_date[] = {
+	{ NULL, "--file", OK_READ, 0 },
+	{ NULL, "-f", OK_READ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
 static const struct optdef o_diff[] = {
 	{ NULL, "--exclude-from", OK_READ, 0 },
 	{ NULL, "--from-file", OK_READ, 0 },
@@ -479,6 +486,7 @@ static const struct optset optsets[OPTS_N] = {
 	[OPTS_CC] = { 0, 0, o_cc },
 	[OPTS_CLANG_FORMAT] = { 1, 0, o_clang_format },
 	[OPTS_CURL] = { 1, 0, o_curl },
+	[OPTS_DATE] = { 1, 0, o_date },
 	[OPTS_DIFF] = { 1, 0, o_diff },
 	[OPTS_DU] = { 1, 0, o_du },
 	[OPTS_ESLINT] = { 1, 0, o_eslint },

@@ -179,6 +179,14 @@ static const struct tcase cases[] = {
 	{ "fd --exec-batch rm", E },
 	{ "fd --exe rm", E },                   /* stricter: abbreviation */
 	{ "fd -Hx rm", E },                     /* stricter: cluster */
+	/* date -f FILE prints the lines it cannot parse */
+	{ "date -f dates.txt", A },
+	{ "date -f ~/.ssh/id_rsa", E },
+	{ "date --file=~/.ssh/id_rsa", E },
+	{ "date -f~/.ssh/id_rsa", E },          /* stricter: attached */
+	{ "date -uf ~/.ssh/id_rsa", E },        /* stricter: cluster */
+	{ "date --fi=~/.ssh/id_rsa", E },       /* stricter: abbreviation */
+	{ "date -- -f", A },
 };
 
 /* Network clients, with example.com allowed (netpol): their options'
