@@ -228,12 +228,17 @@ $(BUILD)/bench/histfill: tests/bench/histfill.c $(LIBSBX) $(DEPS_STAMP)
 
 SCALE_TOOLS = $(BUILD)/bench/spawn $(BUILD)/bench/floor $(BUILD)/bench/histfill
 
+# cgmove: a child started in a pids cgroup, moved or cloned into it.
+$(BUILD)/bench/cgmove: tests/bench/cgmove.c $(BUILD)/daemon/cgroup.o $(LIBSBX) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/daemon/cgroup.o $(LIBSBX) $(LIB_SODIUM)
+
 $(BUILD)/bench/reqgen: tests/bench/reqgen.c $(LIBSBX) $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) -lm
 
 bench: $(PROGS) $(BUILD)/bench/spawn $(BUILD)/bench/policy_bench $(BUILD)/bench/auditbench \
-		$(SCALE_TOOLS) $(BUILD)/bench/reqgen
+		$(SCALE_TOOLS) $(BUILD)/bench/reqgen $(BUILD)/bench/cgmove
 	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \
 		bash tests/bench/bench.sh
 	@SBX_BIN=$(abspath $(BIN)) SBX_BENCH_BIN=$(abspath $(BUILD)/bench) \

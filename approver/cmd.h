@@ -25,11 +25,31 @@ int sub_usage(const char *text, int help);
 
 struct sbx_ctx;
 /*
+ * The options every subcommand shares, for the last branch of its
+ * getopt_long loop: -C DIR sets c->dir and returns -1 (go on); -h, or an
+ * option the subcommand does not know, prints use and returns the exit
+ * code (sub_usage).
+ */
+int sub_opt_common(struct sbx_ctx *c, int ch, const char *use);
+/*
  * The options of a subcommand that takes -C DIR, -h and --json only: sets
  * c->dir and *json and leaves optind at the first operand. -1 to go on,
  * else the exit code after printing use (0 for --help, 2 otherwise).
  */
 int sub_opts_json(struct sbx_ctx *c, int argc, char **argv, const char *use, int *json);
+
+/* An option that only names a string: where its value goes. */
+struct sub_str {
+	int ch;                     /* getopt_long's value for it */
+	const char **to;
+};
+/*
+ * As sub_opts_json for a subcommand with its own long options opts
+ * (SBX_OPTS_COMMON, --json as 'j', and those of strs, a list ended by
+ * ch 0): each of strs sets its string.
+ */
+int sub_opts_str(struct sbx_ctx *c, int argc, char **argv, const struct option *opts,
+    const struct sub_str *strs, const char *use, int *json);
 
 struct sbx_ctx {
 	const char *dir;            /* -C DIR, or NULL: walk up from "." */

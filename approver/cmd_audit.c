@@ -519,11 +519,15 @@ fmt_time(int64_t ms, char *out, size_t n)
 	snprintf(out, n, "%s.%03d", s, (int)(ms % 1000));
 }
 
+static const char verify_use[] =
+    "usage: sbx audit verify [--json] [--evidence FILE [--key HEX]]\n";
+static const char show_use[] = "usage: sbx audit show [--request ID] [--session ID] "
+    "[--since TIME] [--json]\n";
+
 static int
 usage_verify(void)
 {
-	fprintf(stderr, "usage: sbx audit verify [--json] [--evidence FILE [--key HEX]]\n");
-	return 2;
+	return sub_usage(verify_use, 0);
 }
 
 /* Raises l->intent_logged to the highest "intent" id of the records in
@@ -614,7 +618,7 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 	cJSON *o;
 	int64_t waiting = 0;
 	char *s;
-	int i, json = 0, rc;
+	int json = 0, rc, quit;
 
 	static const struct option opts[] = {
 		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' },
@@ -622,21 +626,10 @@ audit_verify_cmd(struct sbx_ctx *c, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((i = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
-		if (i == 'j')
-			json = 1;
-		else if (i == 'e')
-			evidence = optarg;
-		else if (i == 'k')
-			pin = optarg;
-		else if (i == 'C')
-			c->dir = optarg;
-		else if (i == 'h')
-			return printf("usage: sbx audit verify [--json] [--evidence FILE "
-			    "[--key HEX]]\n") < 0;
-		else
-			return usage_verify();
-	}
+	const struct sub_str strs[] = { { 'e', &evidence }, { 'k', &pin }, { 0, NULL } };
+
+	if ((quit = sub_opts_str(c, argc, argv, opts, strs, verify_use, &json)) >= 0)
+		return quit;
 	if (optind < argc)
 		return usage_verify();
 	if (pin && hex_decode(pinned, 32, pin) < 0) {
@@ -836,7 +829,7 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 	cJSON *doc;
 	static struct log l;
 	struct log_reader rd;
-	int i, json = 0, shown = 0, got;
+	int i, json = 0, shown = 0, got, quit;
 	char *s;
 
 	static const struct option opts[] = {
@@ -852,22 +845,18 @@ audit_show_cmd(struct sbx_ctx *c, int argc, char **argv)
 			req = optarg;
 		else if (i == 's')
 			sess = optarg;
-		else if (i == 'C')
-			c->dir = optarg;
 		else if (i == 'S') {
 			if ((since = parse_since(optarg)) < 0) {
 				fprintf(stderr, "sbx: --since wants epoch seconds, YYYY-MM-DD[THH:MM[:SS]] "
 				    "or an age like 30m, 2h, 7d\n");
 				return 2;
 			}
-		} else {
-			return sub_usage("usage: sbx audit show [--request ID] [--session ID] "
-			    "[--since TIME] [--json]\n", i == 'h');
+		} else if ((quit = sub_opt_common(c, i, show_use)) >= 0) {
+			return quit;
 		}
 	}
 	if (optind < argc)
-		return sub_usage("usage: sbx audit show [--request ID] [--session ID] "
-		    "[--since TIME] [--json]\n", 0);
+		return sub_usage(show_use, 0);
 	if (ctx_folder(c, folder, sizeof(folder)) < 0 || log_list(c, folder, &l) < 0)
 		return 1;
 	rd = (struct log_reader){ .l = &l, .seg = -1, .fd = -1 };
@@ -1073,7 +1062,7 @@ audit_export_cmd(struct sbx_ctx *c, int argc, char **argv)
 	const char *evidence = NULL;
 	int64_t since = -1;
 	static struct log l;
-	int i, sys = 0, rc;
+	int i, sys = 0, rc, quit;
 
 	static const struct option opts[] = {
 		SBX_OPTS_COMMON, { "syslog", no_argument, NULL, 'y' },
@@ -1090,10 +1079,8 @@ audit_export_cmd(struct sbx_ctx *c, int argc, char **argv)
 			evidence = optarg;
 		else if (i == 'S' && (since = parse_since(optarg)) >= 0)
 			;
-		else if (i == 'C')
-			c->dir = optarg;
-		else
-			return sub_usage(use, i == 'h');
+		else if ((quit = sub_opt_common(c, i, use)) >= 0)
+			return quit;
 	}
 	if (optind < argc || sys == !!evidence)
 		return sub_usage(use, 0);

@@ -291,14 +291,21 @@ static void
 check_daemon(struct doc *d, const char *folder)
 {
 	struct sbx_err err;
-	long holder = -1;
+	long holder = -1, stopped = 0;
+	char why[200] = "";
 	int sbfd;
 
 	if ((sbfd = sandbox_open(folder, &err)) >= 0) {
 		holder = sbxd_holder(sbfd);
+		if (holder == 0)
+			stopped = sbxd_stopped(sbfd, why, sizeof(why));
 		close(sbfd);
 	}
-	if (holder == 0)
+	if (holder == 0 && stopped > 0)
+		report(d, "FAIL", "sbxd (pid %ld) stopped serving this folder: %s. Restore it "
+		    "(or re-run `sbx init`), then restart sbxd: `sbxd %s` (or `sbxd --all`)",
+		    stopped, why, folder);
+	else if (holder == 0)
 		report(d, "FAIL", "sbxd is not running for this folder: escalated calls wait "
 		    "and expire. Start it: `sbxd %s` (or `sbxd --all`)", folder);
 	else if (holder < 0)

@@ -235,7 +235,7 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 	struct setup_opts so = { 0 };
 	struct sbx_err err = { "" };
 	char bindir[PATH_MAX], hookbin[PATH_MAX + 16];
-	int want[5] = { 0 }, local = 0, i, k, made, any = 0, r, created_policy = 0;
+	int want[5] = { 0 }, local = 0, i, k, made, any = 0, r, created_policy = 0, quit;
 
 	static const struct option opts[] = {
 		SBX_OPTS_COMMON, { "claude", no_argument, NULL, 0 }, { "mcp", no_argument, NULL, 1 },
@@ -255,10 +255,8 @@ cmd_init(struct sbx_ctx *c, int argc, char **argv)
 			local = 1;
 		else if (i == 'n')
 			name = optarg;
-		else if (i == 'C')
-			c->dir = optarg;
-		else
-			return sub_usage(use, i == 'h');
+		else if ((quit = sub_opt_common(c, i, use)) >= 0)
+			return quit;
 	}
 	if ((i = resolve_dir(c, argc, argv, use, folder)) >= 0)
 		return i;
@@ -373,7 +371,7 @@ cmd_remove(struct sbx_ctx *c, int argc, char **argv)
 {
 	char folder[PATH_MAX], answer[16], lock[PATH_MAX + 32];
 	struct sbx_err err = { "" };
-	int i, purge = 0, yes = 0, fd, dfd;
+	int i, purge = 0, yes = 0, fd, dfd, quit;
 	FILE *tty;
 
 	static const struct option opts[] = {
@@ -387,10 +385,8 @@ cmd_remove(struct sbx_ctx *c, int argc, char **argv)
 			purge = 1;
 		else if (i == 'y')
 			yes = 1;
-		else if (i == 'C')
-			c->dir = optarg;
-		else
-			return sub_usage(use, i == 'h');
+		else if ((quit = sub_opt_common(c, i, use)) >= 0)
+			return quit;
 	}
 	if ((i = resolve_dir(c, argc, argv, use, folder)) >= 0)
 		return i;

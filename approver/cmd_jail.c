@@ -699,17 +699,11 @@ cmd_jail(struct sbx_ctx *c, int argc, char **argv)
 	if (*home && xsnprintf(path, sizeof(path), "%s/.claude/shell-snapshots", home) >= 0 &&
 	    lstat(path, &st) < 0 && errno == ENOENT)
 		(void)mkdir(path, 0700);
-	jp.folder = folder;
-	jp.home = *home ? home : NULL;
-	jp.config = stat(c->config, &st) == 0 && S_ISDIR(st.st_mode) ? c->config : NULL;
-	jp.exe_dir = exe_dir;
-	jp.deny_read = deny_read;
-	jp.n_deny_read = n_dr;
-	jp.allow_read = allow_read;
-	jp.n_allow_read = n_ar;
-	jp.protect = protect;
-	jp.n_protect = n_dw + n_self;
-	jp.login = login;
+	jp = (struct jail_paths){ .folder = folder, .home = *home ? home : NULL,
+		.config = stat(c->config, &st) == 0 && S_ISDIR(st.st_mode) ? c->config : NULL,
+		.exe_dir = exe_dir, .deny_read = deny_read, .n_deny_read = n_dr,
+		.allow_read = allow_read, .n_allow_read = n_ar, .protect = protect,
+		.n_protect = n_dw + n_self, .login = login };
 	if (jail_plan_build(&plan, &jp, &err) < 0) {
 		rc = setup_fail("%s", err.msg);
 		goto out;

@@ -195,16 +195,23 @@ check_one(const struct check *ck, const char *command, int json)
 	return 0;
 }
 
+/* Opens name ("-": stdin) with a buffer of cap + 1 bytes (*buf, the
+ * caller frees); NULL, said on stderr, when either fails. */
 static FILE *
-open_input(const char *name)
+open_input(const char *name, size_t cap, char **buf)
 {
-	FILE *f;
+	FILE *f = strcmp(name, "-") == 0 ? stdin : fopen(name, "r");
 
-	if (strcmp(name, "-") == 0)
-		return stdin;
-	f = fopen(name, "r");
-	if (f == NULL)
+	if (f == NULL) {
 		fprintf(stderr, "sbx: %s: %s\n", name, strerror(errno));
+		return NULL;
+	}
+	if ((*buf = malloc(cap + 1)) == NULL) {
+		fprintf(stderr, "sbx: out of memory\n");
+		if (f != stdin)
+			fclose(f);
+		return NULL;
+	}
 	return f;
 }
 
@@ -212,19 +219,13 @@ open_input(const char *name)
 static int
 check_batch(const struct check *ck, const char *name)
 {
-	FILE *f = open_input(name);
 	char *line = NULL;
+	FILE *f = open_input(name, CHECK_MAX_LINE, &line);
 	size_t len = 0;
 	int c, over = 0, rc = 0, any = 0;
 
 	if (f == NULL)
 		return 1;
-	line = malloc(CHECK_MAX_LINE + 1);
-	if (line == NULL) {
-		fprintf(stderr, "sbx: out of memory\n");
-		rc = 1;
-		goto out;
-	}
 	for (;;) {
 		c = getc(f);
 		if (c != EOF && c != '\n') {
@@ -263,7 +264,6 @@ check_batch(const struct check *ck, const char *name)
 		fprintf(stderr, "sbx: %s: read error\n", name);
 		rc = 1;
 	}
-out:
 	free(line);
 	if (f != stdin)
 		fclose(f);
@@ -273,8 +273,8 @@ out:
 static int
 check_hook(const struct check *ck, const char *name)
 {
-	FILE *f = open_input(name);
 	char *buf = NULL;
+	FILE *f = open_input(name, CHECK_MAX_HOOK, &buf);
 	size_t len = 0, n;
 	cJSON *root = NULL;
 	const cJSON *tool, *input, *cwd;
@@ -286,12 +286,6 @@ check_hook(const struct check *ck, const char *name)
 
 	if (f == NULL)
 		return 1;
-	buf = malloc(CHECK_MAX_HOOK + 1);
-	if (buf == NULL) {
-		fprintf(stderr, "sbx: out of memory\n");
-		rc = 1;
-		goto out;
-	}
 	while ((n = fread(buf + len, 1, CHECK_MAX_HOOK + 1 - len, f)) > 0) {
 		len += n;
 		if (len > CHECK_MAX_HOOK)

@@ -344,7 +344,7 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 	struct req_row r = { 0 };
 	const char *arg = NULL, *reason = "";
 	sqlite3 *db = NULL;
-	int i, remember = 0, ttl = 1800, rc = 1;
+	int i, remember = 0, ttl = 1800, rc = 1, quit;
 	const char *prefix = NULL;
 	long long dur = 0;
 
@@ -372,10 +372,8 @@ cmd_decide(struct sbx_ctx *c, int argc, char **argv)
 			reason = optarg;
 		else if (i == 't' && (ttl = atoi(optarg)) > 0)
 			;
-		else if (i == 'C')
-			c->dir = optarg;
-		else
-			return sub_usage(use, i == 'h');
+		else if ((quit = sub_opt_common(c, i, use)) >= 0)
+			return quit;
 	}
 	if (optind != argc - 1)
 		return sub_usage(use, 0);

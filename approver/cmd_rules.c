@@ -21,11 +21,13 @@
 #include "common/trust/accept.h"
 #include "policy/policy.h"
 
+static const char use[] = "usage: sbx [-C DIR] rules list [--json] | add 'WORD WORD...' "
+    "[--for DURATION] | rm RULE | test 'COMMAND' [--cwd DIR]\n";
+
 static int
 usage(int help)
 {
-	return sub_usage("usage: sbx [-C DIR] rules list [--json] | add 'WORD WORD...' "
-	    "[--for DURATION] | rm RULE | test 'COMMAND' [--cwd DIR]\n", help);
+	return sub_usage(use, help);
 }
 
 static int
@@ -256,20 +258,12 @@ cmd_rules(struct sbx_ctx *c, int argc, char **argv)
 	const char *for_arg = NULL, *cwd_arg = NULL;
 	char *end;
 	long long id;
-	int ch, json = 0;
+	int json = 0, quit;
 
-	while ((ch = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
-		if (ch == 'j')
-			json = 1;
-		else if (ch == 'f')
-			for_arg = optarg;
-		else if (ch == 'w')
-			cwd_arg = optarg;
-		else if (ch == 'C')
-			c->dir = optarg;
-		else
-			return usage(ch == 'h');
-	}
+	const struct sub_str strs[] = { { 'f', &for_arg }, { 'w', &cwd_arg }, { 0, NULL } };
+
+	if ((quit = sub_opts_str(c, argc, argv, opts, strs, use, &json)) >= 0)
+		return quit;
 	/* The operands, as argv[1..]: the verb and its words. */
 	argv += optind - 1;
 	argc -= optind - 1;

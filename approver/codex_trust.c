@@ -322,18 +322,38 @@ key_path(struct scan *sc, struct tpath *p)
 
 static int value(struct scan *sc, int depth, struct tval *v);
 
+/* In an inline table or an array: 1 (and past it) at its closing
+ * character, else 0 (blanks skipped). */
+static int
+list_closed(struct scan *sc, int close)
+{
+	skip_blank(sc);
+	if (peek(sc, 0) != close)
+		return 0;
+	sc->pos++;
+	return 1;
+}
+
+/* After an item: past its ',' or at the closing character, else fails
+ * with why. */
+static int
+list_next(struct scan *sc, int close, const char *why)
+{
+	skip_blank(sc);
+	if (peek(sc, 0) == ',')
+		sc->pos++;
+	else if (peek(sc, 0) != close)
+		return fail(sc, why);
+	return 0;
+}
+
 static int
 inline_table(struct scan *sc, int depth)
 {
 	struct tpath k;
 
 	sc->pos++;
-	for (;;) {
-		skip_blank(sc);
-		if (peek(sc, 0) == '}') {
-			sc->pos++;
-			return 0;
-		}
+	while (!list_closed(sc, '}')) {
 		k.n = 0;
 		k.used = 0;
 		if (key_path(sc, &k) < 0)
@@ -343,34 +363,22 @@ inline_table(struct scan *sc, int depth)
 			return fail(sc, "an inline table without '='");
 		sc->pos++;
 		skip_ws(sc);
-		if (value(sc, depth + 1, NULL) < 0)
+		if (value(sc, depth + 1, NULL) < 0 ||
+		    list_next(sc, '}', "an inline table sbx cannot follow") < 0)
 			return -1;
-		skip_blank(sc);
-		if (peek(sc, 0) == ',')
-			sc->pos++;
-		else if (peek(sc, 0) != '}')
-			return fail(sc, "an inline table sbx cannot follow");
 	}
+	return 0;
 }
 
 static int
 array(struct scan *sc, int depth)
 {
 	sc->pos++;
-	for (;;) {
-		skip_blank(sc);
-		if (peek(sc, 0) == ']') {
-			sc->pos++;
-			return 0;
-		}
-		if (value(sc, depth + 1, NULL) < 0)
+	while (!list_closed(sc, ']'))
+		if (value(sc, depth + 1, NULL) < 0 ||
+		    list_next(sc, ']', "an array sbx cannot follow") < 0)
 			return -1;
-		skip_blank(sc);
-		if (peek(sc, 0) == ',')
-			sc->pos++;
-		else if (peek(sc, 0) != ']')
-			return fail(sc, "an array sbx cannot follow");
-	}
+	return 0;
 }
 
 static int

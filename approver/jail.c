@@ -618,10 +618,33 @@ jail_argv_free(char **argv)
 	free(argv);
 }
 
+/* What each mount of a plan is on bwrap's command line: the option, and
+ * what it binds over the path (the path itself, a file of the staging
+ * dir, or nothing: --tmpfs and --remount-ro take the path alone). */
+enum mount_from { FROM_NONE, FROM_PATH, FROM_EMPTY_FILE, FROM_JSON_FILE, FROM_DOT_FILE,
+	FROM_EMPTY };
+static const struct {
+	const char *opt;
+	enum mount_from from;
+} mount_opts[] = {
+	[JAIL_RO] = { "--ro-bind", FROM_PATH },
+	[JAIL_RW] = { "--bind", FROM_PATH },
+	[JAIL_TMPFS] = { "--tmpfs", FROM_NONE },
+	[JAIL_PRIVATE] = { "--tmpfs", FROM_NONE },
+	[JAIL_HIDE_FILE] = { "--ro-bind", FROM_EMPTY_FILE },
+	[JAIL_PLACEHOLDER_EMPTY] = { "--ro-bind", FROM_EMPTY_FILE },
+	[JAIL_PLACEHOLDER_JSON] = { "--ro-bind", FROM_JSON_FILE },
+	[JAIL_PLACEHOLDER_FILE] = { "--ro-bind", FROM_DOT_FILE },
+	[JAIL_PLACEHOLDER] = { "--ro-bind", FROM_EMPTY },
+	[JAIL_REMOUNT_RO] = { "--remount-ro", FROM_NONE },
+};
+
 char **
 jail_argv(const struct jail_config *c)
 {
 	char empty[PATH_MAX], empty_file[PATH_MAX], dot_file[PATH_MAX], json_file[PATH_MAX];
+	const char *const staged[] = { [FROM_EMPTY_FILE] = empty_file,
+		[FROM_JSON_FILE] = json_file, [FROM_DOT_FILE] = dot_file, [FROM_EMPTY] = empty };
 	char num[32];
 	struct av a = { 0 };
 	size_t i;
@@ -654,36 +677,16 @@ jail_argv(const struct jail_config *c)
 	av_add2(&a, "--dev", "/dev");
 	av_add2(&a, "--proc", "/proc");
 	for (i = 0; c->plan && i < c->plan->n; i++) {
-		const char *p = c->plan->m[i].path;
+		const struct jail_mount *m = &c->plan->m[i];
 
-		switch (c->plan->m[i].op) {
-		case JAIL_RO:
-			av_add3(&a, "--ro-bind", p, p);
-			break;
-		case JAIL_RW:
-			av_add3(&a, "--bind", p, p);
-			break;
-		case JAIL_TMPFS:
-		case JAIL_PRIVATE:
-			av_add2(&a, "--tmpfs", p);
-			break;
-		case JAIL_HIDE_FILE:
-		case JAIL_PLACEHOLDER_EMPTY:
-			av_add3(&a, "--ro-bind", empty_file, p);
-			break;
-		case JAIL_PLACEHOLDER_JSON:
-			av_add3(&a, "--ro-bind", json_file, p);
-			break;
-		case JAIL_PLACEHOLDER_FILE:
-			av_add3(&a, "--ro-bind", dot_file, p);
-			break;
-		case JAIL_PLACEHOLDER:
-			av_add3(&a, "--ro-bind", empty, p);
-			break;
-		case JAIL_REMOUNT_RO:
-			av_add2(&a, "--remount-ro", p);
-			break;
-		}
+		if ((size_t)m->op >= sizeof(mount_opts) / sizeof(mount_opts[0]) ||
+		    !mount_opts[m->op].opt)
+			continue;
+		if (mount_opts[m->op].from == FROM_NONE)
+			av_add2(&a, mount_opts[m->op].opt, m->path);
+		else
+			av_add3(&a, mount_opts[m->op].opt, mount_opts[m->op].from == FROM_PATH ?
+			    m->path : staged[mount_opts[m->op].from], m->path);
 	}
 	if (c->proxy_socket)
 		av_add3(&a, "--ro-bind", c->proxy_socket, JAIL_PROXY_SOCKET);

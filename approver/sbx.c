@@ -22,21 +22,42 @@ sub_usage(const char *text, int help)
 }
 
 int
+sub_opt_common(struct sbx_ctx *c, int ch, const char *use)
+{
+	if (ch != 'C')
+		return sub_usage(use, ch == 'h');
+	c->dir = optarg;
+	return -1;
+}
+
+int
 sub_opts_json(struct sbx_ctx *c, int argc, char **argv, const char *use, int *json)
 {
 	static const struct option opts[] = {
 		SBX_OPTS_COMMON, { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 },
 	};
-	int ch;
+	static const struct sub_str none[] = { { 0, NULL } };
+
+	return sub_opts_str(c, argc, argv, opts, none, use, json);
+}
+
+int
+sub_opts_str(struct sbx_ctx *c, int argc, char **argv, const struct option *opts,
+    const struct sub_str *strs, const char *use, int *json)
+{
+	const struct sub_str *s;
+	int ch, rc;
 
 	*json = 0;
 	while ((ch = getopt_long(argc, argv, "C:h", opts, NULL)) != -1) {
-		if (ch == 'j')
+		for (s = strs; s->ch && s->ch != ch; s++)
+			;
+		if (s->ch)
+			*s->to = optarg;
+		else if (ch == 'j')
 			*json = 1;
-		else if (ch == 'C')
-			c->dir = optarg;
-		else
-			return sub_usage(use, ch == 'h');
+		else if ((rc = sub_opt_common(c, ch, use)) >= 0)
+			return rc;
 	}
 	return -1;
 }

@@ -29,10 +29,9 @@ int
 approver_key_load(const char *config, struct approver_key *k, struct sbx_err *err)
 {
 	char name[64], pkhex[65], skhex[129];
-	struct stat st;
 	size_t len;
 	char *text = NULL;
-	int dfd, fd = -1, rc = -1;
+	int dfd, rc = -1, r;
 
 	memset(k, 0, sizeof(*k));
 	dfd = open(config, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -41,19 +40,12 @@ approver_key_load(const char *config, struct approver_key *k, struct sbx_err *er
 		    config, strerror(errno));
 		return -1;
 	}
-	fd = openat(dfd, SBX_KEY_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	if ((r = read_private(dfd, config, SBX_KEY_FILE, 4096, &text, &len, err)) == -1)
 		err_set(err, "no approver key in %s (%s); run `sbx init DIR` first", config,
 		    strerror(errno));
+	if (r < 0)
 		goto out;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
-		err_set(err, "%s/%s must be a regular file of ours with mode 0600 "
-		    "(run `chmod 600 %s/%s`)", config, SBX_KEY_FILE, config, SBX_KEY_FILE);
-		goto out;
-	}
-	if (!(text = fd_read_all(fd, 4096, &len)) ||
-	    sscanf(text, "sbx-approver-key-v1\nname %63s\npublic %64s\nsecret %128s",
+	if (sscanf(text, "sbx-approver-key-v1\nname %63s\npublic %64s\nsecret %128s",
 	    name, pkhex, skhex) != 3 || !valid_name(name) ||
 	    hex_decode(k->pk, 32, pkhex) < 0 || hex_decode(k->sk, 64, skhex) < 0) {
 		err_set(err, "%s/%s is malformed", config, SBX_KEY_FILE);
@@ -68,8 +60,6 @@ out:
 		free(text);
 	}
 	sodium_memzero(skhex, sizeof(skhex));
-	if (fd >= 0)
-		close(fd);
 	close(dfd);
 	if (rc < 0)
 		approver_key_wipe(k);

@@ -831,7 +831,7 @@ cmd_watch(struct sbx_ctx *c, int argc, char **argv)
 	struct sbx_err err;
 	struct pollfd pfd[3];
 	const char *term = getenv("TERM");
-	char buf[512], evbuf[4096], (*fl)[4096];
+	char buf[512], evbuf[4096], (*fl)[4096], (*listed)[4096] = NULL;
 	int i, all = 0, quit = 0, n;
 	size_t plen = 0;
 
@@ -872,21 +872,20 @@ cmd_watch(struct sbx_ctx *c, int argc, char **argv)
 		return 2;
 	}
 	if (all) {
-		/* Every recorded folder: room for them all, or a clear error. */
-		if ((n = registry_count(c->config, &err)) < 0) {
+		/* Every recorded folder (one read), or a clear error. */
+		if ((n = registry_read(c->config, &listed, &err)) < 0) {
 			fprintf(stderr, "sbx: %s\n", err.msg);
 			return 1;
 		}
 		if (!(fl = realloc(w.folders, (size_t)(w.nfolders + n + 1) * sizeof(*fl)))) {
 			fprintf(stderr, "sbx: out of memory for %d folders\n", w.nfolders + n);
+			free(listed);
 			return 1;
 		}
 		w.folders = fl;
-		n = registry_list(c->config, w.folders + w.nfolders, n, &err);
-		if (n < 0) {
-			fprintf(stderr, "sbx: %s\n", err.msg);
-			return 1;
-		}
+		if (n > 0)
+			memcpy(w.folders + w.nfolders, listed, (size_t)n * sizeof(*listed));
+		free(listed);
 		w.nfolders += n;
 	}
 	if (w.nfolders == 0) {

@@ -87,10 +87,9 @@ int
 audit_key_load(const char *config, struct audit_key *k, struct sbx_err *err)
 {
 	char text[512], pkhex[65], skhex[129];
-	struct stat st;
 	size_t len;
 	char *file = NULL;
-	int dfd = -1, fd = -1, rc = -1, n;
+	int dfd = -1, fd = -1, rc = -1, n, r;
 
 	memset(k, 0, sizeof(*k));
 	if (mkdir_p(config, 0700) < 0 ||
@@ -98,19 +97,12 @@ audit_key_load(const char *config, struct audit_key *k, struct sbx_err *err)
 		err_set(err, "cannot open the config dir %s: %s", config, strerror(errno));
 		return -1;
 	}
-	fd = openat(dfd, AUDIT_KEY_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-		    (st.st_mode & 077)) {
-			err_set(err, "%s/%s must be a regular file of ours with mode 0600 (run "
-			    "`chmod 600 %s/%s`)", config, AUDIT_KEY_FILE, config, AUDIT_KEY_FILE);
-			goto out;
-		}
-		if (!(file = fd_read_all(fd, 4096, &len)) || key_parse(file, k) < 0) {
+	if ((r = read_private(dfd, config, AUDIT_KEY_FILE, 4096, &file, &len, err)) == 0) {
+		if (key_parse(file, k) < 0) {
 			err_set(err, "%s/%s is malformed", config, AUDIT_KEY_FILE);
 			goto out;
 		}
-	} else if (errno == ENOENT) {
+	} else if (r == -1 && errno == ENOENT) {
 		crypto_sign_keypair(k->pk, k->sk);
 		hex_encode(pkhex, k->pk, 32);
 		hex_encode(skhex, k->sk, 64);
@@ -125,7 +117,9 @@ audit_key_load(const char *config, struct audit_key *k, struct sbx_err *err)
 			goto out;
 		}
 	} else {
-		err_set(err, "cannot open %s/%s: %s", config, AUDIT_KEY_FILE, strerror(errno));
+		if (r == -1)
+			err_set(err, "cannot open %s/%s: %s", config, AUDIT_KEY_FILE,
+			    strerror(errno));
 		goto out;
 	}
 	key_id_of(k->pk, k->key_id);

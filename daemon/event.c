@@ -23,6 +23,16 @@ struct event_key {
 	int type;
 };
 
+/* The entry of keys (ended by a NULL key) named k, or NULL. */
+static const struct event_key *
+key_find(const struct event_key *keys, const char *k)
+{
+	for (; keys->key; keys++)
+		if (strcmp(keys->key, k) == 0)
+			return keys;
+	return NULL;
+}
+
 /*
  * An event for the audit log: BOX/ID.json (16 hex digits), at most
  * SBX_MAX_EVENT bytes, read with read_untrusted(). BOX is queue/events
@@ -35,31 +45,32 @@ struct event_key {
 static void
 event_from(struct folder *f, const char *box, const char *name)
 {
-	static const struct event_key post_keys[] = {
+	/* Every event's envelope, then the keys of its kind. */
+	static const struct event_key common_keys[] = {
 		{ "v", cJSON_Number }, { "kind", cJSON_String }, { "agent", cJSON_String },
-		{ "session_id", cJSON_String }, { "tool_use_id", cJSON_String },
-		{ "tool", cJSON_String }, { "cwd", cJSON_String }, { "time", cJSON_Number },
+		{ "session_id", cJSON_String }, { "time", cJSON_Number },
+		{ "error", cJSON_String }, { NULL, 0 },
+	};
+	static const struct event_key post_keys[] = {
+		{ "tool_use_id", cJSON_String }, { "tool", cJSON_String }, { "cwd", cJSON_String },
 		{ "path", cJSON_String }, { "before", cJSON_String }, { "after", cJSON_String },
 		{ "command", cJSON_String }, { "exit_code", cJSON_Number },
-		{ "interrupted", cJSON_True | cJSON_False }, { "error", cJSON_String },
-		{ "input_error", cJSON_String }, { NULL, 0 },
+		{ "interrupted", cJSON_True | cJSON_False }, { "input_error", cJSON_String },
+		{ NULL, 0 },
 	};
 	/* sbx-proxy: one per connection, allowed or not. */
 	static const struct event_key net_keys[] = {
-		{ "v", cJSON_Number }, { "kind", cJSON_String }, { "agent", cJSON_String },
-		{ "session_id", cJSON_String }, { "time", cJSON_Number },
 		{ "method", cJSON_String }, { "host", cJSON_String }, { "port", cJSON_Number },
 		{ "verdict", cJSON_String }, { "rule", cJSON_String }, { "reason", cJSON_String },
 		{ "request", cJSON_String }, { "bytes_up", cJSON_Number },
-		{ "bytes_down", cJSON_Number }, { "duration_ms", cJSON_Number },
-		{ "error", cJSON_String }, { NULL, 0 },
+		{ "bytes_down", cJSON_Number }, { "duration_ms", cJSON_Number }, { NULL, 0 },
 	};
-	const struct event_key *keys;
+	const struct event_key *ek;
 	char id[SBX_ID_LEN + 1], path[512];
 	struct sbx_err err = { "" };
 	const char *kind, *h;
 	cJSON *doc = NULL, *c, *data = NULL;
-	size_t len, i;
+	size_t len;
 	char *text;
 	int64_t v;
 	int is_net, from_proxy = strcmp(box, "proxy/events") == 0;
@@ -96,12 +107,10 @@ event_from(struct folder *f, const char *box, const char *name)
 		    "records come only from sbx-proxy's own drop box)");
 		goto out;
 	}
-	keys = is_net ? net_keys : post_keys;
 	for (c = doc->child; c; c = c->next) {
-		for (i = 0; keys[i].key; i++)
-			if (strcmp(c->string, keys[i].key) == 0)
-				break;
-		if (!keys[i].key || !(c->type & keys[i].type)) {
+		if (!(ek = key_find(common_keys, c->string)))
+			ek = key_find(is_net ? net_keys : post_keys, c->string);
+		if (!ek || !(c->type & ek->type)) {
 			snprintf(err.msg, sizeof(err.msg), "unknown key or wrong type: \"%.40s\"",
 			    c->string);
 			folder_reject(f, box, name, err.msg);

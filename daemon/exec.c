@@ -11,12 +11,15 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -30,6 +33,7 @@
 #include "common/protocol/wake.h"
 #include "common/redact/redact.h"
 #include "common/trust/result_sig.h"
+#include "daemon/cgroup.h"
 #include "daemon/exec.h"
 
 #define KILL_GRACE_MS   5000
@@ -304,92 +308,14 @@ user_tasks(void)
 	return n;
 }
 
-/*
- * A pids cgroup for one run: cgroup v2 (our own cgroup's parent must
- * delegate "pids") or v1's pids hierarchy. 0 with dir filled, or -1
- * when sbxd may not make one (then only RLIMIT_NPROC bounds processes).
- */
-static int
-cgroup_make(const char *id, int max, char *dir, size_t dirsz)
-{
-	static const char *const bases[] = { "/sys/fs/cgroup/pids", "/sys/fs/cgroup",
-		"/sys/fs/cgroup/unified", NULL };
-	char path[PATH_MAX], num[32];
-	int i, fd, len;
-
-	for (i = 0; bases[i]; i++) {
-		if (xsnprintf(path, sizeof(path), "%s/pids.max", bases[i]) < 0)
-			continue;
-		/* v1 root has no pids.max; accept a hierarchy with cgroup.procs
-		 * whose children get pids.max. */
-		if (xsnprintf(path, sizeof(path), "%s/cgroup.procs", bases[i]) < 0 ||
-		    access(path, W_OK) < 0)
-			continue;
-		if (xsnprintf(dir, dirsz, "%s/sbx-%s", bases[i], id) < 0)
-			continue;
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			continue;
-		if (xsnprintf(path, sizeof(path), "%s/pids.max", dir) < 0 ||
-		    (fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
-			rmdir(dir);
-			continue;
-		}
-		len = snprintf(num, sizeof(num), "%d", max);
-		if (write(fd, num, (size_t)len) != len) {
-			close(fd);
-			rmdir(dir);
-			continue;
-		}
-		close(fd);
-		return 0;
-	}
-	dir[0] = '\0';
-	return -1;
-}
-
-/* Kills what is left in the run's cgroup and removes it. */
-static void
-cgroup_drop(const char *dir)
-{
-	char path[PATH_MAX], buf[4096], *p;
-	ssize_t n;
-	int fd, tries;
-
-	if (!*dir || xsnprintf(path, sizeof(path), "%s/cgroup.procs", dir) < 0)
-		return;
-	for (tries = 0; tries < 100; tries++) {
-		if (rmdir(dir) == 0 || errno == ENOENT)
-			return;
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-			n = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			buf[n > 0 ? n : 0] = '\0';
-			for (p = buf; *p; p += strcspn(p, "\n"), p += *p == '\n')
-				if (atol(p) > 0)
-					kill((pid_t)atol(p), SIGKILL);
-		}
-		usleep(10000);
-	}
-}
-
 /* In the command's child, before exec: the run's resource limits. */
 static int
 apply_limits(const struct exec_spec *s, const char *cgdir, long tasks)
 {
 	struct rlimit rl;
-	char path[PATH_MAX];
-	int fd;
 
-	if (*cgdir) {
-		if (xsnprintf(path, sizeof(path), "%s/cgroup.procs", cgdir) < 0 ||
-		    (fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
-			return -1;
-		if (write(fd, "0", 1) != 1) {
-			close(fd);
-			return -1;
-		}
-		close(fd);
-	}
+	if (*cgdir && cgroup_join(cgdir) < 0)
+		return -1;
 	if (s->cpu_s > 0) {
 		rl.rlim_cur = (rlim_t)s->cpu_s;
 		rl.rlim_max = (rlim_t)s->cpu_s + 5;
@@ -409,13 +335,12 @@ apply_limits(const struct exec_spec *s, const char *cgdir, long tasks)
 	return 0;
 }
 
-/* In the command's child: never returns. */
+/* The command's child, first half (a spare's child does it ahead of
+ * time): its own process group, default signals. */
 static void
-run_child(const struct exec_spec *s, int out_w, int err_w, const char *cgdir, long tasks)
+child_prepare(void)
 {
-	char **env;
 	sigset_t none;
-	int fd;
 
 	setpgid(0, 0);
 	sigemptyset(&none);
@@ -424,6 +349,16 @@ run_child(const struct exec_spec *s, int out_w, int err_w, const char *cgdir, lo
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+}
+
+/* The command's child, second half: joins cgdir (unless empty: no
+ * cgroup, or already in it), then execs the command. Never returns. */
+static void
+child_exec(const struct exec_spec *s, int out_w, int err_w, const char *cgdir, long tasks)
+{
+	char **env;
+	int fd;
+
 	fd = open("/dev/null", O_RDONLY);
 	if (fd < 0 || dup2(fd, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
 		_exit(126);
@@ -533,17 +468,27 @@ result_final(const struct exec_spec *s, int status, int timed_out, int64_t t0)
 	return r;
 }
 
-/* The executor on its own: sbxd's locks closed, a session of its own,
- * stopped by SIGTERM/SIGINT/SIGHUP or sbxd's death. */
+/* The command's child, as its executor sees it. */
+struct child {
+	pid_t pid;
+	int out_r, err_r;           /* the read ends of its stdout and stderr */
+	char cgdir[PATH_MAX];       /* its cgroup; "" without one */
+};
+
+/* The executor on its own: the descriptors it must not hold closed, a
+ * session of its own, stopped by SIGTERM/SIGINT/SIGHUP or sbxd's death.
+ * Not dumpable: a command of the same user can neither ptrace it nor
+ * read or write its memory (/proc/PID/mem) to change what it runs. */
 static void
-executor_detach(const struct exec_spec *s, pid_t daemon)
+executor_detach(const int *close_fds, int n_close_fds, pid_t daemon)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
 	sigset_t none;
 	int i;
 
-	for (i = 0; i < s->n_close_fds; i++)
-		close(s->close_fds[i]);
+	for (i = 0; i < n_close_fds; i++)
+		close(close_fds[i]);
+	prctl(PR_SET_DUMPABLE, 0);
 	setsid();
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -556,52 +501,74 @@ executor_detach(const struct exec_spec *s, pid_t daemon)
 		stop_requested = 1;
 }
 
-/* The executor process: never returns. */
+/*
+ * Starts the command's child the direct way: pipes, a pids cgroup of
+ * its own when the run has a process limit and sbxd may make one (the
+ * child moves into it, or starts in it on cgroup v2), then the child.
+ * 0, or -1 with why (nothing started, nothing left).
+ */
+static int
+child_start(const struct exec_spec *s, struct child *c, const char **why)
+{
+	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, joined = 0;
+	long tasks = -1;
+
+	c->cgdir[0] = '\0';
+	if (pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
+		if (op[0] >= 0) {
+			close(op[0]);
+			close(op[1]);
+		}
+		*why = "sbxd could not create pipes";
+		return -1;
+	}
+	if (s->max_procs > 0) {
+		if (cgroup_make(s->id, s->max_procs, c->cgdir, sizeof(c->cgdir)) < 0)
+			c->cgdir[0] = '\0';
+		tasks = geteuid() == 0 ? -1 : user_tasks();
+	}
+	c->pid = stop_requested ? -1 : cgroup_fork(c->cgdir, &joined);
+	if (c->pid == 0) {
+		child_prepare();
+		child_exec(s, op[1], ep[1], joined ? "" : c->cgdir, tasks);
+	}
+	close(op[1]);
+	close(ep[1]);
+	c->out_r = op[0];
+	c->err_r = ep[0];
+	if (c->pid < 0) {
+		close(op[0]);
+		close(ep[0]);
+		cgroup_drop(c->cgdir);
+		*why = stop_requested ? "sbxd stopped before the command started"
+		    : "sbxd could not start the command";
+		return -1;
+	}
+	setpgid(c->pid, c->pid);
+	return 0;
+}
+
+/* Runs the started child c to its end (timeout, output caps), then
+ * writes the result: the same for a direct run and a spare's. Never
+ * returns. */
 static void
-executor(const struct exec_spec *s, pid_t daemon)
+executor_supervise(const struct exec_spec *s, struct child *c)
 {
 	struct stream st[2] = { { .name = "stdout" }, { .name = "stderr" } };
-	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, i, status = 0, n;
-	int timed_out = 0, exited = 0, pidfd;
+	int i, status = 0, n, timed_out = 0, exited = 0, pidfd, rc = -1;
 	int64_t t0, deadline, kill_at = 0, drain_at = 0, now;
 	struct pollfd pfd[3];
-	char cgdir[PATH_MAX] = "";
-	long tasks = -1;
-	pid_t pid;
+	pid_t pid = c->pid;
 	cJSON *r;
-
-	executor_detach(s, daemon);
 
 	for (i = 0; i < 2; i++) {
 		crypto_generichash_init(&st[i].hash, NULL, 0, 32);
 		st[i].out = open_capture(s->sbfd, s->id, st[i].name);
 	}
-	if (pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
-		result_write_status(s->sbfd, s->id, s->hash, req_status_name(REQ_INTERRUPTED), s->approver,
-		    "sbxd could not create pipes");
-		_exit(1);
-	}
+	st[0].fd = c->out_r;
+	st[1].fd = c->err_r;
 	t0 = mono_ms();
 	deadline = t0 + (int64_t)s->timeout_s * 1000;
-	if (s->max_procs > 0) {
-		if (cgroup_make(s->id, s->max_procs, cgdir, sizeof(cgdir)) < 0)
-			cgdir[0] = '\0';
-		tasks = geteuid() == 0 ? -1 : user_tasks();
-	}
-	pid = stop_requested ? -1 : fork();
-	if (pid == 0)
-		run_child(s, op[1], ep[1], cgdir, tasks);
-	close(op[1]);
-	close(ep[1]);
-	st[0].fd = op[0];
-	st[1].fd = ep[0];
-	if (pid < 0) {
-		result_write_status(s->sbfd, s->id, s->hash, req_status_name(REQ_INTERRUPTED), s->approver,
-		    stop_requested ? "sbxd stopped before the command started"
-		    : "sbxd could not start the command");
-		_exit(1);
-	}
-	setpgid(pid, pid);
 	/* A pidfd wakes the poll below when the shell exits (Linux >= 5.3);
 	 * without one, the 50 ms poll timeout notices it. */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -658,17 +625,574 @@ executor(const struct exec_spec *s, pid_t daemon)
 	if (!exited)
 		waitpid(pid, &status, 0);
 	kill(-pid, SIGKILL);
-	cgroup_drop(cgdir);
+	/* What is left of the run is killed now; its cgroup is removed after
+	 * the result (a removal waits while a spare moves into its own). */
+	cgroup_kill(c->cgdir);
 	if (pidfd >= 0)
 		close(pidfd);
 
 	for (i = 0; i < 2; i++)
 		publish_capture(s->sbfd, s->id, st[i].name, st[i].out, st[i].kept);
-	if (!(r = result_final(s, status, timed_out, t0)))
+	if ((r = result_final(s, status, timed_out, t0))) {
+		for (i = 0; i < 2; i++)
+			stream_result(&st[i], r);
+		rc = result_write(s->sbfd, s->id, r);
+	}
+	cgroup_drop(c->cgdir);
+	_exit(r && rc == 0 ? 0 : 1);
+}
+
+/* The executor process, the direct way: never returns. */
+static void
+executor(const struct exec_spec *s, pid_t daemon)
+{
+	struct child c;
+	const char *why = "";
+
+	executor_detach(s->close_fds, s->n_close_fds, daemon);
+	if (child_start(s, &c, &why) < 0) {
+		result_write_status(s->sbfd, s->id, s->hash, req_status_name(REQ_INTERRUPTED),
+		    s->approver, why);
 		_exit(1);
-	for (i = 0; i < 2; i++)
-		stream_result(&st[i], r);
-	_exit(result_write(s->sbfd, s->id, r) == 0 ? 0 : 1);
+	}
+	executor_supervise(s, &c);
+}
+
+/*
+ * The spare executor. Moving the command's child into its pids cgroup
+ * waits for an RCU grace period (6 ms and more with cgroup v1), and
+ * starting two processes costs too: a spare does both ahead of time,
+ * while nothing waits. sbxd forks the spare executor E when it has none
+ * (exec_spare_keep); E makes a fresh cgroup (pids.max 1 meanwhile) and
+ * forks its child C, which joins it, says ready and waits. To start a run, sbxd
+ * sends E the run (a sealed memfd) and the folder's .sandbox fd; E
+ * answers "taken" before anything else, checks that C is alive, not
+ * stopped and alone in its cgroup, sets the run's pids.max and hands C
+ * the run: C execs the command as a direct child does (child_exec), and
+ * E supervises it as a direct executor does (executor_supervise).
+ *
+ * Fail closed, whatever a command of the same user does to a spare. It
+ * may kill or stop E or C (and as root move processes into or out of
+ * the cgroup); it can neither trace them nor read or write their memory
+ * (not dumpable), nor reach their sockets.
+ * - sbxd falls back to the direct path only when E did not answer
+ *   "taken" and is dead (its socket at its end): E starts nothing
+ *   before that answer. An answer that does not come within
+ *   SPARE_ANSWER_MS gets E killed and the socket read to its end:
+ *   "taken" there means E owned the run (recorded as any executor that
+ *   died), else the direct path. Never twice, never a hang.
+ * - E that finds C unfit kills it, drops its cgroup and starts the
+ *   command the direct way (child_start): in a cgroup of its own, never
+ *   outside one when sbxd may make one.
+ * - A spare that dies idle is forgotten and its cgroup dropped; the
+ *   next one is forked SPARE_RETRY_MS later, not in a loop.
+ */
+#define SPARE_ANSWER_MS 1000    /* sbxd waits this long for "taken" */
+#define SPARE_READY_MS  2000    /* E waits this long for C in its cgroup */
+#define SPARE_RETRY_MS  1000    /* after a spare that failed or died idle */
+#define SPEC_MAGIC      0x31786273u
+#define SPEC_STRS       7       /* folder, id, hash, tool, command, cwd, approver */
+#define SPEC_MAX_ENV    4096
+#define SPEC_MAX        (16L << 20)
+
+struct spec_head {
+	uint32_t magic, nstr;
+	int32_t is_auto, timeout_s, cpu_s, max_procs;
+	int64_t cap, mem_bytes;
+};
+
+/* A run read back from its memfd: s points into buf and env (owned). */
+struct spec_copy {
+	struct exec_spec s;
+	char *buf;
+	char **env;
+};
+
+/* Writes the run s into a sealed memfd. The fd, or -1. */
+static int
+spec_encode(const struct exec_spec *s)
+{
+	const char *str[SPEC_STRS] = { s->folder, s->id, s->hash, s->tool, s->command,
+		s->cwd, s->approver };
+	struct spec_head h = { .magic = SPEC_MAGIC, .is_auto = s->is_auto,
+		.timeout_s = s->timeout_s, .cpu_s = s->cpu_s, .max_procs = s->max_procs,
+		.cap = s->cap, .mem_bytes = s->mem_bytes };
+	size_t n = 0, len = sizeof(h), k, o;
+	char *buf;
+	int fd = -1;
+
+	while (s->env && s->env[n])
+		n++;
+	if (n > SPEC_MAX_ENV)
+		return -1;
+	h.nstr = (uint32_t)(SPEC_STRS + n);
+	for (k = 0; k < SPEC_STRS; k++)
+		len += strlen(str[k] ? str[k] : "") + 1;
+	for (k = 0; k < n; k++)
+		len += strlen(s->env[k]) + 1;
+	if (len > (size_t)SPEC_MAX || !(buf = malloc(len)))
+		return -1;
+	memcpy(buf, &h, sizeof(h));
+	for (o = sizeof(h), k = 0; k < SPEC_STRS + n; k++) {
+		const char *v = k < SPEC_STRS ? (str[k] ? str[k] : "") : s->env[k - SPEC_STRS];
+
+		memcpy(buf + o, v, strlen(v) + 1);
+		o += strlen(v) + 1;
+	}
+	if ((fd = memfd_create("sbx-run", MFD_CLOEXEC | MFD_ALLOW_SEALING)) < 0 ||
+	    write_all(fd, buf, len) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	free(buf);
+	return fd;
+}
+
+static void
+spec_free(struct spec_copy *c)
+{
+	free(c->buf);
+	free(c->env);
+	c->buf = NULL;
+	c->env = NULL;
+}
+
+/* Reads a run back from fd (spec_encode's). 0, or -1 (nothing kept). */
+static int
+spec_decode(int fd, struct spec_copy *c)
+{
+	const char *str[SPEC_STRS];
+	struct spec_head h;
+	struct stat st;
+	char *p, *end, *z;
+	uint32_t i;
+
+	memset(c, 0, sizeof(*c));
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(h) || st.st_size > SPEC_MAX ||
+	    !(c->buf = malloc((size_t)st.st_size)))
+		return -1;
+	if (pread(fd, c->buf, (size_t)st.st_size, 0) != (ssize_t)st.st_size)
+		goto fail;
+	memcpy(&h, c->buf, sizeof(h));
+	if (h.magic != SPEC_MAGIC || h.nstr < SPEC_STRS || h.nstr > SPEC_STRS + SPEC_MAX_ENV ||
+	    !(c->env = calloc(h.nstr - SPEC_STRS + 1, sizeof(*c->env))))
+		goto fail;
+	p = c->buf + sizeof(h);
+	end = c->buf + st.st_size;
+	for (i = 0; i < h.nstr; i++) {
+		if (!(z = memchr(p, '\0', (size_t)(end - p))))
+			goto fail;
+		if (i < SPEC_STRS)
+			str[i] = p;
+		else
+			c->env[i - SPEC_STRS] = p;
+		p = z + 1;
+	}
+	if (p != end)
+		goto fail;
+	c->s = (struct exec_spec){ .sbfd = -1, .folder = str[0], .id = str[1],
+		.hash = str[2], .tool = str[3], .command = str[4], .cwd = str[5],
+		.approver = str[6], .is_auto = h.is_auto, .timeout_s = h.timeout_s,
+		.cap = (long)h.cap, .cpu_s = h.cpu_s, .mem_bytes = h.mem_bytes,
+		.max_procs = h.max_procs, .env = c->env };
+	return 0;
+fail:
+	spec_free(c);
+	return -1;
+}
+
+/* Sends len bytes and up to 2 fds as one message; never blocks. 0 or -1. */
+static int
+msg_send(int sock, const void *data, size_t len, const int *fds, int nfds)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+	} u;
+	struct iovec iov = { (void *)data, len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (nfds > 0) {
+		memset(&u, 0, sizeof(u));
+		m.msg_control = u.buf;
+		m.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
+	}
+	return sendmsg(sock, &m, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+}
+
+/* Receives one message of exactly len bytes with exactly nfds fds
+ * (close-on-exec). 0, or -1 (its end, an error, another shape: any fd
+ * that came is closed). Blocks. */
+static int
+msg_recv(int sock, void *data, size_t len, int *fds, int nfds)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+	} u;
+	struct iovec iov = { data, len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *cm;
+	int got = 0, k, n, *in;
+	ssize_t r;
+
+	do
+		r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+	while (r < 0 && errno == EINTR);
+	for (cm = r >= 0 ? CMSG_FIRSTHDR(&m) : NULL; cm; cm = CMSG_NXTHDR(&m, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		in = (int *)(void *)CMSG_DATA(cm);
+		for (k = 0; k < n; k++) {
+			if (got < nfds)
+				fds[got] = in[k];
+			else
+				close(in[k]);
+			got++;
+		}
+	}
+	if (r == (ssize_t)len && got == nfds && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		return 0;
+	for (k = 0; k < got && k < nfds; k++)
+		close(fds[k]);
+	return -1;
+}
+
+/* The state letter of /proc/PID/stat ('R', 'S', 'T' ...), or 0. */
+static char
+proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* C, the spare's child: in its cgroup ahead of time, then waits for its
+ * run (the run's memfd and the task count for RLIMIT_NPROC). Never
+ * returns. */
+static void
+spare_child(int sock, int out_w, int err_w, const char *cgdir, int joined, pid_t parent)
+{
+	struct spec_copy sc;
+	long tasks;
+	int fd;
+
+	child_prepare();
+	prctl(PR_SET_NAME, "sbxd-spare-cmd");
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(0);
+	if (*cgdir && !joined && cgroup_join(cgdir) < 0)
+		_exit(0);
+	if (msg_send(sock, "r", 1, NULL, 0) < 0 || msg_recv(sock, &tasks, sizeof(tasks), &fd, 1) < 0)
+		_exit(0);
+	/* Handed the run: from here on, E waits for this process as the
+	 * command. It outlives E, as a direct child does. */
+	if (spec_decode(fd, &sc) < 0) {
+		dprintf(err_w, "sbxd: the spare could not read its run\n");
+		_exit(126);
+	}
+	close(fd);
+	prctl(PR_SET_PDEATHSIG, 0);
+	child_exec(&sc.s, out_w, err_w, "", tasks);
+}
+
+/* Kills C (not yet handed a run) and drops its cgroup. */
+static void
+spare_kill(struct child *c)
+{
+	if (c->pid > 0) {
+		kill(c->pid, SIGKILL);
+		waitpid(c->pid, NULL, 0);
+		c->pid = 0;
+	}
+	cgroup_drop(c->cgdir);
+	c->cgdir[0] = '\0';
+}
+
+/* C can run s: ready, alive, not stopped, alone in its cgroup (or
+ * without one, as a direct run would be now). */
+static int
+spare_fits(struct child *c, const struct exec_spec *s, int ready)
+{
+	char st;
+
+	if (!ready || waitpid(c->pid, NULL, WNOHANG) != 0) {
+		if (!ready)
+			return 0;
+		c->pid = 0;     /* gone, and reaped now */
+		return 0;
+	}
+	st = proc_state(c->pid);
+	if (st != 'S' && st != 'R' && st != 'D')
+		return 0;
+	if (c->cgdir[0])
+		return cgroup_only(c->cgdir, c->pid) == 1 &&
+		    cgroup_set_max(c->cgdir, s->max_procs) == 0;
+	return !(s->max_procs > 0 && cgroup_available());
+}
+
+/* Waits up to ms for C's "ready"; 1 when it came. */
+static int
+spare_wait_ready(int csock, int ms)
+{
+	int64_t until = mono_ms() + ms;
+	char b = 0;
+
+	while (mono_ms() < until && !stop_requested)
+		if (poll(&(struct pollfd){ csock, POLLIN, 0 }, 1, (int)(until - mono_ms())) > 0)
+			return recv(csock, &b, 1, MSG_DONTWAIT) == 1 && b == 'r';
+	return 0;
+}
+
+/* E, the spare executor: sock is its end of sbxd's socket, cgdir the
+ * cgroup it makes ("" without one). Never returns. */
+static void
+spare_main(int sock, pid_t daemon, const char *cgdir)
+{
+	struct pollfd pfd[2];
+	struct spec_copy sc;
+	struct child c = { .pid = 0 };
+	int cs[2], op[2], ep[2], fds[2], joined = 0, ready = 0;
+	const char *why = "";
+	pid_t self = getpid();
+	long tasks = -1;
+	char b;
+
+	executor_detach(NULL, 0, daemon);
+	prctl(PR_SET_NAME, "sbxd-spare");
+	snprintf(c.cgdir, sizeof(c.cgdir), "%s", cgdir);
+	/* Nothing of sbxd's: no lock, no database, no inotify. */
+	if (sock != 3 && (dup2(sock, 3) < 0 || close(sock) < 0))
+		_exit(1);
+	sock = 3;
+	closefrom(4);
+	fcntl(sock, F_SETFD, FD_CLOEXEC);
+	if ((c.cgdir[0] && cgroup_create(c.cgdir, 1) < 0) ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cs) < 0 ||
+	    pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0 ||
+	    (c.pid = cgroup_fork(c.cgdir, &joined)) < 0) {
+		c.pid = 0;
+		spare_kill(&c);
+		_exit(1);
+	}
+	if (c.pid == 0) {
+		close(sock);
+		close(cs[0]);
+		close(op[0]);
+		close(ep[0]);
+		spare_child(cs[1], op[1], ep[1], c.cgdir, joined, self);
+	}
+	close(cs[1]);
+	close(op[1]);
+	close(ep[1]);
+	/* Idle: C's "ready", then sbxd's run; any other end ends the spare. */
+	for (;;) {
+		pfd[0] = (struct pollfd){ .fd = sock, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = cs[0], .events = POLLIN };
+		if (stop_requested)
+			break;
+		if (poll(pfd, ready ? 1 : 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (!ready && pfd[1].revents) {
+			if (recv(cs[0], &b, 1, MSG_DONTWAIT) != 1 || b != 'r')
+				break;
+			ready = 1;
+		}
+		if (pfd[0].revents)
+			break;
+	}
+	if (stop_requested || !(pfd[0].revents & POLLIN) ||
+	    msg_recv(sock, &b, 1, fds, 2) < 0 || b != 's') {
+		spare_kill(&c);
+		_exit(0);
+	}
+	if (spec_decode(fds[1], &sc) < 0) {
+		(void)msg_send(sock, "n", 1, NULL, 0);
+		spare_kill(&c);
+		_exit(0);
+	}
+	sc.s.sbfd = fds[0];
+	/* "taken": the run is E's from here on, and only from here on. */
+	if (msg_send(sock, "k", 1, NULL, 0) < 0) {
+		spare_kill(&c);
+		_exit(0);
+	}
+	close(sock);
+	prctl(PR_SET_NAME, "sbxd");
+	if (!ready)
+		ready = spare_wait_ready(cs[0], SPARE_READY_MS);
+	if (sc.s.max_procs > 0 && geteuid() != 0 && (tasks = user_tasks()) > 0)
+		tasks--;        /* C is counted already; a direct child is not yet */
+	if (!stop_requested && spare_fits(&c, &sc.s, ready) &&
+	    msg_send(cs[0], &tasks, sizeof(tasks), &fds[1], 1) == 0) {
+		close(cs[0]);
+		close(fds[1]);
+		c.out_r = op[0];
+		c.err_r = ep[0];
+		executor_supervise(&sc.s, &c);
+	}
+	/* C is unfit (killed, stopped, moved, not alone): the direct way. */
+	close(cs[0]);
+	close(fds[1]);
+	close(op[0]);
+	close(ep[0]);
+	spare_kill(&c);
+	if (child_start(&sc.s, &c, &why) < 0) {
+		result_write_status(sc.s.sbfd, sc.s.id, sc.s.hash, req_status_name(REQ_INTERRUPTED),
+		    sc.s.approver, why);
+		_exit(1);
+	}
+	executor_supervise(&sc.s, &c);
+}
+
+/* sbxd's side: its idle spare executor. */
+static struct {
+	pid_t pid;                  /* 0: none */
+	int sock;
+	char cgdir[PATH_MAX];
+	int64_t next_ms;            /* no new spare before this (mono_ms) */
+	unsigned n;
+} spare = { .sock = -1 };
+
+/* sbxd forgets its spare; drop: its cgroup too (E could not). */
+static void
+spare_forget(int drop, int64_t next_ms)
+{
+	if (spare.sock >= 0)
+		close(spare.sock);
+	spare.sock = -1;
+	if (drop)
+		cgroup_drop(spare.cgdir);
+	spare.cgdir[0] = '\0';
+	spare.pid = 0;
+	spare.next_ms = next_ms;
+}
+
+void
+exec_spare_keep(void)
+{
+	pid_t daemon = getpid(), pid;
+	char name[64];
+	int sv[2];
+
+	if (spare.pid > 0 || mono_ms() < spare.next_ms)
+		return;
+	spare.next_ms = mono_ms() + SPARE_RETRY_MS;
+	snprintf(name, sizeof(name), "spare-%ld-%u", (long)daemon, spare.n++);
+	/* Where sbxd may make cgroups, a spare has one (the spare makes it:
+	 * never sbxd, whom a concurrent move elsewhere would hold up). */
+	spare.cgdir[0] = '\0';
+	if (cgroup_available() && cgroup_name(name, spare.cgdir, sizeof(spare.cgdir)) < 0)
+		return;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return;
+	if ((pid = fork()) == 0) {
+		close(sv[0]);
+		spare_main(sv[1], daemon, spare.cgdir);
+	}
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return;
+	}
+	spare.pid = pid;
+	spare.sock = sv[0];
+}
+
+/* E's answer within ms: 1 with b, 0 at the socket's end, -1 none yet. */
+static int
+spare_answer(char *b, int ms)
+{
+	int64_t until = mono_ms() + ms;
+	ssize_t r;
+
+	for (;;) {
+		r = recv(spare.sock, b, 1, MSG_DONTWAIT);
+		if (r >= 0 || (errno != EAGAIN && errno != EINTR))
+			return r == 1 ? 1 : 0;
+		if (mono_ms() >= until)
+			return -1;
+		(void)poll(&(struct pollfd){ spare.sock, POLLIN, 0 }, 1, (int)(until - mono_ms()));
+	}
+}
+
+/* Hands s to the spare: E's pid once it took the run, else -1 (nothing
+ * started: the caller takes the direct path). */
+static pid_t
+spare_take(const struct exec_spec *s)
+{
+	int fds[2] = { s->sbfd, -1 }, rc = 0;
+	pid_t pid = spare.pid;
+	char b = 0;
+
+	if (pid <= 0 || (fds[1] = spec_encode(s)) < 0)
+		return -1;
+	if (msg_send(spare.sock, "s", 1, fds, 2) == 0 &&
+	    (rc = spare_answer(&b, SPARE_ANSWER_MS)) < 0) {
+		/* Stopped, or starved: killed, and its last words read. */
+		kill(pid, SIGKILL);
+		if ((rc = spare_answer(&b, 2 * SPARE_ANSWER_MS)) < 0)
+			b = 'k';        /* not even its end: it may have the run */
+	}
+	close(fds[1]);
+	if (b == 'k') {
+		spare_forget(0, 0);
+		return pid;
+	}
+	if (rc >= 0 && b != 'n')
+		kill(pid, SIGKILL);     /* could not send: never use it again */
+	spare_forget(1, mono_ms() + SPARE_RETRY_MS);
+	return -1;
+}
+
+int
+exec_spare_reaped(pid_t pid)
+{
+	if (pid <= 0 || pid != spare.pid)
+		return 0;
+	spare_forget(1, mono_ms() + SPARE_RETRY_MS);
+	return 1;
+}
+
+void
+exec_spare_stop(void)
+{
+	int64_t until = mono_ms() + 1000;
+	pid_t pid = spare.pid;
+	int gone = 0;
+
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		while (!(gone = waitpid(pid, NULL, WNOHANG) == pid) && mono_ms() < until)
+			usleep(5000);
+		if (!gone) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+	}
+	spare_forget(1, INT64_MAX);
 }
 
 pid_t
@@ -676,9 +1200,14 @@ exec_start(const struct exec_spec *s)
 {
 	pid_t daemon = getpid(), pid;
 
+	if ((pid = spare_take(s)) > 0)
+		return pid;
 	pid = fork();
-	if (pid == 0)
+	if (pid == 0) {
+		if (spare.sock >= 0)
+			close(spare.sock);
 		executor(s, daemon);
+	}
 	return pid;
 }
 

@@ -18,6 +18,12 @@
  * left the process group, and RLIMIT_NPROC at the user's current count
  * plus the limit (the kernel does not apply RLIMIT_NPROC to root).
  *
+ * A spare executor starts most runs (exec.c, "The spare executor"): it
+ * was forked ahead of time, its child already in a fresh pids cgroup,
+ * not dumpable, so a run does not wait for the cgroup move (an RCU grace
+ * period) nor for two forks. When the spare is missing or unfit, the run
+ * takes the direct path above, with the same limits and the same code.
+ *
  * The stdout/stderr heads in the result document, the text that reaches
  * the model, are scrubbed with the audit log's redactor; the full output
  * in results/ID.stdout and ID.stderr is kept as it was, for the human.
@@ -48,8 +54,17 @@ struct exec_spec {
  * common/trust/result_sig.h. Without it results are unsigned. */
 void exec_set_result_key(const unsigned char sk[64]);
 
-/* Returns the executor's pid, or -1 (errno set). */
+/* Returns the executor's pid, or -1 (errno set). Blocks at most about
+ * 3 s, only when the spare does not answer. */
 pid_t exec_start(const struct exec_spec *s);
+
+/* sbxd, before it sleeps: forks a spare executor when it has none (at
+ * most one a second after a spare that failed or died unused). */
+void exec_spare_keep(void);
+/* sbxd reaped pid: 1 when it was the idle spare (forgotten now). */
+int exec_spare_reaped(pid_t pid);
+/* sbxd stops: the spare ends, its cgroup is removed; no new one. */
+void exec_spare_stop(void);
 
 /* Builds a result document for an outcome that ran nothing (denied,
  * expired, rejected, interrupted) and writes it. 0 or -1. */

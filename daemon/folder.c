@@ -32,6 +32,7 @@
 #include "common/base/display.h"
 #include "common/base/json.h"
 #include "common/protocol/queue.h"
+#include "common/protocol/wake.h"
 #include "common/redact/redact.h"
 #include "common/store/db.h"
 #include "common/store/retention.h"
@@ -107,11 +108,18 @@ folder_open(struct folder *f, const char *path, const char *config,
 	    errno == EWOULDBLOCK && n < 20; n++)
 		usleep(10000);
 	if (!locked) {
+		char why[200];
+		long stopped = sbxd_stopped_fd(f->lockfd, why, sizeof(why));
+
 		n = pread(f->lockfd, pidbuf, sizeof(pidbuf) - 1, 0);
 		pidbuf[n > 0 ? n : 0] = '\0';
 		pidbuf[strcspn(pidbuf, "\n")] = '\0';
-		err_set(err, "%s is already served by another sbxd (pid %s); stop it first",
-		    f->path, *pidbuf ? pidbuf : "unknown");
+		if (stopped > 0)
+			err_set(err, "%s is held by sbxd pid %ld, which stopped serving it (%s) "
+			    "and still runs; stop that sbxd first", f->path, stopped, why);
+		else
+			err_set(err, "%s is already served by another sbxd (pid %s); stop it first",
+			    f->path, *pidbuf ? pidbuf : "unknown");
 		goto fail;
 	}
 	n = snprintf(pidbuf, sizeof(pidbuf), "%ld\n", (long)getpid());
@@ -213,12 +221,22 @@ folder_check(struct folder *f)
 	    "rm or mv?). sbxd no longer reads or writes it, so requests there are not "
 	    "processed and their records are not kept. Check it (`sbx doctor`), restore "
 	    "or re-run `sbx init`, then restart sbxd.", why);
+	/* Its hooks answer at once instead of waiting for an sbxd that no
+	 * longer serves them (the lock they test goes, with the reason); no
+	 * other sbxd takes the folder while this one lives (queue.h). */
+	if (sbxd_release(f->lockfd, why) < 0)
+		logf_folder(f, "cannot release sbxd.lock: %s; hooks wait out their deadline",
+		    strerror(errno));
 	return -1;
 }
 
 void
 folder_close(struct folder *f)
 {
+	folder_sync_rejected(f);
+	free(f->notes);
+	f->notes = NULL;
+	f->cap_notes = 0;
 	if (f->db)
 		db_close(f->db);
 	if (f->lockfd >= 0)
@@ -280,7 +298,50 @@ folder_reject(struct folder *f, const char *dir, const char *name, const char *w
 	}
 	snprintf(note, sizeof(note), "%s\n", why);
 	snprintf(to, sizeof(to), "rejected/%lld-%s.why", (long long)t, name);
-	(void)write_atomic(f->sbfd, "work", to, note, strlen(note), 0600, 1);
+	/* No sync of its own: a flood of junk files would cost two each.
+	 * The pass's folder_sync_rejected() makes it durable (and its record
+	 * is in the audit log, synced at the end of the pass too). */
+	if (write_atomic(f->sbfd, "work", to, note, strlen(note), 0600,
+	    WA_NOREPLACE | WA_NOSYNC) < 0)
+		return;
+	if (f->n_notes == f->cap_notes) {
+		size_t cap = f->cap_notes ? f->cap_notes * 2 : 16;
+		char **nn = realloc(f->notes, cap * sizeof(*nn));
+
+		if (nn) {
+			f->notes = nn;
+			f->cap_notes = cap;
+		}
+	}
+	/* No room to remember it: synced now, never lost. */
+	if (f->n_notes == f->cap_notes || !(f->notes[f->n_notes] = strdup(to))) {
+		(void)fsync_at(f->sbfd, to, 0);
+		(void)fsync_at(f->sbfd, "rejected", O_DIRECTORY);
+		return;
+	}
+	f->n_notes++;
+}
+
+void
+folder_sync_rejected(struct folder *f)
+{
+	size_t i;
+	int failed = 0;
+
+	if (f->n_notes == 0)
+		return;
+	/* A tree sbxd no longer serves is not touched again. */
+	for (i = 0; i < f->n_notes; i++) {
+		if (!f->dead && fsync_at(f->sbfd, f->notes[i], 0) < 0 && errno != ENOENT)
+			failed++;
+		free(f->notes[i]);
+	}
+	if (!f->dead && fsync_at(f->sbfd, "rejected", O_DIRECTORY) < 0)
+		failed++;
+	if (failed)
+		logf_folder(f, "cannot sync %zu rejection note(s) in rejected/: %s", f->n_notes,
+		    strerror(errno));
+	f->n_notes = 0;
 }
 
 /*
@@ -476,8 +537,10 @@ folder_sweep(struct folder *f, const struct daemon_opts *o)
 /*
  * Retention (common/store/retention.h): one bounded batch of finished, delivered
  * requests whose output is older than limits.keep_results_days, or the
- * oldest past limits.keep_results_mb. Nothing is pruned while the policy
- * is invalid.
+ * oldest past limits.keep_results_mb, and the wake FIFOs no hook waits
+ * on (common/protocol/wake.h). Nothing is pruned while the policy is
+ * invalid. The next pass is due soon (SBX_PRUNE_CAP_DELAY) only after a
+ * pass that made progress and left more: never in a loop.
  */
 void
 folder_prune(struct folder *f)
@@ -485,12 +548,15 @@ folder_prune(struct folder *f)
 	struct policy_error perr;
 	struct policy *p = folder_policy(f, &perr);
 	struct retention_pass rp;
-	int64_t keep, cap_mb, now = now_ms() / 1000, next;
-	int n;
+	int64_t keep, cap_mb, now = now_ms() / 1000, next, due = 0;
+	int n, more;
 
+	/* More wake names than a pass looks at, and some went: again soon. */
+	if (wake_sweep(f->sbfd, SBX_WAKE_SWEEP_MAX, &more) > 0 && more)
+		due = now + SBX_PRUNE_CAP_DELAY;
 	/* Nothing is due while the policy is invalid: accepting one (a change
 	 * of .sandbox that sbxd watches) sets due_prune again. */
-	f->due_prune = 0;
+	f->due_prune = due;
 	if (!p)
 		return;
 	keep = (int64_t)policy_limits(p)->keep_results_days * 86400;
@@ -508,16 +574,17 @@ folder_prune(struct folder *f)
 		logf_folder(f, "retention: cannot prune finished output: %s",
 		    sqlite3_errmsg(f->db));
 	/* A full batch, or still over the size cap after pruning some: more
-	 * may be due, after the events that wait. Over the cap with nothing
-	 * prunable (all held back): look again later, never in a loop. Else
-	 * the next delivery still kept (ones held back now wait for it). */
+	 * may be due, after the events that wait (held-back requests, still
+	 * in pending/, neither fill a batch nor count as pruned). Over the
+	 * cap with nothing prunable: look again SBX_PRUNE_CAP_STUCK later.
+	 * Else the next delivery still kept. */
 	if (n == RETENTION_BATCH || (f->cap_b > 0 && rp.kept_bytes > f->cap_b && rp.by_size > 0))
-		f->due_prune = now;
-	else if ((next = retention_next(f->db, now - keep)) > 0)
-		f->due_prune = next + keep;
-	if (f->cap_b > 0 && rp.kept_bytes > f->cap_b && f->due_prune != now &&
-	    (!f->due_prune || now + SBX_PRUNE_CAP_STUCK < f->due_prune))
-		f->due_prune = now + SBX_PRUNE_CAP_STUCK;
+		due = now + SBX_PRUNE_CAP_DELAY;
+	else if ((next = retention_next(f->db, now - keep)) > 0 && (!due || next + keep < due))
+		due = next + keep;
+	if (f->cap_b > 0 && rp.kept_bytes > f->cap_b && (!due || now + SBX_PRUNE_CAP_STUCK < due))
+		due = now + SBX_PRUNE_CAP_STUCK;
+	f->due_prune = due;
 }
 
 void

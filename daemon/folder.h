@@ -44,6 +44,10 @@ struct folder {
 	int64_t keep_s;             /* keep_results_days in seconds, as last read; -1 */
 	int64_t cap_b;              /* keep_results_mb in bytes, as last read; 0 none */
 	struct running run[SBX_MAX_RUNNING];
+	/* Rejection notes written since the last folder_sync_rejected() (not
+	 * synced yet: one sync of rejected/ for a pass, not two per file). */
+	char **notes;
+	size_t n_notes, cap_notes;
 };
 
 /* Daemon-wide settings shared by every folder. */
@@ -112,8 +116,14 @@ void logf_folder(const struct folder *f, const char *fmt, ...);
 /* Internal to sbxd: shared by the steps of daemon/ (folder.c). */
 struct policy;
 struct policy_error;
-/* Moves DIR/NAME to rejected/ with a .why note; leaves it if it cannot. */
+/* Moves DIR/NAME to rejected/ with a .why note; leaves it if it cannot.
+ * The note is made durable by the next folder_sync_rejected(). */
 void folder_reject(struct folder *f, const char *dir, const char *name, const char *why);
+/* Makes the rejections since the last call durable: each note's data,
+ * then rejected/ once (the moves and the notes' names): at the end of
+ * every pass of sbxd's loop, with its audit sync, and when the folder
+ * is closed. */
+void folder_sync_rejected(struct folder *f);
 /* After a read of DIR/NAME failed with ENOENT (exact: read_untrusted()):
  * 1 when the file is simply gone (an earlier pass took it before its
  * inotify event arrived: normal, quiet); 0 when DIR itself is missing,

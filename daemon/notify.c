@@ -110,6 +110,23 @@ parse_url(const char *url, struct sbx_err *err)
 	return 0;
 }
 
+/* An optional whole number from 1 to hi: *out is def when key is absent. */
+static int
+opt_int(const cJSON *doc, const char *key, int def, int hi, int *out, struct sbx_err *err)
+{
+	int64_t v;
+
+	*out = def;
+	if (!cJSON_GetObjectItemCaseSensitive(doc, key))
+		return 0;
+	if (json_int(doc, key, &v) < 0 || v < 1 || v > hi) {
+		err_set(err, "\"%s\" must be a whole number from 1 to %d", key, hi);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
 static int
 load_doc(const cJSON *doc, struct sbx_err *err)
 {
@@ -117,7 +134,6 @@ load_doc(const cJSON *doc, struct sbx_err *err)
 		"timeout_seconds", "expire_warn_seconds", "comment", NULL };
 	const cJSON *c;
 	const char *s;
-	int64_t v;
 	int k;
 
 	if (!cJSON_IsObject(doc)) {
@@ -176,22 +192,9 @@ load_doc(const cJSON *doc, struct sbx_err *err)
 			cfg.events |= (unsigned)event_bit(e->valuestring);
 		}
 	}
-	cfg.timeout = 10;
-	if (cJSON_GetObjectItemCaseSensitive(doc, "timeout_seconds")) {
-		if (json_int(doc, "timeout_seconds", &v) < 0 || v < 1 || v > 60) {
-			err_set(err, "\"timeout_seconds\" must be a whole number from 1 to 60");
-			return -1;
-		}
-		cfg.timeout = (int)v;
-	}
-	cfg.warn = 300;
-	if (cJSON_GetObjectItemCaseSensitive(doc, "expire_warn_seconds")) {
-		if (json_int(doc, "expire_warn_seconds", &v) < 0 || v < 1 || v > 86400) {
-			err_set(err, "\"expire_warn_seconds\" must be a whole number from 1 to 86400");
-			return -1;
-		}
-		cfg.warn = (int)v;
-	}
+	if (opt_int(doc, "timeout_seconds", 10, 60, &cfg.timeout, err) < 0 ||
+	    opt_int(doc, "expire_warn_seconds", 300, 86400, &cfg.warn, err) < 0)
+		return -1;
 	if (!cfg.command[0] && !cfg.host[0]) {
 		err_set(err, "neither \"command\" nor \"webhook\" is set");
 		return -1;

@@ -269,6 +269,12 @@ main(int argc, char **argv)
 	sigset_t block, old;
 	pid_t parent = getppid();
 	int ready = -1, opt, lfd, fd;
+	/* The numeric options: their range and where they go. */
+	const struct { int opt, lo, hi; int *to; } nums[] = {
+		{ 'r', 0, INT_MAX, &ready }, { 'm', 1, 4096, &px.max_conns },
+		{ 'i', 1, 86400, &px.idle_timeout_s }, { 'H', 1, 3600, &px.header_timeout_s },
+	};
+	size_t k;
 
 	px.max_conns = 64;
 	px.idle_timeout_s = 300;
@@ -278,27 +284,15 @@ main(int argc, char **argv)
 		case 'C': dir = optarg; break;
 		case 's': sock = optarg; break;
 		case 'S': session = optarg; break;
-		case 'r':
-			if (num_arg(optarg, 0, INT_MAX, &ready) < 0)
-				goto bad;
-			break;
-		case 'm':
-			if (num_arg(optarg, 1, 4096, &px.max_conns) < 0)
-				goto bad;
-			break;
-		case 'i':
-			if (num_arg(optarg, 1, 86400, &px.idle_timeout_s) < 0)
-				goto bad;
-			break;
-		case 'H':
-			if (num_arg(optarg, 1, 3600, &px.header_timeout_s) < 0)
-				goto bad;
-			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
-			goto bad;
+			for (k = 0; k < sizeof(nums) / sizeof(nums[0]) && nums[k].opt != opt; k++)
+				;
+			if (k == sizeof(nums) / sizeof(nums[0]) ||
+			    num_arg(optarg, nums[k].lo, nums[k].hi, nums[k].to) < 0)
+				goto bad;
 		}
 	}
 	if (optind != argc || !dir || !sock || !session)

@@ -312,18 +312,6 @@ arrival_closing(const struct arrival *a)
 {
 	return a->status == REQ_REJECTED || a->status == REQ_APPROVED;
 }
-/* Syncs PATH (below .sandbox, never through a symlink): 0, or -1. */
-static int
-sync_at(struct folder *f, const char *path, int flags)
-{
-	int fd = openat_nf(f->sbfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags, 0);
-	int rc = fd >= 0 && fsync(fd) == 0 ? 0 : -1, e = errno;
-
-	if (fd >= 0)
-		close(fd);
-	errno = e;
-	return rc;
-}
 
 /* The results a batch wrote without a sync (result_write_status_deferred)
  * made durable: each file, then results/ once. Not syncfs(2): that
@@ -337,11 +325,11 @@ sync_results(struct folder *f, const struct batch *b)
 
 	for (i = 0; i < b->n; i++)
 		if (arrival_closing(&b->item[i]) &&
-		    sync_at(f, queue_path(QP_RESULT, b->item[i].c.id).s, 0) < 0 && !rc) {
+		    fsync_at(f->sbfd, queue_path(QP_RESULT, b->item[i].c.id).s, 0) < 0 && !rc) {
 			rc = -1;
 			e = errno;
 		}
-	if (sync_at(f, "results", O_DIRECTORY) < 0 && !rc) {
+	if (fsync_at(f->sbfd, "results", O_DIRECTORY) < 0 && !rc) {
 		rc = -1;
 		e = errno;
 	}

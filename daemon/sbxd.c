@@ -400,6 +400,8 @@ reap(int flags, const struct daemon_opts *o)
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, flags)) > 0) {
+		if (exec_spare_reaped(pid))
+			continue;
 		for (i = 0; i < nsv && !folder_reaped(sv[i].f, pid); i++)
 			;
 		if (i < nsv && o && !sv[i].f->dead) {
@@ -418,6 +420,7 @@ stop_all(void)
 	int64_t until = mono_ms() + 10000;
 	int i;
 
+	exec_spare_stop();
 	for (i = 0; i < nsv; i++)
 		folder_signal_running(sv[i].f, SIGTERM);
 	while (any_running() && mono_ms() < until) {
@@ -521,12 +524,10 @@ reload(int all, const char *config, struct audit_key *akey, const struct audit_o
 		    "command line", nsv);
 		return;
 	}
-	if ((n = registry_count(config, &err)) < 0 ||
-	    (n > 0 && !(listed = calloc((size_t)n, sizeof(*listed)))) ||
-	    (n > 0 && (n = registry_list(config, listed, n, &err)) < 0)) {
-		logf_folder(NULL, "SIGHUP: %s; still serving %d folder(s)",
-		    n < 0 ? err.msg : "out of memory", nsv);
-		free(listed);
+	/* One read: a folder recorded meanwhile is in it or waits for the
+	 * next SIGHUP, never half seen (registry.h). */
+	if ((n = registry_read(config, &listed, &err)) < 0) {
+		logf_folder(NULL, "SIGHUP: %s; still serving %d folder(s)", err.msg, nsv);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -712,6 +713,7 @@ run_due(struct served *s, const struct daemon_opts *o, long long originals_cap)
 	int fired = 0;
 
 	if (f->dead) {
+		folder_sync_rejected(f);        /* forgets them: not ours to sync */
 		s->next_ms = INT64_MAX;
 		return;
 	}
@@ -740,8 +742,10 @@ run_due(struct served *s, const struct daemon_opts *o, long long originals_cap)
 		folder_start_waiting(f, o);
 	s->start_ms = folder_running(f) < SBX_MAX_RUNNING && folder_waiting(f) > 0 ?
 	    now + RETRY_MS : 0;
-	/* Group commit: whatever this wake logged is made durable. */
+	/* Group commit: whatever this wake logged is made durable, and the
+	 * notes of the files it rejected. */
 	audit_tick(f->audit);
+	folder_sync_rejected(f);
 	if (audit_failures(f->audit) != s->audit_failed) {
 		s->audit_failed = audit_failures(f->audit);
 		logf_folder(f, "AUDIT LOG: %lld record(s) could not be written "
@@ -832,6 +836,7 @@ loop(int all, const char *config, struct audit_key *akey, const struct audit_opt
 			arm_timer(tfd, earliest);
 			armed = earliest;
 		}
+		exec_spare_keep();      /* ahead of the next run */
 		if (!more && poll(pfd, 3, -1) < 0 && errno != EINTR) {
 			logf_folder(NULL, "poll: %s", strerror(errno));
 			return 1;
@@ -977,22 +982,13 @@ static int
 start_list(int all, int ndirs, const char *config, char (**listed)[4096])
 {
 	struct sbx_err err;
-	int n, nall;
+	int nall;
 
 	if (!all) {
 		*listed = NULL;
 		return ndirs;
 	}
-	if ((n = registry_count(config, &err)) < 0) {
-		fprintf(stderr, "sbxd: %s\n", err.msg);
-		return -1;
-	}
-	if (n > 0 && !(*listed = calloc((size_t)n, sizeof(**listed)))) {
-		fprintf(stderr, "sbxd: out of memory\n");
-		return -1;
-	}
-	nall = n > 0 ? registry_list(config, *listed, n, &err) : 0;
-	if (nall < 0) {
+	if ((nall = registry_read(config, listed, &err)) < 0) {
 		fprintf(stderr, "sbxd: %s\n", err.msg);
 		return -1;
 	}

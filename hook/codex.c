@@ -16,46 +16,21 @@
 static int
 parse(struct hook_in *in, char *why, size_t whysz)
 {
-	const cJSON *p = in->payload;
-	const char *tool;
-	const cJSON *input;
-
 	if (strcmp(in->event, "PreToolUse") != 0) {
 		snprintf(why, whysz, "sbx: sbx-hook codex got event \"%s\", not PreToolUse; "
 		    "check the hook registration. The call was not run.", in->event);
 		return -1;
 	}
-	tool = json_str(p, "tool_name");
-	input = cJSON_GetObjectItemCaseSensitive(p, "tool_input");
-	if (!tool || !*tool || (input && !cJSON_IsObject(input))) {
-		snprintf(why, whysz, "sbx: the hook input has no tool, command or path, or a "
-		    "malformed tool_input; the call was not run.");
-		return -1;
-	}
-	in->call.tool = tool;
-	in->call.input = input;
-	in->call.cwd = json_str(p, "cwd");
-	in->call.session_id = json_str(p, "session_id");
-	in->call.tool_use_id = json_str(p, "tool_use_id");
-	return 0;
+	return claude_call(in, "sbx: the hook input has no tool, command or path, or a "
+	    "malformed tool_input; the call was not run.", why, whysz);
 }
 
+/* A deny as Claude Code's; an allow prints nothing: Codex goes on with
+ * the call. */
 static int
 answer(const struct hook_in *in, int allow, const char *reason)
 {
-	cJSON *o, *h;
-	int rc = -1;
-
-	(void)in;
-	if (allow)
-		return 0;       /* nothing printed: Codex goes on with the call */
-	if ((o = cJSON_CreateObject()) && (h = cJSON_AddObjectToObject(o, "hookSpecificOutput")) &&
-	    cJSON_AddStringToObject(h, "hookEventName", "PreToolUse") &&
-	    cJSON_AddStringToObject(h, "permissionDecision", "deny") &&
-	    cJSON_AddStringToObject(h, "permissionDecisionReason", reason))
-		rc = dialect_print(o);
-	cJSON_Delete(o);
-	return rc;
+	return allow ? 0 : claude_answer(in, 0, reason);
 }
 
 const struct dialect dialect_codex = {

@@ -117,27 +117,23 @@ answer(const struct hook_in *in, int allow, const char *reason)
 {
 	char user[SBX_USER_MSG + 1], *u = NULL;
 	cJSON *o = cJSON_CreateObject();
-	int rc = -1;
+	int built, rc;
 	size_t n;
 
-	if (!o || !cJSON_AddStringToObject(o, "permission", allow ? "allow" : "deny"))
-		goto out;
+	built = o && cJSON_AddStringToObject(o, "permission", allow ? "allow" : "deny");
 	/* beforeReadFile takes the permission only. */
-	if (!allow && strcmp(in->event, "beforeReadFile") != 0) {
+	if (built && !allow && strcmp(in->event, "beforeReadFile") != 0) {
 		n = strcspn(reason, "\n");
 		if (n > SBX_USER_MSG)
 			n = SBX_USER_MSG;
 		memcpy(user, reason, n);
 		user[n] = '\0';
-		if (!(u = utf8_clean(user, n, n, NULL)) ||
-		    !cJSON_AddStringToObject(o, "user_message", u) ||
-		    !cJSON_AddStringToObject(o, "agent_message", reason))
-			goto out;
+		built = (u = utf8_clean(user, n, n, NULL)) &&
+		    cJSON_AddStringToObject(o, "user_message", u) &&
+		    cJSON_AddStringToObject(o, "agent_message", reason);
 	}
-	rc = dialect_print(o);
-out:
+	rc = dialect_print(o, built);
 	free(u);
-	cJSON_Delete(o);
 	return rc;
 }
 

@@ -93,6 +93,33 @@ allowance(const cJSON *r, const struct policy_limits *lim, struct hook_decision 
 }
 
 /*
+ * The request this call waited on finished, but its one delivery went to
+ * another identical call that waited on it too, or could not be recorded
+ * (escalate.h, ESC_TAKEN): a deny that says so. An approval that opens a
+ * call is used once, by the caller with the receipt, never by this one.
+ */
+static void
+taken(const struct hook_call *c, const struct esc_outcome *eo, struct hook_decision *d)
+{
+	int opens = !request_command(c->tool, c->input);
+
+	if (eo->msg[0])
+		set_deny(d, "sbx: request %s, which this call waited on, finished (%s), but %s, "
+		    "so its result is not handed back%s. Do not run it again yourself; the user "
+		    "can see it with `sbx show %s`.", eo->id, eo->status, eo->msg,
+		    opens ? " and the call is not allowed" : "", eo->id);
+	else if (opens && !strcmp(eo->status, req_status_name(REQ_APPROVED)))
+		set_deny(d, "sbx: the approval of request %s was used by another identical call "
+		    "that waited on it too: an approval allows one call, once. This call was not "
+		    "allowed; repeat it to ask a human again.", eo->id);
+	else
+		set_deny(d, "sbx: request %s, which this call waited on, finished (%s) and its "
+		    "result was handed to another identical call that waited on it too (a "
+		    "result is delivered once). Do not run it again; the user can see it with "
+		    "`sbx show %s`.", eo->id, eo->status, eo->id);
+}
+
+/*
  * Before an allowed Write/Edit/MultiEdit/NotebookEdit changes an existing
  * file, keeps its content (common/protocol/originals.h). -1 with msg when it
  * could not: the caller denies rather than lose the original.
@@ -224,7 +251,19 @@ hook_decide(const struct hook_call *c, struct hook_decision *d)
 			    "again.", eo.id, eo.id);
 		cJSON_Delete(eo.result);
 		break;
+	case ESC_TAKEN:
+		taken(c, &eo, d);
+		break;
 	case ESC_PENDING:
+		if (eo.no_daemon && eo.stopped) {
+			set_deny(d, "sbx: this call needs a human's approval (%s), but sbxd is not "
+			    "serving %s: sbxd (pid %ld) stopped serving this folder because %s. It "
+			    "is queued as request %s, and nothing will run it until the user checks "
+			    "the folder (`sbx -C %s doctor`), restores it and restarts sbxd. Tell "
+			    "the user; do not work around it.", pr.reason, folder, eo.stopped, eo.msg,
+			    eo.id, folder);
+			break;
+		}
 		if (eo.no_daemon) {
 			set_deny(d, "sbx: this call needs a human's approval (%s). No sbxd is "
 			    "running for %s, so it is queued as request %s and will run only after "

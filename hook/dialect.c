@@ -53,12 +53,13 @@ dialect_find(const char *mode)
 }
 
 int
-dialect_print(cJSON *o)
+dialect_print(cJSON *o, int built)
 {
-	char *text = o ? json_print_line(o) : NULL;
+	char *text = o && built ? json_print_line(o) : NULL;
 	int rc = text && write_all(STDOUT_FILENO, text, strlen(text)) == 0 ? 0 : -1;
 
 	free(text);
+	cJSON_Delete(o);
 	return rc;
 }
 

@@ -83,7 +83,19 @@ int hook_run(const struct dialect *dl);
  * inside a client's "blocked" wrapper (Codex, Gemini CLI). */
 void dialect_shape_executed(char **reason);
 
-/* Prints text (a line) on stdout: 0, or -1 when the write failed. */
-int dialect_print(cJSON *o);
+/* Prints o as a line on stdout and frees it: 0, or -1 when o is NULL,
+ * built is 0 (a field could not be added) or the write failed. */
+int dialect_print(cJSON *o, int built);
+
+/*
+ * Claude Code's PreToolUse layout (hook/claude.c), which Codex shares.
+ * claude_call: tool_name, tool_input (an object, or absent), cwd,
+ * session_id and tool_use_id onto in->call; -1 with no_tool in why when
+ * the tool is missing or tool_input is not an object. claude_answer:
+ * hookSpecificOutput.permissionDecision allow or deny, with
+ * permissionDecisionReason when reason is not NULL.
+ */
+int claude_call(struct hook_in *in, const char *no_tool, char *why, size_t whysz);
+int claude_answer(const struct hook_in *in, int allow, const char *reason);
 
 #endif

@@ -37,17 +37,14 @@ result_trusted(const cJSON *doc)
 	return daemon_pk_state == 1 && result_sig_ok(doc, daemon_pk);
 }
 
-/* Reads DIR/ID.json (DIR relative to the sandbox fd) and returns it if
- * its "hash" is the given one (and, for results/, sbxd signed it for ID). */
-static cJSON *
-load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
+cJSON *
+esc_read_json(int sbfd, const char *dir, const char *id)
 {
 	char name[PATH_MAX];
 	struct sbx_err err;
 	size_t len;
 	char *text;
 	cJSON *doc;
-	const char *h;
 
 	if (xsnprintf(name, sizeof(name), "%s/%s.json", dir, id) < 0)
 		return NULL;
@@ -55,6 +52,23 @@ load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
 		return NULL;
 	doc = cJSON_ParseWithLength(text, len);
 	free(text);
+	if (!cJSON_IsObject(doc)) {
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+/* Reads DIR/ID.json (esc_read_json) and returns it if its "hash" is the
+ * given one (and, for results/, sbxd signed it for ID). */
+static cJSON *
+load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
+{
+	cJSON *doc;
+	const char *h;
+
+	if (!(doc = esc_read_json(sbfd, dir, id)))
+		return NULL;
 	h = json_str(doc, "hash");
 	if (!h || strcmp(h, hash_hex) != 0 ||
 	    (strcmp(dir, "results") == 0 && (!result_trusted(doc) || !json_str(doc, "id") ||
@@ -75,20 +89,24 @@ exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
 	return faccessat(sbfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* Claims the one delivery of a result: 1 when this caller got it. The
- * receipt stays until retention prunes the request's output, so a second
- * identical call racing this one can never claim it again. */
+/* Claims the one delivery of a result: 1 when this caller got it, 0 when
+ * another caller has (the receipt exists), -1 (errno set) when it cannot
+ * be recorded. The receipt stays until retention prunes the request's
+ * output, so a second identical call racing this one can never claim it
+ * again. */
 static int
 claim_delivery(int sbfd, const char *id)
 {
 	char name[PATH_MAX];
 	int fd;
 
-	if (xsnprintf(name, sizeof(name), "%s", queue_path(QP_DELIVERED, id).s) < 0)
-		return 0;
+	if (xsnprintf(name, sizeof(name), "%s", queue_path(QP_DELIVERED, id).s) < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	fd = openat(sbfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return 0;
+		return errno == EEXIST ? 0 : -1;
 	close(fd);
 	return 1;
 }
@@ -143,7 +161,7 @@ scan_requests(int sbfd, const char *dir, struct finder *f)
 				memcpy(f->attach, id, sizeof(f->attach));
 			continue;
 		}
-		if (claim_delivery(sbfd, id)) {
+		if (claim_delivery(sbfd, id) == 1) {
 			memcpy(f->done_id, id, sizeof(f->done_id));
 			f->result = doc;
 		} else {
@@ -279,6 +297,35 @@ wait_result(int sbfd, int wfd, const char *id, const char *hash_hex, int64_t dea
 	return doc;
 }
 
+/*
+ * A result arrived for the request this caller waited on: it is this
+ * caller's only with the delivery receipt. Another identical call may
+ * have waited on the same request (it attached) and taken it first; then
+ * this one gets ESC_TAKEN, never a second delivery (an approval that
+ * opens a call allows one call, once). A receipt that cannot be made
+ * (queue/delivered missing, a full disk) is ESC_TAKEN with the reason:
+ * without it the delivery is not recorded, and an allowance would not be
+ * one-time.
+ */
+static void
+hand_over(int sbfd, const char *folder, struct esc_outcome *out)
+{
+	const char *status = json_str(out->result, "status");
+	int got = claim_delivery(sbfd, out->id);
+
+	if (got == 1) {
+		out->state = ESC_RESULT;
+		return;
+	}
+	snprintf(out->status, sizeof(out->status), "%s", status ? status : "unknown");
+	if (got < 0)
+		xsnprintf(out->msg, sizeof(out->msg), "its delivery cannot be recorded in "
+		    "%s/.sandbox/queue/delivered (%s)", folder, strerror(errno));
+	cJSON_Delete(out->result);
+	out->result = NULL;
+	out->state = ESC_TAKEN;
+}
+
 void
 escalate(const struct esc_request *rq, struct esc_outcome *out)
 {
@@ -343,15 +390,21 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	if (daemon_serving(sbfd) == 0) {
 		out->no_daemon = 1;
 		out->state = ESC_PENDING;
-		goto out;
-	}
-	out->result = wait_result(sbfd, wfd, out->id, hash_hex, deadline, &out->no_daemon);
-	if (out->result) {
-		claim_delivery(sbfd, out->id);
-		out->state = ESC_RESULT;
 	} else {
-		out->state = ESC_PENDING;
+		out->result = wait_result(sbfd, wfd, out->id, hash_hex, deadline,
+		    &out->no_daemon);
+		if (out->result)
+			hand_over(sbfd, rq->folder, out);
+		else
+			out->state = ESC_PENDING;
 	}
+	/* Finished: nobody needs the wake channel any more (another hook that
+	 * waits on it holds it open; sbxd sweeps the names nobody holds). */
+	if (out->state == ESC_RESULT || out->state == ESC_TAKEN)
+		wake_remove(sbfd, out->id);
+	/* An sbxd that stopped serving the folder (tampered with) says why. */
+	if (out->no_daemon)
+		out->stopped = sbxd_stopped(sbfd, out->msg, sizeof(out->msg));
 out:
 	if (wfd >= 0)
 		close(wfd);

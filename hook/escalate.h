@@ -7,6 +7,9 @@
  * MUST answer before the deadline; a timeout is "pending", never allow.
  * MUST NOT wait when no sbxd serves the folder (daemon_serving): the
  * request stays queued and the caller says so at once.
+ * MUST hand a result over only with its delivery receipt
+ * (queue/delivered/ID, O_EXCL): callers waiting on one request (identical
+ * calls attach to it) get it once; the others get ESC_TAKEN.
  */
 #ifndef SBX_ESCALATE_H
 #define SBX_ESCALATE_H
@@ -20,6 +23,11 @@ enum esc_state {
 	ESC_RESULT,     /* result document available in out->result */
 	ESC_PENDING,    /* deadline passed; the request stays queued */
 	ESC_REFUSED,    /* not queued: too many pending, or an error; see msg */
+	ESC_TAKEN,      /* finished, but its result is not this caller's: another
+	                   caller waiting on the same request took its one
+	                   delivery (msg ""), or the delivery could not be
+	                   recorded (msg says why); out->status says how it
+	                   ended. Never deliver or allow on it. */
 };
 
 struct esc_request {
@@ -38,11 +46,22 @@ struct esc_request {
 struct esc_outcome {
 	enum esc_state state;
 	char id[SBX_ID_LEN + 1];
-	cJSON *result;              /* owned; free with cJSON_Delete */
+	cJSON *result;              /* ESC_RESULT: owned; free with cJSON_Delete */
+	char status[16];            /* ESC_TAKEN: the result's status ("done" ...) */
 	int no_daemon;              /* ESC_PENDING because no sbxd serves the
 	                               folder: queued, nothing runs it yet */
+	long stopped;               /* no_daemon: the pid of an sbxd that stopped
+	                               serving the folder (its reason in msg), 0 */
 	char msg[512];
 };
+
+/*
+ * DIR/ID.json (DIR relative to the sandbox fd sbfd: "pending", "results"),
+ * a file sbxd writes, read within SBX_MAX_RESULT bytes and parsed: a JSON
+ * object the caller frees (cJSON_Delete), or NULL when it is missing, too
+ * large or not an object.
+ */
+cJSON *esc_read_json(int sbfd, const char *dir, const char *id);
 
 /* Always fills *out; never returns an allow. */
 void escalate(const struct esc_request *rq, struct esc_outcome *out);

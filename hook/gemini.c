@@ -194,14 +194,10 @@ static int
 answer(const struct hook_in *in, int allow, const char *reason)
 {
 	cJSON *o = cJSON_CreateObject();
-	int rc = -1;
 
 	(void)in;
-	if (o && (allow || (cJSON_AddStringToObject(o, "decision", "deny") &&
-	    cJSON_AddStringToObject(o, "reason", reason))))
-		rc = dialect_print(o);
-	cJSON_Delete(o);
-	return rc;
+	return dialect_print(o, o && (allow || (cJSON_AddStringToObject(o, "decision", "deny") &&
+	    cJSON_AddStringToObject(o, "reason", reason))));
 }
 
 const struct dialect dialect_gemini = {

@@ -268,6 +268,15 @@ ask_flow(struct mcp_server *s, const struct ask *a)
 	if (eo.state == ESC_RESULT) {
 		r = finished(eo.result, s->folder, 1);
 		cJSON_Delete(eo.result);
+	} else if (eo.state == ESC_TAKEN) {
+		char text[1400];
+
+		/* Another identical call waited on it too and got its result. */
+		snprintf(text, sizeof(text), "sbx: request %s finished (%s)%s%s. Its result was "
+		    "not handed back here; call check_request with {\"id\": \"%s\"} to read it. "
+		    "Do not run it again.", eo.id, eo.status, eo.msg[0] ? ", but " : " and was "
+		    "handed to another identical call that waited on it too", eo.msg, eo.id);
+		r = tool_result(text, 0);
 	} else if (eo.state == ESC_PENDING) {
 		char text[1400];
 
@@ -343,6 +352,21 @@ tool_run_privileged(struct mcp_server *s, const cJSON *args)
 	return ask_flow(s, &a);
 }
 
+/* ask_flow for a command the tool built (cmd NULL: it ran out of
+ * memory); frees cmd. */
+static cJSON *
+ask_built(struct mcp_server *s, struct ask *a, char *cmd)
+{
+	cJSON *r;
+
+	if (!cmd)
+		return tool_error("sbx: out of memory.");
+	a->command = cmd;
+	r = ask_flow(s, a);
+	free(cmd);
+	return r;
+}
+
 /* An absolute path for a path argument: relative ones are in the folder. */
 static int
 abs_path(const struct mcp_server *s, const char *p, char out[PATH_MAX])
@@ -393,26 +417,16 @@ tool_path_access(struct mcp_server *s, const cJSON *args)
 		    "of seconds, 0 or more.");
 	if (!s->folder[0])
 		return no_folder(s);
-	if (abs_path(s, path, full) < 0) {
-		r = tool_error("request_path_access: the path is too long.");
-		goto out;
-	}
+	if (abs_path(s, path, full) < 0)
+		return tool_error("request_path_access: the path is too long.");
 	/* The human approves exactly this command, and sbxd runs it: a
 	 * write intent (`sbx watch` shows it as a diff), or a cat. */
 	if (write)
 		cmd = write_intent_render(full, content);
 	else if ((qpath = sh_quote(full, 0)) && (cmd = malloc((n = strlen(qpath) + 16))))
 		snprintf(cmd, n, "cat -- %s", qpath);
-	if (!cmd) {
-		r = tool_error("sbx: out of memory.");
-		goto out;
-	}
-	a.command = cmd;
-	r = ask_flow(s, &a);
-out:
-	free(cmd);
 	free(qpath);
-	return r;
+	return ask_built(s, &a, cmd);
 }
 
 static cJSON *
@@ -445,19 +459,12 @@ tool_fetch_url(struct mcp_server *s, const cJSON *args)
 		    "seconds, 0 or more.");
 	if (!s->folder[0])
 		return no_folder(s);
-	if (!(q = sh_quote(url, 0)) || !(cmd = malloc((n = strlen(q) + 128)))) {
-		r = tool_error("sbx: out of memory.");
-		goto out;
-	}
 	/* No redirects: the human approves one URL, not where it may lead. */
-	snprintf(cmd, n, "curl -sS --fail-with-body --proto =http,https --max-time 60 -- %s",
-	    q);
-	a.command = cmd;
-	r = ask_flow(s, &a);
-out:
-	free(cmd);
+	if ((q = sh_quote(url, 0)) && (cmd = malloc((n = strlen(q) + 128))))
+		snprintf(cmd, n, "curl -sS --fail-with-body --proto =http,https --max-time 60 "
+		    "-- %s", q);
 	free(q);
-	return r;
+	return ask_built(s, &a, cmd);
 }
 
 /* ---- reading the queue ---------------------------------------------------- */
@@ -469,29 +476,6 @@ queue_has(int sbfd, enum queue_kind kind, const char *id)
 	struct queue_path p = queue_path(kind, id);
 
 	return p.s[0] && faccessat(sbfd, p.s, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
-/* DIR/ID.json as a JSON object, or NULL. */
-static cJSON *
-read_json_at(int sbfd, const char *dir, const char *id)
-{
-	char name[128];
-	struct sbx_err err;
-	size_t len;
-	char *text;
-	cJSON *doc;
-
-	if (xsnprintf(name, sizeof(name), "%s/%s.json", dir, id) < 0)
-		return NULL;
-	if (!(text = read_daemon_file(sbfd, name, SBX_MAX_RESULT, &len, &err)))
-		return NULL;
-	doc = cJSON_ParseWithLength(text, len);
-	free(text);
-	if (!cJSON_IsObject(doc)) {
-		cJSON_Delete(doc);
-		return NULL;
-	}
-	return doc;
 }
 
 /* The pid of the sbxd serving the folder, 0 when none, -1 unknown. */
@@ -520,7 +504,7 @@ tool_check_request(struct mcp_server *s, const cJSON *args)
 		return no_folder(s);
 	if ((sbfd = sandbox_open(s->folder, &err)) < 0)
 		return tool_error("sbx: %s", err.msg);
-	if ((res = read_json_at(sbfd, "results", id))) {
+	if ((res = esc_read_json(sbfd, "results", id))) {
 		/* The request may still wait for its delivery receipt: this
 		 * hands it over, so sbxd can file it under done/. */
 		if (queue_has(sbfd, QP_PENDING, id) &&
@@ -583,7 +567,7 @@ count_requests(int sbfd, const char *dir, int *pending, int *running, cJSON *lis
 			continue;
 		cJSON_AddStringToObject(e, "id", id);
 		cJSON_AddStringToObject(e, "status", req_status_name(run ? REQ_RUNNING : REQ_PENDING));
-		if ((doc = read_json_at(sbfd, dir, id))) {
+		if ((doc = esc_read_json(sbfd, dir, id))) {
 			cmd = json_str(cJSON_GetObjectItemCaseSensitive(doc, "input"), "command");
 			if (cmd) {
 				char *c = utf8_clean(cmd, strlen(cmd), 200, NULL);
@@ -623,7 +607,7 @@ count_recent(int sbfd, cJSON *by_status)
 		    (int64_t)st.st_mtime < since)
 			continue;
 		reads++;
-		if (!(doc = read_json_at(sbfd, "results", id)))
+		if (!(doc = esc_read_json(sbfd, "results", id)))
 			continue;
 		status = json_str(doc, "status");
 		if (status && strlen(status) < 32) {

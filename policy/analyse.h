@@ -70,7 +70,6 @@ enum an_opts {
 	OPTS_ESLINT,
 	OPTS_FD,
 	OPTS_FILE,
-	OPTS_GIT,
 	OPTS_GO,
 	OPTS_GRADLE,
 	OPTS_GREP,

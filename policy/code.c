@@ -71,6 +71,19 @@ stdin_script(const struct cmdv *v)
 	return NULL;
 }
 
+/* Code given as text on stdin (from: "a here-string"): a shell's is
+ * analysed, another interpreter's is not. */
+static void
+stdin_code(struct ev *ev, const struct cmdv *v, const char *kind, const char *text,
+    size_t len, const char *from)
+{
+	if (strcmp(kind, "shell") == 0 && text != NULL)
+		an_eval_string(ev, text, len, v->w[0].s, 0);
+	else
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: inline code",
+		    "%s runs code from %s; the code is not analysed", v->w[0].s, from);
+}
+
 static void
 piped_code(struct ev *ev, struct cmdv *v, const char *kind)
 {
@@ -84,22 +97,11 @@ piped_code(struct ev *ev, struct cmdv *v, const char *kind)
 			    v->w[0].s);
 			return;
 		}
-		if (strcmp(kind, "shell") == 0)
-			an_eval_string(ev, r->target.s, r->target.len,
-			    v->w[0].s, 0);
-		else
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: inline code",
-			    "%s runs code from a here-string; the code is not "
-			    "analysed", v->w[0].s);
+		stdin_code(ev, v, kind, r->target.s, r->target.len, "a here-string");
 		return;
 	}
 	if (r != NULL && r->op == SH_R_HEREDOC) {
-		if (strcmp(kind, "shell") == 0 && r->body != NULL)
-			an_eval_string(ev, r->body, r->body_len, v->w[0].s, 0);
-		else
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: inline code",
-			    "%s runs code from a here-document; the code is not "
-			    "analysed", v->w[0].s);
+		stdin_code(ev, v, kind, r->body, r->body_len, "a here-document");
 		return;
 	}
 	if (r != NULL && r->op == SH_R_IN) {

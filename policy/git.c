@@ -1,5 +1,7 @@
 /*
- * git.c - git, subcommand by subcommand.
+ * git.c - git as data: its global options, its subcommands (what each
+ * does, the options of each and what they do, the words that name an
+ * action: "stash drop", "remote add"), judged by one walk.
  *
  * Rules:
  * - Read-only subcommands pass; what they show of a path is a read.
@@ -9,6 +11,18 @@
  * - Options and subcommands that run programs (-c, --upload-pack, apply,
  *   plumbing) escalate, and so does any subcommand the table does not know
  *   (aliases can run commands).
+ * - Options are read as git reads them: "-o FILE", "-oFILE", "-xo FILE"
+ *   (a cluster), "--output FILE", "--output=FILE", and an abbreviation
+ *   ("--outp=FILE"). "--" ends them: the words after it are paths, and a
+ *   path that reads like an option is for a human.
+ * - Options are read by the table walk of opts.c (an_opt_next), from
+ *   tables here: o_global for git's own, one per subcommand.
+ * - An option the tables do not know takes no value, so a value it would
+ *   take is read as an operand: stricter, never looser. Options that make
+ *   a subcommand only show (T_MODE: clean -n, config --get) count only
+ *   as the exact word.
+ * - Actions ("stash drop", "bisect run") are named by the first operand;
+ *   one only known at run time escalates.
  */
 #include "policy/analyse.h"
 
@@ -16,41 +30,339 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Marks, for the rules of one subcommand (struct git_ctx.marks). */
+#define GM_SHOW         0x001   /* only shows (clean -n, apply --check) */
+#define GM_UNSHOW       0x002   /* ... but not with this (apply --apply) */
+#define GM_DEL          0x004   /* branch -d */
+#define GM_FORCE        0x008   /* branch -f */
+#define GM_CHANGE       0x010   /* branch -m, -u ... */
+#define GM_LIST         0x020   /* branch --list, tag -l */
+#define GM_PATHS        0x040   /* checkout -f, -p, --ours: of paths */
+#define GM_STAGED       0x080   /* restore --staged */
+#define GM_WORKTREE     0x100   /* restore --worktree */
+#define GM_WRITES       0x200   /* fsck --lost-found: a read that writes */
+#define GM_GLOBAL       0x400   /* config --global */
+#define GM_SYSTEM       0x800   /* config --system */
+#define GM_SET          0x1000  /* config --unset, --edit */
+
+/* What an option does besides its kind (OK_* of opts.h), with the marks
+ * above: the tag of its optdef. */
+#define T_MODE          0x010000        /* its marks: the exact word only */
+#define T_CODE          0x020000        /* runs code (an OK_OPTVAL) */
+#define T_DESTROY       0x040000        /* discards work */
+#define T_UNTRACKED     0x080000        /* stash -u: removes untracked files */
+#define T_REPO          0x100000        /* the repository is elsewhere */
+#define T_DIR           0x200000        /* -C DIR: git works in DIR */
+#define T_DONE          0x400000        /* --version, --help: nothing runs */
+#define T_NET           0x800000        /* reaches hosts no word names */
+#define GM_ALL          0x00ffff
+
+/* ---- option tables -------------------------------------------------------- */
+
+#define FL(o, t)        { NULL, o, OK_FLAG, t }         /* no value */
+#define VAL(o, t)       { NULL, o, OK_VAL, t }          /* takes a value */
+#define OPT(o, t)       { NULL, o, OK_OPTVAL, t }       /* attached only */
+#define DO(o, k)        { NULL, o, k, 0 }       /* OK_WRITE, OK_READ ... */
+#define END             { NULL, NULL, OK_VAL, 0 }
+
+/* Before the subcommand. git reads these as exact words only: an
+ * abbreviation that matches one here is judged like it (stricter). */
+static const struct optdef o_global[] = {
+	VAL("-C", T_DIR), DO("-c", OK_CODE),
+	DO("--config-env", OK_CODE), OPT("--exec-path", T_CODE),
+	VAL("--git-dir", T_REPO), VAL("--work-tree", T_REPO),
+	VAL("--namespace", 0), VAL("--super-prefix", 0),
+	VAL("--attr-source", 0), FL("--version", T_DONE),
+	FL("--help", T_DONE), END,
+};
+
+/* Of every subcommand that shows (diff options, pagers); grep's -o is
+ * --only-matching. */
+#define READ_OPTS \
+	DO("--output", OK_WRITE), DO("--ext-diff", OK_ESC), \
+	OPT("-O", T_CODE), OPT("--open-files-in-pager", T_CODE)
+
+static const struct optdef o_read[] = {
+	READ_OPTS, DO("-o", OK_WRITE), END,
+};
+
+static const struct optdef o_grep[] = {
+	READ_OPTS, DO("-f", OK_READ), END,
+};
+
+static const struct optdef o_blame[] = {
+	READ_OPTS, DO("-o", OK_WRITE), DO("--contents", OK_READ), END,
+};
+
+static const struct optdef o_fsck[] = {
+	READ_OPTS, DO("-o", OK_WRITE), FL("--lost-found", GM_WRITES), END,
+};
+
+/* Of every subcommand that reaches a remote. */
+#define NET_OPTS \
+	DO("--upload-pack", OK_CODE), DO("--receive-pack", OK_CODE), \
+	DO("--exec", OK_CODE), DO("-u", OK_ESC), DO("-c", OK_CODE), \
+	DO("--config", OK_CODE), DO("--template", OK_CODE), \
+	DO("--separate-git-dir", OK_CODE), VAL("--depth", 0), \
+	VAL("--branch", 0), VAL("-b", 0), VAL("--origin", 0), \
+	OPT("--recurse-submodules", T_NET), FL("--recursive", T_NET)
+
+static const struct optdef o_net[] = {
+	NET_OPTS, END,
+};
+
+static const struct optdef o_push[] = {
+	NET_OPTS,
+	FL("--force", T_DESTROY), OPT("--force-with-lease", T_DESTROY),
+	FL("--force-if-includes", T_DESTROY), FL("-f", T_DESTROY),
+	FL("--delete", T_DESTROY), FL("-d", T_DESTROY),
+	FL("--mirror", T_DESTROY), FL("--prune", T_DESTROY), END,
+};
+
+static const struct optdef o_reflog[] = {
+	VAL("-n", 0), VAL("--max-count", 0), END,
+};
+
+static const struct optdef o_none[] = {
+	END,
+};
+
+static const struct optdef o_commit[] = {
+	DO("--file", OK_READ), DO("-F", OK_READ),
+	DO("--template", OK_READ), DO("-t", OK_READ), END,
+};
+
+/* merge, notes, tag: -F FILE is the message */
+static const struct optdef o_msgfile[] = {
+	DO("--file", OK_READ), DO("-F", OK_READ), END,
+};
+
+static const struct optdef o_rebase[] = {
+	DO("--exec", OK_CODE), DO("-x", OK_CODE), END,
+};
+
+static const struct optdef o_format_patch[] = {
+	DO("--output-directory", OK_WTREE), DO("-o", OK_WTREE), END,
+};
+
+static const struct optdef o_init[] = {
+	DO("--template", OK_CODE), DO("--separate-git-dir", OK_CODE),
+	VAL("--initial-branch", 0), VAL("-b", 0),
+	VAL("--object-format", 0), VAL("--ref-format", 0),
+	OPT("--shared", 0), END,
+};
+
+static const struct optdef o_config[] = {
+	FL("--get", T_MODE | GM_SHOW), FL("--get-all", T_MODE | GM_SHOW),
+	FL("--get-regexp", T_MODE | GM_SHOW),
+	FL("--get-color", T_MODE | GM_SHOW),
+	FL("--get-urlmatch", T_MODE | GM_SHOW), FL("--list", T_MODE | GM_SHOW),
+	FL("-l", T_MODE | GM_SHOW), FL("--unset", GM_SET),
+	FL("--unset-all", GM_SET), FL("--edit", GM_SET),
+	FL("-e", GM_SET), FL("--global", GM_GLOBAL),
+	FL("--system", GM_SYSTEM), DO("--file", OK_READ),
+	DO("-f", OK_READ), END,
+};
+
+static const struct optdef o_stash[] = {
+	FL("--all", T_UNTRACKED),
+	FL("--include-untracked", T_UNTRACKED), FL("-a", T_UNTRACKED),
+	FL("-u", T_UNTRACKED), END,
+};
+
+/* branch and tag (tag -d deletes for good: see git_branch) */
+static const struct optdef o_branch[] = {
+	FL("-D", GM_DEL | GM_FORCE), FL("-d", GM_DEL),
+	FL("--delete", GM_DEL), FL("-f", GM_FORCE),
+	FL("--force", GM_FORCE), DO("-F", OK_READ),
+	DO("--file", OK_READ), FL("-m", GM_CHANGE),
+	FL("-M", GM_CHANGE), FL("-c", GM_CHANGE),
+	FL("-C", GM_CHANGE), FL("-a", GM_CHANGE),
+	FL("-s", GM_CHANGE), FL("-u", GM_CHANGE),
+	FL("--set-upstream", GM_CHANGE),
+	OPT("--set-upstream-to", GM_CHANGE),
+	FL("--unset-upstream", GM_CHANGE),
+	FL("--edit-description", GM_CHANGE),
+	FL("--move", GM_CHANGE), FL("--copy", GM_CHANGE),
+	FL("--list", T_MODE | GM_LIST), FL("-l", T_MODE | GM_LIST),
+	FL("--contains", T_MODE | GM_LIST), FL("--merged", T_MODE | GM_LIST),
+	END,
+};
+
+static const struct optdef o_checkout[] = {
+	VAL("-b", 0), VAL("-B", 0), FL("-f", GM_PATHS),
+	FL("--force", GM_PATHS), FL("-p", GM_PATHS),
+	FL("--patch", GM_PATHS), FL("--ours", GM_PATHS),
+	FL("--theirs", GM_PATHS), END,
+};
+
+static const struct optdef o_restore[] = {
+	VAL("-s", 0), VAL("--source", 0),
+	FL("--staged", T_MODE | GM_STAGED), FL("-S", T_MODE | GM_STAGED),
+	FL("--worktree", GM_WORKTREE), FL("-W", GM_WORKTREE),
+	END,
+};
+
+static const struct optdef o_switch[] = {
+	FL("--discard-changes", T_DESTROY), FL("--force", T_DESTROY),
+	FL("-f", T_DESTROY), VAL("-C", T_DESTROY), VAL("-c", 0),
+	END,
+};
+
+static const struct optdef o_reset[] = {
+	FL("--hard", T_DESTROY), FL("--merge", T_DESTROY),
+	FL("--keep", T_DESTROY), END,
+};
+
+static const struct optdef o_clean[] = {
+	FL("-n", T_MODE | GM_SHOW), FL("--dry-run", T_MODE | GM_SHOW), END,
+};
+
+static const struct optdef o_apply[] = {
+	FL("--check", T_MODE | GM_SHOW), FL("--stat", T_MODE | GM_SHOW),
+	FL("--numstat", T_MODE | GM_SHOW), FL("--summary", T_MODE | GM_SHOW),
+	FL("--apply", GM_UNSHOW), END,
+};
+
+static const struct optdef o_filter_branch[] = {
+	DO("--setup", OK_CODE), DO("--env-filter", OK_CODE),
+	DO("--tree-filter", OK_CODE), DO("--index-filter", OK_CODE),
+	DO("--parent-filter", OK_CODE), DO("--msg-filter", OK_CODE),
+	DO("--commit-filter", OK_CODE), DO("--tag-name-filter", OK_CODE),
+	END,
+};
+
+static const struct optdef o_difftool[] = {
+	DO("--extcmd", OK_CODE), DO("-x", OK_CODE),
+	DO("--tool", OK_CODE), DO("-t", OK_CODE), END,
+};
+
+static const struct optdef o_archive[] = {
+	DO("--output", OK_WRITE), DO("-o", OK_WRITE),
+	DO("--exec", OK_CODE), END,
+};
+
+#undef FL
+#undef VAL
+#undef OPT
+#undef DO
+#undef END
+#undef READ_OPTS
+#undef NET_OPTS
+
+/* ---- actions: named by the first operand of a subcommand -------------- */
+
+enum git_act {
+	A_SHOW,         /* only shows */
+	A_WRITE,        /* a local write */
+	A_DESTROY,      /* discards work */
+	A_NET,          /* reaches a remote, and nothing more */
+	A_NET_WRITE,    /* reaches a remote, then a local write */
+	A_CONFIG,       /* writes the repository's configuration */
+	A_RUNS,         /* runs a command string */
+	A_JOBS,         /* changes the user's configuration, schedules jobs */
+	A_ADD,          /* the operands after it are paths written */
+	A_PATHS,        /* ... pathspecs whose files it rewrites (trees) */
+};
+
+/* The first operand of a subcommand names its action. Each list ends
+ * with "*", which matches any word and none. */
+struct gact {
+	const char *word;       /* NULL: no operand */
+	enum git_act act;
+};
+
+#define ACT_END { "*", A_WRITE }
+
+static const struct gact a_stash[] = {
+	{ "list", A_SHOW }, { "show", A_SHOW }, { "push", A_PATHS },
+	{ "drop", A_DESTROY }, { "clear", A_DESTROY }, ACT_END,
+};
+
+static const struct gact a_remote[] = {
+	{ NULL, A_SHOW }, { "get-url", A_SHOW }, { "show", A_NET },
+	{ "update", A_NET },
+	{ "prune", A_NET }, { "*", A_CONFIG },
+};
+
+static const struct gact a_submodule[] = {
+	{ NULL, A_SHOW }, { "status", A_SHOW }, { "summary", A_SHOW },
+	{ "foreach", A_RUNS }, { "*", A_NET_WRITE },
+};
+
+static const struct gact a_reflog[] = {
+	{ NULL, A_SHOW }, { "show", A_SHOW }, { "expire", A_DESTROY },
+	{ "delete", A_DESTROY }, ACT_END,
+};
+
+static const struct gact a_worktree[] = {
+	{ "list", A_SHOW }, { "add", A_ADD }, ACT_END,
+};
+
+static const struct gact a_bisect[] = {
+	{ "run", A_RUNS }, ACT_END,
+};
+
+static const struct gact a_maintenance[] = {
+	{ NULL, A_WRITE }, { "run", A_WRITE }, { "*", A_JOBS },
+};
+
+static const struct gact a_bundle[] = {
+	{ "create", A_ADD }, ACT_END,
+};
+
+/* ---- subcommands ---------------------------------------------------------- */
+
 /*
- * The paths a checkout or restore rewrites: its operands that look like
- * paths (after "--", or with a "/" or "."). Each is a tree: checking out
- * .claude may rewrite the settings in it, if they are tracked.
+ * G_READ: shows (its operands are reads); G_WRITE: writes the repository;
+ * G_NET: reaches a remote. base: what the subcommand does whatever its
+ * options, unless one makes it only show (GM_SHOW).
  */
+enum git_kind { G_READ, G_WRITE, G_NET };
+enum git_base { B_NONE, B_DESTROY, B_PATCH, B_PLUMBING, B_RUNS, B_ASK };
+
+struct git_ctx;
+
+struct git_sub {
+	const char *name;
+	unsigned char kind;             /* enum git_kind */
+	unsigned char base;             /* enum git_base */
+	const struct optdef *opts;      /* NULL: its kind's (git_opts) */
+	const struct gact *acts;        /* by the first operand, or NULL */
+	int (*judge)(struct git_ctx *); /* 1: decided; 0: a local write */
+};
+
+/* What one git command is judged with. */
+struct git_ctx {
+	struct ev *ev;
+	struct cmdv *v;
+	const struct git_sub *t;
+	const char *sub;        /* the subcommand */
+	int i;                  /* the index of its first argument */
+	int pos;                /* words after it that are not options */
+	unsigned marks;         /* GM_* of its options */
+	int repo_elsewhere;     /* --git-dir, --work-tree */
+	int done;               /* --version, --help */
+	int quiet;              /* effects applied: walks only read */
+};
+
+/* Where git_walk found a word it hands on. */
+enum git_at {
+	AT_OPERAND,     /* an operand among the options */
+	AT_PATH,        /* after "--": a path */
+	AT_VALUE,       /* the value of an option, in the next word */
+};
+
+typedef void (*git_word_fn)(struct git_ctx *, int k, enum git_at, void *);
+
+/* git SUB HOW discards work (HOW: an option, a word, or ""). */
 static void
-git_path_writes(struct ev *ev, struct cmdv *v, int from)
+git_destructive(struct ev *ev, const char *sub, const char *how)
 {
-	int k, paths = 0;
-	const char *s;
-
-	for (k = from; k < v->n; k++) {
-		s = v->w[k].s;
-		if (an_lit(&v->w[k]) && strcmp(s, "--") == 0) {
-			paths = 1;
-			continue;
-		}
-		if (an_is_opt(&v->w[k])) {
-			if (strcmp(s, "-b") == 0 || strcmp(s, "-B") == 0 ||
-			    strcmp(s, "-s") == 0 || strcmp(s, "--source") == 0)
-				k++;
-			continue;
-		}
-		if (paths || strchr(s, '/') != NULL || strchr(s, '.') != NULL ||
-		    !an_lit(&v->w[k])) {
-			char p[SBX_PATH_MAX];
-
-			/* a protected file named: denied; a tree holding one
-			 * (only tracked files change): escalated */
-			if (an_word_path(ev, &v->w[k], p, sizeof(p)) == 1)
-				trig_write_tree(ev, p, "git", 1);
-			else
-				trig_write(ev, NULL, "git");
-		}
-	}
+	ev_factor(ev, F_DESTRUCTIVE);
+	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git destructive",
+	    "git %s%s%s discards work that cannot be restored", sub,
+	    *how != '\0' ? " " : "", how);
 }
 
 /*
@@ -68,116 +380,250 @@ git_config_write(struct ev *ev, const char *what)
 	    "git finds it), which can make git run commands", what);
 }
 
+/* ---- the walk ------------------------------------------------------------- */
+
+/* git works in DIR (-C): the working directory moves for the judgement
+ * (an_cls_git puts it back). */
 static void
-git_destructive(struct ev *ev, const char *what)
+git_chdir(struct ev *ev, const struct sh_word *w)
 {
-	ev_factor(ev, F_DESTRUCTIVE);
-	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git destructive",
-	    "%s discards work that cannot be restored", what);
-}
+	char path[SBX_PATH_MAX], res[SBX_PATH_MAX];
 
-/* What one git command is judged with (git_judge). */
-struct git_ctx {
-	struct ev *ev;
-	struct cmdv *v;
-	const char *sub;        /* the subcommand */
-	int i;                  /* the index of its first argument */
-	int pos;                /* operands after it (write subcommands) */
-};
-
-/* 1 if word s equals one of l (NULL-terminated); "x*": s starts with x. */
-static int
-word_in(const char *s, const char *const *l)
-{
-	size_t n;
-
-	for (; *l != NULL; l++) {
-		n = strlen(*l);
-		if (n > 0 && (*l)[n - 1] == '*' ? strncmp(s, *l, n - 1) == 0 :
-		    strcmp(s, *l) == 0)
-			return 1;
+	if (w == NULL || an_word_path(ev, w, path, sizeof(path)) != 1 ||
+	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
+	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
+	    sizeof(res)) < 0) {
+		ev->cwd_known = 0;
+		return;
 	}
-	return 0;
+	memcpy(ev->cwd, res, strlen(res) + 1);
+	ev->cwd_known = 1;
 }
 
-/* 1 if an argument of the subcommand is one of l; lit: only a word
- * whose value is known (like an_has_word), else any word's text. */
-static int
-has_word_in(const struct git_ctx *g, const char *const *l, int lit)
+/* What the option o (of option word k) does. */
+static void
+git_effect(struct git_ctx *g, const struct an_opt *o)
 {
-	int k;
+	const struct optdef *d = o->d;
+	const char *sub = g->sub != NULL ? g->sub : "", *sp = *sub ? " " : "";
 
-	for (k = g->i; k < g->v->n; k++)
-		if ((!lit || an_lit(&g->v->w[k])) && word_in(g->v->w[k].s, l))
-			return 1;
-	return 0;
+	if (g->quiet || ((d->tag & T_MODE) &&
+	    strcmp(g->v->w[o->k].s, d->opt) != 0))
+		return;         /* a mode counts as its exact word only */
+	g->marks |= (unsigned)d->tag & GM_ALL;
+	if (o->val != NULL && o->val->s[0] == '=' && o->val->s[1] != '\0' &&
+	    (d->kind == OK_WRITE || d->kind == OK_WTREE || d->kind == OK_READ)) {
+		/* -o=FILE: git reads "=FILE", a reader "FILE": both */
+		struct an_opt o2 = *o;
+		struct sh_word t = *o->val;
+
+		t.s++;
+		t.len--;
+		if (t.s[0] == '~')
+			t.flags |= SH_W_TILDE;
+		o2.val = &t;
+		git_effect(g, &o2);
+	}
+	if (d->kind == OK_WRITE || d->kind == OK_WTREE) {
+		if (o->val == NULL)
+			trig_write(g->ev, NULL, "git");
+		else if (d->kind == OK_WTREE)
+			an_write_tree_word(g->ev, g->v, o->val);
+		else
+			an_write_word(g->ev, g->v, o->val);
+	} else if (d->kind == OK_READ && o->val != NULL) {
+		an_op_read(g->ev, g->v, o->val, 0);
+	} else if (d->kind == OK_READ) {
+		ev_factor(g->ev, F_UNKNOWN);
+		ev_note(g->ev, POLICY_ESCALATE, "read", "builtin: git",
+		    "git%s%s %s reads a file the policy cannot see", sp, sub,
+		    o->name);
+	} else if (d->kind == OK_CODE || d->kind == OK_ESC ||
+	    (d->tag & T_CODE)) {
+		ev_factor(g->ev, F_CODE);
+		ev_note(g->ev, POLICY_ESCALATE, "shell", "builtin: git",
+		    "git%s%s %s runs a command or code the policy cannot read "
+		    "(a program, hooks, configuration)", sp, sub, o->name);
+	} else if (d->tag & T_DESTROY) {
+		git_destructive(g->ev, sub, o->name);
+	} else if (d->tag & T_UNTRACKED) {
+		ev_factor(g->ev, F_PROTECTED | F_DESTRUCTIVE);
+		ev_note(g->ev, POLICY_ESCALATE, "write", "self-protection",
+		    "git stash %s stashes away (removes) untracked or ignored "
+		    "files, sbx's own .sandbox among them", o->name);
+	}
+	if (d->tag & T_NET)         /* submodules: the hosts .gitmodules names */
+		trig_network(g->ev, NULL, "git");
+	g->repo_elsewhere |= (d->tag & T_REPO) != 0;
+	g->done |= (d->tag & T_DONE) != 0;
+	if (d->tag & T_DIR)
+		git_chdir(g->ev, o->val);
+}
+
+/* The options of the subcommand: its table, else its kind's. */
+static const struct optdef *
+git_opts(const struct git_sub *t)
+{
+	return t->opts != NULL ? t->opts : t->kind == G_READ ? o_read :
+	    t->kind == G_NET ? o_net : o_none;
+}
+
+/*
+ * The one walk over the subcommand's words (the table walk of opts.c):
+ * each option's effects (on the first walk only), and fn for each
+ * operand, path after "--" and value of an option in the next word.
+ */
+static void
+git_walk(struct git_ctx *g, git_word_fn fn, void *arg)
+{
+	const struct optset os = { .cluster = 1, .d = git_opts(g->t) };
+	struct an_walk it;
+	struct an_opt o;
+	int r;
+
+	an_walk_init(&it, g->i, NULL, AN_W_NONE);
+	an_walk_table(&it, &os, NULL);
+	while ((r = an_opt_next(g->v, &it, &o)) >= 0) {
+		if (r == 1 && o.d != NULL)
+			git_effect(g, &o);
+		if (fn == NULL)
+			continue;
+		if (r == 0)
+			fn(g, o.k, it.opts ? AT_OPERAND : AT_PATH, arg);
+		else if (o.d != NULL && o.k + 1 < g->v->n &&
+		    o.val == &g->v->w[o.k + 1])
+			fn(g, o.k + 1, AT_VALUE, arg);
+	}
+	g->quiet = 1;
+}
+
+/* ---- subcommands with rules of their own ---------------------------------- */
+
+/* The first operand (git_walk): *(int *)arg, -1 when none. */
+static void
+git_first(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	int *first = arg;
+
+	(void)g;
+	if (at != AT_VALUE && *first < 0)
+		*first = k;
+}
+
+/* Operands after "--" that read like options ("git log -- -o"): git
+ * takes them for paths, a reader may not. */
+static void
+git_dash_path(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	const struct sh_word *w = &g->v->w[k];
+
+	(void)arg;
+	if (at == AT_PATH && an_lit(w) && w->s[0] == '-' && w->s[1] != '\0')
+		ev_note(g->ev, POLICY_ESCALATE, "shell", "builtin: git",
+		    "git %s: the path %s after \"--\" looks like an option; a "
+		    "human decides", g->sub, w->s);
+}
+
+/* What a subcommand that shows names is read: paths, REV:PATH, and (as
+ * a reader might take them) the values of its options. */
+static void
+git_read_word(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	const char *s = g->v->w[k].s, *colon;
+
+	(void)at;
+	(void)arg;
+	if (!an_lit(&g->v->w[k]))
+		return;
+	colon = strchr(s, ':');
+	trig_read(g->ev, colon != NULL && colon[1] != '\0' ? colon + 1 : s,
+	    "git");
+}
+
+/* An operand that is a tree written (git rm, mv, init DIR). */
+static void
+git_tree_word(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	(void)arg;
+	if (at != AT_VALUE)
+		an_write_tree_word(g->ev, g->v, &g->v->w[k]);
+}
+
+/*
+ * The paths a checkout or restore rewrites: its operands that look like
+ * paths (after "--", or with a "/" or "."). Each is a tree: checking out
+ * .claude may rewrite the settings in it, if they are tracked.
+ */
+static void
+git_path_write(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	struct sh_word *w = &g->v->w[k];
+	char p[SBX_PATH_MAX];
+
+	(void)arg;
+	if (at == AT_VALUE || (at == AT_OPERAND && an_lit(w) &&
+	    strchr(w->s, '/') == NULL && strchr(w->s, '.') == NULL))
+		return;
+	/* a protected file named: denied; a tree holding one (only
+	 * tracked files change): escalated */
+	if (an_word_path(g->ev, w, p, sizeof(p)) == 1)
+		trig_write_tree(g->ev, p, "git", 1);
+	else
+		trig_write(g->ev, NULL, "git");
+}
+
+/* Counts the operands that look like paths (checkout). */
+static void
+git_count_paths(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	const char *s = g->v->w[k].s;
+
+	if (at == AT_PATH || (at == AT_OPERAND && (strchr(s, '.') != NULL ||
+	    strchr(s, '/') != NULL)))
+		(*(int *)arg)++;
+}
+
+/* push: +REF and :REF (force, delete) refspecs destroy */
+static void
+git_refspec(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	const char *s = g->v->w[k].s;
+
+	(void)arg;
+	if (at != AT_VALUE && s[0] != '\0' && (s[0] == '+' || s[0] == ':') &&
+	    s[1] != '\0')
+		ev_factor(g->ev, F_DESTRUCTIVE);
 }
 
 static int
-has_any(const struct git_ctx *g, const char *const *l)
+git_push(struct git_ctx *g)
 {
-	return has_word_in(g, l, 1);
-}
-
-/* The first argument of the subcommand is one of l ("stash list"). */
-static int
-first_is(const struct git_ctx *g, const char *const *l)
-{
-	return g->i < g->v->n && word_in(g->v->w[g->i].s, l);
-}
-
-static int
-git_escalate(const struct git_ctx *g, const char *rule, const char *why)
-{
-	ev_note(g->ev, POLICY_ESCALATE, "shell", rule, "git %s %s", g->sub,
-	    why);
-	return 1;
-}
-
-/* ---- subcommands that reach the network --------------------------------- */
-
-static int
-git_push(const struct git_ctx *g)
-{
-	static const char *const destroys[] = {
-		"-f", "--force*", "--delete", "-d", "--mirror", "--prune", NULL,
-	};
-	const char *s;
-	int k;
-
 	ev_factor(g->ev, F_NETWORK);
-	for (k = g->i; k < g->v->n; k++) {
-		s = g->v->w[k].s;
-		if (word_in(s, destroys) || (s[0] == '+' && s[1] != '\0') ||
-		    (s[0] == ':' && s[1]))
-			ev_factor(g->ev, F_DESTRUCTIVE);
-	}
+	git_walk(g, git_refspec, NULL);
 	ev_note(g->ev, POLICY_ESCALATE, "network", "builtin: git push",
 	    "git push publishes to a remote; a human decides");
 	return 1;
 }
 
-/* pull, fetch, clone ...: the hosts named, and a write to the repository
- * (but for ls-remote). */
-static int
-git_fetch(const struct git_ctx *g)
+/* clone REPO DIR: the words after the repository are the directory */
+static void
+git_clone_dir(struct git_ctx *g, int k, enum git_at at, void *arg)
 {
-	/* options that run programs or plant hooks in the new repo */
-	static const char *const runs[] = {
-		"--upload-pack*", "-u", "--receive-pack*", "--exec*", "-c",
-		"--config*", "--template*", "--separate-git-dir*", NULL,
-	};
-	struct cmdv *v = g->v;
-	int k, hosts = 0;
+	int *n = arg;
 
-	for (k = g->i; k < v->n; k++)
-		if (word_in(v->w[k].s, runs)) {
-			ev_factor(g->ev, F_CODE);
-			ev_note(g->ev, POLICY_ESCALATE, "shell", "builtin: git",
-			    "git %s %s can run programs or install hooks", g->sub,
-			    v->w[k].s);
-			return 1;
-		}
+	if (at != AT_VALUE && (*n)++ > 0)
+		an_write_tree_word(g->ev, g->v, &g->v->w[k]);
+}
+
+/* pull, fetch, clone ...: the hosts named (in any word: --bundle-uri=URL
+ * too), the directory clone writes, and a write to the repository (but
+ * for ls-remote). */
+static int
+git_fetch(struct git_ctx *g)
+{
+	struct cmdv *v = g->v;
+	int k, hosts = 0, n = 0;
+
 	for (k = g->i; k < v->n; k++)
 		if (an_lit(&v->w[k]) && strstr(v->w[k].s, "://") != NULL) {
 			an_net_host_word(g->ev, "git", v->w[k].s);
@@ -187,12 +633,12 @@ git_fetch(const struct git_ctx *g)
 		trig_network(g->ev, NULL, "git");
 	else
 		ev_factor(g->ev, F_NETWORK);
+	if (strcmp(g->sub, "clone") == 0)
+		git_walk(g, git_clone_dir, &n);
 	if (strcmp(g->sub, "ls-remote") != 0)
 		trig_write(g->ev, ".", "git");
 	return 1;
 }
-
-/* ---- read-only subcommands ---------------------------------------------- */
 
 /* git ls-files '*.c' | xargs ...: project files; with name patterns that
  * match none of sbx's files, never those. */
@@ -223,419 +669,165 @@ git_list_track(const struct git_ctx *g)
 	ev->list_safe = safe && !other;
 }
 
-/* Paths and REV:PATH name files whose content is shown; --output writes.
- * 1: done; 0: fsck --lost-found writes, judged as a write. */
 static int
-git_read(const struct git_ctx *g)
+git_config(struct git_ctx *g)
 {
-	static const char *const runs[] = {
-		"--ext-diff", "-O", "--open-files-in-pager*", NULL,
-	};
-	struct ev *ev = g->ev;
-	struct cmdv *v = g->v;
-	const char *s, *colon;
-	int k;
+	int k = -1;
 
-	for (k = g->i; k < v->n; k++) {
-		s = v->w[k].s;
-		if (!an_is_opt(&v->w[k]) && an_lit(&v->w[k])) {
-			colon = strchr(s, ':');
-			trig_read(ev, colon != NULL && colon[1] != '\0' ?
-			    colon + 1 : s, "git");
-		}
-		if (strncmp(s, "--output=", 9) == 0)
-			trig_write(ev, s + 9, "git");
-		else if ((strcmp(s, "--output") == 0 || strcmp(s, "-o") == 0) &&
-		    k + 1 < v->n && strcmp(g->sub, "grep") != 0)
-			an_write_word(ev, v, &v->w[k + 1]);
-		else if (word_in(s, runs))
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git",
-			    "git %s %s runs an external program", g->sub, s);
-	}
-	return !(strcmp(g->sub, "fsck") == 0 &&
-	    an_has_word(v, g->i, "--lost-found"));
-}
-
-/* ---- subcommands that write: 1 decided, 0 a local write ----------------- */
-
-static int
-git_config(const struct git_ctx *g)
-{
-	static const char *const gets[] = {
-		"--get", "--get-all", "--get-regexp", "--list", "-l",
-		"--get-color", "--get-urlmatch", "get", "list", NULL,
-	};
-	static const char *const sets[] = {
-		"--unset", "--unset-all", "--edit", "-e", NULL,
-	};
-	struct cmdv *v = g->v;
-
-	if (has_word_in(g, gets, 0) || (g->pos == 1 && !has_any(g, sets)))
+	git_walk(g, git_first, &k);
+	if (k >= 0 && (strcmp(g->v->w[k].s, "get") == 0 ||
+	    strcmp(g->v->w[k].s, "list") == 0))
 		return 1;
-	if (an_has_word(v, g->i, "--global"))
+	if ((g->marks & GM_SHOW) ||
+	    (g->pos == 1 && !(g->marks & GM_SET)))
+		return 1;
+	if (g->marks & GM_GLOBAL)
 		trig_write(g->ev, "~/.gitconfig", "git config");
-	else if (an_has_word(v, g->i, "--system"))
+	else if (g->marks & GM_SYSTEM)
 		trig_write(g->ev, "/etc/gitconfig", "git config");
 	git_config_write(g->ev, "git config");
 	return 1;
 }
 
+/* A stash of words only known at run time may be --all. */
 static int
-git_maintenance(const struct git_ctx *g)
+git_stash(struct git_ctx *g)
 {
-	if (g->i >= g->v->n || strcmp(g->v->w[g->i].s, "run") == 0)
-		return 0;
-	ev_note(g->ev, POLICY_ESCALATE, "shell", "builtin: git",
-	    "git maintenance %s changes the user's git configuration and "
-	    "schedules jobs", g->v->w[g->i].s);
-	return 1;
-}
-
-static int
-git_stash(const struct git_ctx *g)
-{
-	static const char *const shows[] = { "list", "show", NULL };
-	static const char *const drops[] = { "drop", "clear", NULL };
-	struct cmdv *v = g->v;
-	const char *s;
 	int k;
 
-	for (k = g->i; k < v->n; k++) {
-		s = v->w[k].s;
-		if (!an_lit(&v->w[k]) || strcmp(s, "--all") == 0 ||
-		    strcmp(s, "--include-untracked") == 0 ||
-		    (s[0] == '-' && s[1] != '-' && strpbrk(s, "au") != NULL)) {
+	for (k = g->i; k < g->v->n; k++)
+		if (!an_lit(&g->v->w[k])) {
 			ev_factor(g->ev, F_PROTECTED | F_DESTRUCTIVE);
 			ev_note(g->ev, POLICY_ESCALATE, "write", "self-protection",
-			    "git stash %s stashes away (removes) untracked or "
-			    "ignored files, sbx's own .sandbox among them", s);
+			    "git stash %s may stash away (remove) untracked files, "
+			    "sbx's own .sandbox among them", g->v->w[k].s);
 			return 1;
 		}
-	}
-	if (first_is(g, shows))
-		return 1;
-	if (first_is(g, drops)) {
-		git_destructive(g->ev, "git stash drop/clear");
-		return 1;
-	}
 	return 0;
 }
 
 static int
-git_init(const struct git_ctx *g)
+git_init(struct git_ctx *g)
 {
-	static const char *const valued[] = {
-		"-b", "--initial-branch", "--object-format", "--ref-format",
-		"--shared", NULL,
-	};
-	struct cmdv *v = g->v;
-	int k;
-
-	for (k = g->i; k < v->n; k++)
-		if (!an_is_opt(&v->w[k]) && !(k > g->i &&
-		    an_lit(&v->w[k - 1]) && word_in(v->w[k - 1].s, valued)))
-			an_write_tree_word(g->ev, v, &v->w[k]);
+	git_walk(g, git_tree_word, NULL);
 	return 0;
 }
 
 static int
-git_branch(const struct git_ctx *g)
+git_branch(struct git_ctx *g)
 {
-	static const char *const changes[] = {
-		"-m", "-M", "-c", "-C", "-a", "-s", "--set-upstream*", "-u",
-		"--unset-upstream", "--edit-description", "--move", "--copy",
-		NULL,
-	};
-	static const char *const lists[] = {
-		"--list", "-l", "--contains", "--merged", NULL,
-	};
-	struct cmdv *v = g->v;
-	int k, del = 0, force = 0, change = 0, tag = !strcmp(g->sub, "tag");
-	const char *s;
+	int tag = strcmp(g->sub, "tag") == 0;
+	int del = (g->marks & GM_DEL) != 0, change = (g->marks & GM_CHANGE) != 0;
 
-	for (k = g->i; k < v->n; k++) {
-		s = v->w[k].s;
-		if (strcmp(s, "-D") == 0 || (tag && strcmp(s, "-d") == 0))
-			del = force = 1;
-		else if (strcmp(s, "-d") == 0 || strcmp(s, "--delete") == 0)
-			del = 1;
-		else if (strcmp(s, "-f") == 0 || strcmp(s, "--force") == 0)
-			force = 1;
-		else if (word_in(s, changes))
-			change = 1;
-	}
-	if (del && force) {
-		git_destructive(g->ev, "deleting a branch or tag by force");
+	if (del && (tag || (g->marks & GM_FORCE))) {
+		git_destructive(g->ev, g->sub, "-D (deleting by force)");
 		return 1;
 	}
 	if (!del && !change && g->pos == 0)
 		return 1;       /* listing */
-	if (tag && an_has_word(v, g->i, "-l") && !del)
-		return 1;
-	return !tag && !del && !change && has_any(g, lists);
+	if (tag)
+		return !del && an_has_word(g->v, g->i, "-l");
+	return !del && !change && (g->marks & GM_LIST);
 }
 
 static int
-git_remote(const struct git_ctx *g)
+git_checkout(struct git_ctx *g)
 {
-	static const char *const shows[] = { "-v", "get-url", "--verbose", NULL };
-	static const char *const nets[] = { "show", "update", "prune", NULL };
+	int paths = 0;
 
-	if (g->i >= g->v->n || first_is(g, shows))
-		return 1;
-	if (first_is(g, nets)) {
-		trig_network(g->ev, NULL, "git remote");
-		return 1;
-	}
-	git_config_write(g->ev, "git remote");
-	return 1;
-}
-
-static int
-git_worktree(const struct git_ctx *g)
-{
-	struct cmdv *v = g->v;
-	int k;
-
-	if (g->i < v->n && strcmp(v->w[g->i].s, "list") == 0)
-		return 1;
-	if (g->i + 1 < v->n && strcmp(v->w[g->i].s, "add") == 0)
-		for (k = g->i + 1; k < v->n; k++)
-			if (!an_is_opt(&v->w[k])) {
-				an_write_word(g->ev, v, &v->w[k]);
-				break;
-			}
-	return 0;
-}
-
-static int
-git_submodule(const struct git_ctx *g)
-{
-	static const char *const local[] = {
-		"status", "summary", "foreach", NULL,
-	};
-
-	if (g->i >= g->v->n || first_is(g, local)) {
-		if (g->i < g->v->n && strcmp(g->v->w[g->i].s, "foreach") == 0)
-			ev_note(g->ev, POLICY_ESCALATE, "shell", "builtin: git",
-			    "git submodule foreach runs a command string");
-		return 1;
-	}
-	trig_network(g->ev, NULL, "git submodule");
-	return 0;
-}
-
-static int
-git_reflog(const struct git_ctx *g)
-{
-	static const char *const drops[] = { "expire", "delete", NULL };
-
-	if (first_is(g, drops)) {
-		git_destructive(g->ev, "git reflog expire/delete");
-		return 1;
-	}
-	return g->i >= g->v->n || strcmp(g->v->w[g->i].s, "show") == 0 ||
-	    g->v->w[g->i].s[0] == '-';
-}
-
-static int
-git_clean(const struct git_ctx *g)
-{
-	static const char *const dry[] = { "-n", "--dry-run", NULL };
-
-	if (!has_any(g, dry))
-		git_destructive(g->ev, "git clean");
-	return 1;
-}
-
-static int
-git_reset(const struct git_ctx *g)
-{
-	static const char *const hard[] = { "--hard", "--merge", "--keep", NULL };
-
-	if (!has_any(g, hard))
+	git_walk(g, git_count_paths, &paths);
+	if (!paths && !(g->marks & GM_PATHS) && !an_has_word(g->v, g->i, "--"))
 		return 0;
-	git_destructive(g->ev, "git reset --hard");
+	git_walk(g, git_path_write, NULL);
+	git_destructive(g->ev, "checkout", "of paths");
 	return 1;
 }
 
 static int
-git_checkout(const struct git_ctx *g)
+git_restore(struct git_ctx *g)
 {
-	static const char *const paths[] = {
-		"--", ".", "-f", "--force", "-p", "--patch", "--ours",
-		"--theirs", NULL,
-	};
-	struct cmdv *v = g->v;
-	const char *s;
-	int k;
-
-	for (k = g->i; k < v->n; k++) {
-		s = v->w[k].s;
-		if (word_in(s, paths) ||
-		    (!an_is_opt(&v->w[k]) && (strchr(s, '.') != NULL ||
-		    strchr(s, '/') != NULL) && !(k > g->i &&
-		    (strcmp(v->w[k - 1].s, "-b") == 0 ||
-		    strcmp(v->w[k - 1].s, "-B") == 0)))) {
-			git_path_writes(g->ev, v, g->i);
-			git_destructive(g->ev, "git checkout of paths");
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static int
-git_restore(const struct git_ctx *g)
-{
-	struct cmdv *v = g->v;
-
-	if ((an_has_word(v, g->i, "--staged") || an_has_short(v, g->i, 'S',
-	    "s")) && !an_has_word(v, g->i, "--worktree") &&
-	    !an_has_short(v, g->i, 'W', "s"))
+	if ((g->marks & (GM_STAGED | GM_WORKTREE)) == GM_STAGED)
 		return 0;
-	git_path_writes(g->ev, v, g->i);
-	git_destructive(g->ev, "git restore");
+	git_walk(g, git_path_write, NULL);
+	git_destructive(g->ev, "restore", "");
 	return 1;
 }
 
 static int
-git_switch(const struct git_ctx *g)
+git_mvrm(struct git_ctx *g)
 {
-	static const char *const discards[] = {
-		"--discard-changes", "-f", "--force", "-C", NULL,
-	};
-
-	if (!has_any(g, discards))
-		return 0;
-	git_destructive(g->ev, "git switch --discard-changes");
-	return 1;
-}
-
-static int
-git_mvrm(const struct git_ctx *g)
-{
-	struct cmdv *v = g->v;
-	int k;
-
-	for (k = g->i; k < v->n; k++)
-		if (!an_is_opt(&v->w[k]))
-			an_write_tree_word(g->ev, v, &v->w[k]);
-	if (v->extra)
+	git_walk(g, git_tree_word, NULL);
+	if (g->v->extra)
 		trig_write(g->ev, NULL, "git");
 	return 0;
 }
 
-static int
-git_apply(const struct git_ctx *g)
-{
-	static const char *const checks[] = {
-		"--check", "--stat", "--numstat", "--summary", NULL,
-	};
+/* ---- the table ------------------------------------------------------------ */
 
-	if (strcmp(g->sub, "apply") == 0 && has_any(g, checks) &&
-	    !an_has_word(g->v, g->i, "--apply"))
-		return 1;
-	return git_escalate(g, "builtin: git patch", "applies a patch the "
-	    "policy cannot see; it may change any file, sbx's own included");
-}
+#define R(n, o)         { n, G_READ, B_NONE, o, NULL, NULL }
+#define W(n, o, a, j)   { n, G_WRITE, B_NONE, o, a, j }
+#define B(n, b, o, a)   { n, G_WRITE, b, o, a, NULL }
+#define N(n, o, j)      { n, G_NET, B_NONE, o, NULL, j }
 
-static int
-git_plumbing(const struct git_ctx *g)
-{
-	return git_escalate(g, "builtin: git plumbing", "can rewrite any "
-	    "tracked file or ref, sbx's own included");
-}
-
-static int
-git_gc(const struct git_ctx *g)
-{
-	git_destructive(g->ev, "git gc/prune/filter-branch");
-	return 1;
-}
-
-static int
-git_mergetool(const struct git_ctx *g)
-{
-	return git_escalate(g, "builtin: git", "runs an external program");
-}
-
-static int
-git_bisect(const struct git_ctx *g)
-{
-	static const char *const run[] = { "run", NULL };
-
-	return first_is(g, run) ? git_escalate(g, "builtin: git",
-	    "run runs a command") : 0;
-}
-
-static int
-git_rebase(const struct git_ctx *g)
-{
-	return an_has_word(g->v, g->i, "-x") || an_has_word(g->v, g->i,
-	    "--exec") ? git_escalate(g, "builtin: git", "--exec runs a "
-	    "command") : 0;
-}
-
-/*
- * The subcommands git has, by kind. G_READ: shows (git_read); G_WRITE:
- * writes the repository, after its handler (1: decided); G_NET: the
- * handler decides. A subcommand not listed escalates (aliases can run
- * commands).
- */
-enum git_kind { G_READ, G_WRITE, G_NET };
-
-static const struct git_sub {
-	const char *name;
-	enum git_kind kind;
-	int (*judge)(const struct git_ctx *);
-} git_subs[] = {
-	{ "status", G_READ, NULL }, { "log", G_READ, NULL },
-	{ "diff", G_READ, NULL }, { "show", G_READ, NULL },
-	{ "blame", G_READ, NULL }, { "annotate", G_READ, NULL },
-	{ "shortlog", G_READ, NULL }, { "describe", G_READ, NULL },
-	{ "rev-parse", G_READ, NULL }, { "rev-list", G_READ, NULL },
-	{ "ls-files", G_READ, NULL }, { "ls-tree", G_READ, NULL },
-	{ "cat-file", G_READ, NULL }, { "grep", G_READ, NULL },
-	{ "whatchanged", G_READ, NULL }, { "name-rev", G_READ, NULL },
-	{ "merge-base", G_READ, NULL }, { "count-objects", G_READ, NULL },
-	{ "verify-commit", G_READ, NULL }, { "verify-tag", G_READ, NULL },
-	{ "cherry", G_READ, NULL }, { "version", G_READ, NULL },
-	{ "help", G_READ, NULL }, { "var", G_READ, NULL },
-	{ "check-ignore", G_READ, NULL }, { "check-attr", G_READ, NULL },
-	{ "check-ref-format", G_READ, NULL },
-	{ "for-each-ref", G_READ, NULL }, { "show-ref", G_READ, NULL },
-	{ "show-branch", G_READ, NULL }, { "range-diff", G_READ, NULL },
-	{ "fsck", G_READ, NULL }, { "diff-tree", G_READ, NULL },
-	{ "diff-files", G_READ, NULL }, { "diff-index", G_READ, NULL },
-	{ "hash-object", G_READ, NULL },
-	{ "push", G_NET, git_push }, { "pull", G_NET, git_fetch },
-	{ "fetch", G_NET, git_fetch }, { "ls-remote", G_NET, git_fetch },
-	{ "clone", G_NET, git_fetch }, { "send-email", G_NET, git_fetch },
-	{ "request-pull", G_NET, git_fetch },
-	{ "add", G_WRITE, NULL }, { "commit", G_WRITE, NULL },
-	{ "merge", G_WRITE, NULL }, { "rebase", G_WRITE, git_rebase },
-	{ "cherry-pick", G_WRITE, NULL }, { "revert", G_WRITE, NULL },
-	{ "mv", G_WRITE, git_mvrm }, { "rm", G_WRITE, git_mvrm },
-	{ "init", G_WRITE, git_init }, { "apply", G_WRITE, git_apply },
-	{ "am", G_WRITE, git_apply }, { "notes", G_WRITE, NULL },
-	{ "bisect", G_WRITE, git_bisect }, { "worktree", G_WRITE, git_worktree },
-	{ "stage", G_WRITE, NULL }, { "sparse-checkout", G_WRITE, NULL },
-	{ "update-index", G_WRITE, git_plumbing },
-	{ "symbolic-ref", G_WRITE, git_plumbing },
-	{ "update-ref", G_WRITE, git_plumbing },
-	{ "switch", G_WRITE, git_switch }, { "format-patch", G_WRITE, NULL },
-	{ "mergetool", G_WRITE, git_mergetool },
-	{ "restore", G_WRITE, git_restore },
-	{ "checkout", G_WRITE, git_checkout }, { "reset", G_WRITE, git_reset },
-	{ "stash", G_WRITE, git_stash }, { "tag", G_WRITE, git_branch },
-	{ "branch", G_WRITE, git_branch }, { "config", G_WRITE, git_config },
-	{ "clean", G_WRITE, git_clean }, { "reflog", G_WRITE, git_reflog },
-	{ "gc", G_WRITE, git_gc }, { "prune", G_WRITE, git_gc },
-	{ "repack", G_WRITE, git_gc }, { "filter-branch", G_WRITE, git_gc },
-	{ "submodule", G_WRITE, git_submodule }, { "remote", G_WRITE, git_remote },
-	{ "maintenance", G_WRITE, git_maintenance },
+/* Every subcommand the policy knows; any other escalates (aliases can
+ * run commands). */
+static const struct git_sub git_subs[] = {
+	R("status", NULL), R("log", NULL), R("diff", NULL), R("show", NULL),
+	R("blame", o_blame), R("annotate", o_blame), R("shortlog", NULL),
+	R("describe", NULL), R("rev-parse", NULL), R("rev-list", NULL),
+	R("ls-files", NULL), R("ls-tree", NULL), R("cat-file", NULL),
+	R("grep", o_grep), R("whatchanged", NULL), R("name-rev", NULL),
+	R("merge-base", NULL), R("count-objects", NULL),
+	R("verify-commit", NULL), R("verify-tag", NULL), R("cherry", NULL),
+	R("version", NULL), R("help", NULL), R("var", NULL),
+	R("check-ignore", NULL), R("check-attr", NULL),
+	R("check-ref-format", NULL), R("for-each-ref", NULL),
+	R("show-ref", NULL), R("show-branch", NULL), R("range-diff", NULL),
+	R("fsck", o_fsck), R("diff-tree", NULL), R("diff-files", NULL),
+	R("diff-index", NULL), R("hash-object", NULL),
+	N("push", o_push, git_push), N("pull", NULL, git_fetch),
+	N("fetch", NULL, git_fetch), N("ls-remote", NULL, git_fetch),
+	N("clone", NULL, git_fetch), N("send-email", NULL, git_fetch),
+	N("request-pull", NULL, git_fetch),
+	W("add", NULL, NULL, NULL), W("stage", NULL, NULL, NULL),
+	W("commit", o_commit, NULL, NULL), W("merge", o_msgfile, NULL, NULL),
+	W("notes", o_msgfile, NULL, NULL), W("rebase", o_rebase, NULL, NULL),
+	W("cherry-pick", NULL, NULL, NULL), W("revert", NULL, NULL, NULL),
+	W("mv", NULL, NULL, git_mvrm), W("rm", NULL, NULL, git_mvrm),
+	W("init", o_init, NULL, git_init),
+	W("bisect", NULL, a_bisect, NULL),
+	W("worktree", NULL, a_worktree, NULL),
+	W("sparse-checkout", NULL, NULL, NULL),
+	W("switch", o_switch, NULL, NULL),
+	W("format-patch", o_format_patch, NULL, NULL),
+	W("restore", o_restore, NULL, git_restore),
+	W("checkout", o_checkout, NULL, git_checkout),
+	W("reset", o_reset, NULL, NULL),
+	W("stash", o_stash, a_stash, git_stash),
+	W("tag", o_branch, NULL, git_branch),
+	W("branch", o_branch, NULL, git_branch),
+	W("config", o_config, NULL, git_config),
+	W("reflog", o_reflog, a_reflog, NULL),
+	W("submodule", NULL, a_submodule, NULL),
+	W("remote", NULL, a_remote, NULL),
+	W("maintenance", NULL, a_maintenance, NULL),
+	B("apply", B_PATCH, o_apply, NULL), B("am", B_PATCH, NULL, NULL),
+	B("update-index", B_PLUMBING, NULL, NULL),
+	B("symbolic-ref", B_PLUMBING, NULL, NULL),
+	B("update-ref", B_PLUMBING, NULL, NULL),
+	B("clean", B_DESTROY, o_clean, NULL), B("gc", B_DESTROY, NULL, NULL),
+	B("prune", B_DESTROY, NULL, NULL), B("repack", B_DESTROY, NULL, NULL),
+	B("filter-branch", B_DESTROY, o_filter_branch, NULL),
+	B("mergetool", B_RUNS, NULL, NULL),
+	B("difftool", B_RUNS, o_difftool, NULL),
+	B("archive", B_ASK, o_archive, NULL),
+	B("bundle", B_ASK, NULL, a_bundle),
 };
+
+#undef R
+#undef W
+#undef B
+#undef N
 
 static const struct git_sub *
 git_sub_find(const char *name)
@@ -649,72 +841,160 @@ git_sub_find(const char *name)
 	return NULL;
 }
 
+/* What the subcommand itself does (enum git_base). */
+static void
+git_base(const struct git_ctx *g)
+{
+	static const char *const why[] = {
+		[B_PATCH] = "applies a patch the policy cannot see; it may "
+		    "change any file, sbx's own included",
+		[B_PLUMBING] = "can rewrite any tracked file or ref, sbx's own "
+		    "included",
+		[B_RUNS] = "runs an external program",
+		[B_ASK] = "is not judged further: a human decides",
+	};
+
+	if (g->t->base == B_DESTROY) {
+		git_destructive(g->ev, g->sub, "");
+		return;
+	}
+	if (g->t->base == B_RUNS)
+		ev_factor(g->ev, F_CODE);
+	ev_note(g->ev, POLICY_ESCALATE, "shell", g->t->base == B_PATCH ?
+	    "builtin: git patch" : g->t->base == B_PLUMBING ?
+	    "builtin: git plumbing" : "builtin: git", "git %s %s", g->sub,
+	    why[g->t->base]);
+}
+
+/* The operands after the action word are paths written (worktree add
+ * DIR, bundle create FILE): all of them, a value of an option the table
+ * does not know among them. */
+static void
+git_add_path(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	if (at != AT_VALUE && k > *(int *)arg)
+		an_write_word(g->ev, g->v, &g->v->w[k]);
+}
+
+/* ... pathspecs whose tracked files it rewrites (stash push -- PATHS) */
+static void
+git_pathspec(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	if (at != AT_VALUE && k > *(int *)arg)
+		an_write_tree_word(g->ev, g->v, &g->v->w[k]);
+}
+
+/* The action the first operand names: 1 decided, 0 a local write. */
+static int
+git_act(struct git_ctx *g)
+{
+	const struct gact *a;
+	const char *w;
+	int k = -1;
+
+	git_walk(g, git_first, &k);
+	if (k >= 0 && !an_lit(&g->v->w[k])) {
+		ev_factor(g->ev, F_UNKNOWN);
+		ev_note(g->ev, POLICY_ESCALATE, "shell", "builtin: git",
+		    "git %s: the action is only known at run time", g->sub);
+		return 1;
+	}
+	w = k >= 0 ? g->v->w[k].s : NULL;
+	for (a = g->t->acts; strcmp(a->word != NULL ? a->word : "", "*") != 0;
+	    a++)
+		if (a->word == NULL ? w == NULL : w != NULL &&
+		    strcmp(w, a->word) == 0)
+			break;
+	switch (a->act) {
+	case A_SHOW:
+		return 1;
+	case A_WRITE:
+		return 0;
+	case A_DESTROY:
+		git_destructive(g->ev, g->sub, w);
+		return 1;
+	case A_NET:
+	case A_NET_WRITE:
+		trig_network(g->ev, NULL, g->sub);
+		return a->act == A_NET;
+	case A_CONFIG:
+		git_config_write(g->ev, "git remote");
+		return 1;
+	case A_RUNS:
+		ev_factor(g->ev, F_CODE);
+		ev_note(g->ev, POLICY_ESCALATE, "shell", "builtin: git",
+		    "git %s %s runs a command string", g->sub, w);
+		return 1;
+	case A_JOBS:
+		ev_note(g->ev, POLICY_ESCALATE, "shell", "builtin: git",
+		    "git %s %s changes the user's git configuration and "
+		    "schedules jobs", g->sub, w);
+		return 1;
+	case A_ADD:
+	case A_PATHS:
+		git_walk(g, a->act == A_ADD ? git_add_path : git_pathspec, &k);
+		return 0;
+	}
+	return 0;
+}
+
+/* Base, rules, action: 1 decided, 0 a local write. */
+static int
+git_decided(struct git_ctx *g)
+{
+	int done = 0;
+
+	if (g->t->base != B_NONE) {
+		if ((g->marks & (GM_SHOW | GM_UNSHOW)) == GM_SHOW)
+			return 1;
+		git_base(g);
+		done = 1;
+	}
+	if (g->t->judge != NULL && g->t->judge(g))
+		return 1;
+	if (g->t->acts != NULL && git_act(g))
+		return 1;
+	return done;
+}
+
 /*
- * git's global options, up to the subcommand: the index of the
- * subcommand, or -1 when judged (or nothing runs). *unknown_repo: the
- * repository is named elsewhere (--git-dir, --work-tree).
+ * git's global options, up to the subcommand (the table walk of opts.c):
+ * the index of the subcommand, or -1 when judged (or nothing runs: git
+ * alone prints help).
  */
 static int
-git_globals(struct ev *ev, struct cmdv *v, int *unknown_repo)
+git_globals(struct git_ctx *g)
 {
-	static const char *const runs[] = {
-		"-c", "--config-env*", "--exec-path*", NULL,
-	};
-	const char *s;
-	int k;
+	static const struct optset os = { .cluster = 1, .d = o_global };
+	struct an_walk it;
+	struct an_opt o;
+	int r;
 
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		if (strncmp(s, "--git-dir=", 10) == 0 ||
-		    strncmp(s, "--work-tree=", 12) == 0) {
-			*unknown_repo = 1;
-			continue;
-		}
-		if (!an_lit(&v->w[k])) {
-			ev_factor(ev, F_UNKNOWN);
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git",
-			    "git subcommand is only known at run time");
-			return -1;
-		}
-		if (strcmp(s, "-C") == 0 && k + 1 < v->n) {
-			k++;    /* applied to the working directory by an_cls_git */
-			continue;
-		}
-		if (word_in(s, runs)) {
-			ev_factor(ev, F_CODE);
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git -c",
-			    "git %s can set options that run commands", s);
-			return -1;
-		}
-		if (strncmp(s, "--git-dir", 9) == 0 ||
-		    strncmp(s, "--work-tree", 11) == 0) {
-			*unknown_repo = 1;
-			if (strchr(s, '=') == NULL)
-				k++;
-			continue;
-		}
-		if (strcmp(s, "--namespace") == 0) {
-			k++;
-			continue;
-		}
-		if (s[0] == '-') {
-			if (strcmp(s, "--version") == 0 || strcmp(s, "--help") == 0)
-				return -1;
-			continue;
-		}
-		return k;
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	an_walk_table(&it, &os, NULL);
+	while ((r = an_opt_next(g->v, &it, &o)) == 1 &&
+	    (o.d != NULL || an_lit(&g->v->w[o.k])))
+		if (o.d != NULL)
+			git_effect(g, &o);
+	if (r >= 0 && !an_lit(&g->v->w[o.k])) {
+		ev_factor(g->ev, F_UNKNOWN);
+		ev_note(g->ev, POLICY_ESCALATE, "shell", "builtin: git",
+		    "git subcommand is only known at run time");
+		return -1;
 	}
-	return -1;              /* git alone prints help */
+	return g->done || r < 0 ? -1 : o.k;
 }
 
 static void
 git_judge(struct ev *ev, struct cmdv *v)
 {
-	struct git_ctx g = { ev, v, NULL, 0, 0 };
-	const struct git_sub *t;
-	int k, unknown_repo = 0;
+	struct git_ctx g;
+	int k;
 
-	if ((k = git_globals(ev, v, &unknown_repo)) < 0)
+	memset(&g, 0, sizeof(g));
+	g.ev = ev;
+	g.v = v;
+	if ((k = git_globals(&g)) < 0)
 		return;
 	g.sub = v->w[k].s;
 	g.i = k + 1;
@@ -722,28 +1002,31 @@ git_judge(struct ev *ev, struct cmdv *v)
 	if (g.i < v->n && (strcmp(v->w[g.i].s, "--help") == 0 ||
 	    (strcmp(v->w[g.i].s, "-h") == 0 && v->n == g.i + 1)))
 		return;
-	t = git_sub_find(g.sub);
-	if (t != NULL && t->kind == G_NET) {
-		t->judge(&g);
-		return;
-	}
-	git_list_track(&g);
-	if (t != NULL && t->kind == G_READ && git_read(&g))
-		return;
-	if (t == NULL) {
+	if ((g.t = git_sub_find(g.sub)) == NULL) {
 		ev_factor(ev, F_UNKNOWN);
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git",
 		    "git %s is not a subcommand the policy knows (aliases can "
 		    "run commands)", g.sub);
 		return;
 	}
+	git_walk(&g, git_dash_path, NULL);      /* the options' effects */
 	for (k = g.i; k < v->n; k++)
 		if (!an_is_opt(&v->w[k]))
 			g.pos++;
-	if (t->judge != NULL && t->judge(&g))
+	if (g.t->kind == G_NET) {
+		g.t->judge(&g);
+		return;
+	}
+	git_list_track(&g);
+	if (g.t->kind == G_READ) {
+		git_walk(&g, git_read_word, NULL);
+		if (!(g.marks & GM_WRITES))
+			return;
+	}
+	if (git_decided(&g))
 		return;
 	/* A local write to the repository. */
-	if (unknown_repo) {
+	if (g.repo_elsewhere) {
 		trig_write(ev, NULL, "git");
 		return;
 	}
@@ -754,38 +1037,17 @@ git_judge(struct ev *ev, struct cmdv *v)
 
 /*
  * git -C DIR works in DIR: its operands (git rm, checkout paths) and its
- * repository are there. The working directory is moved for the judgement
- * and put back after.
+ * repository are there. The working directory moves for the judgement
+ * (git_chdir) and is put back after.
  */
 void
 an_cls_git(struct ev *ev, struct cmdv *v)
 {
-	char saved[SBX_PATH_MAX], path[SBX_PATH_MAX], res[SBX_PATH_MAX];
-	int saved_known = ev->cwd_known, moved = 0, k;
+	char saved[SBX_PATH_MAX];
+	int saved_known = ev->cwd_known;
 
 	memcpy(saved, ev->cwd, strlen(ev->cwd) + 1);
-	for (k = 1; k + 1 < v->n; k++) {
-		const char *s = v->w[k].s;
-
-		if (!an_lit(&v->w[k]) || s[0] != '-')
-			break;          /* the subcommand: global options end */
-		if (strcmp(s, "-C") != 0)
-			continue;
-		moved = 1;
-		k++;
-		if (an_word_path(ev, &v->w[k], path, sizeof(path)) != 1 ||
-		    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-		    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
-		    sizeof(res)) < 0) {
-			ev->cwd_known = 0;
-			continue;
-		}
-		memcpy(ev->cwd, res, strlen(res) + 1);
-		ev->cwd_known = 1;
-	}
 	git_judge(ev, v);
-	if (moved) {
-		memcpy(ev->cwd, saved, strlen(saved) + 1);
-		ev->cwd_known = saved_known;
-	}
+	memcpy(ev->cwd, saved, strlen(saved) + 1);
+	ev->cwd_known = saved_known;
 }

@@ -218,6 +218,48 @@ bx_add(struct bx *b, const char *s, size_t n)
 	b->n++;
 }
 
+static void bx_expand(struct bx *b, const char *s, int depth);
+
+/* The brace that closes the group opened at o, or the end of the string
+ * when none does; *comma: whether the group has a comma at its level. */
+static const char *
+brace_end(const char *o, int *comma)
+{
+	const char *c;
+	int level = 0;
+
+	*comma = 0;
+	for (c = o; *c != '\0'; c++) {
+		if (*c == '{')
+			level++;
+		else if (*c == '}' && --level == 0)
+			break;
+		else if (*c == ',' && level == 1)
+			*comma = 1;
+	}
+	return c;
+}
+
+/* {from..to}: each value (a number, or a character with as_char) in
+ * place of the group, the pre bytes of s before it and rest after it. */
+static void
+bx_range(struct bx *b, const char *s, int pre, const char *rest, long from, long to,
+    int as_char, int depth)
+{
+	char buf[4200];
+	long i;
+
+	for (i = from; !b->bad; i += from <= to ? 1 : -1) {
+		if (as_char)
+			snprintf(buf, sizeof(buf), "%.*s%c%s", pre, s, (char)i, rest);
+		else
+			snprintf(buf, sizeof(buf), "%.*s%ld%s", pre, s, i, rest);
+		bx_expand(b, buf, depth + 1);
+		if (i == to)
+			break;
+	}
+}
+
 /* Expands the first {..} group of s into b (recursively for the rest). */
 static void
 bx_expand(struct bx *b, const char *s, int depth)
@@ -231,16 +273,7 @@ bx_expand(struct bx *b, const char *s, int depth)
 		return;
 	}
 	for (o = s; (o = strchr(o, '{')) != NULL; o++) {
-		level = 0;
-		comma = 0;
-		for (c = o; *c != '\0'; c++) {
-			if (*c == '{')
-				level++;
-			else if (*c == '}' && --level == 0)
-				break;
-			else if (*c == ',' && level == 1)
-				comma = 1;
-		}
+		c = brace_end(o, &comma);
 		/* An unclosed { is literal, as in bash: "{f{a,b}" expands
 		 * the group after it. */
 		if (*c == '\0')
@@ -248,21 +281,14 @@ bx_expand(struct bx *b, const char *s, int depth)
 		if (comma || (strstr(o, "..") != NULL && strstr(o, "..") < c))
 			break;
 	}
-	if (o == NULL || *o == '\0' || (c = strchr(o, '}')) == NULL) {
+	if (o == NULL) {
 		bx_add(b, s, strlen(s));
 		return;
 	}
-	/* find the matching brace again */
-	level = 0;
-	for (c = o; *c != '\0'; c++) {
-		if (*c == '{')
-			level++;
-		else if (*c == '}' && --level == 0)
-			break;
-	}
+	/* c: the brace that closes the group at o */
 	if (!comma) {
 		/* {a..e} or {1..9}: small ranges only */
-		long from, to, i;
+		long from, to;
 		char *end;
 		const char *dots = strstr(o, "..");
 
@@ -271,25 +297,11 @@ bx_expand(struct bx *b, const char *s, int depth)
 		from = strtol(o + 1, &end, 10);
 		if (end == dots && (to = strtol(dots + 2, &end, 10), end == c) &&
 		    labs(to - from) < BRACE_MAX_WORDS) {
-			for (i = from; !b->bad; i += from <= to ? 1 : -1) {
-				snprintf(buf, sizeof(buf), "%.*s%ld%s", (int)(o - s), s,
-				    i, c + 1);
-				bx_expand(b, buf, depth + 1);
-				if (i == to)
-					break;
-			}
+			bx_range(b, s, (int)(o - s), c + 1, from, to, 0, depth);
 			return;
 		}
 		if (dots == o + 2 && c == dots + 3) {
-			char a = o[1], z = dots[2], ch;
-
-			for (ch = a; !b->bad; ch = (char)(a <= z ? ch + 1 : ch - 1)) {
-				snprintf(buf, sizeof(buf), "%.*s%c%s", (int)(o - s), s,
-				    ch, c + 1);
-				bx_expand(b, buf, depth + 1);
-				if (ch == z)
-					break;
-			}
+			bx_range(b, s, (int)(o - s), c + 1, o[1], dots[2], 1, depth);
 			return;
 		}
 		goto bad;

@@ -13,6 +13,7 @@
  *   unknown side is the restrictive one.
  */
 #include "policy/rules.h"
+#include "common/base/util.h"
 
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -27,15 +28,9 @@ name_valid(const char *s, int pattern)
 		s += 2, n -= 2;
 	if (n == 0 || n > 253 || s[0] == '.' || s[0] == '-' || s[n - 1] == '.')
 		return 0;
-	for (k = 0; k < n; k++) {
-		char c = s[k];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_'))
+	for (k = 0; k < n; k++)
+		if (!ascii_name_char(s[k]) || (s[k] == '.' && s[k + 1] == '.'))
 			return 0;
-		if (c == '.' && s[k + 1] == '.')
-			return 0;
-	}
 	return 1;
 }
 

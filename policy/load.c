@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,16 @@ plist_add(struct plist *l, const char *s)
 	l->v = nv;
 	l->v[l->n++] = d;
 	return 0;
+}
+
+/* Adds every string of the NULL-terminated v, then also (when not NULL). */
+static int
+plist_add_all(struct plist *l, const char *const *v, const char *also)
+{
+	for (; *v != NULL; v++)
+		if (plist_add(l, *v) < 0)
+			return -1;
+	return also != NULL ? plist_add(l, also) : 0;
 }
 
 void
@@ -620,68 +631,62 @@ read_limit(const struct ld *ld, const cJSON *lim, const char *key, size_t from,
 	return 0;
 }
 
+/* The limits, in the order they are read: the field, its range, and for
+ * a resource limit the least value other than 0 (off) that lets a shell
+ * start. */
+static const struct limit_field {
+	const char *key;
+	size_t off;
+	char type;                  /* the field: 'i' int, 'l' long, 'L' long long */
+	double lo, hi, least;
+	const char *too_small;      /* the message when below least */
+} limit_fields[] = {
+#define LIM(f) #f, offsetof(struct policy_limits, f)
+	{ LIM(hook_wait_seconds), 'i', 1, 86400, 0, NULL },
+	{ LIM(max_pending), 'i', 1, 100000, 0, NULL },
+	{ LIM(max_per_minute), 'i', 1, 100000, 0, NULL },
+	{ LIM(request_ttl_seconds), 'i', 10, 2592000, 0, NULL },
+	{ LIM(exec_timeout_seconds), 'i', 1, 86400, 0, NULL },
+	{ LIM(output_cap_bytes), 'l', 1024, 1073741824.0, 0, NULL },
+	{ LIM(exec_cpu_seconds), 'i', 0, 86400, 0, NULL },
+	{ LIM(exec_memory_bytes), 'L', 0, 1099511627776.0, 16777216.0,
+	  "limits.exec_memory_bytes must be 0 (no limit) or at least 16777216 (16 MiB)" },
+	{ LIM(exec_max_processes), 'i', 0, 1000000, 8,
+	  "limits.exec_max_processes must be 0 (no limit) or at least 8" },
+	{ LIM(keep_results_days), 'i', 0, 3650, 0, NULL },
+	{ LIM(keep_results_mb), 'i', 0, 1048576, 0, NULL },
+#undef LIM
+};
+
 static int
 read_limits(const struct ld *ld, const cJSON *lim, size_t from,
     struct policy_limits *l)
 {
+	const struct limit_field *f;
+	char *at;
 	double v;
 
 	if (!cJSON_IsObject(lim))
 		return ld_fail(ld, from, "limits must be an object");
 	if (check_keys(ld, lim, "limits", limit_keys, from) < 0)
 		return -1;
-	v = l->hook_wait_seconds;
-	if (read_limit(ld, lim, "hook_wait_seconds", from, 1, 86400, &v) < 0)
-		return -1;
-	l->hook_wait_seconds = (int)v;
-	v = l->max_pending;
-	if (read_limit(ld, lim, "max_pending", from, 1, 100000, &v) < 0)
-		return -1;
-	l->max_pending = (int)v;
-	v = l->max_per_minute;
-	if (read_limit(ld, lim, "max_per_minute", from, 1, 100000, &v) < 0)
-		return -1;
-	l->max_per_minute = (int)v;
-	v = l->request_ttl_seconds;
-	if (read_limit(ld, lim, "request_ttl_seconds", from, 10, 2592000, &v) < 0)
-		return -1;
-	l->request_ttl_seconds = (int)v;
-	v = l->exec_timeout_seconds;
-	if (read_limit(ld, lim, "exec_timeout_seconds", from, 1, 86400, &v) < 0)
-		return -1;
-	l->exec_timeout_seconds = (int)v;
-	v = (double)l->output_cap_bytes;
-	if (read_limit(ld, lim, "output_cap_bytes", from, 1024, 1073741824.0, &v) < 0)
-		return -1;
-	l->output_cap_bytes = (long)v;
-	/* 0 turns a resource limit off; small values would stop a shell
-	 * from starting at all. */
-	v = l->exec_cpu_seconds;
-	if (read_limit(ld, lim, "exec_cpu_seconds", from, 0, 86400, &v) < 0)
-		return -1;
-	l->exec_cpu_seconds = (int)v;
-	v = (double)l->exec_memory_bytes;
-	if (read_limit(ld, lim, "exec_memory_bytes", from, 0, 1099511627776.0, &v) < 0)
-		return -1;
-	if (v != 0 && v < 16777216.0)
-		return ld_fail(ld, key_offset(ld, "exec_memory_bytes", from),
-		    "limits.exec_memory_bytes must be 0 (no limit) or at least 16777216 (16 MiB)");
-	l->exec_memory_bytes = (long long)v;
-	v = l->exec_max_processes;
-	if (read_limit(ld, lim, "exec_max_processes", from, 0, 1000000, &v) < 0)
-		return -1;
-	if (v != 0 && v < 8)
-		return ld_fail(ld, key_offset(ld, "exec_max_processes", from),
-		    "limits.exec_max_processes must be 0 (no limit) or at least 8");
-	l->exec_max_processes = (int)v;
-	v = l->keep_results_days;
-	if (read_limit(ld, lim, "keep_results_days", from, 0, 3650, &v) < 0)
-		return -1;
-	l->keep_results_days = (int)v;
-	v = l->keep_results_mb;
-	if (read_limit(ld, lim, "keep_results_mb", from, 0, 1048576, &v) < 0)
-		return -1;
-	l->keep_results_mb = (int)v;
+	for (f = limit_fields; f < limit_fields + sizeof(limit_fields) / sizeof(*f); f++) {
+		at = (char *)l + f->off;
+		v = f->type == 'i' ? *(int *)(void *)at : f->type == 'l' ?
+		    (double)*(long *)(void *)at : (double)*(long long *)(void *)at;
+		if (read_limit(ld, lim, f->key, from, f->lo, f->hi, &v) < 0)
+			return -1;
+		/* 0 turns a resource limit off; small values would stop a
+		 * shell from starting at all. */
+		if (f->too_small && v != 0 && v < f->least)
+			return ld_fail(ld, key_offset(ld, f->key, from), "%s", f->too_small);
+		if (f->type == 'i')
+			*(int *)(void *)at = (int)v;
+		else if (f->type == 'l')
+			*(long *)(void *)at = (long)v;
+		else
+			*(long long *)(void *)at = (long long)v;
+	}
 	return 0;
 }
 
@@ -690,18 +695,13 @@ add_builtins(struct policy *p)
 {
 	const char *const *s;
 
-	for (s = builtin_deny_read; *s != NULL; s++)
-		if (plist_add(&p->deny_read, *s) < 0)
-			return -1;
-	for (s = builtin_deny_write; *s != NULL; s++)
-		if (plist_add(&p->deny_write, *s) < 0)
-			return -1;
+	if (plist_add_all(&p->deny_read, builtin_deny_read, p->config_dir) < 0 ||
+	    plist_add_all(&p->deny_write, builtin_deny_write, NULL) < 0)
+		return -1;
 	for (s = builtin_allow_tools; *s != NULL; s++)
 		if (add_rule(p, POLICY_ALLOW, RK_TOOL, RO_BUILTIN, *s, *s,
 		    strlen(*s)) < 0)
 			return -1;
-	if (p->config_dir != NULL && plist_add(&p->deny_read, p->config_dir) < 0)
-		return -1;
 	return 0;
 }
 
@@ -724,12 +724,7 @@ add_env_dir(struct policy *p, const char *name, const char *suffix)
 static int
 add_self_protection(struct policy *p)
 {
-	const char *const *s;
-
-	for (s = builtin_self_write; *s != NULL; s++)
-		if (plist_add(&p->self_write, *s) < 0)
-			return -1;
-	if (p->config_dir != NULL && plist_add(&p->self_write, p->config_dir) < 0)
+	if (plist_add_all(&p->self_write, builtin_self_write, p->config_dir) < 0)
 		return -1;
 	/* The agent's own client homes hold the trust records that make it run
 	 * sbx's hook (Codex's config.toml, Gemini's trustedFolders.json); the

@@ -147,35 +147,6 @@ static const struct optdef o_file[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
-static const struct optdef o_git[] = {
-	{ "blame", "--contents", OK_READ, 0 },
-	{ "commit", "--file", OK_READ, 0 },
-	{ "commit", "--template", OK_READ, 0 },
-	{ "commit", "-F", OK_READ, 0 },
-	{ "commit", "-t", OK_READ, 0 },
-	{ "diff", "--ext-diff", OK_ESC, 0 },
-	{ "diff", "--output", OK_WRITE, 0 },
-	{ "format-patch", "--output-directory", OK_WTREE, 0 },
-	{ "format-patch", "-o", OK_WTREE, 0 },
-	{ "grep", "--open-files-in-pager", OK_CODE, 0 },
-	{ "grep", "-O", OK_CODE, 0 },
-	{ "init", "--separate-git-dir", OK_CODE, 0 },
-	{ "init", "--template", OK_CODE, 0 },
-	{ "log", "--ext-diff", OK_ESC, 0 },
-	{ "log", "--output", OK_WRITE, 0 },
-	{ "merge", "--file", OK_READ, 0 },
-	{ "merge", "-F", OK_READ, 0 },
-	{ "notes", "--file", OK_READ, 0 },
-	{ "notes", "-F", OK_READ, 0 },
-	{ "rebase", "--exec", OK_CODE, 0 },
-	{ "rebase", "-x", OK_CODE, 0 },
-	{ "show", "--ext-diff", OK_ESC, 0 },
-	{ "show", "--output", OK_WRITE, 0 },
-	{ "tag", "--file", OK_READ, 0 },
-	{ "tag", "-F", OK_READ, 0 },
-	{ NULL, NULL, OK_VAL, 0 },
-};
-
 static const struct optdef o_go[] = {
 	{ NULL, "-exec", OK_CODE, 0 },
 	{ NULL, "-modfile", OK_READ, 0 },
@@ -492,7 +463,6 @@ static const struct optset optsets[OPTS_N] = {
 	[OPTS_ESLINT] = { 1, 0, o_eslint },
 	[OPTS_FD] = { 1, 0, o_fd },
 	[OPTS_FILE] = { 1, 0, o_file },
-	[OPTS_GIT] = { 1, 0, o_git },
 	[OPTS_GO] = { 0, 0, o_go },
 	[OPTS_GRADLE] = { 1, 0, o_gradle },
 	[OPTS_GREP] = { 1, 0, o_grep },

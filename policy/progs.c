@@ -123,7 +123,7 @@ static const struct prog progs[] = {
 	{ "gcloud", C_CLI, "", 0, OPTS_NONE },
 	{ "getconf", C_NOFILE, "", 0, OPTS_NONE },
 	{ "gh", C_CLI, "", 0, OPTS_NONE },
-	{ "git", C_GIT, "Cc", 0, OPTS_GIT },
+	{ "git", C_GIT, "Cc", 0, OPTS_NONE },
 	{ "go", C_BUILD, "", 0, OPTS_GO },
 	{ "gofmt", C_LINT, "r", 0, OPTS_NONE },
 	{ "golangci-lint", C_LINT, "c", 0, OPTS_NONE },

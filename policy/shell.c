@@ -11,6 +11,7 @@
  *   the input, so memory is bounded too.
  */
 #include "policy/shell.h"
+#include "common/base/util.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -400,6 +401,20 @@ skip_blanks(struct sc *sc)
 	}
 }
 
+/* Blanks, comments and newlines (with the here-documents they start),
+ * as may follow |, && and ||. */
+static void
+skip_linebreaks(struct sc *sc)
+{
+	for (;;) {
+		skip_blanks(sc);
+		if (peek(sc, 0) != '\n')
+			return;
+		sc->i++;
+		read_heredocs(sc);
+	}
+}
+
 static unsigned
 hexval(int c)
 {
@@ -412,34 +427,30 @@ hexval(int c)
 	return 16;
 }
 
+/* cp above U+10FFFF is put as U+FFFD. */
 static int
 put_utf8(struct buf *b, unsigned long cp)
 {
 	char u[4];
-	size_t n;
 
-	if (cp < 0x80) {
-		u[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		u[0] = (char)(0xc0 | (cp >> 6));
-		u[1] = (char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		u[0] = (char)(0xe0 | (cp >> 12));
-		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		u[2] = (char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		if (cp > 0x10ffff)
-			cp = 0xfffd;
-		u[0] = (char)(0xf0 | (cp >> 18));
-		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		u[3] = (char)(0x80 | (cp & 0x3f));
-		n = 4;
+	if (cp > 0x10ffff)
+		cp = 0xfffd;
+	return buf_add(b, u, utf8_encode((unsigned)cp, u));
+}
+
+/* The next character of a quoted text, taken; -1 (and sc failed with
+ * unclosed) at the end of the input. */
+static int
+take(struct sc *sc, const char *unclosed)
+{
+	int c = peek(sc, 0);
+
+	if (c == -1) {
+		fail(sc, "%s", unclosed);
+		return -1;
 	}
-	return buf_add(b, u, n);
+	sc->i++;
+	return c;
 }
 
 /* $'...': sc->i is just past the opening quote. */
@@ -451,12 +462,8 @@ ansi_c(struct sc *sc, struct buf *b)
 	unsigned h;
 
 	for (;;) {
-		c = peek(sc, 0);
-		if (c == -1) {
-			fail(sc, "unclosed $'...' quote");
+		if ((c = take(sc, "unclosed $'...' quote")) == -1)
 			return;
-		}
-		sc->i++;
 		if (c == '\'')
 			return;
 		if (c != '\\') {
@@ -464,12 +471,8 @@ ansi_c(struct sc *sc, struct buf *b)
 				goto oom;
 			continue;
 		}
-		c = peek(sc, 0);
-		if (c == -1) {
-			fail(sc, "unclosed $'...' quote");
+		if ((c = take(sc, "unclosed $'...' quote")) == -1)
 			return;
-		}
-		sc->i++;
 		switch (c) {
 		case 'a': c = '\a'; break;
 		case 'b': c = '\b'; break;
@@ -480,12 +483,8 @@ ansi_c(struct sc *sc, struct buf *b)
 		case 't': c = '\t'; break;
 		case 'v': c = '\v'; break;
 		case 'c':
-			c = peek(sc, 0);
-			if (c == -1) {
-				fail(sc, "unclosed $'...' quote");
+			if ((c = take(sc, "unclosed $'...' quote")) == -1)
 				return;
-			}
-			sc->i++;
 			c &= 0x1f;
 			if (c == SH_VAR_MARK) {
 				fail(sc, "$'...' decodes to the control byte \\x01");
@@ -553,12 +552,8 @@ backtick(struct sc *sc)
 	char *text;
 
 	for (;;) {
-		c = peek(sc, 0);
-		if (c == -1) {
-			fail(sc, "unclosed backtick");
+		if ((c = take(sc, "unclosed backtick")) == -1)
 			goto out;
-		}
-		sc->i++;
 		if (c == '`')
 			break;
 		if (c == '\\' && (peek(sc, 0) == '`' || peek(sc, 0) == '\\' ||
@@ -880,12 +875,8 @@ dquote(struct sc *sc, struct buf *b, unsigned *flags)
 	for (;;) {
 		if (bad(sc))
 			return;
-		c = peek(sc, 0);
-		if (c == -1) {
-			fail(sc, "unclosed double quote");
+		if ((c = take(sc, "unclosed double quote")) == -1)
 			return;
-		}
-		sc->i++;
 		if (c == '"')
 			return;
 		if (c == '\\') {
@@ -1600,14 +1591,7 @@ parse_pipeline(struct sc *sc)
 			scope(sc, SH_POP);
 			piped = 1;
 			stage++;
-			/* newlines may follow a pipe */
-			for (;;) {
-				skip_blanks(sc);
-				if (peek(sc, 0) != '\n')
-					break;
-				sc->i++;
-				read_heredocs(sc);
-			}
+			skip_linebreaks(sc);	/* newlines may follow a pipe */
 			if (c == NULL) {
 				fail(sc, "pipe without a command before it");
 				return;
@@ -1710,14 +1694,7 @@ parse_list(struct sc *sc, int term)
 			scope(sc, SH_POP);
 		}
 		if (conn == SH_C_AND || conn == SH_C_OR) {
-			/* a newline may follow && and || */
-			for (;;) {
-				skip_blanks(sc);
-				if (peek(sc, 0) != '\n')
-					break;
-				sc->i++;
-				read_heredocs(sc);
-			}
+			skip_linebreaks(sc);	/* a newline may follow && and || */
 			c = peek(sc, 0);
 			if (c == -1 || c == term) {
 				fail(sc, "list ends with && or ||");

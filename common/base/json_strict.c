@@ -270,6 +270,16 @@ key_cmp(const void *a, const void *b)
 
 static int value(struct sp *s);
 
+/* 1 (and past it) when the next character is c. */
+static int
+eat(struct sp *s, char c)
+{
+	if (s->p >= s->end || *s->p != c)
+		return 0;
+	s->p++;
+	return 1;
+}
+
 static int
 object(struct sp *s)
 {
@@ -279,10 +289,8 @@ object(struct sp *s)
 
 	s->p++;
 	ws(s);
-	if (s->p < s->end && *s->p == '}') {
-		s->p++;
+	if (eat(s, '}'))
 		return 0;
-	}
 	for (;;) {
 		ws(s);
 		if (s->p >= s->end || *s->p != '"') {
@@ -309,14 +317,10 @@ object(struct sp *s)
 		if (value(s) < 0)
 			goto out;
 		ws(s);
-		if (s->p < s->end && *s->p == ',') {
-			s->p++;
+		if (eat(s, ','))
 			continue;
-		}
-		if (s->p < s->end && *s->p == '}') {
-			s->p++;
+		if (eat(s, '}'))
 			break;
-		}
 		fail(s, "a missing ',' or '}' in an object");
 		goto out;
 	}
@@ -346,23 +350,16 @@ array(struct sp *s)
 {
 	s->p++;
 	ws(s);
-	if (s->p < s->end && *s->p == ']') {
-		s->p++;
+	if (eat(s, ']'))
 		return 0;
-	}
 	for (;;) {
 		if (value(s) < 0)
 			return -1;
 		ws(s);
-		if (s->p < s->end && *s->p == ',') {
-			s->p++;
-			continue;
-		}
-		if (s->p < s->end && *s->p == ']') {
-			s->p++;
+		if (eat(s, ']'))
 			return 0;
-		}
-		return fail(s, "a missing ',' or ']' in an array");
+		if (!eat(s, ','))
+			return fail(s, "a missing ',' or ']' in an array");
 	}
 }
 

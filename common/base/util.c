@@ -100,6 +100,13 @@ hex_decode(unsigned char *out, size_t n, const char *hex)
 }
 
 int
+ascii_name_char(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    c == '.' || c == '_' || c == '-';
+}
+
+int
 xsnprintf(char *buf, size_t size, const char *fmt, ...)
 {
 	va_list ap;
@@ -311,6 +318,18 @@ exists_nf(int dirfd, const char *path)
 }
 
 int
+fsync_at(int dirfd, const char *path, int flags)
+{
+	int fd = openat_nf(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags, 0);
+	int rc = fd >= 0 && fsync(fd) == 0 ? 0 : -1, e = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = e;
+	return rc;
+}
+
+int
 write_atomic(int dirfd, const char *tmpdir, const char *dst, const void *buf,
     size_t len, mode_t mode, int flags)
 {
@@ -418,6 +437,31 @@ read_untrusted(int dirfd, const char *name, size_t cap, size_t *len,
     struct sbx_err *err)
 {
 	return read_checked(dirfd, name, cap, len, 1, err);
+}
+
+int
+read_private(int dirfd, const char *dir, const char *name, size_t cap, char **text,
+    size_t *len, struct sbx_err *err)
+{
+	struct stat st;
+	int fd, e;
+
+	*text = NULL;
+	if ((fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
+		err_set(err, "%s/%s must be a regular file of ours with mode 0600 (run "
+		    "`chmod 600 %s/%s`)", dir, name, dir, name);
+	else if (!(*text = fd_read_all(fd, cap, len)))
+		err_set(err, "%s/%s is malformed", dir, name);
+	close(fd);
+	return *text ? 0 : -2;
 }
 
 char *

@@ -30,6 +30,10 @@ void hex_encode(char *out, const unsigned char *in, size_t n); /* out: 2n+1 */
 int hex_decode(unsigned char *out, size_t n, const char *hex); /* exactly 2n digits */
 int is_hex(const char *s, size_t n);   /* exactly n lowercase hex digits */
 
+/* 1 for the characters of a name (an approver's, a host's): an ASCII
+ * letter or digit, '.', '_' or '-'. */
+int ascii_name_char(int c);
+
 /* snprintf that returns -1 on truncation or error. */
 __attribute__((format(printf, 3, 4)))
 int xsnprintf(char *buf, size_t size, const char *fmt, ...);
@@ -64,6 +68,17 @@ int write_atomic(int dirfd, const char *tmpdir, const char *dst,
  */
 char *read_untrusted(int dirfd, const char *name, size_t cap, size_t *len,
     struct sbx_err *err);
+
+/*
+ * Reads a secret (a signing key) from DIRFD/NAME, dir being DIRFD's path
+ * for messages: opened without following a link, it must be a regular
+ * file of ours with mode 0600, at most cap bytes. 0 with *text (the
+ * caller wipes and frees it) and *len; -1 with errno when it could not
+ * be opened (err untouched: the caller says what a missing file means);
+ * -2 with err set when it is not such a file or cannot be read.
+ */
+int read_private(int dirfd, const char *dir, const char *name, size_t cap, char **text,
+    size_t *len, struct sbx_err *err);
 
 /* As read_untrusted, without the owner check: for files written by
  * sbxd, which may run as another user. */
@@ -108,6 +123,9 @@ int renameat_nf(int dirfd, const char *from, const char *to, unsigned int flags)
 int unlinkat_nf(int dirfd, const char *path, int flags);
 int fstatat_nf(int dirfd, const char *path, struct stat *st);
 int exists_nf(int dirfd, const char *path);
+/* fsync(2) of DIRFD/PATH opened that way (FLAGS: O_DIRECTORY for a
+ * directory): 0, or -1 with errno set. */
+int fsync_at(int dirfd, const char *path, int flags);
 
 /* Opens DIRFD/NAME as a directory stream without following a symlink
  * anywhere on NAME; NULL (errno set) otherwise. Close with closedir(). */

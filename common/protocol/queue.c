@@ -17,6 +17,7 @@
 
 #include "common/base/buf.h"
 #include "common/base/json.h"
+#include "common/base/util.h"
 #include "common/protocol/queue.h"
 
 static const char *const status_names[REQ_STATUS_COUNT] = {
@@ -348,13 +349,9 @@ valid_name(const char *s)
 
 	if (n == 0 || n > 63 || s[0] == '.' || s[0] == '-')
 		return 0;
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+	for (i = 0; i < n; i++)
+		if (!ascii_name_char(s[i]))
 			return 0;
-	}
 	return 1;
 }
 
@@ -583,6 +580,67 @@ sbxd_hold(int lockfd)
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 
 	return fcntl(lockfd, F_OFD_SETLK, &fl);
+}
+
+#define SBXD_STOPPED "stopped: "
+
+int
+sbxd_release(int lockfd, const char *why)
+{
+	struct flock fl = { .l_type = F_UNLCK, .l_whence = SEEK_SET };
+	char buf[512];
+	int n;
+
+	/* The note first: a hook that finds the lock gone reads why. */
+	n = snprintf(buf, sizeof(buf), "%ld\n" SBXD_STOPPED "%s\n", (long)getpid(), why);
+	if (n >= (int)sizeof(buf)) {
+		n = (int)sizeof(buf) - 1;
+		buf[n - 1] = '\n';
+	}
+	/* Without the note the hook still sees the lock gone. */
+	if (n > 0 && ftruncate(lockfd, 0) == 0)
+		(void)!pwrite(lockfd, buf, (size_t)n, 0);
+	return fcntl(lockfd, F_OFD_SETLK, &fl);
+}
+
+long
+sbxd_stopped_fd(int lockfd, char *why, size_t n)
+{
+	char buf[600], *p, *q;
+	ssize_t len;
+	long pid;
+	size_t i;
+
+	if (n)
+		why[0] = '\0';
+	len = pread(lockfd, buf, sizeof(buf) - 1, 0);
+	buf[len > 0 ? len : 0] = '\0';
+	pid = strtol(buf, &p, 10);
+	if (pid <= 0 || *p != '\n' || strncmp(p + 1, SBXD_STOPPED, strlen(SBXD_STOPPED)) != 0)
+		return 0;
+	p += 1 + strlen(SBXD_STOPPED);
+	/* The agent may write this file (the same user): printable only. */
+	for (q = p, i = 0; *q && *q != '\n' && i + 1 < n; q++)
+		why[i++] = *q >= 0x20 && *q < 0x7f ? *q : '?';
+	if (n)
+		why[i] = '\0';
+	return pid;
+}
+
+long
+sbxd_stopped(int sbfd, char *why, size_t n)
+{
+	long pid;
+	int fd;
+
+	if (n)
+		why[0] = '\0';
+	fd = openat(sbfd, "sbxd.lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	pid = sbxd_stopped_fd(fd, why, n);
+	close(fd);
+	return pid;
 }
 
 int

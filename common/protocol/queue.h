@@ -202,10 +202,25 @@ int prefix_valid(const char *prefix);
  * the file (1 if it is unreadable) when an sbxd serves the folder of this
  * .sandbox fd, 0 when none does or sbxd never ran, -1 when it cannot be
  * told. daemon_serving: 1, 0 or -1 likewise (callers then assume it does).
+ *
+ * A folder sbxd stops serving (removed, replaced, tampered with:
+ * daemon/folder.h folder_check) must not keep its hooks waiting:
+ * sbxd_release() writes "PID\nstopped: WHY\n" into the lock file and
+ * drops the OFD lock, so sbxd_holder() says 0 at once; the flock stays
+ * until that sbxd exits, so no second sbxd takes the folder over while
+ * the first (and the commands it still runs) lives. sbxd_stopped():
+ * the pid of the sbxd that last stopped serving the folder this way (its
+ * reason in why, printable ASCII, at most n - 1 bytes), 0 when the lock
+ * file says nothing of it (a later sbxd rewrote it). The file is only a
+ * note: who serves is the lock alone.
  */
 int sbxd_hold(int lockfd);
 long sbxd_holder(int sbfd);
 int daemon_serving(int sbfd);
+int sbxd_release(int lockfd, const char *why);
+long sbxd_stopped(int sbfd, char *why, size_t n);
+/* The same, from the lock file's open descriptor (folder_open). */
+long sbxd_stopped_fd(int lockfd, char *why, size_t n);
 
 /* Key ids: the first 8 bytes of BLAKE2b-256(public key), in hex. */
 void key_id_of(const unsigned char pk[32], char out[17]);

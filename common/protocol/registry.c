@@ -120,35 +120,45 @@ registry_remove(const char *config, const char *folder, struct sbx_err *err)
 }
 
 int
-registry_count(const char *config, struct sbx_err *err)
+registry_read(const char *config, char (**out)[4096], struct sbx_err *err)
 {
-	char *text = load(config, err), *line, *save_ptr = NULL;
-	int n = 0;
+	char *text = load(config, err), *line, *save_ptr = NULL, (*list)[4096] = NULL;
+	int n = 0, max = 0, lineno = 0;
+	const char *p;
 
+	*out = NULL;
 	if (!text)
 		return -1;
-	for (line = strtok_r(text, "\n", &save_ptr); line;
-	    line = strtok_r(NULL, "\n", &save_ptr))
-		n += line[0] == '/';
-	free(text);
-	return n;
-}
-
-int
-registry_list(const char *config, char (*out)[4096], int max, struct sbx_err *err)
-{
-	char *text = load(config, err), *line, *save_ptr = NULL;
-	int n = 0;
-
-	if (!text)
-		return -1;
-	for (line = strtok_r(text, "\n", &save_ptr); line && n < max;
-	    line = strtok_r(NULL, "\n", &save_ptr)) {
-		if (line[0] != '/')
-			continue;
-		if (xsnprintf(out[n], sizeof(out[n]), "%s", line) >= 0)
-			n++;
+	for (p = text; *p; p++)
+		max += *p == '\n';
+	max++;
+	if (!(list = calloc((size_t)max, sizeof(*list)))) {
+		err_set(err, "out of memory reading %s/%s", config, REGISTRY);
+		goto fail;
+	}
+	for (line = strtok_r(text, "\n", &save_ptr); line; line = strtok_r(NULL, "\n", &save_ptr)) {
+		lineno++;
+		if (line[0] != '/') {
+			err_set(err, "%s/%s line %d is not an absolute path; fix or remove it "
+			    "(`sbx remove DIR`, or edit the file)", config, REGISTRY, lineno);
+			goto fail;
+		}
+		if (xsnprintf(list[n], sizeof(list[n]), "%s", line) < 0) {
+			err_set(err, "%s/%s line %d is too long for a path (%zu bytes)", config,
+			    REGISTRY, lineno, strlen(line));
+			goto fail;
+		}
+		n++;
 	}
 	free(text);
+	if (n == 0) {
+		free(list);
+		list = NULL;
+	}
+	*out = list;
 	return n;
+fail:
+	free(text);
+	free(list);
+	return -1;
 }

@@ -12,9 +12,14 @@
 int registry_add(const char *config, const char *folder, struct sbx_err *err);
 /* 1 removed, 0 was not there, -1 error. */
 int registry_remove(const char *config, const char *folder, struct sbx_err *err);
-/* How many folders are recorded, or -1. */
-int registry_count(const char *config, struct sbx_err *err);
-/* Fills out[] (each PATH_MAX) with up to max folders; returns the count or -1. */
-int registry_list(const char *config, char (*out)[4096], int max, struct sbx_err *err);
+/*
+ * Every folder recorded, from one read of the file (a registry_add in
+ * between replaces the file whole: one read sees it before or after,
+ * never a count of one and a list of the other). *out (caller frees;
+ * NULL when none) holds them, each a PATH_MAX buffer. Returns how many,
+ * or -1 with err set: an unreadable file, a line that is not an
+ * absolute path or too long to be one (never skipped silently).
+ */
+int registry_read(const char *config, char (**out)[4096], struct sbx_err *err);
 
 #endif

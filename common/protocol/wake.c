@@ -4,10 +4,12 @@
  * MUST never write into anything but a FIFO, never block sbxd, never
  * follow a symlink. A wake carries no meaning beyond "look again".
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -85,31 +87,118 @@ wake_drain(int fd)
 		;
 }
 
+/*
+ * Whether sbxd may write into the inode ST (opened O_PATH, never by name
+ * again): a FIFO of one link (not a hard link to one elsewhere), owned
+ * by sbxd's own user or by the owner of queue/wake, DIR_UID: the agent's
+ * user, whose hooks make the FIFOs, when sbxd runs as another user
+ * (deployment 3). A byte written into a FIFO of that user harms nobody
+ * else: the user could write it itself.
+ */
+static int
+wake_writable(const struct stat *st, uid_t dir_uid)
+{
+	return S_ISFIFO(st->st_mode) && st->st_nlink == 1 &&
+	    (st->st_uid == geteuid() || st->st_uid == dir_uid);
+}
+
+/* Opens the inode behind PFD (O_PATH) for writing, without blocking:
+ * the fd, or -1 (ENXIO: nobody holds it open for reading). */
+static int
+wake_reopen(int pfd)
+{
+	char proc[64];
+
+	if (xsnprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd) < 0)
+		return -1;
+	return open(proc, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+}
+
+/* queue/wake, opened without following a symlink, and its owner. */
+static int
+wake_dir(int sbfd, uid_t *uid)
+{
+	struct stat st;
+	int dfd = openat_nf(sbfd, SBX_WAKE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+
+	if (dfd >= 0 && fstat(dfd, &st) < 0) {
+		close(dfd);
+		return -1;
+	}
+	if (dfd >= 0)
+		*uid = st.st_uid;
+	return dfd;
+}
+
 void
 wake_poke(int sbfd, const char *id)
 {
-	char name[64], proc[64];
 	struct stat st;
-	int pfd, fd;
+	uid_t dir_uid;
+	int dfd, pfd, fd, writable;
 
-	if (wake_name(name, sizeof(name), id) < 0)
+	if (!valid_id(id) || (dfd = wake_dir(sbfd, &dir_uid)) < 0)
 		return;
-	pfd = openat_nf(sbfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0);
-	/* One wake per request: whoever waits holds the FIFO open already,
-	 * so the name goes first (before the woken hook can answer). */
-	wake_remove(sbfd, id);
-	if (pfd < 0)
-		return;
+	pfd = openat(dfd, id, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	/* Checked while it has its name (its links counted), then: one wake
+	 * per request: whoever waits holds the FIFO open already, so the
+	 * name goes first (before the woken hook can answer). */
+	writable = pfd >= 0 && fstat(pfd, &st) == 0 && wake_writable(&st, dir_uid);
+	(void)unlinkat(dfd, id, 0);
+	close(dfd);
 	/* The inode checked is the inode opened: reopened through the O_PATH
-	 * fd, never by name again. A regular file, a socket or anything the
-	 * agent put there instead is left alone. */
-	if (fstat(pfd, &st) == 0 && S_ISFIFO(st.st_mode) && st.st_uid == geteuid() &&
-	    xsnprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd) >= 0) {
-		fd = open(proc, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-		if (fd >= 0) {
-			(void)!write(fd, "w", 1);
-			close(fd);
-		}
+	 * fd, never by name again. A regular file, a socket, a FIFO of a
+	 * third user or anything else put at the name is left alone. */
+	if (writable && (fd = wake_reopen(pfd)) >= 0) {
+		(void)!write(fd, "w", 1);
+		close(fd);
 	}
-	close(pfd);
+	if (pfd >= 0)
+		close(pfd);
+}
+
+int
+wake_sweep(int sbfd, int max, int *more)
+{
+	struct dirent *de;
+	struct stat st;
+	uid_t dir_uid;
+	int dfd, pfd, fd, n = 0, seen = 0, live;
+	DIR *d;
+
+	*more = 0;
+	if ((dfd = wake_dir(sbfd, &dir_uid)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!(d = fdopendir(dfd))) {
+		close(dfd);
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (seen++ >= max) {
+			*more = 1;
+			break;
+		}
+		/* A FIFO some process holds open for reading is a hook that
+		 * waits: it stays. Opening it for writing without blocking
+		 * and closing it wakes nobody (no byte, and the hook holds it
+		 * read-write, so no hang-up either). */
+		live = 0;
+		pfd = openat(dfd, de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd >= 0 && fstat(pfd, &st) == 0 && valid_id(de->d_name) &&
+		    wake_writable(&st, dir_uid) && (fd = wake_reopen(pfd)) >= 0) {
+			close(fd);
+			live = 1;
+		}
+		if (pfd >= 0)
+			close(pfd);
+		/* Anything else (a hook killed before it removed its FIFO, a
+		 * FIFO left for the next identical call, which makes it again,
+		 * junk put there) loses its name; a directory stays. */
+		if (!live && unlinkat(dfd, de->d_name, 0) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
 }

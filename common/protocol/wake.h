@@ -24,6 +24,7 @@
 #define SBX_WAKE_DIR            "queue/wake"
 #define SBX_WAKE_RECHECK_MIN_MS 50      /* first re-check without a wake */
 #define SBX_WAKE_RECHECK_MAX_MS 1000    /* re-checks back off up to this */
+#define SBX_WAKE_SWEEP_MAX      4096    /* entries wake_sweep looks at per pass */
 
 /*
  * Creates (or joins) the wake FIFO of request ID under SBFD (.sandbox)
@@ -47,10 +48,23 @@ void wake_drain(int fd);
 
 /*
  * sbxd: wakes whoever waits for request ID, then removes the name.
- * Opens the name with O_PATH | O_NOFOLLOW and writes only when that
- * inode is a FIFO, never blocking (no reader: nothing to do). Best
- * effort: a hook that misses it re-checks on its timer.
+ * Opens the name with O_PATH | O_NOFOLLOW (relative to queue/wake,
+ * itself opened without following a symlink) and writes only when that
+ * inode is a FIFO of one link owned by sbxd's user or by the owner of
+ * queue/wake (the agent's user when sbxd runs as another), through
+ * /proc/self/fd, never blocking (no reader: nothing to do). Best effort:
+ * a hook that misses it re-checks on its timer.
  */
 void wake_poke(int sbfd, const char *id);
+
+/*
+ * sbxd: removes the names in queue/wake that no hook waits on, so they
+ * never pile up: a FIFO nobody holds open for reading (its hook was
+ * killed, or answered "pending": the next identical call makes it
+ * again), and anything that is not a FIFO sbxd may write. A FIFO a hook
+ * holds open stays. Looks at most at MAX entries (*more set when some
+ * were left for later). Returns how many names it removed, or -1.
+ */
+int wake_sweep(int sbfd, int max, int *more);
 
 #endif

@@ -156,14 +156,17 @@ remove_output(int sbfd, const char *id)
 }
 
 /* Request ids from a query whose first column is the id (binds i64
- * parameters a, b, c, as many as it has); at most max of them. */
+ * parameters a, b, c, as many as it has); at most max of them. With
+ * sbfd >= 0, an id still in pending/ (held back: see prune_ids) is
+ * skipped, so held-back requests neither fill a batch nor count as
+ * freed bytes; at most 4 * max held-back ones are skipped per query. */
 static int
 select_ids(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t c,
-    char (*ids)[SBX_ID_LEN + 1], int64_t *bytes, int max)
+    char (*ids)[SBX_ID_LEN + 1], int64_t *bytes, int max, int sbfd)
 {
 	sqlite3_stmt *st;
 	const char *id;
-	int n = 0, np;
+	int n = 0, np, skipped = 0;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
@@ -174,11 +177,16 @@ select_ids(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t c,
 		sqlite3_bind_int64(st, 2, b);
 	if (np >= 3)
 		sqlite3_bind_int64(st, 3, c);
-	while (n < max && sqlite3_step(st) == SQLITE_ROW)
-		if ((id = (const char *)sqlite3_column_text(st, 0)) && valid_id(id)) {
-			memcpy(ids[n], id, SBX_ID_LEN + 1);
-			bytes[n++] = sqlite3_column_int64(st, 1);
+	while (n < max && skipped <= 4 * max && sqlite3_step(st) == SQLITE_ROW) {
+		if (!(id = (const char *)sqlite3_column_text(st, 0)) || !valid_id(id))
+			continue;
+		if (sbfd >= 0 && exists_nf(sbfd, queue_path(QP_PENDING, id).s)) {
+			skipped++;
+			continue;
 		}
+		memcpy(ids[n], id, SBX_ID_LEN + 1);
+		bytes[n++] = sqlite3_column_int64(st, 1);
+	}
 	sqlite3_finalize(st);
 	return n;
 }
@@ -193,7 +201,7 @@ measure_rows(sqlite3 *db, int sbfd, int max)
 	int n, i, ok = 1;
 
 	n = select_ids(db, "SELECT request, 0 FROM retention WHERE pruned IS NULL AND bytes"
-	    " IS NULL LIMIT ?1", max, 0, 0, ids, unused, max);
+	    " IS NULL LIMIT ?1", max, 0, 0, ids, unused, max, -1);
 	if (n <= 0)
 		return n;
 	if (sqlite3_prepare_v2(db, "UPDATE retention SET bytes = ? WHERE request = ?", -1, &st,
@@ -278,8 +286,8 @@ retention_prune(sqlite3 *db, int sbfd, int64_t keep, int64_t cap_bytes, int64_t 
 		return -1;
 	/* Past the days of retention. */
 	n = select_ids(db, "SELECT r.request, coalesce(r.bytes, 0) FROM retention r " FINISHED
-	    " AND r.delivered <= ?1 ORDER BY r.delivered, r.rowid LIMIT ?2", now - keep, batch, 0, ids,
-	    bytes, batch);
+	    " AND r.delivered <= ?1 ORDER BY r.delivered, r.rowid LIMIT ?2", now - keep,
+	    5 * batch, 0, ids, bytes, batch, sbfd);
 	if (n < 0 || prune_ids(db, sbfd, ids, n, now, "days") < 0)
 		goto out;
 	for (i = 0; i < n; i++)
@@ -293,8 +301,8 @@ retention_prune(sqlite3 *db, int sbfd, int64_t keep, int64_t cap_bytes, int64_t 
 			goto out;
 		if (total > cap_bytes) {
 			m = select_ids(db, "SELECT r.request, coalesce(r.bytes, 0) FROM retention r "
-			    FINISHED " ORDER BY r.delivered, r.rowid LIMIT ?1", batch - n, 0, 0,
-			    ids, bytes, batch - n);
+			    FINISHED " ORDER BY r.delivered, r.rowid LIMIT ?1", 5 * (batch - n), 0, 0,
+			    ids, bytes, batch - n, sbfd);
 			if (m < 0)
 				goto out;
 			for (i = 0; i < m && total > cap_bytes; i++)

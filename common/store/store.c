@@ -35,22 +35,35 @@ prepare_bound(sqlite3 *db, const char *sql, const char *types, va_list ap)
 	return st;
 }
 
+/* Runs SQL with its arguments (prepare_bound) to its first step; *first
+ * (when not NULL) gets the first column of a row. Returns the step's
+ * code, SQLITE_ERROR when it could not be prepared. */
+static int
+step_bound(sqlite3 *db, const char *sql, int64_t *first, const char *types, va_list ap)
+{
+	sqlite3_stmt *st = prepare_bound(db, sql, types, ap);
+	int rc;
+
+	if (!st)
+		return SQLITE_ERROR;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && first)
+		*first = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* Runs SQL with its arguments (prepare_bound): rows changed, -2 on a
  * constraint, -1 on another error. */
 static int
 run(sqlite3 *db, const char *sql, const char *types, ...)
 {
-	sqlite3_stmt *st;
 	va_list ap;
 	int rc;
 
 	va_start(ap, types);
-	st = prepare_bound(db, sql, types, ap);
+	rc = step_bound(db, sql, NULL, types, ap);
 	va_end(ap);
-	if (!st)
-		return -1;
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return rc == SQLITE_CONSTRAINT ? -2 : -1;
 	return sqlite3_changes(db);
@@ -61,23 +74,21 @@ run(sqlite3 *db, const char *sql, const char *types, ...)
 static int64_t
 one(sqlite3 *db, const char *sql, int64_t def, const char *types, ...)
 {
-	sqlite3_stmt *st;
 	va_list ap;
 	int64_t v = def;
 	int rc;
 
 	va_start(ap, types);
-	st = prepare_bound(db, sql, types, ap);
+	rc = step_bound(db, sql, &v, types, ap);
 	va_end(ap);
-	if (!st)
-		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	else if (rc != SQLITE_DONE)
-		v = -1;
-	sqlite3_finalize(st);
-	return v;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? v : -1;
+}
+
+/* SQL without arguments, run whole: 0, or -1 when it failed. */
+static int
+exec(sqlite3 *db, const char *sql)
+{
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
 void
@@ -91,19 +102,19 @@ store_upgrade(sqlite3 *db)
 int
 store_begin(sqlite3 *db)
 {
-	return sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+	return exec(db, "BEGIN IMMEDIATE");
 }
 
 int
 store_commit(sqlite3 *db)
 {
-	return sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+	return exec(db, "COMMIT");
 }
 
 void
 store_rollback(sqlite3 *db)
 {
-	(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	(void)exec(db, "ROLLBACK");
 }
 
 /* A savepoint inside the open transaction (group commit: one per
@@ -117,20 +128,20 @@ store_savepoint(sqlite3 *db)
 	 * with it, never be committed one by one. */
 	if (sqlite3_get_autocommit(db))
 		return -1;
-	return sqlite3_exec(db, "SAVEPOINT request", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+	return exec(db, "SAVEPOINT request");
 }
 
 int
 store_release(sqlite3 *db)
 {
-	return sqlite3_exec(db, "RELEASE request", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+	return exec(db, "RELEASE request");
 }
 
 void
 store_rollback_to(sqlite3 *db)
 {
-	(void)sqlite3_exec(db, "ROLLBACK TO request", NULL, NULL, NULL);
-	(void)sqlite3_exec(db, "RELEASE request", NULL, NULL, NULL);
+	(void)exec(db, "ROLLBACK TO request");
+	(void)exec(db, "RELEASE request");
 }
 
 int

@@ -21,7 +21,11 @@ wait_for 10 has_pending
 wait $HP
 sleep 1
 SYNCS='fsync|fdatasync|syncfs|sync|sync_file_range|msync'
-strace -f -qq -o "$T/d.st" -e trace=fsync,fdatasync,syncfs,sync,sync_file_range,msync -p "$DPID" &
+# sbxd, and its spare executor (forked ahead of the run) with its child.
+tree() { local c; for c in $(pgrep -P "$1"); do echo "-p $c"; tree "$c"; done; }
+# shellcheck disable=SC2046
+strace -f -qq -o "$T/d.st" -e trace=fsync,fdatasync,syncfs,sync,sync_file_range,msync -p "$DPID" \
+	$(tree "$DPID") &
 SP=$!
 sleep 1
 # strace may not attach where ptrace is restricted: that is the machine.

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -195,9 +196,51 @@ test_intent_refused(void)
 	free(c);
 }
 
+/*
+ * Who serves a folder: sbxd_hold() makes sbxd_holder() say so;
+ * sbxd_release() (a folder sbxd stopped serving) makes it say nobody at
+ * once, with the reason sbxd_stopped() reads back, made printable (the
+ * agent can write the file); a second flock still fails meanwhile.
+ */
+static void
+test_holder(void)
+{
+	char dir[] = "/tmp/sbx-queue-holder.XXXXXX", why[64];
+	int sbfd, lockfd, fd2;
+	long pid;
+
+	ok(mkdtemp(dir) != NULL, "temp dir");
+	sbfd = open(dir, O_RDONLY | O_DIRECTORY);
+	lockfd = openat(sbfd, "sbxd.lock", O_RDWR | O_CREAT, 0600);
+	is_int(sbxd_holder(sbfd), 0, "a lock file nobody holds: no sbxd");
+	ok(flock(lockfd, LOCK_EX | LOCK_NB) == 0 && dprintf(lockfd, "%ld\n", (long)getpid()) > 0 &&
+	    sbxd_hold(lockfd) == 0, "sbxd takes the folder");
+	is_int(sbxd_holder(sbfd), getpid(), "sbxd_holder names it");
+	is_int(sbxd_stopped(sbfd, why, sizeof(why)), 0, "serving: nothing stopped");
+	ok(sbxd_release(lockfd, "results is a symlink\033[2J\x7f") == 0, "released");
+	is_int(sbxd_holder(sbfd), 0, "released: no sbxd serves it, at once");
+	pid = sbxd_stopped(sbfd, why, sizeof(why));
+	is_int(pid, getpid(), "the sbxd that stopped serving it is named");
+	is_str(why, "results is a symlink?[2J?", "with its reason, printable");
+	fd2 = openat(sbfd, "sbxd.lock", O_RDWR);
+	ok(flock(fd2, LOCK_EX | LOCK_NB) < 0, "no second sbxd takes the folder meanwhile");
+	pid = sbxd_stopped(sbfd, why, 8);
+	is_str(why, "results", "a reason cut to the caller's buffer");
+	close(lockfd);
+	ok(flock(fd2, LOCK_EX | LOCK_NB) == 0, "once that sbxd is gone, a new one can");
+	ok(ftruncate(fd2, 0) == 0 && dprintf(fd2, "42\n") > 0, "which rewrites the file");
+	is_int(sbxd_stopped(sbfd, why, sizeof(why)), 0, "then nothing says stopped");
+	is_str(why, "", "and no reason");
+	close(fd2);
+	unlinkat(sbfd, "sbxd.lock", 0);
+	close(sbfd);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
+	test_holder();
 	test_paths();
 	test_quote();
 	test_intent();

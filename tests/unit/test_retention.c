@@ -160,6 +160,53 @@ test_size(void)
 	sqlite3_close(db);
 }
 
+/*
+ * Requests held back (back in pending/: planted there, or a race with a
+ * restart) are kept, and neither fill a batch nor count as freed: the
+ * cap is met with the others, and a backlog behind them goes on.
+ */
+static void
+test_held_back(void)
+{
+	struct retention_pass rp;
+	sqlite3 *db = fresh_db();
+	char path[64];
+	int i;
+
+	retention_init(db);
+	/* 6 delivered, 1,200 bytes each; the two oldest are back in pending/. */
+	for (i = 50; i < 56; i++) {
+		finished(db, id_of(i), "done", 1000);
+		retention_delivered(db, sbfd, id_of(i), 7000 + i);
+	}
+	for (i = 50; i < 52; i++) {
+		snprintf(path, sizeof(path), "pending/%s.json", id_of(i));
+		put(path, 10);
+	}
+	/* 7,200 bytes kept, cap 5,000: the held-back 2,400 stay, so two of
+	 * the others must go (4,800 left ... not under it with one). */
+	is_int(retention_prune(db, sbfd, 86400, 5000, 8000, RETENTION_BATCH, &rp), 2,
+	    "over the cap with the oldest held back: the next ones are pruned");
+	ok(exists_f("results", id_of(50), "stdout") && exists_f("results", id_of(51), "stdout"),
+	    "the held-back requests are kept");
+	ok(!exists_f("results", id_of(52), "stdout") && !exists_f("results", id_of(53), "stdout") &&
+	    exists_f("results", id_of(54), "stdout"), "the two oldest of the others went");
+	is_int(rp.kept_bytes, 4800, "the cap is met: 4,800 bytes kept");
+	is_int(retention_prune(db, sbfd, 86400, 5000, 8000, RETENTION_BATCH, &rp), 0,
+	    "then nothing more");
+	/* By days, with a batch of 2: the held-back two do not fill it. */
+	is_int(retention_prune(db, sbfd, 100, 0, 9000, 2, &rp), 2,
+	    "by days, a batch of 2 behind two held-back requests prunes two others");
+	is_int(rp.by_days, 2, "both by days");
+	ok(exists_f("results", id_of(50), "stdout") && !exists_f("results", id_of(55), "stdout"),
+	    "the held-back ones are still kept; the others are gone");
+	for (i = 50; i < 52; i++) {
+		snprintf(path, sizeof(path), "pending/%s.json", id_of(i));
+		unlinkat(sbfd, path, 0);
+	}
+	sqlite3_close(db);
+}
+
 static void
 test_upgrade(void)
 {
@@ -200,6 +247,7 @@ main(void)
 	mkdirat(sbfd, "pending", 0700);
 	test_days();
 	test_size();
+	test_held_back();
 	test_upgrade();
 	close(sbfd);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

@@ -1,0 +1,214 @@
+/*
+ * cgroup.c - the pids cgroup of one run; see cgroup.h.
+ *
+ * MUST NOT leave a process it started outside the run's cgroup when it
+ * made one: a child that cannot join it does not run the command.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "common/base/util.h"
+#include "daemon/cgroup.h"
+
+static const char *const bases[] = { "/sys/fs/cgroup/pids", "/sys/fs/cgroup",
+	"/sys/fs/cgroup/unified", NULL };
+
+/* A pids hierarchy: v1 root has no pids.max; accept one with a writable
+ * cgroup.procs whose children get pids.max. */
+static int
+base_writable(const char *base)
+{
+	char path[PATH_MAX];
+
+	return xsnprintf(path, sizeof(path), "%s/cgroup.procs", base) >= 0 &&
+	    access(path, W_OK) == 0;
+}
+
+int
+cgroup_available(void)
+{
+	int i;
+
+	for (i = 0; bases[i]; i++)
+		if (base_writable(bases[i]))
+			return 1;
+	return 0;
+}
+
+/* Writes text into dir/file. 0 or -1. */
+static int
+write_file(const char *dir, const char *file, const char *text)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(text);
+	int fd, rc = -1;
+
+	if (xsnprintf(path, sizeof(path), "%s/%s", dir, file) < 0 ||
+	    (fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (write(fd, text, len) == (ssize_t)len)
+		rc = 0;
+	close(fd);
+	return rc;
+}
+
+int
+cgroup_set_max(const char *dir, int max)
+{
+	char num[32];
+
+	if (max > 0)
+		snprintf(num, sizeof(num), "%d", max);
+	else
+		snprintf(num, sizeof(num), "max");
+	return write_file(dir, "pids.max", num);
+}
+
+int
+cgroup_name(const char *name, char *dir, size_t dirsz)
+{
+	int i;
+
+	for (i = 0; bases[i]; i++)
+		if (base_writable(bases[i]))
+			return xsnprintf(dir, dirsz, "%s/sbx-%s", bases[i], name) < 0 ? -1 : 0;
+	return -1;
+}
+
+int
+cgroup_create(const char *dir, int max)
+{
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -1;
+	if (cgroup_set_max(dir, max) < 0) {
+		rmdir(dir);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cgroup_make(const char *name, int max, char *dir, size_t dirsz)
+{
+	int i;
+
+	for (i = 0; bases[i]; i++)
+		if (base_writable(bases[i]) &&
+		    xsnprintf(dir, dirsz, "%s/sbx-%s", bases[i], name) >= 0 &&
+		    cgroup_create(dir, max) == 0)
+			return 0;
+	if (dirsz)
+		dir[0] = '\0';
+	return -1;
+}
+
+int
+cgroup_join(const char *dir)
+{
+	return write_file(dir, "cgroup.procs", "0");
+}
+
+/* Reads dir/cgroup.procs into buf (NUL-terminated). Bytes read, or -1. */
+static ssize_t
+read_procs(const char *dir, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	if (xsnprintf(path, sizeof(path), "%s/cgroup.procs", dir) < 0 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+int
+cgroup_only(const char *dir, pid_t pid)
+{
+	char buf[64], want[32];
+
+	if (read_procs(dir, buf, sizeof(buf)) < 0)
+		return -1;
+	snprintf(want, sizeof(want), "%ld\n", (long)pid);
+	return strcmp(buf, want) == 0;
+}
+
+void
+cgroup_kill(const char *dir)
+{
+	char buf[4096], *p;
+
+	if (*dir && read_procs(dir, buf, sizeof(buf)) > 0)
+		for (p = buf; *p; p += strcspn(p, "\n"), p += *p == '\n')
+			if (atol(p) > 0)
+				kill((pid_t)atol(p), SIGKILL);
+}
+
+void
+cgroup_drop(const char *dir)
+{
+	int tries;
+
+	if (!*dir)
+		return;
+	for (tries = 0; tries < 100; tries++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return;
+		cgroup_kill(dir);
+		usleep(10000);
+	}
+}
+
+int
+cgroup_is_v2(const char *dir)
+{
+	struct statfs sf;
+
+	if (statfs(dir, &sf) < 0)
+		return -1;
+	return sf.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+pid_t
+cgroup_fork(const char *dir, int *joined)
+{
+	struct clone_args ca;
+	long pid;
+	int fd, saved;
+
+	*joined = 0;
+	if (!*dir || cgroup_is_v2(dir) != 1 ||
+	    (fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return fork();
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_INTO_CGROUP;
+	ca.exit_signal = SIGCHLD;
+	ca.cgroup = (uint64_t)fd;
+	/* Like fork(), without glibc's atfork handlers: sbxd and its
+	 * executors are single-threaded, and the child only prepares and
+	 * execs the command. */
+	pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	saved = errno;
+	close(fd);
+	if (pid < 0 && (saved == ENOSYS || saved == E2BIG || saved == EINVAL))
+		return fork();          /* an older kernel: the child joins */
+	errno = saved;
+	if (pid >= 0)
+		*joined = 1;
+	return (pid_t)pid;
+}
