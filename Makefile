@@ -209,7 +209,7 @@ $(BUILD)/bench/spawn: tests/bench/spawn.c $(DEPS_STAMP)
 
 $(BUILD)/bench/policy_bench: tests/bench/policy_bench.c $(LIBSBX) $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) -lm
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) -lm
 
 $(BUILD)/bench/auditbench: tests/bench/auditbench.c $(LIBSBX) $(DEPS_STAMP)
 	@mkdir -p $(dir $@)

@@ -9,7 +9,7 @@
  *   analyse.c  the line: strings, simple commands, redirections,
  *              variables, cd, wrappers (env, sudo, nice, xargs ...)
  *   progs.c    the table of known programs, the dispatcher by class
- *   args.c     options, operands, paths of words, globs, catastrophes
+ *   args.c     operands, paths of words, globs, catastrophes
  *   files.c    file utilities: cat, rm, cp, mv, ln, chmod, dd
  *   net.c      network clients: curl, wget, ssh, nc ...
  *   code.c     code runners: shells, interpreters, build tools, CLIs
@@ -64,6 +64,7 @@ enum an_opts {
 	OPTS_CC,
 	OPTS_CLANG_FORMAT,
 	OPTS_CURL,
+	OPTS_DATE,
 	OPTS_DIFF,
 	OPTS_DU,
 	OPTS_ESLINT,

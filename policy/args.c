@@ -1,7 +1,8 @@
 /*
- * args.c - the arguments of a simple command: options, operands, the paths
- * words name ($HOME, globs), the writes and reads they stand for, and the
- * catastrophes (rm -r /) that are denied whatever the rules say.
+ * args.c - the arguments of a simple command: its operands (through the
+ * walk of opts.c), the paths words name ($HOME, globs), the writes and
+ * reads they stand for, and the catastrophes (rm -r /) that are denied
+ * whatever the rules say.
  *
  * Rules:
  * - A word whose value is not known exactly is never taken for a harmless

@@ -97,6 +97,13 @@ static const struct optdef o_curl[] = {
 };
 
 
+/* date -f FILE prints each line it cannot parse: FILE's content */
+static const struct optdef o_date[] = {
+	{ NULL, "--file", OK_READ, 0 },
+	{ NULL, "-f", OK_READ, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
 static const struct optdef o_diff[] = {
 	{ NULL, "--exclude-from", OK_READ, 0 },
 	{ NULL, "--from-file", OK_READ, 0 },
@@ -450,6 +457,7 @@ static const struct optset optsets[OPTS_N] = {
 	[OPTS_CC] = { 0, 0, o_cc },
 	[OPTS_CLANG_FORMAT] = { 1, 0, o_clang_format },
 	[OPTS_CURL] = { 1, 0, o_curl },
+	[OPTS_DATE] = { 1, 0, o_date },
 	[OPTS_DIFF] = { 1, 0, o_diff },
 	[OPTS_DU] = { 1, 0, o_du },
 	[OPTS_ESLINT] = { 1, 0, o_eslint },
@@ -598,9 +606,11 @@ an_walk_init(struct an_walk *it, int from, const char *optarg,
 	it->how = how;
 	it->os = &no_opts;
 	it->sub = NULL;
+	it->sub_lazy = 0;
 	it->reread = 0;
 	it->cur = -1;
 }
+
 
 int
 an_walk_any(const struct cmdv *v, struct an_walk *it, int *opt)
@@ -669,6 +679,7 @@ an_walk_table(struct an_walk *it, const struct optset *os, const char *sub)
 {
 	it->os = os != NULL ? os : &no_opts;
 	it->sub = sub;
+	it->sub_lazy = 0;
 	it->reread = 0;
 	it->cur = -1;
 }
@@ -682,10 +693,21 @@ takes_value(const struct optdef *d)
 	    d->kind == OK_OPTVAL ? 2 : 1;
 }
 
+static const char *subcommand(const struct cmdv *v, const char *optarg);
+
+/* Does entry d apply to the subcommand? (an_opts_scan finds it only when
+ * an entry names one.) */
 static int
-sub_matches(const struct optdef *d, const char *sub)
+sub_matches(const struct cmdv *v, struct an_walk *it,
+    const struct optdef *d)
 {
-	return d->sub == NULL || (sub != NULL && strcmp(d->sub, sub) == 0);
+	if (d->sub == NULL)
+		return 1;
+	if (it->sub_lazy) {
+		it->sub = subcommand(v, it->optarg);
+		it->sub_lazy = 0;
+	}
+	return it->sub != NULL && strcmp(d->sub, it->sub) == 0;
 }
 
 /*
@@ -725,7 +747,7 @@ opt_long(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
 
 	for (; (d = it->d)->opt != NULL; it->d++) {
 		if ((m = long_match(it->os, d, s, nl)) == 0 ||
-		    !sub_matches(d, it->sub))
+		    !sub_matches(v, it, d))
 			continue;
 		dl = strlen(d->opt);
 		it->d++;
@@ -795,7 +817,7 @@ opt_cluster(const struct cmdv *v, struct an_walk *it, struct an_opt *o)
 		it->shown[2] = '\0';
 		for (; (d = it->d)->opt != NULL; it->d++) {
 			if (d->opt[1] != *it->q || d->opt[2] != '\0' ||
-			    !sub_matches(d, it->sub))
+			    !sub_matches(v, it, d))
 				continue;
 			it->d++;
 			it->hits++;
@@ -854,7 +876,7 @@ opt_start(const struct cmdv *v, struct an_walk *it, int k)
 	nl = eq != NULL ? (size_t)(eq - s) : strlen(s);
 	for (d = it->d; d->opt != NULL; d++)
 		if (d->opt[1] == '-' && long_match(it->os, d, s, nl) == 1 &&
-		    sub_matches(d, it->sub))
+		    sub_matches(v, it, d))
 			it->nlong++;
 }
 
@@ -933,7 +955,7 @@ an_opt_exact(const struct an_opt *o)
  * take one (short letters in optarg). NULL when it is not literal.
  */
 static const char *
-subcommand(const struct cmdv *v, const struct prog *pr)
+subcommand(const struct cmdv *v, const char *optarg)
 {
 	struct an_walk it;
 	int k, opt;
@@ -944,7 +966,7 @@ subcommand(const struct cmdv *v, const struct prog *pr)
 			return NULL;
 		if (!opt)
 			return v->w[k].s;
-		if (an_cluster_takes_next(v->w[k].s, pr->optarg))
+		if (an_cluster_takes_next(v->w[k].s, optarg))
 			it.k++;
 	}
 	return NULL;
@@ -970,7 +992,8 @@ an_opts_scan(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		return;
 	}
 	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
-	an_walk_table(&it, &optsets[pr->opts], subcommand(v, pr));
+	an_walk_table(&it, &optsets[pr->opts], NULL);
+	it.sub_lazy = 1;        /* the subcommand, when an entry names one */
 	it.reread = 1;
 	while (an_opt_next(v, &it, &o) >= 0)
 		if (o.d != NULL)

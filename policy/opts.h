@@ -72,6 +72,7 @@ struct an_walk {
 	/* an_opt_next: the table, and where it is inside an option word */
 	const struct optset *os;
 	const char *sub;        /* the subcommand, for entries naming one */
+	int sub_lazy;           /* found (the first operand) when needed */
 	int reread;             /* the next word an option takes is also
 	                           read as a word of its own (an_opts_scan:
 	                           a value that looks like an option is

@@ -78,7 +78,7 @@ static const struct prog progs[] = {
 	{ "curl", C_NET, "odFTKHXAeuEbcrwmyYzx", 0, OPTS_CURL },
 	{ "cut", C_READ, "bcdf", 0, OPTS_NONE },
 	{ "dash", C_SHELL, "oO", 0, OPTS_NONE },
-	{ "date", C_NOFILE, "drf", 0, OPTS_NONE },
+	{ "date", C_NOFILE, "drf", 0, OPTS_DATE },
 	{ "dd", C_DD, "", 0, OPTS_NONE },
 	{ "declare", C_NOFILE, "", 0, OPTS_NONE },
 	{ "df", C_NOFILE, "", 0, OPTS_NONE },
@@ -559,26 +559,16 @@ nofile_export(struct ev *ev, struct cmdv *v, const char *name)
 		}
 }
 
-/* date -f FILE prints the lines it cannot parse; man ./FILE formats a
- * local file: both show its content */
+/* man ./FILE formats a local file: it shows its content (date -f FILE,
+ * which prints the lines it cannot parse, is in opts.c's table) */
 static void
 nofile_reads(struct ev *ev, struct cmdv *v, const char *name)
 {
 	int k;
 
-	for (k = 1; k < v->n; k++) {
-		const char *s = v->w[k].s;
-
-		if (strcmp(name, "date") == 0 && (strcmp(s, "-f") == 0 ||
-		    strcmp(s, "--file") == 0) && k + 1 < v->n)
-			an_op_read(ev, v, &v->w[k + 1], 0);
-		else if (strcmp(name, "date") == 0 &&
-		    strncmp(s, "--file=", 7) == 0)
-			trig_read(ev, s + 7, name);
-		else if (strcmp(name, "man") == 0 && s[0] != '-' &&
-		    strchr(s, '/') != NULL)
+	for (k = 1; strcmp(name, "man") == 0 && k < v->n; k++)
+		if (v->w[k].s[0] != '-' && strchr(v->w[k].s, '/') != NULL)
 			an_op_read(ev, v, &v->w[k], 0);
-	}
 }
 
 /* Commands with no file operands: builtins that set names, and the few

@@ -54,6 +54,7 @@ static const struct tcase cases[] = {
 	{ "awk --field-separator=: '{print}' f", A },
 	{ "awk --version", A },
 	{ "awk --v", E },                       /* stricter: in full only */
+	{ "awk --h", E },                       /* stricter: in full only */
 	{ "awk --field-separatorX '{print}' f", E },    /* stricter */
 	{ "awk -W version", A },
 	{ "awk -W exec x.awk", E },
@@ -87,6 +88,7 @@ static const struct tcase cases[] = {
 	{ "sed -i -- s/a/b/ /etc/x", E },
 	{ "sed -i s/a/b/ -- -rf", A },          /* a file named -rf, here */
 	{ "sed --output=/etc/x s/a/b/ f", E },  /* stricter: no such option */
+	{ "sed --foo s/a/b/ f", E },            /* stricter: no such option */
 	{ "sed s/a/b/ \"-$X\"", E },            /* stricter */
 	/* tar: modes, the archive (-f) and the directory (-C) */
 	{ "tar -tf a.tgz", A },
@@ -179,6 +181,14 @@ static const struct tcase cases[] = {
 	{ "fd --exec-batch rm", E },
 	{ "fd --exe rm", E },                   /* stricter: abbreviation */
 	{ "fd -Hx rm", E },                     /* stricter: cluster */
+	/* date -f FILE prints the lines it cannot parse */
+	{ "date -f dates.txt", A },
+	{ "date -f ~/.ssh/id_rsa", E },
+	{ "date --file=~/.ssh/id_rsa", E },
+	{ "date -f~/.ssh/id_rsa", E },          /* stricter: attached */
+	{ "date -uf ~/.ssh/id_rsa", E },        /* stricter: cluster */
+	{ "date --fi=~/.ssh/id_rsa", E },       /* stricter: abbreviation */
+	{ "date -- -f", A },
 };
 
 /* Network clients, with example.com allowed (netpol): their options'
@@ -212,6 +222,8 @@ static const struct tcase net_cases[] = {
 	{ "scp -i ~/.ssh/id_rsa a example.com:b", E },
 };
 
+static const char *cwd = folder;
+
 static struct policy_result
 judge(const struct policy *p, const char *cmd)
 {
@@ -223,7 +235,7 @@ judge(const struct policy *p, const char *cmd)
 	memset(&c, 0, sizeof(c));
 	c.tool = "Bash";
 	c.input = in;
-	c.cwd = folder;
+	c.cwd = cwd;
 	c.folder = folder;
 	c.home = home;
 	c.config_dir = cfg;
@@ -280,6 +292,21 @@ main(void)
 		    net_cases[i].cmd, policy_verdict_name(net_cases[i].want),
 		    r.reason);
 	}
+	/* from outside the project: the download lands in the working
+	 * directory, a write outside */
+	cwd = home;
+	{
+		struct policy_result r = judge(p,
+		    "curl --remote-n https://example.com/x");
+
+		ok(r.verdict == E, "from outside, curl --remote-n (abbreviated "
+		    "--remote-name) writes the download there: escalate (%s)",
+		    r.reason);
+		r = judge(p, "curl -sO https://example.com/x");
+		ok(r.verdict == E, "from outside, curl -sO writes the download "
+		    "there: escalate (%s)", r.reason);
+	}
+	cwd = folder;
 	policy_free(p);
 	rmdir(folder);
 	rmdir(home);
