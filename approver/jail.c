@@ -511,6 +511,17 @@ jail_plan_build(struct jail_plan *p, const struct jail_paths *in, struct sbx_err
 		    plan_add(p, JAIL_RW, path, err) < 0)
 			goto fail;
 	}
+	/* state.db-shm is the lock file of sbxd's database (SQLite's WAL
+	 * index): a read-only descriptor is enough for a read lock on its
+	 * write-lock byte, and then every write sbxd makes to the folder's
+	 * database waits out its busy timeout, sbxd's one loop with it, and
+	 * fails (t255). Hidden: sbxd keeps it between opens (PERSIST_WAL),
+	 * only sbxd opens state.db read-write, and nothing in the jail reads
+	 * state.db (the hooks read results/). */
+	if (xsnprintf(path, sizeof(path), "%s/.sandbox/state.db-shm", in->folder) < 0 ||
+	    (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    plan_add(p, JAIL_HIDE_FILE, path, err) < 0))
+		goto fail;
 	/* 6. Protected paths inside the project, even those not made yet. */
 	for (k = 0; project_protected[k]; k++)
 		if (protect(p, in->folder, project_protected[k], err) < 0)

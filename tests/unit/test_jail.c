@@ -73,6 +73,7 @@ main(void)
 	if (!mkdtemp(root))
 		return 1;
 	mk("proj/.sandbox/queue/new", 1);
+	mk("proj/.sandbox/state.db-shm", 0);
 	mk("proj/.claude", 1);
 	mk("proj/.claude/settings.json", 0);
 	mk("proj/.git/hooks", 1);
@@ -137,6 +138,9 @@ main(void)
 	ok(find(&plan, JAIL_RO, "proj/.sandbox") > a, ".sandbox is read-only");
 	ok(find(&plan, JAIL_RW, "proj/.sandbox/queue") > find(&plan, JAIL_RO, "proj/.sandbox"),
 	    "except the queue, one mount");
+	ok(find(&plan, JAIL_HIDE_FILE, "proj/.sandbox/state.db-shm") >
+	    find(&plan, JAIL_RO, "proj/.sandbox"),
+	    "and state.db-shm, sbxd's lock file, is hidden (a read lock on it stops sbxd: t255)");
 	ok(find(&plan, JAIL_RO, "proj/.claude") >= 0, ".claude (settings*.json) is protected whole");
 	ok(find(&plan, JAIL_RW, "proj/.git") >= 0 &&
 	    find(&plan, JAIL_RW, "proj/.git") < find(&plan, JAIL_RO, "proj/.git/hooks"),
