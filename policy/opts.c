@@ -444,7 +444,9 @@ static const struct optdef o_wget[] = {
 
 
 static const struct optdef o_zip[] = {
+	{ NULL, "--output-file", OK_WRITE, 0 },
 	{ NULL, "--unzip-command", OK_CODE, 0 },
+	{ NULL, "-O", OK_WRITE, 0 },
 	{ NULL, "-TT", OK_CODE, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };

@@ -39,7 +39,7 @@ static const struct prog progs[] = {
 	{ "bat", C_READ, "lmr", 0, OPTS_BAT },
 	{ "bg", C_NOFILE, "", 0, OPTS_NONE },
 	{ "biome", C_LINT, "", 0, OPTS_NONE },
-	{ "black", C_LINT, "lcSt", 0, OPTS_NONE },
+	{ "black", C_LINT, "lct", 0, OPTS_NONE },
 	{ "blkdiscard", C_CATA, "", 0, OPTS_NONE },
 	{ "break", C_NOFILE, "", 0, OPTS_NONE },
 	{ "brew", C_CLI, "", 0, OPTS_NONE },

@@ -233,6 +233,15 @@ static const struct tcase net_cases[] = {
 	{ "shellcheck -x -e SC2086 x.sh", A },
 	{ "stat -f /etc/shadow", E },
 	{ "stat -c %s x", A },
+	/* black -S is a flag (black rewrites the file after it); zip -O
+	 * (--output-file) writes where it says. */
+	{ "black -S /etc/passwd", E },
+	{ "black -S x.py", A },
+	{ "zip -O /etc/x x.zip a", E },
+	{ "zip -O/etc/x x.zip a", E },
+	{ "zip --output-file=/etc/x x.zip a", E },
+	{ "zip --output-file /etc/x x.zip a", E },
+	{ "zip -O out.zip x.zip a", A },
 };
 
 static const char *cwd = folder;
