@@ -676,9 +676,8 @@ executor(const struct exec_spec *s, pid_t daemon)
  * Fail closed, whatever a command of the same user does to a spare. It
  * may kill or stop E or C (and as root move processes into or out of
  * the cgroup); it can neither trace them nor read or write their memory
- * (not dumpable), nor reach their sockets through them. (sbxd itself
- * is dumpable: a command of the same user that traces sbxd has all of
- * it; see the README's threat model.)
+ * (not dumpable, as sbxd itself is), nor reach their sockets through
+ * them.
  * - sbxd falls back to the direct path only when E did not answer
  *   "taken" and is dead (its socket at its end): E starts nothing
  *   before that answer. An answer that does not come within
@@ -946,6 +945,17 @@ exec_spare_keep(void)
 	}
 	spare.pid = pid;
 	spare.sock = sv[0];
+}
+
+int
+exec_spare_due_ms(void)
+{
+	int64_t d;
+
+	if (spare.pid > 0)
+		return -1;
+	d = spare.next_ms - mono_ms();
+	return d <= 0 ? 0 : d > INT_MAX ? INT_MAX : (int)d;
 }
 
 /* E's answer within ms: 1 with b, 0 at the socket's end, -1 none yet. */

@@ -61,6 +61,9 @@ pid_t exec_start(const struct exec_spec *s);
 /* sbxd, before it sleeps: forks a spare executor when it has none (at
  * most one a second after a spare that failed or died unused). */
 void exec_spare_keep(void);
+/* How long sbxd may sleep before exec_spare_keep has work: ms, or -1
+ * (a spare is kept; nothing is due). */
+int exec_spare_due_ms(void);
 /* sbxd reaped pid: 1 when it was the idle spare (forgotten now). */
 int exec_spare_reaped(pid_t pid);
 /* sbxd stops: the spare ends, its cgroup is removed; no new one. */

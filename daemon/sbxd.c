@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -900,7 +901,7 @@ loop(int all, const char *config, struct audit_key *akey, const struct audit_opt
 			armed = earliest;
 		}
 		exec_spare_keep();      /* ahead of the next run */
-		if (!more && poll(pfd, 3, -1) < 0 && errno != EINTR) {
+		if (!more && poll(pfd, 3, exec_spare_due_ms()) < 0 && errno != EINTR) {
 			logf_folder(NULL, "poll: %s", strerror(errno));
 			return 1;
 		}
@@ -1147,6 +1148,13 @@ main(int argc, char **argv)
 	o.verbose = a.verbose;
 	if (sodium_init() < 0) {
 		fprintf(stderr, "sbxd: libsodium failed to initialise\n");
+		return 1;
+	}
+	/* sbxd holds the signing keys: a process of the same user (an
+	 * approved command) may not trace it or read its memory, as
+	 * ssh-agent does. Root still can. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		fprintf(stderr, "sbxd: cannot make itself undumpable: %s\n", strerror(errno));
 		return 1;
 	}
 	if (audit_key_load(a.config, &akey, &err) < 0) {

@@ -43,10 +43,13 @@ is "$(grep -cE 'inotify' "$T/h.st")" "0" "and watches nothing with inotify"
 # fork; the executor's two; the log's sync of exec_started (the loop's
 # group commit); the finish's commit and audit sync; the audit sync of
 # result_delivered (the receipt, seen at once). Not the standalone
-# purge of intents (a lost delete is repeated).
+# purge of intents (a lost delete is repeated). That is 9 when the
+# exec_started record and the receipt are recorded in a pass with their
+# neighbours; each that comes in a pass of its own (the machine's load
+# decides) costs its commit too: at most 11. It was 13 before.
 n=$(grep -cE "($SYNCS)\\(" "$T/d.st")
-[ "$n" -ge 5 ] && [ "$n" -le 9 ]
-ok $? "sbxd and its executor make at most 9 syncs for it ($n)"
+[ "$n" -ge 5 ] && [ "$n" -le 11 ]
+ok $? "sbxd and its executor make at most 11 syncs for it ($n)"
 is "$(grep -cE '^[0-9]+ +fsync\(' "$T/d.st")" "2" "of which the executor's: the result and its directory"
 
 done_testing
