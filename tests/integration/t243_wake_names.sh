@@ -2,7 +2,7 @@
 # Names in queue/wake never pile up: a FIFO whose hook was killed before
 # it removed it (no process holds it open), one left by a hook that
 # answered "pending", and junk put there (a file, a symlink) are removed
-# by sbxd's retention pass (a second after a delivery, and at start);
+# by sbxd's retention pass (a second after a delivery, and at start when finished output is kept);
 # the FIFO of a hook that still waits (held open) is never removed, and
 # that hook is still woken and answered. Nothing is followed: a
 # symlink's target is left alone.
