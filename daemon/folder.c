@@ -233,6 +233,19 @@ folder_identity(struct folder *f, int record, char *why, size_t whysz)
 	return 0;
 }
 
+/* The folder is no longer served: said, and its hooks answer at once
+ * instead of waiting for an sbxd that no longer serves them (the lock
+ * they test goes, with the reason); no other sbxd takes the folder
+ * while this one lives (queue.h). */
+static void
+folder_stop(struct folder *f, const char *why)
+{
+	f->dead = 1;
+	if (sbxd_release(f->lockfd, why) < 0)
+		logf_folder(f, "cannot release sbxd.lock: %s; hooks wait out their deadline",
+		    strerror(errno));
+}
+
 int
 folder_check(struct folder *f)
 {
@@ -242,17 +255,11 @@ folder_check(struct folder *f)
 		return -1;
 	if (folder_identity(f, 0, why, sizeof(why)) == 0)
 		return 0;
-	f->dead = 1;
 	logf_folder(f, "STOPPED SERVING THIS FOLDER: %s (by `git stash -u`, `git clean`, "
 	    "rm or mv?). sbxd no longer reads or writes it, so requests there are not "
 	    "processed and their records are not kept. Check it (`sbx doctor`), restore "
 	    "or re-run `sbx init`, then restart sbxd.", why);
-	/* Its hooks answer at once instead of waiting for an sbxd that no
-	 * longer serves them (the lock they test goes, with the reason); no
-	 * other sbxd takes the folder while this one lives (queue.h). */
-	if (sbxd_release(f->lockfd, why) < 0)
-		logf_folder(f, "cannot release sbxd.lock: %s; hooks wait out their deadline",
-		    strerror(errno));
+	folder_stop(f, why);
 	return -1;
 }
 
@@ -262,12 +269,12 @@ static int
 db_tampered(struct folder *f, sqlite3 *db, const char *why)
 {
 	db_close_abandoned(db);
-	f->dead = 1;
 	logf_folder(f, "TAMPERING: STOPPED SERVING THIS FOLDER: while sbxd had its database "
 	    "closed (the folder was idle), %s. sbxd will not use a database it did not "
 	    "leave: it no longer reads or writes this folder, so requests there are not "
 	    "processed. Check it (`sbx doctor`, `sbx audit verify`), restore "
 	    ".sandbox/state.db or re-run `sbx init`, then restart sbxd.", why);
+	folder_stop(f, why);
 	return -1;
 }
 
@@ -362,9 +369,9 @@ folder_db_open(struct folder *f)
 	if ((bad = db_sides_bad(f)))
 		return db_tampered(f, NULL, bad);
 	if (!(db = db_reopen(f->path, &err))) {
-		f->dead = 1;
 		logf_folder(f, "STOPPED SERVING THIS FOLDER: cannot reopen its database: %s",
 		    err.msg);
+		folder_stop(f, "sbxd cannot reopen its database");
 		return -1;
 	}
 	(void)sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);

@@ -35,6 +35,9 @@ refused() {
 	ok $? "... the agent's request is left unclaimed in queue/new"
 	[ ! -f "$f/runs.log" ]
 	ok $? "... nothing ran"
+	drop "$1" again
+	like "$(reason <"$T/hook.$1")" "sbxd is not serving $f" \
+		"... and its next call is told sbxd no longer serves the folder"
 }
 
 for k in $(seq "$N"); do
