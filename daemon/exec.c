@@ -782,8 +782,10 @@ spare_wait_ready(int csock, int ms)
 	int64_t until = mono_ms() + ms;
 	char b = 0;
 
-	while (mono_ms() < until && !stop_requested)
-		if (poll(&(struct pollfd){ csock, POLLIN, 0 }, 1, (int)(until - mono_ms())) > 0)
+	int64_t left;
+
+	while ((left = until - mono_ms()) > 0 && !stop_requested)
+		if (poll(&(struct pollfd){ csock, POLLIN, 0 }, 1, (int)left) > 0)
 			return recv(csock, &b, 1, MSG_DONTWAIT) == 1 && b == 'r';
 	return 0;
 }
@@ -962,16 +964,17 @@ exec_spare_due_ms(void)
 static int
 spare_answer(char *b, int ms)
 {
-	int64_t until = mono_ms() + ms;
+	int64_t until = mono_ms() + ms, left;
 	ssize_t r;
 
 	for (;;) {
 		r = recv(spare.sock, b, 1, MSG_DONTWAIT);
 		if (r >= 0 || (errno != EAGAIN && errno != EINTR))
 			return r == 1 ? 1 : 0;
-		if (mono_ms() >= until)
+		/* Never a negative timeout: poll would wait for ever. */
+		if ((left = until - mono_ms()) <= 0)
 			return -1;
-		(void)poll(&(struct pollfd){ spare.sock, POLLIN, 0 }, 1, (int)(until - mono_ms()));
+		(void)poll(&(struct pollfd){ spare.sock, POLLIN, 0 }, 1, (int)left);
 	}
 }
 
@@ -980,7 +983,7 @@ spare_answer(char *b, int ms)
 static pid_t
 spare_take(const struct exec_spec *s)
 {
-	int fds[2] = { s->sbfd, -1 }, rc = 0;
+	int fds[2] = { s->sbfd, -1 }, rc = 0, killed = 0;
 	pid_t pid = spare.pid;
 	char b = 0;
 
@@ -990,12 +993,15 @@ spare_take(const struct exec_spec *s)
 	    (rc = spare_answer(&b, SPARE_ANSWER_MS)) < 0) {
 		/* Stopped, or starved: killed, and its last words read. */
 		kill(pid, SIGKILL);
+		killed = 1;
 		if ((rc = spare_answer(&b, 2 * SPARE_ANSWER_MS)) < 0)
 			b = 'k';        /* not even its end: it may have the run */
 	}
 	close(fds[1]);
 	if (b == 'k') {
-		spare_forget(0, 0);
+		/* A killed E drops nothing: its cgroup (and what is left in
+		 * it) goes here. A live one drops it after the run. */
+		spare_forget(killed, 0);
 		return pid;
 	}
 	if (rc >= 0 && b != 'n')

@@ -135,6 +135,10 @@ handoff_send(int sock, const void *data, size_t len, const int *fds, int nfds)
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *cm;
 
+	if (nfds < 0 || nfds > 2) {
+		errno = EINVAL;
+		return -1;
+	}
 	if (nfds > 0) {
 		memset(&u, 0, sizeof(u));
 		m.msg_control = u.buf;
