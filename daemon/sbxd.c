@@ -469,9 +469,8 @@ serve(int fi, struct daemon_opts *o, int starting)
 	run_due(&sv[fi], o);
 	if (!starting)
 		trim_open();
-	else if (fi >= SBXD_OPEN_DBS && sv[fi - SBXD_OPEN_DBS].f->db &&
-	    !sv[fi - SBXD_OPEN_DBS].f->dead)
-		(void)folder_db_close(sv[fi - SBXD_OPEN_DBS].f);
+	else if (fi >= SBXD_OPEN_DBS)
+		(void)folder_db_close(sv[fi - SBXD_OPEN_DBS].f);     /* when idle */
 	return 0;
 }
 
