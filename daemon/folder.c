@@ -327,21 +327,26 @@ folder_db_close(struct folder *f)
 {
 	char why[8];
 	int64_t seen = -1;
+	struct stat st;
 
 	if (!folder_db_idle(f) || store_policy_seen(f->db, &seen) < 0 ||
 	    audit_detach(f->audit) < 0)
 		return -1;
-	if (db_close_idle(f->db) < 0) {
-		/* Still open (a reader holds frames back): used as before. */
+	/* What reopen will compare with is taken while the file is still
+	 * open, and only when the path still names it: a copy put in its
+	 * place after the checkpoint is never recorded as sbxd's own. */
+	if (db_checkpoint_idle(f->db) < 0 || fstatat_nf(f->sbfd, "state.db", &st) < 0 ||
+	    db_moved(f->db) != 0) {
+		/* Still open (a reader holds frames back, or the path names
+		 * another file): sbxd keeps using its own, as before. */
 		(void)audit_attach(f->audit, f->db, why, sizeof(why));
 		return -1;
 	}
+	db_close(f->db);
 	f->db = NULL;
 	dbs_open--;
 	f->seen_closed = seen;
-	/* Gone already: folder_db_open() finds no such file and says so. */
-	if (fstatat_nf(f->sbfd, "state.db", &f->db_closed) < 0)
-		memset(&f->db_closed, 0, sizeof(f->db_closed));
+	f->db_closed = st;
 	return 0;
 }
 

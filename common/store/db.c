@@ -146,7 +146,7 @@ db_reopen(const char *folder, struct sbx_err *err)
 }
 
 int
-db_close_idle(sqlite3 *db)
+db_checkpoint_idle(sqlite3 *db)
 {
 	int log = -1, done = -1;
 	sqlite3_stmt *st;
@@ -166,7 +166,13 @@ db_close_idle(sqlite3 *db)
 	}
 	sqlite3_finalize(st);
 	sqlite3_busy_timeout(db, DB_BUSY_MS);
-	if (log != done || log < 0)
+	return log != done || log < 0 ? -1 : 0;
+}
+
+int
+db_close_idle(sqlite3 *db)
+{
+	if (db_checkpoint_idle(db) < 0)
 		return -1;
 	return sqlite3_close(db) == SQLITE_OK ? 0 : -1;
 }

@@ -44,6 +44,9 @@ void db_close(sqlite3 *db);
  * open, or a reader holds frames back: try later). So a closed database
  * is state.db alone, with at most an empty -wal and a -shm: a -wal with
  * frames found at reopen was written by someone else.
+ * db_checkpoint_idle is its first half, without the close: 0 when the
+ * WAL is empty and nothing is open (the caller may then look at the file
+ * before it closes it), -1 as above.
  * db_moved: 1 when the file db has open is no longer the one at its path
  * (renamed, unlinked, replaced), 0 when it is, -1 unknown.
  * db_close_abandoned closes without a checkpoint and without removing
@@ -51,6 +54,7 @@ void db_close(sqlite3 *db);
  */
 sqlite3 *db_reopen(const char *folder, struct sbx_err *err);
 int db_close_idle(sqlite3 *db);
+int db_checkpoint_idle(sqlite3 *db);
 int db_moved(sqlite3 *db);
 void db_close_abandoned(sqlite3 *db);
 
