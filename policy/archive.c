@@ -36,7 +36,7 @@ struct tar {
 	struct sh_word *archive, *dir;
 	struct sh_word fval, dval;              /* attached values */
 	char mode;
-	int absolute, to_stdout, force_local;
+	int absolute, to_stdout, force_local, remove;
 	int first_op;                           /* the first operand, or -1 */
 };
 
@@ -70,6 +70,12 @@ tar_old_style(struct ev *ev, struct cmdv *v, struct tar *t)
 			else if (*q == 'I' || *q == 'F')
 				ev_note(ev, POLICY_ESCALATE, "shell",
 				    "builtin: option", "tar %c runs a command", *q);
+			else if (*q == 'T' || *q == 'X')
+				an_op_read(ev, v, &v->w[k], 0);
+			else if (*q == 'g')
+				an_write_word(ev, v, &v->w[k]);
+			if (*q == 'T')
+				an_names_from(ev, "tar", "T");
 			k++;
 		}
 	}
@@ -112,6 +118,8 @@ tar_option(struct tar *t, const struct an_walk *it, const struct an_opt *o)
 		t->to_stdout = 1;
 	else if (tag == TAR_LOCAL)
 		t->force_local = 1;
+	else if (tag == TAR_REMOVE)
+		t->remove = 1;
 	else if (tag < 256)
 		t->mode = (char)tag;
 }
@@ -144,8 +152,12 @@ tar_judge(struct ev *ev, struct cmdv *v, struct tar *t)
 			an_op_read(ev, v, t->dir, 0);
 		for (j = t->first_op; j >= 0 && j < v->n; j++)
 			if (!an_is_opt(&v->w[j]) && &v->w[j] != t->archive &&
-			    &v->w[j] != t->dir)
+			    &v->w[j] != t->dir) {
 				an_op_read_tree(ev, v, &v->w[j], 0);
+				/* --remove-files: what it archives is removed */
+				if (t->remove)
+					an_write_tree_word(ev, v, &v->w[j]);
+			}
 		break;
 	default:
 		if (t->archive != NULL)

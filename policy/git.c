@@ -80,18 +80,25 @@ static const struct optdef o_global[] = {
  * --only-matching. */
 #define READ_OPTS \
 	DO("--output", OK_WRITE), DO("--ext-diff", OK_ESC), \
-	OPT("-O", T_CODE), OPT("--open-files-in-pager", T_CODE)
+	OPT("-O", T_CODE), OPT("--open-files-in-pager", T_CODE), \
+	DO("--orderfile", OK_READ)
 
 static const struct optdef o_read[] = {
 	READ_OPTS, DO("-o", OK_WRITE), END,
 };
 
+/* ls-files: -o is --others; -X FILE is --exclude-from */
+static const struct optdef o_ls_files[] = {
+	READ_OPTS, DO("-X", OK_READ), DO("--exclude-from", OK_READ), END,
+};
+
 static const struct optdef o_grep[] = {
-	READ_OPTS, DO("-f", OK_READ), END,
+	READ_OPTS, DO("-f", OK_READ), DO("--file", OK_READ), END,
 };
 
 static const struct optdef o_blame[] = {
-	READ_OPTS, DO("-o", OK_WRITE), DO("--contents", OK_READ), END,
+	READ_OPTS, DO("-o", OK_WRITE), DO("--contents", OK_READ),
+	DO("-S", OK_READ), DO("--ignore-revs-file", OK_READ), END,
 };
 
 static const struct optdef o_fsck[] = {
@@ -123,12 +130,17 @@ static const struct optdef o_reflog[] = {
 	VAL("-n", 0), VAL("--max-count", 0), END,
 };
 
-static const struct optdef o_none[] = {
-	END,
+/* Of every subcommand that writes: the paths it acts on, listed in a
+ * file (add, rm, checkout, restore, reset, commit, stash push) */
+#define WRITE_OPTS \
+	DO("--pathspec-from-file", OK_NAMES)
+
+static const struct optdef o_write[] = {
+	WRITE_OPTS, END,
 };
 
 static const struct optdef o_commit[] = {
-	DO("--file", OK_READ), DO("-F", OK_READ),
+	WRITE_OPTS, DO("--file", OK_READ), DO("-F", OK_READ),
 	DO("--template", OK_READ), DO("-t", OK_READ), END,
 };
 
@@ -142,7 +154,8 @@ static const struct optdef o_rebase[] = {
 };
 
 static const struct optdef o_format_patch[] = {
-	DO("--output-directory", OK_WTREE), DO("-o", OK_WTREE), END,
+	DO("--output-directory", OK_WTREE), DO("-o", OK_WTREE),
+	DO("--signature-file", OK_READ), END,
 };
 
 static const struct optdef o_init[] = {
@@ -165,7 +178,7 @@ static const struct optdef o_config[] = {
 };
 
 static const struct optdef o_stash[] = {
-	FL("--all", T_UNTRACKED),
+	WRITE_OPTS, FL("--all", T_UNTRACKED),
 	FL("--include-untracked", T_UNTRACKED), FL("-a", T_UNTRACKED),
 	FL("-u", T_UNTRACKED), END,
 };
@@ -190,14 +203,14 @@ static const struct optdef o_branch[] = {
 };
 
 static const struct optdef o_checkout[] = {
-	VAL("-b", 0), VAL("-B", 0), FL("-f", GM_PATHS),
+	WRITE_OPTS, VAL("-b", 0), VAL("-B", 0), FL("-f", GM_PATHS),
 	FL("--force", GM_PATHS), FL("-p", GM_PATHS),
 	FL("--patch", GM_PATHS), FL("--ours", GM_PATHS),
 	FL("--theirs", GM_PATHS), END,
 };
 
 static const struct optdef o_restore[] = {
-	VAL("-s", 0), VAL("--source", 0),
+	WRITE_OPTS, VAL("-s", 0), VAL("--source", 0),
 	FL("--staged", T_MODE | GM_STAGED), FL("-S", T_MODE | GM_STAGED),
 	FL("--worktree", GM_WORKTREE), FL("-W", GM_WORKTREE),
 	END,
@@ -210,7 +223,7 @@ static const struct optdef o_switch[] = {
 };
 
 static const struct optdef o_reset[] = {
-	FL("--hard", T_DESTROY), FL("--merge", T_DESTROY),
+	WRITE_OPTS, FL("--hard", T_DESTROY), FL("--merge", T_DESTROY),
 	FL("--keep", T_DESTROY), END,
 };
 
@@ -249,6 +262,7 @@ static const struct optdef o_archive[] = {
 #undef END
 #undef READ_OPTS
 #undef NET_OPTS
+#undef WRITE_OPTS
 
 /* ---- actions: named by the first operand of a subcommand -------------- */
 
@@ -412,7 +426,8 @@ git_effect(struct git_ctx *g, const struct an_opt *o)
 		return;         /* a mode counts as its exact word only */
 	g->marks |= (unsigned)d->tag & GM_ALL;
 	if (o->val != NULL && o->val->s[0] == '=' && o->val->s[1] != '\0' &&
-	    (d->kind == OK_WRITE || d->kind == OK_WTREE || d->kind == OK_READ)) {
+	    (d->kind == OK_WRITE || d->kind == OK_WTREE || d->kind == OK_READ ||
+	    d->kind == OK_NAMES)) {
 		/* -o=FILE: git reads "=FILE", a reader "FILE": both */
 		struct an_opt o2 = *o;
 		struct sh_word t = *o->val;
@@ -431,9 +446,12 @@ git_effect(struct git_ctx *g, const struct an_opt *o)
 			an_write_tree_word(g->ev, g->v, o->val);
 		else
 			an_write_word(g->ev, g->v, o->val);
-	} else if (d->kind == OK_READ && o->val != NULL) {
+	} else if ((d->kind == OK_READ || d->kind == OK_NAMES) &&
+	    o->val != NULL) {
 		an_op_read(g->ev, g->v, o->val, 0);
-	} else if (d->kind == OK_READ) {
+		if (d->kind == OK_NAMES)
+			an_names_from(g->ev, "git", o->name);
+	} else if (d->kind == OK_READ || d->kind == OK_NAMES) {
 		ev_factor(g->ev, F_UNKNOWN);
 		ev_note(g->ev, POLICY_ESCALATE, "read", "builtin: git",
 		    "git%s%s %s reads a file the policy cannot see", sp, sub,
@@ -465,7 +483,7 @@ static const struct optdef *
 git_opts(const struct git_sub *t)
 {
 	return t->opts != NULL ? t->opts : t->kind == G_READ ? o_read :
-	    t->kind == G_NET ? o_net : o_none;
+	    t->kind == G_NET ? o_net : o_write;
 }
 
 /*
@@ -775,7 +793,7 @@ static const struct git_sub git_subs[] = {
 	R("status", NULL), R("log", NULL), R("diff", NULL), R("show", NULL),
 	R("blame", o_blame), R("annotate", o_blame), R("shortlog", NULL),
 	R("describe", NULL), R("rev-parse", NULL), R("rev-list", NULL),
-	R("ls-files", NULL), R("ls-tree", NULL), R("cat-file", NULL),
+	R("ls-files", o_ls_files), R("ls-tree", NULL), R("cat-file", NULL),
 	R("grep", o_grep), R("whatchanged", NULL), R("name-rev", NULL),
 	R("merge-base", NULL), R("count-objects", NULL),
 	R("verify-commit", NULL), R("verify-tag", NULL), R("cherry", NULL),

@@ -49,7 +49,7 @@ static const struct optdef o_cc[] = {
 };
 
 static const struct optdef o_clang_format[] = {
-	{ NULL, "--files", OK_READ, 0 },
+	{ NULL, "--files", OK_NAMES, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
@@ -293,6 +293,9 @@ static const struct optdef o_rg[] = {
 };
 
 static const struct optdef o_rsync[] = {
+	{ NULL, "--exclude-from", OK_READ, 0 },
+	{ NULL, "--files-from", OK_NAMES, 0 },
+	{ NULL, "--include-from", OK_READ, 0 },
 	{ NULL, "--rsh", OK_CODE, 0 },
 	{ NULL, "--rsync-path", OK_CODE, 0 },
 	{ NULL, "-e", OK_CODE, 0 },
@@ -308,7 +311,7 @@ static const struct optdef o_ruff[] = {
 
 static const struct optdef o_sort[] = {
 	{ NULL, "--compress-program", OK_CODE, 0 },
-	{ NULL, "--files0-from", OK_READ, 0 },
+	{ NULL, "--files0-from", OK_NAMES, 0 },
 	{ NULL, "--output", OK_WRITE, 0 },
 	{ NULL, "-o", OK_WRITE, 0 },
 	{ NULL, "--temporary-directory", OK_WTREE, 0 },
@@ -321,7 +324,7 @@ static const struct optdef o_sort[] = {
 static const struct optdef o_tar[] = {
 	{ NULL, "--checkpoint-action", OK_CODE, 0 },
 	{ NULL, "--exclude-from", OK_READ, 0 },
-	{ NULL, "--files-from", OK_READ, 0 },
+	{ NULL, "--files-from", OK_NAMES, 0 },
 	{ NULL, "--index-file", OK_WRITE, 0 },
 	{ NULL, "--info-script", OK_CODE, 0 },
 	{ NULL, "--listed-incremental", OK_WRITE, 0 },
@@ -332,9 +335,11 @@ static const struct optdef o_tar[] = {
 	{ NULL, "--use-compress-program", OK_CODE, 0 },
 	{ NULL, "-F", OK_CODE, 0 },
 	{ NULL, "-I", OK_CODE, 0 },
-	{ NULL, "-T", OK_READ, 0 },
+	{ NULL, "-T", OK_NAMES, 0 },
 	{ NULL, "-X", OK_READ, 0 },
 	{ NULL, "-g", OK_WRITE, 0 },
+	{ NULL, "--volno-file", OK_WRITE, 0 },
+	{ NULL, "--remove-files", OK_FLAG, TAR_REMOVE },
 	{ NULL, "--file", OK_VAL, TAR_FILE },
 	{ NULL, "--directory", OK_VAL, TAR_DIR },
 	{ NULL, "-f", OK_VAL, TAR_FILE },
@@ -569,6 +574,9 @@ apply(struct ev *ev, struct cmdv *v, const struct optdef *d,
 		break;
 	case OK_READ:
 	case OK_READ2:
+	case OK_NAMES:
+		if (d->kind == OK_NAMES)
+			an_names_from(ev, what, shown);
 		if (d->kind == OK_READ2)
 			val = val2;
 		if (val == NULL) {
@@ -587,6 +595,15 @@ apply(struct ev *ev, struct cmdv *v, const struct optdef *d,
 	}
 }
 
+
+void
+an_names_from(struct ev *ev, const char *what, const char *opt)
+{
+	ev_factor(ev, F_UNKNOWN);
+	ev_note(ev, POLICY_ESCALATE, "read", "builtin: option",
+	    "%s %s acts on the files a list names, which the policy cannot "
+	    "see before it runs", what, opt);
+}
 
 /*
  * The walk. an_walk_any is the only place that reads "--"; the other

@@ -111,6 +111,30 @@ static const struct tcase cases[] = {
 	{ "tar -xf host:a.tgz --force", E },
 	{ "tar -xf a.tgz --to-command=sh", E },
 	{ "tar -xf -T/etc/shadow", E },
+	/* tar: files it writes besides the archive, and lists of names:
+	 * the files a list names are not known before tar runs */
+	{ "tar -cf x.tar . --volno-file=/etc/x", E },
+	{ "tar -cf x.tar . --volno-file /etc/x", E },
+	{ "tar -cf x.tar . --voln=/etc/x", E },         /* abbreviation */
+	{ "tar -cf x.tar . --volno-file=vol.txt", A },
+	{ "tar -cf x.tar -T /etc/list", E },
+	{ "tar -cf x.tar -T list.txt", E },
+	{ "tar -cTlist.txt -f x.tar", E },
+	{ "tar -cf x.tar --files-from=list.txt", E },
+	{ "tar -cf x.tar --files-f list.txt", E },     /* abbreviation */
+	{ "tar cTf list.txt x.tar", E },                /* old style */
+	{ "tar cgf /etc/snap x.tar .", E },             /* old style -g */
+	{ "tar cXf ~/.ssh/id_rsa x.tar .", E },         /* old style -X */
+	{ "tar -cf x.tar --remove-files /etc/x", E },   /* removes /etc/x */
+	{ "tar -cf x.tar --remove-f /etc/x", E },
+	{ "tar -cf x.tar --remove-files src", A },
+	{ "tar -cf x.tar src", A },
+	/* other lists of names: what they name is read (sort prints it,
+	 * clang-format too, rsync copies it) */
+	{ "sort --files0-from=list", E },
+	{ "clang-format --files=list", E },
+	{ "rsync -a --files-from=list . /tmp/x", E },
+	{ "rsync -a --exclude-from=~/.ssh/id_rsa . /tmp/x", E },
 	/* install -m: a setuid or setgid mode */
 	{ "install -m 755 a b", A },
 	{ "install -m 4755 a b", E },
