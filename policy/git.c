@@ -55,6 +55,8 @@
 #define T_DIR           0x200000        /* -C DIR: git works in DIR */
 #define T_DONE          0x400000        /* --version, --help: nothing runs */
 #define T_NET           0x800000        /* reaches hosts no word names */
+#define T_GITDIR        0x1000000       /* --git-dir DIR: the repository */
+#define T_BARE          0x2000000       /* makes a git dir not named .git */
 #define GM_ALL          0x00ffff
 
 /* ---- option tables -------------------------------------------------------- */
@@ -70,7 +72,7 @@
 static const struct optdef o_global[] = {
 	VAL("-C", T_DIR), DO("-c", OK_CODE),
 	DO("--config-env", OK_CODE), OPT("--exec-path", T_CODE),
-	VAL("--git-dir", T_REPO), VAL("--work-tree", T_REPO),
+	VAL("--git-dir", T_REPO | T_GITDIR), VAL("--work-tree", T_REPO),
 	VAL("--namespace", 0), VAL("--super-prefix", 0),
 	VAL("--attr-source", 0), FL("--version", T_DONE),
 	FL("--help", T_DONE), END,
@@ -115,7 +117,7 @@ static const struct optdef o_fsck[] = {
 	OPT("--recurse-submodules", T_NET), FL("--recursive", T_NET)
 
 static const struct optdef o_net[] = {
-	NET_OPTS, END,
+	NET_OPTS, FL("--bare", T_BARE), FL("--mirror", T_BARE), END,
 };
 
 static const struct optdef o_push[] = {
@@ -160,6 +162,7 @@ static const struct optdef o_format_patch[] = {
 
 static const struct optdef o_init[] = {
 	DO("--template", OK_CODE), DO("--separate-git-dir", OK_CODE),
+	FL("--bare", T_BARE),
 	VAL("--initial-branch", 0), VAL("-b", 0),
 	VAL("--object-format", 0), VAL("--ref-format", 0),
 	OPT("--shared", 0), END,
@@ -356,6 +359,8 @@ struct git_ctx {
 	int pos;                /* words after it that are not options */
 	unsigned marks;         /* GM_* of its options */
 	int repo_elsewhere;     /* --git-dir, --work-tree */
+	const struct sh_word *gitdir;   /* --git-dir's value */
+	int gitdir_set;         /* --git-dir was given */
 	int done;               /* --version, --help */
 	int quiet;              /* effects applied: walks only read */
 };
@@ -472,6 +477,17 @@ git_effect(struct git_ctx *g, const struct an_opt *o)
 	}
 	if (d->tag & T_NET)         /* submodules: the hosts .gitmodules names */
 		trig_network(g->ev, NULL, "git");
+	if (d->tag & T_BARE) {
+		ev_factor(g->ev, F_CODE);
+		ev_note(g->ev, POLICY_ESCALATE, "write", "builtin: git repository",
+		    "git%s%s %s makes a repository whose configuration and hooks "
+		    "are not in a .git directory: the policy does not protect "
+		    "them, and git would run what they say", sp, sub, o->name);
+	}
+	if (d->tag & T_GITDIR) {
+		g->gitdir_set = 1;
+		g->gitdir = o->val;
+	}
 	g->repo_elsewhere |= (d->tag & T_REPO) != 0;
 	g->done |= (d->tag & T_DONE) != 0;
 	if (d->tag & T_DIR)
@@ -1003,6 +1019,84 @@ git_globals(struct git_ctx *g)
 	return g->done || r < 0 ? -1 : o.k;
 }
 
+/* ---- the repository git opens -------------------------------------------- */
+
+static void
+git_repo_unprotected(struct ev *ev, const char *repo, const char *why)
+{
+	ev_factor(ev, F_CODE);
+	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git repository",
+	    "git opens the repository %s%s: its configuration can make git "
+	    "run commands (core.fsmonitor, core.pager, aliases, hooks), and "
+	    "the policy protects it only in a directory named .git", repo, why);
+}
+
+/*
+ * The repository git opens, found as git finds it: --git-dir, else from
+ * the working directory up: DIR/.git (a directory, or a gitfile naming
+ * one: both are written only through a human, /.git being denyWrite),
+ * else DIR itself when it is a git dir (a bare repository). A git dir
+ * not named .git, a --git-dir not named .git, or a place only known at
+ * run time escalates.
+ */
+static void
+git_repo(struct git_ctx *g)
+{
+	struct ev *ev = g->ev;
+	char d[SBX_PATH_MAX];
+	const char *s, *base;
+	unsigned mode;
+	size_t n;
+	char *slash;
+
+	if (g->gitdir_set) {
+		/* --git-dir=$(pwd)/.git: the name is what counts */
+		s = g->gitdir != NULL && !(g->gitdir->flags & (SH_W_VAR |
+		    SH_W_GLOB | SH_W_BRACE)) ? g->gitdir->s : NULL;
+		if (s != NULL && s[0] == '=')
+			s++;
+		n = s != NULL ? strlen(s) : 0;
+		while (n > 1 && s[n - 1] == '/')
+			n--;
+		base = s;
+		for (size_t i = 0; s != NULL && i < n; i++)
+			if (s[i] == '/')
+				base = s + i + 1;
+		if (s == NULL || (size_t)(base - s) + 4 != n ||
+		    strncmp(base, ".git", 4) != 0)
+			git_repo_unprotected(ev, s != NULL ? s : "named by "
+			    "--git-dir", " (--git-dir, not a .git directory)");
+		return;
+	}
+	if (!ev->cwd_known) {
+		git_repo_unprotected(ev, "found from a directory only known "
+		    "at run time", "");
+		return;
+	}
+	n = strlen(ev->cwd);
+	if (n >= sizeof(d) - 8) {
+		git_repo_unprotected(ev, ev->cwd, " (a path too long)");
+		return;
+	}
+	memcpy(d, ev->cwd, n + 1);
+	for (;;) {
+		memcpy(d + n, n == 1 ? ".git" : "/.git", n == 1 ? 5 : 6);
+		if (path_lstat(ev->pc, d, &mode) == 0)
+			return;
+		d[n] = '\0';
+		if (trig_git_dir(ev, d, 0)) {
+			git_repo_unprotected(ev, d, " (a git directory not named "
+			    ".git)");
+			return;
+		}
+		if (n == 1)
+			return;
+		slash = strrchr(d, '/');
+		n = slash == d ? 1 : (size_t)(slash - d);
+		d[n] = '\0';
+	}
+}
+
 static void
 git_judge(struct ev *ev, struct cmdv *v)
 {
@@ -1020,6 +1114,7 @@ git_judge(struct ev *ev, struct cmdv *v)
 	if (g.i < v->n && (strcmp(v->w[g.i].s, "--help") == 0 ||
 	    (strcmp(v->w[g.i].s, "-h") == 0 && v->n == g.i + 1)))
 		return;
+	git_repo(&g);
 	if ((g.t = git_sub_find(g.sub)) == NULL) {
 		ev_factor(ev, F_UNKNOWN);
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git",

@@ -340,6 +340,20 @@ in_tmpdir(const struct ev *ev, const char *res)
 	return 1;
 }
 
+/* 1 if the directory that holds res, or the one above it, is a git dir
+ * not named .git (config, hooks/x, info/attributes). */
+static int
+in_git_dir(struct ev *ev, const char *res)
+{
+	char dir[SBX_PATH_MAX];
+	const char *slash = strrchr(res, '/');
+
+	if (slash == NULL || slash == res)
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - res), res);
+	return trig_git_dir(ev, dir, 1);
+}
+
 /* 1 if the directory that holds res exists now. */
 static int
 parent_exists(const struct ev *ev, const char *res)
@@ -352,6 +366,59 @@ parent_exists(const struct ev *ev, const char *res)
 		return 1;
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - res), res);
 	return path_lstat(ev->pc, dir, &mode) == 0;
+}
+
+/*
+ * 1 if d (n bytes, in a buffer of SBX_PATH_MAX) is a git dir as git's
+ * discovery takes one: HEAD, and objects/ or commondir (git also wants
+ * refs/; asking less is stricter). d is left as it was.
+ */
+static int
+is_git_dir(struct ev *ev, char *d, size_t n)
+{
+	static const char *const part[] = { "/objects", "/commondir", NULL };
+	unsigned mode;
+	int k, r = 0;
+
+	if (n + 16 >= SBX_PATH_MAX)
+		return 1;       /* cannot tell: fail closed */
+	memcpy(d + n, "/HEAD", 6);
+	if (path_lstat(ev->pc, d, &mode) == 0)
+		for (k = 0; part[k] != NULL && !r; k++) {
+			memcpy(d + n, part[k], strlen(part[k]) + 1);
+			r = path_lstat(ev->pc, d, &mode) == 0;
+		}
+	d[n] = '\0';
+	return r;
+}
+
+/*
+ * 1 if res (resolved) is, or lies in, a git dir not named .git, up to
+ * depth components above it: its config, hooks/, info/attributes and
+ * commondir make git run commands, and the policy protects them only in
+ * directories named .git.
+ */
+int
+trig_git_dir(struct ev *ev, const char *res, int depth)
+{
+	char d[SBX_PATH_MAX];
+	size_t n = strlen(res);
+	char *slash;
+	int k;
+
+	if (n >= sizeof(d))
+		return 0;
+	memcpy(d, res, n + 1);
+	for (k = 0; k <= depth && n > 1; k++) {
+		slash = strrchr(d, '/');
+		if (strcmp(slash + 1, ".git") != 0 && is_git_dir(ev, d, n))
+			return 1;
+		if (slash == d)
+			break;
+		*slash = '\0';
+		n = (size_t)(slash - d);
+	}
+	return 0;
 }
 
 void
@@ -426,6 +493,14 @@ trig_write(struct ev *ev, const char *path, const char *what)
 		    "%s writes to %s (denyWrite %s)", what, res, m);
 		return;
 	}
+	if (in_git_dir(ev, res)) {
+		ev_factor(ev, F_CODE);
+		ev_note(ev, POLICY_ESCALATE, "write", "builtin: git repository",
+		    "%s writes to %s, in a git repository's own directory (a "
+		    "bare repository: HEAD, objects/): its config and hooks make "
+		    "git run commands", what, res);
+		return;
+	}
 	if ((r = rule_find(ev->p, RK_WRITE, POLICY_ESCALATE, res, ev->call)) != NULL) {
 		ev_note(ev, POLICY_ESCALATE, "write", r->text,
 		    "%s writes to %s, which the policy escalates", what, res);
@@ -491,6 +566,13 @@ trig_write_tree(struct ev *ev, const char *path, const char *what,
 				    what, res, ev->p->self_write.v[k]);
 				return;
 			}
+		if (trig_git_dir(ev, res, 0)) {
+			ev_factor(ev, F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "write",
+			    "builtin: git repository", "%s changes %s, a git "
+			    "repository's own directory (a bare repository), whose "
+			    "config and hooks make git run commands", what, res);
+		}
 		x = ev_xlist(ev, &ev->p->deny_write);
 		for (k = 0; k < ev->p->deny_write.n; k++)
 			if (tree_reaches(xent(x, k), res)) {

@@ -109,6 +109,49 @@ static const struct tcase cases[] = {
 	{ "git -C .sandbox rm policy.json", D, NULL },
 	{ "git -C $D add x", E, NULL },
 	{ "git --git-dir=$(pwd)/.git status", A, NULL },
+	/* the repository git opens: a git dir not named .git (a bare
+	 * repository, or one built by hand) holds a config the policy does
+	 * not protect, and git obeys it (core.fsmonitor, core.pager) */
+	{ "git -C evil log", E, "a git directory not named .git" },
+	{ "git -C evil/objects status", E, "not named .git" },
+	{ "cd evil && git status", E, "not named .git" },
+	{ "cd hand && git log", E, "not named .git" },
+	{ "git --git-dir=evil log", E, "--git-dir" },
+	{ "git --git-dir evil status", E, "--git-dir" },
+	{ "git --git-dir=$X status", E, "--git-dir" },
+	{ "git --git-dir=.git status", A, NULL },
+	{ "git --git-dir=src/../.git log", A, NULL },
+	{ "cd \"$D\" && git status", E, "only known at run time" },
+	{ "git -C \"$D\" log", E, "only known at run time" },
+	{ "git -C src status", A, NULL },
+	{ "git -C sub log", A, NULL },
+	{ "cd .git && git log", A, NULL },
+	/* ... and how it is made: a gitfile, a bare repository, its files */
+	{ "git init --bare x", E, "not in a .git directory" },
+	{ "git init --bare", E, "not in a .git directory" },
+	{ "git clone --bare https://example.com/r x", E, NULL },
+	{ "git clone --mirror https://example.com/r x", E, NULL },
+	{ "printf 'gitdir: ../evil' > sub/.git", E, "/**/.git" },
+	{ "echo 'gitdir: ../evil' | tee sub/.git", E, "/**/.git" },
+	{ "cp x sub/.git", E, NULL },
+	{ "mv x sub/.git", E, NULL },
+	{ "ln -s ../evil sub/.git", E, NULL },
+	{ "mkdir -p x/.git", E, NULL },
+	{ "echo ../evil > .git/commondir", E, NULL },
+	{ "printf '[core]\\n\\tfsmonitor = id\\n' > evil/config", E,
+	  "git repository's own directory" },
+	{ "printf '[core]\\n\\tpager = id\\n' > hand/config", E,
+	  "git repository's own directory" },
+	{ "echo id > evil/hooks/post-checkout", E,
+	  "git repository's own directory" },
+	{ "echo '* diff=x' > evil/info/attributes", E, NULL },
+	{ "cp cfg evil/config", E, NULL },
+	{ "cp -r tmpl/. evil", E, NULL },
+	{ "sed -i s/x/y/ evil/config", E, NULL },
+	{ "echo x > config", A, NULL },
+	{ "echo x > src/config", A, NULL },
+	{ "git init x", A, NULL },
+	{ "cat evil/config", A, NULL },
 	{ "git --git-$x=y status", E, "only known at run time" },
 	{ "git --git-dir=/etc/x commit -m x", E, NULL },
 	{ "git --git-dir /etc/x commit -m x", E, NULL },
@@ -243,6 +286,8 @@ static const struct tcase net_cases[] = {
 	{ "git clone --recursive https://github.com/x/y", E, NULL },
 	{ "git pull --recurse-submodules=yes https://github.com/x/y", E, NULL },
 	{ "git clone --separate-git-dir=/tmp/g https://github.com/x/y", E, NULL },
+	{ "git clone --bare https://github.com/x/y", E, "not in a .git" },
+	{ "git clone --mirror https://github.com/x/y y.git", E, NULL },
 };
 
 static void
@@ -296,12 +341,16 @@ main(void)
 	char tmpl[] = "/tmp/sbx-test-git-XXXXXX", *b = mkdtemp(tmpl);
 	static const char *const dirs[] = {
 		"proj", "proj/.sandbox", "proj/.git", "proj/.claude", "proj/src",
+		"proj/sub", "proj/evil", "proj/evil/objects", "proj/evil/refs",
+		"proj/evil/hooks", "proj/evil/info", "proj/hand",
+		"proj/hand/objects",
 		"home", "home/.ssh", "home/.aws", "home/.config",
 		"home/.config/sbx", NULL,
 	};
 	static const char *const files[] = {
 		"proj/.sandbox/policy.json", "proj/.git/config", "proj/.mcp.json",
 		"proj/.claude/settings.json", "proj/.env", "home/.ssh/id_rsa",
+		"proj/evil/HEAD", "proj/evil/config", "proj/hand/HEAD",
 		"home/.aws/credentials", NULL,
 	};
 	struct policy *p;
