@@ -26,6 +26,7 @@
  */
 #include "policy/analyse.h"
 
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1062,10 +1063,18 @@ git_repo(struct git_ctx *g)
 		for (size_t i = 0; s != NULL && i < n; i++)
 			if (s[i] == '/')
 				base = s + i + 1;
-		if (s == NULL || (size_t)(base - s) + 4 != n ||
-		    strncmp(base, ".git", 4) != 0)
-			git_repo_unprotected(ev, s != NULL ? s : "named by "
-			    "--git-dir", " (--git-dir, not a .git directory)");
+		if (s != NULL && (size_t)(base - s) + 4 == n &&
+		    strncmp(base, ".git", 4) == 0)
+			return;
+		/* another name: one the agent could not have written (a
+		 * human's bare repository) passes */
+		if (s != NULL && !(g->gitdir->flags & SH_W_SUBST) &&
+		    (s[0] == '/' || ev->cwd_known) &&
+		    path_resolve_c(ev->pc, ev->cwd, ev->call->home, s, d,
+		    sizeof(d)) == 0 && !trig_agent_area(ev, d))
+			return;
+		git_repo_unprotected(ev, s != NULL ? s : "named by --git-dir",
+		    " (--git-dir, not a .git directory)");
 		return;
 	}
 	if (!ev->cwd_known) {
@@ -1080,10 +1089,17 @@ git_repo(struct git_ctx *g)
 	}
 	memcpy(d, ev->cwd, n + 1);
 	for (;;) {
-		memcpy(d + n, n == 1 ? ".git" : "/.git", n == 1 ? 5 : 6);
-		if (path_lstat(ev->pc, d, &mode) == 0)
+		/* Above the places the agent may write, nothing it made is
+		 * found (and no place above is one: they are trees). */
+		if (!trig_agent_area(ev, d))
 			return;
-		d[n] = '\0';
+		/* (a directory that is not there holds nothing) */
+		if (path_lstat(ev->pc, d, &mode) == 0 && S_ISDIR(mode)) {
+			memcpy(d + n, n == 1 ? ".git" : "/.git", n == 1 ? 5 : 6);
+			if (path_lstat(ev->pc, d, &mode) == 0)
+				return;
+			d[n] = '\0';
+		}
 		if (trig_git_dir(ev, d, 0)) {
 			git_repo_unprotected(ev, d, " (a git directory not named "
 			    ".git)");

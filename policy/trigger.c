@@ -340,6 +340,22 @@ in_tmpdir(const struct ev *ev, const char *res)
 	return 1;
 }
 
+int
+trig_agent_area(struct ev *ev, const char *res)
+{
+	char tmp[SBX_PATH_MAX];
+	const char *t = ev->call->tmpdir;
+
+	if (ev->p->folder != NULL && path_within(res, ev->p->folder))
+		return 1;
+	if (t != NULL && t[0] == '/' &&
+	    path_resolve_c(ev->pc, "/", NULL, t, tmp, sizeof(tmp)) == 0 &&
+	    strcmp(tmp, "/") != 0 && path_within(res, tmp))
+		return 1;
+	return plist_match(ev, &ev->p->allow_write, res, 0) != NULL ||
+	    rule_find(ev->p, RK_WRITE, POLICY_ALLOW, res, ev->call) != NULL;
+}
+
 /* 1 if the directory that holds res, or the one above it, is a git dir
  * not named .git (config, hooks/x, info/attributes). */
 static int
@@ -382,6 +398,10 @@ is_git_dir(struct ev *ev, char *d, size_t n)
 
 	if (n + 16 >= SBX_PATH_MAX)
 		return 1;       /* cannot tell: fail closed */
+	/* a directory that is not there holds nothing (resolving the path
+	 * asked already: the answer is in the cache) */
+	if (path_lstat(ev->pc, d, &mode) < 0 || !S_ISDIR(mode))
+		return 0;
 	memcpy(d + n, "/HEAD", 6);
 	if (path_lstat(ev->pc, d, &mode) == 0)
 		for (k = 0; part[k] != NULL && !r; k++) {
@@ -493,27 +513,27 @@ trig_write(struct ev *ev, const char *path, const char *what)
 		    "%s writes to %s (denyWrite %s)", what, res, m);
 		return;
 	}
-	if (in_git_dir(ev, res)) {
-		ev_factor(ev, F_CODE);
-		ev_note(ev, POLICY_ESCALATE, "write", "builtin: git repository",
-		    "%s writes to %s, in a git repository's own directory (a "
-		    "bare repository: HEAD, objects/): its config and hooks make "
-		    "git run commands", what, res);
-		return;
-	}
 	if ((r = rule_find(ev->p, RK_WRITE, POLICY_ESCALATE, res, ev->call)) != NULL) {
 		ev_note(ev, POLICY_ESCALATE, "write", r->text,
 		    "%s writes to %s, which the policy escalates", what, res);
 		return;
 	}
-	if ((r = rule_find(ev->p, RK_WRITE, POLICY_ALLOW, res, ev->call)) != NULL)
+	if (rule_find(ev->p, RK_WRITE, POLICY_ALLOW, res, ev->call) != NULL ||
+	    plist_match(ev, &ev->p->allow_write, res, 0) != NULL ||
+	    (ev->p->folder != NULL && path_within(res, ev->p->folder)) ||
+	    in_tmpdir(ev, res)) {
+		/* allowed, but not into a git dir (asked only here: what
+		 * escalates anyway needs no lstat) */
+		if (in_git_dir(ev, res)) {
+			ev_factor(ev, F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "write",
+			    "builtin: git repository", "%s writes to %s, in a git "
+			    "repository's own directory (a bare repository: HEAD, "
+			    "objects/): its config and hooks make git run commands",
+			    what, res);
+		}
 		return;
-	if (plist_match(ev, &ev->p->allow_write, res, 0) != NULL)
-		return;
-	if (ev->p->folder != NULL && path_within(res, ev->p->folder))
-		return;
-	if (in_tmpdir(ev, res))
-		return;
+	}
 	ev_factor(ev, F_WRITE_OUT);
 	if (is_system_path(res))
 		ev_factor(ev, F_PRIV);

@@ -80,6 +80,21 @@ refused "cd \"\$(cat where)\" && git status" "a directory only known at run time
 allowed "git status" "the project's own repository"
 allowed "git -C src log" "a subdirectory of it"
 
+# The temp dir is the agent's too (writes there are allowed): a bare
+# repository there is judged as one in the project. One the agent could
+# not have written (outside both) is a human's, and passes.
+mkdir -p "$T/tmp" "$T/human"
+git init -q --bare "$T/tmp/bare"
+git init -q --bare "$T/human/r.git"
+v=$(TMPDIR="$T/tmp" "$SBX" -C "$FOLDER" policy check --json -- "git -C $T/tmp/bare log" 2>/dev/null |
+	jq -r .verdict)
+is "$v" escalate "a bare repository in the temp dir escalates"
+v=$(TMPDIR="$T/tmp" "$SBX" -C "$FOLDER" policy check --json -- \
+	"printf '[core]\\n\\tpager = x\\n' >> $T/tmp/bare/config" 2>/dev/null | jq -r .verdict)
+is "$v" escalate "... and so does a write to its config"
+allowed "git -C $T/human/r.git log" "a human's bare repository outside"
+allowed "git --git-dir=$T/human/r.git log" "... named by --git-dir"
+
 # Through the real hook: what Claude Code asks before the Write tool and
 # the Bash tool (escalated: no sbxd here, so the hook answers after its
 # wait, never with allow).

@@ -343,7 +343,7 @@ main(void)
 		"proj", "proj/.sandbox", "proj/.git", "proj/.claude", "proj/src",
 		"proj/sub", "proj/evil", "proj/evil/objects", "proj/evil/refs",
 		"proj/evil/hooks", "proj/evil/info", "proj/hand",
-		"proj/hand/objects",
+		"proj/hand/objects", "human.git", "human.git/objects",
 		"home", "home/.ssh", "home/.aws", "home/.config",
 		"home/.config/sbx", NULL,
 	};
@@ -351,6 +351,7 @@ main(void)
 		"proj/.sandbox/policy.json", "proj/.git/config", "proj/.mcp.json",
 		"proj/.claude/settings.json", "proj/.env", "home/.ssh/id_rsa",
 		"proj/evil/HEAD", "proj/evil/config", "proj/hand/HEAD",
+		"human.git/HEAD",
 		"home/.aws/credentials", NULL,
 	};
 	struct policy *p;
@@ -372,6 +373,22 @@ main(void)
 	ok(p != NULL, "the built-in defaults load");
 	if (p != NULL) {
 		run(p, cases, sizeof(cases) / sizeof(cases[0]), "defaults");
+		/* a bare repository the agent could not have written (outside
+		 * the project and the temp dir) is a human's: it passes */
+		{
+			struct tcase out[3];
+			char c1[PATH_MAX + 64], c2[PATH_MAX + 64], c3[PATH_MAX + 64];
+
+			snprintf(c1, sizeof(c1), "git -C %s/human.git log", base);
+			snprintf(c2, sizeof(c2), "git --git-dir=%s/human.git log",
+			    base);
+			snprintf(c3, sizeof(c3), "cd %s/human.git/objects && git "
+			    "status", base);
+			out[0] = (struct tcase){ c1, A, NULL };
+			out[1] = (struct tcase){ c2, A, NULL };
+			out[2] = (struct tcase){ c3, A, NULL };
+			run(p, out, 3, "outside the project");
+		}
 		policy_free(p);
 	}
 	p = load("{\"network\": {\"allowedDomains\": [\"github.com\"]}}");
