@@ -406,6 +406,23 @@ static const struct optdef o_tsc[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* unzip: -d DIR (attached, in a cluster, or the next word; also after
+ * the archive and after -x NAMES), modes that only list or print, and
+ * -: (names with ".."). Other letters take no value. */
+static const struct optdef o_unzip[] = {
+	{ NULL, "-d", OK_VAL, UNZIP_DIR },
+	{ NULL, "-P", OK_VAL, 0 },
+	{ NULL, "-:", OK_FLAG, UNZIP_DOTDOT },
+	{ NULL, "-l", OK_FLAG, UNZIP_LIST },
+	{ NULL, "-v", OK_FLAG, UNZIP_LIST },
+	{ NULL, "-t", OK_FLAG, UNZIP_LIST },
+	{ NULL, "-z", OK_FLAG, UNZIP_LIST },
+	{ NULL, "-Z", OK_FLAG, UNZIP_LIST },
+	{ NULL, "-p", OK_FLAG, UNZIP_LIST },
+	{ NULL, "-c", OK_FLAG, UNZIP_LIST },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
 static const struct optdef o_vitest[] = {
 	{ NULL, "--config", OK_INPROJ, 0 },
 	{ NULL, "-c", OK_INPROJ, 0 },
@@ -494,6 +511,7 @@ static const struct optset optsets[OPTS_N] = {
 	[OPTS_TIME] = { 1, 0, o_time },
 	[OPTS_TREE] = { 1, 0, o_tree },
 	[OPTS_TSC] = { 0, 0, o_tsc },
+	[OPTS_UNZIP] = { 1, 0, o_unzip },
 	[OPTS_VITEST] = { 1, 0, o_vitest },
 	[OPTS_WC] = { 1, 0, o_wc },
 	[OPTS_WGET] = { 1, 0, o_wget },

@@ -139,6 +139,8 @@ const struct optset *an_optset(int set);
 /* Tags of the shared tables that handlers read: tar (archive.c) also
  * tags its modes with their letter ('x', 'c', 't' ...). */
 enum { TAR_FILE = 256, TAR_DIR, TAR_ABS, TAR_STDOUT, TAR_LOCAL, TAR_REMOVE };
+/* ... unzip (archive.c): where it extracts, and modes that do not */
+enum { UNZIP_DIR = 1, UNZIP_LIST, UNZIP_DOTDOT };
 /* ... and the network clients (net.c): what the value does */
 enum {
 	NET_OUT = 1,    /* the download is written there ("-": stdout) */

@@ -319,7 +319,7 @@ static const struct prog progs[] = {
 	{ "uniq", C_READ, "fsw", 0, OPTS_NONE },
 	{ "unlink", C_WRITE, "", 0, OPTS_NONE },
 	{ "unset", C_NOFILE, "", 0, OPTS_NONE },
-	{ "unzip", C_UNZIP, "dxP", 0, OPTS_NONE },
+	{ "unzip", C_UNZIP, "dxP", 0, OPTS_UNZIP },
 	{ "uptime", C_NOFILE, "", 0, OPTS_NONE },
 	{ "useradd", C_ADMIN, "", 0, OPTS_NONE },
 	{ "userdel", C_ADMIN, "", 0, OPTS_NONE },

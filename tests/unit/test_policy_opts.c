@@ -129,6 +129,23 @@ static const struct tcase cases[] = {
 	{ "tar -cf x.tar --remove-f /etc/x", E },
 	{ "tar -cf x.tar --remove-files src", A },
 	{ "tar -cf x.tar src", A },
+	/* unzip: -d DIR in every form and wherever it stands (its table) */
+	{ "unzip -d /etc x.zip", E },
+	{ "unzip -d/etc x.zip", E },
+	{ "unzip -qd/etc x.zip", E },           /* was allowed: cluster */
+	{ "unzip -od /etc x.zip", E },          /* was judged as "." */
+	{ "unzip x.zip -d /etc", E },
+	{ "unzip -qq x.zip -x a -d /etc", E },  /* was judged as "." */
+	{ "unzip -P pw -d /etc x.zip", E },
+	{ "unzip -:d /etc x.zip", E },
+	{ "unzip -d \"$D\" x.zip", E },
+	{ "unzip \"-$X\" x.zip", E },
+	{ "unzip -l ~/.ssh/x.zip", E },
+	{ "unzip -d build x.zip", A },
+	{ "unzip -qd build x.zip", A },
+	{ "unzip -l x.zip", A },
+	{ "unzip -ld /etc x.zip", A },          /* lists: -d is ignored */
+	{ "unzip -p x.zip a", A },
 	/* other lists of names: what they name is read (sort prints it,
 	 * clang-format too, rsync copies it) */
 	{ "sort --files0-from=list", E },
