@@ -222,6 +222,22 @@ static const struct tcase cases[] = {
 	{ "fd --exec-batch rm", E },
 	{ "fd --exe rm", E },                   /* stricter: abbreviation */
 	{ "fd -Hx rm", E },                     /* stricter: cluster */
+	{ "fd --exec-b rm", E },
+	{ "fd -X rm", E },
+	{ "fd -- -x", A },                      /* a pattern, after "--" */
+	/* rg runs its preprocessor (its table alone) */
+	{ "rg --pre sh x", E },
+	{ "rg --pre=sh x", E },
+	{ "rg --pr=sh x", E },                  /* abbreviation */
+	{ "rg -n --pre sh x", E },
+	{ "rg --pre-glob '*.gz' x", A },        /* without --pre: nothing runs */
+	{ "rg -- --pre x", A },                 /* a pattern, after "--" */
+	/* less's log file, in every form */
+	{ "less -o /etc/x f", E },
+	{ "less -Ro/etc/x f", E },
+	{ "less --log-file=/etc/x f", E },
+	{ "less --LOG-FILE /etc/x f", E },
+	{ "less -R f", A },
 	/* date -f FILE prints the lines it cannot parse */
 	{ "date -f dates.txt", A },
 	{ "date -f ~/.ssh/id_rsa", E },
