@@ -84,18 +84,15 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	    pr->optarg) && !an_has_word(v, 1, "--files") &&
 	    !an_has_word(v, 1, "--regexp") && !an_has_word(v, 1, "--file") ?
 	    an_op_read_skip1 : an_op_read);
-	/* pattern files: grep -f FILE, -fFILE, --file=FILE */
+	/* pattern files: -f FILE in every form is in the tables (opts.c);
+	 * this reads the rest of a cluster after its "f" as a file even
+	 * where getopt takes it for another letter's value (-ef/etc/shadow:
+	 * stricter) */
 	for (k = 1; pr->cls == C_GREP && k < v->n; k++) {
 		const char *s = v->w[k].s;
 
-		if (!an_lit(&v->w[k]) || s[0] != '-')
-			continue;
-		if ((strcmp(s, "-f") == 0 || strcmp(s, "--file") == 0) && k + 1 < v->n)
-			an_op_read(ev, v, &v->w[k + 1], 0);
-		else if (strncmp(s, "--file=", 7) == 0)
-			trig_read(ev, s + 7, name);
-		else if (s[1] != '-' && strchr(s, 'f') != NULL &&
-		    strchr(s, 'f')[1] != '\0')
+		if (an_lit(&v->w[k]) && s[0] == '-' && s[1] != '-' &&
+		    strchr(s, 'f') != NULL && strchr(s, 'f')[1] != '\0')
 			trig_read(ev, strchr(s, 'f') + 1, name);
 	}
 	/* less's log file escalates wherever it is (its table, opts.c, reads

@@ -171,8 +171,12 @@ static const struct optdef o_gradle[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* grep, egrep, fgrep: pattern files (and grep's handler, files.c, reads
+ * a cluster's "f" as one even where getopt takes it for a value) */
 static const struct optdef o_grep[] = {
 	{ NULL, "--exclude-from", OK_READ, 0 },
+	{ NULL, "--file", OK_READ, 0 },
+	{ NULL, "-f", OK_READ, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
@@ -287,6 +291,8 @@ static const struct optdef o_pytest[] = {
 };
 
 static const struct optdef o_rg[] = {
+	{ NULL, "--file", OK_READ, 0 },
+	{ NULL, "-f", OK_READ, 0 },
 	{ NULL, "--ignore-file", OK_READ, 0 },
 	{ NULL, "--pre", OK_CODE, 0 },
 	{ NULL, NULL, OK_VAL, 0 },

@@ -225,6 +225,21 @@ static const struct tcase cases[] = {
 	{ "fd --exec-b rm", E },
 	{ "fd -X rm", E },
 	{ "fd -- -x", A },                      /* a pattern, after "--" */
+	/* grep's pattern files, from the table (and a cluster's "f") */
+	{ "grep -f /etc/shadow x", E },
+	{ "grep -f/etc/shadow x", E },
+	{ "grep --file /etc/shadow x", E },
+	{ "grep --file=/etc/shadow x", E },
+	{ "grep --fi=/etc/shadow x", E },       /* was allowed: abbreviation */
+	{ "grep --fil /etc/shadow x", E },      /* was allowed: abbreviation */
+	{ "grep -ef/etc/shadow x", E },         /* stricter: e's value */
+	{ "grep -if /etc/shadow x", E },
+	{ "egrep --fi=/etc/shadow x", E },
+	{ "fgrep -f ~/.ssh/id_rsa x", E },
+	{ "rg --fi=/etc/shadow x", E },
+	{ "rg -f /etc/shadow x", E },
+	{ "grep -f patterns.txt x", A },
+	{ "grep -e foo x", A },
 	/* rg runs its preprocessor (its table alone) */
 	{ "rg --pre sh x", E },
 	{ "rg --pre=sh x", E },
