@@ -58,6 +58,8 @@
 #define T_NET           0x800000        /* reaches hosts no word names */
 #define T_GITDIR        0x1000000       /* --git-dir DIR: the repository */
 #define T_BARE          0x2000000       /* makes a git dir not named .git */
+#define T_NAMES         0x4000000       /* the files it reads are named by
+                                           its input (--stdin-paths) */
 #define GM_ALL          0x00ffff
 
 /* ---- option tables -------------------------------------------------------- */
@@ -88,6 +90,12 @@ static const struct optdef o_global[] = {
 
 static const struct optdef o_read[] = {
 	READ_OPTS, DO("-o", OK_WRITE), END,
+};
+
+/* hash-object: the files it reads (and may write into the repository,
+ * where cat-file shows them) named by its input */
+static const struct optdef o_hash_object[] = {
+	READ_OPTS, DO("-o", OK_WRITE), FL("--stdin-paths", T_NAMES), END,
 };
 
 /* ls-files: -o is --others; -X FILE is --exclude-from */
@@ -485,6 +493,8 @@ git_effect(struct git_ctx *g, const struct an_opt *o)
 		    "are not in a .git directory: the policy does not protect "
 		    "them, and git would run what they say", sp, sub, o->name);
 	}
+	if (d->tag & T_NAMES)
+		an_names_from(g->ev, "git", o->name);
 	if (d->tag & T_GITDIR) {
 		g->gitdir_set = 1;
 		g->gitdir = o->val;
@@ -819,7 +829,7 @@ static const struct git_sub git_subs[] = {
 	R("check-ref-format", NULL), R("for-each-ref", NULL),
 	R("show-ref", NULL), R("show-branch", NULL), R("range-diff", NULL),
 	R("fsck", o_fsck), R("diff-tree", NULL), R("diff-files", NULL),
-	R("diff-index", NULL), R("hash-object", NULL),
+	R("diff-index", NULL), R("hash-object", o_hash_object),
 	N("push", o_push, git_push), N("pull", NULL, git_fetch),
 	N("fetch", NULL, git_fetch), N("ls-remote", NULL, git_fetch),
 	N("clone", NULL, git_fetch), N("send-email", NULL, git_fetch),

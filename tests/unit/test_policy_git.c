@@ -216,6 +216,10 @@ static const struct tcase cases[] = {
 	{ "git commit --pathspec-from-file=list -m x", E, "list" },
 	{ "git stash push --pathspec-from-file=list", E, "list" },
 	{ "git ls-files -o --exclude-standard", A, NULL },      /* --others */
+	{ "echo ~/.ssh/id_rsa | git hash-object -w --stdin-paths", E, NULL },
+	{ "git hash-object --stdin-p < list", E, NULL },
+	{ "git hash-object -w ~/.ssh/id_rsa", E, NULL },
+	{ "git hash-object src/a.c", A, NULL },
 	{ "git grep -f patterns.txt x", A, NULL },
 	{ "git diff --orderfile=order.txt", A, NULL },
 	/* work that cannot be restored: abbreviations and clusters */
