@@ -368,7 +368,8 @@ struct git_ctx {
 	int pos;                /* words after it that are not options */
 	unsigned marks;         /* GM_* of its options */
 	int repo_elsewhere;     /* --git-dir, --work-tree */
-	const struct sh_word *gitdir;   /* --git-dir's value */
+	const struct sh_word *gitdir;   /* --git-dir's value (gitdir_w) */
+	struct sh_word gitdir_w;        /* copied out of the walk */
 	int gitdir_set;         /* --git-dir was given */
 	int done;               /* --version, --help */
 	int quiet;              /* effects applied: walks only read */
@@ -497,7 +498,11 @@ git_effect(struct git_ctx *g, const struct an_opt *o)
 		an_names_from(g->ev, "git", o->name);
 	if (d->tag & T_GITDIR) {
 		g->gitdir_set = 1;
-		g->gitdir = o->val;
+		g->gitdir = NULL;
+		if (o->val != NULL) {
+			g->gitdir_w = *o->val;
+			g->gitdir = &g->gitdir_w;
+		}
 	}
 	g->repo_elsewhere |= (d->tag & T_REPO) != 0;
 	g->done |= (d->tag & T_DONE) != 0;
