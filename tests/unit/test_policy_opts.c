@@ -146,6 +146,11 @@ static const struct tcase cases[] = {
 	{ "unzip -l x.zip", A },
 	{ "unzip -ld /etc x.zip", A },          /* lists: -d is ignored */
 	{ "unzip -p x.zip a", A },
+	/* find -files0-from FILE: its starting points */
+	{ "find -files0-from list -exec cat {} +", E },
+	{ "find -files0-from ~/.ssh/id_rsa", E },
+	{ "find . -name '*.c' -files0-from list", E },
+	{ "find . -newer x.c -name '*.c'", A },
 	/* other lists of names: what they name is read (sort prints it,
 	 * clang-format too, rsync copies it) */
 	{ "sort --files0-from=list", E },
