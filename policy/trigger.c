@@ -586,7 +586,7 @@ trig_write_tree(struct ev *ev, const char *path, const char *what,
 				    what, res, ev->p->self_write.v[k]);
 				return;
 			}
-		if (trig_git_dir(ev, res, 0)) {
+		if (trig_agent_area(ev, res) && trig_git_dir(ev, res, 0)) {
 			ev_factor(ev, F_CODE);
 			ev_note(ev, POLICY_ESCALATE, "write",
 			    "builtin: git repository", "%s changes %s, a git "
