@@ -358,16 +358,17 @@ trig_agent_area(struct ev *ev, const char *res)
 
 /* 1 if the directory that holds res, or the one above it, is a git dir
  * not named .git (config, hooks/x, info/attributes). */
+static int git_dir_above(struct ev *ev, const char *res, size_t n,
+    int depth);
+
 static int
 in_git_dir(struct ev *ev, const char *res)
 {
-	char dir[SBX_PATH_MAX];
 	const char *slash = strrchr(res, '/');
 
 	if (slash == NULL || slash == res)
 		return 0;
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - res), res);
-	return trig_git_dir(ev, dir, 1);
+	return git_dir_above(ev, res, (size_t)(slash - res), 1);
 }
 
 /* 1 if the directory that holds res exists now. */
@@ -418,27 +419,35 @@ is_git_dir(struct ev *ev, char *d, size_t n)
  * commondir make git run commands, and the policy protects them only in
  * directories named .git.
  */
-int
-trig_git_dir(struct ev *ev, const char *res, int depth)
+static int
+git_dir_above(struct ev *ev, const char *res, size_t n, int depth)
 {
 	char d[SBX_PATH_MAX];
-	size_t n = strlen(res);
-	char *slash;
+	size_t b;
 	int k;
 
 	if (n >= sizeof(d))
 		return 0;
-	memcpy(d, res, n + 1);
+	memcpy(d, res, n);
+	d[n] = '\0';
 	for (k = 0; k <= depth && n > 1; k++) {
-		slash = strrchr(d, '/');
-		if (strcmp(slash + 1, ".git") != 0 && is_git_dir(ev, d, n))
+		for (b = n; b > 0 && d[b - 1] != '/'; b--)
+			;       /* d + b: the last component */
+		if (!(n - b == 4 && memcmp(d + b, ".git", 4) == 0) &&
+		    is_git_dir(ev, d, n))
 			return 1;
-		if (slash == d)
+		if (b <= 1)
 			break;
-		*slash = '\0';
-		n = (size_t)(slash - d);
+		n = b - 1;
+		d[n] = '\0';
 	}
 	return 0;
+}
+
+int
+trig_git_dir(struct ev *ev, const char *res, int depth)
+{
+	return git_dir_above(ev, res, strlen(res), depth);
 }
 
 void
