@@ -169,6 +169,7 @@ static int *lock_fds;           /* every folder's lock, closed in executors */
 /* The signing key and log options, for a lazy folder's log (want_db). */
 static const struct audit_key *log_key;
 static const struct audit_opts *log_opts;
+static int64_t started_ms;      /* when this sbxd started (daemon_start) */
 
 /* What an inotify watch is for. */
 enum wkind {
@@ -582,7 +583,8 @@ open_audit(struct folder *f, const struct audit_key *akey, const struct audit_op
 	cJSON_AddStringToObject(start, "key_id", akey->key_id);
 	cJSON_AddStringToObject(start, "config", f->config);
 	cJSON_AddStringToObject(start, "folder", f->path);
-	cJSON_AddNumberToObject(start, "started", (double)now_ms());
+	/* When sbxd started, also for a folder first opened later (lazy). */
+	cJSON_AddNumberToObject(start, "started", (double)started_ms);
 	/* A log without a signed head yet gets its first record and head at
 	 * once (serve() checkpoints): records a crash leaves unsigned are
 	 * only ever accepted after a head. */
@@ -1245,6 +1247,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	exec_set_result_key(akey.sk);
+	started_ms = now_ms();
 	log_key = &akey;
 	log_opts = &a.aopts;
 	if (idle_init(a.config, akey.sk) < 0)
