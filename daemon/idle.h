@@ -23,7 +23,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#define IDLE_BOXES 5            /* queue/new decisions/new queue/events proxy/events pending */
+/* queue/new decisions/new queue/events proxy/events pending queue/wake */
+#define IDLE_BOXES 6
 
 struct idle_rec {
 	char magic[16];             /* "sbxd-idle" */
