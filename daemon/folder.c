@@ -41,6 +41,7 @@
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/folder.h"
+#include "daemon/idle.h"
 #include "daemon/run.h"
 #include "policy/policy.h"
 
@@ -159,6 +160,8 @@ folder_open_db(struct folder *f, struct sbx_err *err)
 {
 	int on = 1;
 
+	/* A record of an earlier run describes a state about to change. */
+	idle_forget(f->path);
 	if (!(f->db = db_open(f->path, 1, err)))
 		return -1;
 	dbs_open++;
@@ -315,6 +318,135 @@ db_sides_bad(struct folder *f)
 	return NULL;
 }
 
+/* 1 when .sandbox/DIR holds a name sbxd would handle (not a dot name),
+ * 0 when none, -1 when it cannot be read. */
+static int
+box_busy(struct folder *f, const char *dir)
+{
+	struct dirent *de;
+	DIR *d;
+	int busy = 0;
+
+	if (!(d = opendir_at(f->sbfd, dir)))
+		return -1;
+	while (!busy && (de = readdir(d)))
+		busy = de->d_name[0] != '.';
+	closedir(d);
+	return busy;
+}
+
+/* The same directory, no entry added, removed or renamed since. */
+static int
+dir_unchanged(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/*
+ * The idle record (daemon/idle.h) of a folder whose database was just
+ * closed: what the next start compares, written only when the folder has
+ * nothing waiting (its drop boxes and pending/ empty: each stat'ed before
+ * it is read, so an entry that comes in between changes what was
+ * recorded); otherwise an older record is removed.
+ */
+static void
+idle_record(struct folder *f, const struct stat *db, int64_t seen)
+{
+	struct idle_rec r;
+	size_t i;
+
+	memset(&r, 0, sizeof(r));   /* padding too: the record is hashed whole */
+	r.dev = f->dev;
+	r.ino_folder = f->ino_folder;
+	r.ino_sandbox = f->ino_sandbox;
+	memcpy(r.ino_sub, f->ino_sub, sizeof(r.ino_sub));
+	r.db = *db;
+	r.seen = seen;
+	r.due_prune = f->due_prune;
+	r.keep_s = f->keep_s;
+	r.cap_b = f->cap_b;
+	if (fstatat_nf(f->sbfd, "audit.jsonl", &r.audit) < 0)
+		goto forget;
+	if (fstatat_nf(f->sbfd, SBX_ACCEPTED_FILE, &r.accepted) < 0) {
+		if (errno != ENOENT)
+			goto forget;
+		memset(&r.accepted, 0, sizeof(r.accepted));
+	}
+	for (i = 0; i < IDLE_BOXES; i++)
+		if (fstatat_nf(f->sbfd, idle_boxes[i], &r.boxes[i]) < 0)
+			goto forget;
+	for (i = 0; i < IDLE_BOXES; i++)
+		if (box_busy(f, idle_boxes[i]) != 0)
+			goto forget;
+	if (idle_save(f->path, &r) == 0)
+		return;
+forget:
+	idle_forget(f->path);
+}
+
+int
+folder_idle_load(struct folder *f, char *why, size_t whysz)
+{
+	struct idle_rec r;
+	struct stat st;
+	const char *bad = NULL;
+	size_t i;
+	int rc;
+
+	*why = '\0';
+	if ((rc = idle_load(f->path, &r)) < 0) {
+		if (rc == -2)
+			snprintf(why, whysz, "its idle record in sbxd's config is damaged, not "
+			    "sbxd's, or of another version");
+		return -1;
+	}
+	if (folder_identity(f, 1, why, whysz) < 0)
+		return -1;
+	if (f->dev != r.dev || f->ino_folder != r.ino_folder || f->ino_sandbox != r.ino_sandbox ||
+	    memcmp(f->ino_sub, r.ino_sub, sizeof(r.ino_sub)) != 0)
+		bad = "the folder, .sandbox or a directory of it was replaced";
+	else if (fstatat_nf(f->sbfd, "state.db", &st) < 0 || !db_unchanged(&st, &r.db))
+		bad = "state.db was written, replaced or linked";
+	else if (!(bad = db_sides_bad(f)) && (fstatat_nf(f->sbfd, "audit.jsonl", &st) < 0 ||
+	    !db_unchanged(&st, &r.audit)))
+		bad = "audit.jsonl was written, replaced or linked";
+	else if (!bad && (fstatat_nf(f->sbfd, SBX_ACCEPTED_FILE, &st) < 0 ?
+	    errno != ENOENT || r.accepted.st_ino != 0 :
+	    r.accepted.st_ino == 0 || !db_unchanged(&st, &r.accepted)))
+		bad = "the policy was accepted again";
+	for (i = 0; !bad && i < IDLE_BOXES; i++)
+		if (fstatat_nf(f->sbfd, idle_boxes[i], &st) < 0 || !dir_unchanged(&st, &r.boxes[i]))
+			bad = "a drop box or pending/ changed (something came in)";
+	if (!bad && r.due_prune && r.due_prune <= now_ms() / 1000)
+		bad = "retention is due";
+	if (bad) {
+		snprintf(why, whysz, "%s since sbxd left it", bad);
+		return -1;
+	}
+	f->db_closed = r.db;
+	f->seen_closed = r.seen;
+	f->audit_closed = r.audit;
+	f->due_prune = r.due_prune;
+	f->keep_s = r.keep_s;
+	f->cap_b = r.cap_b;
+	f->lazy = 1;
+	return 0;
+}
+
+int
+folder_tampered(struct folder *f, const char *why)
+{
+	sqlite3 *db = f->db;
+
+	if (db) {
+		f->db = NULL;
+		dbs_open--;
+	}
+	return db_tampered(f, db, why);
+}
+
 int
 folder_db_idle(struct folder *f)
 {
@@ -347,6 +479,7 @@ folder_db_close(struct folder *f)
 	dbs_open--;
 	f->seen_closed = seen;
 	f->db_closed = st;
+	idle_record(f, &st, seen);
 	return 0;
 }
 
@@ -373,6 +506,11 @@ folder_db_open(struct folder *f)
 		    "linked or removed");
 	if ((bad = db_sides_bad(f)))
 		return db_tampered(f, NULL, bad);
+	/* Never opened in this run: its log, as the record has it, too. */
+	if (f->lazy && (fstatat_nf(f->sbfd, "audit.jsonl", &st) < 0 ||
+	    !db_unchanged(&st, &f->audit_closed)))
+		return db_tampered(f, NULL, ".sandbox/audit.jsonl was written, replaced, moved, "
+		    "linked or removed");
 	if (!(db = db_reopen(f->path, &err))) {
 		logf_folder(f, "STOPPED SERVING THIS FOLDER: cannot reopen its database: %s",
 		    err.msg);
@@ -397,6 +535,8 @@ folder_db_open(struct folder *f)
 	}
 	if (audit_attach(f->audit, db, why, sizeof(why)) < 0)
 		return db_tampered(f, db, why);
+	/* Its record goes before anything writes the database again. */
+	idle_forget(f->path);
 	f->db = db;
 	dbs_open++;
 	return 0;
