@@ -52,6 +52,7 @@ struct folder {
 	 * synced yet: one sync of rejected/ for a pass, not two per file). */
 	char **notes;
 	size_t n_notes, cap_notes;
+	struct polcache *pc;        /* the verified policy kept (polcache.h) */
 };
 
 /* Daemon-wide settings shared by every folder. */
@@ -158,8 +159,9 @@ void folder_sync_rejected(struct folder *f);
  * inotify event arrived: normal, quiet); 0 when DIR itself is missing,
  * which is said, recorded, and the tree checked. */
 int folder_gone_quietly(struct folder *f, const char *dir, const char *name);
-/* The folder's accepted policy, verified (signature, not rolled back);
- * NULL with perr when it is invalid. Caller frees (policy_free). */
+/* The folder's accepted policy, verified (signature, not rolled back),
+ * once per change of its inputs (daemon/polcache.h); NULL with perr when
+ * it is invalid. The caller gives it back with polcache_release(). */
 struct policy *folder_policy(struct folder *f, struct policy_error *perr);
 /* Judges and records the claimed request pending/ID.json (request.c). */
 void request_ingest(struct folder *f, const struct daemon_opts *o, const char *id);

@@ -31,6 +31,7 @@
 #include "daemon/exec.h"
 #include "daemon/fault.h"
 #include "daemon/lifecycle.h"
+#include "daemon/polcache.h"
 #include "daemon/notify.h"
 #include "daemon/run.h"
 #include "policy/policy.h"
@@ -316,7 +317,7 @@ arrival_free(struct arrival *a, int own_policy)
 	free(a->who);
 	free(a->input_text);
 	if (own_policy)
-		policy_free(a->pol);
+		polcache_release(a->pol);
 	claim_free(&a->c);
 	memset(a, 0, sizeof(*a));
 }
@@ -533,7 +534,7 @@ folder_request(struct folder *f, const struct daemon_opts *o, const char *name)
 			ingest(f, o, id, b);
 	if (b) {
 		batch_end(f, o, b);
-		policy_free(b->pol);
+		polcache_release(b->pol);
 		free(b);
 	}
 	for (i = 0; i < n; i++)

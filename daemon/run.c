@@ -17,6 +17,7 @@
 #include "daemon/exec.h"
 #include "daemon/fault.h"
 #include "daemon/lifecycle.h"
+#include "daemon/polcache.h"
 #include "daemon/run.h"
 #include "policy/policy.h"
 
@@ -174,7 +175,7 @@ start(struct folder *f, const struct daemon_opts *o, const struct req_row *r,
 		lim = *limits;
 	if (p) {
 		lim = *policy_limits(p);
-		policy_free(p);
+		polcache_release(p);
 	}
 	/* Every slot busy: the request stays approved and not started
 	 * (status running, started 0) until folder_start_waiting() finds
