@@ -167,6 +167,7 @@ folder_open_db(struct folder *f, struct sbx_err *err)
 	 * (folder_db_close): no file made and removed at every close and
 	 * reopen, and folder_db_open() knows what it left (an empty WAL). */
 	(void)sqlite3_file_control(f->db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+	db_wal_watch(f->db, &f->wal_pages);
 	if (folder_identity(f, 1, NULL, 0) < 0) {
 		err_set(err, "%s/.sandbox changed while sbxd opened it", f->path);
 		db_close(f->db);
@@ -400,8 +401,19 @@ folder_db_open(struct folder *f)
 	if (audit_attach(f->audit, db, why, sizeof(why)) < 0)
 		return db_tampered(f, db, why);
 	f->db = db;
+	db_wal_watch(f->db, &f->wal_pages);
 	dbs_open++;
 	return 0;
+}
+
+void
+folder_checkpoint(struct folder *f)
+{
+	if (!f->db || f->dead || f->wal_pages < SBX_WAL_PAGES || !sqlite3_get_autocommit(f->db))
+		return;
+	/* What it could not copy (a reader) is tried at a later sleep. */
+	(void)db_checkpoint_passive(f->db);
+	f->wal_pages = 0;
 }
 
 void

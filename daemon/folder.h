@@ -53,6 +53,7 @@ struct folder {
 	char **notes;
 	size_t n_notes, cap_notes;
 	struct polcache *pc;        /* the verified policy kept (polcache.h) */
+	int wal_pages;              /* state.db's WAL after the last commit */
 };
 
 /* Daemon-wide settings shared by every folder. */
@@ -163,6 +164,10 @@ int folder_gone_quietly(struct folder *f, const char *dir, const char *name);
  * once per change of its inputs (daemon/polcache.h); NULL with perr when
  * it is invalid. The caller gives it back with polcache_release(). */
 struct policy *folder_policy(struct folder *f, struct policy_error *perr);
+/* sbxd, about to sleep: state.db's WAL checkpointed (passive) when it
+ * holds SBX_WAL_PAGES or more, never inside a commit (db_wal_watch). */
+#define SBX_WAL_PAGES 1000
+void folder_checkpoint(struct folder *f);
 /* Judges and records the claimed request pending/ID.json (request.c). */
 void request_ingest(struct folder *f, const struct daemon_opts *o, const char *id);
 /* A connection record from sbx-proxy (proxy/events/NAME). */
