@@ -663,8 +663,8 @@ executor(const struct exec_spec *s, pid_t daemon)
  * The spare executor. Moving the command's child into its pids cgroup
  * waits for an RCU grace period (6 ms and more with cgroup v1), and
  * starting two processes costs too: a spare does both ahead of time,
- * while nothing waits. sbxd forks the spare executor E when it has none
- * (exec_spare_keep); E makes a fresh cgroup (pids.max 1 meanwhile) and
+ * while nothing waits. sbxd forks a spare executor E when it has fewer
+ * than two (exec_spare_keep; a run takes the oldest); E makes a fresh cgroup (pids.max 1 meanwhile) and
  * forks its child C, which joins it, says ready and waits. To start a
  * run, sbxd sends E the run (a sealed memfd) and the folder's .sandbox
  * fd (handoff.h); E
@@ -895,58 +895,98 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 	executor_supervise(&sc.s, &c);
 }
 
-/* sbxd's side: its idle spare executor. */
-static struct {
+/*
+ * sbxd's side: its idle spare executors, SBX_SPARES of them. One spare
+ * was not enough when runs follow each other: the next one is forked
+ * when a run is handed over, and its child's move into its cgroup (an
+ * RCU grace period, 6-20 ms on a busy machine) was often not over when
+ * the next request came, which then waited for it (37 of 200 back-to-
+ * back round trips, up to 20 ms). With two, the one used is the oldest
+ * (it had a whole run more to get ready) and the next is forked behind.
+ */
+#define SBX_SPARES 2
+static struct spare {
 	pid_t pid;                  /* 0: none */
 	int sock;
 	char cgdir[PATH_MAX];
-	int64_t next_ms;            /* no new spare before this (mono_ms) */
-	unsigned n;
-} spare = { .sock = -1 };
+	unsigned n;                 /* its serial: the lowest is the oldest */
+} spares[SBX_SPARES] = { { .sock = -1 }, { .sock = -1 } };
+static int64_t spare_next_ms;   /* no new spare before this (mono_ms) */
+static unsigned spare_serial;
 
-/* sbxd forgets its spare; drop: its cgroup too (E could not). */
+/* sbxd forgets spare sp; drop: its cgroup too (E could not). */
 static void
-spare_forget(int drop, int64_t next_ms)
+spare_forget(struct spare *sp, int drop, int64_t next_ms)
 {
-	if (spare.sock >= 0)
-		close(spare.sock);
-	spare.sock = -1;
+	if (sp->sock >= 0)
+		close(sp->sock);
+	sp->sock = -1;
 	if (drop)
-		cgroup_drop(spare.cgdir);
-	spare.cgdir[0] = '\0';
-	spare.pid = 0;
-	spare.next_ms = next_ms;
+		cgroup_drop(sp->cgdir);
+	sp->cgdir[0] = '\0';
+	sp->pid = 0;
+	spare_next_ms = next_ms;
+}
+
+/* A slot without a spare, or NULL. */
+static struct spare *
+spare_free_slot(void)
+{
+	int i;
+
+	for (i = 0; i < SBX_SPARES; i++)
+		if (spares[i].pid <= 0)
+			return &spares[i];
+	return NULL;
+}
+
+/* The oldest spare, or NULL. */
+static struct spare *
+spare_oldest(void)
+{
+	struct spare *best = NULL;
+	int i;
+
+	for (i = 0; i < SBX_SPARES; i++)
+		if (spares[i].pid > 0 && (!best || spares[i].n < best->n))
+			best = &spares[i];
+	return best;
 }
 
 void
 exec_spare_keep(void)
 {
 	pid_t daemon = getpid(), pid;
+	struct spare *sp;
 	char name[64];
 	int sv[2];
 
-	if (spare.pid > 0 || mono_ms() < spare.next_ms)
+	/* One fork per wake: the first spare before the second. */
+	if (!(sp = spare_free_slot()) || mono_ms() < spare_next_ms)
 		return;
-	spare.next_ms = mono_ms() + SPARE_RETRY_MS;
-	snprintf(name, sizeof(name), "spare-%ld-%u", (long)daemon, spare.n++);
+	spare_next_ms = 0;
+	sp->n = spare_serial++;
+	snprintf(name, sizeof(name), "spare-%ld-%u", (long)daemon, sp->n);
 	/* Where sbxd may make cgroups, a spare has one (the spare makes it:
 	 * never sbxd, whom a concurrent move elsewhere would hold up). */
-	spare.cgdir[0] = '\0';
-	if (cgroup_available() && cgroup_name(name, spare.cgdir, sizeof(spare.cgdir)) < 0)
+	sp->cgdir[0] = '\0';
+	if ((cgroup_available() && cgroup_name(name, sp->cgdir, sizeof(sp->cgdir)) < 0) ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		spare_next_ms = mono_ms() + SPARE_RETRY_MS;
 		return;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return;
+	}
 	if ((pid = fork()) == 0) {
 		close(sv[0]);
-		spare_main(sv[1], daemon, spare.cgdir);
+		spare_main(sv[1], daemon, sp->cgdir);
 	}
 	close(sv[1]);
 	if (pid < 0) {
 		close(sv[0]);
+		spare_next_ms = mono_ms() + SPARE_RETRY_MS;
 		return;
 	}
-	spare.pid = pid;
-	spare.sock = sv[0];
+	sp->pid = pid;
+	sp->sock = sv[0];
 }
 
 int
@@ -954,101 +994,112 @@ exec_spare_due_ms(void)
 {
 	int64_t d;
 
-	if (spare.pid > 0)
+	if (!spare_free_slot())
 		return -1;
-	d = spare.next_ms - mono_ms();
+	d = spare_next_ms - mono_ms();
 	return d <= 0 ? 0 : d > INT_MAX ? INT_MAX : (int)d;
 }
 
 /* E's answer within ms: 1 with b, 0 at the socket's end, -1 none yet. */
 static int
-spare_answer(char *b, int ms)
+spare_answer(int sock, char *b, int ms)
 {
 	int64_t until = mono_ms() + ms, left;
 	ssize_t r;
 
 	for (;;) {
-		r = recv(spare.sock, b, 1, MSG_DONTWAIT);
+		r = recv(sock, b, 1, MSG_DONTWAIT);
 		if (r >= 0 || (errno != EAGAIN && errno != EINTR))
 			return r == 1 ? 1 : 0;
 		/* Never a negative timeout: poll would wait for ever. */
 		if ((left = until - mono_ms()) <= 0)
 			return -1;
-		(void)poll(&(struct pollfd){ spare.sock, POLLIN, 0 }, 1, (int)left);
+		(void)poll(&(struct pollfd){ sock, POLLIN, 0 }, 1, (int)left);
 	}
 }
 
-/* Hands s to the spare: E's pid once it took the run, else -1 (nothing
- * started: the caller takes the direct path). */
+/* Hands s to the oldest spare: E's pid once it took the run, else -1
+ * (nothing started: the caller takes the direct path). */
 static pid_t
 spare_take(const struct exec_spec *s)
 {
 	int fds[2] = { s->sbfd, -1 }, rc = 0, killed = 0;
-	pid_t pid = spare.pid;
+	struct spare *sp = spare_oldest();
+	pid_t pid = sp ? sp->pid : 0;
 	char b = 0;
 
 	if (pid <= 0 || (fds[1] = handoff_encode(s)) < 0)
 		return -1;
-	if (handoff_send(spare.sock, "s", 1, fds, 2) == 0 &&
-	    (rc = spare_answer(&b, SPARE_ANSWER_MS)) < 0) {
+	if (handoff_send(sp->sock, "s", 1, fds, 2) == 0 &&
+	    (rc = spare_answer(sp->sock, &b, SPARE_ANSWER_MS)) < 0) {
 		/* Stopped, or starved: killed, and its last words read. */
 		kill(pid, SIGKILL);
 		killed = 1;
-		if ((rc = spare_answer(&b, 2 * SPARE_ANSWER_MS)) < 0)
+		if ((rc = spare_answer(sp->sock, &b, 2 * SPARE_ANSWER_MS)) < 0)
 			b = 'k';        /* not even its end: it may have the run */
 	}
 	close(fds[1]);
 	if (b == 'k') {
 		/* A killed E drops nothing: its cgroup (and what is left in
 		 * it) goes here. A live one drops it after the run. */
-		spare_forget(killed, 0);
+		spare_forget(sp, killed, 0);
 		return pid;
 	}
 	if (rc >= 0 && b != 'n')
 		kill(pid, SIGKILL);     /* could not send: never use it again */
-	spare_forget(1, mono_ms() + SPARE_RETRY_MS);
+	spare_forget(sp, 1, mono_ms() + SPARE_RETRY_MS);
 	return -1;
 }
 
 int
 exec_spare_reaped(pid_t pid)
 {
-	if (pid <= 0 || pid != spare.pid)
-		return 0;
-	spare_forget(1, mono_ms() + SPARE_RETRY_MS);
-	return 1;
+	int i;
+
+	for (i = 0; i < SBX_SPARES; i++)
+		if (pid > 0 && spares[i].pid == pid) {
+			spare_forget(&spares[i], 1, mono_ms() + SPARE_RETRY_MS);
+			return 1;
+		}
+	return 0;
 }
 
 void
 exec_spare_stop(void)
 {
 	int64_t until = mono_ms() + 1000;
-	pid_t pid = spare.pid;
-	int gone = 0;
+	int i, gone;
 
-	if (pid > 0) {
-		kill(pid, SIGTERM);
-		while (!(gone = waitpid(pid, NULL, WNOHANG) == pid) && mono_ms() < until)
-			usleep(5000);
-		if (!gone) {
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
+	for (i = 0; i < SBX_SPARES; i++)
+		if (spares[i].pid > 0)
+			kill(spares[i].pid, SIGTERM);
+	for (i = 0; i < SBX_SPARES; i++) {
+		if (spares[i].pid > 0) {
+			while (!(gone = waitpid(spares[i].pid, NULL, WNOHANG) == spares[i].pid) &&
+			    mono_ms() < until)
+				usleep(5000);
+			if (!gone) {
+				kill(spares[i].pid, SIGKILL);
+				waitpid(spares[i].pid, NULL, 0);
+			}
 		}
+		spare_forget(&spares[i], 1, INT64_MAX);
 	}
-	spare_forget(1, INT64_MAX);
 }
 
 pid_t
 exec_start(const struct exec_spec *s)
 {
 	pid_t daemon = getpid(), pid;
+	int i;
 
 	if ((pid = spare_take(s)) > 0)
 		return pid;
 	pid = fork();
 	if (pid == 0) {
-		if (spare.sock >= 0)
-			close(spare.sock);
+		for (i = 0; i < SBX_SPARES; i++)
+			if (spares[i].sock >= 0)
+				close(spares[i].sock);
 		executor(s, daemon);
 	}
 	return pid;

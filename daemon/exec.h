@@ -58,15 +58,16 @@ void exec_set_result_key(const unsigned char sk[64]);
  * 3 s, only when the spare does not answer. */
 pid_t exec_start(const struct exec_spec *s);
 
-/* sbxd, before it sleeps: forks a spare executor when it has none (at
- * most one a second after a spare that failed or died unused). */
+/* sbxd, before it sleeps: forks a spare executor when it has fewer than
+ * two, one per call (at most one a second after a spare that failed or
+ * died unused). */
 void exec_spare_keep(void);
 /* How long sbxd may sleep before exec_spare_keep has work: ms, or -1
- * (a spare is kept; nothing is due). */
+ * (both spares are kept; nothing is due). */
 int exec_spare_due_ms(void);
-/* sbxd reaped pid: 1 when it was the idle spare (forgotten now). */
+/* sbxd reaped pid: 1 when it was an idle spare (forgotten now). */
 int exec_spare_reaped(pid_t pid);
-/* sbxd stops: the spare ends, its cgroup is removed; no new one. */
+/* sbxd stops: the spares end, their cgroups are removed; no new one. */
 void exec_spare_stop(void);
 
 /* Builds a result document for an outcome that ran nothing (denied,

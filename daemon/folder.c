@@ -42,6 +42,7 @@
 #include "daemon/exec.h"
 #include "daemon/folder.h"
 #include "daemon/idle.h"
+#include "daemon/polcache.h"
 #include "daemon/run.h"
 #include "policy/policy.h"
 
@@ -169,6 +170,7 @@ folder_open_db(struct folder *f, struct sbx_err *err)
 	 * (folder_db_close): no file made and removed at every close and
 	 * reopen, and folder_db_open() knows what it left (an empty WAL). */
 	(void)sqlite3_file_control(f->db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+	db_wal_watch(f->db, &f->wal_pages);
 	if (folder_identity(f, 1, NULL, 0) < 0) {
 		err_set(err, "%s/.sandbox changed while sbxd opened it", f->path);
 		db_close(f->db);
@@ -477,6 +479,7 @@ folder_db_close(struct folder *f)
 	db_close(f->db);
 	f->db = NULL;
 	dbs_open--;
+	polcache_drop(f);
 	f->seen_closed = seen;
 	f->db_closed = st;
 	idle_record(f, &st, seen);
@@ -538,8 +541,19 @@ folder_db_open(struct folder *f)
 	/* Its record goes before anything writes the database again. */
 	idle_forget(f->path);
 	f->db = db;
+	db_wal_watch(f->db, &f->wal_pages);
 	dbs_open++;
 	return 0;
+}
+
+void
+folder_checkpoint(struct folder *f)
+{
+	if (!f->db || f->dead || f->wal_pages < SBX_WAL_PAGES || !sqlite3_get_autocommit(f->db))
+		return;
+	/* What it could not copy (a reader) is tried at a later sleep. */
+	(void)db_checkpoint_passive(f->db);
+	f->wal_pages = 0;
 }
 
 void
@@ -551,6 +565,7 @@ folder_close(struct folder *f)
 	f->cap_notes = 0;
 	/* The WAL left empty (it stays: SQLITE_FCNTL_PERSIST_WAL): the next
 	 * start has no frames to copy back, and writes nothing. */
+	polcache_drop(f);
 	if (f->db && db_close_idle(f->db) < 0)
 		db_close(f->db);
 	if (f->db)
@@ -768,11 +783,17 @@ policy_not_rolled_back(struct folder *f, char *msg, size_t msgsz)
 struct policy *
 folder_policy(struct folder *f, struct policy_error *perr)
 {
-	struct policy *p = policy_load_accepted(f->path, f->config, perr->msg,
-	    sizeof(perr->msg));
+	struct policy *p = polcache_get(f);
+	struct polcache *snap;
 	unsigned char h[32] = { 0 };
 	size_t len;
-	char *text = read_untrusted(f->sbfd, "policy.json", 4 << 20, &len, NULL);
+	char *text;
+
+	if (p)
+		return p;
+	snap = polcache_begin(f);
+	p = policy_load_accepted(f->path, f->config, perr->msg, sizeof(perr->msg));
+	text = read_untrusted(f->sbfd, "policy.json", 4 << 20, &len, NULL);
 
 	if (p && policy_not_rolled_back(f, perr->msg, sizeof(perr->msg)) < 0) {
 		policy_free(p);
@@ -788,7 +809,7 @@ folder_policy(struct folder *f, struct policy_error *perr)
 		audit_log(f->audit, "policy_loaded", NULL, NULL, "daemon",
 		    AU_H("hash", h), AU_B("valid", p != NULL),
 		    AU_S("error", p ? NULL : perr->msg), AU_END);
-	return p;
+	return polcache_end(f, snap, p);
 }
 
 static void
@@ -898,7 +919,7 @@ folder_prune(struct folder *f)
 	cap_mb = policy_limits(p)->keep_results_mb;
 	f->keep_s = keep;
 	f->cap_b = cap_mb << 20;
-	policy_free(p);
+	polcache_release(p);
 	if ((n = retention_prune(f->db, f->sbfd, keep, f->cap_b, now, RETENTION_BATCH, &rp)) > 0)
 		audit_log(f->audit, "output_pruned", NULL, NULL, "daemon",
 		    AU_I("requests", (int64_t)n), AU_I("keep_results_days", keep / 86400),

@@ -57,6 +57,8 @@ struct folder {
 	 * synced yet: one sync of rejected/ for a pass, not two per file). */
 	char **notes;
 	size_t n_notes, cap_notes;
+	struct polcache *pc;        /* the verified policy kept (polcache.h) */
+	int wal_pages;              /* state.db's WAL after the last commit */
 };
 
 /* Daemon-wide settings shared by every folder. */
@@ -175,9 +177,14 @@ void folder_sync_rejected(struct folder *f);
  * inotify event arrived: normal, quiet); 0 when DIR itself is missing,
  * which is said, recorded, and the tree checked. */
 int folder_gone_quietly(struct folder *f, const char *dir, const char *name);
-/* The folder's accepted policy, verified (signature, not rolled back);
- * NULL with perr when it is invalid. Caller frees (policy_free). */
+/* The folder's accepted policy, verified (signature, not rolled back),
+ * once per change of its inputs (daemon/polcache.h); NULL with perr when
+ * it is invalid. The caller gives it back with polcache_release(). */
 struct policy *folder_policy(struct folder *f, struct policy_error *perr);
+/* sbxd, about to sleep: state.db's WAL checkpointed (passive) when it
+ * holds SBX_WAL_PAGES or more, never inside a commit (db_wal_watch). */
+#define SBX_WAL_PAGES 1000
+void folder_checkpoint(struct folder *f);
 /* Judges and records the claimed request pending/ID.json (request.c). */
 void request_ingest(struct folder *f, const struct daemon_opts *o, const char *id);
 /* A connection record from sbx-proxy (proxy/events/NAME). */

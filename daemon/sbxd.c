@@ -967,6 +967,10 @@ loop(int all, const char *config, struct audit_key *akey, const struct audit_opt
 			arm_timer(tfd, earliest);
 			armed = earliest;
 		}
+		/* About to sleep (a command may be running): the WAL's
+		 * checkpoint, never in a request's commit. */
+		for (i = 0; !more && i < nsv; i++)
+			folder_checkpoint(sv[i].f);
 		exec_spare_keep();      /* ahead of the next run */
 		if (!more && poll(pfd, 3, exec_spare_due_ms()) < 0 && errno != EINTR) {
 			logf_folder(NULL, "poll: %s", strerror(errno));

@@ -128,6 +128,29 @@ fail_exec:
 	return NULL;
 }
 
+static int
+wal_pages(void *ctx, sqlite3 *db, const char *name, int pages)
+{
+	(void)db;
+	(void)name;
+	*(int *)ctx = pages;
+	return SQLITE_OK;
+}
+
+void
+db_wal_watch(sqlite3 *db, int *pages)
+{
+	/* Replaces the automatic checkpoint (sqlite3_wal_autocheckpoint). */
+	sqlite3_wal_hook(db, wal_pages, pages);
+}
+
+int
+db_checkpoint_passive(sqlite3 *db)
+{
+	return sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) ==
+	    SQLITE_OK ? 0 : -1;
+}
+
 sqlite3 *
 db_reopen(const char *folder, struct sbx_err *err)
 {

@@ -55,6 +55,18 @@ void db_close(sqlite3 *db);
 sqlite3 *db_reopen(const char *folder, struct sbx_err *err);
 int db_close_idle(sqlite3 *db);
 int db_checkpoint_idle(sqlite3 *db);
+/*
+ * sbxd: no checkpoint inside a commit. SQLite's default runs one in the
+ * commit that takes the WAL past 1,000 pages (every 60 round trips or so:
+ * the copy and two more syncs, 1.5-2 ms, often in a claim's commit, on
+ * the way of a request: its p99). With db_wal_watch, *pages gets the
+ * WAL's size after each commit and nothing is checkpointed then; sbxd
+ * runs db_checkpoint_passive() when it is about to sleep, which never
+ * waits for a reader or a writer (it copies what it can; the next writer
+ * starts the WAL over once all of it was copied). 0 or -1.
+ */
+void db_wal_watch(sqlite3 *db, int *pages);
+int db_checkpoint_passive(sqlite3 *db);
 int db_moved(sqlite3 *db);
 void db_close_abandoned(sqlite3 *db);
 
