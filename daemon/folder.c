@@ -535,14 +535,20 @@ folder_sync_rejected(struct folder *f)
  * (a receipt in queue/delivered/) or has waited SBX_KEEP_UNDELIVERED;
  * then it moves to done/. So the hook only ever scans pending/ and
  * queue/new, which stay small, never the growing results/.
+ * SEEN: sbxd saw the receipt made (its inotify event). The agent can
+ * delete a receipt (queue/ is its drop box); one gone by now was made
+ * all the same, so the result counts as delivered: a later identical
+ * call never finds it again. An approved result (a one-time allowance)
+ * is confirmed first, to the receipt there now or to nobody
+ * (result_confirm): at most one hook ever allows on it.
  */
 static int64_t
-sweep_one(struct folder *f, const char *id, int64_t now)
+sweep_one(struct folder *f, const char *id, int64_t now, int seen)
 {
 	char from[SBX_QUEUE_PATH_MAX], to[SBX_QUEUE_PATH_MAX], res[SBX_QUEUE_PATH_MAX];
-	char rcpt[SBX_QUEUE_PATH_MAX];
+	char rcpt[SBX_QUEUE_PATH_MAX], nonce[SBX_RECEIPT_LEN + 1];
 	struct stat st;
-	int delivered, i, moved;
+	int delivered, i, moved, there, fd;
 
 	/* The hook answers as soon as the result is durable, which can be
 	 * before sbxd reaps the executor: the move then waits for the reap
@@ -555,9 +561,31 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 	if (fstatat_nf(f->sbfd, res, &st) < 0)
 		return now + SBX_KEEP_UNDELIVERED;
 	snprintf(rcpt, sizeof(rcpt), "%s", queue_path(QP_DELIVERED, id).s);
-	delivered = exists_nf(f->sbfd, rcpt);
+	there = exists_nf(f->sbfd, rcpt);
+	delivered = there || seen;
 	if (!delivered && now - (int64_t)st.st_mtime < SBX_KEEP_UNDELIVERED)
 		return (int64_t)st.st_mtime + SBX_KEEP_UNDELIVERED;
+	/* Unclaimed for a day: sbxd makes the receipt (empty: nobody's), so
+	 * a hook that read pending/ before the move cannot claim it now. */
+	if (!delivered) {
+		if ((fd = openat_nf(f->sbfd, rcpt, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		    0600)) >= 0)
+			close(fd);
+		else if (errno == EEXIST)
+			delivered = there = 1;      /* a hook claimed it just now */
+		else
+			logf_folder(f, "request %s: cannot make its receipt in queue/delivered: "
+			    "%s", id, strerror(errno));
+	}
+	if (result_confirm(f->sbfd, id, nonce, sizeof(nonce)) < 0) {
+		logf_folder(f, "request %s: cannot confirm its delivery in results/: %s", id,
+		    strerror(errno));
+		return now + 1;
+	}
+	if (!there && seen)
+		logf_folder(f, "TAMPERING: the delivery receipt of request %s was removed from "
+		    "queue/delivered before sbxd took it in; its result counts as delivered%s", id,
+		    nonce[0] ? "" : " (to nobody, if it was an approval)");
 	snprintf(from, sizeof(from), "%s", queue_path(QP_PENDING, id).s);
 	snprintf(to, sizeof(to), "%s", queue_path(QP_DONE, id).s);
 	/* Never over done/ID.json: a request already filed there is back in
@@ -695,7 +723,7 @@ sweep_entry(struct folder *f, const struct daemon_opts *o, const char *name)
 	(void)o;
 	if (valid_request_name(name, id)) {
 		run_repair(f, id);
-		due = sweep_one(f, id, now_ms() / 1000);
+		due = sweep_one(f, id, now_ms() / 1000, 0);
 		if (due && (!f->due_sweep || due < f->due_sweep))
 			f->due_sweep = due;
 	}
@@ -704,11 +732,15 @@ sweep_entry(struct folder *f, const struct daemon_opts *o, const char *name)
 void
 folder_delivered(struct folder *f, const char *name)
 {
+	int64_t due;
+
 	/* A receipt for a request still in pending/: move it to done/ now. */
 	if (!valid_id(name))
 		return;
-	if (exists_nf(f->sbfd, queue_path(QP_PENDING, name).s))
-		(void)sweep_one(f, name, now_ms() / 1000);
+	if (exists_nf(f->sbfd, queue_path(QP_PENDING, name).s) &&
+	    (due = sweep_one(f, name, now_ms() / 1000, 1)) &&
+	    (!f->due_sweep || due < f->due_sweep))
+		f->due_sweep = due;
 }
 
 void
