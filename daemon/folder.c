@@ -278,6 +278,38 @@ db_tampered(struct folder *f, sqlite3 *db, const char *why)
 	return -1;
 }
 
+/* The reopened database could not be read because another connection
+ * holds a lock on it (SQLITE_BUSY/SQLITE_LOCKED): closed again, and the
+ * reopen tried again SBX_REOPEN_RETRY later, the folder rescanned then
+ * (the event that wanted it is not lost). A lock is no sign of
+ * tampering (the file's identity and contents were checked, or will
+ * be at the next try); it only delays. Always -1, f->dead untouched. */
+static int
+db_locked(struct folder *f, sqlite3 *db)
+{
+	int64_t now = now_ms() / 1000;
+
+	db_close_abandoned(db);
+	if (!f->locked_since) {
+		f->locked_since = now;
+		logf_folder(f, "its database is locked by another connection (a reader?); "
+		    "trying again every %d s meanwhile", SBX_REOPEN_RETRY);
+	}
+	f->rescan = 1;
+	if (!f->due_sweep || f->due_sweep > now + SBX_REOPEN_RETRY)
+		f->due_sweep = now + SBX_REOPEN_RETRY;
+	return -1;
+}
+
+/* The last SQLite call on db failed on another connection's lock. */
+static int
+db_busy(sqlite3 *db)
+{
+	int e = sqlite3_errcode(db);
+
+	return e == SQLITE_BUSY || e == SQLITE_LOCKED;
+}
+
 /* The same file, untouched since sbxd closed it: a write, a rename, a
  * chmod or a new link each change its ctime, which no one can set. */
 static int
@@ -374,12 +406,17 @@ folder_db_open(struct folder *f)
 	if ((bad = db_sides_bad(f)))
 		return db_tampered(f, NULL, bad);
 	if (!(db = db_reopen(f->path, &err))) {
+		if (errno == EBUSY)
+			return db_locked(f, NULL);
 		logf_folder(f, "STOPPED SERVING THIS FOLDER: cannot reopen its database: %s",
 		    err.msg);
 		folder_stop(f, "sbxd cannot reopen its database");
 		return -1;
 	}
 	(void)sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+	/* Until it is checked, a lock held by another connection waits
+	 * briefly (db_reopen), never seconds with every other folder
+	 * waiting: then it is tried again later (db_locked). */
 	/* What SQLite opened by path is the file checked above, through the
 	 * same directories (a swap between the two is caught here). */
 	if (db_moved(db) != 0 || fstatat_nf(f->sbfd, "state.db", &st) < 0 ||
@@ -389,14 +426,22 @@ folder_db_open(struct folder *f)
 		return db_tampered(f, db, why);
 	/* Inside: the newest policy acceptance and the signed audit head sbxd
 	 * left (an older copy of the same file holds older ones). */
-	if (store_policy_seen(db, &seen) < 0 || seen != f->seen_closed) {
+	if (store_policy_seen(db, &seen) < 0 && db_busy(db))
+		return db_locked(f, db);
+	if (seen != f->seen_closed) {
 		snprintf(why, sizeof(why), "state.db remembers another policy acceptance "
 		    "(%lld) than the one sbxd left (%lld)", (long long)seen,
 		    (long long)f->seen_closed);
 		return db_tampered(f, db, why);
 	}
 	if (audit_attach(f->audit, db, why, sizeof(why)) < 0)
-		return db_tampered(f, db, why);
+		return db_busy(db) ? db_locked(f, db) : db_tampered(f, db, why);
+	sqlite3_busy_timeout(db, SBX_DB_BUSY_MS);
+	if (f->locked_since) {
+		logf_folder(f, "its database is no longer locked (after %lld s): served again",
+		    (long long)(now_ms() / 1000 - f->locked_since));
+		f->locked_since = 0;
+	}
 	f->db = db;
 	dbs_open++;
 	return 0;

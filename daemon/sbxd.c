@@ -775,8 +775,18 @@ run_due(struct served *s, const struct daemon_opts *o)
 	    (s->warn && s->warn * 1000 <= now) || (f->due_sweep && f->due_sweep * 1000 <= now) ||
 	    (f->due_prune && f->due_prune * 1000 <= now) || (s->start_ms && s->start_ms <= now) ||
 	    audit_due(f->audit) <= mono) && want_db(s) < 0) {
-		s->next_ms = INT64_MAX;
+		/* Not served any more, or its database locked by another
+		 * connection: then tried again at due_sweep (folder.h). */
+		s->next_ms = f->dead || !f->due_sweep ? INT64_MAX : f->due_sweep * 1000;
+		s->touched = s->checked = 0;
 		return;
+	}
+	/* Reopened after a lock: what came meanwhile (its events were
+	 * dropped while the database could not be read). */
+	if (f->rescan && f->db) {
+		f->rescan = 0;
+		folder_rescan(f, o);
+		f->due_sweep = now / 1000;
 	}
 	if (s->expiry && s->expiry * 1000 <= now) {
 		folder_expire(f);
