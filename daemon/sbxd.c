@@ -394,6 +394,21 @@ any_running(void)
 	return k;
 }
 
+/* An executor killed by a signal (SIGKILL) dropped nothing: its run's
+ * cgroup goes here. */
+static void
+run_killed(pid_t pid)
+{
+	int i, k;
+
+	for (i = 0; i < nsv; i++)
+		for (k = 0; k < SBX_MAX_RUNNING; k++)
+			if (sv[i].f->run[k].pid == pid) {
+				exec_run_killed(sv[i].f->run[k].id);
+				return;
+			}
+}
+
 /* Reaps executors; a folder that had one gets its waiting requests
  * started (slots are per folder) in this wake. */
 static void
@@ -405,6 +420,8 @@ reap(int flags, const struct daemon_opts *o)
 	while ((pid = waitpid(-1, &status, flags)) > 0) {
 		if (exec_spare_reaped(pid))
 			continue;
+		if (WIFSIGNALED(status))
+			run_killed(pid);
 		for (i = 0; i < nsv && !folder_reaped(sv[i].f, pid); i++)
 			;
 		if (i < nsv && o && !sv[i].f->dead) {
@@ -1176,6 +1193,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	exec_set_result_key(akey.sk);
+	exec_cgroups_init();
 	raise_nofile();
 	/* One SQLite connection per folder, so memory per connection counts:
 	 * no bulk page-cache allocation up front (about 90 KB each), and the
