@@ -95,31 +95,46 @@ exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
 /*
  * Claims the one delivery of a result: 1 when this caller got it, 0 when
  * another caller has (the receipt exists), -1 (errno set) when it cannot
- * be recorded. The receipt holds NONCE (32 random hex digits, filled
- * here): written to queue/tmp, then linked into place (EEXIST: taken),
- * so it appears whole (sbxd never reads a half-written one), and reached
- * without following a symlink on the way. The receipt stays until
+ * be recorded. For a one-time allowance (WITH_NONCE) the receipt holds
+ * NONCE (32 random hex digits, filled here): written to queue/tmp, then
+ * linked into place (EEXIST: taken), so it appears whole (sbxd never
+ * reads a half-written one); otherwise it is empty, made with O_EXCL.
+ * Either way it is reached without following a symlink on the way. The receipt stays until
  * retention prunes the request's output, so a second identical call
  * racing this one finds it. The agent can delete it (queue/ is its drop
  * box): for a one-time allowance the receipt is therefore only a claim,
  * and sbxd's confirmation decides (confirm()).
  */
 static int
-claim_delivery(int sbfd, const char *id, char nonce[SBX_RECEIPT_LEN + 1])
+claim_delivery(int sbfd, const char *id, char nonce[SBX_RECEIPT_LEN + 1], int with_nonce)
 {
 	unsigned char rnd[SBX_RECEIPT_LEN / 2];
 	char tmp[64];
 	const char *base;
 	int dfd = -1, tfd = -1, fd = -1, rc = -1, e;
 
+	nonce[0] = '\0';
+	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) < 0)
+		return -1;
+	/* Without a nonce (a result other than an allowance): the receipt
+	 * alone, empty, made at once. */
+	if (!with_nonce) {
+		fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		e = errno;
+		close(dfd);
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return fd >= 0 ? 1 : errno == EEXIST ? 0 : -1;
+	}
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		close(dfd);
 		errno = EAGAIN;
 		return -1;
 	}
 	hex_encode(nonce, rnd, sizeof(rnd));
 	snprintf(tmp, sizeof(tmp), ".receipt.%ld.%.16s", (long)getpid(), nonce);
-	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) < 0 ||
-	    (tfd = openat_nf(sbfd, "queue/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) < 0 ||
+	if ((tfd = openat_nf(sbfd, "queue/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) < 0 ||
 	    (fd = openat(tfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	    0600)) < 0)
 		goto out;
@@ -232,7 +247,7 @@ scan_requests(int sbfd, const char *dir, struct finder *f)
 		 * wake channel exists before the claim sbxd answers. */
 		if (needs_confirm(doc))
 			f->wfd = wake_open(sbfd, id);
-		got = claim_delivery(sbfd, id, f->nonce);
+		got = claim_delivery(sbfd, id, f->nonce, needs_confirm(doc));
 		if (got == 1) {
 			memcpy(f->done_id, id, sizeof(f->done_id));
 			f->result = doc;
@@ -457,7 +472,7 @@ hand_over(int sbfd, int wfd, const char *folder, const char *hash_hex, int64_t d
 	 * the confirmation needs one again, made before the claim. */
 	if (needs_confirm(out->result))
 		cwfd = wake_open(sbfd, out->id);
-	got = claim_delivery(sbfd, out->id, nonce);
+	got = claim_delivery(sbfd, out->id, nonce, needs_confirm(out->result));
 	e = errno;
 	if (got == 1) {
 		confirm(sbfd, cwfd >= 0 ? cwfd : wfd, hash_hex, deadline, nonce, out);
