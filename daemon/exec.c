@@ -1189,9 +1189,8 @@ result_confirm(int sbfd, const char *id, char *receipt, size_t receiptsz)
 	status = json_str(r, "status");
 	/* Not ours (sbxd replaces a forged one when it writes the real one),
 	 * not an allowance, or confirmed already: never written twice. */
-	if (!r || !result_sig_ok(r, pk) || !status ||
-	    strcmp(status, req_status_name(REQ_APPROVED)) != 0 ||
-	    cJSON_GetObjectItemCaseSensitive(r, "receipt")) {
+	if (!r || !status || strcmp(status, req_status_name(REQ_APPROVED)) != 0 ||
+	    cJSON_GetObjectItemCaseSensitive(r, "receipt") || !result_sig_ok(r, pk)) {
 		rc = 0;
 		goto out;
 	}
