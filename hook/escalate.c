@@ -99,9 +99,9 @@ exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
  * NONCE (32 random hex digits, filled here): written to queue/tmp, then
  * linked into place (EEXIST: taken), so it appears whole (sbxd never
  * reads a half-written one); otherwise it is empty, made with O_EXCL.
- * Either way it is reached without following a symlink on the way. The receipt stays until
- * retention prunes the request's output, so a second identical call
- * racing this one finds it. The agent can delete it (queue/ is its drop
+ * Either way it is reached without following a symlink on the way. The
+ * receipt stays until retention prunes the request's output, so a
+ * second identical call racing this one finds it. The agent can delete it (queue/ is its drop
  * box): for a one-time allowance the receipt is therefore only a claim,
  * and sbxd's confirmation decides (confirm()).
  */
@@ -244,7 +244,15 @@ scan_requests(int sbfd, const char *dir, struct finder *f)
 			continue;
 		}
 		/* A one-time allowance waits for sbxd's confirmation: its
-		 * wake channel exists before the claim sbxd answers. */
+		 * wake channel exists before the claim sbxd answers. With no
+		 * sbxd to confirm it, it is not claimed (it would be lost):
+		 * the call is told it waits for sbxd (attach). */
+		if (needs_confirm(doc) && daemon_serving(sbfd) == 0) {
+			if (!f->attach[0])
+				memcpy(f->attach, id, sizeof(f->attach));
+			cJSON_Delete(doc);
+			continue;
+		}
 		if (needs_confirm(doc))
 			f->wfd = wake_open(sbfd, id);
 		got = claim_delivery(sbfd, id, f->nonce, needs_confirm(doc));

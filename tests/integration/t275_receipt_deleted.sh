@@ -98,8 +98,10 @@ ok $? "(nothing was written by the tests: the hook only decides)"
 # 3. A symlink planted for queue/delivered: the hook never follows it to
 # make its receipt elsewhere (where sbxd would never see it), and says
 # the delivery cannot be recorded; no duplicate request is filed.
+# (sbxd is stopped meanwhile, still holding the folder: it would see the
+# swap and stop serving the folder, and the hook would claim nothing.)
 id=$(approved_unclaimed "planted")
-stop_daemon
+kill -STOP "$DPID"
 mkdir "$T/elsewhere"
 mv "$D" "$T/delivered.real"
 ln -s "$T/elsewhere" "$D"
@@ -107,13 +109,31 @@ n_new=$(ls "$SB/queue/new" | wc -l)
 hook_write "planted" >"$T/f.out"
 rm "$D"
 mv "$T/delivered.real" "$D"
+kill -CONT "$DPID"
 is "$(decision <"$T/f.out")" "deny" "with queue/delivered a symlink, the approval is not used"
 like "$(reason <"$T/f.out")" "request $id.*its delivery cannot be recorded" \
 	"... the answer says the delivery cannot be recorded"
 is "$(ls "$T/elsewhere" | wc -l)" 0 "no receipt was made through the symlink"
 is "$(ls "$SB/queue/new" | wc -l)" "$n_new" "no duplicate request was filed"
 
-# 4. A result left undelivered for a day is filed as unclaimed: with a
+# 4. No sbxd runs: an approval is not claimed (only sbxd could confirm
+# it, and it would be lost); the call is told to wait for sbxd, and once
+# sbxd runs the identical call is allowed, once.
+id=$(approved_unclaimed "nodaemon")
+stop_daemon
+hook_write "nodaemon" >"$T/g.out"
+is "$(decision <"$T/g.out")" "deny" "with no sbxd, an approved call is not allowed yet"
+like "$(reason <"$T/g.out")" "No sbxd is running .*request $id" "... it is told no sbxd runs, naming the request"
+[ ! -e "$D/$id" ]
+ok $? "... and the approval is not claimed"
+start_daemon
+hook_write "nodaemon" >"$T/h.out"
+is "$(decision <"$T/h.out")" "allow" "once sbxd runs, the identical call is allowed"
+hook_write "nodaemon" >"$T/i.out"
+is "$(decision <"$T/i.out")" "deny" "... once"
+stop_daemon
+
+# 5. A result left undelivered for a day is filed as unclaimed: with a
 # receipt, so a hook that read pending/ before the move cannot claim it.
 start_daemon
 id=$(approved_unclaimed "unclaimed")
