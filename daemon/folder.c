@@ -414,10 +414,10 @@ folder_db_open(struct folder *f)
 		return -1;
 	}
 	(void)sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
-	/* Until it is checked, a lock held by another connection waits
-	 * briefly (db_reopen), never seconds with every other folder
-	 * waiting: then it is tried again later (db_locked). */
-	/* What SQLite opened by path is the file checked above, through the
+	/* (Until it is checked, a lock held by another connection waits
+	 * briefly, db_reopen, never seconds with every other folder
+	 * waiting: then it is tried again later, db_locked.)
+	 * What SQLite opened by path is the file checked above, through the
 	 * same directories (a swap between the two is caught here). */
 	if (db_moved(db) != 0 || fstatat_nf(f->sbfd, "state.db", &st) < 0 ||
 	    st.st_ino != f->db_closed.st_ino || st.st_dev != f->db_closed.st_dev)
