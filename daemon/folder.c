@@ -283,6 +283,38 @@ db_tampered(struct folder *f, sqlite3 *db, const char *why)
 	return -1;
 }
 
+/* The reopened database could not be read because another connection
+ * holds a lock on it (SQLITE_BUSY/SQLITE_LOCKED): closed again, and the
+ * reopen tried again SBX_REOPEN_RETRY later, the folder rescanned then
+ * (the event that wanted it is not lost). A lock is no sign of
+ * tampering (the file's identity and contents were checked, or will
+ * be at the next try); it only delays. Always -1, f->dead untouched. */
+static int
+db_locked(struct folder *f, sqlite3 *db)
+{
+	int64_t now = now_ms() / 1000;
+
+	db_close_abandoned(db);
+	if (!f->locked_since) {
+		f->locked_since = now;
+		logf_folder(f, "its database is locked by another connection (a reader?); "
+		    "trying again every %d s meanwhile", SBX_REOPEN_RETRY);
+	}
+	f->rescan = 1;
+	if (!f->due_sweep || f->due_sweep > now + SBX_REOPEN_RETRY)
+		f->due_sweep = now + SBX_REOPEN_RETRY;
+	return -1;
+}
+
+/* The last SQLite call on db failed on another connection's lock. */
+static int
+db_busy(sqlite3 *db)
+{
+	int e = sqlite3_errcode(db);
+
+	return e == SQLITE_BUSY || e == SQLITE_LOCKED;
+}
+
 /* The same file, untouched since sbxd closed it: a write, a rename, a
  * chmod or a new link each change its ctime, which no one can set. */
 static int
@@ -515,13 +547,18 @@ folder_db_open(struct folder *f)
 		return db_tampered(f, NULL, ".sandbox/audit.jsonl was written, replaced, moved, "
 		    "linked or removed");
 	if (!(db = db_reopen(f->path, &err))) {
+		if (errno == EBUSY)
+			return db_locked(f, NULL);
 		logf_folder(f, "STOPPED SERVING THIS FOLDER: cannot reopen its database: %s",
 		    err.msg);
 		folder_stop(f, "sbxd cannot reopen its database");
 		return -1;
 	}
 	(void)sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
-	/* What SQLite opened by path is the file checked above, through the
+	/* (Until it is checked, a lock held by another connection waits
+	 * briefly, db_reopen, never seconds with every other folder
+	 * waiting: then it is tried again later, db_locked.)
+	 * What SQLite opened by path is the file checked above, through the
 	 * same directories (a swap between the two is caught here). */
 	if (db_moved(db) != 0 || fstatat_nf(f->sbfd, "state.db", &st) < 0 ||
 	    st.st_ino != f->db_closed.st_ino || st.st_dev != f->db_closed.st_dev)
@@ -530,16 +567,24 @@ folder_db_open(struct folder *f)
 		return db_tampered(f, db, why);
 	/* Inside: the newest policy acceptance and the signed audit head sbxd
 	 * left (an older copy of the same file holds older ones). */
-	if (store_policy_seen(db, &seen) < 0 || seen != f->seen_closed) {
+	if (store_policy_seen(db, &seen) < 0 && db_busy(db))
+		return db_locked(f, db);
+	if (seen != f->seen_closed) {
 		snprintf(why, sizeof(why), "state.db remembers another policy acceptance "
 		    "(%lld) than the one sbxd left (%lld)", (long long)seen,
 		    (long long)f->seen_closed);
 		return db_tampered(f, db, why);
 	}
 	if (audit_attach(f->audit, db, why, sizeof(why)) < 0)
-		return db_tampered(f, db, why);
+		return db_busy(db) ? db_locked(f, db) : db_tampered(f, db, why);
 	/* Its record goes before anything writes the database again. */
 	idle_forget(f->path);
+	sqlite3_busy_timeout(db, SBX_DB_BUSY_MS);
+	if (f->locked_since) {
+		logf_folder(f, "its database is no longer locked (after %lld s): served again",
+		    (long long)(now_ms() / 1000 - f->locked_since));
+		f->locked_since = 0;
+	}
 	f->db = db;
 	db_wal_watch(f->db, &f->wal_pages);
 	dbs_open++;
@@ -690,14 +735,20 @@ folder_sync_rejected(struct folder *f)
  * (a receipt in queue/delivered/) or has waited SBX_KEEP_UNDELIVERED;
  * then it moves to done/. So the hook only ever scans pending/ and
  * queue/new, which stay small, never the growing results/.
+ * SEEN: sbxd saw the receipt made (its inotify event). The agent can
+ * delete a receipt (queue/ is its drop box); one gone by now was made
+ * all the same, so the result counts as delivered: a later identical
+ * call never finds it again. An approved result (a one-time allowance)
+ * is confirmed first, to the receipt there now or to nobody
+ * (result_confirm): at most one hook ever allows on it.
  */
 static int64_t
-sweep_one(struct folder *f, const char *id, int64_t now)
+sweep_one(struct folder *f, const char *id, int64_t now, int seen)
 {
 	char from[SBX_QUEUE_PATH_MAX], to[SBX_QUEUE_PATH_MAX], res[SBX_QUEUE_PATH_MAX];
-	char rcpt[SBX_QUEUE_PATH_MAX];
+	char rcpt[SBX_QUEUE_PATH_MAX], nonce[SBX_RECEIPT_LEN + 1];
 	struct stat st;
-	int delivered, i, moved;
+	int delivered, i, moved, there, fd;
 
 	/* The hook answers as soon as the result is durable, which can be
 	 * before sbxd reaps the executor: the move then waits for the reap
@@ -710,9 +761,31 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 	if (fstatat_nf(f->sbfd, res, &st) < 0)
 		return now + SBX_KEEP_UNDELIVERED;
 	snprintf(rcpt, sizeof(rcpt), "%s", queue_path(QP_DELIVERED, id).s);
-	delivered = exists_nf(f->sbfd, rcpt);
+	there = exists_nf(f->sbfd, rcpt);
+	delivered = there || seen;
 	if (!delivered && now - (int64_t)st.st_mtime < SBX_KEEP_UNDELIVERED)
 		return (int64_t)st.st_mtime + SBX_KEEP_UNDELIVERED;
+	/* Unclaimed for a day: sbxd makes the receipt (empty: nobody's), so
+	 * a hook that read pending/ before the move cannot claim it now. */
+	if (!delivered) {
+		if ((fd = openat_nf(f->sbfd, rcpt, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		    0600)) >= 0)
+			close(fd);
+		else if (errno == EEXIST)
+			delivered = there = 1;      /* a hook claimed it just now */
+		else
+			logf_folder(f, "request %s: cannot make its receipt in queue/delivered: "
+			    "%s", id, strerror(errno));
+	}
+	if (result_confirm(f->sbfd, id, nonce, sizeof(nonce)) < 0) {
+		logf_folder(f, "request %s: cannot confirm its delivery in results/: %s", id,
+		    strerror(errno));
+		return now + 1;
+	}
+	if (!there && seen)
+		logf_folder(f, "TAMPERING: the delivery receipt of request %s was removed from "
+		    "queue/delivered before sbxd took it in; its result counts as delivered%s", id,
+		    nonce[0] ? "" : " (to nobody, if it was an approval)");
 	snprintf(from, sizeof(from), "%s", queue_path(QP_PENDING, id).s);
 	snprintf(to, sizeof(to), "%s", queue_path(QP_DONE, id).s);
 	/* Never over done/ID.json: a request already filed there is back in
@@ -856,7 +929,7 @@ sweep_entry(struct folder *f, const struct daemon_opts *o, const char *name)
 	(void)o;
 	if (valid_request_name(name, id)) {
 		run_repair(f, id);
-		due = sweep_one(f, id, now_ms() / 1000);
+		due = sweep_one(f, id, now_ms() / 1000, 0);
 		if (due && (!f->due_sweep || due < f->due_sweep))
 			f->due_sweep = due;
 	}
@@ -865,11 +938,15 @@ sweep_entry(struct folder *f, const struct daemon_opts *o, const char *name)
 void
 folder_delivered(struct folder *f, const char *name)
 {
+	int64_t due;
+
 	/* A receipt for a request still in pending/: move it to done/ now. */
 	if (!valid_id(name))
 		return;
-	if (exists_nf(f->sbfd, queue_path(QP_PENDING, name).s))
-		(void)sweep_one(f, name, now_ms() / 1000);
+	if (exists_nf(f->sbfd, queue_path(QP_PENDING, name).s) &&
+	    (due = sweep_one(f, name, now_ms() / 1000, 1)) &&
+	    (!f->due_sweep || due < f->due_sweep))
+		f->due_sweep = due;
 }
 
 void

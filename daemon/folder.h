@@ -41,6 +41,8 @@ struct folder {
 	 * then (folder_db_open compares it too). */
 	int lazy;
 	struct stat audit_closed;
+	int64_t locked_since;       /* reopen found it locked (seconds), 0 not */
+	int rescan;                 /* events may have been missed meanwhile */
 	/* (its inotify watches are sbxd.c's: a table of wd -> folder) */
 	int dead;                   /* removed or replaced: no longer served */
 	dev_t dev;                  /* identity of the tree sbxd opened */
@@ -147,6 +149,11 @@ int folder_idle_load(struct folder *f, char *why, size_t whysz);
 int folder_tampered(struct folder *f, const char *why);
 int folder_db_close(struct folder *f);
 int folder_db_open(struct folder *f);
+/* folder_db_open's -1 for a database another connection holds a lock
+ * on (a reader, a sqlite3 shell): not tampering; the folder stays
+ * served, the reopen is tried again at due_sweep (a second later) and
+ * the folder rescanned then (rescan set). */
+#define SBX_REOPEN_RETRY    1       /* seconds to the next try */
 /* How many folders' databases are open now. */
 int folder_db_count(void);
 /* When a queue path was refused since the last call because a directory

@@ -417,6 +417,21 @@ any_running(void)
 	return k;
 }
 
+/* An executor killed by a signal (SIGKILL) dropped nothing: its run's
+ * cgroup goes here. */
+static void
+run_killed(pid_t pid)
+{
+	int i, k;
+
+	for (i = 0; i < nsv; i++)
+		for (k = 0; k < SBX_MAX_RUNNING; k++)
+			if (sv[i].f->run[k].pid == pid) {
+				exec_run_killed(sv[i].f->run[k].id);
+				return;
+			}
+}
+
 /* Reaps executors; a folder that had one gets its waiting requests
  * started (slots are per folder) in this wake. */
 static void
@@ -428,6 +443,8 @@ reap(int flags, const struct daemon_opts *o)
 	while ((pid = waitpid(-1, &status, flags)) > 0) {
 		if (exec_spare_reaped(pid))
 			continue;
+		if (WIFSIGNALED(status))
+			run_killed(pid);
 		for (i = 0; i < nsv && !folder_reaped(sv[i].f, pid); i++)
 			;
 		if (i < nsv && o && !sv[i].f->dead) {
@@ -843,8 +860,18 @@ run_due(struct served *s, const struct daemon_opts *o)
 	    (s->warn && s->warn * 1000 <= now) || (f->due_sweep && f->due_sweep * 1000 <= now) ||
 	    (f->due_prune && f->due_prune * 1000 <= now) || (s->start_ms && s->start_ms <= now) ||
 	    audit_due(f->audit) <= mono) && want_db(s, o) < 0) {
-		s->next_ms = INT64_MAX;
+		/* Not served any more, or its database locked by another
+		 * connection: then tried again at due_sweep (folder.h). */
+		s->next_ms = f->dead || !f->due_sweep ? INT64_MAX : f->due_sweep * 1000;
+		s->touched = s->checked = 0;
 		return;
+	}
+	/* Reopened after a lock: what came meanwhile (its events were
+	 * dropped while the database could not be read). */
+	if (f->rescan && f->db) {
+		f->rescan = 0;
+		folder_rescan(f, o);
+		f->due_sweep = now / 1000;
 	}
 	if (s->expiry && s->expiry * 1000 <= now) {
 		folder_expire(f);
@@ -1257,6 +1284,7 @@ main(int argc, char **argv)
 	if (idle_init(a.config, akey.sk) < 0)
 		logf_folder(NULL, "cannot use %s/idle (%s): every folder is opened in full at "
 		    "start", a.config, strerror(errno));
+	exec_cgroups_init();
 	raise_nofile();
 	/* One SQLite connection per folder, so memory per connection counts:
 	 * no bulk page-cache allocation up front (about 90 KB each), and the

@@ -8,8 +8,11 @@
  * MUST NOT wait when no sbxd serves the folder (daemon_serving): the
  * request stays queued and the caller says so at once.
  * MUST hand a result over only with its delivery receipt
- * (queue/delivered/ID, O_EXCL): callers waiting on one request (identical
- * calls attach to it) get it once; the others get ESC_TAKEN.
+ * (queue/delivered/ID, made exclusively): callers waiting on one request
+ * (identical calls attach to it) get it once; the others get ESC_TAKEN.
+ * MUST hand an approved result (a one-time allowance) over only once sbxd
+ * confirmed this caller's receipt (its nonce in the signed result): the
+ * agent can delete receipts, never make sbxd confirm twice.
  */
 #ifndef SBX_ESCALATE_H
 #define SBX_ESCALATE_H
