@@ -26,6 +26,9 @@ waiting() {
 	done
 	return 1
 }
+# prepared PID: the hook PID holds its receipt made ahead (an unnamed file
+# in queue/delivered)
+prepared() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q "queue/delivered/#"; }
 # hook_bg CMD: the hook for CMD in the background (pid in HP, answer in $T/bg.out)
 hook_bg() {
 	(hook_bash "$1" >"$T/bg.out") &
@@ -97,6 +100,8 @@ mkdir "$T/outside"
 hook_bg "./task.sh swapped"
 queued "./task.sh swapped"
 hp=$(waiting "$ID")
+wait_for 10 prepared "$hp"
+ok $? "the waiting hook holds its receipt made ahead (O_TMPFILE)"
 kill -STOP "$hp"
 "$SBX" -C "$FOLDER" approve "$ID" >/dev/null
 wait_for 10 test -e "$FOLDER/.sandbox/results/$ID.json"
