@@ -145,9 +145,10 @@ receipt_prepare(int sbfd, const char *id)
  * the claim is a link(2) of it to queue/delivered/ID, as exclusive as
  * O_EXCL (EEXIST: another caller has the receipt), and no inode is
  * allocated between the result and the answer (on ext4 without a
- * journal that walks every inode freed in the last 30 s; docs/
- * BENCHMARKS.md, "The hook's share"). The directory is opened now, without
- * following a symlink: one swapped for a symlink is -1 (not recorded).
+ * journal that walks every inode freed in the last 30 s: see
+ * docs/BENCHMARKS.md, "The hook's share"). The directory is opened now,
+ * without following a symlink: one swapped for a symlink is -1 (not
+ * recorded).
  * Without TFD, or when the link fails otherwise (no /proc), it is
  * claim_delivery().
  */

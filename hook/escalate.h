@@ -10,8 +10,9 @@
  * request stays queued and the caller says so at once.
  * MUST hand a result over only with its delivery receipt
  * (queue/delivered/ID, made exclusively: O_EXCL, or the link of one made
- * ahead while waiting, which fails when the name exists): callers waiting on one request (identical
- * calls attach to it) get it once; the others get ESC_TAKEN.
+ * ahead while waiting, which fails when the name exists): callers waiting
+ * on one request (identical calls attach to it) get it once; the others
+ * get ESC_TAKEN.
  */
 #ifndef SBX_ESCALATE_H
 #define SBX_ESCALATE_H
