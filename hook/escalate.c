@@ -25,16 +25,24 @@
 static unsigned char daemon_pk[32];
 static int daemon_pk_state;     /* 0 not tried, 1 loaded, -1 missing */
 
-/* A result counts only when sbxd signed it (common/trust/result_sig.h): a file
- * forged in results/ by code in the folder is never delivered. */
-static int
-result_trusted(const cJSON *doc)
+/* Loads sbxd's public key once (escalate() does it while sbxd works on
+ * the request, so that reading a result does not wait for it). */
+static void
+daemon_key_load(void)
 {
 	char config[PATH_MAX];
 
 	if (daemon_pk_state == 0)
 		daemon_pk_state = config_dir(config, sizeof(config)) == 0 &&
 		    result_pub_load(config, daemon_pk) == 0 ? 1 : -1;
+}
+
+/* A result counts only when sbxd signed it (common/trust/result_sig.h): a file
+ * forged in results/ by code in the folder is never delivered. */
+static int
+result_trusted(const cJSON *doc)
+{
+	daemon_key_load();
 	return daemon_pk_state == 1 && result_sig_ok(doc, daemon_pk);
 }
 
@@ -186,6 +194,64 @@ receipt_is(const cJSON *r, const char *nonce)
 	if (!got)
 		return -1;
 	return strlen(got) == SBX_RECEIPT_LEN && strcmp(got, nonce) == 0;
+}
+
+/*
+ * The receipt of a request this caller waits on, made ahead, while sbxd
+ * works on the request: an unnamed file (O_TMPFILE) in queue/delivered,
+ * opened without following a symlink. claim_prepared() gives it its name.
+ * -1 where the filesystem has no O_TMPFILE: the claim then creates it.
+ */
+static int
+receipt_prepare(int sbfd, const char *id)
+{
+	const char *base;
+	int dfd, fd, e;
+
+	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) < 0)
+		return -1;
+	fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	e = errno;
+	close(dfd);
+	errno = e;
+	return fd;
+}
+
+/*
+ * claim_delivery() with the receipt made ahead (TFD, receipt_prepare):
+ * the claim is a link(2) of it to queue/delivered/ID, as exclusive as
+ * O_EXCL (EEXIST: another caller has the receipt), and no inode is
+ * allocated between the result and the answer (on ext4 without a
+ * journal that walks every inode freed in the last 30 s: see
+ * docs/BENCHMARKS.md, "The hook's share"). The directory is opened now,
+ * without following a symlink: one swapped for a symlink is -1 (not
+ * recorded).
+ * Without TFD, or when the link fails otherwise (no /proc), it is
+ * claim_delivery().
+ */
+static int
+claim_prepared(int sbfd, const char *id, int tfd)
+{
+	char nonce[SBX_RECEIPT_LEN + 1];
+	char proc[64];
+	const char *base;
+	int dfd, rc, e;
+
+	if (tfd < 0 || !valid_id(id) ||
+	    xsnprintf(proc, sizeof(proc), "/proc/self/fd/%d", tfd) < 0)
+		return claim_delivery(sbfd, id, nonce, 0);
+	/* queue/delivered swapped for a symlink (or gone): not recorded. */
+	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) < 0)
+		return -1;
+	rc = linkat(AT_FDCWD, proc, dfd, base, AT_SYMLINK_FOLLOW);
+	e = errno;
+	close(dfd);
+	if (rc == 0)
+		return 1;
+	if (e == EEXIST)
+		return 0;
+	/* No /proc here, or a filesystem that refuses the link. */
+	return claim_delivery(sbfd, id, nonce, 0);
 }
 
 /*
@@ -470,17 +536,22 @@ confirm(int sbfd, int wfd, const char *hash_hex, int64_t deadline, const char *n
  * delivery is not recorded, and an allowance would not be one-time.
  */
 static void
-hand_over(int sbfd, int wfd, const char *folder, const char *hash_hex, int64_t deadline,
-    struct esc_outcome *out)
+hand_over(int sbfd, int wfd, int tfd, const char *folder, const char *hash_hex,
+    int64_t deadline, struct esc_outcome *out)
 {
 	char nonce[SBX_RECEIPT_LEN + 1], why[PATH_MAX + 64];
 	int got, e, cwfd = -1;
 
-	/* sbxd's wake for the result removed the FIFO's name: the wake for
-	 * the confirmation needs one again, made before the claim. */
-	if (needs_confirm(out->result))
+	/* A one-time allowance's receipt holds a nonce, and sbxd's wake for
+	 * the result removed the FIFO's name: the wake for the confirmation
+	 * needs one again, made before the claim. Any other receipt is the
+	 * one made ahead (TFD), linked into place. */
+	nonce[0] = '\0';
+	if (needs_confirm(out->result)) {
 		cwfd = wake_open(sbfd, out->id);
-	got = claim_delivery(sbfd, out->id, nonce, needs_confirm(out->result));
+		got = claim_delivery(sbfd, out->id, nonce, 1);
+	} else
+		got = claim_prepared(sbfd, out->id, tfd);
 	e = errno;
 	if (got == 1) {
 		confirm(sbfd, cwfd >= 0 ? cwfd : wfd, hash_hex, deadline, nonce, out);
@@ -502,7 +573,7 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	char hash_hex[2 * SBX_HASH_LEN + 1];
 	struct finder f = { .result = NULL, .wfd = -1 };
 	struct sbx_err err;
-	int sbfd, wfd = -1;
+	int sbfd, wfd = -1, tfd = -1;
 	int64_t deadline = mono_ms() + (int64_t)rq->wait_seconds * 1000;
 
 	memset(out, 0, sizeof(*out));
@@ -558,23 +629,29 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 			goto out;
 		}
 		request_id_make(hash, out->id);
-		/* The wake channel exists before the request can be answered. */
-		wfd = wake_open(sbfd, out->id);
 		if (submit(sbfd, rq, hash_hex, out->id, &err) < 0) {
-			wake_remove(sbfd, out->id);
 			xsnprintf(out->msg, sizeof(out->msg), "%s", err.msg);
 			goto out;
 		}
+		/* The wake channel is made once the request is in, while sbxd
+		 * claims it: sbxd pokes it only after the result is durable,
+		 * and wait_result() looks for the result after the channel
+		 * exists, so a result that comes first is found, not missed. */
+		wfd = wake_open(sbfd, out->id);
 	}
 	/* No sbxd: nothing would ever answer; say so at once (no silent wait). */
 	if (daemon_serving(sbfd) == 0) {
 		out->no_daemon = 1;
 		out->state = ESC_PENDING;
 	} else {
+		/* What the delivery needs, done while sbxd works on the
+		 * request rather than between its result and the answer. */
+		tfd = receipt_prepare(sbfd, out->id);
+		daemon_key_load();
 		out->result = wait_result(sbfd, wfd, out->id, hash_hex, deadline,
 		    &out->no_daemon, NULL);
 		if (out->result)
-			hand_over(sbfd, wfd, rq->folder, hash_hex, deadline, out);
+			hand_over(sbfd, wfd, tfd, rq->folder, hash_hex, deadline, out);
 		else
 			out->state = ESC_PENDING;
 	}
@@ -586,6 +663,8 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	if (out->no_daemon)
 		out->stopped = sbxd_stopped(sbfd, out->msg, sizeof(out->msg));
 out:
+	if (tfd >= 0)
+		close(tfd);
 	if (wfd >= 0)
 		close(wfd);
 	close(sbfd);
