@@ -16,7 +16,8 @@ dep3_cleanup() {
 	[ -n "${APID:-}" ] && kill "$APID" 2>/dev/null
 	for u in $_users; do
 		pkill_owned "$u"
-		userdel "$u" >/dev/null 2>&1
+		wait_for 10 sh -c "[ -z \"\$(ps -o pid= -u $u 2>/dev/null)\" ]"
+		userdel "$u" >/dev/null 2>&1 || userdel -f "$u" >/dev/null 2>&1
 		getent group "$u" >/dev/null && groupdel "$u" >/dev/null 2>&1
 	done
 	[ "${SBX_KEEP:-}" ] || rm -rf "$T"
@@ -67,6 +68,15 @@ as() {
 	setpriv --reuid="$u" --regid="$u" --init-groups -- env -i PATH=/usr/bin:/bin \
 		HOME="$h" USER="$u" SBX_HOOK_DIR="$SBX_BIN" "$@"
 }
+# as_exec USER CMD...: the same, replacing this (sub)shell, so that $! of
+# `as_exec ... &` is the pid of CMD itself.
+as_exec() {
+	local u=$1 h
+	shift
+	h=$(getent passwd "$u" | cut -d: -f6)
+	exec setpriv --reuid="$u" --regid="$u" --init-groups -- env -i PATH=/usr/bin:/bin \
+		HOME="$h" USER="$u" SBX_HOOK_DIR="$SBX_BIN" "$@"
+}
 as_a() { as "$UA" "$@"; }
 as_b() { as "$UB" "$@"; }
 
@@ -96,7 +106,7 @@ SH
 start_daemon_b() {
 	: >"$T/sbxd.log"
 	chmod 0666 "$T/sbxd.log"
-	as_b "$SBXD" "$FOLDER" 2>>"$T/sbxd.log" &
+	as_exec "$UB" "$SBXD" "$FOLDER" 2>>"$T/sbxd.log" &
 	DPID=$!
 	wait_for 10 grep -q serving "$T/sbxd.log"
 }

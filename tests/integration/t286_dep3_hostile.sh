@@ -48,6 +48,7 @@ fails "hard-link B's state.db into the queue" "ln '$S/state.db' '$S/queue/new/00
 # A's own approver key (from its sbx init) signs nothing sbxd trusts, and
 # A cannot even put a decision where sbxd looks.
 fails "approve its own request with sbx" "'$SBX' -C '$FOLDER' approve '$id'"
+is "$(stat -c %U /proc/$DPID)" "$UB" "(sbxd, pid $DPID, runs as B)"
 fails "signal sbxd" "kill -0 $DPID"
 fails "kill sbxd" "kill -9 $DPID"
 fails "read sbxd's environment" "cat /proc/$DPID/environ"
@@ -85,7 +86,7 @@ ok $? "A can replace .sandbox/ in its own folder"
 wait_for 10 grep -qiE "replaced|removed|changed|moved" "$T/sbxd.log"
 ok $? "sbxd notices and stops serving it"
 stop_daemon
-as_b "$SBXD" "$FOLDER" 2>"$T/sbxd2.log" &
+as_exec "$UB" "$SBXD" "$FOLDER" 2>"$T/sbxd2.log" &
 P2=$!
 wait_for 10 grep -q "usable" "$T/sbxd2.log"
 like "$(cat "$T/sbxd2.log")" "no usable .sandbox" "B's sbxd refuses a .sandbox of A's"
