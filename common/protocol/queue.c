@@ -187,7 +187,9 @@ sandbox_handed_over(int fd, const struct stat *st, const char *path, struct sbx_
 
 	if (r < 0)
 		return -1;
-	if (r == 0 || u.daemon != st->st_uid || u.agent != geteuid()) {
+	/* In a jail, sbxd's user is not mapped: it shows as the overflow uid. */
+	if (r == 0 || (u.daemon != st->st_uid && st->st_uid != sandbox_unmapped_uid()) ||
+	    u.agent != geteuid()) {
 		err_set(err, "%s is owned by uid %lu, not by us (uid %lu), and was not handed "
 		    "over to us: no root-owned %s/%s naming uid %lu as its daemon and us as "
 		    "its agent (`sbx handover`, deployment 3)", path, (unsigned long)st->st_uid,

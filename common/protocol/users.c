@@ -33,6 +33,42 @@ users_line(const char **p, const char *word, unsigned long *out)
 	return 0;
 }
 
+/*
+ * The uid an owner outside our user namespace shows as, when we run in
+ * one that maps only some uids (inside `sbx jail`: root and sbxd's user
+ * are not mapped there); (uid_t)-1 in the initial namespace, where every
+ * owner is seen as it is. Read once.
+ */
+uid_t
+sandbox_unmapped_uid(void)
+{
+	static int known;
+	static uid_t unmapped = (uid_t)-1;
+	char map[128], over[32];
+	long n;
+	int fd;
+
+	if (known)
+		return unmapped;
+	known = 1;
+	if ((fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC)) < 0)
+		return unmapped;
+	n = read(fd, map, sizeof(map) - 1);
+	close(fd);
+	map[n > 0 ? n : 0] = '\0';
+	/* the initial namespace: "0 0 4294967295" */
+	if (n <= 0 || strstr(map, "4294967295"))
+		return unmapped;
+	if ((fd = open("/proc/sys/kernel/overflowuid", O_RDONLY | O_CLOEXEC)) < 0)
+		return unmapped;
+	n = read(fd, over, sizeof(over) - 1);
+	close(fd);
+	over[n > 0 ? n : 0] = '\0';
+	if (n > 0)
+		unmapped = (uid_t)strtoul(over, NULL, 10);
+	return unmapped;
+}
+
 int
 sandbox_users_read(int sbfd, struct sandbox_users *u, struct sbx_err *err)
 {
@@ -52,8 +88,11 @@ sandbox_users_read(int sbfd, struct sandbox_users *u, struct sbx_err *err)
 		    errno == ELOOP ? "it is a symlink" : strerror(errno));
 		return -1;
 	}
+	/* Root's, or, inside a jail's user namespace, an owner not mapped
+	 * there (root is not): `sbx jail` checked it outside. */
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-	    st.st_uid != 0 || (st.st_mode & 022) || st.st_size > SBX_USERS_MAX) {
+	    (st.st_uid != 0 && st.st_uid != sandbox_unmapped_uid()) || (st.st_mode & 022) ||
+	    st.st_size > SBX_USERS_MAX) {
 		err_set(err, ".sandbox/%s must be a regular file of root's, of one link, "
 		    "not writable by others, at most %d bytes (`sbx handover` writes it)",
 		    SBX_USERS_FILE, SBX_USERS_MAX);

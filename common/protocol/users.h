@@ -56,6 +56,16 @@ int sandbox_users_read(int sbfd, struct sandbox_users *u, struct sbx_err *err);
 uid_t sandbox_peer(int sbfd);
 
 /*
+ * Inside a user namespace that maps only some uids (the agent in `sbx
+ * jail`), the uid every unmapped owner shows as (the kernel's overflow
+ * uid): there root's users file and sbxd's .sandbox cannot be told apart
+ * from another unmapped user's, so the agent's side accepts that uid for
+ * both, as `sbx jail` verified the folder outside before it started.
+ * (uid_t)-1 in the initial namespace (sbxd, sbx, a hook outside a jail).
+ */
+uid_t sandbox_unmapped_uid(void);
+
+/*
  * The mode for a file one side writes under SBFD for the other to read:
  * 0600 in a folder of one user (.sandbox ours, mode 0700); 0644 in a
  * handed-over folder (.sandbox not ours, or ours and open to the agent's

@@ -42,7 +42,8 @@ chown "$UA:" "$T/home-a"
 chown "$UB:" "$T/home-b"
 chmod 0700 "$T/home-a" "$T/home-b"
 # The programs, where both users can run them.
-cp "$SBX_BIN"/sbx "$SBX_BIN"/sbx-hook "$SBX_BIN"/sbxd "$T/bin/"
+cp "$SBX_BIN"/sbx "$SBX_BIN"/sbx-hook "$SBX_BIN"/sbxd "$SBX_BIN"/sbx-proxy \
+	"$SBX_BIN"/sbx-jail-init "$T/bin/"
 chmod 0755 "$T/bin" "$T/bin"/*
 SBX_BIN="$T/bin"
 SBX="$SBX_BIN/sbx"
@@ -82,7 +83,7 @@ as_b() { as "$UB" "$@"; }
 
 # The agent's side sets the folder up as usual, then root hands it over.
 dep3_setup() {
-	as_a "$SBX" init "$FOLDER" >"$T/init.out" 2>&1 &&
+	as_a "$SBX" init --claude "$FOLDER" >"$T/init.out" 2>&1 &&
 		"$SBX" handover --daemon-user "$UB" "$FOLDER" >"$T/handover.out" 2>&1
 }
 
