@@ -408,7 +408,7 @@ cmd_handover(struct sbx_ctx *c, int argc, char **argv)
 	char folder[PATH_MAX], who[64], pubs[PUBS_MAX + 1];
 	struct sandbox_users su;
 	struct user a, b;
-	struct b_job job = { 0 };
+	struct b_job job = { .fresh = 1 };
 	struct stat st;
 	struct sbx_err err = { "" };
 	int i, ffd = -1, sbfd, p[2], rc = 1, quit, r;
@@ -467,6 +467,7 @@ cmd_handover(struct sbx_ctx *c, int argc, char **argv)
 		r = sbfd >= 0 ? sandbox_users_read(sbfd, &su, &err) : -1;
 		if (r == 1 && st.st_uid == b.uid && su.daemon == b.uid && su.agent == a.uid) {
 			printf("%s/.sandbox is handed over to %s already\n", folder, b.name);
+			job.fresh = 0;
 		} else if (sbfd >= 0 && r == 0 && st.st_uid == a.uid &&
 		    faccessat(sbfd, "state.db", F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (renameat2(ffd, ".sandbox", ffd, ".sandbox.before-handover",
@@ -478,7 +479,6 @@ cmd_handover(struct sbx_ctx *c, int argc, char **argv)
 			}
 			printf("moved %s's %s/.sandbox to .sandbox.before-handover (its policy.json "
 			    "is not used: review it)\n", a.name, folder);
-			st.st_nlink = 0;
 		} else {
 			fprintf(stderr, "sbx: %s/.sandbox is not one sbx handover can take: %s; move "
 			    "it away first (an sbxd of %s served it, or it belongs to another user)\n",
@@ -489,9 +489,6 @@ cmd_handover(struct sbx_ctx *c, int argc, char **argv)
 		}
 		if (sbfd >= 0)
 			close(sbfd);
-		job.fresh = st.st_nlink == 0;
-	} else {
-		job.fresh = 1;
 	}
 	if (job.fresh && build_tree(ffd, folder, &a, &b) < 0)
 		goto out;
