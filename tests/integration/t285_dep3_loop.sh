@@ -68,4 +68,11 @@ as_b "$SBX" -C "$FOLDER" deny "$id2" --reason "not now" >/dev/null 2>&1
 wait "$HPID"
 like "$(reason <"$T/hook2.out")" "not now" "B's denial and its reason reach A"
 is "$(runs_b)" 1 "a denied request does not run"
+# handover recorded the folder for B's sbxd --all.
+stop_daemon
+: >"$T/sbxd.log"
+as_exec "$UB" "$SBXD" --all 2>>"$T/sbxd.log" &
+DPID=$!
+wait_for 10 grep -q "\[$FOLDER\] serving" "$T/sbxd.log"
+ok $? "B's sbxd --all serves the handed-over folder"
 done_testing
