@@ -42,7 +42,7 @@ chown "$UA:" "$T/home-a"
 chown "$UB:" "$T/home-b"
 chmod 0700 "$T/home-a" "$T/home-b"
 # The programs, where both users can run them.
-cp "$SBX_BIN"/sbx "$SBX_BIN"/sbx-hook "$SBX_BIN"/sbxd "$SBX_BIN"/sbx-proxy \
+cp "$SBX_BIN"/sbx "$SBX_BIN"/sbx-hook "$SBX_BIN"/sbx-mcp "$SBX_BIN"/sbxd "$SBX_BIN"/sbx-proxy \
 	"$SBX_BIN"/sbx-jail-init "$T/bin/"
 chmod 0755 "$T/bin" "$T/bin"/*
 SBX_BIN="$T/bin"

@@ -3,7 +3,8 @@
 # user B. The wake FIFO A's hook makes is poked by B's sbxd (held open
 # from outside as the hook holds it, and what arrives read from outside);
 # A's PostToolUse events reach B's audit log; the originals A's hook
-# keeps are listed by B's sbx history; and A's hook delivers a result
+# keeps are listed by B's sbx history; A's sbx-mcp gets B's result for
+# run_privileged; and A's hook delivers a result
 # only when it verifies with B's public key, which handover copied into
 # A's config (with another key there, the same result is not delivered).
 . "$(dirname "$0")/lib.sh"
@@ -55,6 +56,27 @@ is "$(stat -c '%U %a' "$S/queue/originals/index/$idx" 2>/dev/null)" "$UA 644" \
 	"its original is kept as A's file B can read"
 is "$(as_b "$SBX" -C "$FOLDER" history "$FOLDER/notes.txt" --json 2>/dev/null | jq length)" 1 \
 	"B's sbx history lists it"
+
+# sbx-mcp as A: run_privileged through the same drop box, B's result back.
+mkfifo -m 0666 "$T/mcp.in"
+: >"$T/mcp.out"
+chown "$UA:" "$T/mcp.out"
+(cd "$FOLDER" && as_exec "$UA" "$SBX_BIN/sbx-mcp" --folder "$FOLDER" <"$T/mcp.in" \
+	>"$T/mcp.out" 2>/dev/null) &
+MPID=$!
+exec 8>"$T/mcp.in"
+printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+	'{"jsonrpc":"2.0","method":"notifications/initialized"}' \
+	'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_privileged","arguments":{"command":"./task.sh mcp","reason":"test"}}}' >&8
+wait_for 20 has_pending_b
+as_b "$SBX" -C "$FOLDER" approve "$(pending_b | head -1)" >/dev/null 2>&1
+mcp_reply() { jq -c 'select(.id == 1)' "$T/mcp.out" 2>/dev/null; }
+has_mcp_reply() { [ -n "$(mcp_reply)" ]; }
+wait_for 30 has_mcp_reply
+like "$(mcp_reply | jq -r '.result.content[0].text')" "ran-as $UB" \
+	"A's sbx-mcp run_privileged gets B's result"
+exec 8>&-
+wait "$MPID" 2>/dev/null
 
 # A result is delivered only when it verifies with the key handover gave
 # A (B's): with another daemon.pub in A's config, the same call is not.
