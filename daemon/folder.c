@@ -32,6 +32,7 @@
 #include "common/base/display.h"
 #include "common/base/json.h"
 #include "common/protocol/queue.h"
+#include "common/protocol/users.h"
 #include "common/protocol/wake.h"
 #include "common/redact/redact.h"
 #include "common/store/db.h"
@@ -86,9 +87,10 @@ folder_open(struct folder *f, const char *path, const char *config,
     struct sbx_err *err)
 {
 	char pidbuf[32] = "";
+	struct sandbox_users u;
 	struct stat st;
 	ssize_t n;
-	int locked;
+	int locked, r;
 
 	memset(f, 0, sizeof(*f));
 	f->sbfd = f->lockfd = -1;
@@ -103,7 +105,19 @@ folder_open(struct folder *f, const char *path, const char *config,
 		err_set(err, "%s has no usable .sandbox/ (run `sbx init %s`)", f->path, f->path);
 		return -1;
 	}
-	if (fstat(f->sbfd, &st) == 0 && (st.st_mode & 077)) {
+	if (fstat(f->sbfd, &st) < 0 || (r = sandbox_users_read(f->sbfd, &u, err)) < 0)
+		goto fail;
+	/* Handed over to us (deployment 3): the agent's group may enter
+	 * .sandbox/, nobody else; else nobody but us may. */
+	if (r == 1 && (u.daemon != geteuid() || st.st_gid != u.group || (st.st_mode & 027))) {
+		err_set(err, "%s/.sandbox was handed over to uid %lu with group %lu (mode "
+		    "0750); it is uid %lu's, group %lu, mode %03o, and this sbxd runs as uid %lu",
+		    f->path, (unsigned long)u.daemon, (unsigned long)u.group,
+		    (unsigned long)st.st_uid, (unsigned long)st.st_gid, st.st_mode & 0777,
+		    (unsigned long)geteuid());
+		goto fail;
+	}
+	if (r == 0 && (st.st_mode & 077)) {
 		err_set(err, "%s/.sandbox is accessible by others (mode %03o); run "
 		    "`chmod 700 %s/.sandbox`", f->path, st.st_mode & 0777, f->path);
 		goto fail;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/base/json.h"
+#include "common/protocol/users.h"
 #include "common/protocol/wake.h"
 #include "common/trust/result_sig.h"
 #include "hook/escalate.h"
@@ -385,7 +386,7 @@ submit(int sbfd, const struct esc_request *rq, const char *hash_hex,
 	 * (state.db, in the claim's transaction). Before that, a crash of
 	 * the machine also ends this hook; a request torn by it is
 	 * rejected by sbxd as unreadable. (docs/QUEUE.md, "Syncs") */
-	if (write_atomic(sbfd, "queue/tmp", dst, text, strlen(text), 0600,
+	if (write_atomic(sbfd, "queue/tmp", dst, text, strlen(text), sandbox_file_mode(sbfd),
 	    WA_NOREPLACE | WA_NOSYNC) < 0) {
 		err_set(err, "cannot write to the queue %s/.sandbox/queue: %s",
 		    rq->folder, strerror(errno));
