@@ -128,7 +128,8 @@ claim_delivery(int sbfd, const char *id, char nonce[SBX_RECEIPT_LEN + 1], int wi
 	/* Without a nonce (a result other than an allowance): the receipt
 	 * alone, empty, made at once. */
 	if (!with_nonce) {
-		fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    sandbox_file_mode(sbfd));
 		e = errno;
 		close(dfd);
 		if (fd >= 0)
@@ -145,7 +146,7 @@ claim_delivery(int sbfd, const char *id, char nonce[SBX_RECEIPT_LEN + 1], int wi
 	snprintf(tmp, sizeof(tmp), ".receipt.%ld.%.16s", (long)getpid(), nonce);
 	if ((tfd = openat_nf(sbfd, "queue/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) < 0 ||
 	    (fd = openat(tfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0600)) < 0)
+	    sandbox_file_mode(sbfd))) < 0)
 		goto out;
 	if (write_all(fd, nonce, SBX_RECEIPT_LEN) < 0)
 		goto out;
@@ -211,7 +212,7 @@ receipt_prepare(int sbfd, const char *id)
 
 	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) < 0)
 		return -1;
-	fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, sandbox_file_mode(sbfd));
 	e = errno;
 	close(dfd);
 	errno = e;
