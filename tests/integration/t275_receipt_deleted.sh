@@ -7,9 +7,10 @@
 # nonce allows; a receipt deleted before sbxd saw it still counts as a
 # delivery (and is said as TAMPERING), so a later identical call is
 # queued anew; a receipt rewritten or made a symlink allows nobody (and
-# sbxd never follows it). Also: a symlink planted in the queue's path never takes
-# a receipt elsewhere, a receipt that cannot be made is said (never a
-# duplicate request), and a result filed unclaimed gets a receipt.
+# sbxd never follows it). Also: a symlink planted in the queue's path
+# never takes a receipt elsewhere, a receipt that cannot be made is said
+# (never a duplicate request), with no sbxd an approval is not claimed,
+# and a result filed unclaimed gets a receipt.
 . "$(dirname "$0")/lib.sh"
 
 init_folder
