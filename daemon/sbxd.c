@@ -417,17 +417,17 @@ any_running(void)
 	return k;
 }
 
-/* An executor killed by a signal (SIGKILL) dropped nothing: its run's
- * cgroup goes here. */
+/* An executor reaped: one killed by a signal (SIGKILL) dropped nothing,
+ * so its run's cgroup goes here (exec_run_reaped). */
 static void
-run_killed(pid_t pid)
+run_reaped(pid_t pid, int status)
 {
 	int i, k;
 
 	for (i = 0; i < nsv; i++)
 		for (k = 0; k < SBX_MAX_RUNNING; k++)
 			if (sv[i].f->run[k].pid == pid) {
-				exec_run_killed(sv[i].f->run[k].id);
+				exec_run_reaped(pid, sv[i].f->run[k].id, WIFSIGNALED(status));
 				return;
 			}
 }
@@ -443,8 +443,7 @@ reap(int flags, const struct daemon_opts *o)
 	while ((pid = waitpid(-1, &status, flags)) > 0) {
 		if (exec_spare_reaped(pid))
 			continue;
-		if (WIFSIGNALED(status))
-			run_killed(pid);
+		run_reaped(pid, status);
 		for (i = 0; i < nsv && !folder_reaped(sv[i].f, pid); i++)
 			;
 		if (i < nsv && o && !sv[i].f->dead) {

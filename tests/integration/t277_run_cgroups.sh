@@ -67,25 +67,50 @@ like "$(cat "$T/sbxd.log")" "request $id: sbxd could not make the pids cgroup" "
 [ -d "$B/sbx-run-$DPID-$id" ]
 ok $? "the planted directory is left as it was"
 
-# 3. An executor killed by SIGKILL while its command runs: sbxd removes
-# the run's cgroup and kills what was left in it.
-wait_for 20 sh -c "pgrep -P $DPID -x sbxd-spare >/dev/null"
-hook_bash "./task.sh sleep 300" >"$T/b.out" &
-hp=$!
-wait_for 20 has_pending
-id=$(pending_ids)
-"$SBX" -C "$FOLDER" approve "$id" >/dev/null
-wait_for 20 test -d "$B/sbx-run-$DPID-$id"
-ok $? "the run has its cgroup, by the run's name"
-wait_for 20 sh -c "grep -q . '$B/sbx-run-$DPID-$id/cgroup.procs'"
-left=$(cat "$B/sbx-run-$DPID-$id/cgroup.procs")
-ex=$(pgrep -P "$DPID" -x sbxd | head -1)
-kill -KILL "$ex"
-wait "$hp"
-wait_for 10 sh -c "[ ! -d '$B/sbx-run-$DPID-$id' ]"
-ok $? "the killed executor's cgroup is removed"
-gone=1
-for p in $left; do kill -0 "$p" 2>/dev/null && [ "$(ps -o stat= -p "$p" | cut -c1)" != Z ] && gone=0; done
-is "$gone" 1 "... and nothing of its command is left running"
+# 3. An executor killed by SIGKILL while its command runs (a spare that
+# took the run, then one started the direct way): sbxd removes the run's
+# cgroup and kills what was left in it.
+# cgroup_of PID: the pids cgroup directory PID is in
+cgroup_of() {
+	if [ "$B" = /sys/fs/cgroup/pids ]; then
+		echo "$B$(sed -n 's/^[0-9]*:pids://p' "/proc/$1/cgroup")"
+	else
+		echo "$B$(sed -n 's/^0:://p' "/proc/$1/cgroup")"
+	fi
+}
+# killed_run WORD [direct]
+killed_run() {
+	local hp id p cg ex left gone
+	wait_for 20 sh -c "pgrep -P $DPID -x sbxd-spare >/dev/null"
+	hook_bash "./task.sh sleep 30$1" >"$T/b.out" &
+	hp=$!
+	wait_for 20 has_pending
+	id=$(pending_ids)
+	if [ "${2:-}" = direct ]; then
+		s=$(pgrep -P "$DPID" -x sbxd-spare | head -1)
+		kill -STOP "$s"
+	fi
+	"$SBX" -C "$FOLDER" approve "$id" >/dev/null
+	# the command's shell (the oldest process running it): its parent
+	# is the executor
+	wait_for 20 pgrep -o -f "sh -c ./task.sh sleep 30$1\$"
+	p=$(pgrep -o -f "sh -c ./task.sh sleep 30$1\$")
+	cg=$(cgroup_of "$p")
+	like "$cg" "/sbx-" "$1: the run is in a pids cgroup of sbxd's ($cg)"
+	left=$(cat "$cg/cgroup.procs")
+	ex=$(ps -o ppid= -p "$p" | tr -d ' ')
+	is "$(ps -o comm= -p "$ex")" sbxd "$1: (its executor, $ex)"
+	kill -KILL "$ex"
+	wait "$hp"
+	wait_for 10 sh -c "[ ! -d '$cg' ]"
+	ok $? "$1: the killed executor's cgroup is removed"
+	gone=1
+	for p in $left; do
+		kill -0 "$p" 2>/dev/null && [ "$(ps -o stat= -p "$p" | cut -c1)" != Z ] && gone=0
+	done
+	is "$gone" 1 "$1: ... and nothing of its command is left running"
+}
+killed_run 0
+killed_run 1 direct
 
 done_testing
