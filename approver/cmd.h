@@ -58,6 +58,7 @@ struct sbx_ctx {
 
 int cmd_init(struct sbx_ctx *c, int argc, char **argv);
 int cmd_remove(struct sbx_ctx *c, int argc, char **argv);
+int cmd_handover(struct sbx_ctx *c, int argc, char **argv);  /* as root: deployment 3 */
 int cmd_doctor(struct sbx_ctx *c, int argc, char **argv);
 int cmd_history(struct sbx_ctx *c, int argc, char **argv);
 int cmd_watch(struct sbx_ctx *c, int argc, char **argv);

@@ -20,6 +20,7 @@
 #include "approver/sign.h"
 #include "common/base/json.h"
 #include "common/protocol/queue.h"
+#include "common/protocol/users.h"
 #include "common/trust/accept.h"
 #include "policy/policy.h"
 
@@ -217,7 +218,8 @@ edit(const struct sbx_ctx *c, const char *folder)
 	}
 	if (len == olen && !memcmp(text, orig, len)) {
 		printf("no changes\n");
-	} else if (write_atomic(sbfd, "decisions/tmp", "policy.json", text, len, 0600, 0) < 0) {
+	} else if (write_atomic(sbfd, "decisions/tmp", "policy.json", text, len,
+	    sandbox_file_mode(sbfd), 0) < 0) {
 		fprintf(stderr, "sbx: cannot install policy.json: %s\n", strerror(errno));
 		goto out;
 	}

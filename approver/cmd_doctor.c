@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "approver/cmd.h"
+#include "common/protocol/users.h"
 #include "approver/codex_trust.h"
 #include "approver/setup.h"
 #include "approver/init_gemini.h"
@@ -391,9 +392,44 @@ check_jail(struct doc *d, const char *folder)
 		    "is not enforced for approved commands (RLIMIT_NPROC does not apply to root)");
 }
 
+/*
+ * A folder handed over to sbxd's own user (deployment 3): 1 and *su when
+ * .sandbox/ is exactly as sbx handover left it (reported ok), -1 when it
+ * has a users file that is bad or does not match (reported), 0 when it
+ * has none (a folder of one user).
+ */
+static int
+handed_over(const char *path, struct doc *d,
+    struct sandbox_users *su)
+{
+	struct sbx_err err = { "" };
+	struct stat st;
+	int fd, r;
+
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 0;
+	r = sandbox_users_read(fd, su, &err);
+	if (r == 1 && (fstat(fd, &st) < 0 || st.st_uid != su->daemon ||
+	    st.st_gid != su->group || (st.st_mode & 027))) {
+		err_set(&err, "%s is not as `sbx handover` left it (owner uid %lu, group %lu, "
+		    "mode 0750)", path, (unsigned long)su->daemon, (unsigned long)su->group);
+		r = -1;
+	}
+	close(fd);
+	if (r < 0)
+		report(d, "FAIL", "%s; run `sbx handover` again (as root)", err.msg);
+	else if (r == 1)
+		report(d, "ok", "%s is handed over to sbxd's user uid %lu; the agent's user uid %lu "
+		    "(group %lu) may drop requests and read results (deployment 3)", path,
+		    (unsigned long)su->daemon, (unsigned long)su->agent, (unsigned long)su->group);
+	return r;
+}
+
 int
 cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 {
+	struct sandbox_users su = { 0 };
+	int handed;
 	char folder[PATH_MAX], path[PATH_MAX + 64];
 	struct policy_error perr;
 	struct approver_key key;
@@ -425,9 +461,11 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 	if (!d.checks)
 		printf("sbx doctor: %s\n", folder);
 	snprintf(path, sizeof(path), "%s/.sandbox", folder);
-	if (lstat(path, &st) == 0 && (st.st_mode & 077))
+	/* Deployment 3 (sbx handover): the agent's group may enter. */
+	handed = handed_over(path, &d, &su);
+	if (!handed && lstat(path, &st) == 0 && (st.st_mode & 077))
 		report(&d, "FAIL", "%s is accessible by others; run `chmod 700 %s`", path, path);
-	else
+	else if (!handed)
 		report(&d, "ok", "%s is private (0700)", path);
 	if (!(p = policy_load_accepted(folder, c->config, perr.msg, sizeof(perr.msg)))) {
 		report(&d, "FAIL", "policy: %s; every call is denied until then", perr.msg);
@@ -436,7 +474,10 @@ cmd_doctor(struct sbx_ctx *c, int argc, char **argv)
 		report(&d, "ok", "policy.json is valid and accepted (hook waits up to %d s)", wait);
 		policy_free(p);
 	}
-	if (approver_key_load(c->config, &key, &err) < 0) {
+	if (handed == 1 && geteuid() == su.agent) {
+		report(&d, "ok", "approvals are sbxd's user's (uid %lu): its sbxd trusts the "
+		    "approver keys in its own config dir, not yours", (unsigned long)su.daemon);
+	} else if (approver_key_load(c->config, &key, &err) < 0) {
 		report(&d, "FAIL", "%s", err.msg);
 	} else {
 		int r = trusted_key_find(c->config, key.key_id, &tk, &err);

@@ -72,6 +72,10 @@ usage(FILE *f)
 	    "                                 prepare DIR/.sandbox and, if missing, an approver\n"
 	    "                                 key; register the hooks / MCP server with agents\n"
 	    "  remove [--purge [--yes]] [DIR] take out what init added (--purge: and .sandbox/)\n"
+	    "  handover --daemon-user USER [--daemon-config DIR] [--agent-config DIR] [DIR]\n"
+	    "                                 (root) give .sandbox/ to sbxd's own user USER, who\n"
+	    "                                 holds keys the agent's user cannot read (README,\n"
+	    "                                 deployment 3)\n"
 	    "  history PATH [--json]          versions of PATH an agent replaced (kept by sbx-hook)\n"
 	    "  restore PATH [--version N]     bring one back (default: the latest kept)\n"
 	    "  doctor [--json]                check the folder's setup; says how to fix each problem\n"
@@ -119,6 +123,7 @@ static const struct {
 	int (*run)(struct sbx_ctx *, int, char **);
 } commands[] = {
 	{ "init", cmd_init }, { "remove", cmd_remove }, { "rules", cmd_rules },
+	{ "handover", cmd_handover },
 	{ "approvers", cmd_approvers }, { "ssh-command", cmd_ssh }, { "watch", cmd_watch },
 	{ "history", cmd_history }, { "restore", cmd_restore }, { "doctor", cmd_doctor },
 	{ "pending", cmd_pending }, { "show", cmd_show }, { "approve", cmd_decide },

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/base/json.h"
+#include "common/protocol/users.h"
 #include "daemon/claim.h"
 
 int
@@ -96,7 +97,9 @@ claim_read(int sbfd, const char *folder, const char *id, struct claimed *c,
 	memset(c, 0, sizeof(*c));
 	snprintf(c->id, sizeof(c->id), "%s", id);
 	snprintf(path, sizeof(path), "%s", queue_path(QP_PENDING, id).s);
-	if (!(text = read_untrusted(sbfd, path, SBX_MAX_REQUEST, &len, err)))
+	/* The agent's: ours, or the agent's user of a handed-over folder. */
+	if (!(text = read_untrusted_as(sbfd, path, SBX_MAX_REQUEST, &len, sandbox_peer(sbfd),
+	    err)))
 		return -1;
 	c->doc = cJSON_ParseWithLength(text, len);
 	free(text);

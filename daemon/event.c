@@ -15,6 +15,7 @@
 
 #include "common/base/json.h"
 #include "common/protocol/queue.h"
+#include "common/protocol/users.h"
 #include "daemon/audit.h"
 #include "daemon/folder.h"
 
@@ -86,7 +87,8 @@ event_from(struct folder *f, const char *box, const char *name)
 	/* Gone (an earlier pass took it): quiet. Anything else - a symlink,
 	 * hard links, too large, another owner - is rejected, whatever
 	 * errno an earlier call left (read_untrusted() sets it exactly). */
-	if (!(text = read_untrusted(f->sbfd, path, SBX_MAX_EVENT, &len, &err))) {
+	if (!(text = read_untrusted_as(f->sbfd, path, SBX_MAX_EVENT, &len,
+	    sandbox_peer(f->sbfd), &err))) {
 		if (errno != ENOENT)
 			folder_reject(f, box, name, err.msg);
 		else

@@ -502,16 +502,30 @@ executor_detach(const int *close_fds, int n_close_fds, pid_t daemon)
 		stop_requested = 1;
 }
 
+/* The name of a direct run's cgroup: sbxd's pid (cgroup_sweep leaves
+ * the cgroups of a live sbxd alone) and the request. */
+static void
+run_cgroup_name(char *name, size_t size, pid_t daemon, const char *id)
+{
+	snprintf(name, size, "run-%ld-%s", (long)daemon, id);
+}
+
 /*
  * Starts the command's child the direct way: pipes, a pids cgroup of
  * its own when the run has a process limit and sbxd may make one (the
  * child moves into it, or starts in it on cgroup v2), then the child.
+ * Fail closed: where sbxd may make cgroups, a run with a process limit
+ * that cannot have its own is not started (RLIMIT_NPROC does not bind
+ * root); only where there is no pids cgroup at all (said at start,
+ * exec_cgroups_init) does RLIMIT_NPROC alone limit it.
  * 0, or -1 with why (nothing started, nothing left).
  */
 static int
-child_start(const struct exec_spec *s, struct child *c, const char **why)
+child_start(const struct exec_spec *s, struct child *c, pid_t daemon, const char **why)
 {
-	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, joined = 0;
+	static char msg[256];
+	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, joined = 0, e;
+	char name[64];
 	long tasks = -1;
 
 	c->cgdir[0] = '\0';
@@ -524,8 +538,23 @@ child_start(const struct exec_spec *s, struct child *c, const char **why)
 		return -1;
 	}
 	if (s->max_procs > 0) {
-		if (cgroup_make(s->id, s->max_procs, c->cgdir, sizeof(c->cgdir)) < 0)
+		run_cgroup_name(name, sizeof(name), daemon, s->id);
+		if (cgroup_make(name, s->max_procs, c->cgdir, sizeof(c->cgdir)) < 0) {
+			e = errno;
 			c->cgdir[0] = '\0';
+			if (cgroup_available()) {
+				snprintf(msg, sizeof(msg), "sbxd could not make the pids cgroup that "
+				    "limits its processes (exec_max_processes) (sbx-%s: %s), so it "
+				    "was not started", name, strerror(e));
+				fprintf(stderr, "sbxd: request %s: %s\n", s->id, msg);
+				close(op[0]);
+				close(op[1]);
+				close(ep[0]);
+				close(ep[1]);
+				*why = msg;
+				return -1;
+			}
+		}
 		tasks = geteuid() == 0 ? -1 : user_tasks();
 	}
 	c->pid = stop_requested ? -1 : cgroup_fork(c->cgdir, &joined);
@@ -651,7 +680,7 @@ executor(const struct exec_spec *s, pid_t daemon)
 	const char *why = "";
 
 	executor_detach(s->close_fds, s->n_close_fds, daemon);
-	if (child_start(s, &c, &why) < 0) {
+	if (child_start(s, &c, daemon, &why) < 0) {
 		result_write_status(s->sbfd, s->id, s->hash, req_status_name(REQ_INTERRUPTED),
 		    s->approver, why);
 		_exit(1);
@@ -790,6 +819,25 @@ spare_wait_ready(int csock, int ms)
 	return 0;
 }
 
+/* E took run ID: its cgroup sbx-spare-D-N becomes sbx-run-D-ID (same
+ * hierarchy; a rename keeps the processes in it). Kept as it is when
+ * the rename fails: then only a kill of E leaves it to the next start's
+ * sweep. */
+static void
+spare_rename_cgroup(struct child *c, pid_t daemon, const char *id)
+{
+	char name[64], dir[PATH_MAX];
+	const char *slash = strrchr(c->cgdir, '/');
+
+	if (!c->cgdir[0] || !slash)
+		return;
+	run_cgroup_name(name, sizeof(name), daemon, id);
+	if (xsnprintf(dir, sizeof(dir), "%.*s/sbx-%s", (int)(slash - c->cgdir), c->cgdir,
+	    name) < 0 || rename(c->cgdir, dir) < 0)
+		return;
+	snprintf(c->cgdir, sizeof(c->cgdir), "%s", dir);
+}
+
 /* E, the spare executor: sock is its end of sbxd's socket, cgdir the
  * cgroup it makes ("" without one). Never returns. */
 static void
@@ -879,6 +927,9 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 		close(fds[1]);
 		c.out_r = op[0];
 		c.err_r = ep[0];
+		/* The cgroup takes the run's name, as a direct run's has: sbxd
+		 * drops it by that name when this executor is killed. */
+		spare_rename_cgroup(&c, daemon, sc.s.id);
 		executor_supervise(&sc.s, &c);
 	}
 	/* C is unfit (killed, stopped, moved, not alone): the direct way. */
@@ -887,7 +938,7 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 	close(op[0]);
 	close(ep[0]);
 	spare_kill(&c);
-	if (child_start(&sc.s, &c, &why) < 0) {
+	if (child_start(&sc.s, &c, daemon, &why) < 0) {
 		result_write_status(sc.s.sbfd, sc.s.id, sc.s.hash, req_status_name(REQ_INTERRUPTED),
 		    sc.s.approver, why);
 		_exit(1);
@@ -1162,4 +1213,92 @@ result_write_recovered(int sbfd, const char *id, const char *hash, const char *s
 	rc = result_write(sbfd, id, r);
 	cJSON_Delete(r);
 	return rc;
+}
+
+int
+result_confirm(int sbfd, const char *id, char *receipt, size_t receiptsz)
+{
+	char res[SBX_QUEUE_PATH_MAX], nonce[SBX_RECEIPT_LEN + 2], *text;
+	const char *status, *base;
+	unsigned char pk[32];
+	struct stat st, dst;
+	struct sbx_err err;
+	cJSON *r = NULL;
+	ssize_t n = -1;
+	size_t len;
+	int dfd, fd, rc = -1;
+
+	snprintf(receipt, receiptsz, "%s", "");
+	if (!have_result_sk)
+		return 0;
+	crypto_sign_ed25519_sk_to_pk(pk, result_sk);
+	snprintf(res, sizeof(res), "%s", queue_path(QP_RESULT, id).s);
+	if (!(text = read_daemon_file(sbfd, res, SBX_MAX_RESULT, &len, &err)))
+		return errno == ENOENT ? 0 : -1;
+	r = cJSON_ParseWithLength(text, len);
+	free(text);
+	status = json_str(r, "status");
+	/* Not ours (sbxd replaces a forged one when it writes the real one),
+	 * not an allowance, or confirmed already: never written twice. */
+	if (!r || !status || strcmp(status, req_status_name(REQ_APPROVED)) != 0 ||
+	    cJSON_GetObjectItemCaseSensitive(r, "receipt") || !result_sig_ok(r, pk)) {
+		rc = 0;
+		goto out;
+	}
+	/* The receipt holds the nonce: a regular file of the drop box's
+	 * owner (what the agent could read anyway), read without following
+	 * a link. Anything else there, or nothing: "" (nobody's). */
+	nonce[0] = '\0';
+	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) >= 0) {
+		if (fstat(dfd, &dst) == 0 &&
+		    (fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
+			if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == dst.st_uid &&
+			    st.st_size == SBX_RECEIPT_LEN)
+				n = read(fd, nonce, SBX_RECEIPT_LEN);
+			close(fd);
+		}
+		close(dfd);
+	}
+	nonce[n == SBX_RECEIPT_LEN ? n : 0] = '\0';
+	if (!is_hex(nonce, SBX_RECEIPT_LEN))
+		nonce[0] = '\0';
+	snprintf(receipt, receiptsz, "%s", nonce);
+	if (!cJSON_AddStringToObject(r, "receipt", nonce) || result_sig_add(r, result_sk) < 0 ||
+	    !(text = json_print_line(r)))
+		goto out;
+	/* Replaces the result: durable before the hook is woken. */
+	rc = write_atomic(sbfd, "work", res, text, strlen(text), 0644, 0);
+	free(text);
+	if (rc == 0)
+		wake_poke(sbfd, id);
+out:
+	cJSON_Delete(r);
+	return rc;
+}
+
+void
+exec_run_killed(const char *id)
+{
+	char name[64], dir[PATH_MAX];
+
+	run_cgroup_name(name, sizeof(name), getpid(), id);
+	if (cgroup_name(name, dir, sizeof(dir)) == 0)
+		cgroup_drop(dir);
+}
+
+void
+exec_cgroups_init(void)
+{
+	int n, kept;
+
+	if (!cgroup_available()) {
+		fprintf(stderr, "sbxd: no pids cgroup sbxd may write here (%s): "
+		    "exec_max_processes is enforced with RLIMIT_NPROC only, which does not "
+		    "bind root\n", geteuid() == 0 ? "none mounted" : "none delegated to this "
+		    "user");
+		return;
+	}
+	if ((n = cgroup_sweep(SBX_CGROUP_STALE_S, &kept)) > 0)
+		fprintf(stderr, "sbxd: removed %d stale sbx-* pids cgroup(s) of sbxds that are "
+		    "gone\n", n);
 }

@@ -21,6 +21,7 @@
 #include "common/base/util.h"
 #include "common/protocol/originals.h"
 #include "common/protocol/queue.h"
+#include "common/protocol/users.h"
 #include "hook/post.h"
 
 #define POST_MAX_STDIN  (4 * 1024 * 1024)
@@ -239,7 +240,8 @@ hook_post(void)
 	hex_encode(id, rnd, sizeof(rnd));
 	snprintf(dst, sizeof(dst), "%s", queue_path(QP_EVENT, id).s);
 	if (strlen(text) <= SBX_MAX_EVENT)
-		(void)write_atomic(sbfd, "queue/tmp", dst, text, strlen(text), 0600, 1);
+		(void)write_atomic(sbfd, "queue/tmp", dst, text, strlen(text),
+		    sandbox_file_mode(sbfd), 1);
 	free(text);
 out:
 	if (sbfd >= 0)

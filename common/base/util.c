@@ -355,6 +355,8 @@ write_atomic(int dirfd, const char *tmpdir, const char *dst, const void *buf,
 	fd = openat(tfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		goto fail;
+	if ((mode & 077) && fchmod(fd, mode) < 0)
+		goto fail_unlink;
 	if (write_all(fd, buf, len) < 0 || (!(flags & WA_NOSYNC) && fsync(fd) < 0))
 		goto fail_unlink;
 	if (close(fd) < 0) {
@@ -388,7 +390,7 @@ fail:
 
 static char *
 read_checked(int dirfd, const char *name, size_t cap, size_t *len,
-    int check_owner, struct sbx_err *err)
+    int check_owner, uid_t also, struct sbx_err *err)
 {
 	struct stat st;
 	char *buf = NULL;
@@ -413,7 +415,8 @@ read_checked(int dirfd, const char *name, size_t cap, size_t *len,
 	} else if (st.st_nlink != 1) {
 		saved = EMLINK;
 		err_set(err, "%s has %lu hard links", name, (unsigned long)st.st_nlink);
-	} else if (check_owner && st.st_uid != geteuid()) {
+	} else if (check_owner && st.st_uid != geteuid() &&
+	    (also == (uid_t)-1 || st.st_uid != also)) {
 		saved = EPERM;
 		err_set(err, "%s is owned by uid %lu, not by us", name, (unsigned long)st.st_uid);
 	} else if ((size_t)st.st_size > cap) {
@@ -436,7 +439,14 @@ char *
 read_untrusted(int dirfd, const char *name, size_t cap, size_t *len,
     struct sbx_err *err)
 {
-	return read_checked(dirfd, name, cap, len, 1, err);
+	return read_checked(dirfd, name, cap, len, 1, (uid_t)-1, err);
+}
+
+char *
+read_untrusted_as(int dirfd, const char *name, size_t cap, size_t *len, uid_t also,
+    struct sbx_err *err)
+{
+	return read_checked(dirfd, name, cap, len, 1, also, err);
 }
 
 int
@@ -468,7 +478,7 @@ char *
 read_daemon_file(int dirfd, const char *name, size_t cap, size_t *len,
     struct sbx_err *err)
 {
-	return read_checked(dirfd, name, cap, len, 0, err);
+	return read_checked(dirfd, name, cap, len, 0, (uid_t)-1, err);
 }
 
 size_t

@@ -52,6 +52,9 @@ int write_all(int fd, const void *buf, size_t len);
  * (EEXIST); WA_NOSYNC, no fsync at all (the file appears atomically,
  * whole or not at all, but may be lost or empty after a crash: for
  * files that something else makes durable or that are re-created).
+ * A MODE that gives group or others access is set exactly (fchmod,
+ * whatever the umask): files the other user of a handed-over folder
+ * must read (deployment 3).
  */
 #define WA_NOREPLACE 1
 #define WA_NOSYNC    2
@@ -68,6 +71,11 @@ int write_atomic(int dirfd, const char *tmpdir, const char *dst,
  */
 char *read_untrusted(int dirfd, const char *name, size_t cap, size_t *len,
     struct sbx_err *err);
+/* The same, accepting files owned by us or by ALSO, the one other user of
+ * a handed-over folder (common/protocol/users.h sandbox_peer(); (uid_t)-1
+ * for none). */
+char *read_untrusted_as(int dirfd, const char *name, size_t cap, size_t *len,
+    uid_t also, struct sbx_err *err);
 
 /*
  * Reads a secret (a signing key) from DIRFD/NAME, dir being DIRFD's path

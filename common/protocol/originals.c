@@ -19,6 +19,7 @@
 #include "common/base/json.h"
 #include "common/protocol/originals.h"
 #include "common/protocol/queue.h"
+#include "common/protocol/users.h"
 
 static int
 add_index(int sbfd, const char *path, const char *hash, int64_t size,
@@ -49,7 +50,7 @@ add_index(int sbfd, const char *path, const char *hash, int64_t size,
 	if (!text)
 		return -1;
 	/* Made durable with the object by originals_keep's one syncfs. */
-	rc = write_atomic(sbfd, "queue/tmp", name, text, strlen(text), 0600,
+	rc = write_atomic(sbfd, "queue/tmp", name, text, strlen(text), sandbox_file_mode(sbfd),
 	    WA_NOREPLACE | WA_NOSYNC);
 	free(text);
 	return rc;
@@ -126,7 +127,7 @@ originals_keep(int sbfd, const char *path, const char *tool, const char *session
 	hex_encode(hex, h, sizeof(h));
 	snprintf(obj, sizeof(obj), "queue/originals/objects/%s", hex);
 	if (!object_stored(sbfd, obj, len) && write_atomic(sbfd, "queue/tmp", obj, buf, len,
-	    0600, WA_NOREPLACE | WA_NOSYNC) < 0 && errno != EEXIST) {
+	    sandbox_file_mode(sbfd), WA_NOREPLACE | WA_NOSYNC) < 0 && errno != EEXIST) {
 		err_set(err, "cannot keep the original of %s: %s", path, strerror(errno));
 		goto out;
 	}
@@ -161,11 +162,13 @@ originals_list(int sbfd, struct original **out)
 	size_t len;
 	int n = 0, cap = 0;
 	int64_t x;
+	uid_t peer;
 	cJSON *o;
 	char *text;
 	DIR *d;
 
 	*out = NULL;
+	peer = sandbox_peer(sbfd);
 	if (!(d = opendir_at(sbfd, "queue/originals/index"))) {
 		return errno == ENOENT ? 0 : -1;
 	}
@@ -173,7 +176,7 @@ originals_list(int sbfd, struct original **out)
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(v->name))
 			continue;
 		snprintf(rel, sizeof(rel), "queue/originals/index/%.63s", de->d_name);
-		if (!(text = read_untrusted(sbfd, rel, 64 * 1024, &len, &err)))
+		if (!(text = read_untrusted_as(sbfd, rel, 64 * 1024, &len, peer, &err)))
 			continue;
 		o = cJSON_ParseWithLength(text, len);
 		free(text);

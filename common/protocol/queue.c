@@ -19,6 +19,7 @@
 #include "common/base/json.h"
 #include "common/base/util.h"
 #include "common/protocol/queue.h"
+#include "common/protocol/users.h"
 
 static const char *const status_names[REQ_STATUS_COUNT] = {
 	[REQ_PENDING] = "pending", [REQ_RUNNING] = "running", [REQ_APPROVED] = "approved",
@@ -172,6 +173,38 @@ const char *const queue_dirs[] = {
 	NULL
 };
 
+/*
+ * A .sandbox of another user (ST) is ours to use only as the agent of a
+ * handed-over folder (deployment 3): its root-owned users file names us
+ * as the agent and its owner as the daemon, and it is the agent's group's
+ * to enter, not to write, and nobody else's.
+ */
+static int
+sandbox_handed_over(int fd, const struct stat *st, const char *path, struct sbx_err *err)
+{
+	struct sandbox_users u;
+	int r = sandbox_users_read(fd, &u, err);
+
+	if (r < 0)
+		return -1;
+	/* In a jail, sbxd's user is not mapped: it shows as the overflow uid. */
+	if (r == 0 || (u.daemon != st->st_uid && st->st_uid != sandbox_unmapped_uid()) ||
+	    u.agent != geteuid()) {
+		err_set(err, "%s is owned by uid %lu, not by us (uid %lu), and was not handed "
+		    "over to us: no root-owned %s/%s naming uid %lu as its daemon and us as "
+		    "its agent (`sbx handover`, deployment 3)", path, (unsigned long)st->st_uid,
+		    (unsigned long)geteuid(), path, SBX_USERS_FILE, (unsigned long)st->st_uid);
+		return -1;
+	}
+	if (st->st_gid != u.group || (st->st_mode & 027)) {
+		err_set(err, "%s must be group %lu's to enter and nobody else's (mode 0750), "
+		    "not mode %04o group %lu", path, (unsigned long)u.group,
+		    (unsigned)(st->st_mode & 07777), (unsigned long)st->st_gid);
+		return -1;
+	}
+	return 0;
+}
+
 int
 sandbox_open(const char *folder, struct sbx_err *err)
 {
@@ -188,8 +221,12 @@ sandbox_open(const char *folder, struct sbx_err *err)
 		err_set(err, "cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
-		err_set(err, "%s is not owned by us", path);
+	if (fstat(fd, &st) < 0) {
+		err_set(err, "cannot stat %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (st.st_uid != geteuid() && sandbox_handed_over(fd, &st, path, err) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -259,7 +296,7 @@ event_submit(int sbfd, const char *box, const cJSON *ev)
 	if (strlen(text) > SBX_MAX_EVENT)
 		errno = EFBIG;
 	else
-		rc = write_atomic(sbfd, tmp, dst, text, strlen(text), 0600, 1);
+		rc = write_atomic(sbfd, tmp, dst, text, strlen(text), sandbox_file_mode(sbfd), 1);
 	free(text);
 	return rc;
 }

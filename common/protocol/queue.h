@@ -35,6 +35,7 @@
 #define SBX_MAX_RESULT      (1024 * 1024)
 #define SBX_RESULT_HEAD     (16 * 1024) /* bytes of each stream kept in ID.json */
 #define SBX_MAX_EVENT       (64 * 1024)
+#define SBX_RECEIPT_LEN     32          /* hex digits of a delivery receipt's nonce */
 
 /*
  * A request's status, as state.db stores it and results/ID.json says it
@@ -98,7 +99,10 @@ int write_intent_parse(const char *cmd, char **path, char **content);
 extern const char *const queue_dirs[];
 
 /* Opens FOLDER/.sandbox as a directory fd after checking that it is a
- * real directory (not a symlink) owned by us. */
+ * real directory (not a symlink) owned by us, or, in a folder handed over
+ * to sbxd's own user (deployment 3, common/protocol/users.h), owned by
+ * the daemon's user that the root-owned .sandbox/users names together
+ * with us as the agent. Anything else is refused with err. */
 int sandbox_open(const char *folder, struct sbx_err *err);
 
 /*

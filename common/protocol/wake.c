@@ -15,6 +15,7 @@
 
 #include "common/base/util.h"
 #include "common/protocol/queue.h"
+#include "common/protocol/users.h"
 #include "common/protocol/wake.h"
 
 static int
@@ -48,6 +49,10 @@ wake_open(int sbfd, const char *id)
 		close(fd);
 		return -1;
 	}
+	/* In a handed-over folder sbxd's user is "others" to our FIFO
+	 * (.sandbox/ lets nobody else in): it may write, not read. */
+	if (sandbox_file_mode(sbfd) != 0600 && (st.st_mode & 07777) != 0602)
+		(void)fchmod(fd, 0602);
 	return fd;
 }
 
@@ -114,7 +119,10 @@ wake_reopen(int pfd)
 	return open(proc, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 }
 
-/* queue/wake, opened without following a symlink, and its owner. */
+/* queue/wake, opened without following a symlink, and the user whose
+ * FIFOs may be poked besides ours: its owner, or, when it is ours and
+ * writable by the agent's group (a handed-over folder: sbx handover),
+ * the agent's user that the root-owned .sandbox/users names. */
 static int
 wake_dir(int sbfd, uid_t *uid)
 {
@@ -126,7 +134,8 @@ wake_dir(int sbfd, uid_t *uid)
 		return -1;
 	}
 	if (dfd >= 0)
-		*uid = st.st_uid;
+		*uid = st.st_uid == geteuid() && (st.st_mode & S_IWGRP) ? sandbox_peer(sbfd) :
+		    st.st_uid;
 	return dfd;
 }
 

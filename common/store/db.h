@@ -15,6 +15,11 @@
 #ifndef SBX_DB_H
 #define SBX_DB_H
 
+/* How long a statement waits for a lock another connection holds; a
+ * reopen (db_reopen) waits less: sbxd's other folders wait meanwhile. */
+#define SBX_DB_BUSY_MS          5000
+#define SBX_DB_REOPEN_BUSY_MS   200
+
 #include <stdint.h>
 #include <sqlite3.h>
 
@@ -58,6 +63,9 @@ void db_done(sqlite3_stmt *st, int kept);
  * db_checkpoint_idle is its first half, without the close: 0 when the
  * WAL is empty and nothing is open (the caller may then look at the file
  * before it closes it), -1 as above.
+ * db_reopen's connection waits at most SBX_DB_REOPEN_BUSY_MS for another
+ * connection's lock (the caller sets SBX_DB_BUSY_MS once it is checked);
+ * locked, it fails with errno EBUSY: try again later.
  * db_moved: 1 when the file db has open is no longer the one at its path
  * (renamed, unlinked, replaced), 0 when it is, -1 unknown.
  * db_close_abandoned closes without a checkpoint and without removing

@@ -92,7 +92,8 @@ check_accepted(const char *folder, const char *config, const unsigned char hash[
 	unsigned char want[32], sig[64], *msg = NULL;
 	const char *h, *who, *kid, *s;
 	struct trusted_key key;
-	struct sbx_err err;
+	struct sbx_err err = { "" };
+	struct stat st;
 	int64_t t, floor;
 	size_t len, mlen;
 	cJSON *doc = NULL;
@@ -103,7 +104,10 @@ check_accepted(const char *folder, const char *config, const unsigned char hash[
 		snprintf(why, whysz, "%.200s", err.msg);
 		return -1;
 	}
-	text = read_untrusted(sbfd, SBX_ACCEPTED_FILE, 4096, &len, &err);
+	/* The approver's: the owner of .sandbox (sandbox_open() checked that
+	 * it is us, or the daemon's user of a handed-over folder). */
+	text = fstat(sbfd, &st) < 0 ? NULL :
+	    read_untrusted_as(sbfd, SBX_ACCEPTED_FILE, 4096, &len, st.st_uid, &err);
 	close(sbfd);
 	if (!text) {
 		snprintf(why, whysz, "no accepted policy (%.200s)", err.msg);

@@ -28,10 +28,11 @@ _sbx()
 	--request | --session) return ;;
 	esac
 	case $cmd in
-	"") opts="-C --help --version init remove doctor watch pending show approve deny
+	"") opts="-C --help --version init remove handover doctor watch pending show approve deny
 		rules policy approvers audit history restore ssh-command" ;;
 	init) opts="--claude --local --mcp --codex --cursor --name --help" ;;
 	remove) opts="--purge --yes --help" ;;
+	handover) opts="--daemon-user --daemon-config --agent-config --help" ;;
 	doctor) opts="--json --help" ;;
 	watch) opts="-C --all --plain --notify --help" ;;
 	pending) opts="--json --help" ;;
@@ -49,7 +50,7 @@ _sbx()
 	esac
 	mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
 	case $cmd in
-	init | remove | history | restore)
+	init | remove | handover | history | restore)
 		[ "${cur#-}" = "$cur" ] && mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "$cur") ;;
 	esac
 }

@@ -1,6 +1,6 @@
 # fish completion for sbx (make install also installs sbxd, sbx-hook and
 # sbx-mcp completions from this file's siblings).
-set -l cmds init remove doctor watch pending show approve deny rules policy approvers audit history restore ssh-command
+set -l cmds init remove handover doctor watch pending show approve deny rules policy approvers audit history restore ssh-command
 
 function __sbx_pending_ids
     sbx pending --json 2>/dev/null | string match -r -g '"id"\s*:\s*"([0-9a-f]{16})"'
@@ -12,6 +12,9 @@ complete -c sbx -l help -d 'print the usage'
 complete -c sbx -l version -d 'print the version'
 complete -c sbx -n "not __fish_seen_subcommand_from $cmds" -a init -d 'prepare a folder, register hooks'
 complete -c sbx -n "not __fish_seen_subcommand_from $cmds" -a remove -d 'take out what init added'
+complete -c sbx -n "not __fish_seen_subcommand_from $cmds" -a handover -d '(root) give .sandbox to the user sbxd runs as'
+complete -c sbx -n '__fish_seen_subcommand_from handover' -l daemon-user -x -a '(__fish_complete_users)'
+complete -c sbx -n '__fish_seen_subcommand_from handover' -l daemon-config -l agent-config -x -a '(__fish_complete_directories)'
 complete -c sbx -n "not __fish_seen_subcommand_from $cmds" -a doctor -d 'check the setup'
 complete -c sbx -n "not __fish_seen_subcommand_from $cmds" -a watch -d 'the approver terminal'
 complete -c sbx -n "not __fish_seen_subcommand_from $cmds" -a pending -d 'requests waiting'

@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/protocol/queue.h"
+#include "common/protocol/users.h"
 #include "tests/tap.h"
 
 static const char *const tricky[] = {
@@ -237,9 +239,105 @@ test_holder(void)
 	rmdir(dir);
 }
 
+/* Writes DIR/users with TEXT (mode 0644, ours); the fd of DIR. */
+static int
+users_at(const char *dir, const char *text)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY), fd;
+
+	unlinkat(dfd, "users", 0);
+	fd = openat(dfd, "users", O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd >= 0) {
+		(void)!write(fd, text, strlen(text));
+		fchmod(fd, 0644);
+		close(fd);
+	}
+	return dfd;
+}
+
+/* The users file of a handed-over folder (deployment 3): read exactly, or
+ * refused; its owner must be root, so most cases need root to run. */
+static void
+test_users(void)
+{
+	static const struct { const char *text; int want; } cases[] = {
+		{ "agent 1001\ndaemon 1002\ngroup 1001\n", 1 },
+		{ "agent 1001\ndaemon 1002\ngroup 1001", -1 },          /* no last newline */
+		{ "agent 1001\ndaemon 1002\n", -1 },                     /* no group */
+		{ "agent 1001\ndaemon 1002\ngroup 1001\nextra 1\n", -1 },
+		{ "agent 0\ndaemon 1002\ngroup 1001\n", -1 },           /* root as the agent */
+		{ "agent 1001\ndaemon 1001\ngroup 1001\n", -1 },        /* one user */
+		{ "agent  1001\ndaemon 1002\ngroup 1001\n", -1 },
+		{ "agent 1001 \ndaemon 1002\ngroup 1001\n", -1 },
+		{ "agent -1\ndaemon 1002\ngroup 1001\n", -1 },
+		{ "agent 99999999999\ndaemon 1002\ngroup 1001\n", -1 },
+		{ "daemon 1002\nagent 1001\ngroup 1001\n", -1 },        /* order */
+		{ "agent 1001\0\ndaemon 1002\ngroup 1001\n", -1 },
+	};
+	char dir[] = "/tmp/sbx-users.XXXXXX";
+	struct sandbox_users u;
+	struct sbx_err err;
+	size_t i;
+	int dfd;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	is_int(sandbox_users_read(dfd, &u, &err), 0, "no users file: a folder of one user");
+	ok(sandbox_peer(dfd) == (uid_t)-1, "and nobody else's files are accepted");
+	close(dfd);
+	if (geteuid() != 0) {
+		dfd = users_at(dir, cases[0].text);
+		is_int(sandbox_users_read(dfd, &u, &err), -1, "a users file not root's is refused");
+		close(dfd);
+		printf("# the other users-file cases need root (its owner must be root)\n");
+	}
+	for (i = 0; geteuid() == 0 && i < sizeof(cases) / sizeof(cases[0]); i++) {
+		dfd = users_at(dir, cases[i].text);
+		is_int(sandbox_users_read(dfd, &u, &err), cases[i].want, "users case %zu", i);
+		close(dfd);
+	}
+	if (geteuid() == 0) {
+		char folder[] = "/tmp/sbx-usersf.XXXXXX", sb[64];
+
+		dfd = users_at(dir, cases[0].text);
+		is_int(sandbox_users_read(dfd, &u, &err), 1, "a valid users file is read");
+		ok(u.agent == 1001 && u.daemon == 1002 && u.group == 1001, "with its three ids");
+		ok(fchmodat(dfd, "users", 0664, 0) == 0, "(made group-writable)");
+		is_int(sandbox_users_read(dfd, &u, &err), -1, "one writable by its group is refused");
+		ok(fchmodat(dfd, "users", 0644, 0) == 0 && fchownat(dfd, "users", 1002, 0, 0) == 0,
+		    "(given to the daemon's user)");
+		is_int(sandbox_users_read(dfd, &u, &err), -1, "one owned by the daemon's user is refused");
+		ok(fchownat(dfd, "users", 0, 0, 0) == 0 && fchown(dfd, 1002, 1001) == 0 &&
+		    fchmod(dfd, 0750) == 0, "(a .sandbox of uid 1002, group 1001, mode 0750)");
+		close(dfd);
+		/* Root is never the agent: root's sandbox_open refuses it. */
+		if (mkdtemp(folder) && snprintf(sb, sizeof(sb), "%s/.sandbox", folder) > 0 &&
+		    rename(dir, sb) == 0) {
+			ok(sandbox_open(folder, &err) < 0 && strstr(err.msg, "not handed over"),
+			    "root's sandbox_open refuses a .sandbox handed over to others: %s",
+			    err.msg);
+			dfd = open(sb, O_RDONLY | O_DIRECTORY);
+			unlinkat(dfd, "users", 0);
+			close(dfd);
+			rmdir(sb);
+			rmdir(folder);
+			return;
+		}
+		ok(0, "cannot move the test dir into a folder");
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	unlinkat(dfd, "users", 0);
+	close(dfd);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
+	test_users();
 	test_holder();
 	test_paths();
 	test_quote();
