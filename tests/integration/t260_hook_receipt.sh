@@ -8,7 +8,8 @@
 # a receipt planted while the hook waits means the result is not this
 # hook's; queue/delivered swapped for a symlink gets no receipt outside
 # the folder and no delivery; without /proc the receipt is made by name;
-# a hook that answers "pending" leaves no receipt behind.
+# a one-time allowance's receipt is made ahead too, its nonce written in
+# before the link; a hook that answers "pending" leaves no receipt behind.
 . "$(dirname "$0")/lib.sh"
 
 init_folder
