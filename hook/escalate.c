@@ -225,23 +225,34 @@ receipt_prepare(int sbfd, const char *id)
  * O_EXCL (EEXIST: another caller has the receipt), and no inode is
  * allocated between the result and the answer (on ext4 without a
  * journal that walks every inode freed in the last 30 s: see
- * docs/BENCHMARKS.md, "The hook's share"). The directory is opened now,
- * without following a symlink: one swapped for a symlink is -1 (not
- * recorded).
- * Without TFD, or when the link fails otherwise (no /proc), it is
+ * docs/BENCHMARKS.md, "The hook's share"). For a one-time allowance
+ * (WITH_NONCE) NONCE is filled and written into it first, so the name
+ * appears with it whole, and no temporary name is made and removed. The
+ * directory is opened now, without following a symlink: one swapped for
+ * a symlink is -1 (not recorded). Without TFD, or when the nonce cannot
+ * be written or the link fails otherwise (no /proc), it is
  * claim_delivery().
  */
 static int
-claim_prepared(int sbfd, const char *id, int tfd)
+claim_prepared(int sbfd, const char *id, int tfd, char nonce[SBX_RECEIPT_LEN + 1],
+    int with_nonce)
 {
-	char nonce[SBX_RECEIPT_LEN + 1];
+	unsigned char rnd[SBX_RECEIPT_LEN / 2];
 	char proc[64];
 	const char *base;
 	int dfd, rc, e;
 
+	nonce[0] = '\0';
 	if (tfd < 0 || !valid_id(id) ||
 	    xsnprintf(proc, sizeof(proc), "/proc/self/fd/%d", tfd) < 0)
-		return claim_delivery(sbfd, id, nonce, 0);
+		return claim_delivery(sbfd, id, nonce, with_nonce);
+	if (with_nonce) {
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			return claim_delivery(sbfd, id, nonce, with_nonce);
+		hex_encode(nonce, rnd, sizeof(rnd));
+		if (pwrite(tfd, nonce, SBX_RECEIPT_LEN, 0) != SBX_RECEIPT_LEN)
+			return claim_delivery(sbfd, id, nonce, with_nonce);
+	}
 	/* queue/delivered swapped for a symlink (or gone): not recorded. */
 	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) < 0)
 		return -1;
@@ -253,7 +264,7 @@ claim_prepared(int sbfd, const char *id, int tfd)
 	if (e == EEXIST)
 		return 0;
 	/* No /proc here, or a filesystem that refuses the link. */
-	return claim_delivery(sbfd, id, nonce, 0);
+	return claim_delivery(sbfd, id, nonce, with_nonce);
 }
 
 /*
@@ -544,16 +555,13 @@ hand_over(int sbfd, int wfd, int tfd, const char *folder, const char *hash_hex,
 	char nonce[SBX_RECEIPT_LEN + 1], why[PATH_MAX + 64];
 	int got, e, cwfd = -1;
 
-	/* A one-time allowance's receipt holds a nonce, and sbxd's wake for
-	 * the result removed the FIFO's name: the wake for the confirmation
-	 * needs one again, made before the claim. Any other receipt is the
-	 * one made ahead (TFD), linked into place. */
-	nonce[0] = '\0';
-	if (needs_confirm(out->result)) {
+	/* The receipt is the one made ahead (TFD), linked into place; a
+	 * one-time allowance's holds a nonce. sbxd's wake for the result
+	 * removed the FIFO's name: the wake for the allowance's confirmation
+	 * needs one again, made before the claim. */
+	if (needs_confirm(out->result))
 		cwfd = wake_open(sbfd, out->id);
-		got = claim_delivery(sbfd, out->id, nonce, 1);
-	} else
-		got = claim_prepared(sbfd, out->id, tfd);
+	got = claim_prepared(sbfd, out->id, tfd, nonce, needs_confirm(out->result));
 	e = errno;
 	if (got == 1) {
 		confirm(sbfd, cwfd >= 0 ? cwfd : wfd, hash_hex, deadline, nonce, out);
