@@ -26,15 +26,25 @@ static unsigned char daemon_pk[32];
 static int daemon_pk_state;     /* 0 not tried, 1 loaded, -1 missing */
 
 /* A result counts only when sbxd signed it (common/trust/result_sig.h): a file
- * forged in results/ by code in the folder is never delivered. */
+ * forged in results/ by code in the folder is never delivered. The key is
+ * CONFIG/daemon.pub, or, in a folder handed over to sbxd's own user
+ * (deployment 3), CONFIG/daemon.UID.pub of that user, which sbx handover
+ * put there (an sbxd of our own keeps daemon.pub for our folders). */
 static int
-result_trusted(const cJSON *doc)
+result_trusted(int sbfd, const cJSON *doc)
 {
-	char config[PATH_MAX];
+	char config[PATH_MAX], name[48] = "daemon.pub";
+	struct sandbox_users u;
+	struct sbx_err err;
+	struct stat st;
 
-	if (daemon_pk_state == 0)
+	if (daemon_pk_state == 0) {
+		if (fstat(sbfd, &st) == 0 && st.st_uid != geteuid() &&
+		    sandbox_users_read(sbfd, &u, &err) == 1)
+			snprintf(name, sizeof(name), "daemon.%lu.pub", (unsigned long)u.daemon);
 		daemon_pk_state = config_dir(config, sizeof(config)) == 0 &&
-		    result_pub_load(config, daemon_pk) == 0 ? 1 : -1;
+		    result_pub_load(config, name, daemon_pk) == 0 ? 1 : -1;
+	}
 	return daemon_pk_state == 1 && result_sig_ok(doc, daemon_pk);
 }
 
@@ -72,7 +82,7 @@ load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
 		return NULL;
 	h = json_str(doc, "hash");
 	if (!h || strcmp(h, hash_hex) != 0 ||
-	    (strcmp(dir, "results") == 0 && (!result_trusted(doc) || !json_str(doc, "id") ||
+	    (strcmp(dir, "results") == 0 && (!result_trusted(sbfd, doc) || !json_str(doc, "id") ||
 	    strcmp(json_str(doc, "id"), id) != 0))) {
 		cJSON_Delete(doc);
 		return NULL;
@@ -248,7 +258,7 @@ result_ready(int sbfd, const char *id, const char *hash_hex)
 	 * result of another request, copied here, names that request. */
 	if (doc && (!json_str(doc, "hash") || strcmp(json_str(doc, "hash"), hash_hex) != 0 ||
 	    !json_str(doc, "id") || strcmp(json_str(doc, "id"), id) != 0 ||
-	    !result_trusted(doc))) {
+	    !result_trusted(sbfd, doc))) {
 		cJSON_Delete(doc);
 		doc = NULL;
 	}
