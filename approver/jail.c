@@ -277,9 +277,11 @@ plan_config(struct jail_plan *p, const char *config, struct sbx_err *err)
 	while ((e = readdir(d))) {
 		size_t n = strlen(e->d_name);
 
-		/* jail-locks/: sbx jail's own, never the agent's to hold. */
+		/* jail-locks/: sbx jail's own, never the agent's to hold;
+		 * idle/: sbxd's records of idle folders (daemon/idle.h),
+		 * nothing the agent needs to see. */
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    !strcmp(e->d_name, "jail-locks"))
+		    !strcmp(e->d_name, "jail-locks") || !strcmp(e->d_name, "idle"))
 			continue;
 		/* approver.key, daemon.key, and their temporary names. */
 		if ((n >= 4 && !strcmp(e->d_name + n - 4, ".key")) || strstr(e->d_name, ".key."))

@@ -4,6 +4,7 @@
  * MUST NOT leave a process it started outside the run's cgroup when it
  * made one: a child that cannot join it does not run the command.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/base/util.h"
@@ -90,10 +92,17 @@ cgroup_name(const char *name, char *dir, size_t dirsz)
 int
 cgroup_create(const char *dir, int max)
 {
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	int e;
+
+	/* A fresh one, or none: a directory already there (left by an sbxd
+	 * that is gone, or put there) may hold other processes, and is
+	 * never removed here. */
+	if (mkdir(dir, 0755) < 0)
 		return -1;
 	if (cgroup_set_max(dir, max) < 0) {
+		e = errno;
 		rmdir(dir);
+		errno = e;
 		return -1;
 	}
 	return 0;
@@ -166,12 +175,73 @@ cgroup_drop(const char *dir)
 
 	if (!*dir)
 		return;
+	/* Only EBUSY (processes still in it, being killed) is worth waiting
+	 * for; anything else will not change: what is left is swept at the
+	 * next start (cgroup_sweep). */
 	for (tries = 0; tries < 100; tries++) {
-		if (rmdir(dir) == 0 || errno == ENOENT)
+		if (rmdir(dir) == 0 || errno != EBUSY)
 			return;
 		cgroup_kill(dir);
 		usleep(10000);
 	}
+}
+
+/* The pid in NAME ("sbx-spare-PID-N", "sbx-run-PID-ID"), or 0. */
+static long
+owner_of(const char *name)
+{
+	const char *p = NULL;
+	char *end;
+	long pid;
+
+	if (!strncmp(name, "sbx-spare-", 10))
+		p = name + 10;
+	else if (!strncmp(name, "sbx-run-", 8))
+		p = name + 8;
+	if (!p)
+		return 0;
+	pid = strtol(p, &end, 10);
+	return pid > 0 && *end == '-' ? pid : 0;
+}
+
+int
+cgroup_sweep(int min_age, int *kept)
+{
+	char dir[PATH_MAX], procs[64];
+	struct dirent *de;
+	struct stat st;
+	long pid;
+	int i, n = 0;
+	DIR *d;
+
+	*kept = 0;
+	for (i = 0; bases[i]; i++) {
+		if (!base_writable(bases[i]) || !(d = opendir(bases[i])))
+			continue;
+		while ((de = readdir(d))) {
+			if (strncmp(de->d_name, "sbx-", 4) ||
+			    xsnprintf(dir, sizeof(dir), "%s/%s", bases[i], de->d_name) < 0 ||
+			    lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+				continue;
+			/* Never one of a live sbxd (its pid in the name, alive:
+			 * kill(0) succeeds, or EPERM for another user's), one
+			 * made moments ago (being set up: the name may carry no
+			 * pid), or one with processes (rmdir would refuse too). */
+			pid = owner_of(de->d_name);
+			if ((pid && (kill((pid_t)pid, 0) == 0 || errno == EPERM)) ||
+			    time(NULL) - st.st_mtime < min_age ||
+			    read_procs(dir, procs, sizeof(procs)) != 0) {
+				(*kept)++;
+				continue;
+			}
+			if (rmdir(dir) == 0)
+				n++;
+			else
+				(*kept)++;
+		}
+		closedir(d);
+	}
+	return n;
 }
 
 int

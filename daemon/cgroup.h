@@ -27,7 +27,8 @@ int cgroup_make(const char *name, int max, char *dir, size_t dirsz);
 /* The path cgroup_make would try first, made by nobody yet. 0 or -1. */
 int cgroup_name(const char *name, char *dir, size_t dirsz);
 
-/* Makes dir (a path from cgroup_name) with pids.max = max. 0 or -1.
+/* Makes dir (a path from cgroup_name) with pids.max = max. 0 or -1
+ * (EEXIST: a directory is there already; it is left as it is).
  * Like every cgroup change, waits while another process moves into a
  * cgroup anywhere: sbxd leaves it to its spare executor. */
 int cgroup_create(const char *dir, int max);
@@ -45,10 +46,20 @@ int cgroup_only(const char *dir, pid_t pid);
 /* Kills (SIGKILL) every process in dir. */
 void cgroup_kill(const char *dir);
 
-/* Kills what is left in dir and removes it; bounded (about 1 s). The
- * removal waits while another process moves into a cgroup: not before
- * an answer. */
+/* Kills what is left in dir and removes it; bounded (about 1 s, only
+ * while it is busy). The removal waits while another process moves into
+ * a cgroup: not before an answer. */
 void cgroup_drop(const char *dir);
+
+/*
+ * Removes the stale sbx-* cgroups in every writable pids hierarchy: of
+ * an sbxd that is gone ("sbx-spare-PID-N", "sbx-run-PID-ID" whose PID is
+ * not alive), at least min_age seconds old, with no process in it.
+ * Never one of a live sbxd, one with processes, or a younger one (other
+ * sbxds share the hierarchy). Returns how many it removed; *kept counts
+ * the sbx-* ones it left.
+ */
+int cgroup_sweep(int min_age, int *kept);
 
 /* 1 when dir is on a cgroup v2 filesystem, 0 when not, -1 on error. */
 int cgroup_is_v2(const char *dir);

@@ -26,6 +26,7 @@
 #include "daemon/audit.h"
 #include "daemon/fault.h"
 #include "daemon/lifecycle.h"
+#include "daemon/polcache.h"
 #include "daemon/notify.h"
 #include "daemon/run.h"
 #include "policy/policy.h"
@@ -171,7 +172,7 @@ rule_decision(struct folder *f, const char *name, const struct decision *d,
 		    "cannot rate the rule's prefix");
 		return;
 	}
-	policy_free(pol);
+	polcache_release(pol);
 	if (store_begin(f->db) < 0)
 		return;
 	rc = store_nonce_use(f->db, d->nonce, d->id, now);
@@ -464,6 +465,6 @@ folder_decision(struct folder *f, const struct daemon_opts *o, const char *name)
 	decision_done(f, name);
 	verdict_effects(f, o, &v);
 out:
-	policy_free(v.pol);
+	polcache_release(v.pol);
 	req_row_free(&v.row);
 }

@@ -30,6 +30,7 @@
 #include "common/base/json.h"
 #include "common/base/util.h"
 #include "common/protocol/queue.h"
+#include "common/protocol/users.h"
 #include "common/protocol/wake.h"
 #include "common/redact/redact.h"
 #include "common/trust/result_sig.h"
@@ -502,16 +503,30 @@ executor_detach(const int *close_fds, int n_close_fds, pid_t daemon)
 		stop_requested = 1;
 }
 
+/* The name of a direct run's cgroup: sbxd's pid (cgroup_sweep leaves
+ * the cgroups of a live sbxd alone) and the request. */
+static void
+run_cgroup_name(char *name, size_t size, pid_t daemon, const char *id)
+{
+	snprintf(name, size, "run-%ld-%s", (long)daemon, id);
+}
+
 /*
  * Starts the command's child the direct way: pipes, a pids cgroup of
  * its own when the run has a process limit and sbxd may make one (the
  * child moves into it, or starts in it on cgroup v2), then the child.
+ * Fail closed: where sbxd may make cgroups, a run with a process limit
+ * that cannot have its own is not started (RLIMIT_NPROC does not bind
+ * root); only where there is no pids cgroup at all (said at start,
+ * exec_cgroups_init) does RLIMIT_NPROC alone limit it.
  * 0, or -1 with why (nothing started, nothing left).
  */
 static int
-child_start(const struct exec_spec *s, struct child *c, const char **why)
+child_start(const struct exec_spec *s, struct child *c, pid_t daemon, const char **why)
 {
-	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, joined = 0;
+	static char msg[256];
+	int op[2] = { -1, -1 }, ep[2] = { -1, -1 }, joined = 0, e;
+	char name[64];
 	long tasks = -1;
 
 	c->cgdir[0] = '\0';
@@ -524,8 +539,23 @@ child_start(const struct exec_spec *s, struct child *c, const char **why)
 		return -1;
 	}
 	if (s->max_procs > 0) {
-		if (cgroup_make(s->id, s->max_procs, c->cgdir, sizeof(c->cgdir)) < 0)
+		run_cgroup_name(name, sizeof(name), daemon, s->id);
+		if (cgroup_make(name, s->max_procs, c->cgdir, sizeof(c->cgdir)) < 0) {
+			e = errno;
 			c->cgdir[0] = '\0';
+			if (cgroup_available()) {
+				snprintf(msg, sizeof(msg), "sbxd could not make the pids cgroup that "
+				    "limits its processes (exec_max_processes) (sbx-%s: %s), so it "
+				    "was not started", name, strerror(e));
+				fprintf(stderr, "sbxd: request %s: %s\n", s->id, msg);
+				close(op[0]);
+				close(op[1]);
+				close(ep[0]);
+				close(ep[1]);
+				*why = msg;
+				return -1;
+			}
+		}
 		tasks = geteuid() == 0 ? -1 : user_tasks();
 	}
 	c->pid = stop_requested ? -1 : cgroup_fork(c->cgdir, &joined);
@@ -651,7 +681,7 @@ executor(const struct exec_spec *s, pid_t daemon)
 	const char *why = "";
 
 	executor_detach(s->close_fds, s->n_close_fds, daemon);
-	if (child_start(s, &c, &why) < 0) {
+	if (child_start(s, &c, daemon, &why) < 0) {
 		result_write_status(s->sbfd, s->id, s->hash, req_status_name(REQ_INTERRUPTED),
 		    s->approver, why);
 		_exit(1);
@@ -663,8 +693,8 @@ executor(const struct exec_spec *s, pid_t daemon)
  * The spare executor. Moving the command's child into its pids cgroup
  * waits for an RCU grace period (6 ms and more with cgroup v1), and
  * starting two processes costs too: a spare does both ahead of time,
- * while nothing waits. sbxd forks the spare executor E when it has none
- * (exec_spare_keep); E makes a fresh cgroup (pids.max 1 meanwhile) and
+ * while nothing waits. sbxd forks a spare executor E when it has fewer
+ * than two (exec_spare_keep; a run takes the oldest); E makes a fresh cgroup (pids.max 1 meanwhile) and
  * forks its child C, which joins it, says ready and waits. To start a
  * run, sbxd sends E the run (a sealed memfd) and the folder's .sandbox
  * fd (handoff.h); E
@@ -790,6 +820,25 @@ spare_wait_ready(int csock, int ms)
 	return 0;
 }
 
+/* E took run ID: its cgroup sbx-spare-D-N becomes sbx-run-D-ID (same
+ * hierarchy; a rename keeps the processes in it). Kept as it is when
+ * the rename fails: then only a kill of E leaves it to the next start's
+ * sweep. */
+static void
+spare_rename_cgroup(struct child *c, pid_t daemon, const char *id)
+{
+	char name[64], dir[PATH_MAX];
+	const char *slash = strrchr(c->cgdir, '/');
+
+	if (!c->cgdir[0] || !slash)
+		return;
+	run_cgroup_name(name, sizeof(name), daemon, id);
+	if (xsnprintf(dir, sizeof(dir), "%.*s/sbx-%s", (int)(slash - c->cgdir), c->cgdir,
+	    name) < 0 || rename(c->cgdir, dir) < 0)
+		return;
+	snprintf(c->cgdir, sizeof(c->cgdir), "%s", dir);
+}
+
 /* E, the spare executor: sock is its end of sbxd's socket, cgdir the
  * cgroup it makes ("" without one). Never returns. */
 static void
@@ -879,6 +928,9 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 		close(fds[1]);
 		c.out_r = op[0];
 		c.err_r = ep[0];
+		/* The cgroup takes the run's name, as a direct run's has: sbxd
+		 * drops it by that name when this executor is killed. */
+		spare_rename_cgroup(&c, daemon, sc.s.id);
 		executor_supervise(&sc.s, &c);
 	}
 	/* C is unfit (killed, stopped, moved, not alone): the direct way. */
@@ -887,7 +939,7 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 	close(op[0]);
 	close(ep[0]);
 	spare_kill(&c);
-	if (child_start(&sc.s, &c, &why) < 0) {
+	if (child_start(&sc.s, &c, daemon, &why) < 0) {
 		result_write_status(sc.s.sbfd, sc.s.id, sc.s.hash, req_status_name(REQ_INTERRUPTED),
 		    sc.s.approver, why);
 		_exit(1);
@@ -895,58 +947,98 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 	executor_supervise(&sc.s, &c);
 }
 
-/* sbxd's side: its idle spare executor. */
-static struct {
+/*
+ * sbxd's side: its idle spare executors, SBX_SPARES of them. One spare
+ * was not enough when runs follow each other: the next one is forked
+ * when a run is handed over, and its child's move into its cgroup (an
+ * RCU grace period, 6-20 ms on a busy machine) was often not over when
+ * the next request came, which then waited for it (37 of 200 back-to-
+ * back round trips, up to 20 ms). With two, the one used is the oldest
+ * (it had a whole run more to get ready) and the next is forked behind.
+ */
+#define SBX_SPARES 2
+static struct spare {
 	pid_t pid;                  /* 0: none */
 	int sock;
 	char cgdir[PATH_MAX];
-	int64_t next_ms;            /* no new spare before this (mono_ms) */
-	unsigned n;
-} spare = { .sock = -1 };
+	unsigned n;                 /* its serial: the lowest is the oldest */
+} spares[SBX_SPARES] = { { .sock = -1 }, { .sock = -1 } };
+static int64_t spare_next_ms;   /* no new spare before this (mono_ms) */
+static unsigned spare_serial;
 
-/* sbxd forgets its spare; drop: its cgroup too (E could not). */
+/* sbxd forgets spare sp; drop: its cgroup too (E could not). */
 static void
-spare_forget(int drop, int64_t next_ms)
+spare_forget(struct spare *sp, int drop, int64_t next_ms)
 {
-	if (spare.sock >= 0)
-		close(spare.sock);
-	spare.sock = -1;
+	if (sp->sock >= 0)
+		close(sp->sock);
+	sp->sock = -1;
 	if (drop)
-		cgroup_drop(spare.cgdir);
-	spare.cgdir[0] = '\0';
-	spare.pid = 0;
-	spare.next_ms = next_ms;
+		cgroup_drop(sp->cgdir);
+	sp->cgdir[0] = '\0';
+	sp->pid = 0;
+	spare_next_ms = next_ms;
+}
+
+/* A slot without a spare, or NULL. */
+static struct spare *
+spare_free_slot(void)
+{
+	int i;
+
+	for (i = 0; i < SBX_SPARES; i++)
+		if (spares[i].pid <= 0)
+			return &spares[i];
+	return NULL;
+}
+
+/* The oldest spare, or NULL. */
+static struct spare *
+spare_oldest(void)
+{
+	struct spare *best = NULL;
+	int i;
+
+	for (i = 0; i < SBX_SPARES; i++)
+		if (spares[i].pid > 0 && (!best || spares[i].n < best->n))
+			best = &spares[i];
+	return best;
 }
 
 void
 exec_spare_keep(void)
 {
 	pid_t daemon = getpid(), pid;
+	struct spare *sp;
 	char name[64];
 	int sv[2];
 
-	if (spare.pid > 0 || mono_ms() < spare.next_ms)
+	/* One fork per wake: the first spare before the second. */
+	if (!(sp = spare_free_slot()) || mono_ms() < spare_next_ms)
 		return;
-	spare.next_ms = mono_ms() + SPARE_RETRY_MS;
-	snprintf(name, sizeof(name), "spare-%ld-%u", (long)daemon, spare.n++);
+	spare_next_ms = 0;
+	sp->n = spare_serial++;
+	snprintf(name, sizeof(name), "spare-%ld-%u", (long)daemon, sp->n);
 	/* Where sbxd may make cgroups, a spare has one (the spare makes it:
 	 * never sbxd, whom a concurrent move elsewhere would hold up). */
-	spare.cgdir[0] = '\0';
-	if (cgroup_available() && cgroup_name(name, spare.cgdir, sizeof(spare.cgdir)) < 0)
+	sp->cgdir[0] = '\0';
+	if ((cgroup_available() && cgroup_name(name, sp->cgdir, sizeof(sp->cgdir)) < 0) ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		spare_next_ms = mono_ms() + SPARE_RETRY_MS;
 		return;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return;
+	}
 	if ((pid = fork()) == 0) {
 		close(sv[0]);
-		spare_main(sv[1], daemon, spare.cgdir);
+		spare_main(sv[1], daemon, sp->cgdir);
 	}
 	close(sv[1]);
 	if (pid < 0) {
 		close(sv[0]);
+		spare_next_ms = mono_ms() + SPARE_RETRY_MS;
 		return;
 	}
-	spare.pid = pid;
-	spare.sock = sv[0];
+	sp->pid = pid;
+	sp->sock = sv[0];
 }
 
 int
@@ -954,101 +1046,112 @@ exec_spare_due_ms(void)
 {
 	int64_t d;
 
-	if (spare.pid > 0)
+	if (!spare_free_slot())
 		return -1;
-	d = spare.next_ms - mono_ms();
+	d = spare_next_ms - mono_ms();
 	return d <= 0 ? 0 : d > INT_MAX ? INT_MAX : (int)d;
 }
 
 /* E's answer within ms: 1 with b, 0 at the socket's end, -1 none yet. */
 static int
-spare_answer(char *b, int ms)
+spare_answer(int sock, char *b, int ms)
 {
 	int64_t until = mono_ms() + ms, left;
 	ssize_t r;
 
 	for (;;) {
-		r = recv(spare.sock, b, 1, MSG_DONTWAIT);
+		r = recv(sock, b, 1, MSG_DONTWAIT);
 		if (r >= 0 || (errno != EAGAIN && errno != EINTR))
 			return r == 1 ? 1 : 0;
 		/* Never a negative timeout: poll would wait for ever. */
 		if ((left = until - mono_ms()) <= 0)
 			return -1;
-		(void)poll(&(struct pollfd){ spare.sock, POLLIN, 0 }, 1, (int)left);
+		(void)poll(&(struct pollfd){ sock, POLLIN, 0 }, 1, (int)left);
 	}
 }
 
-/* Hands s to the spare: E's pid once it took the run, else -1 (nothing
- * started: the caller takes the direct path). */
+/* Hands s to the oldest spare: E's pid once it took the run, else -1
+ * (nothing started: the caller takes the direct path). */
 static pid_t
 spare_take(const struct exec_spec *s)
 {
 	int fds[2] = { s->sbfd, -1 }, rc = 0, killed = 0;
-	pid_t pid = spare.pid;
+	struct spare *sp = spare_oldest();
+	pid_t pid = sp ? sp->pid : 0;
 	char b = 0;
 
 	if (pid <= 0 || (fds[1] = handoff_encode(s)) < 0)
 		return -1;
-	if (handoff_send(spare.sock, "s", 1, fds, 2) == 0 &&
-	    (rc = spare_answer(&b, SPARE_ANSWER_MS)) < 0) {
+	if (handoff_send(sp->sock, "s", 1, fds, 2) == 0 &&
+	    (rc = spare_answer(sp->sock, &b, SPARE_ANSWER_MS)) < 0) {
 		/* Stopped, or starved: killed, and its last words read. */
 		kill(pid, SIGKILL);
 		killed = 1;
-		if ((rc = spare_answer(&b, 2 * SPARE_ANSWER_MS)) < 0)
+		if ((rc = spare_answer(sp->sock, &b, 2 * SPARE_ANSWER_MS)) < 0)
 			b = 'k';        /* not even its end: it may have the run */
 	}
 	close(fds[1]);
 	if (b == 'k') {
 		/* A killed E drops nothing: its cgroup (and what is left in
 		 * it) goes here. A live one drops it after the run. */
-		spare_forget(killed, 0);
+		spare_forget(sp, killed, 0);
 		return pid;
 	}
 	if (rc >= 0 && b != 'n')
 		kill(pid, SIGKILL);     /* could not send: never use it again */
-	spare_forget(1, mono_ms() + SPARE_RETRY_MS);
+	spare_forget(sp, 1, mono_ms() + SPARE_RETRY_MS);
 	return -1;
 }
 
 int
 exec_spare_reaped(pid_t pid)
 {
-	if (pid <= 0 || pid != spare.pid)
-		return 0;
-	spare_forget(1, mono_ms() + SPARE_RETRY_MS);
-	return 1;
+	int i;
+
+	for (i = 0; i < SBX_SPARES; i++)
+		if (pid > 0 && spares[i].pid == pid) {
+			spare_forget(&spares[i], 1, mono_ms() + SPARE_RETRY_MS);
+			return 1;
+		}
+	return 0;
 }
 
 void
 exec_spare_stop(void)
 {
 	int64_t until = mono_ms() + 1000;
-	pid_t pid = spare.pid;
-	int gone = 0;
+	int i, gone;
 
-	if (pid > 0) {
-		kill(pid, SIGTERM);
-		while (!(gone = waitpid(pid, NULL, WNOHANG) == pid) && mono_ms() < until)
-			usleep(5000);
-		if (!gone) {
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
+	for (i = 0; i < SBX_SPARES; i++)
+		if (spares[i].pid > 0)
+			kill(spares[i].pid, SIGTERM);
+	for (i = 0; i < SBX_SPARES; i++) {
+		if (spares[i].pid > 0) {
+			while (!(gone = waitpid(spares[i].pid, NULL, WNOHANG) == spares[i].pid) &&
+			    mono_ms() < until)
+				usleep(5000);
+			if (!gone) {
+				kill(spares[i].pid, SIGKILL);
+				waitpid(spares[i].pid, NULL, 0);
+			}
 		}
+		spare_forget(&spares[i], 1, INT64_MAX);
 	}
-	spare_forget(1, INT64_MAX);
 }
 
 pid_t
 exec_start(const struct exec_spec *s)
 {
 	pid_t daemon = getpid(), pid;
+	int i;
 
 	if ((pid = spare_take(s)) > 0)
 		return pid;
 	pid = fork();
 	if (pid == 0) {
-		if (spare.sock >= 0)
-			close(spare.sock);
+		for (i = 0; i < SBX_SPARES; i++)
+			if (spares[i].sock >= 0)
+				close(spares[i].sock);
 		executor(s, daemon);
 	}
 	return pid;
@@ -1111,4 +1214,95 @@ result_write_recovered(int sbfd, const char *id, const char *hash, const char *s
 	rc = result_write(sbfd, id, r);
 	cJSON_Delete(r);
 	return rc;
+}
+
+int
+result_confirm(int sbfd, const char *id, char *receipt, size_t receiptsz)
+{
+	char res[SBX_QUEUE_PATH_MAX], nonce[SBX_RECEIPT_LEN + 2], *text;
+	const char *status, *base;
+	unsigned char pk[32];
+	struct stat st, dst;
+	struct sbx_err err;
+	cJSON *r = NULL;
+	ssize_t n = -1;
+	size_t len;
+	int dfd, fd, rc = -1;
+
+	snprintf(receipt, receiptsz, "%s", "");
+	if (!have_result_sk)
+		return 0;
+	crypto_sign_ed25519_sk_to_pk(pk, result_sk);
+	snprintf(res, sizeof(res), "%s", queue_path(QP_RESULT, id).s);
+	if (!(text = read_daemon_file(sbfd, res, SBX_MAX_RESULT, &len, &err)))
+		return errno == ENOENT ? 0 : -1;
+	r = cJSON_ParseWithLength(text, len);
+	free(text);
+	status = json_str(r, "status");
+	/* Not ours (sbxd replaces a forged one when it writes the real one),
+	 * not an allowance, or confirmed already: never written twice. */
+	if (!r || !status || strcmp(status, req_status_name(REQ_APPROVED)) != 0 ||
+	    cJSON_GetObjectItemCaseSensitive(r, "receipt") || !result_sig_ok(r, pk)) {
+		rc = 0;
+		goto out;
+	}
+	/* The receipt holds the nonce: a regular file of the drop box's
+	 * owner (what the agent could read anyway), read without following
+	 * a link. Anything else there, or nothing: "" (nobody's). */
+	nonce[0] = '\0';
+	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) >= 0) {
+		if (fstat(dfd, &dst) == 0 &&
+		    (fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
+			/* (or, the drop box being sbxd's in a folder handed over
+			 * to it, of the agent's user: deployment 3) */
+			if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+			    (st.st_uid == dst.st_uid || st.st_uid == sandbox_peer(sbfd)) &&
+			    st.st_size == SBX_RECEIPT_LEN)
+				n = read(fd, nonce, SBX_RECEIPT_LEN);
+			close(fd);
+		}
+		close(dfd);
+	}
+	nonce[n == SBX_RECEIPT_LEN ? n : 0] = '\0';
+	if (!is_hex(nonce, SBX_RECEIPT_LEN))
+		nonce[0] = '\0';
+	snprintf(receipt, receiptsz, "%s", nonce);
+	if (!cJSON_AddStringToObject(r, "receipt", nonce) || result_sig_add(r, result_sk) < 0 ||
+	    !(text = json_print_line(r)))
+		goto out;
+	/* Replaces the result: durable before the hook is woken. */
+	rc = write_atomic(sbfd, "work", res, text, strlen(text), 0644, 0);
+	free(text);
+	if (rc == 0)
+		wake_poke(sbfd, id);
+out:
+	cJSON_Delete(r);
+	return rc;
+}
+
+void
+exec_run_killed(const char *id)
+{
+	char name[64], dir[PATH_MAX];
+
+	run_cgroup_name(name, sizeof(name), getpid(), id);
+	if (cgroup_name(name, dir, sizeof(dir)) == 0)
+		cgroup_drop(dir);
+}
+
+void
+exec_cgroups_init(void)
+{
+	int n, kept;
+
+	if (!cgroup_available()) {
+		fprintf(stderr, "sbxd: no pids cgroup sbxd may write here (%s): "
+		    "exec_max_processes is enforced with RLIMIT_NPROC only, which does not "
+		    "bind root\n", geteuid() == 0 ? "none mounted" : "none delegated to this "
+		    "user");
+		return;
+	}
+	if ((n = cgroup_sweep(SBX_CGROUP_STALE_S, &kept)) > 0)
+		fprintf(stderr, "sbxd: removed %d stale sbx-* pids cgroup(s) of sbxds that are "
+		    "gone\n", n);
 }

@@ -58,15 +58,16 @@ void exec_set_result_key(const unsigned char sk[64]);
  * 3 s, only when the spare does not answer. */
 pid_t exec_start(const struct exec_spec *s);
 
-/* sbxd, before it sleeps: forks a spare executor when it has none (at
- * most one a second after a spare that failed or died unused). */
+/* sbxd, before it sleeps: forks a spare executor when it has fewer than
+ * two, one per call (at most one a second after a spare that failed or
+ * died unused). */
 void exec_spare_keep(void);
 /* How long sbxd may sleep before exec_spare_keep has work: ms, or -1
- * (a spare is kept; nothing is due). */
+ * (both spares are kept; nothing is due). */
 int exec_spare_due_ms(void);
-/* sbxd reaped pid: 1 when it was the idle spare (forgotten now). */
+/* sbxd reaped pid: 1 when it was an idle spare (forgotten now). */
 int exec_spare_reaped(pid_t pid);
-/* sbxd stops: the spare ends, its cgroup is removed; no new one. */
+/* sbxd stops: the spares end, their cgroups are removed; no new one. */
 void exec_spare_stop(void);
 
 /* Builds a result document for an outcome that ran nothing (denied,
@@ -86,6 +87,28 @@ int result_write_status_deferred(int sbfd, const char *id, const char *hash,
 int result_write_recovered(int sbfd, const char *id, const char *hash,
     const char *status, const char *approver, const char *reason,
     int64_t exit_code, int64_t sig);
+
+/*
+ * Confirms the one delivery of an approved result (a one-time allowance,
+ * hook/escalate.c): results/ID.json, signed again with "receipt": the
+ * nonce the receipt queue/delivered/ID (a regular file of the drop
+ * box's owner, read without following a link) holds now, or "" when it
+ * is gone or not a receipt (nobody may use it), fills receipt with it, syncs it and wakes the hook.
+ * Once per request: a result that names a receipt already, of another
+ * status or not signed by sbxd is left as it is (0, receipt ""). 0, or
+ * -1 when it could not be written (the caller tries again).
+ */
+int result_confirm(int sbfd, const char *id, char *receipt, size_t receiptsz);
+
+/* At start: says when there is no pids cgroup sbxd may write (then
+ * exec_max_processes is RLIMIT_NPROC alone, which does not bind root),
+ * else removes the stale sbx-* cgroups of sbxds that are gone
+ * (cgroup_sweep: older than SBX_CGROUP_STALE_S, empty). */
+#define SBX_CGROUP_STALE_S 60
+void exec_cgroups_init(void);
+/* sbxd reaped the executor of request id, killed by a signal: its run's
+ * cgroup (and what is left in it) goes; nobody else would drop it. */
+void exec_run_killed(const char *id);
 
 /* How many results sbxd (not an executor) could not write so far; when
  * it grows, sbxd retries them from state.db (folder_sweep). */

@@ -42,6 +42,8 @@
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/folder.h"
+#include "daemon/idle.h"
+#include "daemon/polcache.h"
 #include "daemon/run.h"
 #include "policy/policy.h"
 
@@ -173,6 +175,8 @@ folder_open_db(struct folder *f, struct sbx_err *err)
 {
 	int on = 1;
 
+	/* A record of an earlier run describes a state about to change. */
+	idle_forget(f->path);
 	if (!(f->db = db_open(f->path, 1, err)))
 		return -1;
 	dbs_open++;
@@ -180,6 +184,7 @@ folder_open_db(struct folder *f, struct sbx_err *err)
 	 * (folder_db_close): no file made and removed at every close and
 	 * reopen, and folder_db_open() knows what it left (an empty WAL). */
 	(void)sqlite3_file_control(f->db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
+	db_wal_watch(f->db, &f->wal_pages);
 	if (folder_identity(f, 1, NULL, 0) < 0) {
 		err_set(err, "%s/.sandbox changed while sbxd opened it", f->path);
 		db_close(f->db);
@@ -292,6 +297,38 @@ db_tampered(struct folder *f, sqlite3 *db, const char *why)
 	return -1;
 }
 
+/* The reopened database could not be read because another connection
+ * holds a lock on it (SQLITE_BUSY/SQLITE_LOCKED): closed again, and the
+ * reopen tried again SBX_REOPEN_RETRY later, the folder rescanned then
+ * (the event that wanted it is not lost). A lock is no sign of
+ * tampering (the file's identity and contents were checked, or will
+ * be at the next try); it only delays. Always -1, f->dead untouched. */
+static int
+db_locked(struct folder *f, sqlite3 *db)
+{
+	int64_t now = now_ms() / 1000;
+
+	db_close_abandoned(db);
+	if (!f->locked_since) {
+		f->locked_since = now;
+		logf_folder(f, "its database is locked by another connection (a reader?); "
+		    "trying again every %d s meanwhile", SBX_REOPEN_RETRY);
+	}
+	f->rescan = 1;
+	if (!f->due_sweep || f->due_sweep > now + SBX_REOPEN_RETRY)
+		f->due_sweep = now + SBX_REOPEN_RETRY;
+	return -1;
+}
+
+/* The last SQLite call on db failed on another connection's lock. */
+static int
+db_busy(sqlite3 *db)
+{
+	int e = sqlite3_errcode(db);
+
+	return e == SQLITE_BUSY || e == SQLITE_LOCKED;
+}
+
 /* The same file, untouched since sbxd closed it: a write, a rename, a
  * chmod or a new link each change its ctime, which no one can set. */
 static int
@@ -329,6 +366,135 @@ db_sides_bad(struct folder *f)
 	return NULL;
 }
 
+/* 1 when .sandbox/DIR holds a name sbxd would handle (not a dot name),
+ * 0 when none, -1 when it cannot be read. */
+static int
+box_busy(struct folder *f, const char *dir)
+{
+	struct dirent *de;
+	DIR *d;
+	int busy = 0;
+
+	if (!(d = opendir_at(f->sbfd, dir)))
+		return -1;
+	while (!busy && (de = readdir(d)))
+		busy = de->d_name[0] != '.';
+	closedir(d);
+	return busy;
+}
+
+/* The same directory, no entry added, removed or renamed since. */
+static int
+dir_unchanged(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/*
+ * The idle record (daemon/idle.h) of a folder whose database was just
+ * closed: what the next start compares, written only when the folder has
+ * nothing waiting (its drop boxes and pending/ empty: each stat'ed before
+ * it is read, so an entry that comes in between changes what was
+ * recorded); otherwise an older record is removed.
+ */
+static void
+idle_record(struct folder *f, const struct stat *db, int64_t seen)
+{
+	struct idle_rec r;
+	size_t i;
+
+	memset(&r, 0, sizeof(r));   /* padding too: the record is hashed whole */
+	r.dev = f->dev;
+	r.ino_folder = f->ino_folder;
+	r.ino_sandbox = f->ino_sandbox;
+	memcpy(r.ino_sub, f->ino_sub, sizeof(r.ino_sub));
+	r.db = *db;
+	r.seen = seen;
+	r.due_prune = f->due_prune;
+	r.keep_s = f->keep_s;
+	r.cap_b = f->cap_b;
+	if (fstatat_nf(f->sbfd, "audit.jsonl", &r.audit) < 0)
+		goto forget;
+	if (fstatat_nf(f->sbfd, SBX_ACCEPTED_FILE, &r.accepted) < 0) {
+		if (errno != ENOENT)
+			goto forget;
+		memset(&r.accepted, 0, sizeof(r.accepted));
+	}
+	for (i = 0; i < IDLE_BOXES; i++)
+		if (fstatat_nf(f->sbfd, idle_boxes[i], &r.boxes[i]) < 0)
+			goto forget;
+	for (i = 0; i < IDLE_BOXES; i++)
+		if (box_busy(f, idle_boxes[i]) != 0)
+			goto forget;
+	if (idle_save(f->path, &r) == 0)
+		return;
+forget:
+	idle_forget(f->path);
+}
+
+int
+folder_idle_load(struct folder *f, char *why, size_t whysz)
+{
+	struct idle_rec r;
+	struct stat st;
+	const char *bad = NULL;
+	size_t i;
+	int rc;
+
+	*why = '\0';
+	if ((rc = idle_load(f->path, &r)) < 0) {
+		if (rc == -2)
+			snprintf(why, whysz, "its idle record in sbxd's config is damaged, not "
+			    "sbxd's, or of another version");
+		return -1;
+	}
+	if (folder_identity(f, 1, why, whysz) < 0)
+		return -1;
+	if (f->dev != r.dev || f->ino_folder != r.ino_folder || f->ino_sandbox != r.ino_sandbox ||
+	    memcmp(f->ino_sub, r.ino_sub, sizeof(r.ino_sub)) != 0)
+		bad = "the folder, .sandbox or a directory of it was replaced";
+	else if (fstatat_nf(f->sbfd, "state.db", &st) < 0 || !db_unchanged(&st, &r.db))
+		bad = "state.db was written, replaced or linked";
+	else if (!(bad = db_sides_bad(f)) && (fstatat_nf(f->sbfd, "audit.jsonl", &st) < 0 ||
+	    !db_unchanged(&st, &r.audit)))
+		bad = "audit.jsonl was written, replaced or linked";
+	else if (!bad && (fstatat_nf(f->sbfd, SBX_ACCEPTED_FILE, &st) < 0 ?
+	    errno != ENOENT || r.accepted.st_ino != 0 :
+	    r.accepted.st_ino == 0 || !db_unchanged(&st, &r.accepted)))
+		bad = "the policy was accepted again";
+	for (i = 0; !bad && i < IDLE_BOXES; i++)
+		if (fstatat_nf(f->sbfd, idle_boxes[i], &st) < 0 || !dir_unchanged(&st, &r.boxes[i]))
+			bad = "a drop box or pending/ changed (something came in)";
+	if (!bad && r.due_prune && r.due_prune <= now_ms() / 1000)
+		bad = "retention is due";
+	if (bad) {
+		snprintf(why, whysz, "%s since sbxd left it", bad);
+		return -1;
+	}
+	f->db_closed = r.db;
+	f->seen_closed = r.seen;
+	f->audit_closed = r.audit;
+	f->due_prune = r.due_prune;
+	f->keep_s = r.keep_s;
+	f->cap_b = r.cap_b;
+	f->lazy = 1;
+	return 0;
+}
+
+int
+folder_tampered(struct folder *f, const char *why)
+{
+	sqlite3 *db = f->db;
+
+	if (db) {
+		f->db = NULL;
+		dbs_open--;
+	}
+	return db_tampered(f, db, why);
+}
+
 int
 folder_db_idle(struct folder *f)
 {
@@ -359,8 +525,10 @@ folder_db_close(struct folder *f)
 	db_close(f->db);
 	f->db = NULL;
 	dbs_open--;
+	polcache_drop(f);
 	f->seen_closed = seen;
 	f->db_closed = st;
+	idle_record(f, &st, seen);
 	return 0;
 }
 
@@ -387,14 +555,24 @@ folder_db_open(struct folder *f)
 		    "linked or removed");
 	if ((bad = db_sides_bad(f)))
 		return db_tampered(f, NULL, bad);
+	/* Never opened in this run: its log, as the record has it, too. */
+	if (f->lazy && (fstatat_nf(f->sbfd, "audit.jsonl", &st) < 0 ||
+	    !db_unchanged(&st, &f->audit_closed)))
+		return db_tampered(f, NULL, ".sandbox/audit.jsonl was written, replaced, moved, "
+		    "linked or removed");
 	if (!(db = db_reopen(f->path, &err))) {
+		if (errno == EBUSY)
+			return db_locked(f, NULL);
 		logf_folder(f, "STOPPED SERVING THIS FOLDER: cannot reopen its database: %s",
 		    err.msg);
 		folder_stop(f, "sbxd cannot reopen its database");
 		return -1;
 	}
 	(void)sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
-	/* What SQLite opened by path is the file checked above, through the
+	/* (Until it is checked, a lock held by another connection waits
+	 * briefly, db_reopen, never seconds with every other folder
+	 * waiting: then it is tried again later, db_locked.)
+	 * What SQLite opened by path is the file checked above, through the
 	 * same directories (a swap between the two is caught here). */
 	if (db_moved(db) != 0 || fstatat_nf(f->sbfd, "state.db", &st) < 0 ||
 	    st.st_ino != f->db_closed.st_ino || st.st_dev != f->db_closed.st_dev)
@@ -403,17 +581,38 @@ folder_db_open(struct folder *f)
 		return db_tampered(f, db, why);
 	/* Inside: the newest policy acceptance and the signed audit head sbxd
 	 * left (an older copy of the same file holds older ones). */
-	if (store_policy_seen(db, &seen) < 0 || seen != f->seen_closed) {
+	if (store_policy_seen(db, &seen) < 0 && db_busy(db))
+		return db_locked(f, db);
+	if (seen != f->seen_closed) {
 		snprintf(why, sizeof(why), "state.db remembers another policy acceptance "
 		    "(%lld) than the one sbxd left (%lld)", (long long)seen,
 		    (long long)f->seen_closed);
 		return db_tampered(f, db, why);
 	}
 	if (audit_attach(f->audit, db, why, sizeof(why)) < 0)
-		return db_tampered(f, db, why);
+		return db_busy(db) ? db_locked(f, db) : db_tampered(f, db, why);
+	/* Its record goes before anything writes the database again. */
+	idle_forget(f->path);
+	sqlite3_busy_timeout(db, SBX_DB_BUSY_MS);
+	if (f->locked_since) {
+		logf_folder(f, "its database is no longer locked (after %lld s): served again",
+		    (long long)(now_ms() / 1000 - f->locked_since));
+		f->locked_since = 0;
+	}
 	f->db = db;
+	db_wal_watch(f->db, &f->wal_pages);
 	dbs_open++;
 	return 0;
+}
+
+void
+folder_checkpoint(struct folder *f)
+{
+	if (!f->db || f->dead || f->wal_pages < SBX_WAL_PAGES || !sqlite3_get_autocommit(f->db))
+		return;
+	/* What it could not copy (a reader) is tried at a later sleep. */
+	(void)db_checkpoint_passive(f->db);
+	f->wal_pages = 0;
 }
 
 void
@@ -425,6 +624,7 @@ folder_close(struct folder *f)
 	f->cap_notes = 0;
 	/* The WAL left empty (it stays: SQLITE_FCNTL_PERSIST_WAL): the next
 	 * start has no frames to copy back, and writes nothing. */
+	polcache_drop(f);
 	if (f->db && db_close_idle(f->db) < 0)
 		db_close(f->db);
 	if (f->db)
@@ -549,14 +749,20 @@ folder_sync_rejected(struct folder *f)
  * (a receipt in queue/delivered/) or has waited SBX_KEEP_UNDELIVERED;
  * then it moves to done/. So the hook only ever scans pending/ and
  * queue/new, which stay small, never the growing results/.
+ * SEEN: sbxd saw the receipt made (its inotify event). The agent can
+ * delete a receipt (queue/ is its drop box); one gone by now was made
+ * all the same, so the result counts as delivered: a later identical
+ * call never finds it again. An approved result (a one-time allowance)
+ * is confirmed first, to the receipt there now or to nobody
+ * (result_confirm): at most one hook ever allows on it.
  */
 static int64_t
-sweep_one(struct folder *f, const char *id, int64_t now)
+sweep_one(struct folder *f, const char *id, int64_t now, int seen)
 {
 	char from[SBX_QUEUE_PATH_MAX], to[SBX_QUEUE_PATH_MAX], res[SBX_QUEUE_PATH_MAX];
-	char rcpt[SBX_QUEUE_PATH_MAX];
+	char rcpt[SBX_QUEUE_PATH_MAX], nonce[SBX_RECEIPT_LEN + 1];
 	struct stat st;
-	int delivered, i, moved;
+	int delivered, i, moved, there, fd;
 
 	/* The hook answers as soon as the result is durable, which can be
 	 * before sbxd reaps the executor: the move then waits for the reap
@@ -569,9 +775,31 @@ sweep_one(struct folder *f, const char *id, int64_t now)
 	if (fstatat_nf(f->sbfd, res, &st) < 0)
 		return now + SBX_KEEP_UNDELIVERED;
 	snprintf(rcpt, sizeof(rcpt), "%s", queue_path(QP_DELIVERED, id).s);
-	delivered = exists_nf(f->sbfd, rcpt);
+	there = exists_nf(f->sbfd, rcpt);
+	delivered = there || seen;
 	if (!delivered && now - (int64_t)st.st_mtime < SBX_KEEP_UNDELIVERED)
 		return (int64_t)st.st_mtime + SBX_KEEP_UNDELIVERED;
+	/* Unclaimed for a day: sbxd makes the receipt (empty: nobody's), so
+	 * a hook that read pending/ before the move cannot claim it now. */
+	if (!delivered) {
+		if ((fd = openat_nf(f->sbfd, rcpt, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		    0600)) >= 0)
+			close(fd);
+		else if (errno == EEXIST)
+			delivered = there = 1;      /* a hook claimed it just now */
+		else
+			logf_folder(f, "request %s: cannot make its receipt in queue/delivered: "
+			    "%s", id, strerror(errno));
+	}
+	if (result_confirm(f->sbfd, id, nonce, sizeof(nonce)) < 0) {
+		logf_folder(f, "request %s: cannot confirm its delivery in results/: %s", id,
+		    strerror(errno));
+		return now + 1;
+	}
+	if (!there && seen)
+		logf_folder(f, "TAMPERING: the delivery receipt of request %s was removed from "
+		    "queue/delivered before sbxd took it in; its result counts as delivered%s", id,
+		    nonce[0] ? "" : " (to nobody, if it was an approval)");
 	snprintf(from, sizeof(from), "%s", queue_path(QP_PENDING, id).s);
 	snprintf(to, sizeof(to), "%s", queue_path(QP_DONE, id).s);
 	/* Never over done/ID.json: a request already filed there is back in
@@ -642,11 +870,17 @@ policy_not_rolled_back(struct folder *f, char *msg, size_t msgsz)
 struct policy *
 folder_policy(struct folder *f, struct policy_error *perr)
 {
-	struct policy *p = policy_load_accepted(f->path, f->config, perr->msg,
-	    sizeof(perr->msg));
+	struct policy *p = polcache_get(f);
+	struct polcache *snap;
 	unsigned char h[32] = { 0 };
 	size_t len;
-	char *text = read_untrusted(f->sbfd, "policy.json", 4 << 20, &len, NULL);
+	char *text;
+
+	if (p)
+		return p;
+	snap = polcache_begin(f);
+	p = policy_load_accepted(f->path, f->config, perr->msg, sizeof(perr->msg));
+	text = read_untrusted(f->sbfd, "policy.json", 4 << 20, &len, NULL);
 
 	if (p && policy_not_rolled_back(f, perr->msg, sizeof(perr->msg)) < 0) {
 		policy_free(p);
@@ -662,7 +896,7 @@ folder_policy(struct folder *f, struct policy_error *perr)
 		audit_log(f->audit, "policy_loaded", NULL, NULL, "daemon",
 		    AU_H("hash", h), AU_B("valid", p != NULL),
 		    AU_S("error", p ? NULL : perr->msg), AU_END);
-	return p;
+	return polcache_end(f, snap, p);
 }
 
 static void
@@ -709,7 +943,7 @@ sweep_entry(struct folder *f, const struct daemon_opts *o, const char *name)
 	(void)o;
 	if (valid_request_name(name, id)) {
 		run_repair(f, id);
-		due = sweep_one(f, id, now_ms() / 1000);
+		due = sweep_one(f, id, now_ms() / 1000, 0);
 		if (due && (!f->due_sweep || due < f->due_sweep))
 			f->due_sweep = due;
 	}
@@ -718,11 +952,15 @@ sweep_entry(struct folder *f, const struct daemon_opts *o, const char *name)
 void
 folder_delivered(struct folder *f, const char *name)
 {
+	int64_t due;
+
 	/* A receipt for a request still in pending/: move it to done/ now. */
 	if (!valid_id(name))
 		return;
-	if (exists_nf(f->sbfd, queue_path(QP_PENDING, name).s))
-		(void)sweep_one(f, name, now_ms() / 1000);
+	if (exists_nf(f->sbfd, queue_path(QP_PENDING, name).s) &&
+	    (due = sweep_one(f, name, now_ms() / 1000, 1)) &&
+	    (!f->due_sweep || due < f->due_sweep))
+		f->due_sweep = due;
 }
 
 void
@@ -772,7 +1010,7 @@ folder_prune(struct folder *f)
 	cap_mb = policy_limits(p)->keep_results_mb;
 	f->keep_s = keep;
 	f->cap_b = cap_mb << 20;
-	policy_free(p);
+	polcache_release(p);
 	if ((n = retention_prune(f->db, f->sbfd, keep, f->cap_b, now, RETENTION_BATCH, &rp)) > 0)
 		audit_log(f->audit, "output_pruned", NULL, NULL, "daemon",
 		    AU_I("requests", (int64_t)n), AU_I("keep_results_days", keep / 86400),

@@ -36,6 +36,13 @@ struct folder {
 	/* What state.db was when sbxd closed it (folder_db_open compares). */
 	struct stat db_closed;
 	int64_t seen_closed;        /* policy_seen then */
+	/* Served since start without its database or audit log ever opened:
+	 * its idle record (daemon/idle.h) matched; audit.jsonl as recorded
+	 * then (folder_db_open compares it too). */
+	int lazy;
+	struct stat audit_closed;
+	int64_t locked_since;       /* reopen found it locked (seconds), 0 not */
+	int rescan;                 /* events may have been missed meanwhile */
 	/* (its inotify watches are sbxd.c's: a table of wd -> folder) */
 	int dead;                   /* removed or replaced: no longer served */
 	dev_t dev;                  /* identity of the tree sbxd opened */
@@ -52,6 +59,8 @@ struct folder {
 	 * synced yet: one sync of rejected/ for a pass, not two per file). */
 	char **notes;
 	size_t n_notes, cap_notes;
+	struct polcache *pc;        /* the verified policy kept (polcache.h) */
+	int wal_pages;              /* state.db's WAL after the last commit */
 };
 
 /* Daemon-wide settings shared by every folder. */
@@ -126,8 +135,25 @@ int folder_check(struct folder *f);
  * served (dead). 0 open, -1 dead.
  */
 int folder_db_idle(struct folder *f);
+/*
+ * At start, before the database is opened: 0 when the folder's idle
+ * record (daemon/idle.h) is intact and still describes it exactly, and
+ * it has nothing to do (empty drop boxes and pending/, no retention due
+ * now): the folder is then lazy, with what folder_db_open checks and
+ * when its retention is due taken from the record. -1 (why says what
+ * differs; "" when there is no record) for the full open.
+ */
+int folder_idle_load(struct folder *f, char *why, size_t whysz);
+/* A lazy folder's audit log could not be opened: said as TAMPERING, its
+ * database closed, no longer served. Always -1. */
+int folder_tampered(struct folder *f, const char *why);
 int folder_db_close(struct folder *f);
 int folder_db_open(struct folder *f);
+/* folder_db_open's -1 for a database another connection holds a lock
+ * on (a reader, a sqlite3 shell): not tampering; the folder stays
+ * served, the reopen is tried again at due_sweep (a second later) and
+ * the folder rescanned then (rescan set). */
+#define SBX_REOPEN_RETRY    1       /* seconds to the next try */
 /* How many folders' databases are open now. */
 int folder_db_count(void);
 /* When a queue path was refused since the last call because a directory
@@ -158,9 +184,14 @@ void folder_sync_rejected(struct folder *f);
  * inotify event arrived: normal, quiet); 0 when DIR itself is missing,
  * which is said, recorded, and the tree checked. */
 int folder_gone_quietly(struct folder *f, const char *dir, const char *name);
-/* The folder's accepted policy, verified (signature, not rolled back);
- * NULL with perr when it is invalid. Caller frees (policy_free). */
+/* The folder's accepted policy, verified (signature, not rolled back),
+ * once per change of its inputs (daemon/polcache.h); NULL with perr when
+ * it is invalid. The caller gives it back with polcache_release(). */
 struct policy *folder_policy(struct folder *f, struct policy_error *perr);
+/* sbxd, about to sleep: state.db's WAL checkpointed (passive) when it
+ * holds SBX_WAL_PAGES or more, never inside a commit (db_wal_watch). */
+#define SBX_WAL_PAGES 1000
+void folder_checkpoint(struct folder *f);
 /* Judges and records the claimed request pending/ID.json (request.c). */
 void request_ingest(struct folder *f, const struct daemon_opts *o, const char *id);
 /* A connection record from sbx-proxy (proxy/events/NAME). */

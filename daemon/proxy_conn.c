@@ -625,9 +625,9 @@ ask(struct conn *c, const struct policy_result *why, const struct policy_limits 
 		/* Another connection waited on the same request and used its one
 		 * answer; a retry in that connection's session is let through
 		 * (session_has), any other is asked again. */
-		snprintf(c->reason, sizeof(c->reason), "request %s was answered (%s), %s; an "
-		    "answer is used once: retry", eo.id, eo.status, eo.msg[0] ? "but its delivery "
-		    "could not be recorded" : "for another connection that waited on it too");
+		snprintf(c->reason, sizeof(c->reason), "request %s was answered (%s), %s%.200s; "
+		    "an answer is used once: retry", eo.id, eo.status, eo.msg[0] ? "but " :
+		    "for another connection that waited on it too", eo.msg);
 		break;
 	case ESC_PENDING:
 		snprintf(c->reason, sizeof(c->reason), "no human answered within %d s (%s); "

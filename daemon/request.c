@@ -31,6 +31,7 @@
 #include "daemon/exec.h"
 #include "daemon/fault.h"
 #include "daemon/lifecycle.h"
+#include "daemon/polcache.h"
 #include "daemon/notify.h"
 #include "daemon/run.h"
 #include "policy/policy.h"
@@ -46,6 +47,7 @@ struct arrival {
 	struct policy_limits lim;
 	int needed;                 /* approvals */
 	int64_t now, rule;
+	int64_t marked;             /* started, in the recording transaction */
 	char *who;                  /* the remembered rule's approver */
 	struct sbx_err why;         /* set: refused */
 	struct life_step step;
@@ -66,6 +68,7 @@ struct batch {
 	struct policy *pol;         /* the batch's policy (NULL: invalid) */
 	struct policy_error perr;
 	int loaded, open;           /* policy tried; transaction begun */
+	int marks;                  /* requests marked started (slots taken) */
 	size_t n;
 	struct arrival item[SBX_BATCH];
 };
@@ -226,10 +229,23 @@ arrival_record(struct folder *f, struct arrival *a, struct batch *b)
 		    AU_S("verdict", "approve"), AU_S("approver", a->who),
 		    AU_B("remembered", 1), AU_B("auto", 1), AU_I("rule", (int64_t)a->rule),
 		    AU_END);
+	/* A request that runs at once is marked started here, when a slot is
+	 * free: the started commit before the fork is this one (run.h,
+	 * run_start_marked). */
+	a->marked = 0;
+	if (rc >= 0 && (a->step.effects & LF_EXEC) &&
+	    run_free_slots(f) > (b ? b->marks : 0)) {
+		if (store_request_start(f->db, a->c.id, a->now) == 1)
+			a->marked = a->now;
+		else
+			rc = -1;
+	}
 	if (b) {
 		/* Only this request's savepoint goes; the batch's stays. */
-		if (rc >= 0 && store_release(f->db) == 0)
+		if (rc >= 0 && store_release(f->db) == 0) {
+			b->marks += a->marked != 0;
 			return 0;
+		}
 		if (rc != -2)
 			logf_folder(f, "database: %s", sqlite3_errmsg(f->db));
 		if (b->open)
@@ -270,7 +286,7 @@ arrival_effects(struct folder *f, const struct daemon_opts *o, struct arrival *a
 		logf_folder(f, "request %s: %s `%s` auto-approved by remembered rule %lld "
 		    "(by %s)", a->c.id, a->c.tool, a->cmd, (long long)a->rule, a->who);
 		if (db_get(f->db, a->c.id, &row) == 1) {
-			run_start(f, o, &row, a->who, 1, &a->lim);
+			run_start_marked(f, o, &row, a->who, 1, &a->lim, a->marked);
 			req_row_free(&row);
 		}
 	} else {
@@ -301,7 +317,7 @@ arrival_free(struct arrival *a, int own_policy)
 	free(a->who);
 	free(a->input_text);
 	if (own_policy)
-		policy_free(a->pol);
+		polcache_release(a->pol);
 	claim_free(&a->c);
 	memset(a, 0, sizeof(*a));
 }
@@ -518,7 +534,7 @@ folder_request(struct folder *f, const struct daemon_opts *o, const char *name)
 			ingest(f, o, id, b);
 	if (b) {
 		batch_end(f, o, b);
-		policy_free(b->pol);
+		polcache_release(b->pol);
 		free(b);
 	}
 	for (i = 0; i < n; i++)

@@ -17,6 +17,7 @@
 #include "daemon/exec.h"
 #include "daemon/fault.h"
 #include "daemon/lifecycle.h"
+#include "daemon/polcache.h"
 #include "daemon/run.h"
 #include "policy/policy.h"
 
@@ -119,6 +120,16 @@ run_slot(const struct folder *f)
 	return slot < SBX_MAX_RUNNING ? slot : -1;
 }
 
+int
+run_free_slots(const struct folder *f)
+{
+	int slot, n = 0;
+
+	for (slot = 0; slot < SBX_MAX_RUNNING; slot++)
+		n += !f->run[slot].pid;
+	return n;
+}
+
 static void
 run_started(struct folder *f, const struct req_row *r, const char *approver, int is_auto,
     const struct policy_limits *lim, pid_t pid)
@@ -135,9 +146,22 @@ run_started(struct folder *f, const struct req_row *r, const char *approver, int
 	    approver, is_auto ? ", remembered" : "", (long)pid);
 }
 
-void
-run_start(struct folder *f, const struct daemon_opts *o, const struct req_row *r,
-    const char *approver, int is_auto, const struct policy_limits *limits)
+/* Undoes the caller's mark (run_start_marked) before a step that does
+ * not fork: 0, or -1 when the row stays started (it is then never run:
+ * interrupted at the next start). */
+static int
+run_unmark(struct folder *f, const struct req_row *r, int64_t marked)
+{
+	if (!marked || store_request_unstart(f->db, r->id, marked) == 1)
+		return 0;
+	logf_folder(f, "request %s: cannot mark it waiting again (database error); it will "
+	    "not run", r->id);
+	return -1;
+}
+
+static void
+start(struct folder *f, const struct daemon_opts *o, const struct req_row *r,
+    const char *approver, int is_auto, const struct policy_limits *limits, int64_t marked)
 {
 	struct policy_limits lim = *policy_limits(NULL);
 	struct policy_error perr;
@@ -151,12 +175,14 @@ run_start(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 		lim = *limits;
 	if (p) {
 		lim = *policy_limits(p);
-		policy_free(p);
+		polcache_release(p);
 	}
 	/* Every slot busy: the request stays approved and not started
 	 * (status running, started 0) until folder_start_waiting() finds
 	 * a free slot. The approval is never lost. */
 	if ((slot = run_slot(f)) < 0) {
+		if (run_unmark(f, r, marked) < 0)
+			return;
 		logf_folder(f, "request %s: approved; waiting for a free slot (%d commands "
 		    "running)", r->id, SBX_MAX_RUNNING);
 		return;
@@ -165,6 +191,8 @@ run_start(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 	 * durably in the audit log: until then it waits (started 0), and
 	 * folder_start_waiting() tries again. */
 	if (audit_intents_flush(f->audit) < 0 || audit_sync(f->audit) < 0) {
+		if (run_unmark(f, r, marked) < 0)
+			return;
 		logf_folder(f, "request %s: approved, NOT started: its approval is not yet in "
 		    "the audit log (disk full or I/O error?); it starts once it can be written",
 		    r->id);
@@ -172,12 +200,15 @@ run_start(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 	}
 	FAULT("before-start");
 	if (!(cmd = rebind_command(f, r, why, sizeof(why)))) {
-		run_refuse(f, r, approver, why);
+		if (run_unmark(f, r, marked) == 0)
+			run_refuse(f, r, approver, why);
 		return;
 	}
 	/* waiting --start--> running, marked started before the fork: after a
-	 * crash from here on, the request is interrupted, never run again. */
-	if (store_request_start(f->db, r->id, now_ms() / 1000) != 1) {
+	 * crash from here on, the request is interrupted, never run again.
+	 * (Marked already: in the transaction that recorded it.) */
+	if (marked ? r->started != marked :
+	    store_request_start(f->db, r->id, now_ms() / 1000) != 1) {
 		logf_folder(f, "request %s: not started (no longer waiting to run)", r->id);
 		free(cmd);
 		return;
@@ -198,6 +229,21 @@ run_start(struct folder *f, const struct daemon_opts *o, const struct req_row *r
 	run_started(f, r, approver, is_auto, &lim, pid);
 	f->run[slot].pid = pid;
 	memcpy(f->run[slot].id, r->id, sizeof(f->run[slot].id));
+}
+
+void
+run_start(struct folder *f, const struct daemon_opts *o, const struct req_row *r,
+    const char *approver, int is_auto, const struct policy_limits *limits)
+{
+	start(f, o, r, approver, is_auto, limits, 0);
+}
+
+void
+run_start_marked(struct folder *f, const struct daemon_opts *o, const struct req_row *r,
+    const char *approver, int is_auto, const struct policy_limits *limits,
+    int64_t started)
+{
+	start(f, o, r, approver, is_auto, limits, started);
 }
 
 void

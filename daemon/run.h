@@ -25,6 +25,18 @@ struct policy_limits;
  * 0) under limits (NULL: the folder's policy now, loaded once). */
 void run_start(struct folder *f, const struct daemon_opts *o, const struct req_row *r,
     const char *approver, int is_auto, const struct policy_limits *limits);
+/* The same for a request the caller marked started (store_request_start
+ * with `started`) in the transaction that recorded it, when a slot was
+ * free (run_free_slots): one commit fewer before the fork. Until the
+ * fork, a step that cannot go on (the audit log cannot be written, the
+ * stored request does not rebind) undoes the mark first, so the request
+ * waits or is refused as in run_start; a crash after that commit leaves
+ * it interrupted, never run. */
+void run_start_marked(struct folder *f, const struct daemon_opts *o, const struct req_row *r,
+    const char *approver, int is_auto, const struct policy_limits *limits,
+    int64_t started);
+/* Executor slots free in folder f. */
+int run_free_slots(const struct folder *f);
 /* A request that will not run: the record, then the result the agent
  * reads (status rejected, denied or expired). */
 void run_close(struct folder *f, const char *id, const char *hash, enum req_status status,

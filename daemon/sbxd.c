@@ -46,6 +46,7 @@
 #include "daemon/audit.h"
 #include "daemon/exec.h"
 #include "daemon/folder.h"
+#include "daemon/idle.h"
 #include "daemon/notify.h"
 #include "policy/policy.h"
 
@@ -165,6 +166,10 @@ static int nsv;
 static long long originals_cap;
 static size_t capsv;
 static int *lock_fds;           /* every folder's lock, closed in executors */
+/* The signing key and log options, for a lazy folder's log (want_db). */
+static const struct audit_key *log_key;
+static const struct audit_opts *log_opts;
+static int64_t started_ms;      /* when this sbxd started (daemon_start) */
 
 /* What an inotify watch is for. */
 enum wkind {
@@ -327,14 +332,32 @@ served_add(struct folder *f)
 
 static void close_folder(struct folder *f);
 static void run_due(struct served *s, const struct daemon_opts *o);
+static int open_audit(struct folder *f, const struct audit_key *akey,
+    const struct audit_opts *aopts, struct sbx_err *err);
+static void serve_steps(struct served *s, const struct daemon_opts *o);
 
 /* The folder's database, reopened when sbxd had closed it (idle): 0, or
- * -1 when the folder is no longer served (folder_db_open said why). */
+ * -1 when the folder is no longer served (folder_db_open said why). A
+ * lazy folder (idle since the last run, daemon/idle.h) gets its log too,
+ * and what the start does for any other folder: recovery, a rescan. */
 static int
-want_db(struct served *s)
+want_db(struct served *s, const struct daemon_opts *o)
 {
+	struct folder *f = s->f;
+	struct sbx_err err;
+
 	s->used_ms = mono_ms();
-	return folder_db_open(s->f);
+	if (!f->lazy)
+		return folder_db_open(f);
+	if (folder_db_open(f) < 0)
+		return -1;
+	f->lazy = 0;
+	if (open_audit(f, log_key, log_opts, &err) < 0)
+		return folder_tampered(f, err.msg);
+	if (o->verbose)
+		logf_folder(f, "opened at its first event or timer (idle since the last run)");
+	serve_steps(s, o);
+	return 0;
 }
 
 static int
@@ -394,6 +417,21 @@ any_running(void)
 	return k;
 }
 
+/* An executor killed by a signal (SIGKILL) dropped nothing: its run's
+ * cgroup goes here. */
+static void
+run_killed(pid_t pid)
+{
+	int i, k;
+
+	for (i = 0; i < nsv; i++)
+		for (k = 0; k < SBX_MAX_RUNNING; k++)
+			if (sv[i].f->run[k].pid == pid) {
+				exec_run_killed(sv[i].f->run[k].id);
+				return;
+			}
+}
+
 /* Reaps executors; a folder that had one gets its waiting requests
  * started (slots are per folder) in this wake. */
 static void
@@ -405,6 +443,8 @@ reap(int flags, const struct daemon_opts *o)
 	while ((pid = waitpid(-1, &status, flags)) > 0) {
 		if (exec_spare_reaped(pid))
 			continue;
+		if (WIFSIGNALED(status))
+			run_killed(pid);
 		for (i = 0; i < nsv && !folder_reaped(sv[i].f, pid); i++)
 			;
 		if (i < nsv && o && !sv[i].f->dead) {
@@ -436,19 +476,13 @@ stop_all(void)
 		reap(0, NULL);
 }
 
-/* The rest of serving a folder that is open, with its audit log: watch
- * first, then recover and rescan, so nothing slips between. */
-static int
-serve(int fi, struct daemon_opts *o, int starting)
+/* What the start does for a folder whose database and log are open:
+ * recovery, a rescan of its inboxes, its sweep and retention. */
+static void
+serve_steps(struct served *s, const struct daemon_opts *o)
 {
-	struct folder *f = sv[fi].f;
+	struct folder *f = s->f;
 
-	if (watch_folder(fi) < 0)
-		return -1;
-	/* served_add() may have moved the array (realloc): point at it again. */
-	o->lock_fds = lock_fds;
-	o->n_lock_fds = nsv;
-	sv[fi].used_ms = mono_ms();
 	folder_recover(f, o);
 	folder_start_waiting(f, o);
 	folder_rescan(f, o);
@@ -460,7 +494,20 @@ serve(int fi, struct daemon_opts *o, int starting)
 	/* Signed at once when anything was logged. */
 	if (audit_due(f->audit) != INT64_MAX)
 		(void)audit_checkpoint(f->audit);
-	sv[fi].touched = 1;
+	s->touched = 1;
+}
+
+/* The rest of serving a folder that is open, with its audit log (its
+ * watches added already: recovery and rescan come after them, so
+ * nothing slips between). */
+static void
+serve_open(int fi, struct daemon_opts *o, int starting)
+{
+	/* served_add() may have moved the array (realloc): point at it again. */
+	o->lock_fds = lock_fds;
+	o->n_lock_fds = nsv;
+	sv[fi].used_ms = mono_ms();
+	serve_steps(&sv[fi], o);
 	sv[fi].originals_ms = now_ms();     /* kept originals: pruned once at start */
 	/* Its first pass now, with the database open. At start no event is
 	 * handled between two folders: the one served SBXD_OPEN_DBS before
@@ -471,7 +518,30 @@ serve(int fi, struct daemon_opts *o, int starting)
 		trim_open();
 	else if (fi >= SBXD_OPEN_DBS)
 		(void)folder_db_close(sv[fi - SBXD_OPEN_DBS].f);     /* when idle */
+}
+
+/* Watches, then serves a folder that is open. */
+static int
+serve(int fi, struct daemon_opts *o, int starting)
+{
+	if (watch_folder(fi) < 0)
+		return -1;
+	serve_open(fi, o, starting);
 	return 0;
+}
+
+/* At start, a folder watched already whose idle record matched (it had
+ * nothing to do since sbxd left it): served without opening its database
+ * or log, which its first event or timer does (want_db). Nothing is
+ * pending there: no expiry notice is due. */
+static void
+serve_lazy(int fi, struct daemon_opts *o)
+{
+	o->lock_fds = lock_fds;
+	o->n_lock_fds = nsv;
+	sv[fi].warned = now_ms() / 1000;
+	sv[fi].originals_ms = now_ms();     /* kept originals: pruned once at start */
+	run_due(&sv[fi], o);
 }
 
 /* Opens and locks a folder (not its database yet). NULL with err set. */
@@ -491,20 +561,34 @@ lock_folder(const char *path, const char *config, struct sbx_err *err)
 	return f;
 }
 
-/* Opens a locked folder's database and audit log; daemon_start is
- * written with the first record this sbxd logs there (audit_defer): a
- * folder with nothing to do is not written at start. -1 with err. */
+/* Opens a locked folder's database and audit log (open_audit). -1 with
+ * err. */
 static int
 open_log(struct folder *f, const struct audit_key *akey, const struct audit_opts *aopts,
+    struct sbx_err *err)
+{
+	char why[sizeof(err->msg)];
+
+	if (folder_open_db(f, err) < 0) {
+		snprintf(why, sizeof(why), "%s", err->msg);
+		err_set(err, "%s: %s", f->path, why);
+		return -1;
+	}
+	return open_audit(f, akey, aopts, err);
+}
+
+/* Opens the audit log of a folder whose database is open; daemon_start
+ * is written with the first record this sbxd logs there (audit_defer): a
+ * folder with nothing to do is not written at start. -1 with err. */
+static int
+open_audit(struct folder *f, const struct audit_key *akey, const struct audit_opts *aopts,
     struct sbx_err *err)
 {
 	cJSON *start = cJSON_CreateObject();
 	char why[sizeof(err->msg)];
 
-	if (!start || folder_open_db(f, err) < 0) {
-		if (!start)
-			err_set(err, "out of memory");
-		cJSON_Delete(start);
+	if (!start) {
+		err_set(err, "out of memory");
 		goto fail;
 	}
 	if (!(f->audit = audit_open(f->sbfd, f->db, akey, aopts, err))) {
@@ -516,7 +600,8 @@ open_log(struct folder *f, const struct audit_key *akey, const struct audit_opts
 	cJSON_AddStringToObject(start, "key_id", akey->key_id);
 	cJSON_AddStringToObject(start, "config", f->config);
 	cJSON_AddStringToObject(start, "folder", f->path);
-	cJSON_AddNumberToObject(start, "started", (double)now_ms());
+	/* When sbxd started, also for a folder first opened later (lazy). */
+	cJSON_AddNumberToObject(start, "started", (double)started_ms);
 	/* A log without a signed head yet gets its first record and head at
 	 * once (serve() checkpoints): records a crash leaves unsigned are
 	 * only ever accepted after a head. */
@@ -677,7 +762,7 @@ dispatch(const struct inotify_event *ev, const struct daemon_opts *o, int *overf
 	if (!*name || (w->kind <= W_PROXY && (ev->mask & IN_CREATE) && being_written(f,
 	    w->kind, name)))
 		return;
-	if (w->kind <= W_DELIVERED && want_db(s) < 0)
+	if (w->kind <= W_DELIVERED && want_db(s, o) < 0)
 		return;
 	switch (w->kind) {
 	case W_QUEUE:
@@ -739,7 +824,7 @@ rescan_all(const struct daemon_opts *o, int full)
 	int i;
 
 	for (i = 0; i < nsv; i++) {
-		if (folder_check(sv[i].f) < 0 || want_db(&sv[i]) < 0)
+		if (folder_check(sv[i].f) < 0 || want_db(&sv[i], o) < 0)
 			continue;
 		if (full)
 			folder_rescan(sv[i].f, o);
@@ -774,9 +859,19 @@ run_due(struct served *s, const struct daemon_opts *o)
 	if (((s->expiry && s->expiry * 1000 <= now) || !s->warned ||
 	    (s->warn && s->warn * 1000 <= now) || (f->due_sweep && f->due_sweep * 1000 <= now) ||
 	    (f->due_prune && f->due_prune * 1000 <= now) || (s->start_ms && s->start_ms <= now) ||
-	    audit_due(f->audit) <= mono) && want_db(s) < 0) {
-		s->next_ms = INT64_MAX;
+	    audit_due(f->audit) <= mono) && want_db(s, o) < 0) {
+		/* Not served any more, or its database locked by another
+		 * connection: then tried again at due_sweep (folder.h). */
+		s->next_ms = f->dead || !f->due_sweep ? INT64_MAX : f->due_sweep * 1000;
+		s->touched = s->checked = 0;
 		return;
+	}
+	/* Reopened after a lock: what came meanwhile (its events were
+	 * dropped while the database could not be read). */
+	if (f->rescan && f->db) {
+		f->rescan = 0;
+		folder_rescan(f, o);
+		f->due_sweep = now / 1000;
 	}
 	if (s->expiry && s->expiry * 1000 <= now) {
 		folder_expire(f);
@@ -899,6 +994,10 @@ loop(int all, const char *config, struct audit_key *akey, const struct audit_opt
 			arm_timer(tfd, earliest);
 			armed = earliest;
 		}
+		/* About to sleep (a command may be running): the WAL's
+		 * checkpoint, never in a request's commit. */
+		for (i = 0; !more && i < nsv; i++)
+			folder_checkpoint(sv[i].f);
 		exec_spare_keep();      /* ahead of the next run */
 		if (!more && poll(pfd, 3, exec_spare_due_ms()) < 0 && errno != EINTR) {
 			logf_folder(NULL, "poll: %s", strerror(errno));
@@ -1091,16 +1190,33 @@ lock_all(const struct sbxd_args *a, char (*listed)[4096], int nstart)
 	return -1;
 }
 
-/* Then each is opened and served in turn, its database closed again
- * once idle: the start holds a few open at a time. -1 when all are
- * served, else the exit code. */
+/* Then each is watched and served in turn: a folder whose idle record
+ * matched (nothing to do since the last run) without opening its
+ * database or log; any other is opened, recovered and rescanned, its
+ * database closed again once idle: the start holds a few open at a
+ * time. -1 when all are served, else the exit code. */
 static int
 serve_all(const struct sbxd_args *a, const struct audit_key *akey, struct daemon_opts *o)
 {
 	struct sbx_err err;
+	char why[200];
 	int i;
 
 	for (i = 0; i < nsv; i++) {
+		/* Watched first: whatever comes in after the record was
+		 * compared is an event, and what came before changed it. */
+		if (watch_folder(i) < 0) {
+			fprintf(stderr, "sbxd: cannot watch %s/.sandbox: %s (check "
+			    "fs.inotify.max_user_watches)\n", sv[i].f->path, strerror(errno));
+			return 1;
+		}
+		if (folder_idle_load(sv[i].f, why, sizeof(why)) == 0) {
+			serve_lazy(i, o);
+			logf_folder(sv[i].f, "serving (config %s)", a->config);
+			continue;
+		}
+		if (*why)
+			logf_folder(sv[i].f, "opened in full: %s", why);
 		if (open_log(sv[i].f, akey, &a->aopts, &err) < 0) {
 			fprintf(stderr, "sbxd: %s\n", err.msg);
 			if (errno == EMFILE || errno == ENFILE)
@@ -1108,11 +1224,7 @@ serve_all(const struct sbxd_args *a, const struct audit_key *akey, struct daemon
 				    "%d (ulimit -n)\n", i + 1, nsv);
 			return 2;
 		}
-		if (serve(i, o, 1) < 0) {
-			fprintf(stderr, "sbxd: cannot watch %s/.sandbox: %s (check "
-			    "fs.inotify.max_user_watches)\n", sv[i].f->path, strerror(errno));
-			return 1;
-		}
+		serve_open(i, o, 1);
 		logf_folder(sv[i].f, "serving (config %s)", a->config);
 	}
 	return -1;
@@ -1166,6 +1278,13 @@ main(int argc, char **argv)
 		return 2;
 	}
 	exec_set_result_key(akey.sk);
+	started_ms = now_ms();
+	log_key = &akey;
+	log_opts = &a.aopts;
+	if (idle_init(a.config, akey.sk) < 0)
+		logf_folder(NULL, "cannot use %s/idle (%s): every folder is opened in full at "
+		    "start", a.config, strerror(errno));
+	exec_cgroups_init();
 	raise_nofile();
 	/* One SQLite connection per folder, so memory per connection counts:
 	 * no bulk page-cache allocation up front (about 90 KB each), and the
@@ -1217,6 +1336,12 @@ main(int argc, char **argv)
 			audit_log(f->audit, "daemon_stop", NULL, NULL, "daemon",
 			    AU_S("reason", "signal"), AU_END);
 		}
+		/* Signed and synced, then its database closed the idle way, so
+		 * the next start finds its record (daemon/idle.h). */
+		audit_close(f->audit);
+		f->audit = NULL;
+		if (f->db)
+			(void)folder_db_close(f);
 		close_folder(f);
 		logf_folder(f, "stopped");
 	}

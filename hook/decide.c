@@ -62,9 +62,9 @@ instead(const char *tool)
 
 /*
  * The result of a call sbxd does not run (request_opens). "approved" is a
- * one-time allowance: escalate() consumed it (the delivery receipt, made
- * with O_EXCL) for this exact call (tool, input, folder, cwd: the request
- * hash). It allows only while fresh (request_ttl_seconds). Returns 1 when
+ * one-time allowance: escalate() consumed it (the delivery receipt, which
+ * sbxd confirmed as this call's) for this exact call (tool, input,
+ * folder, cwd: the request hash). It allows only while fresh (request_ttl_seconds). Returns 1 when
  * it decided (allow, or deny as stale), 0 for other results.
  */
 static int

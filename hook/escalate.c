@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "common/base/json.h"
@@ -25,26 +26,34 @@
 static unsigned char daemon_pk[32];
 static int daemon_pk_state;     /* 0 not tried, 1 loaded, -1 missing */
 
-/* A result counts only when sbxd signed it (common/trust/result_sig.h): a file
- * forged in results/ by code in the folder is never delivered. The key is
+/* Loads sbxd's public key once (escalate() does it while sbxd works on
+ * the request, so that reading a result does not wait for it): the key is
  * CONFIG/daemon.pub, or, in a folder handed over to sbxd's own user
  * (deployment 3), CONFIG/daemon.UID.pub of that user, which sbx handover
  * put there (an sbxd of our own keeps daemon.pub for our folders). */
-static int
-result_trusted(int sbfd, const cJSON *doc)
+static void
+daemon_key_load(int sbfd)
 {
 	char config[PATH_MAX], name[48] = "daemon.pub";
 	struct sandbox_users u;
 	struct sbx_err err;
 	struct stat st;
 
-	if (daemon_pk_state == 0) {
-		if (fstat(sbfd, &st) == 0 && st.st_uid != geteuid() &&
-		    sandbox_users_read(sbfd, &u, &err) == 1)
-			snprintf(name, sizeof(name), "daemon.%lu.pub", (unsigned long)u.daemon);
-		daemon_pk_state = config_dir(config, sizeof(config)) == 0 &&
-		    result_pub_load(config, name, daemon_pk) == 0 ? 1 : -1;
-	}
+	if (daemon_pk_state != 0)
+		return;
+	if (fstat(sbfd, &st) == 0 && st.st_uid != geteuid() &&
+	    sandbox_users_read(sbfd, &u, &err) == 1)
+		snprintf(name, sizeof(name), "daemon.%lu.pub", (unsigned long)u.daemon);
+	daemon_pk_state = config_dir(config, sizeof(config)) == 0 &&
+	    result_pub_load(config, name, daemon_pk) == 0 ? 1 : -1;
+}
+
+/* A result counts only when sbxd signed it (common/trust/result_sig.h): a file
+ * forged in results/ by code in the folder is never delivered. */
+static int
+result_trusted(int sbfd, const cJSON *doc)
+{
+	daemon_key_load(sbfd);
 	return daemon_pk_state == 1 && result_sig_ok(doc, daemon_pk);
 }
 
@@ -90,6 +99,8 @@ load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
 	return doc;
 }
 
+/* DIR/IDSUFFIX exists (as anything): no symlink on the way is followed,
+ * so one planted in the queue's path cannot answer for it. */
 static int
 exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
 {
@@ -97,29 +108,162 @@ exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
 
 	if (xsnprintf(name, sizeof(name), "%s/%s%s", dir, id, suffix) < 0)
 		return 0;
-	return faccessat(sbfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	return exists_nf(sbfd, name);
 }
 
-/* Claims the one delivery of a result: 1 when this caller got it, 0 when
+/*
+ * Claims the one delivery of a result: 1 when this caller got it, 0 when
  * another caller has (the receipt exists), -1 (errno set) when it cannot
- * be recorded. The receipt stays until retention prunes the request's
- * output, so a second identical call racing this one can never claim it
- * again. */
+ * be recorded. For a one-time allowance (WITH_NONCE) the receipt holds
+ * NONCE (32 random hex digits, filled here): written to queue/tmp, then
+ * linked into place (EEXIST: taken), so it appears whole (sbxd never
+ * reads a half-written one); otherwise it is empty, made with O_EXCL.
+ * Either way it is reached without following a symlink on the way. The
+ * receipt stays until retention prunes the request's output, so a
+ * second identical call racing this one finds it. The agent can delete it (queue/ is its drop
+ * box): for a one-time allowance the receipt is therefore only a claim,
+ * and sbxd's confirmation decides (confirm()).
+ */
 static int
-claim_delivery(int sbfd, const char *id)
+claim_delivery(int sbfd, const char *id, char nonce[SBX_RECEIPT_LEN + 1], int with_nonce)
 {
-	char name[PATH_MAX];
-	int fd;
+	unsigned char rnd[SBX_RECEIPT_LEN / 2];
+	char tmp[64];
+	const char *base;
+	int dfd = -1, tfd = -1, fd = -1, rc = -1, e;
 
-	if (xsnprintf(name, sizeof(name), "%s", queue_path(QP_DELIVERED, id).s) < 0) {
-		errno = ENAMETOOLONG;
+	nonce[0] = '\0';
+	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) < 0)
+		return -1;
+	/* Without a nonce (a result other than an allowance): the receipt
+	 * alone, empty, made at once. */
+	if (!with_nonce) {
+		fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    sandbox_file_mode(sbfd));
+		e = errno;
+		close(dfd);
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return fd >= 0 ? 1 : errno == EEXIST ? 0 : -1;
+	}
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		close(dfd);
+		errno = EAGAIN;
 		return -1;
 	}
-	fd = openat(sbfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return errno == EEXIST ? 0 : -1;
-	close(fd);
-	return 1;
+	hex_encode(nonce, rnd, sizeof(rnd));
+	snprintf(tmp, sizeof(tmp), ".receipt.%ld.%.16s", (long)getpid(), nonce);
+	if ((tfd = openat_nf(sbfd, "queue/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) < 0 ||
+	    (fd = openat(tfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    sandbox_file_mode(sbfd))) < 0)
+		goto out;
+	if (write_all(fd, nonce, SBX_RECEIPT_LEN) < 0)
+		goto out;
+	if (linkat(tfd, tmp, dfd, base, 0) == 0)
+		rc = 1;
+	else if (errno == EEXIST)
+		rc = 0;
+out:
+	e = errno;
+	if (fd >= 0) {
+		close(fd);
+		(void)unlinkat(tfd, tmp, 0);
+	}
+	if (tfd >= 0)
+		close(tfd);
+	if (dfd >= 0)
+		close(dfd);
+	errno = e;
+	return rc;
+}
+
+/*
+ * An approved result is a one-time allowance (the call it opens is
+ * allowed once): it is this caller's only when sbxd confirmed that the
+ * receipt it found first is this caller's, by signing a copy of the
+ * result that names the receipt's nonce ("receipt"). A receipt deleted
+ * and made again by another call cannot make sbxd confirm twice: it
+ * writes "receipt" once per request, and "" when the receipt was gone.
+ * Other results (a command's output, a denial) are handed back on the
+ * receipt alone: a second copy runs nothing.
+ */
+static int
+needs_confirm(const cJSON *r)
+{
+	const char *status = json_str(r, "status");
+
+	return status && strcmp(status, req_status_name(REQ_APPROVED)) == 0;
+}
+
+/* 1 when r names nonce as its receipt, 0 when it names another (or none:
+ * ""), -1 when it names nothing yet. */
+static int
+receipt_is(const cJSON *r, const char *nonce)
+{
+	const char *got = json_str(r, "receipt");
+
+	if (!got)
+		return -1;
+	return strlen(got) == SBX_RECEIPT_LEN && strcmp(got, nonce) == 0;
+}
+
+/*
+ * The receipt of a request this caller waits on, made ahead, while sbxd
+ * works on the request: an unnamed file (O_TMPFILE) in queue/delivered,
+ * opened without following a symlink. claim_prepared() gives it its name.
+ * -1 where the filesystem has no O_TMPFILE: the claim then creates it.
+ */
+static int
+receipt_prepare(int sbfd, const char *id)
+{
+	const char *base;
+	int dfd, fd, e;
+
+	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) < 0)
+		return -1;
+	fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, sandbox_file_mode(sbfd));
+	e = errno;
+	close(dfd);
+	errno = e;
+	return fd;
+}
+
+/*
+ * claim_delivery() with the receipt made ahead (TFD, receipt_prepare):
+ * the claim is a link(2) of it to queue/delivered/ID, as exclusive as
+ * O_EXCL (EEXIST: another caller has the receipt), and no inode is
+ * allocated between the result and the answer (on ext4 without a
+ * journal that walks every inode freed in the last 30 s: see
+ * docs/BENCHMARKS.md, "The hook's share"). The directory is opened now,
+ * without following a symlink: one swapped for a symlink is -1 (not
+ * recorded).
+ * Without TFD, or when the link fails otherwise (no /proc), it is
+ * claim_delivery().
+ */
+static int
+claim_prepared(int sbfd, const char *id, int tfd)
+{
+	char nonce[SBX_RECEIPT_LEN + 1];
+	char proc[64];
+	const char *base;
+	int dfd, rc, e;
+
+	if (tfd < 0 || !valid_id(id) ||
+	    xsnprintf(proc, sizeof(proc), "/proc/self/fd/%d", tfd) < 0)
+		return claim_delivery(sbfd, id, nonce, 0);
+	/* queue/delivered swapped for a symlink (or gone): not recorded. */
+	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) < 0)
+		return -1;
+	rc = linkat(AT_FDCWD, proc, dfd, base, AT_SYMLINK_FOLLOW);
+	e = errno;
+	close(dfd);
+	if (rc == 0)
+		return 1;
+	if (e == EEXIST)
+		return 0;
+	/* No /proc here, or a filesystem that refuses the link. */
+	return claim_delivery(sbfd, id, nonce, 0);
 }
 
 /*
@@ -131,8 +275,13 @@ struct finder {
 	const char *hash_hex;
 	char attach[SBX_ID_LEN + 1];
 	char done_id[SBX_ID_LEN + 1];
+	char nonce[SBX_RECEIPT_LEN + 1];    /* done_id's receipt */
 	cJSON *result;
 	int unfinished;
+	int wfd;                /* done_id's wake FIFO, for an allowance */
+	int claim_errno;        /* a receipt that could not be made, for ID: */
+	char claim_id[SBX_ID_LEN + 1];
+	char claim_status[16];  /* ... and its result's status */
 };
 
 /*
@@ -148,7 +297,7 @@ scan_requests(int sbfd, const char *dir, struct finder *f)
 	struct dirent *de;
 	cJSON *doc;
 	DIR *d;
-	int finished;
+	int finished, got;
 
 	if (!(d = opendir_at(sbfd, dir))) {
 		return -1;
@@ -158,7 +307,7 @@ scan_requests(int sbfd, const char *dir, struct finder *f)
 			continue;
 		finished = exists_at(sbfd, "results", id, ".json");
 		f->unfinished += !finished;
-		if (f->result || strncmp(id, f->hash_hex, 8) != 0 ||
+		if (f->result || f->claim_errno || strncmp(id, f->hash_hex, 8) != 0 ||
 		    (finished && exists_at(sbfd, "queue/delivered", id, "")) ||
 		    (!finished && f->attach[0]))
 			continue;
@@ -172,12 +321,38 @@ scan_requests(int sbfd, const char *dir, struct finder *f)
 				memcpy(f->attach, id, sizeof(f->attach));
 			continue;
 		}
-		if (claim_delivery(sbfd, id) == 1) {
+		/* A one-time allowance waits for sbxd's confirmation: its
+		 * wake channel exists before the claim sbxd answers. With no
+		 * sbxd to confirm it, it is not claimed (it would be lost):
+		 * the call is told it waits for sbxd (attach). */
+		if (needs_confirm(doc) && daemon_serving(sbfd) == 0) {
+			if (!f->attach[0])
+				memcpy(f->attach, id, sizeof(f->attach));
+			cJSON_Delete(doc);
+			continue;
+		}
+		if (needs_confirm(doc))
+			f->wfd = wake_open(sbfd, id);
+		got = claim_delivery(sbfd, id, f->nonce, needs_confirm(doc));
+		if (got == 1) {
 			memcpy(f->done_id, id, sizeof(f->done_id));
 			f->result = doc;
-		} else {
-			cJSON_Delete(doc);
+			continue;
 		}
+		/* Not ours: another call claimed it (a later call is queued
+		 * anew), or the receipt cannot be made: then never a second
+		 * request for it, the caller is told why (ESC_TAKEN). */
+		if (got < 0 && !f->claim_errno) {
+			f->claim_errno = errno ? errno : EIO;
+			memcpy(f->claim_id, id, sizeof(f->claim_id));
+			snprintf(f->claim_status, sizeof(f->claim_status), "%s",
+			    json_str(doc, "status") ? json_str(doc, "status") : "unknown");
+		}
+		if (f->wfd >= 0) {
+			close(f->wfd);
+			f->wfd = -1;
+		}
+		cJSON_Delete(doc);
 	}
 	closedir(d);
 	return 0;
@@ -275,15 +450,19 @@ result_ready(int sbfd, const char *id, const char *hash_hex)
  */
 static cJSON *
 wait_result(int sbfd, int wfd, const char *id, const char *hash_hex, int64_t deadline,
-    int *gone)
+    int *gone, const char *nonce)
 {
 	cJSON *doc = NULL;
 	int64_t now, next_check = mono_ms() + 1000;
 	int left, recheck = SBX_WAKE_RECHECK_MIN_MS, woken = 0;
 
 	for (;;) {
-		if ((doc = result_ready(sbfd, id, hash_hex)))
+		/* With a nonce: only the result sbxd confirmed a receipt in. */
+		if ((doc = result_ready(sbfd, id, hash_hex)) &&
+		    (!nonce || receipt_is(doc, nonce) >= 0))
 			break;
+		cJSON_Delete(doc);
+		doc = NULL;
 		/* Woken and nothing there: spurious or forged; consume it. */
 		if (woken)
 			wake_drain(wfd);
@@ -308,33 +487,95 @@ wait_result(int sbfd, int wfd, const char *id, const char *hash_hex, int64_t dea
 	return doc;
 }
 
-/*
- * A result arrived for the request this caller waited on: it is this
- * caller's only with the delivery receipt. Another identical call may
- * have waited on the same request (it attached) and taken it first; then
- * this one gets ESC_TAKEN, never a second delivery (an approval that
- * opens a call allows one call, once). A receipt that cannot be made
- * (queue/delivered missing, a full disk) is ESC_TAKEN with the reason:
- * without it the delivery is not recorded, and an allowance would not be
- * one-time.
- */
+/* Marks out ESC_TAKEN: its result is not this caller's; msg says why when
+ * it is not simply another caller's. */
 static void
-hand_over(int sbfd, const char *folder, struct esc_outcome *out)
+taken(struct esc_outcome *out, const char *status, const char *why, int e)
 {
-	const char *status = json_str(out->result, "status");
-	int got = claim_delivery(sbfd, out->id), e = errno;
-
-	if (got == 1) {
-		out->state = ESC_RESULT;
-		return;
-	}
 	snprintf(out->status, sizeof(out->status), "%s", status ? status : "unknown");
-	if (got < 0)
-		xsnprintf(out->msg, sizeof(out->msg), "its delivery cannot be recorded in "
-		    "%s/.sandbox/queue/delivered (%s)", folder, strerror(e));
+	if (why)
+		xsnprintf(out->msg, sizeof(out->msg), "%s%s%s", why, e ? ": " : "",
+		    e ? strerror(e) : "");
 	cJSON_Delete(out->result);
 	out->result = NULL;
 	out->state = ESC_TAKEN;
+}
+
+/*
+ * out->result was claimed with receipt NONCE: a one-time allowance
+ * (needs_confirm) is this caller's only once sbxd confirmed this very
+ * receipt (a signed copy naming NONCE replaces out->result); waits for
+ * that on wfd until the deadline, and at least SBX_CONFIRM_MS (the hook's
+ * alarm leaves 5 s more). Anything else is ESC_TAKEN, never an allow.
+ */
+#define SBX_CONFIRM_MS 3000
+static void
+confirm(int sbfd, int wfd, const char *hash_hex, int64_t deadline, const char *nonce,
+    struct esc_outcome *out)
+{
+	const char *status = json_str(out->result, "status");
+	char st[16];
+	cJSON *doc;
+	int gone = 0;
+
+	if (!needs_confirm(out->result)) {
+		out->state = ESC_RESULT;
+		return;
+	}
+	snprintf(st, sizeof(st), "%s", status);
+	if (deadline < mono_ms() + SBX_CONFIRM_MS)
+		deadline = mono_ms() + SBX_CONFIRM_MS;
+	doc = wait_result(sbfd, wfd, out->id, hash_hex, deadline, &gone, nonce);
+	if (doc && receipt_is(doc, nonce) == 1) {
+		cJSON_Delete(out->result);
+		out->result = doc;
+		out->state = ESC_RESULT;
+		return;
+	}
+	cJSON_Delete(doc);
+	taken(out, st, doc ? NULL : gone ? "sbxd stopped serving the folder before it "
+	    "confirmed the delivery" : "sbxd did not confirm its delivery in time", 0);
+}
+
+/*
+ * A result arrived for the request this caller waited on: it is this
+ * caller's only with the delivery receipt (and, for a one-time allowance,
+ * sbxd's confirmation of it). Another identical call may have waited on
+ * the same request (it attached) and taken it first; then this one gets
+ * ESC_TAKEN, never a second delivery (an approval that opens a call
+ * allows one call, once). A receipt that cannot be made (queue/delivered
+ * missing, a full disk) is ESC_TAKEN with the reason: without it the
+ * delivery is not recorded, and an allowance would not be one-time.
+ */
+static void
+hand_over(int sbfd, int wfd, int tfd, const char *folder, const char *hash_hex,
+    int64_t deadline, struct esc_outcome *out)
+{
+	char nonce[SBX_RECEIPT_LEN + 1], why[PATH_MAX + 64];
+	int got, e, cwfd = -1;
+
+	/* A one-time allowance's receipt holds a nonce, and sbxd's wake for
+	 * the result removed the FIFO's name: the wake for the confirmation
+	 * needs one again, made before the claim. Any other receipt is the
+	 * one made ahead (TFD), linked into place. */
+	nonce[0] = '\0';
+	if (needs_confirm(out->result)) {
+		cwfd = wake_open(sbfd, out->id);
+		got = claim_delivery(sbfd, out->id, nonce, 1);
+	} else
+		got = claim_prepared(sbfd, out->id, tfd);
+	e = errno;
+	if (got == 1) {
+		confirm(sbfd, cwfd >= 0 ? cwfd : wfd, hash_hex, deadline, nonce, out);
+		if (cwfd >= 0)
+			close(cwfd);
+		return;
+	}
+	if (cwfd >= 0)
+		close(cwfd);
+	xsnprintf(why, sizeof(why), "its delivery cannot be recorded in "
+	    "%s/.sandbox/queue/delivered", folder);
+	taken(out, json_str(out->result, "status"), got < 0 ? why : NULL, got < 0 ? e : 0);
 }
 
 void
@@ -342,9 +583,9 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 {
 	unsigned char hash[SBX_HASH_LEN];
 	char hash_hex[2 * SBX_HASH_LEN + 1];
-	struct finder f = { .result = NULL };
+	struct finder f = { .result = NULL, .wfd = -1 };
 	struct sbx_err err;
-	int sbfd, wfd = -1;
+	int sbfd, wfd = -1, tfd = -1;
 	int64_t deadline = mono_ms() + (int64_t)rq->wait_seconds * 1000;
 
 	memset(out, 0, sizeof(*out));
@@ -373,7 +614,18 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	if (f.result) {
 		memcpy(out->id, f.done_id, sizeof(out->id));
 		out->result = f.result;
-		out->state = ESC_RESULT;
+		wfd = f.wfd;
+		confirm(sbfd, wfd, hash_hex, deadline, f.nonce, out);
+		wake_remove(sbfd, out->id);
+		goto out;
+	}
+	if (f.claim_errno) {
+		char why[PATH_MAX + 64];
+
+		memcpy(out->id, f.claim_id, sizeof(out->id));
+		xsnprintf(why, sizeof(why), "its delivery cannot be recorded in "
+		    "%s/.sandbox/queue/delivered", rq->folder);
+		taken(out, f.claim_status, why, f.claim_errno);
 		goto out;
 	}
 	if (f.attach[0]) {
@@ -389,23 +641,29 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 			goto out;
 		}
 		request_id_make(hash, out->id);
-		/* The wake channel exists before the request can be answered. */
-		wfd = wake_open(sbfd, out->id);
 		if (submit(sbfd, rq, hash_hex, out->id, &err) < 0) {
-			wake_remove(sbfd, out->id);
 			xsnprintf(out->msg, sizeof(out->msg), "%s", err.msg);
 			goto out;
 		}
+		/* The wake channel is made once the request is in, while sbxd
+		 * claims it: sbxd pokes it only after the result is durable,
+		 * and wait_result() looks for the result after the channel
+		 * exists, so a result that comes first is found, not missed. */
+		wfd = wake_open(sbfd, out->id);
 	}
 	/* No sbxd: nothing would ever answer; say so at once (no silent wait). */
 	if (daemon_serving(sbfd) == 0) {
 		out->no_daemon = 1;
 		out->state = ESC_PENDING;
 	} else {
+		/* What the delivery needs, done while sbxd works on the
+		 * request rather than between its result and the answer. */
+		tfd = receipt_prepare(sbfd, out->id);
+		daemon_key_load(sbfd);
 		out->result = wait_result(sbfd, wfd, out->id, hash_hex, deadline,
-		    &out->no_daemon);
+		    &out->no_daemon, NULL);
 		if (out->result)
-			hand_over(sbfd, rq->folder, out);
+			hand_over(sbfd, wfd, tfd, rq->folder, hash_hex, deadline, out);
 		else
 			out->state = ESC_PENDING;
 	}
@@ -417,6 +675,8 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	if (out->no_daemon)
 		out->stopped = sbxd_stopped(sbfd, out->msg, sizeof(out->msg));
 out:
+	if (tfd >= 0)
+		close(tfd);
 	if (wfd >= 0)
 		close(wfd);
 	close(sbfd);

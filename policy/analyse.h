@@ -94,6 +94,7 @@ enum an_opts {
 	OPTS_TIME,
 	OPTS_TREE,
 	OPTS_TSC,
+	OPTS_UNZIP,
 	OPTS_VITEST,
 	OPTS_WC,
 	OPTS_WGET,

@@ -36,7 +36,7 @@ struct tar {
 	struct sh_word *archive, *dir;
 	struct sh_word fval, dval;              /* attached values */
 	char mode;
-	int absolute, to_stdout, force_local;
+	int absolute, to_stdout, force_local, remove;
 	int first_op;                           /* the first operand, or -1 */
 };
 
@@ -70,6 +70,12 @@ tar_old_style(struct ev *ev, struct cmdv *v, struct tar *t)
 			else if (*q == 'I' || *q == 'F')
 				ev_note(ev, POLICY_ESCALATE, "shell",
 				    "builtin: option", "tar %c runs a command", *q);
+			else if (*q == 'T' || *q == 'X')
+				an_op_read(ev, v, &v->w[k], 0);
+			else if (*q == 'g')
+				an_write_word(ev, v, &v->w[k]);
+			if (*q == 'T')
+				an_names_from(ev, "tar", "T");
 			k++;
 		}
 	}
@@ -112,6 +118,8 @@ tar_option(struct tar *t, const struct an_walk *it, const struct an_opt *o)
 		t->to_stdout = 1;
 	else if (tag == TAR_LOCAL)
 		t->force_local = 1;
+	else if (tag == TAR_REMOVE)
+		t->remove = 1;
 	else if (tag < 256)
 		t->mode = (char)tag;
 }
@@ -144,8 +152,12 @@ tar_judge(struct ev *ev, struct cmdv *v, struct tar *t)
 			an_op_read(ev, v, t->dir, 0);
 		for (j = t->first_op; j >= 0 && j < v->n; j++)
 			if (!an_is_opt(&v->w[j]) && &v->w[j] != t->archive &&
-			    &v->w[j] != t->dir)
+			    &v->w[j] != t->dir) {
 				an_op_read_tree(ev, v, &v->w[j], 0);
+				/* --remove-files: what it archives is removed */
+				if (t->remove)
+					an_write_tree_word(ev, v, &v->w[j]);
+			}
 		break;
 	default:
 		if (t->archive != NULL)
@@ -194,51 +206,60 @@ an_cls_tar(struct ev *ev, struct cmdv *v)
 	tar_judge(ev, v, &t);
 }
 
+/*
+ * unzip, from its table (opts.c, OPTS_UNZIP): the first operand is the
+ * archive (read); -d DIR is where it extracts, in any form and wherever
+ * it stands (unzip x.zip -x a -d DIR); -l, -v, -t, -z, -Z, -p and -c
+ * only list or print (unzip then ignores -d); -: extracts names with
+ * "..". An option only known at run time may be any of these.
+ */
 void
 an_cls_unzip(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
-	struct sh_word *dir = NULL, val;
-	int k, list = 0, archive_seen = 0;
-	const char *s;
+	struct sh_word *dir = NULL, dval;
+	struct an_walk it;
+	struct an_opt o;
+	int r, list = 0, archive_seen = 0, tag;
 
 	(void)pr;
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		if (an_lit(&v->w[k]) && (strcmp(s, "-x") == 0))
-			break;          /* the rest are names to leave out */
-		if (an_lit(&v->w[k]) && s[0] == '-' && s[1] != '\0') {
-			if (strchr(s, ':') != NULL) {
-				ev_factor(ev, F_WRITE_OUT);
-				ev_note(ev, POLICY_ESCALATE, "write", "builtin: unzip",
-				    "unzip -: extracts names with \"..\": it may write "
-				    "anywhere");
-				return;
-			}
-			if (strpbrk(s + 1, "lvtzZpc") != NULL && s[1] != 'd')
-				list = 1;
-			if (s[1] == 'd') {
-				if (s[2] != '\0') {
-					val = v->w[k];
-					val.s += 2;
-					val.len -= 2;
-					dir = NULL;
-					tree_dest(ev, v, &val, "unzip -d");
-					list = 1;       /* judged here */
-				} else if (k + 1 < v->n) {
-					dir = &v->w[++k];
-				}
-			} else if (s[1] == 'P' && s[2] == '\0') {
-				k++;
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	an_walk_table(&it, an_optset(OPTS_UNZIP), NULL);
+	while ((r = an_opt_next(v, &it, &o)) >= 0) {
+		if (r == 0) {
+			if (!archive_seen) {
+				archive_seen = 1;
+				an_op_read(ev, v, &v->w[o.k], 0);
 			}
 			continue;
 		}
-		if (!archive_seen) {
-			archive_seen = 1;
-			an_op_read(ev, v, &v->w[k], 0);
+		if (!an_lit(&v->w[o.k])) {
+			ev_factor(ev, F_UNKNOWN);
+			ev_note(ev, POLICY_ESCALATE, "write", "builtin: unzip",
+			    "unzip: an option only known at run time may say "
+			    "where it extracts");
+			return;
+		}
+		tag = o.d != NULL ? o.d->tag : 0;
+		if (tag == UNZIP_DOTDOT) {
+			ev_factor(ev, F_WRITE_OUT);
+			ev_note(ev, POLICY_ESCALATE, "write", "builtin: unzip",
+			    "unzip -: extracts names with \"..\": it may write "
+			    "anywhere");
+			return;
+		}
+		if (tag == UNZIP_LIST)
+			list = 1;
+		else if (tag == UNZIP_DIR && o.val == NULL)
+			trig_write(ev, NULL, "unzip -d");
+		else if (tag == UNZIP_DIR && o.val == &it.tail) {
+			dval = *o.val;          /* attached: copied out of the walk */
+			dir = &dval;
+		} else if (tag == UNZIP_DIR) {
+			dir = o.val;
 		}
 	}
 	if (!list)
-		tree_dest(ev, v, dir, "unzip");
+		tree_dest(ev, v, dir, dir != NULL ? "unzip -d" : "unzip");
 }
 
 void

@@ -310,6 +310,37 @@ word_special(struct ev *ev, struct cmdv *v, struct sh_word *w,
 	return 0;
 }
 
+/*
+ * A word with a command substitution ("$(pwd)/.env"): its output is not
+ * known, but the rest of the word may name a secret. It is guessed as an
+ * unknown variable is ("$DIR/.env"): UNKNOWN_DIR, then the word without
+ * the substitution. 0 with the guess in out, -1 when there is none.
+ */
+static int
+subst_guess(const struct ev *ev, const struct sh_word *w, char *out,
+    size_t outsz)
+{
+	struct sh_word t = *w;
+	char rest[SBX_PATH_MAX];
+	int n;
+
+	if (!(w->flags & SH_W_SUBST) || (w->flags & (SH_W_GLOB | SH_W_BRACE)))
+		return -1;
+	t.flags &= ~(unsigned)SH_W_SUBST;
+	if (t.flags & SH_W_VAR) {
+		if (an_word_path(ev, &t, rest, sizeof(rest)) < 0)
+			return -1;
+	} else if (w->len + 1 <= sizeof(rest)) {
+		memcpy(rest, w->s, w->len + 1);
+	} else {
+		return -1;
+	}
+	if (rest[0] == '\0')
+		return -1;
+	n = snprintf(out, outsz, "%s/%s", UNKNOWN_DIR, rest);
+	return n < 0 || (size_t)n >= outsz ? -1 : 0;
+}
+
 void
 an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 {
@@ -325,7 +356,7 @@ an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 	r = an_word_path(ev, w, path, sizeof(path));
 	if (r == AN_OPAQUE || ((w->flags & SH_W_SUBST) && ev->subst_unsafe))
 		an_read_opaque(ev, w, v->w[0].s);
-	else if (r >= 0)
+	else if (r >= 0 || subst_guess(ev, w, path, sizeof(path)) == 0)
 		trig_read(ev, path, v->w[0].s);
 	else if ((w->flags & SH_W_GLOB) && !(w->flags & (SH_W_SUBST | SH_W_VAR |
 	    SH_W_BRACE)))

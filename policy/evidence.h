@@ -97,6 +97,12 @@ void trig_read(struct ev *ev, const char *path, const char *what);
  * when the tree holds a denyRead path placed below it (~/.ssh under ~). */
 void trig_read_tree(struct ev *ev, const char *path, const char *what);
 int trig_is_secret(const struct ev *ev, const char *path, int tree);
+/* 1 if res (resolved), or one of the depth directories above it, is a
+ * git dir (HEAD, and objects/ or commondir) not named .git. */
+int trig_git_dir(struct ev *ev, const char *res, int depth);
+/* 1 if res (resolved) lies where the agent's writes are allowed: the
+ * project, the temp dir, allowWrite, allow rules. */
+int trig_agent_area(struct ev *ev, const char *res);
 void trig_network(struct ev *ev, const char *host, const char *what);
 /* The same with a port (0: not known). */
 void trig_network_port(struct ev *ev, const char *host, int port, const char *what);

@@ -84,40 +84,34 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	    pr->optarg) && !an_has_word(v, 1, "--files") &&
 	    !an_has_word(v, 1, "--regexp") && !an_has_word(v, 1, "--file") ?
 	    an_op_read_skip1 : an_op_read);
-	/* pattern files: grep -f FILE, -fFILE, --file=FILE */
+	/* pattern files: -f FILE in every form is in the tables (opts.c);
+	 * this reads the rest of a cluster after its "f" as a file even
+	 * where getopt takes it for another letter's value (-ef/etc/shadow:
+	 * stricter) */
 	for (k = 1; pr->cls == C_GREP && k < v->n; k++) {
 		const char *s = v->w[k].s;
 
-		if (!an_lit(&v->w[k]) || s[0] != '-')
-			continue;
-		if ((strcmp(s, "-f") == 0 || strcmp(s, "--file") == 0) && k + 1 < v->n)
-			an_op_read(ev, v, &v->w[k + 1], 0);
-		else if (strncmp(s, "--file=", 7) == 0)
-			trig_read(ev, s + 7, name);
-		else if (s[1] != '-' && strchr(s, 'f') != NULL &&
-		    strchr(s, 'f')[1] != '\0')
+		if (an_lit(&v->w[k]) && s[0] == '-' && s[1] != '-' &&
+		    strchr(s, 'f') != NULL && strchr(s, 'f')[1] != '\0')
 			trig_read(ev, strchr(s, 'f') + 1, name);
 	}
-	/* output options of "read" programs, and options that run commands */
+	/* less's log file escalates wherever it is (its table, opts.c, reads
+	 * every form of it as a write: this keeps the verdict it had), and
+	 * less +CMD runs less commands (+!cmd runs a shell). (fd -x and rg
+	 * --pre are in their tables only.) */
 	for (k = 1; k < v->n; k++) {
 		const char *s = v->w[k].s;
 
 		if (!an_lit(&v->w[k]))
 			continue;
-		/* (fd's and rg's are also in their tables, opts.c, which read
-		 * every form; these also look past "--") */
-		if ((strcmp(name, "fd") == 0 && (strcmp(s, "-x") == 0 ||
-		    strcmp(s, "-X") == 0 || strncmp(s, "--exec", 6) == 0)) ||
-		    (strcmp(name, "rg") == 0 && strncmp(s, "--pre", 5) == 0) ||
-		    (strcmp(name, "less") == 0 && (s[1] == 'o' || s[1] == 'O' ||
-		    strncmp(s, "--log-file", 10) == 0 ||
-		    strncmp(s, "--LOG-FILE", 10) == 0) && s[0] == '-')) {
+		if (strcmp(name, "less") == 0 && s[0] == '-' && (s[1] == 'o' ||
+		    s[1] == 'O' || strncmp(s, "--log-file", 10) == 0 ||
+		    strncmp(s, "--LOG-FILE", 10) == 0)) {
 			ev_factor(ev, F_CODE);
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
-			    "%s %s runs a command or writes a file", name, s);
+			    "%s %s writes a log file", name, s);
 			continue;
 		}
-		/* less +CMD runs less commands (+!cmd runs a shell) */
 		if ((strcmp(name, "less") == 0 || strcmp(name, "more") == 0) &&
 		    s[0] == '+' && strpbrk(s, "!|") != NULL) {
 			ev_factor(ev, F_CODE);

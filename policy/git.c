@@ -26,6 +26,7 @@
  */
 #include "policy/analyse.h"
 
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,10 @@
 #define T_DIR           0x200000        /* -C DIR: git works in DIR */
 #define T_DONE          0x400000        /* --version, --help: nothing runs */
 #define T_NET           0x800000        /* reaches hosts no word names */
+#define T_GITDIR        0x1000000       /* --git-dir DIR: the repository */
+#define T_BARE          0x2000000       /* makes a git dir not named .git */
+#define T_NAMES         0x4000000       /* the files it reads are named by
+                                           its input (--stdin-paths) */
 #define GM_ALL          0x00ffff
 
 /* ---- option tables -------------------------------------------------------- */
@@ -70,7 +75,7 @@
 static const struct optdef o_global[] = {
 	VAL("-C", T_DIR), DO("-c", OK_CODE),
 	DO("--config-env", OK_CODE), OPT("--exec-path", T_CODE),
-	VAL("--git-dir", T_REPO), VAL("--work-tree", T_REPO),
+	VAL("--git-dir", T_REPO | T_GITDIR), VAL("--work-tree", T_REPO),
 	VAL("--namespace", 0), VAL("--super-prefix", 0),
 	VAL("--attr-source", 0), FL("--version", T_DONE),
 	FL("--help", T_DONE), END,
@@ -80,18 +85,31 @@ static const struct optdef o_global[] = {
  * --only-matching. */
 #define READ_OPTS \
 	DO("--output", OK_WRITE), DO("--ext-diff", OK_ESC), \
-	OPT("-O", T_CODE), OPT("--open-files-in-pager", T_CODE)
+	OPT("-O", T_CODE), OPT("--open-files-in-pager", T_CODE), \
+	DO("--orderfile", OK_READ)
 
 static const struct optdef o_read[] = {
 	READ_OPTS, DO("-o", OK_WRITE), END,
 };
 
+/* hash-object: the files it reads (and may write into the repository,
+ * where cat-file shows them) named by its input */
+static const struct optdef o_hash_object[] = {
+	READ_OPTS, DO("-o", OK_WRITE), FL("--stdin-paths", T_NAMES), END,
+};
+
+/* ls-files: -o is --others; -X FILE is --exclude-from */
+static const struct optdef o_ls_files[] = {
+	READ_OPTS, DO("-X", OK_READ), DO("--exclude-from", OK_READ), END,
+};
+
 static const struct optdef o_grep[] = {
-	READ_OPTS, DO("-f", OK_READ), END,
+	READ_OPTS, DO("-f", OK_READ), DO("--file", OK_READ), END,
 };
 
 static const struct optdef o_blame[] = {
-	READ_OPTS, DO("-o", OK_WRITE), DO("--contents", OK_READ), END,
+	READ_OPTS, DO("-o", OK_WRITE), DO("--contents", OK_READ),
+	DO("-S", OK_READ), DO("--ignore-revs-file", OK_READ), END,
 };
 
 static const struct optdef o_fsck[] = {
@@ -108,7 +126,7 @@ static const struct optdef o_fsck[] = {
 	OPT("--recurse-submodules", T_NET), FL("--recursive", T_NET)
 
 static const struct optdef o_net[] = {
-	NET_OPTS, END,
+	NET_OPTS, FL("--bare", T_BARE), FL("--mirror", T_BARE), END,
 };
 
 static const struct optdef o_push[] = {
@@ -123,12 +141,17 @@ static const struct optdef o_reflog[] = {
 	VAL("-n", 0), VAL("--max-count", 0), END,
 };
 
-static const struct optdef o_none[] = {
-	END,
+/* Of every subcommand that writes: the paths it acts on, listed in a
+ * file (add, rm, checkout, restore, reset, commit, stash push) */
+#define WRITE_OPTS \
+	DO("--pathspec-from-file", OK_NAMES)
+
+static const struct optdef o_write[] = {
+	WRITE_OPTS, END,
 };
 
 static const struct optdef o_commit[] = {
-	DO("--file", OK_READ), DO("-F", OK_READ),
+	WRITE_OPTS, DO("--file", OK_READ), DO("-F", OK_READ),
 	DO("--template", OK_READ), DO("-t", OK_READ), END,
 };
 
@@ -142,11 +165,13 @@ static const struct optdef o_rebase[] = {
 };
 
 static const struct optdef o_format_patch[] = {
-	DO("--output-directory", OK_WTREE), DO("-o", OK_WTREE), END,
+	DO("--output-directory", OK_WTREE), DO("-o", OK_WTREE),
+	DO("--signature-file", OK_READ), END,
 };
 
 static const struct optdef o_init[] = {
 	DO("--template", OK_CODE), DO("--separate-git-dir", OK_CODE),
+	FL("--bare", T_BARE),
 	VAL("--initial-branch", 0), VAL("-b", 0),
 	VAL("--object-format", 0), VAL("--ref-format", 0),
 	OPT("--shared", 0), END,
@@ -165,7 +190,7 @@ static const struct optdef o_config[] = {
 };
 
 static const struct optdef o_stash[] = {
-	FL("--all", T_UNTRACKED),
+	WRITE_OPTS, FL("--all", T_UNTRACKED),
 	FL("--include-untracked", T_UNTRACKED), FL("-a", T_UNTRACKED),
 	FL("-u", T_UNTRACKED), END,
 };
@@ -190,14 +215,14 @@ static const struct optdef o_branch[] = {
 };
 
 static const struct optdef o_checkout[] = {
-	VAL("-b", 0), VAL("-B", 0), FL("-f", GM_PATHS),
+	WRITE_OPTS, VAL("-b", 0), VAL("-B", 0), FL("-f", GM_PATHS),
 	FL("--force", GM_PATHS), FL("-p", GM_PATHS),
 	FL("--patch", GM_PATHS), FL("--ours", GM_PATHS),
 	FL("--theirs", GM_PATHS), END,
 };
 
 static const struct optdef o_restore[] = {
-	VAL("-s", 0), VAL("--source", 0),
+	WRITE_OPTS, VAL("-s", 0), VAL("--source", 0),
 	FL("--staged", T_MODE | GM_STAGED), FL("-S", T_MODE | GM_STAGED),
 	FL("--worktree", GM_WORKTREE), FL("-W", GM_WORKTREE),
 	END,
@@ -210,7 +235,7 @@ static const struct optdef o_switch[] = {
 };
 
 static const struct optdef o_reset[] = {
-	FL("--hard", T_DESTROY), FL("--merge", T_DESTROY),
+	WRITE_OPTS, FL("--hard", T_DESTROY), FL("--merge", T_DESTROY),
 	FL("--keep", T_DESTROY), END,
 };
 
@@ -249,6 +274,7 @@ static const struct optdef o_archive[] = {
 #undef END
 #undef READ_OPTS
 #undef NET_OPTS
+#undef WRITE_OPTS
 
 /* ---- actions: named by the first operand of a subcommand -------------- */
 
@@ -342,6 +368,9 @@ struct git_ctx {
 	int pos;                /* words after it that are not options */
 	unsigned marks;         /* GM_* of its options */
 	int repo_elsewhere;     /* --git-dir, --work-tree */
+	const struct sh_word *gitdir;   /* --git-dir's value (gitdir_w) */
+	struct sh_word gitdir_w;        /* copied out of the walk */
+	int gitdir_set;         /* --git-dir was given */
 	int done;               /* --version, --help */
 	int quiet;              /* effects applied: walks only read */
 };
@@ -412,7 +441,8 @@ git_effect(struct git_ctx *g, const struct an_opt *o)
 		return;         /* a mode counts as its exact word only */
 	g->marks |= (unsigned)d->tag & GM_ALL;
 	if (o->val != NULL && o->val->s[0] == '=' && o->val->s[1] != '\0' &&
-	    (d->kind == OK_WRITE || d->kind == OK_WTREE || d->kind == OK_READ)) {
+	    (d->kind == OK_WRITE || d->kind == OK_WTREE || d->kind == OK_READ ||
+	    d->kind == OK_NAMES)) {
 		/* -o=FILE: git reads "=FILE", a reader "FILE": both */
 		struct an_opt o2 = *o;
 		struct sh_word t = *o->val;
@@ -431,9 +461,12 @@ git_effect(struct git_ctx *g, const struct an_opt *o)
 			an_write_tree_word(g->ev, g->v, o->val);
 		else
 			an_write_word(g->ev, g->v, o->val);
-	} else if (d->kind == OK_READ && o->val != NULL) {
+	} else if ((d->kind == OK_READ || d->kind == OK_NAMES) &&
+	    o->val != NULL) {
 		an_op_read(g->ev, g->v, o->val, 0);
-	} else if (d->kind == OK_READ) {
+		if (d->kind == OK_NAMES)
+			an_names_from(g->ev, "git", o->name);
+	} else if (d->kind == OK_READ || d->kind == OK_NAMES) {
 		ev_factor(g->ev, F_UNKNOWN);
 		ev_note(g->ev, POLICY_ESCALATE, "read", "builtin: git",
 		    "git%s%s %s reads a file the policy cannot see", sp, sub,
@@ -454,6 +487,23 @@ git_effect(struct git_ctx *g, const struct an_opt *o)
 	}
 	if (d->tag & T_NET)         /* submodules: the hosts .gitmodules names */
 		trig_network(g->ev, NULL, "git");
+	if (d->tag & T_BARE) {
+		ev_factor(g->ev, F_CODE);
+		ev_note(g->ev, POLICY_ESCALATE, "write", "builtin: git repository",
+		    "git%s%s %s makes a repository whose configuration and hooks "
+		    "are not in a .git directory: the policy does not protect "
+		    "them, and git would run what they say", sp, sub, o->name);
+	}
+	if (d->tag & T_NAMES)
+		an_names_from(g->ev, "git", o->name);
+	if (d->tag & T_GITDIR) {
+		g->gitdir_set = 1;
+		g->gitdir = NULL;
+		if (o->val != NULL) {
+			g->gitdir_w = *o->val;
+			g->gitdir = &g->gitdir_w;
+		}
+	}
 	g->repo_elsewhere |= (d->tag & T_REPO) != 0;
 	g->done |= (d->tag & T_DONE) != 0;
 	if (d->tag & T_DIR)
@@ -465,7 +515,7 @@ static const struct optdef *
 git_opts(const struct git_sub *t)
 {
 	return t->opts != NULL ? t->opts : t->kind == G_READ ? o_read :
-	    t->kind == G_NET ? o_net : o_none;
+	    t->kind == G_NET ? o_net : o_write;
 }
 
 /*
@@ -775,7 +825,7 @@ static const struct git_sub git_subs[] = {
 	R("status", NULL), R("log", NULL), R("diff", NULL), R("show", NULL),
 	R("blame", o_blame), R("annotate", o_blame), R("shortlog", NULL),
 	R("describe", NULL), R("rev-parse", NULL), R("rev-list", NULL),
-	R("ls-files", NULL), R("ls-tree", NULL), R("cat-file", NULL),
+	R("ls-files", o_ls_files), R("ls-tree", NULL), R("cat-file", NULL),
 	R("grep", o_grep), R("whatchanged", NULL), R("name-rev", NULL),
 	R("merge-base", NULL), R("count-objects", NULL),
 	R("verify-commit", NULL), R("verify-tag", NULL), R("cherry", NULL),
@@ -784,7 +834,7 @@ static const struct git_sub git_subs[] = {
 	R("check-ref-format", NULL), R("for-each-ref", NULL),
 	R("show-ref", NULL), R("show-branch", NULL), R("range-diff", NULL),
 	R("fsck", o_fsck), R("diff-tree", NULL), R("diff-files", NULL),
-	R("diff-index", NULL), R("hash-object", NULL),
+	R("diff-index", NULL), R("hash-object", o_hash_object),
 	N("push", o_push, git_push), N("pull", NULL, git_fetch),
 	N("fetch", NULL, git_fetch), N("ls-remote", NULL, git_fetch),
 	N("clone", NULL, git_fetch), N("send-email", NULL, git_fetch),
@@ -985,6 +1035,99 @@ git_globals(struct git_ctx *g)
 	return g->done || r < 0 ? -1 : o.k;
 }
 
+/* ---- the repository git opens -------------------------------------------- */
+
+static void
+git_repo_unprotected(struct ev *ev, const char *repo, const char *why)
+{
+	ev_factor(ev, F_CODE);
+	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git repository",
+	    "git opens the repository %s%s: its configuration can make git "
+	    "run commands (core.fsmonitor, core.pager, aliases, hooks), and "
+	    "the policy protects it only in a directory named .git", repo, why);
+}
+
+/*
+ * The repository git opens, found as git finds it: --git-dir, else from
+ * the working directory up: DIR/.git (a directory, or a gitfile naming
+ * one: both are written only through a human, /.git being denyWrite),
+ * else DIR itself when it is a git dir (a bare repository). A git dir
+ * not named .git, a --git-dir not named .git, or a place only known at
+ * run time escalates.
+ */
+static void
+git_repo(struct git_ctx *g)
+{
+	struct ev *ev = g->ev;
+	char d[SBX_PATH_MAX];
+	const char *s, *base;
+	unsigned mode;
+	size_t n;
+	char *slash;
+
+	if (g->gitdir_set) {
+		/* --git-dir=$(pwd)/.git: the name is what counts */
+		s = g->gitdir != NULL && !(g->gitdir->flags & (SH_W_VAR |
+		    SH_W_GLOB | SH_W_BRACE)) ? g->gitdir->s : NULL;
+		if (s != NULL && s[0] == '=')
+			s++;
+		n = s != NULL ? strlen(s) : 0;
+		while (n > 1 && s[n - 1] == '/')
+			n--;
+		base = s;
+		for (size_t i = 0; s != NULL && i < n; i++)
+			if (s[i] == '/')
+				base = s + i + 1;
+		if (s != NULL && (size_t)(base - s) + 4 == n &&
+		    strncmp(base, ".git", 4) == 0)
+			return;
+		/* another name: one the agent could not have written (a
+		 * human's bare repository) passes */
+		if (s != NULL && !(g->gitdir->flags & SH_W_SUBST) &&
+		    (s[0] == '/' || ev->cwd_known) &&
+		    path_resolve_c(ev->pc, ev->cwd, ev->call->home, s, d,
+		    sizeof(d)) == 0 && !trig_agent_area(ev, d))
+			return;
+		git_repo_unprotected(ev, s != NULL ? s : "named by --git-dir",
+		    " (--git-dir, not a .git directory)");
+		return;
+	}
+	if (!ev->cwd_known) {
+		git_repo_unprotected(ev, "found from a directory only known "
+		    "at run time", "");
+		return;
+	}
+	n = strlen(ev->cwd);
+	if (n >= sizeof(d) - 8) {
+		git_repo_unprotected(ev, ev->cwd, " (a path too long)");
+		return;
+	}
+	memcpy(d, ev->cwd, n + 1);
+	for (;;) {
+		/* Above the places the agent may write, nothing it made is
+		 * found (and no place above is one: they are trees). */
+		if (!trig_agent_area(ev, d))
+			return;
+		/* (a directory that is not there holds nothing) */
+		if (path_lstat(ev->pc, d, &mode) == 0 && S_ISDIR(mode)) {
+			memcpy(d + n, n == 1 ? ".git" : "/.git", n == 1 ? 5 : 6);
+			if (path_lstat(ev->pc, d, &mode) == 0)
+				return;
+			d[n] = '\0';
+		}
+		if (trig_git_dir(ev, d, 0)) {
+			git_repo_unprotected(ev, d, " (a git directory not named "
+			    ".git)");
+			return;
+		}
+		if (n == 1)
+			return;
+		slash = strrchr(d, '/');
+		n = slash == d ? 1 : (size_t)(slash - d);
+		d[n] = '\0';
+	}
+}
+
 static void
 git_judge(struct ev *ev, struct cmdv *v)
 {
@@ -1002,6 +1145,7 @@ git_judge(struct ev *ev, struct cmdv *v)
 	if (g.i < v->n && (strcmp(v->w[g.i].s, "--help") == 0 ||
 	    (strcmp(v->w[g.i].s, "-h") == 0 && v->n == g.i + 1)))
 		return;
+	git_repo(&g);
 	if ((g.t = git_sub_find(g.sub)) == NULL) {
 		ev_factor(ev, F_UNKNOWN);
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: git",

@@ -58,7 +58,8 @@ static const char *const builtin_deny_read[] = {
 };
 
 /* Writes inside the project that run code later, for the agent or for the
- * human, are escalated: git hooks and config, direnv, husky, editor task
+ * human, are escalated: git hooks and config (and anything named .git),
+ * direnv, husky, editor task
  * and settings files (.vscode, .idea), version managers' hooks (mise,
  * asdf), pre-commit, dev containers. The jail reads this list, the
  * self-protection list and denyRead (policy_to_json) to build its mounts. */
@@ -67,7 +68,10 @@ static const char *const builtin_deny_write[] = {
 	"./.vscode", "./.idea", "./.mise.toml", "./mise.toml", "./.mise",
 	"./.config/mise", "./.tool-versions", "./.git/info",
 	"/**/.git/config", "/**/.git/hooks",
-	"./.pre-commit-config.yaml", "./.devcontainer", NULL,
+	"./.pre-commit-config.yaml", "./.devcontainer",
+	/* any .git: a gitfile ("gitdir: ../x") names a repository whose
+	 * config git then obeys, and so do commondir and worktrees/ */
+	"/**/.git", NULL,
 };
 
 /* Self-protection: writes by any tool are denied, whatever the file says. */

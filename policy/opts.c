@@ -49,7 +49,7 @@ static const struct optdef o_cc[] = {
 };
 
 static const struct optdef o_clang_format[] = {
-	{ NULL, "--files", OK_READ, 0 },
+	{ NULL, "--files", OK_NAMES, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
@@ -171,8 +171,12 @@ static const struct optdef o_gradle[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* grep, egrep, fgrep: pattern files (and grep's handler, files.c, reads
+ * a cluster's "f" as one even where getopt takes it for a value) */
 static const struct optdef o_grep[] = {
 	{ NULL, "--exclude-from", OK_READ, 0 },
+	{ NULL, "--file", OK_READ, 0 },
+	{ NULL, "-f", OK_READ, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
@@ -287,12 +291,17 @@ static const struct optdef o_pytest[] = {
 };
 
 static const struct optdef o_rg[] = {
+	{ NULL, "--file", OK_READ, 0 },
+	{ NULL, "-f", OK_READ, 0 },
 	{ NULL, "--ignore-file", OK_READ, 0 },
 	{ NULL, "--pre", OK_CODE, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
 static const struct optdef o_rsync[] = {
+	{ NULL, "--exclude-from", OK_READ, 0 },
+	{ NULL, "--files-from", OK_NAMES, 0 },
+	{ NULL, "--include-from", OK_READ, 0 },
 	{ NULL, "--rsh", OK_CODE, 0 },
 	{ NULL, "--rsync-path", OK_CODE, 0 },
 	{ NULL, "-e", OK_CODE, 0 },
@@ -308,7 +317,7 @@ static const struct optdef o_ruff[] = {
 
 static const struct optdef o_sort[] = {
 	{ NULL, "--compress-program", OK_CODE, 0 },
-	{ NULL, "--files0-from", OK_READ, 0 },
+	{ NULL, "--files0-from", OK_NAMES, 0 },
 	{ NULL, "--output", OK_WRITE, 0 },
 	{ NULL, "-o", OK_WRITE, 0 },
 	{ NULL, "--temporary-directory", OK_WTREE, 0 },
@@ -321,7 +330,7 @@ static const struct optdef o_sort[] = {
 static const struct optdef o_tar[] = {
 	{ NULL, "--checkpoint-action", OK_CODE, 0 },
 	{ NULL, "--exclude-from", OK_READ, 0 },
-	{ NULL, "--files-from", OK_READ, 0 },
+	{ NULL, "--files-from", OK_NAMES, 0 },
 	{ NULL, "--index-file", OK_WRITE, 0 },
 	{ NULL, "--info-script", OK_CODE, 0 },
 	{ NULL, "--listed-incremental", OK_WRITE, 0 },
@@ -332,9 +341,11 @@ static const struct optdef o_tar[] = {
 	{ NULL, "--use-compress-program", OK_CODE, 0 },
 	{ NULL, "-F", OK_CODE, 0 },
 	{ NULL, "-I", OK_CODE, 0 },
-	{ NULL, "-T", OK_READ, 0 },
+	{ NULL, "-T", OK_NAMES, 0 },
 	{ NULL, "-X", OK_READ, 0 },
 	{ NULL, "-g", OK_WRITE, 0 },
+	{ NULL, "--volno-file", OK_WRITE, 0 },
+	{ NULL, "--remove-files", OK_FLAG, TAR_REMOVE },
 	{ NULL, "--file", OK_VAL, TAR_FILE },
 	{ NULL, "--directory", OK_VAL, TAR_DIR },
 	{ NULL, "-f", OK_VAL, TAR_FILE },
@@ -398,6 +409,23 @@ static const struct optdef o_tsc[] = {
 	{ NULL, "-declarationDir", OK_WTREE, 0 },
 	{ NULL, "-outDir", OK_WTREE, 0 },
 	{ NULL, "-outFile", OK_WRITE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
+/* unzip: -d DIR (attached, in a cluster, or the next word; also after
+ * the archive and after -x NAMES), modes that only list or print, and
+ * -: (names with ".."). Other letters take no value. */
+static const struct optdef o_unzip[] = {
+	{ NULL, "-d", OK_VAL, UNZIP_DIR },
+	{ NULL, "-P", OK_VAL, 0 },
+	{ NULL, "-:", OK_FLAG, UNZIP_DOTDOT },
+	{ NULL, "-l", OK_FLAG, UNZIP_LIST },
+	{ NULL, "-v", OK_FLAG, UNZIP_LIST },
+	{ NULL, "-t", OK_FLAG, UNZIP_LIST },
+	{ NULL, "-z", OK_FLAG, UNZIP_LIST },
+	{ NULL, "-Z", OK_FLAG, UNZIP_LIST },
+	{ NULL, "-p", OK_FLAG, UNZIP_LIST },
+	{ NULL, "-c", OK_FLAG, UNZIP_LIST },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
@@ -489,6 +517,7 @@ static const struct optset optsets[OPTS_N] = {
 	[OPTS_TIME] = { 1, 0, o_time },
 	[OPTS_TREE] = { 1, 0, o_tree },
 	[OPTS_TSC] = { 0, 0, o_tsc },
+	[OPTS_UNZIP] = { 1, 0, o_unzip },
 	[OPTS_VITEST] = { 1, 0, o_vitest },
 	[OPTS_WC] = { 1, 0, o_wc },
 	[OPTS_WGET] = { 1, 0, o_wget },
@@ -569,6 +598,9 @@ apply(struct ev *ev, struct cmdv *v, const struct optdef *d,
 		break;
 	case OK_READ:
 	case OK_READ2:
+	case OK_NAMES:
+		if (d->kind == OK_NAMES)
+			an_names_from(ev, what, shown);
 		if (d->kind == OK_READ2)
 			val = val2;
 		if (val == NULL) {
@@ -587,6 +619,15 @@ apply(struct ev *ev, struct cmdv *v, const struct optdef *d,
 	}
 }
 
+
+void
+an_names_from(struct ev *ev, const char *what, const char *opt)
+{
+	ev_factor(ev, F_UNKNOWN);
+	ev_note(ev, POLICY_ESCALATE, "read", "builtin: option",
+	    "%s %s acts on the files a list names, which the policy cannot "
+	    "see before it runs", what, opt);
+}
 
 /*
  * The walk. an_walk_any is the only place that reads "--"; the other

@@ -31,6 +31,9 @@ enum ok_kind {
 	OK_WTREE,       /* the value is a directory written or removed */
 	OK_READ,        /* the value is a file read */
 	OK_READ2,       /* two values: a name, then a file read (jq) */
+	OK_NAMES,       /* the value is a file read that names the files
+	                   the command acts on (tar -T, --pathspec-from-
+	                   file): those are not known before it runs */
 	OK_CODE,        /* the value is code or a program that runs */
 	OK_ESC,         /* no value; the option alone does something a
 	                   human decides */
@@ -135,7 +138,9 @@ const struct optset *an_optset(int set);
 
 /* Tags of the shared tables that handlers read: tar (archive.c) also
  * tags its modes with their letter ('x', 'c', 't' ...). */
-enum { TAR_FILE = 256, TAR_DIR, TAR_ABS, TAR_STDOUT, TAR_LOCAL };
+enum { TAR_FILE = 256, TAR_DIR, TAR_ABS, TAR_STDOUT, TAR_LOCAL, TAR_REMOVE };
+/* ... unzip (archive.c): where it extracts, and modes that do not */
+enum { UNZIP_DIR = 1, UNZIP_LIST, UNZIP_DOTDOT };
 /* ... and the network clients (net.c): what the value does */
 enum {
 	NET_OUT = 1,    /* the download is written there ("-": stdout) */
@@ -148,6 +153,9 @@ enum {
 	NET_READ,       /* a file read: a key, a configuration */
 	NET_CONFIG,     /* a configuration read (@FILE or FILE) */
 };
+
+/* what (option opt) acts on files named in a file: escalates */
+void an_names_from(struct ev *ev, const char *what, const char *opt);
 
 /* 1 when o names its entry in full (not abbreviated, not ambiguous). */
 int an_opt_exact(const struct an_opt *o);

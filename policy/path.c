@@ -128,6 +128,29 @@ cache_find(const struct path_cache *pc, const char *path, size_t len)
 	return NULL;
 }
 
+/* ENOENT or ENOTDIR when a directory above path is cached as missing
+ * (or as not a directory), else 0. */
+static int
+cached_missing_above(const struct path_cache *pc, const char *path,
+    size_t len)
+{
+	const struct path_cached *c;
+	size_t n;
+
+	for (n = len; n > 1; n--) {
+		if (path[n - 1] != '/' || n - 1 == 0)
+			continue;
+		if ((pc->seed == NULL || (c = cache_find(pc->seed, path,
+		    n - 1)) == NULL) && (c = cache_find(pc, path, n - 1)) ==
+		    NULL)
+			continue;
+		if (c->err != 0)
+			return c->err == ENOTDIR ? ENOTDIR : ENOENT;
+		return S_ISDIR(c->mode) || S_ISLNK(c->mode) ? 0 : ENOTDIR;
+	}
+	return 0;
+}
+
 int
 path_lstat(struct path_cache *pc, const char *path, unsigned *mode)
 {
@@ -146,6 +169,12 @@ path_lstat(struct path_cache *pc, const char *path, unsigned *mode)
 		}
 		*mode = c->mode;
 		return 0;
+	}
+	/* below a directory known to be missing (or not a directory),
+	 * nothing is there: no need to ask */
+	if (pc != NULL && (err = cached_missing_above(pc, path, len)) != 0) {
+		errno = err;
+		return -1;
 	}
 	rc = lstat(path, &st);
 	err = rc < 0 ? errno : 0;

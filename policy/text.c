@@ -56,7 +56,7 @@ static const char *const protected_names[] = {
  */
 #define FP_UNNAMES      0x1
 #define FP_ENDS_NAMES   0x2
-enum find_act { FA_NONE, FA_DELETE, FA_WRITE, FA_ASK, FA_EXEC };
+enum find_act { FA_NONE, FA_DELETE, FA_WRITE, FA_ASK, FA_EXEC, FA_NAMES };
 
 static const struct find_primary {
 	const char *name;
@@ -74,6 +74,7 @@ static const struct find_primary {
 	{ "-ilname", 0, FP_UNNAMES, FA_NONE },
 	{ "-delete", 0, FP_ENDS_NAMES, FA_DELETE },
 	{ "-fprint", 1, 0, FA_WRITE }, { "-fls", 0, 0, FA_WRITE },
+	{ "-files0-from", 0, 0, FA_NAMES },     /* the starting points */
 	{ "-ok", 0, FP_ENDS_NAMES, FA_ASK }, { "-okdir", 0, 0, FA_ASK },
 	{ "-exec", 0, FP_ENDS_NAMES, FA_EXEC },
 	{ "-execdir", 0, FP_ENDS_NAMES, FA_EXEC },
@@ -356,6 +357,12 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 		case FA_WRITE:
 			if (k + 1 < v->n)
 				an_write_word(ev, v, &v->w[k + 1]);
+			k++;
+			break;
+		case FA_NAMES:
+			if (k + 1 < v->n)
+				an_op_read(ev, v, &v->w[k + 1], 0);
+			an_names_from(ev, "find", s);
 			k++;
 			break;
 		case FA_ASK:

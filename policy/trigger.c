@@ -340,6 +340,37 @@ in_tmpdir(const struct ev *ev, const char *res)
 	return 1;
 }
 
+int
+trig_agent_area(struct ev *ev, const char *res)
+{
+	char tmp[SBX_PATH_MAX];
+	const char *t = ev->call->tmpdir;
+
+	if (ev->p->folder != NULL && path_within(res, ev->p->folder))
+		return 1;
+	if (t != NULL && t[0] == '/' &&
+	    path_resolve_c(ev->pc, "/", NULL, t, tmp, sizeof(tmp)) == 0 &&
+	    strcmp(tmp, "/") != 0 && path_within(res, tmp))
+		return 1;
+	return plist_match(ev, &ev->p->allow_write, res, 0) != NULL ||
+	    rule_find(ev->p, RK_WRITE, POLICY_ALLOW, res, ev->call) != NULL;
+}
+
+/* 1 if the directory that holds res, or the one above it, is a git dir
+ * not named .git (config, hooks/x, info/attributes). */
+static int git_dir_above(struct ev *ev, const char *res, size_t n,
+    int depth);
+
+static int
+in_git_dir(struct ev *ev, const char *res)
+{
+	const char *slash = strrchr(res, '/');
+
+	if (slash == NULL || slash == res)
+		return 0;
+	return git_dir_above(ev, res, (size_t)(slash - res), 1);
+}
+
 /* 1 if the directory that holds res exists now. */
 static int
 parent_exists(const struct ev *ev, const char *res)
@@ -352,6 +383,71 @@ parent_exists(const struct ev *ev, const char *res)
 		return 1;
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - res), res);
 	return path_lstat(ev->pc, dir, &mode) == 0;
+}
+
+/*
+ * 1 if d (n bytes, in a buffer of SBX_PATH_MAX) is a git dir as git's
+ * discovery takes one: HEAD, and objects/ or commondir (git also wants
+ * refs/; asking less is stricter). d is left as it was.
+ */
+static int
+is_git_dir(struct ev *ev, char *d, size_t n)
+{
+	static const char *const part[] = { "/objects", "/commondir", NULL };
+	unsigned mode;
+	int k, r = 0;
+
+	if (n + 16 >= SBX_PATH_MAX)
+		return 1;       /* cannot tell: fail closed */
+	/* a directory that is not there holds nothing (resolving the path
+	 * asked already: the answer is in the cache) */
+	if (path_lstat(ev->pc, d, &mode) < 0 || !S_ISDIR(mode))
+		return 0;
+	memcpy(d + n, "/HEAD", 6);
+	if (path_lstat(ev->pc, d, &mode) == 0)
+		for (k = 0; part[k] != NULL && !r; k++) {
+			memcpy(d + n, part[k], strlen(part[k]) + 1);
+			r = path_lstat(ev->pc, d, &mode) == 0;
+		}
+	d[n] = '\0';
+	return r;
+}
+
+/*
+ * 1 if res (resolved) is, or lies in, a git dir not named .git, up to
+ * depth components above it: its config, hooks/, info/attributes and
+ * commondir make git run commands, and the policy protects them only in
+ * directories named .git.
+ */
+static int
+git_dir_above(struct ev *ev, const char *res, size_t n, int depth)
+{
+	char d[SBX_PATH_MAX];
+	size_t b;
+	int k;
+
+	if (n >= sizeof(d))
+		return 0;
+	memcpy(d, res, n);
+	d[n] = '\0';
+	for (k = 0; k <= depth && n > 1; k++) {
+		for (b = n; b > 0 && d[b - 1] != '/'; b--)
+			;       /* d + b: the last component */
+		if (!(n - b == 4 && memcmp(d + b, ".git", 4) == 0) &&
+		    is_git_dir(ev, d, n))
+			return 1;
+		if (b <= 1)
+			break;
+		n = b - 1;
+		d[n] = '\0';
+	}
+	return 0;
+}
+
+int
+trig_git_dir(struct ev *ev, const char *res, int depth)
+{
+	return git_dir_above(ev, res, strlen(res), depth);
 }
 
 void
@@ -431,14 +527,22 @@ trig_write(struct ev *ev, const char *path, const char *what)
 		    "%s writes to %s, which the policy escalates", what, res);
 		return;
 	}
-	if ((r = rule_find(ev->p, RK_WRITE, POLICY_ALLOW, res, ev->call)) != NULL)
+	if (rule_find(ev->p, RK_WRITE, POLICY_ALLOW, res, ev->call) != NULL ||
+	    plist_match(ev, &ev->p->allow_write, res, 0) != NULL ||
+	    (ev->p->folder != NULL && path_within(res, ev->p->folder)) ||
+	    in_tmpdir(ev, res)) {
+		/* allowed, but not into a git dir (asked only here: what
+		 * escalates anyway needs no lstat) */
+		if (in_git_dir(ev, res)) {
+			ev_factor(ev, F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "write",
+			    "builtin: git repository", "%s writes to %s, in a git "
+			    "repository's own directory (a bare repository: HEAD, "
+			    "objects/): its config and hooks make git run commands",
+			    what, res);
+		}
 		return;
-	if (plist_match(ev, &ev->p->allow_write, res, 0) != NULL)
-		return;
-	if (ev->p->folder != NULL && path_within(res, ev->p->folder))
-		return;
-	if (in_tmpdir(ev, res))
-		return;
+	}
 	ev_factor(ev, F_WRITE_OUT);
 	if (is_system_path(res))
 		ev_factor(ev, F_PRIV);
@@ -491,6 +595,13 @@ trig_write_tree(struct ev *ev, const char *path, const char *what,
 				    what, res, ev->p->self_write.v[k]);
 				return;
 			}
+		if (trig_agent_area(ev, res) && trig_git_dir(ev, res, 0)) {
+			ev_factor(ev, F_CODE);
+			ev_note(ev, POLICY_ESCALATE, "write",
+			    "builtin: git repository", "%s changes %s, a git "
+			    "repository's own directory (a bare repository), whose "
+			    "config and hooks make git run commands", what, res);
+		}
 		x = ev_xlist(ev, &ev->p->deny_write);
 		for (k = 0; k < ev->p->deny_write.n; k++)
 			if (tree_reaches(xent(x, k), res)) {

@@ -35,6 +35,7 @@
 #define SBX_MAX_RESULT      (1024 * 1024)
 #define SBX_RESULT_HEAD     (16 * 1024) /* bytes of each stream kept in ID.json */
 #define SBX_MAX_EVENT       (64 * 1024)
+#define SBX_RECEIPT_LEN     32          /* hex digits of a delivery receipt's nonce */
 
 /*
  * A request's status, as state.db stores it and results/ID.json says it

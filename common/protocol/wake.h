@@ -2,7 +2,9 @@
  * wake.h - the per-request wake channel between sbxd and a waiting hook.
  *
  * A hook that waits for results/ID.json creates the FIFO
- * .sandbox/queue/wake/ID (before it drops its request) and polls it;
+ * .sandbox/queue/wake/ID (right after it drops its request; it looks for
+ * the result once the FIFO exists, so a result that came first is found)
+ * and polls it;
  * sbxd writes one byte into it once the signed result is durable, then
  * removes the name. The cost does not depend on how many files results/
  * holds (an inotify watch on results/ walks every cached entry of the

@@ -2,6 +2,7 @@
  * db.c - schema and read helpers for state.db; see db.h. The daemon's
  * writes live in daemon/state.c.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 #include "common/protocol/queue.h"
 #include "common/store/db.h"
 
-#define DB_BUSY_MS 5000              /* a lock held by another connection */
+#define DB_BUSY_MS SBX_DB_BUSY_MS     /* a lock held by another connection */
 #define SBX_STR2(x) #x
 #define SBX_STR(x) SBX_STR2(x)
 
@@ -128,6 +129,29 @@ fail_exec:
 	return NULL;
 }
 
+static int
+wal_pages(void *ctx, sqlite3 *db, const char *name, int pages)
+{
+	(void)db;
+	(void)name;
+	*(int *)ctx = pages;
+	return SQLITE_OK;
+}
+
+void
+db_wal_watch(sqlite3 *db, int *pages)
+{
+	/* Replaces the automatic checkpoint (sqlite3_wal_autocheckpoint). */
+	sqlite3_wal_hook(db, wal_pages, pages);
+}
+
+int
+db_checkpoint_passive(sqlite3 *db)
+{
+	return sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) ==
+	    SQLITE_OK ? 0 : -1;
+}
+
 sqlite3 *
 db_reopen(const char *folder, struct sbx_err *err)
 {
@@ -135,11 +159,17 @@ db_reopen(const char *folder, struct sbx_err *err)
 	sqlite3 *db;
 
 	/* No CREATE: a database that is gone is an error, never a new one. */
+	int e;
+
 	if (!(db = open_path(folder, SQLITE_OPEN_READWRITE, path, sizeof(path), err)))
 		return NULL;
+	/* Another connection's lock: a short wait, never seconds. */
+	sqlite3_busy_timeout(db, SBX_DB_REOPEN_BUSY_MS);
 	if (sqlite3_exec(db, "PRAGMA synchronous=FULL", NULL, NULL, NULL) != SQLITE_OK) {
+		e = sqlite3_errcode(db);
 		err_set(err, "%s: %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
+		errno = e == SQLITE_BUSY || e == SQLITE_LOCKED ? EBUSY : EIO;
 		return NULL;
 	}
 	return db;

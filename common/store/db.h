@@ -15,6 +15,11 @@
 #ifndef SBX_DB_H
 #define SBX_DB_H
 
+/* How long a statement waits for a lock another connection holds; a
+ * reopen (db_reopen) waits less: sbxd's other folders wait meanwhile. */
+#define SBX_DB_BUSY_MS          5000
+#define SBX_DB_REOPEN_BUSY_MS   200
+
 #include <stdint.h>
 #include <sqlite3.h>
 
@@ -47,6 +52,9 @@ void db_close(sqlite3 *db);
  * db_checkpoint_idle is its first half, without the close: 0 when the
  * WAL is empty and nothing is open (the caller may then look at the file
  * before it closes it), -1 as above.
+ * db_reopen's connection waits at most SBX_DB_REOPEN_BUSY_MS for another
+ * connection's lock (the caller sets SBX_DB_BUSY_MS once it is checked);
+ * locked, it fails with errno EBUSY: try again later.
  * db_moved: 1 when the file db has open is no longer the one at its path
  * (renamed, unlinked, replaced), 0 when it is, -1 unknown.
  * db_close_abandoned closes without a checkpoint and without removing
@@ -55,6 +63,18 @@ void db_close(sqlite3 *db);
 sqlite3 *db_reopen(const char *folder, struct sbx_err *err);
 int db_close_idle(sqlite3 *db);
 int db_checkpoint_idle(sqlite3 *db);
+/*
+ * sbxd: no checkpoint inside a commit. SQLite's default runs one in the
+ * commit that takes the WAL past 1,000 pages (every 60 round trips or so:
+ * the copy and two more syncs, 1.5-2 ms, often in a claim's commit, on
+ * the way of a request: its p99). With db_wal_watch, *pages gets the
+ * WAL's size after each commit and nothing is checkpointed then; sbxd
+ * runs db_checkpoint_passive() when it is about to sleep, which never
+ * waits for a reader or a writer (it copies what it can; the next writer
+ * starts the WAL over once all of it was copied). 0 or -1.
+ */
+void db_wal_watch(sqlite3 *db, int *pages);
+int db_checkpoint_passive(sqlite3 *db);
 int db_moved(sqlite3 *db);
 void db_close_abandoned(sqlite3 *db);
 

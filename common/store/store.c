@@ -318,6 +318,13 @@ store_request_start(sqlite3 *db, const char *id, int64_t now)
 }
 
 int
+store_request_unstart(sqlite3 *db, const char *id, int64_t started)
+{
+	return run(db, "UPDATE requests SET started=0 WHERE id=? AND status=? AND started=?",
+	    "tti", id, req_status_name(REQ_RUNNING), started);
+}
+
+int
 store_request_finish(sqlite3 *db, const char *id, enum req_status status,
     int64_t now, int64_t exit_code, int64_t sig, int64_t duration_ms)
 {

@@ -177,6 +177,9 @@ int store_request_decide(sqlite3 *db, const char *id, enum req_status status,
 int store_request_refuse(sqlite3 *db, const char *id, int64_t now, const char *why);
 /* Waiting -> started at now: rows changed (1) or -1. */
 int store_request_start(sqlite3 *db, const char *id, int64_t now);
+/* Undoes store_request_start(db, id, started) while nothing was forked:
+ * the request waits to run again (started 0). 1 when the row changed. */
+int store_request_unstart(sqlite3 *db, const char *id, int64_t started);
 /* The final status of a request that ran; exit_code < 0 leaves it unset.
  * Rows changed or -1. */
 int store_request_finish(sqlite3 *db, const char *id, enum req_status status,

@@ -21,12 +21,18 @@
 # SCALE_BEFORE_BIN=DIR also runs, at each level and on the same folder,
 # the round trips of another build's sbxd and sbx-hook (the code before a
 # change), right after this build's: a before/after under the same load.
+# SCALE_TURNS=K (with SCALE_BEFORE_BIN) splits each build's N round trips
+# into K turns that alternate the two builds, each turn with a fresh
+# sbxd, the first build of a turn alternating too: whichever build runs
+# first after the floor and a start pays for it, so one block each
+# (K=1, the default) favours the second.
 set -eu
 : "${SBX_BIN:?}" "${SBX_BENCH_BIN:?}"
 N=${SCALE_N:-300}
 LEVELS=${SCALE_LEVELS:-"1000 10000 100000"}
 FOLDERS=${SCALE_FOLDERS:-"1 100 1000"}
 IDLE=${SCALE_IDLE:-5}
+TURNS=${SCALE_TURNS:-1}
 RUNS=${SCALE_RUNS:-3}
 ONLY=${SCALE_ONLY:-}
 B=$SBX_BENCH_BIN
@@ -132,20 +138,36 @@ for lvl in $LEVELS; do
 	printf '%-34s %8s %8s %8s\n' "floor (renames, inotify, sh)" "$FLOOR" \
 	    "$(pct "$T/t.floor.$lvl" 90)" "$(pct "$T/t.floor.$lvl" 99)"
 	start_sbxd "$T/sbxd.log" "$F"
-	(cd "$F" && SPAWN_TIMES="$T/t.$lvl" "$B/spawn" x "$N" "$T/esc.json" -- "$SBX_BIN/sbx-hook" pre \
-	    >/dev/null)
 	(cd "$F" && "$SBX_BIN/sbx-hook" pre <"$T/esc.json") | jq -r .hookSpecificOutput.permissionDecisionReason | tee "$T/reason" |
 		head -1 | grep -q "remembered approval" ||
 		{ echo "scale: the round trips did not go through a remembered approval:" "$(cat "$T/reason")" >&2; exit 1; }
 	stop_sbxd
-	line "history $before requests" "$T/t.$lvl"
-	if [ -n "${SCALE_BEFORE_BIN:-}" ]; then
-		SBXD="$SCALE_BEFORE_BIN/sbxd" start_sbxd "$T/sbxd.log" "$F"
-		(cd "$F" && SPAWN_TIMES="$T/b.$lvl" "$B/spawn" x "$N" "$T/esc.json" -- \
-		    "$SCALE_BEFORE_BIN/sbx-hook" pre >/dev/null)
+	if [ -z "${SCALE_BEFORE_BIN:-}" ]; then
+		start_sbxd "$T/sbxd.log" "$F"
+		(cd "$F" && SPAWN_TIMES="$T/t.$lvl" "$B/spawn" x "$N" "$T/esc.json" -- \
+		    "$SBX_BIN/sbx-hook" pre >/dev/null)
 		stop_sbxd
-		line "  the same, build before" "$T/b.$lvl"
+	else
+		: >"$T/t.$lvl"
+		: >"$T/b.$lvl"
+		for turn in $(seq "$TURNS"); do
+			# n: this turn's share of N (the first turns take the rest)
+			n=$(( N / TURNS + (turn <= N % TURNS) ))
+			for which in $( [ $((turn % 2)) = 1 ] && echo "t b" || echo "b t"); do
+				bin=$SBX_BIN
+				[ "$which" = b ] && bin=$SCALE_BEFORE_BIN
+				SBXD="$bin/sbxd" start_sbxd "$T/sbxd.log" "$F"
+				(cd "$F" && SPAWN_TIMES="$T/turn" "$B/spawn" x "$n" "$T/esc.json" -- \
+				    "$bin/sbx-hook" pre >/dev/null)
+				stop_sbxd
+				cat "$T/turn" >>"$T/$which.$lvl"
+			done
+		done
+		sort -n -o "$T/t.$lvl" "$T/t.$lvl"
+		sort -n -o "$T/b.$lvl" "$T/b.$lvl"
 	fi
+	line "history $before requests" "$T/t.$lvl"
+	[ -n "${SCALE_BEFORE_BIN:-}" ] && line "  the same, build before" "$T/b.$lvl"
 	echo "  (pre-filled in ${fill:-0} s; results/ holds $(find "$F/.sandbox/results" -type f | wc -l) files,"\
 	    "$(du -sm "$F/.sandbox/results" | cut -f1) MB; done/ $(du -sm "$F/.sandbox/done" | cut -f1) MB)"
 done

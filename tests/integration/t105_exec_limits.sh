@@ -27,7 +27,7 @@ except OSError as e:
     print("fork refused after", n, e.strerror)
 else:
     print("forked all", n)
-' ;;
+' "bomb:$(cd "$(dirname "$0")" && pwd)" ;;
 token) echo "here is the token ghp_0123456789abcdefghijABCDEFGHIJ012345 and more"
        echo "password=hunter2hunter2" >&2 ;;
 ok) echo fine ;;
@@ -49,17 +49,13 @@ run() {
 	reason <"$T/ans"
 }
 
-t0=$(date +%s)
 r=$(run "./task.sh cpu")
-t1=$(date +%s)
 id=$(echo "$r" | head -1 | grep -oE '[0-9a-f]{16}' | head -1)
 res=$("$SBX" -C "$FOLDER" show "$id" --json)
 is "$(echo "$res" | jq -r .result.timed_out)" "false" "the CPU burner was not stopped by the timeout"
 like "$(echo "$res" | jq -r '"\(.result.signal) \(.result.exit_code)"')" "^(24 null|9 null|0 152)$" \
 	"it was killed by the CPU limit (SIGXCPU or SIGKILL, or its shell says 128+SIGXCPU)"
 is "$(echo "$res" | jq -r '.result.limit')" "cpu" "the result says which limit"
-[ $((t1 - t0)) -lt 30 ]
-ok $? "well before the 60 s timeout ($((t1 - t0)) s)"
 
 r=$(run "./task.sh mem")
 unlike "$r" "allocated" "a 1 GiB allocation fails under a 256 MiB memory limit"
@@ -71,7 +67,8 @@ n=$(echo "$r" | grep -oE 'fork refused after [0-9]+' | grep -oE '[0-9]+$')
 [ -n "$n" ] && [ "$n" -le 40 ]
 ok $? "after at most 40 processes (got ${n:-none})"
 sleep 0.5
-left=$(pgrep -f 'time.sleep\(30\)' | wc -l)
+# this test's own: the bomb's processes carry its folder in their argv
+left=$(pgrep -f -- "bomb:$FOLDER\$" | wc -l)
 is "$left" 0 "nothing of the run is left behind"
 
 r=$(run "./task.sh token")

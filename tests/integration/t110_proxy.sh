@@ -60,14 +60,12 @@ else
 fi
 
 # Denied: at once, nothing asked.
-t0=$(date +%s)
 out=$(pc p connect "127.0.0.3:$PORT" /hello.txt)
 rc=$?
-t1=$(date +%s)
 ok $((rc == 1 ? 0 : 1)) "CONNECT to a denied host is refused"
 like "$out" "^HTTP/1.1 403" "... with 403"
 like "$out" "is denied: .*127.0.0.3.*denied" "... and a body that says it is denied"
-ok $(( t1 - t0 < 2 ? 0 : 1 )) "... at once, without waiting for anyone"
+unlike "$out" "no human answered" "... at once, without waiting for anyone"
 out=$(pc p get "http://127.0.0.3:$PORT/hello.txt")
 like "$out" "^HTTP/1.1 403" "a plain-HTTP request to a denied host gets 403"
 unlike "$out" "hello from the server" "... and never reaches it"

@@ -49,10 +49,10 @@ is "$(echo "$story" | jq -r '[.[].event] | map(select(. == "exec_started")) | le
 like "$(echo "$story" | jq -r '[.[].event] | join(" ")')" \
 	"request_received decision approval_consumed request_closed" \
 	"its story: received, decided, consumed, closed"
-n_req=$(sqlite3 "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM requests")
+n_req=$(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM requests")
 out=$(pc p connect "127.0.0.4:$PORT" /hello.txt)
 like "$out" "hello from the server" "the same host again in this session connects"
-is "$(sqlite3 "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM requests")" "$n_req" \
+is "$(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM requests")" "$n_req" \
 	"... without asking again"
 
 # 2. Deny with a reason.
@@ -99,7 +99,7 @@ start_proxy q sess-B
 out=$(pc q connect "127.0.0.7:$PORT" /hello.txt)
 like "$out" "hello from the server" "a new session reaches the remembered host"
 is "$("$SBX" -C "$FOLDER" pending --json | jq length)" "0" "... and nobody was asked"
-auto=$(sqlite3 "$FOLDER/.sandbox/state.db" \
+auto=$(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" \
 	"SELECT status || ' ' || auto || ' ' || session FROM requests ORDER BY created DESC, rowid DESC LIMIT 1")
 is "$auto" "approved 1 sess-B" "... approved by the remembered rule, for session sess-B"
 out=$(pc q connect "127.0.0.4:$PORT" /hello.txt) &

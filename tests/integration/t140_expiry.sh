@@ -48,7 +48,7 @@ is "$(runs)" "0" "nothing ran"
 # hide an older expired one (the pass used to look at the newest 1,000).
 stop_daemon
 now=$(date +%s)
-sqlite3 "$FOLDER/.sandbox/state.db" "
+sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
 INSERT INTO requests (id, hash, tool, command, input, cwd, created, expires, status)
 SELECT printf('aa%014x', i), printf('%064x', i), 'Bash', 'true', '{\"command\":\"true\"}',

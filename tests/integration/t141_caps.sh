@@ -59,7 +59,7 @@ DPID=""
 start_daemon
 wait_for 60 bash -c "[ \$(ls $FOLDER/.sandbox/results/ | grep -c '\\.json\$') = $((2 * N)) ]"
 ok $? "after kill -9 and restart every request has a result"
-st=$(for id in $(sqlite3 "$FOLDER/.sandbox/state.db" "SELECT id FROM requests WHERE command LIKE '%sleep 4%'"); do
+st=$(for id in $(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT id FROM requests WHERE command LIKE '%sleep 4%'"); do
 	jq -r .status "$FOLDER/.sandbox/results/$id.json"; done | sort | uniq -c | tr -s ' ')
 like "$st" "64 interrupted" "the 64 that were running are interrupted"
 like "$st" "$((N - 64)) done" "the $((N - 64)) that waited for a slot ran after the restart"
@@ -67,9 +67,9 @@ is "$(sort "$FOLDER/runs.log" | uniq -d | wc -l)" "0" "nothing ran twice"
 # An interrupted run may have been killed before its first line; every
 # request that is done ran exactly once.
 miss=0
-for id in $(sqlite3 "$FOLDER/.sandbox/state.db" "SELECT id FROM requests WHERE command LIKE '%sleep 4%'"); do
+for id in $(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT id FROM requests WHERE command LIKE '%sleep 4%'"); do
 	[ "$(jq -r .status "$FOLDER/.sandbox/results/$id.json")" = done ] || continue
-	c=$(sqlite3 "$FOLDER/.sandbox/state.db" "SELECT command FROM requests WHERE id = '$id'")
+	c=$(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT command FROM requests WHERE id = '$id'")
 	[ "$(grep -cx "run ${c#./task.sh }" "$FOLDER/runs.log")" = 1 ] || miss=$((miss + 1))
 done
 is "$miss" "0" "each one that is done ran exactly once"

@@ -32,7 +32,7 @@ wait_for 10 died
 ok $? "sbxd is killed between the request's commit and its audit record"
 wait "$DPID" 2>/dev/null; DPID=""
 unlike "$(records "$a")" "request_received" "the log does not have the request yet"
-is "$(sqlite3 "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM audit_intents")" "1" \
+is "$(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM audit_intents")" "1" \
 	"state.db holds its record as an intent"
 start_daemon
 like "$(records "$a")" "^request_received $" "after a restart the record is in the log"
@@ -102,7 +102,7 @@ sleep 2
 is "$(runs)" "1" "the command did not run while its approval could not be logged"
 [ ! -e "$FOLDER/.sandbox/results/$b.json" ]
 ok $? "and no result claims it did"
-wait_for 10 bash -c "[ \"\$(sqlite3 $FOLDER/.sandbox/state.db 'SELECT count FROM audit_failures')\" -ge 1 ]"
+wait_for 10 bash -c "[ \"\$(sqlite3 -cmd '.timeout 5000' $FOLDER/.sandbox/state.db 'SELECT count FROM audit_failures')\" -ge 1 ]"
 ok $? "state.db counts the record sbxd could not write"
 "$SBX" -C "$FOLDER" audit verify >"$T/verify.out" 2>&1
 [ $? -ne 0 ]

@@ -17,7 +17,7 @@ a=$(hook_bash "./task.sh benign-a" | req_id)
 wait_for 10 has_pending
 stop_daemon
 "$SBX" -C "$FOLDER" approve "$a" >/dev/null
-sqlite3 "$DB" "UPDATE requests SET command = 'touch pwned-a' WHERE id = '$a'"
+sqlite3 -cmd '.timeout 5000' "$DB" "UPDATE requests SET command = 'touch pwned-a' WHERE id = '$a'"
 start_daemon
 wait_for 10 test -f "$FOLDER/.sandbox/results/$a.json"
 ok $? "the edited request gets a result"
@@ -35,7 +35,7 @@ b=$(hook_bash "./task.sh benign-b" | req_id)
 wait_for 10 has_pending
 stop_daemon
 "$SBX" -C "$FOLDER" approve "$b" >/dev/null
-sqlite3 "$DB" "UPDATE requests SET command = 'touch pwned-b',
+sqlite3 -cmd '.timeout 5000' "$DB" "UPDATE requests SET command = 'touch pwned-b',
 	input = '{\"command\":\"touch pwned-b\",\"description\":\"x\"}' WHERE id = '$b'"
 start_daemon
 wait_for 10 test -f "$FOLDER/.sandbox/results/$b.json"

@@ -34,7 +34,7 @@ run_req() {	# run_req ARG: one approved request; prints its id
 # full ID: the records of ID by a scan of the whole log (no --request)
 full() { "$SBX" -C "$FOLDER" audit show | awk -v id="$1" '$5 == id'; }
 shown() { "$SBX" -C "$FOLDER" audit show --request "$1"; }
-rows() { sqlite3 "$SB/state.db" "select count(*) from audit_index where request = '$1'"; }
+rows() { sqlite3 -cmd '.timeout 5000' "$SB/state.db" "select count(*) from audit_index where request = '$1'"; }
 delivered() { [ -f "$SB/done/$1.json" ]; }
 
 init_folder
@@ -69,15 +69,15 @@ is "$n" "$(full "$B" | wc -l)" "--json gives the same records"
 like "$(shown ffffffffffffffff)" "no records match" "an id with no records: none"
 
 # Hostile or damaged index: the answer stays the log's.
-sqlite3 "$SB/state.db" "update audit_index set off = off + 7 where request = '$A'"
+sqlite3 -cmd '.timeout 5000' "$SB/state.db" "update audit_index set off = off + 7 where request = '$A'"
 is "$(shown "$A")" "$(full "$A")" "an index pointing into the middle of lines is not trusted"
-sqlite3 "$SB/state.db" "update audit_index set (seg, off, len) = (select seg, off, len from
+sqlite3 -cmd '.timeout 5000' "$SB/state.db" "update audit_index set (seg, off, len) = (select seg, off, len from
 	audit_index where request = '$B' limit 1) where request = '$C'"
 is "$(shown "$C")" "$(full "$C")" "an index pointing at another request's records is not trusted"
-sqlite3 "$SB/state.db" "delete from audit_index where request = '$B';
+sqlite3 -cmd '.timeout 5000' "$SB/state.db" "delete from audit_index where request = '$B';
 	update audit_index_state set seq = 1, seg = 1, off = 0"
 is "$(shown "$B")" "$(full "$B")" "a lagging index: the unindexed tail is scanned"
-sqlite3 "$SB/state.db" "drop table audit_index; drop table audit_index_state"
+sqlite3 -cmd '.timeout 5000' "$SB/state.db" "drop table audit_index; drop table audit_index_state"
 is "$(shown "$A")" "$(full "$A")" "no index at all: a full scan"
 
 start

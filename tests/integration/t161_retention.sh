@@ -94,7 +94,7 @@ unlike "$("$SBX" -C "$FOLDER" show "$K")" "pruned" "sbx show does not say pruned
 # 5. Older history (no record of its delivery, as before retention
 # existed): adopted at start as delivered then, and pruned by its rules.
 stop_daemon
-sqlite3 "$SB/state.db" "drop table retention"
+sqlite3 -cmd '.timeout 5000' "$SB/state.db" "drop table retention"
 set_limits '{"keep_results_days": 0}'
 start_daemon
 wait_for 20 gone "$K"

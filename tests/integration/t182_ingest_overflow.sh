@@ -32,7 +32,7 @@ like "$r" "not executed: rate limit" "a hook called in the middle of the burst i
 unlike "$r" "is pending as request" "with its outcome, not a timeout"
 M=$((N + 2))
 
-count() { sqlite3 "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM requests"; }
+count() { sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM requests"; }
 all_in() { [ "$(count)" -ge "$M" ]; }
 wait_for 300 all_in
 ok $? "sbxd records every request of the burst"
@@ -40,7 +40,7 @@ wait_for 120 grep -q "inotify queue overflow" "$T/sbxd.log"
 ok $? "through an inotify queue overflow"
 is "$(count)" "$M" "each exactly once"
 is "$(find "$FOLDER/.sandbox/queue/new" -name '*.json' | wc -l | tr -d ' ')" "0" "queue/new is empty"
-rej=$(sqlite3 "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM requests WHERE status='rejected'")
+rej=$(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM requests WHERE status='rejected'")
 [ "$rej" -ge $((N - 100)) ]
 ok $? "the runaway burst is rejected by the rate limit ($rej)"
 res=$(find "$FOLDER/.sandbox/results" -name '*.json' | wc -l | tr -d ' ')

@@ -22,7 +22,7 @@ sleep 1
 # strace may not attach where ptrace is restricted: that is the machine.
 kill -0 "$SP" 2>/dev/null || skip_all "strace cannot attach to sbxd here"
 "$REQGEN" --release "$FOLDER" >/dev/null
-count() { sqlite3 "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM requests"; }
+count() { sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM requests"; }
 results() { find "$FOLDER/.sandbox/results" -name '*.json' | wc -l | tr -d ' '; }
 done_all() { [ "$(count)" -ge "$N" ] && [ "$(results)" -ge $((N - 20)) ]; }
 wait_for 60 done_all
@@ -38,7 +38,7 @@ ok $? "with fewer syncs than requests ($syncs for $N)"
 is "$(grep -c 'syncfs(' "$T/st")" "0" "and never a sync of the whole filesystem"
 is "$(count)" "$N" "each recorded once"
 # 20 pending (max_pending), the rest rejected by the caps, each with its result.
-is "$(sqlite3 "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM requests WHERE status='rejected'")" \
+is "$(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM requests WHERE status='rejected'")" \
 	"$(results)" "every rejected request has its result"
 bad=0
 for f in "$FOLDER"/.sandbox/results/*.json; do

@@ -7,7 +7,7 @@
 
 FAULTY="$TOOLS/sbxd-faults"
 req_id() { reason | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2; }
-intents() { sqlite3 "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM audit_intents"; }
+intents() { sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM audit_intents"; }
 died() { ! kill -0 "$DPID" 2>/dev/null; }
 
 init_folder

@@ -42,8 +42,11 @@ like "$r" "max: 40" "with its process limit"
 # Left alone, the spare serves: the command runs in the spare's cgroup.
 wait_for 5 sh -c "pgrep -P \$(pgrep -P $DPID -x sbxd-spare | head -1) -x sbxd-spare-cmd >/dev/null"
 sleep 0.5
+c=$(pgrep -P "$(pgrep -P "$DPID" -x sbxd-spare | head -1)" -x sbxd-spare-cmd | head -1)
 r=$(run "./task.sh show untouched")
-like "$r" "cgroup: /sbx-spare-$DPID-" "an untouched spare runs the next command in its cgroup"
+# (the spare's cgroup takes the run's name once it runs it: sbx-run-SBXD-ID)
+like "$r" "cgroup: /sbx-run-$DPID-" "an untouched spare runs the next command in its cgroup"
+like "$r" "procs: $c " "... as the spare's own child"
 like "$r" "max: 40" "with the run's limit set"
 is "$(runs_of "show untouched")" 1 "exactly once"
 done_testing

@@ -72,8 +72,10 @@ start_all
 ok $? "and again after a restart"
 is "$(sum35)" "$before" "a folder with nothing to do: nothing written at start (log, state.db)"
 
+# A restart opens no database of a folder with nothing to do (its idle
+# record matched, daemon/idle.h): each is opened at its first event.
 n=$(dbs_open)
-[ "$n" -le 16 ] && [ "$n" -ge 1 ]
+[ "$n" -le 16 ]
 ok $? "at most 16 databases are open after the start ($n of $N)"
 db_closed 1
 ok $? "folder 1's database was closed once it was idle"
@@ -90,7 +92,7 @@ id=$(cd "$f2" && bash_payload "./task.sh expire-me" "$f2" | CLAUDE_PROJECT_DIR="
 like "$id" "^[0-9a-f]{16}$" "a request waits in folder 2 (expires in 20 s)"
 wait_for 15 closed_by_use 2
 ok $? "folder 2's database is closed (idle, least recently used) while the request waits"
-db_closed 1
+wait_for 15 closed_by_use 1
 ok $? "folder 1's, used before, is closed again"
 [ ! -f "$f2/.sandbox/results/$id.json" ]
 ok $? "the request has not expired yet"

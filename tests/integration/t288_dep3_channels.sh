@@ -100,4 +100,18 @@ ok $? "though B's sbxd wrote the result"
 cat "$T/daemon.pub.good" >"$KA"
 r=$(hook_a "./task.sh twice" | reason)
 like "$r" "ran-as $UB" "with B's key back, the repeated call gets the stored result"
+# An escalated Write (outside the project): B's approval is a one-time
+# allowance that A's hook uses when the agent repeats the call; sbxd
+# confirms A's receipt (A's file in B's drop box).
+wp=$(payload Write "$(jq -cn --arg p "$T/home-a/out.txt" '{file_path: $p, content: "x"}')")
+printf '%s' "$wp" | as_a env CLAUDE_PROJECT_DIR="$FOLDER" "$HOOK" pre >"$T/w1.out" &
+HPID=$!
+wait_for 20 has_pending_b
+as_b "$SBX" -C "$FOLDER" approve "$(pending_b | head -1)" >/dev/null 2>&1
+wait "$HPID"
+d=$(printf '%s' "$wp" | as_a env CLAUDE_PROJECT_DIR="$FOLDER" "$HOOK" pre | decision)
+[ "$(decision <"$T/w1.out")" = allow ] || [ "$d" = allow ]
+ok $? "B's approval of A's Write lets it through once"
+is "$(printf '%s' "$wp" | as_a env CLAUDE_PROJECT_DIR="$FOLDER" "$HOOK" pre | decision)" "deny" \
+	"and not a second time (queued anew, pending after the 3 s wait)"
 done_testing

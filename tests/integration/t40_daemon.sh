@@ -105,7 +105,7 @@ wait "$DPID"
 is "$?" "0" "sbxd exits 0 on SIGTERM"
 DPID=""
 is "$(jq -r .status "$FOLDER/.sandbox/results/$id.json")" "interrupted" "the running request is recorded as interrupted"
-like "$(sqlite3 "$FOLDER/.sandbox/state.db" "select status from requests where id='$id'")" "interrupted" "in the database too"
+like "$(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "select status from requests where id='$id'")" "interrupted" "in the database too"
 
 start_daemon
 ok $? "sbxd restarts after all that"

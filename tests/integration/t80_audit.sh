@@ -128,7 +128,7 @@ is "$(jq -r 'select(.event == "policy_loaded") | .data.hash' "$LOG" | head -1)" 
 is "$(jq -r .event "$LOG" | head -1)" "daemon_start" "the log starts with the daemon's start"
 is "$(jq -r .event "$LOG" | tail -2 | tr '\n' ' ')" "daemon_stop checkpoint " \
 	"and ends with its stop and a signed checkpoint"
-is "$(sqlite3 "$FOLDER/.sandbox/state.db" 'select seq from audit_head')" \
+is "$(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" 'select seq from audit_head')" \
 	"$(jq -r 'select(.event == "daemon_stop") | .seq' "$LOG" | tail -1)" "state.db keeps the signed head"
 
 # sbx audit verify / show / export.

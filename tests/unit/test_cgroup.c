@@ -153,11 +153,86 @@ test_v1(void)
 	ok(access(dir, F_OK) < 0, "dropped");
 }
 
+/* Makes BASE/NAME, hours old when old is set. 0 or -1. */
+static int
+make_aged(const char *base, const char *name, int old, char *dir, size_t size)
+{
+	struct timespec ts[2] = { { .tv_sec = time(NULL) - 7200 }, { .tv_sec = time(NULL) - 7200 } };
+
+	snprintf(dir, size, "%s/%s", base, name);
+	if (mkdir(dir, 0755) < 0)
+		return -1;
+	return old ? utimensat(AT_FDCWD, dir, ts, 0) : 0;
+}
+
+/* cgroup_sweep removes only stale sbx-* cgroups: an sbxd's that is gone,
+ * old, empty; never a live owner's, a young one, one with a process.
+ * cgroup_create never takes over (or removes) a directory already there. */
+static void
+test_sweep(void)
+{
+	char gone[PATH_MAX], live[PATH_MAX], young[PATH_MAX], busy[PATH_MAX], name[96];
+	const char *base = NULL;
+	int i, kept, p[2];
+	pid_t dead, in;
+	char c = 0;
+
+	for (i = 0; bases[i]; i++)
+		if (base_writable(bases[i]) && cgroup_is_v2(bases[i]) == 0) {
+			base = bases[i];
+			break;
+		}
+	if (!base) {
+		ok(1, "# SKIP no writable cgroup v1 pids hierarchy here");
+		return;
+	}
+	/* A pid nobody has now: a child that exited. */
+	if ((dead = fork()) == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	snprintf(name, sizeof(name), "sbx-spare-%ld-%ld", (long)dead, (long)getpid());
+	ok(make_aged(base, name, 1, gone, sizeof(gone)) == 0, "an old cgroup of a gone sbxd");
+	snprintf(name, sizeof(name), "sbx-spare-%ld-%ld", (long)getpid(), (long)getpid());
+	ok(make_aged(base, name, 1, live, sizeof(live)) == 0, "an old one of a live process");
+	snprintf(name, sizeof(name), "sbx-run-%ld-young%ld", (long)dead, (long)getpid());
+	ok(make_aged(base, name, 0, young, sizeof(young)) == 0, "a young one of a gone sbxd");
+	snprintf(name, sizeof(name), "sbx-run-%ld-busy%ld", (long)dead, (long)getpid());
+	ok(make_aged(base, name, 1, busy, sizeof(busy)) == 0 && pipe(p) == 0,
+	    "an old one of a gone sbxd ...");
+	if ((in = fork()) == 0) {
+		close(p[1]);
+		if (cgroup_join(busy) < 0)
+			_exit(2);
+		_exit(read(p[0], &c, 1) < 0);
+	}
+	close(p[0]);
+	for (i = 0; i < 200 && cgroup_only(busy, in) != 1; i++)
+		usleep(10000);
+	is_int(cgroup_only(busy, in), 1, "... with a process in it");
+	ok(cgroup_sweep(60, &kept) >= 1, "the sweep removes some");
+	ok(access(gone, F_OK) < 0, "the old empty cgroup of a gone sbxd is removed");
+	ok(access(live, F_OK) == 0, "the one of a live process stays");
+	ok(access(young, F_OK) == 0, "a young one stays (it may be being set up)");
+	ok(access(busy, F_OK) == 0, "one with a process in it stays");
+	ok(kept >= 3, "kept ones are counted (%d)", kept);
+	is_int(cgroup_create(live, 5), -1, "cgroup_create on a directory already there fails");
+	is_int(errno, EEXIST, "... with EEXIST");
+	ok(access(live, F_OK) == 0, "... and leaves it there");
+	close(p[1]);
+	is_int(child_status(in), 0, "the process in the busy one ends");
+	cgroup_drop(busy);
+	rmdir(live);
+	rmdir(young);
+	ok(access(busy, F_OK) < 0 && access(live, F_OK) < 0 && access(young, F_OK) < 0,
+	    "(the test's cgroups are removed)");
+}
+
 int
 main(void)
 {
 	test_detection();
 	test_clone_into();
 	test_v1();
+	test_sweep();
 	return tap_done();
 }

@@ -279,6 +279,11 @@ test_defaults(void)
 	is_int(r.verdict, POLICY_ESCALATE, "Write .git/hooks escalates");
 	r = eval_tool(p, "Edit", "file_path", ".git/config", NULL);
 	is_int(r.verdict, POLICY_ESCALATE, "Edit .git/config escalates");
+	/* a gitfile names the repository (and config) git obeys */
+	r = eval_tool(p, "Write", "file_path", "sub/.git", NULL);
+	is_int(r.verdict, POLICY_ESCALATE, "Write sub/.git (a gitfile) escalates");
+	r = eval_tool(p, "Write", "file_path", "x/.git/commondir", NULL);
+	is_int(r.verdict, POLICY_ESCALATE, "Write x/.git/commondir escalates");
 	r = eval_tool(p, "Write", "file_path", NULL, NULL);
 	is_int(r.verdict, POLICY_DENY, "Write without a path denies");
 	r = eval_tool(p, "Bash", NULL, NULL, NULL);

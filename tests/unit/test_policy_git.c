@@ -109,6 +109,49 @@ static const struct tcase cases[] = {
 	{ "git -C .sandbox rm policy.json", D, NULL },
 	{ "git -C $D add x", E, NULL },
 	{ "git --git-dir=$(pwd)/.git status", A, NULL },
+	/* the repository git opens: a git dir not named .git (a bare
+	 * repository, or one built by hand) holds a config the policy does
+	 * not protect, and git obeys it (core.fsmonitor, core.pager) */
+	{ "git -C evil log", E, "a git directory not named .git" },
+	{ "git -C evil/objects status", E, "not named .git" },
+	{ "cd evil && git status", E, "not named .git" },
+	{ "cd hand && git log", E, "not named .git" },
+	{ "git --git-dir=evil log", E, "--git-dir" },
+	{ "git --git-dir evil status", E, "--git-dir" },
+	{ "git --git-dir=$X status", E, "--git-dir" },
+	{ "git --git-dir=.git status", A, NULL },
+	{ "git --git-dir=src/../.git log", A, NULL },
+	{ "cd \"$D\" && git status", E, "only known at run time" },
+	{ "git -C \"$D\" log", E, "only known at run time" },
+	{ "git -C src status", A, NULL },
+	{ "git -C sub log", A, NULL },
+	{ "cd .git && git log", A, NULL },
+	/* ... and how it is made: a gitfile, a bare repository, its files */
+	{ "git init --bare x", E, "not in a .git directory" },
+	{ "git init --bare", E, "not in a .git directory" },
+	{ "git clone --bare https://example.com/r x", E, NULL },
+	{ "git clone --mirror https://example.com/r x", E, NULL },
+	{ "printf 'gitdir: ../evil' > sub/.git", E, "/**/.git" },
+	{ "echo 'gitdir: ../evil' | tee sub/.git", E, "/**/.git" },
+	{ "cp x sub/.git", E, NULL },
+	{ "mv x sub/.git", E, NULL },
+	{ "ln -s ../evil sub/.git", E, NULL },
+	{ "mkdir -p x/.git", E, NULL },
+	{ "echo ../evil > .git/commondir", E, NULL },
+	{ "printf '[core]\\n\\tfsmonitor = id\\n' > evil/config", E,
+	  "git repository's own directory" },
+	{ "printf '[core]\\n\\tpager = id\\n' > hand/config", E,
+	  "git repository's own directory" },
+	{ "echo id > evil/hooks/post-checkout", E,
+	  "git repository's own directory" },
+	{ "echo '* diff=x' > evil/info/attributes", E, NULL },
+	{ "cp cfg evil/config", E, NULL },
+	{ "cp -r tmpl/. evil", E, NULL },
+	{ "sed -i s/x/y/ evil/config", E, NULL },
+	{ "echo x > config", A, NULL },
+	{ "echo x > src/config", A, NULL },
+	{ "git init x", A, NULL },
+	{ "cat evil/config", A, NULL },
 	{ "git --git-$x=y status", E, "only known at run time" },
 	{ "git --git-dir=/etc/x commit -m x", E, NULL },
 	{ "git --git-dir /etc/x commit -m x", E, NULL },
@@ -147,6 +190,38 @@ static const struct tcase cases[] = {
 	{ "git config -f ~/.aws/credentials --list", E, NULL },
 	{ "git config --file=.env --get x.y", E, NULL },
 	{ "git show HEAD:.env", E, NULL },
+	/* ... every option that names a file git reads, in every form */
+	{ "git grep --file=/etc/shadow x", E, "/etc/shadow" },
+	{ "git grep --file /etc/shadow x", E, "/etc/shadow" },
+	{ "git grep --fil=/etc/shadow x", E, "/etc/shadow" },
+	{ "git grep -f/etc/shadow x", E, "/etc/shadow" },
+	{ "git grep -if /etc/shadow x", E, "/etc/shadow" },
+	{ "git diff --orderfile=/etc/shadow", E, "/etc/shadow" },
+	{ "git log -p --orderfile ~/.ssh/id_rsa", E, NULL },
+	{ "git show --orderf=/etc/shadow", E, "/etc/shadow" },
+	{ "git ls-files --exclude-from=/etc/shadow", E, "/etc/shadow" },
+	{ "git ls-files -X/etc/shadow", E, "/etc/shadow" },
+	{ "git ls-files -oX /etc/shadow", E, "/etc/shadow" },
+	{ "git blame --ignore-revs-file=/etc/shadow x.c", E, "/etc/shadow" },
+	{ "git blame -S /etc/shadow x.c", E, "/etc/shadow" },
+	{ "git format-patch --signature-file=/etc/shadow HEAD~1", E, NULL },
+	{ "git tag -a -F /etc/shadow v1", E, "/etc/shadow" },
+	{ "git merge --file=/etc/shadow x", E, "/etc/shadow" },
+	/* ... and the paths a file lists, which git then acts on */
+	{ "git add --pathspec-from-file=list", E, "list" },
+	{ "git rm --pathspec-from-file list", E, "list" },
+	{ "git checkout --pathspec-from-file=list", E, "list" },
+	{ "git restore --pathspec-f=list", E, NULL },
+	{ "git reset --pathspec-from-file=list", E, "list" },
+	{ "git commit --pathspec-from-file=list -m x", E, "list" },
+	{ "git stash push --pathspec-from-file=list", E, "list" },
+	{ "git ls-files -o --exclude-standard", A, NULL },      /* --others */
+	{ "echo ~/.ssh/id_rsa | git hash-object -w --stdin-paths", E, NULL },
+	{ "git hash-object --stdin-p < list", E, NULL },
+	{ "git hash-object -w ~/.ssh/id_rsa", E, NULL },
+	{ "git hash-object src/a.c", A, NULL },
+	{ "git grep -f patterns.txt x", A, NULL },
+	{ "git diff --orderfile=order.txt", A, NULL },
 	/* work that cannot be restored: abbreviations and clusters */
 	{ "git reset --hard", E, "discards" },
 	{ "git reset --har", E, "discards" },
@@ -215,6 +290,8 @@ static const struct tcase net_cases[] = {
 	{ "git clone --recursive https://github.com/x/y", E, NULL },
 	{ "git pull --recurse-submodules=yes https://github.com/x/y", E, NULL },
 	{ "git clone --separate-git-dir=/tmp/g https://github.com/x/y", E, NULL },
+	{ "git clone --bare https://github.com/x/y", E, "not in a .git" },
+	{ "git clone --mirror https://github.com/x/y y.git", E, NULL },
 };
 
 static void
@@ -268,12 +345,17 @@ main(void)
 	char tmpl[] = "/tmp/sbx-test-git-XXXXXX", *b = mkdtemp(tmpl);
 	static const char *const dirs[] = {
 		"proj", "proj/.sandbox", "proj/.git", "proj/.claude", "proj/src",
+		"proj/sub", "proj/evil", "proj/evil/objects", "proj/evil/refs",
+		"proj/evil/hooks", "proj/evil/info", "proj/hand",
+		"proj/hand/objects", "human.git", "human.git/objects",
 		"home", "home/.ssh", "home/.aws", "home/.config",
 		"home/.config/sbx", NULL,
 	};
 	static const char *const files[] = {
 		"proj/.sandbox/policy.json", "proj/.git/config", "proj/.mcp.json",
 		"proj/.claude/settings.json", "proj/.env", "home/.ssh/id_rsa",
+		"proj/evil/HEAD", "proj/evil/config", "proj/hand/HEAD",
+		"human.git/HEAD",
 		"home/.aws/credentials", NULL,
 	};
 	struct policy *p;
@@ -295,6 +377,22 @@ main(void)
 	ok(p != NULL, "the built-in defaults load");
 	if (p != NULL) {
 		run(p, cases, sizeof(cases) / sizeof(cases[0]), "defaults");
+		/* a bare repository the agent could not have written (outside
+		 * the project and the temp dir) is a human's: it passes */
+		{
+			struct tcase out[3];
+			char c1[PATH_MAX + 64], c2[PATH_MAX + 64], c3[PATH_MAX + 64];
+
+			snprintf(c1, sizeof(c1), "git -C %s/human.git log", base);
+			snprintf(c2, sizeof(c2), "git --git-dir=%s/human.git log",
+			    base);
+			snprintf(c3, sizeof(c3), "cd %s/human.git/objects && git "
+			    "status", base);
+			out[0] = (struct tcase){ c1, A, NULL };
+			out[1] = (struct tcase){ c2, A, NULL };
+			out[2] = (struct tcase){ c3, A, NULL };
+			run(p, out, 3, "outside the project");
+		}
 		policy_free(p);
 	}
 	p = load("{\"network\": {\"allowedDomains\": [\"github.com\"]}}");

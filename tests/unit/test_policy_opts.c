@@ -111,6 +111,52 @@ static const struct tcase cases[] = {
 	{ "tar -xf host:a.tgz --force", E },
 	{ "tar -xf a.tgz --to-command=sh", E },
 	{ "tar -xf -T/etc/shadow", E },
+	/* tar: files it writes besides the archive, and lists of names:
+	 * the files a list names are not known before tar runs */
+	{ "tar -cf x.tar . --volno-file=/etc/x", E },
+	{ "tar -cf x.tar . --volno-file /etc/x", E },
+	{ "tar -cf x.tar . --voln=/etc/x", E },         /* abbreviation */
+	{ "tar -cf x.tar . --volno-file=vol.txt", A },
+	{ "tar -cf x.tar -T /etc/list", E },
+	{ "tar -cf x.tar -T list.txt", E },
+	{ "tar -cTlist.txt -f x.tar", E },
+	{ "tar -cf x.tar --files-from=list.txt", E },
+	{ "tar -cf x.tar --files-f list.txt", E },     /* abbreviation */
+	{ "tar cTf list.txt x.tar", E },                /* old style */
+	{ "tar cgf /etc/snap x.tar .", E },             /* old style -g */
+	{ "tar cXf ~/.ssh/id_rsa x.tar .", E },         /* old style -X */
+	{ "tar -cf x.tar --remove-files /etc/x", E },   /* removes /etc/x */
+	{ "tar -cf x.tar --remove-f /etc/x", E },
+	{ "tar -cf x.tar --remove-files src", A },
+	{ "tar -cf x.tar src", A },
+	/* unzip: -d DIR in every form and wherever it stands (its table) */
+	{ "unzip -d /etc x.zip", E },
+	{ "unzip -d/etc x.zip", E },
+	{ "unzip -qd/etc x.zip", E },           /* was allowed: cluster */
+	{ "unzip -od /etc x.zip", E },          /* was judged as "." */
+	{ "unzip x.zip -d /etc", E },
+	{ "unzip -qq x.zip -x a -d /etc", E },  /* was judged as "." */
+	{ "unzip -P pw -d /etc x.zip", E },
+	{ "unzip -:d /etc x.zip", E },
+	{ "unzip -d \"$D\" x.zip", E },
+	{ "unzip \"-$X\" x.zip", E },
+	{ "unzip -l ~/.ssh/x.zip", E },
+	{ "unzip -d build x.zip", A },
+	{ "unzip -qd build x.zip", A },
+	{ "unzip -l x.zip", A },
+	{ "unzip -ld /etc x.zip", A },          /* lists: -d is ignored */
+	{ "unzip -p x.zip a", A },
+	/* find -files0-from FILE: its starting points */
+	{ "find -files0-from list -exec cat {} +", E },
+	{ "find -files0-from ~/.ssh/id_rsa", E },
+	{ "find . -name '*.c' -files0-from list", E },
+	{ "find . -newer x.c -name '*.c'", A },
+	/* other lists of names: what they name is read (sort prints it,
+	 * clang-format too, rsync copies it) */
+	{ "sort --files0-from=list", E },
+	{ "clang-format --files=list", E },
+	{ "rsync -a --files-from=list . /tmp/x", E },
+	{ "rsync -a --exclude-from=~/.ssh/id_rsa . /tmp/x", E },
 	/* install -m: a setuid or setgid mode */
 	{ "install -m 755 a b", A },
 	{ "install -m 4755 a b", E },
@@ -181,6 +227,37 @@ static const struct tcase cases[] = {
 	{ "fd --exec-batch rm", E },
 	{ "fd --exe rm", E },                   /* stricter: abbreviation */
 	{ "fd -Hx rm", E },                     /* stricter: cluster */
+	{ "fd --exec-b rm", E },
+	{ "fd -X rm", E },
+	{ "fd -- -x", A },                      /* a pattern, after "--" */
+	/* grep's pattern files, from the table (and a cluster's "f") */
+	{ "grep -f /etc/shadow x", E },
+	{ "grep -f/etc/shadow x", E },
+	{ "grep --file /etc/shadow x", E },
+	{ "grep --file=/etc/shadow x", E },
+	{ "grep --fi=/etc/shadow x", E },       /* was allowed: abbreviation */
+	{ "grep --fil /etc/shadow x", E },      /* was allowed: abbreviation */
+	{ "grep -ef/etc/shadow x", E },         /* stricter: e's value */
+	{ "grep -if /etc/shadow x", E },
+	{ "egrep --fi=/etc/shadow x", E },
+	{ "fgrep -f ~/.ssh/id_rsa x", E },
+	{ "rg --fi=/etc/shadow x", E },
+	{ "rg -f /etc/shadow x", E },
+	{ "grep -f patterns.txt x", A },
+	{ "grep -e foo x", A },
+	/* rg runs its preprocessor (its table alone) */
+	{ "rg --pre sh x", E },
+	{ "rg --pre=sh x", E },
+	{ "rg --pr=sh x", E },                  /* abbreviation */
+	{ "rg -n --pre sh x", E },
+	{ "rg --pre-glob '*.gz' x", A },        /* without --pre: nothing runs */
+	{ "rg -- --pre x", A },                 /* a pattern, after "--" */
+	/* less's log file, in every form */
+	{ "less -o /etc/x f", E },
+	{ "less -Ro/etc/x f", E },
+	{ "less --log-file=/etc/x f", E },
+	{ "less --LOG-FILE /etc/x f", E },
+	{ "less -R f", A },
 	/* date -f FILE prints the lines it cannot parse */
 	{ "date -f dates.txt", A },
 	{ "date -f ~/.ssh/id_rsa", E },

@@ -17,6 +17,7 @@
 
 #include <sys/stat.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,38 @@ test_cache(void)
 		errno = 0;
 		ok(path_lstat(&call, q, &mode) < 0 && errno == ENOENT,
 		    "without the seed: the file system");
+	}
+
+	/* below a directory the cache knows is missing (or a file), the
+	 * answer needs no lstat: nothing is added to the cache */
+	{
+		struct path_cache c;
+		char q[PATH_MAX + 64];
+		int n;
+
+		path_cache_init(&c);
+		snprintf(q, sizeof(q), "%s/gone", base);
+		ok(path_lstat(&c, q, &mode) < 0 && errno == ENOENT,
+		    "a missing directory");
+		n = c.n;
+		snprintf(q, sizeof(q), "%s/gone/a/b", base);
+		errno = 0;
+		ok(path_lstat(&c, q, &mode) < 0 && errno == ENOENT && c.n == n,
+		    "below it: ENOENT from the cache");
+		snprintf(q, sizeof(q), "%s/file", base);
+		close(open(q, O_WRONLY | O_CREAT, 0600));
+		ok(path_lstat(&c, q, &mode) == 0 && S_ISREG(mode), "a file");
+		n = c.n;
+		snprintf(q, sizeof(q), "%s/file/x", base);
+		errno = 0;
+		ok(path_lstat(&c, q, &mode) < 0 && errno == ENOTDIR && c.n == n,
+		    "below a file: ENOTDIR from the cache");
+		snprintf(q, sizeof(q), "%s/link/x", base);
+		ok(path_lstat(&c, q, &mode) < 0 && errno == ENOENT,
+		    "below a link: asked (dir/sub/x is missing)");
+		snprintf(q, sizeof(q), "%s/dir/sub", base);
+		ok(path_lstat(&c, q, &mode) == 0 && S_ISDIR(mode),
+		    "below a directory: asked");
 	}
 }
 

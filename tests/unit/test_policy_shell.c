@@ -293,6 +293,16 @@ static const struct tcase cases[] = {
 	{ "rm -rf $HOME", D },
 	{ "rm -rf \"$HOME/\"", D },
 	{ "cat $DIR/.env", E },
+	/* a command's output in a path is guessed as an unknown variable
+	 * is: what the line writes around it may name a secret */
+	{ "cat $(pwd)/.env", E },
+	{ "cat \"$(pwd)/.env\"", E },
+	{ "cat `pwd`/.env", E },
+	{ "grep KEY \"$(git rev-parse --show-toplevel)/.env.local\"", E },
+	{ "head $(dirname $0)/certs/server.pem", E },
+	{ "cat $(pwd)/$X/.env", E },
+	{ "cat $(pwd)/README.md", A },
+	{ "cat $(ls)", A },
 	{ "cat \"$FILE\"", A },
 	{ "echo x > $HOME/.bashrc", E },
 	{ "cd $HOME && rm -rf x", E },

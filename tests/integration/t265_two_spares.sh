@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# sbxd keeps two spare executors (daemon/exec.c): with one, the spare
+# forked at a hand-over was often still moving into its cgroup (an RCU
+# grace period, 6-20 ms on a busy machine) when a busy agent's next
+# request came, and that request waited for it. A run takes the oldest
+# spare, so the one it finds had a whole run more to get ready. Checked
+# from outside: two spares idle, each child in a cgroup of its own; each
+# run in the cgroup of the oldest spare (the serials in the cgroup names
+# rise one by one: never the newer of the two); two spares again after.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sparelib.sh"
+
+init_folder
+spare_task
+set_limits '{"hook_wait_seconds": 30, "exec_max_processes": 40}'
+start_daemon
+need_spare_cgroup
+
+two() { [ "$(pgrep -P "$DPID" -x sbxd-spare | wc -l)" -eq 2 ]; }
+cmds_in_cgroups() {	# the spares' children, each in a sbx-spare cgroup
+	local s c n=0
+	for s in $(pgrep -P "$DPID" -x sbxd-spare); do
+		c=$(pgrep -P "$s" -x sbxd-spare-cmd) || return 1
+		grep -q ":pids:/sbx-spare-$DPID-" "/proc/$c/cgroup" || return 1
+		n=$((n + 1))
+	done
+	[ "$n" -eq 2 ]
+}
+wait_for 10 two
+ok $? "sbxd keeps two spare executors"
+wait_for 10 cmds_in_cgroups
+ok $? "each with its child waiting in a pids cgroup of its own"
+serials=""
+for i in 1 2 3 4; do
+	r=$(run "./task.sh show run$i")
+	is "$(runs_of "show run$i")" 1 "run $i ran once"
+	serials="$serials $(echo "$r" | sed -n "s|^cgroup: /sbx-spare-$DPID-\\([0-9]*\\)\$|\\1|p")"
+	wait_for 10 two
+done
+is "$serials" " 0 1 2 3" "each run took the oldest spare (cgroups by serial:$serials)"
+wait_for 10 cmds_in_cgroups
+ok $? "two spares again after the runs, ready"
+
+done_testing

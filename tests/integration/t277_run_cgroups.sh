@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The pids cgroups of runs, fail closed and never leaked, on a machine
+# other sbxds share: a run with a process limit whose cgroup cannot be
+# made is not started (RLIMIT_NPROC, the fallback, does not bind root),
+# said in its result and sbxd's log; a directory planted at the run's
+# cgroup name is never taken over; an executor killed by SIGKILL has its
+# run's cgroup (and what is left in it) removed by sbxd; at start, sbxd
+# removes the stale sbx-* cgroups of sbxds that are gone, and never one
+# of a live process, a young one or one with a process in it.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sparelib.sh"
+
+if [ -w /sys/fs/cgroup/pids/cgroup.procs ]; then B=/sys/fs/cgroup/pids
+elif [ -w /sys/fs/cgroup/cgroup.procs ]; then B=/sys/fs/cgroup
+else echo "1..0 # SKIP no pids cgroup sbxd may write here"; exit 0; fi
+
+init_folder
+spare_task
+set_limits '{"hook_wait_seconds": 30, "exec_max_processes": 40}'
+MINE=()
+trap 'for d in "${MINE[@]}"; do rmdir "$d" 2>/dev/null; done; [ -n "${BPID:-}" ] && kill "$BPID" 2>/dev/null; cleanup' EXIT
+# aged NAME: an sbx-* cgroup made two hours ago
+aged() { mkdir "$B/$1" && touch -d '2 hours ago' "$B/$1" && MINE+=("$B/$1"); }
+
+# 1. Stale cgroups at start.
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+aged "sbx-spare-$dead-t277$$"
+aged "sbx-spare-$$-t277"                # its owner (this shell) is alive
+mkdir "$B/sbx-run-$dead-young$$" && MINE+=("$B/sbx-run-$dead-young$$")
+aged "sbx-run-$dead-busy$$"
+sleep 300 &
+BPID=$!
+echo "$BPID" >"$B/sbx-run-$dead-busy$$/cgroup.procs"
+start_daemon
+[ ! -d "$B/sbx-spare-$dead-t277$$" ]
+ok $? "sbxd's start removes an old, empty cgroup of an sbxd that is gone"
+like "$(cat "$T/sbxd.log")" "removed [0-9]+ stale sbx-\\* pids cgroup" "... and says so"
+[ -d "$B/sbx-spare-$$-t277" ]
+ok $? "... never one whose owner is alive"
+[ -d "$B/sbx-run-$dead-young$$" ]
+ok $? "... nor a young one (it may be being set up)"
+[ -d "$B/sbx-run-$dead-busy$$" ] && kill -0 "$BPID"
+ok $? "... nor one with a process in it (which runs on)"
+kill "$BPID"
+wait "$BPID" 2>/dev/null
+BPID=
+
+# 2. A directory planted at the name of the next run's cgroup: the run
+# is not started, and says why (the spare is stopped, so the run takes
+# the direct way, whose cgroup is sbx-run-SBXD-ID).
+hook_bash "./task.sh show planted" >"$T/a.out" &
+hp=$!
+wait_for 20 has_pending
+id=$(pending_ids)
+s=$(pgrep -P "$DPID" -x sbxd-spare | head -1)
+kill -STOP "$s"
+mkdir "$B/sbx-run-$DPID-$id" && MINE+=("$B/sbx-run-$DPID-$id")
+"$SBX" -C "$FOLDER" approve "$id" >/dev/null
+wait "$hp"
+like "$(reason <"$T/a.out")" "request $id was approved but interrupted .*could not make the pids cgroup" \
+	"a run whose cgroup cannot be made is not started, and its result says why"
+n=$(runs_of "show planted")
+is "${n:-0}" 0 "nothing ran"
+like "$(cat "$T/sbxd.log")" "request $id: sbxd could not make the pids cgroup" "sbxd's log says so"
+[ -d "$B/sbx-run-$DPID-$id" ]
+ok $? "the planted directory is left as it was"
+
+# 3. An executor killed by SIGKILL while its command runs: sbxd removes
+# the run's cgroup and kills what was left in it.
+wait_for 20 sh -c "pgrep -P $DPID -x sbxd-spare >/dev/null"
+hook_bash "./task.sh sleep 300" >"$T/b.out" &
+hp=$!
+wait_for 20 has_pending
+id=$(pending_ids)
+"$SBX" -C "$FOLDER" approve "$id" >/dev/null
+wait_for 20 test -d "$B/sbx-run-$DPID-$id"
+ok $? "the run has its cgroup, by the run's name"
+wait_for 20 sh -c "grep -q . '$B/sbx-run-$DPID-$id/cgroup.procs'"
+left=$(cat "$B/sbx-run-$DPID-$id/cgroup.procs")
+ex=$(pgrep -P "$DPID" -x sbxd | head -1)
+kill -KILL "$ex"
+wait "$hp"
+wait_for 10 sh -c "[ ! -d '$B/sbx-run-$DPID-$id' ]"
+ok $? "the killed executor's cgroup is removed"
+gone=1
+for p in $left; do kill -0 "$p" 2>/dev/null && [ "$(ps -o stat= -p "$p" | cut -c1)" != Z ] && gone=0; done
+is "$gone" 1 "... and nothing of its command is left running"
+
+done_testing
