@@ -27,23 +27,33 @@ static unsigned char daemon_pk[32];
 static int daemon_pk_state;     /* 0 not tried, 1 loaded, -1 missing */
 
 /* Loads sbxd's public key once (escalate() does it while sbxd works on
- * the request, so that reading a result does not wait for it). */
+ * the request, so that reading a result does not wait for it): the key is
+ * CONFIG/daemon.pub, or, in a folder handed over to sbxd's own user
+ * (deployment 3), CONFIG/daemon.UID.pub of that user, which sbx handover
+ * put there (an sbxd of our own keeps daemon.pub for our folders). */
 static void
-daemon_key_load(void)
+daemon_key_load(int sbfd)
 {
-	char config[PATH_MAX];
+	char config[PATH_MAX], name[48] = "daemon.pub";
+	struct sandbox_users u;
+	struct sbx_err err;
+	struct stat st;
 
-	if (daemon_pk_state == 0)
-		daemon_pk_state = config_dir(config, sizeof(config)) == 0 &&
-		    result_pub_load(config, daemon_pk) == 0 ? 1 : -1;
+	if (daemon_pk_state != 0)
+		return;
+	if (fstat(sbfd, &st) == 0 && st.st_uid != geteuid() &&
+	    sandbox_users_read(sbfd, &u, &err) == 1)
+		snprintf(name, sizeof(name), "daemon.%lu.pub", (unsigned long)u.daemon);
+	daemon_pk_state = config_dir(config, sizeof(config)) == 0 &&
+	    result_pub_load(config, name, daemon_pk) == 0 ? 1 : -1;
 }
 
 /* A result counts only when sbxd signed it (common/trust/result_sig.h): a file
  * forged in results/ by code in the folder is never delivered. */
 static int
-result_trusted(const cJSON *doc)
+result_trusted(int sbfd, const cJSON *doc)
 {
-	daemon_key_load();
+	daemon_key_load(sbfd);
 	return daemon_pk_state == 1 && result_sig_ok(doc, daemon_pk);
 }
 
@@ -81,7 +91,7 @@ load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
 		return NULL;
 	h = json_str(doc, "hash");
 	if (!h || strcmp(h, hash_hex) != 0 ||
-	    (strcmp(dir, "results") == 0 && (!result_trusted(doc) || !json_str(doc, "id") ||
+	    (strcmp(dir, "results") == 0 && (!result_trusted(sbfd, doc) || !json_str(doc, "id") ||
 	    strcmp(json_str(doc, "id"), id) != 0))) {
 		cJSON_Delete(doc);
 		return NULL;
@@ -434,7 +444,7 @@ result_ready(int sbfd, const char *id, const char *hash_hex)
 	 * result of another request, copied here, names that request. */
 	if (doc && (!json_str(doc, "hash") || strcmp(json_str(doc, "hash"), hash_hex) != 0 ||
 	    !json_str(doc, "id") || strcmp(json_str(doc, "id"), id) != 0 ||
-	    !result_trusted(doc))) {
+	    !result_trusted(sbfd, doc))) {
 		cJSON_Delete(doc);
 		doc = NULL;
 	}
@@ -657,7 +667,7 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 		/* What the delivery needs, done while sbxd works on the
 		 * request rather than between its result and the answer. */
 		tfd = receipt_prepare(sbfd, out->id);
-		daemon_key_load();
+		daemon_key_load(sbfd);
 		out->result = wait_result(sbfd, wfd, out->id, hash_hex, deadline,
 		    &out->no_daemon, NULL);
 		if (out->result)
