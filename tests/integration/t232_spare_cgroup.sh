@@ -40,9 +40,9 @@ like "$r" "cgroup: /sbx-" "in a pids cgroup of sbxd's, not outside one"
 like "$r" "max: 40" "with its process limit"
 
 # Left alone, the spare serves: the command runs in the spare's cgroup.
-wait_for 5 sh -c "pgrep -P \$(pgrep -P $DPID -x sbxd-spare | head -1) -x sbxd-spare-cmd >/dev/null"
+wait_for 5 spare_cmd_of "$DPID"
 sleep 0.5
-c=$(pgrep -P "$(pgrep -P "$DPID" -x sbxd-spare | head -1)" -x sbxd-spare-cmd | head -1)
+c=$(spare_cmd_of "$DPID")
 r=$(run "./task.sh show untouched")
 # (the spare's cgroup takes the run's name once it runs it: sbx-run-SBXD-ID)
 like "$r" "cgroup: /sbx-run-$DPID-" "an untouched spare runs the next command in its cgroup"
