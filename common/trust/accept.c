@@ -153,16 +153,37 @@ out:
 }
 
 struct policy *
-policy_load_accepted(const char *folder, const char *config, char *msg, size_t msgsz)
+policy_load_accepted_at(int sbfd, const char *folder, const char *config, char *msg,
+    size_t msgsz)
 {
 	unsigned char hash[32];
 	struct policy_error perr;
-	struct sbx_err err = { "" };
 	struct policy *p;
 	char why[300];
 	size_t len;
 	char *text = NULL;
-	int sbfd, rc;
+
+	if (!(p = policy_load_at(sbfd, folder, config, &perr, &text, &len))) {
+		snprintf(msg, msgsz, "%s", perr.msg);
+		return NULL;
+	}
+	crypto_generichash(hash, sizeof(hash), (unsigned char *)text, len, NULL, 0);
+	free(text);
+	if (check_accepted(sbfd, folder, config, hash, why, sizeof(why)) < 0) {
+		snprintf(msg, msgsz, "%s: a human must accept the policy first: run "
+		    "`sbx -C %s policy accept` (or `sbx policy edit`)", why, folder);
+		policy_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct policy *
+policy_load_accepted(const char *folder, const char *config, char *msg, size_t msgsz)
+{
+	struct sbx_err err = { "" };
+	struct policy *p;
+	int sbfd;
 
 	/* policy.json and policy.accepted through one open .sandbox, never
 	 * two lookups of the path: in a handed-over folder (deployment 3)
@@ -174,20 +195,7 @@ policy_load_accepted(const char *folder, const char *config, char *msg, size_t m
 		    "no absolute project folder");
 		return NULL;
 	}
-	if (!(p = policy_load_at(sbfd, folder, config, &perr, &text, &len))) {
-		close(sbfd);
-		snprintf(msg, msgsz, "%s", perr.msg);
-		return NULL;
-	}
-	crypto_generichash(hash, sizeof(hash), (unsigned char *)text, len, NULL, 0);
-	free(text);
-	rc = check_accepted(sbfd, folder, config, hash, why, sizeof(why));
+	p = policy_load_accepted_at(sbfd, folder, config, msg, msgsz);
 	close(sbfd);
-	if (rc < 0) {
-		snprintf(msg, msgsz, "%s: a human must accept the policy first: run "
-		    "`sbx -C %s policy accept` (or `sbx policy edit`)", why, folder);
-		policy_free(p);
-		return NULL;
-	}
 	return p;
 }
