@@ -30,6 +30,7 @@
 #include "common/base/json.h"
 #include "common/base/util.h"
 #include "common/protocol/queue.h"
+#include "common/protocol/users.h"
 #include "common/protocol/wake.h"
 #include "common/redact/redact.h"
 #include "common/trust/result_sig.h"
@@ -1253,14 +1254,15 @@ result_confirm(int sbfd, const char *id, char *receipt, size_t receiptsz)
 		goto out;
 	}
 	/* The receipt holds the nonce: a regular file of the drop box's
-	 * owner (what the agent could read anyway), read without following
-	 * a link. Anything else there, or nothing: "" (nobody's). */
+	 * owner or, in a handed-over folder, of the agent's user (what the
+	 * agent could read anyway), read without following a link. Anything
+	 * else there, or nothing: "" (nobody's). */
 	nonce[0] = '\0';
 	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) >= 0) {
 		if (fstat(dfd, &dst) == 0 &&
 		    (fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
-			if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == dst.st_uid &&
-			    st.st_size == SBX_RECEIPT_LEN)
+			if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == dst.st_uid ||
+			    st.st_uid == sandbox_peer(sbfd)) && st.st_size == SBX_RECEIPT_LEN)
 				n = read(fd, nonce, SBX_RECEIPT_LEN);
 			close(fd);
 		}

@@ -175,13 +175,79 @@ db_reopen(const char *folder, struct sbx_err *err)
 	return db;
 }
 
+#define DB_KEPT 48
+static struct {
+	sqlite3 *db;
+	const char *sql;
+	sqlite3_stmt *st;
+} kept_st[DB_KEPT];
+
+sqlite3_stmt *
+db_prepare_kept(sqlite3 *db, const char *sql, int *kept)
+{
+	sqlite3_stmt *st;
+	int i, slot = -1;
+
+	*kept = 0;
+	for (i = 0; i < DB_KEPT; i++) {
+		if (kept_st[i].db == db && kept_st[i].sql == sql) {
+			*kept = 1;
+			return kept_st[i].st;
+		}
+		if (!kept_st[i].db && slot < 0)
+			slot = i;
+	}
+	if (sqlite3_prepare_v3(db, sql, -1, slot >= 0 ? SQLITE_PREPARE_PERSISTENT : 0, &st,
+	    NULL) != SQLITE_OK)
+		return NULL;
+	if (slot >= 0) {
+		kept_st[slot].db = db;
+		kept_st[slot].sql = sql;
+		kept_st[slot].st = st;
+		*kept = 1;
+	}
+	return st;
+}
+
+void
+db_done(sqlite3_stmt *st, int kept)
+{
+	if (!st)
+		return;
+	if (!kept) {
+		sqlite3_finalize(st);
+		return;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
+/* Finalizes what db_prepare_kept kept for db (before it is closed). */
+static void
+forget_kept(sqlite3 *db)
+{
+	int i;
+
+	for (i = 0; i < DB_KEPT; i++)
+		if (kept_st[i].db == db) {
+			sqlite3_finalize(kept_st[i].st);
+			kept_st[i].db = NULL;
+			kept_st[i].sql = NULL;
+			kept_st[i].st = NULL;
+		}
+}
+
 int
 db_checkpoint_idle(sqlite3 *db)
 {
 	int log = -1, done = -1;
 	sqlite3_stmt *st;
 
-	if (!db || !sqlite3_get_autocommit(db) || sqlite3_next_stmt(db, NULL))
+	if (!db || !sqlite3_get_autocommit(db))
+		return -1;
+	/* Kept statements go (prepared again if the close does not follow). */
+	forget_kept(db);
+	if (sqlite3_next_stmt(db, NULL))
 		return -1;
 	/* Every frame into the database and the WAL cut to nothing: what
 	 * sbxd leaves behind is state.db alone (db.h, db_close_idle). */
@@ -202,6 +268,7 @@ db_checkpoint_idle(sqlite3 *db)
 int
 db_close_idle(sqlite3 *db)
 {
+	forget_kept(db);
 	if (db_checkpoint_idle(db) < 0)
 		return -1;
 	return sqlite3_close(db) == SQLITE_OK ? 0 : -1;
@@ -226,6 +293,7 @@ db_close_abandoned(sqlite3 *db)
 		return;
 	/* Neither a checkpoint into the file nor an unlink of -wal/-shm by
 	 * path: the tree may not be the one sbxd opened. */
+	forget_kept(db);
 	(void)sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	(void)sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &on);
 	sqlite3_close(db);
@@ -234,6 +302,7 @@ db_close_abandoned(sqlite3 *db)
 void
 db_close(sqlite3 *db)
 {
+	forget_kept(db);
 	sqlite3_close(db);
 }
 

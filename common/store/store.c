@@ -11,19 +11,20 @@
 #include "common/store/db.h"
 #include "common/store/store.h"
 
-/* SQL prepared, with one text (t, NULL allowed) or integer (i) argument
- * from AP per letter of types; NULL on error, or when the letters do not
- * match the statement's parameters (then nothing is read from AP). */
+/* SQL prepared (kept: db_prepare_kept; give it back with db_done), with
+ * one text (t, NULL allowed) or integer (i) argument from AP per letter
+ * of types; NULL on error, or when the letters do not match the
+ * statement's parameters (then nothing is read from AP). */
 static sqlite3_stmt *
-prepare_bound(sqlite3 *db, const char *sql, const char *types, va_list ap)
+prepare_bound(sqlite3 *db, const char *sql, const char *types, va_list ap, int *kept)
 {
 	sqlite3_stmt *st;
 	int i;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (!(st = db_prepare_kept(db, sql, kept)))
 		return NULL;
 	if ((size_t)sqlite3_bind_parameter_count(st) != strlen(types)) {
-		sqlite3_finalize(st);
+		db_done(st, *kept);
 		return NULL;
 	}
 	for (i = 0; types[i]; i++) {
@@ -41,15 +42,15 @@ prepare_bound(sqlite3 *db, const char *sql, const char *types, va_list ap)
 static int
 step_bound(sqlite3 *db, const char *sql, int64_t *first, const char *types, va_list ap)
 {
-	sqlite3_stmt *st = prepare_bound(db, sql, types, ap);
-	int rc;
+	int rc, kept;
+	sqlite3_stmt *st = prepare_bound(db, sql, types, ap, &kept);
 
 	if (!st)
 		return SQLITE_ERROR;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && first)
 		*first = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	db_done(st, kept);
 	return rc;
 }
 

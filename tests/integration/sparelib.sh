@@ -20,7 +20,15 @@ while [ "$(ps -o comm= -p "$ex")" != sbxd ]; do
 	[ "${ex:-0}" -gt 1 ] || { echo "no executor above us" >&2; exit 1; }
 done
 d=$(ps -o ppid= -p "$ex" | tr -d ' ')
-spare() { pgrep -P "$d" -x sbxd-spare | head -1; }
+# the spare that runs the next command: sbxd takes the oldest, the lowest
+# serial in its child's cgroup name (else the lowest pid)
+spare() {
+	for s in $(pgrep -P "$d" -x sbxd-spare); do
+		c=$(pgrep -P "$s" -x sbxd-spare-cmd | head -1)
+		n=$(sed -n 's|.*:/sbx-spare-[0-9]*-\([0-9]*\)$|\1|p' "/proc/$c/cgroup" 2>/dev/null)
+		echo "${n:-999999999} $s"
+	done | sort -k1,1n -k2,2n | head -1 | cut -d' ' -f2
+}
 spare_cmd() { s=$(spare) && [ -n "$s" ] && pgrep -P "$s" -x sbxd-spare-cmd | head -1; }
 # the spare that sbxd forked after handing us over, its child ready
 wait_spare() {
@@ -105,15 +113,24 @@ run() {
 # runs_of ACTION: how many times task.sh ACTION ran.
 runs_of() { grep -c "^run $1\$" "$FOLDER/runs.log" 2>/dev/null || true; }
 
-# spare_of PID: the idle spare executor of sbxd PID, and its child ("" when none).
-spare_of() { pgrep -P "$1" -x sbxd-spare | head -1; }
+# spare_of PID: the idle spare executor of sbxd PID that runs the next
+# command (the oldest: the lowest serial in its child's cgroup name, else
+# the lowest pid), and its child ("" when none).
+spare_of() {
+	local s c n
+	for s in $(pgrep -P "$1" -x sbxd-spare); do
+		c=$(pgrep -P "$s" -x sbxd-spare-cmd | head -1)
+		n=$(sed -n 's|.*:/sbx-spare-[0-9]*-\([0-9]*\)$|\1|p' "/proc/$c/cgroup" 2>/dev/null)
+		echo "${n:-999999999} $s"
+	done | sort -k1,1n -k2,2n | head -1 | cut -d' ' -f2
+}
 spare_cmd_of() { local s; s=$(spare_of "$1"); [ -n "$s" ] && pgrep -P "$s" -x sbxd-spare-cmd | head -1; }
 
 # need_spare_cgroup: skips the test unless sbxd's spare waits in a pids
 # cgroup here (root with cgroup v1's pids, or a delegated cgroup v2).
 need_spare_cgroup() {
 	local c
-	wait_for 10 sh -c "pgrep -P \$(pgrep -P $DPID -x sbxd-spare | head -1) -x sbxd-spare-cmd" ||
+	wait_for 10 spare_cmd_of "$DPID" ||
 		{ echo "not ok 1 - sbxd keeps no spare executor"; echo "1..1"; exit 1; }
 	c=$(spare_cmd_of "$DPID")
 	wait_for 5 grep -q ':/sbx-spare-' "/proc/$c/cgroup" ||

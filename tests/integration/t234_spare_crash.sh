@@ -25,7 +25,7 @@ gone() {
 # A command first, so the spare checked below is one forked after a run.
 r=$(run "./task.sh show first")
 like "$r" "out: first" "a command runs"
-wait_for 5 sh -c "pgrep -P \$(pgrep -P $DPID -x sbxd-spare | head -1) -x sbxd-spare-cmd >/dev/null"
+wait_for 5 spare_cmd_of "$DPID"
 spare=$(spare_of "$DPID")
 child=$(spare_cmd_of "$DPID")
 [ -n "$spare" ] && [ -n "$child" ]
@@ -46,7 +46,7 @@ start_daemon
 r=$(run "./task.sh show after-crash")
 like "$r" "out: after-crash" "a new sbxd runs the next command"
 is "$(runs_of "show after-crash")" 1 "exactly once"
-wait_for 5 sh -c "pgrep -P \$(pgrep -P $DPID -x sbxd-spare | head -1) -x sbxd-spare-cmd >/dev/null"
+wait_for 5 spare_cmd_of "$DPID"
 spare=$(spare_of "$DPID")
 child=$(spare_cmd_of "$DPID")
 stopped=$DPID

@@ -54,7 +54,7 @@ hook_bash "./task.sh show planted" >"$T/a.out" &
 hp=$!
 wait_for 20 has_pending
 id=$(pending_ids)
-s=$(pgrep -P "$DPID" -x sbxd-spare | head -1)
+s=$(spare_of "$DPID")
 kill -STOP "$s"
 mkdir "$B/sbx-run-$DPID-$id" && MINE+=("$B/sbx-run-$DPID-$id")
 "$SBX" -C "$FOLDER" approve "$id" >/dev/null

@@ -257,6 +257,20 @@ main(void)
 	    "more letters than parameters: refused");
 	is_int(one(db, "SELECT count(*) FROM nonces WHERE nonce = ?", -9, "tt", "a", "b"), -1,
 	    "the same for one()");
+	/* Kept statements (db_prepare_kept): parsed once, reset after each
+	 * use (no read transaction left open), finalized at the close. */
+	{
+		sqlite3_stmt *k1, *k2;
+
+		is_int(store_count_pending(db, 10), store_count_pending(db, 10),
+		    "a kept statement gives the same answer twice");
+		ok((k1 = sqlite3_next_stmt(db, NULL)) != NULL, "it is kept after its use");
+		is_int(store_count_pending(db, 10), store_count_pending(db, 10), "used again");
+		k2 = sqlite3_next_stmt(db, NULL);
+		ok(k1 == k2, "the same statement, not parsed again");
+		ok(sqlite3_get_autocommit(db) && !sqlite3_stmt_busy(k1),
+		    "reset: no transaction left open by it");
+	}
 	ro = store_open_ro(dir, &err);
 	ok(ro != NULL, "the read-only view opens");
 	is_int(store_rule_add(ro, &nr), -1, "and cannot write");
