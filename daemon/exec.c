@@ -820,6 +820,25 @@ spare_wait_ready(int csock, int ms)
 	return 0;
 }
 
+/* E took run ID: its cgroup sbx-spare-D-N becomes sbx-run-D-ID (same
+ * hierarchy; a rename keeps the processes in it). Kept as it is when
+ * the rename fails: then only a kill of E leaves it to the next start's
+ * sweep. */
+static void
+spare_rename_cgroup(struct child *c, pid_t daemon, const char *id)
+{
+	char name[64], dir[PATH_MAX];
+	const char *slash = strrchr(c->cgdir, '/');
+
+	if (!c->cgdir[0] || !slash)
+		return;
+	run_cgroup_name(name, sizeof(name), daemon, id);
+	if (xsnprintf(dir, sizeof(dir), "%.*s/sbx-%s", (int)(slash - c->cgdir), c->cgdir,
+	    name) < 0 || rename(c->cgdir, dir) < 0)
+		return;
+	snprintf(c->cgdir, sizeof(c->cgdir), "%s", dir);
+}
+
 /* E, the spare executor: sock is its end of sbxd's socket, cgdir the
  * cgroup it makes ("" without one). Never returns. */
 static void
@@ -909,6 +928,9 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 		close(fds[1]);
 		c.out_r = op[0];
 		c.err_r = ep[0];
+		/* The cgroup takes the run's name, as a direct run's has: sbxd
+		 * drops it by that name when this executor is killed. */
+		spare_rename_cgroup(&c, daemon, sc.s.id);
 		executor_supervise(&sc.s, &c);
 	}
 	/* C is unfit (killed, stopped, moved, not alone): the direct way. */
@@ -1050,32 +1072,6 @@ spare_answer(int sock, char *b, int ms)
 
 /* Hands s to the oldest spare: E's pid once it took the run, else -1
  * (nothing started: the caller takes the direct path). */
-/* The cgroups of spares that took a run, by their pid: dropped by sbxd
- * when that executor is killed (nobody else would). */
-static struct taken {
-	pid_t pid;
-	char cgdir[PATH_MAX];
-} *taken;
-static size_t n_taken, cap_taken;
-
-static void
-taken_add(pid_t pid, const char *cgdir)
-{
-	struct taken *t;
-
-	if (!*cgdir)
-		return;
-	if (n_taken == cap_taken) {
-		if (!(t = realloc(taken, (cap_taken ? cap_taken * 2 : 4) * sizeof(*t))))
-			return;     /* left to a later start's sweep */
-		taken = t;
-		cap_taken = cap_taken ? cap_taken * 2 : 4;
-	}
-	taken[n_taken].pid = pid;
-	snprintf(taken[n_taken].cgdir, sizeof(taken[n_taken].cgdir), "%s", cgdir);
-	n_taken++;
-}
-
 static pid_t
 spare_take(const struct exec_spec *s)
 {
@@ -1097,10 +1093,7 @@ spare_take(const struct exec_spec *s)
 	close(fds[1]);
 	if (b == 'k') {
 		/* A killed E drops nothing: its cgroup (and what is left in
-		 * it) goes here. A live one drops it after the run, unless it
-		 * is killed then: sbxd remembers it (exec_run_reaped). */
-		if (!killed)
-			taken_add(pid, sp->cgdir);
+		 * it) goes here. A live one drops it after the run. */
 		spare_forget(sp, killed, 0);
 		return pid;
 	}
@@ -1286,22 +1279,12 @@ out:
 }
 
 void
-exec_run_reaped(pid_t pid, const char *id, int killed)
+exec_run_killed(const char *id)
 {
-	char name[64], dir[PATH_MAX] = "";
-	size_t i;
+	char name[64], dir[PATH_MAX];
 
-	for (i = 0; i < n_taken && taken[i].pid != pid; i++)
-		;
-	if (i < n_taken) {
-		snprintf(dir, sizeof(dir), "%s", taken[i].cgdir);
-		taken[i] = taken[--n_taken];
-	} else if (killed) {
-		run_cgroup_name(name, sizeof(name), getpid(), id);
-		if (cgroup_name(name, dir, sizeof(dir)) < 0)
-			dir[0] = '\0';
-	}
-	if (killed)
+	run_cgroup_name(name, sizeof(name), getpid(), id);
+	if (cgroup_name(name, dir, sizeof(dir)) == 0)
 		cgroup_drop(dir);
 }
 

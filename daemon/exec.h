@@ -106,10 +106,9 @@ int result_confirm(int sbfd, const char *id, char *receipt, size_t receiptsz);
  * (cgroup_sweep: older than SBX_CGROUP_STALE_S, empty). */
 #define SBX_CGROUP_STALE_S 60
 void exec_cgroups_init(void);
-/* sbxd reaped pid, the executor of request id (a direct one, or a spare
- * that took the run); KILLED: by a signal, so it dropped nothing: its
- * run's cgroup (and what is left in it) goes now. */
-void exec_run_reaped(pid_t pid, const char *id, int killed);
+/* sbxd reaped the executor of request id, killed by a signal: its run's
+ * cgroup (and what is left in it) goes; nobody else would drop it. */
+void exec_run_killed(const char *id);
 
 /* How many results sbxd (not an executor) could not write so far; when
  * it grows, sbxd retries them from state.db (folder_sweep). */

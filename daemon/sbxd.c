@@ -417,17 +417,17 @@ any_running(void)
 	return k;
 }
 
-/* An executor reaped: one killed by a signal (SIGKILL) dropped nothing,
- * so its run's cgroup goes here (exec_run_reaped). */
+/* An executor killed by a signal (SIGKILL) dropped nothing: its run's
+ * cgroup goes here. */
 static void
-run_reaped(pid_t pid, int status)
+run_killed(pid_t pid)
 {
 	int i, k;
 
 	for (i = 0; i < nsv; i++)
 		for (k = 0; k < SBX_MAX_RUNNING; k++)
 			if (sv[i].f->run[k].pid == pid) {
-				exec_run_reaped(pid, sv[i].f->run[k].id, WIFSIGNALED(status));
+				exec_run_killed(sv[i].f->run[k].id);
 				return;
 			}
 }
@@ -443,7 +443,8 @@ reap(int flags, const struct daemon_opts *o)
 	while ((pid = waitpid(-1, &status, flags)) > 0) {
 		if (exec_spare_reaped(pid))
 			continue;
-		run_reaped(pid, status);
+		if (WIFSIGNALED(status))
+			run_killed(pid);
 		for (i = 0; i < nsv && !folder_reaped(sv[i].f, pid); i++)
 			;
 		if (i < nsv && o && !sv[i].f->dead) {

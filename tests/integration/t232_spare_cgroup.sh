@@ -44,7 +44,8 @@ wait_for 5 spare_cmd_of "$DPID"
 sleep 0.5
 c=$(spare_cmd_of "$DPID")
 r=$(run "./task.sh show untouched")
-like "$r" "cgroup: /sbx-spare-$DPID-" "an untouched spare runs the next command in its cgroup"
+# (the spare's cgroup takes the run's name once it runs it: sbx-run-SBXD-ID)
+like "$r" "cgroup: /sbx-run-$DPID-" "an untouched spare runs the next command in its cgroup"
 like "$r" "procs: $c " "... as the spare's own child"
 like "$r" "max: 40" "with the run's limit set"
 is "$(runs_of "show untouched")" 1 "exactly once"

@@ -87,7 +87,7 @@ killed_run() {
 	wait_for 20 has_pending
 	id=$(pending_ids)
 	if [ "${2:-}" = direct ]; then
-		s=$(pgrep -P "$DPID" -x sbxd-spare | head -1)
+		s=$(spare_of "$DPID")
 		kill -STOP "$s"
 	fi
 	"$SBX" -C "$FOLDER" approve "$id" >/dev/null
