@@ -422,7 +422,7 @@ is_git_dir(struct ev *ev, char *d, size_t n)
 static int
 git_dir_above(struct ev *ev, const char *res, size_t n, int depth)
 {
-	char d[SBX_PATH_MAX];
+	char d[SBX_PATH_MAX], *slash;
 	size_t b;
 	int k;
 
@@ -431,15 +431,15 @@ git_dir_above(struct ev *ev, const char *res, size_t n, int depth)
 	memcpy(d, res, n);
 	d[n] = '\0';
 	for (k = 0; k <= depth && n > 1; k++) {
-		for (b = n; b > 0 && d[b - 1] != '/'; b--)
-			;       /* d + b: the last component */
+		slash = memrchr(d, '/', n);
+		b = slash ? (size_t)(slash - d) + 1 : 0;  /* d + b: the last component */
 		if (!(n - b == 4 && memcmp(d + b, ".git", 4) == 0) &&
 		    is_git_dir(ev, d, n))
 			return 1;
-		if (b <= 1)
+		if (!slash || b <= 1)
 			break;
 		n = b - 1;
-		d[n] = '\0';
+		*slash = '\0';
 	}
 	return 0;
 }

@@ -15,7 +15,7 @@
 init_folder
 setup_task
 set_limits '{"hook_wait_seconds": 30}'
-add_rule escalate 'Bash(true)'
+add_rule escalate 'Bash(sleep 0.5)'
 start_daemon
 Q="$FOLDER/.sandbox/queue"
 # waiting ID: prints the pid of the hook process that holds request ID's
@@ -43,16 +43,19 @@ queued() {
 }
 delivered_records() { "$SBX" -C "$FOLDER" audit show --request "$1" | grep -c result_delivered; }
 
-# A remembered approval for `true`: its round trips need no human.
-hook_bg "true"
-queued "true"
+# A remembered approval for `sleep 0.5`: its round trips need no human,
+# and the hook surely waits for the result (with `true` a loaded machine
+# could let sbxd finish before the hook polls: then nothing is traced
+# between a wake and the answer).
+hook_bg "sleep 0.5"
+queued "sleep 0.5"
 "$SBX" -C "$FOLDER" approve "$ID" --remember >/dev/null
 wait $HP
 
 # 1. A round trip, traced: the request is in before the FIFO is made, and
 # nothing is created between the wake and the answer.
 if command -v strace >/dev/null; then
-	bash_payload "true" >"$T/p.json"
+	bash_payload "sleep 0.5" >"$T/p.json"
 	(cd "$FOLDER" && strace -qq -o "$T/h.st" -e trace=renameat2,mknodat,openat,linkat,poll,write \
 		"$HOOK" pre <"$T/p.json" >"$T/out.json")
 	like "$(reason <"$T/out.json")" "remembered approval\\) and ALREADY EXECUTED" \
