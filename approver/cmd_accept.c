@@ -75,7 +75,14 @@ policy_accept_write(const char *config, const char *folder, struct sbx_err *err)
 	cJSON *doc = NULL;
 	int sbfd = -1, rc = -1;
 
-	if (!(p = policy_load_text(folder, config, &perr, &text, &len))) {
+	/* What is signed is read through the .sandbox the acceptance is
+	 * written into (one open of the path): in a handed-over folder the
+	 * agent owns the folder and could swap a .sandbox of its own in
+	 * for the read alone (t291). */
+	if ((sbfd = sandbox_open(folder, err)) < 0)
+		return -1;
+	if (!(p = policy_load_at(sbfd, folder, config, &perr, &text, &len))) {
+		close(sbfd);
 		err_set(err, "%s; not accepted", perr.msg);
 		return -1;
 	}
@@ -89,11 +96,11 @@ policy_accept_write(const char *config, const char *folder, struct sbx_err *err)
 	if (accept_floor_read(config, folder, &floor, why, sizeof(why)) == 0 && floor >= now)
 		now = floor + 1;
 	if (approver_key_load(config, &key, err) < 0)
-		return -1;
+		goto fail;
 	if (accept_message(hash, key.name, key.key_id, now, folder, &msg, &mlen) < 0) {
 		approver_key_wipe(&key);
 		err_set(err, "out of memory");
-		return -1;
+		goto fail;
 	}
 	crypto_sign_detached(sig, NULL, msg, mlen, key.sk);
 	free(msg);
@@ -107,8 +114,7 @@ policy_accept_write(const char *config, const char *folder, struct sbx_err *err)
 	cJSON_AddNumberToObject(doc, "time", (double)now);
 	cJSON_AddStringToObject(doc, "sig", sighex);
 	approver_key_wipe(&key);
-	if (!(out = json_print_line(doc)) || (sbfd = sandbox_open(folder, err)) < 0 ||
-	    floor_write(config, folder, now, err) < 0)
+	if (!(out = json_print_line(doc)) || floor_write(config, folder, now, err) < 0)
 		goto fail;
 	if (write_atomic(sbfd, "decisions/tmp", SBX_ACCEPTED_FILE, out, strlen(out), 0644, 0) < 0) {
 		err_set(err, "cannot write %s/.sandbox/%s: %s", folder, SBX_ACCEPTED_FILE,

@@ -325,7 +325,8 @@ b_side(const struct user *b, void *arg)
 	}
 	close(dfd);
 	hex_encode(pkhex, pk, 32);
-	o += (size_t)snprintf(pubs + o, sizeof(pubs) - o, "daemon %s\n", pkhex);
+	o += (size_t)snprintf(pubs + o, sizeof(pubs) - o, "daemon %lu %s\n",
+	    (unsigned long)b->uid, pkhex);
 	if ((o = approver_pubs(b->config, pubs, o, sizeof(pubs))) == 0)
 		return 1;
 	if (j->fresh) {
@@ -350,6 +351,7 @@ static int
 a_side(const struct user *a, void *arg)
 {
 	char *pubs = arg, *line, *save = NULL, name[64], hex[65], path[128], text[80];
+	unsigned long uid;
 	struct sbx_err err = { "" };
 	int dfd, n;
 
@@ -360,8 +362,9 @@ a_side(const struct user *a, void *arg)
 		return 1;
 	}
 	for (line = strtok_r(pubs, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (sscanf(line, "daemon %64s", hex) == 1) {
-			snprintf(path, sizeof(path), "daemon.pub");
+		if (sscanf(line, "daemon %lu %64s", &uid, hex) == 2) {
+			/* Not daemon.pub: that is an sbxd of A's own, for A's folders. */
+			snprintf(path, sizeof(path), "daemon.%lu.pub", uid);
 		} else if (sscanf(line, "approver %63s %64s", name, hex) == 2 && valid_name(name)) {
 			snprintf(path, sizeof(path), "%s/%s.pub", SBX_TRUSTED_DIR, name);
 		} else {

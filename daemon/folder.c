@@ -879,7 +879,9 @@ folder_policy(struct folder *f, struct policy_error *perr)
 	if (p)
 		return p;
 	snap = polcache_begin(f);
-	p = policy_load_accepted(f->path, f->config, perr->msg, sizeof(perr->msg));
+	/* Through the .sandbox sbxd holds, as the snapshot: never a second
+	 * lookup of the path (the folder may be the agent's: deployment 3). */
+	p = policy_load_accepted_at(f->sbfd, f->path, f->config, perr->msg, sizeof(perr->msg));
 	text = read_untrusted(f->sbfd, "policy.json", 4 << 20, &len, NULL);
 
 	if (p && policy_not_rolled_back(f, perr->msg, sizeof(perr->msg)) < 0) {

@@ -38,6 +38,9 @@ idle_init(const char *config, const unsigned char sk[64])
 	struct stat st;
 	int cfd;
 
+	if (idfd >= 0)
+		close(idfd);
+	idfd = -1;
 	if ((cfd = open(config, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
 	if (mkdirat(cfd, "idle", 0700) < 0 && errno != EEXIST) {

@@ -27,23 +27,33 @@ static unsigned char daemon_pk[32];
 static int daemon_pk_state;     /* 0 not tried, 1 loaded, -1 missing */
 
 /* Loads sbxd's public key once (escalate() does it while sbxd works on
- * the request, so that reading a result does not wait for it). */
+ * the request, so that reading a result does not wait for it): the key is
+ * CONFIG/daemon.pub, or, in a folder handed over to sbxd's own user
+ * (deployment 3), CONFIG/daemon.UID.pub of that user, which sbx handover
+ * put there (an sbxd of our own keeps daemon.pub for our folders). */
 static void
-daemon_key_load(void)
+daemon_key_load(int sbfd)
 {
-	char config[PATH_MAX];
+	char config[PATH_MAX], name[48] = "daemon.pub";
+	struct sandbox_users u;
+	struct sbx_err err;
+	struct stat st;
 
-	if (daemon_pk_state == 0)
-		daemon_pk_state = config_dir(config, sizeof(config)) == 0 &&
-		    result_pub_load(config, daemon_pk) == 0 ? 1 : -1;
+	if (daemon_pk_state != 0)
+		return;
+	if (fstat(sbfd, &st) == 0 && st.st_uid != geteuid() &&
+	    sandbox_users_read(sbfd, &u, &err) == 1)
+		snprintf(name, sizeof(name), "daemon.%lu.pub", (unsigned long)u.daemon);
+	daemon_pk_state = config_dir(config, sizeof(config)) == 0 &&
+	    result_pub_load(config, name, daemon_pk) == 0 ? 1 : -1;
 }
 
 /* A result counts only when sbxd signed it (common/trust/result_sig.h): a file
  * forged in results/ by code in the folder is never delivered. */
 static int
-result_trusted(const cJSON *doc)
+result_trusted(int sbfd, const cJSON *doc)
 {
-	daemon_key_load();
+	daemon_key_load(sbfd);
 	return daemon_pk_state == 1 && result_sig_ok(doc, daemon_pk);
 }
 
@@ -81,7 +91,7 @@ load_if_hash(int sbfd, const char *dir, const char *id, const char *hash_hex)
 		return NULL;
 	h = json_str(doc, "hash");
 	if (!h || strcmp(h, hash_hex) != 0 ||
-	    (strcmp(dir, "results") == 0 && (!result_trusted(doc) || !json_str(doc, "id") ||
+	    (strcmp(dir, "results") == 0 && (!result_trusted(sbfd, doc) || !json_str(doc, "id") ||
 	    strcmp(json_str(doc, "id"), id) != 0))) {
 		cJSON_Delete(doc);
 		return NULL;
@@ -225,23 +235,34 @@ receipt_prepare(int sbfd, const char *id)
  * O_EXCL (EEXIST: another caller has the receipt), and no inode is
  * allocated between the result and the answer (on ext4 without a
  * journal that walks every inode freed in the last 30 s: see
- * docs/BENCHMARKS.md, "The hook's share"). The directory is opened now,
- * without following a symlink: one swapped for a symlink is -1 (not
- * recorded).
- * Without TFD, or when the link fails otherwise (no /proc), it is
+ * docs/BENCHMARKS.md, "The hook's share"). For a one-time allowance
+ * (WITH_NONCE) NONCE is filled and written into it first, so the name
+ * appears with it whole, and no temporary name is made and removed. The
+ * directory is opened now, without following a symlink: one swapped for
+ * a symlink is -1 (not recorded). Without TFD, or when the nonce cannot
+ * be written or the link fails otherwise (no /proc), it is
  * claim_delivery().
  */
 static int
-claim_prepared(int sbfd, const char *id, int tfd)
+claim_prepared(int sbfd, const char *id, int tfd, char nonce[SBX_RECEIPT_LEN + 1],
+    int with_nonce)
 {
-	char nonce[SBX_RECEIPT_LEN + 1];
+	unsigned char rnd[SBX_RECEIPT_LEN / 2];
 	char proc[64];
 	const char *base;
 	int dfd, rc, e;
 
+	nonce[0] = '\0';
 	if (tfd < 0 || !valid_id(id) ||
 	    xsnprintf(proc, sizeof(proc), "/proc/self/fd/%d", tfd) < 0)
-		return claim_delivery(sbfd, id, nonce, 0);
+		return claim_delivery(sbfd, id, nonce, with_nonce);
+	if (with_nonce) {
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+			return claim_delivery(sbfd, id, nonce, with_nonce);
+		hex_encode(nonce, rnd, sizeof(rnd));
+		if (pwrite(tfd, nonce, SBX_RECEIPT_LEN, 0) != SBX_RECEIPT_LEN)
+			return claim_delivery(sbfd, id, nonce, with_nonce);
+	}
 	/* queue/delivered swapped for a symlink (or gone): not recorded. */
 	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) < 0)
 		return -1;
@@ -253,7 +274,7 @@ claim_prepared(int sbfd, const char *id, int tfd)
 	if (e == EEXIST)
 		return 0;
 	/* No /proc here, or a filesystem that refuses the link. */
-	return claim_delivery(sbfd, id, nonce, 0);
+	return claim_delivery(sbfd, id, nonce, with_nonce);
 }
 
 /*
@@ -423,7 +444,7 @@ result_ready(int sbfd, const char *id, const char *hash_hex)
 	 * result of another request, copied here, names that request. */
 	if (doc && (!json_str(doc, "hash") || strcmp(json_str(doc, "hash"), hash_hex) != 0 ||
 	    !json_str(doc, "id") || strcmp(json_str(doc, "id"), id) != 0 ||
-	    !result_trusted(doc))) {
+	    !result_trusted(sbfd, doc))) {
 		cJSON_Delete(doc);
 		doc = NULL;
 	}
@@ -544,16 +565,13 @@ hand_over(int sbfd, int wfd, int tfd, const char *folder, const char *hash_hex,
 	char nonce[SBX_RECEIPT_LEN + 1], why[PATH_MAX + 64];
 	int got, e, cwfd = -1;
 
-	/* A one-time allowance's receipt holds a nonce, and sbxd's wake for
-	 * the result removed the FIFO's name: the wake for the confirmation
-	 * needs one again, made before the claim. Any other receipt is the
-	 * one made ahead (TFD), linked into place. */
-	nonce[0] = '\0';
-	if (needs_confirm(out->result)) {
+	/* The receipt is the one made ahead (TFD), linked into place; a
+	 * one-time allowance's holds a nonce. sbxd's wake for the result
+	 * removed the FIFO's name: the wake for the allowance's confirmation
+	 * needs one again, made before the claim. */
+	if (needs_confirm(out->result))
 		cwfd = wake_open(sbfd, out->id);
-		got = claim_delivery(sbfd, out->id, nonce, 1);
-	} else
-		got = claim_prepared(sbfd, out->id, tfd);
+	got = claim_prepared(sbfd, out->id, tfd, nonce, needs_confirm(out->result));
 	e = errno;
 	if (got == 1) {
 		confirm(sbfd, cwfd >= 0 ? cwfd : wfd, hash_hex, deadline, nonce, out);
@@ -649,7 +667,7 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 		/* What the delivery needs, done while sbxd works on the
 		 * request rather than between its result and the answer. */
 		tfd = receipt_prepare(sbfd, out->id);
-		daemon_key_load();
+		daemon_key_load(sbfd);
 		out->result = wait_result(sbfd, wfd, out->id, hash_hex, deadline,
 		    &out->no_daemon, NULL);
 		if (out->result)

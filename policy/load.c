@@ -971,13 +971,38 @@ struct policy *
 policy_load_text(const char *folder, const char *config_dir, struct policy_error *err,
     char **textp, size_t *lenp)
 {
+	struct policy *p;
+	int dfd = -1, sbfd = -1, e;
+
+	err->msg[0] = '\0';
+	if (folder == NULL || folder[0] != '/') {
+		perr_set(err, "no absolute project folder");
+		return NULL;
+	}
+	dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0)
+		sbfd = openat(dfd, ".sandbox", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	e = errno;
+	if (dfd >= 0)
+		close(dfd);
+	errno = e;
+	p = policy_load_at(sbfd, folder, config_dir, err, textp, lenp);
+	if (sbfd >= 0)
+		close(sbfd);
+	return p;
+}
+
+struct policy *
+policy_load_at(int sbfd, const char *folder, const char *config_dir,
+    struct policy_error *err, char **textp, size_t *lenp)
+{
 	char path[SBX_PATH_MAX];
 	struct policy *p = NULL;
 	struct stat st;
 	char *text = NULL;
 	size_t got = 0;
 	ssize_t n;
-	int fd = -1, dfd = -1;
+	int fd = -1;
 
 	err->msg[0] = '\0';
 	if (folder == NULL || folder[0] != '/') {
@@ -989,9 +1014,8 @@ policy_load_text(const char *folder, const char *config_dir, struct policy_error
 		perr_set(err, "project folder path too long");
 		return NULL;
 	}
-	dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0)
-		fd = openat(dfd, ".sandbox/policy.json",
+	if (sbfd >= 0)
+		fd = openat(sbfd, "policy.json",
 		    O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT)
@@ -1044,8 +1068,6 @@ policy_load_text(const char *folder, const char *config_dir, struct policy_error
 out:
 	if (fd >= 0)
 		close(fd);
-	if (dfd >= 0)
-		close(dfd);
 	free(text);
 	return p;
 }

@@ -102,6 +102,13 @@ struct policy *policy_load(const char *folder, const char *config_dir,
 struct policy *policy_load_text(const char *folder, const char *config_dir,
     struct policy_error *err, char **text, size_t *len);
 
+/* As policy_load_text, with policy.json read through SBFD, an open
+ * FOLDER/.sandbox: what a caller reads beside it (policy.accepted) then
+ * comes from the same directory, whatever the folder's owner renames
+ * meanwhile (deployment 3: the folder is the agent's, .sandbox sbxd's). */
+struct policy *policy_load_at(int sbfd, const char *folder, const char *config_dir,
+    struct policy_error *err, char **text, size_t *len);
+
 /* Parses a policy from memory; name is used in messages. */
 struct policy *policy_load_buffer(const char *name, const char *text, size_t len,
     const char *folder, const char *config_dir, struct policy_error *err);

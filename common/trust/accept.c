@@ -84,10 +84,11 @@ accept_floor_read(const char *config, const char *folder, int64_t *t, char *why,
 	return rc;
 }
 
-/* 0 when FOLDER/.sandbox/policy.accepted signs hash by a trusted key. */
+/* 0 when SBFD/policy.accepted (FOLDER/.sandbox) signs hash by a trusted
+ * key. */
 static int
-check_accepted(const char *folder, const char *config, const unsigned char hash[32],
-    char *why, size_t whysz)
+check_accepted(int sbfd, const char *folder, const char *config,
+    const unsigned char hash[32], char *why, size_t whysz)
 {
 	unsigned char want[32], sig[64], *msg = NULL;
 	const char *h, *who, *kid, *s;
@@ -98,17 +99,12 @@ check_accepted(const char *folder, const char *config, const unsigned char hash[
 	size_t len, mlen;
 	cJSON *doc = NULL;
 	char *text;
-	int sbfd, rc = -1, found;
+	int rc = -1, found;
 
-	if ((sbfd = sandbox_open(folder, &err)) < 0) {
-		snprintf(why, whysz, "%.200s", err.msg);
-		return -1;
-	}
 	/* The approver's: the owner of .sandbox (sandbox_open() checked that
 	 * it is us, or the daemon's user of a handed-over folder). */
 	text = fstat(sbfd, &st) < 0 ? NULL :
 	    read_untrusted_as(sbfd, SBX_ACCEPTED_FILE, 4096, &len, st.st_uid, &err);
-	close(sbfd);
 	if (!text) {
 		snprintf(why, whysz, "no accepted policy (%.200s)", err.msg);
 		return -1;
@@ -157,7 +153,8 @@ out:
 }
 
 struct policy *
-policy_load_accepted(const char *folder, const char *config, char *msg, size_t msgsz)
+policy_load_accepted_at(int sbfd, const char *folder, const char *config, char *msg,
+    size_t msgsz)
 {
 	unsigned char hash[32];
 	struct policy_error perr;
@@ -166,17 +163,39 @@ policy_load_accepted(const char *folder, const char *config, char *msg, size_t m
 	size_t len;
 	char *text = NULL;
 
-	if (!(p = policy_load_text(folder, config, &perr, &text, &len))) {
+	if (!(p = policy_load_at(sbfd, folder, config, &perr, &text, &len))) {
 		snprintf(msg, msgsz, "%s", perr.msg);
 		return NULL;
 	}
 	crypto_generichash(hash, sizeof(hash), (unsigned char *)text, len, NULL, 0);
 	free(text);
-	if (check_accepted(folder, config, hash, why, sizeof(why)) < 0) {
+	if (check_accepted(sbfd, folder, config, hash, why, sizeof(why)) < 0) {
 		snprintf(msg, msgsz, "%s: a human must accept the policy first: run "
 		    "`sbx -C %s policy accept` (or `sbx policy edit`)", why, folder);
 		policy_free(p);
 		return NULL;
 	}
+	return p;
+}
+
+struct policy *
+policy_load_accepted(const char *folder, const char *config, char *msg, size_t msgsz)
+{
+	struct sbx_err err = { "" };
+	struct policy *p;
+	int sbfd;
+
+	/* policy.json and policy.accepted through one open .sandbox, never
+	 * two lookups of the path: in a handed-over folder (deployment 3)
+	 * the folder is the agent's, who can swap its own directory in
+	 * between and pair its policy.json with sbxd's user's acceptance
+	 * (t291). */
+	if (folder == NULL || folder[0] != '/' || (sbfd = sandbox_open(folder, &err)) < 0) {
+		snprintf(msg, msgsz, "%s", folder && folder[0] == '/' ? err.msg :
+		    "no absolute project folder");
+		return NULL;
+	}
+	p = policy_load_accepted_at(sbfd, folder, config, msg, msgsz);
+	close(sbfd);
 	return p;
 }

@@ -55,5 +55,9 @@ int accept_message(const unsigned char hash[32], const char *approver,
  */
 struct policy *policy_load_accepted(const char *folder, const char *config,
     char *msg, size_t msgsz);
+/* The same through SBFD, FOLDER/.sandbox open already (sbxd's own: what
+ * it verifies is what it watches and what its policy cache describes). */
+struct policy *policy_load_accepted_at(int sbfd, const char *folder, const char *config,
+    char *msg, size_t msgsz);
 
 #endif

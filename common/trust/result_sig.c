@@ -57,7 +57,7 @@ result_sig_ok(const cJSON *r, const unsigned char pk[32])
 }
 
 int
-result_pub_load(const char *config, unsigned char pk[32])
+result_pub_load(const char *config, const char *name, unsigned char pk[32])
 {
 	char text[80];
 	ssize_t n;
@@ -65,7 +65,7 @@ result_pub_load(const char *config, unsigned char pk[32])
 
 	if ((dfd = open(config, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
-	fd = openat(dfd, "daemon.pub", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	close(dfd);
 	if (fd < 0)
 		return -1;

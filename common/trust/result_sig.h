@@ -21,7 +21,8 @@ unsigned char *result_sig_message(const cJSON *r, size_t *len);
 int result_sig_add(cJSON *r, const unsigned char sk[64]);
 /* 1 when r carries a valid "sig" by pk, else 0. */
 int result_sig_ok(const cJSON *r, const unsigned char pk[32]);
-/* Reads CONFIG/daemon.pub (64 hex). 0 or -1. */
-int result_pub_load(const char *config, unsigned char pk[32]);
+/* Reads CONFIG/NAME (daemon.pub, or daemon.UID.pub for the sbxd of another
+ * user: deployment 3), 64 hex. 0 or -1. */
+int result_pub_load(const char *config, const char *name, unsigned char pk[32]);
 
 #endif

@@ -8,13 +8,14 @@
 # a receipt planted while the hook waits means the result is not this
 # hook's; queue/delivered swapped for a symlink gets no receipt outside
 # the folder and no delivery; without /proc the receipt is made by name;
-# a hook that answers "pending" leaves no receipt behind.
+# a one-time allowance's receipt is made ahead too, its nonce written in
+# before the link; a hook that answers "pending" leaves no receipt behind.
 . "$(dirname "$0")/lib.sh"
 
 init_folder
 setup_task
 set_limits '{"hook_wait_seconds": 30}'
-add_rule escalate 'Bash(true)'
+add_rule escalate 'Bash(sleep 0.5)'
 start_daemon
 Q="$FOLDER/.sandbox/queue"
 # waiting ID: prints the pid of the hook process that holds request ID's
@@ -42,16 +43,19 @@ queued() {
 }
 delivered_records() { "$SBX" -C "$FOLDER" audit show --request "$1" | grep -c result_delivered; }
 
-# A remembered approval for `true`: its round trips need no human.
-hook_bg "true"
-queued "true"
+# A remembered approval for `sleep 0.5`: its round trips need no human,
+# and the hook surely waits for the result (with `true` a loaded machine
+# could let sbxd finish before the hook polls: then nothing is traced
+# between a wake and the answer).
+hook_bg "sleep 0.5"
+queued "sleep 0.5"
 "$SBX" -C "$FOLDER" approve "$ID" --remember >/dev/null
 wait $HP
 
 # 1. A round trip, traced: the request is in before the FIFO is made, and
 # nothing is created between the wake and the answer.
 if command -v strace >/dev/null; then
-	bash_payload "true" >"$T/p.json"
+	bash_payload "sleep 0.5" >"$T/p.json"
 	(cd "$FOLDER" && strace -qq -o "$T/h.st" -e trace=renameat2,mknodat,openat,linkat,poll,write \
 		"$HOOK" pre <"$T/p.json" >"$T/out.json")
 	like "$(reason <"$T/out.json")" "remembered approval\\) and ALREADY EXECUTED" \
@@ -135,6 +139,36 @@ if unshare -m true 2>/dev/null; then
 else
 	ok 0 "# SKIP unshare -m is not permitted here"
 	ok 0 "# SKIP unshare -m is not permitted here"
+fi
+
+# 6. A one-time allowance (a Write outside the project, approved while
+# the hook waits): its receipt is the one made ahead too, with the nonce
+# sbxd confirms written into it before the link (no temporary name), and
+# the call is allowed once.
+mkdir -p "$T/notes"
+payload Write "$(jq -cn --arg p "$T/notes/n.txt" '{file_path: $p, content: "hi"}')" >"$T/w.json"
+if command -v strace >/dev/null; then
+	(cd "$FOLDER" && env -u TMPDIR CLAUDE_PROJECT_DIR="$FOLDER" strace -qq -o "$T/w.st" \
+		-e trace=openat,linkat,pwrite64 "$HOOK" pre <"$T/w.json" >"$T/w.out") &
+else
+	(cd "$FOLDER" && env -u TMPDIR CLAUDE_PROJECT_DIR="$FOLDER" "$HOOK" pre <"$T/w.json" >"$T/w.out") &
+fi
+HP=$!
+wait_for 10 has_pending
+ID=$("$SBX" -C "$FOLDER" pending --json | jq -r '.[] | select(.tool == "Write") | .id')
+wait_for 10 waiting "$ID" >/dev/null
+"$SBX" -C "$FOLDER" approve "$ID" >/dev/null
+wait $HP
+is "$(decision <"$T/w.out")" "allow" "an approved Write the hook waited for is allowed"
+is "$(stat -c '%F %h %s' "$Q/delivered/$ID")" "regular file 1 32" "its receipt is one link holding a nonce"
+grep -qxE '[0-9a-f]{32}' "$Q/delivered/$ID"
+ok $? "... of 32 hex digits"
+if command -v strace >/dev/null; then
+	grep -qE "^linkat\(AT_FDCWD, \"/proc/self/fd/[0-9]+\", [0-9]+, \"$ID\", AT_SYMLINK_FOLLOW\) = 0" "$T/w.st" &&
+		! grep -q '\.receipt\.' "$T/w.st"
+	ok $? "the receipt made ahead was linked, with no temporary name in queue/tmp"
+else
+	ok 0 "# SKIP strace is not installed"
 fi
 
 # 5. A hook that answers "pending" leaves no receipt (its unnamed file

@@ -6,9 +6,11 @@
 # the result naming the receipt's nonce) and only the hook holding that
 # nonce allows; a receipt deleted before sbxd saw it still counts as a
 # delivery (and is said as TAMPERING), so a later identical call is
-# queued anew. Also: a symlink planted in the queue's path never takes
-# a receipt elsewhere, a receipt that cannot be made is said (never a
-# duplicate request), and a result filed unclaimed gets a receipt.
+# queued anew; a receipt rewritten or made a symlink allows nobody (and
+# sbxd never follows it). Also: a symlink planted in the queue's path
+# never takes a receipt elsewhere, a receipt that cannot be made is said
+# (never a duplicate request), with no sbxd an approval is not claimed,
+# and a result filed unclaimed gets a receipt.
 . "$(dirname "$0")/lib.sh"
 
 init_folder
@@ -94,6 +96,34 @@ is "$(decision <"$T/e.out")" "deny" "a later identical call is not allowed"
 unlike "$(reason <"$T/e.out")" "request $id" "... it is queued anew"
 [ ! -e "$OUT" ]
 ok $? "(nothing was written by the tests: the hook only decides)"
+
+# 2b. The agent rewrites a hook's receipt with a nonce of its own: sbxd
+# confirms what it finds, which no hook holds: nobody is allowed.
+id=$(approved_unclaimed "rewritten")
+kill -STOP "$DPID"
+hook_write "rewritten" >"$T/r.out" &
+pr=$!
+wait_for 20 test -e "$D/$id"
+forged=0123456789abcdef0123456789abcdef
+rm -f "$D/$id" && printf %s "$forged" >"$D/$id"
+kill -CONT "$DPID"
+wait "$pr"
+is "$(allows "$T/r.out")" 0 "a hook whose receipt was rewritten is not allowed"
+wait_for 10 test -f "$SB/done/$id.json"
+is "$(jq -r .receipt "$SB/results/$id.json")" "$forged" "the result names the receipt found, nobody's"
+
+# 2c. A receipt that is a symlink to a file holding 32 hex digits (a
+# secret of the user's): sbxd never follows it; nothing of the file
+# reaches the result the agent reads.
+id=$(approved_unclaimed "linked")
+secret=fedcba9876543210fedcba9876543210
+printf %s "$secret" >"$T/secret"
+ln -s "$T/secret" "$D/$id"
+wait_for 10 test -f "$SB/done/$id.json"
+ok $? "a symlink receipt is taken as a delivery"
+is "$(jq -r .receipt "$SB/results/$id.json")" "" "confirmed to nobody, not followed"
+! grep -q "$secret" "$SB/results/$id.json"
+ok $? "the file it points to is not read into the result"
 
 # 3. A symlink planted for queue/delivered: the hook never follows it to
 # make its receipt elsewhere (where sbxd would never see it), and says

@@ -36,7 +36,15 @@ echo "$BPID" >"$B/sbx-run-$dead-busy$$/cgroup.procs"
 start_daemon
 [ ! -d "$B/sbx-spare-$dead-t277$$" ]
 ok $? "sbxd's start removes an old, empty cgroup of an sbxd that is gone"
-like "$(cat "$T/sbxd.log")" "removed [0-9]+ stale sbx-\\* pids cgroup" "... and says so"
+# (Another sbxd starting on this machine meanwhile, another test's, may
+# have swept it first: then only the removal is ours to check.)
+if grep -Eq "removed [0-9]+ stale sbx-\\* pids cgroup" "$T/sbxd.log" ||
+	[ -z "$(pgrep -x sbxd | grep -vx "$DPID")" ]; then
+	like "$(cat "$T/sbxd.log")" "removed [0-9]+ stale sbx-\\* pids cgroup" "... and says so"
+else
+	_n=$((_n + 1))
+	echo "ok $_n # SKIP another sbxd runs here and may have swept it first"
+fi
 [ -d "$B/sbx-spare-$$-t277" ]
 ok $? "... never one whose owner is alive"
 [ -d "$B/sbx-run-$dead-young$$" ]

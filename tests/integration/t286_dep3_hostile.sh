@@ -74,6 +74,14 @@ ok $? "and records each file A's junk and links were refused for"
 kill -0 "$DPID" 2>/dev/null
 ok $? "sbxd still runs"
 is "$(runs_b)" 0 "nothing ran"
+# A directory of A's in a drop box: sbxd cannot move it (moving a
+# directory needs write access to it), says so, and goes on.
+as_a mkdir "$S/queue/new/00000000000000bb.json"
+wait_for 10 grep -q "cannot claim queue/new/00000000000000bb.json" "$T/sbxd.log"
+ok $? "a directory A put in queue/new is left there, and said"
+# A's own sbxd on the folder: refused (it was handed over to B).
+out=$(as_a "$SBXD" "$FOLDER" 2>&1)
+like "$out" "handed over to uid $(id -u "$UB")" "A cannot serve the folder with an sbxd of its own"
 # The real approval still works after all that.
 as_b "$SBX" -C "$FOLDER" approve "$id" >/dev/null 2>&1
 wait "$HPID"

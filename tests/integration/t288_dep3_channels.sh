@@ -95,12 +95,13 @@ is "$(jq -r '.receipt | length' "$S/results/$id.json" 2>/dev/null)" 32 \
 	"which B's sbxd read and confirmed (its nonce in the signed result)"
 
 # A result is delivered only when it verifies with the key handover gave
-# A (B's): with another daemon.pub in A's config, the same call is not.
+# A (B's, daemon.UID.pub): with another key there, the same call is not.
 as_b sh -c 'p="$1/.sandbox/policy.json"
 	jq ".limits = ((.limits // {}) + {hook_wait_seconds: 3})" "$p" >"$HOME/p.new" &&
 	cat "$HOME/p.new" >"$p" && "$2" -C "$1" policy accept' sh "$FOLDER" "$SBX" >/dev/null
-cp "$CONF_A/daemon.pub" "$T/daemon.pub.good"
-printf '%064d\n' 0 >"$CONF_A/daemon.pub"
+KA="$CONF_A/daemon.$(id -u "$UB").pub"
+cp "$KA" "$T/daemon.pub.good"
+printf '%064d\n' 0 >"$KA"
 hook_a "./task.sh twice" >"$T/hook2.out" &
 HPID=$!
 wait_for 20 has_pending_b
@@ -112,7 +113,7 @@ like "$r" "pending" "a result A cannot verify is not delivered: the hook answers
 unlike "$r" "ran-as" "(no output of the command in it)"
 test -f "$S/results/$id.json"
 ok $? "though B's sbxd wrote the result"
-cat "$T/daemon.pub.good" >"$CONF_A/daemon.pub"
+cat "$T/daemon.pub.good" >"$KA"
 r=$(hook_a "./task.sh twice" | reason)
 like "$r" "ran-as $UB" "with B's key back, the repeated call gets the stored result"
 done_testing
