@@ -119,10 +119,13 @@ main(int argc, char **argv)
 		randombytes_buf(rnd, sizeof(rnd));
 		memcpy(nid, id, 8);
 		hex_encode(nid + 8, rnd, 4);
+		/* An hour earlier than the template: history, not requests of
+		 * the last minute (max_per_minute counts those). */
 		snprintf(sql, sizeof(sql), "INSERT INTO requests SELECT '%s', hash, tool, command,"
-		    " input, cwd, session, agent, trigger, rule, reason, created, expires, status,"
-		    " approver, key_id, auto, decided, deny_reason, started, finished, exit_code,"
-		    " signal, duration_ms, approvals_needed FROM requests WHERE id = '%s'", nid, id);
+		    " input, cwd, session, agent, trigger, rule, reason, created - 3600,"
+		    " expires - 3600, status, approver, key_id, auto, decided - 3600, deny_reason,"
+		    " started - 3600, finished - 3600, exit_code, signal, duration_ms,"
+		    " approvals_needed FROM requests WHERE id = '%s'", nid, id);
 		if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
 			i--;            /* an id collision: draw again */
 			continue;
