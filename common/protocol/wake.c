@@ -30,19 +30,32 @@ int
 wake_open(int sbfd, const char *id)
 {
 	char name[64];
+	const char *base;
 	struct stat st;
-	int fd;
+	int dfd, fd, e;
 
 	if (wake_name(name, sizeof(name), id) < 0)
 		return -1;
 	/* Folders made before the channel existed get its directory here. */
 	if (mkdirat(sbfd, SBX_WAKE_DIR, 0700) < 0 && errno != EEXIST)
 		return -1;
-	if (mkfifoat(sbfd, name, 0600) < 0 && errno != EEXIST)
+	/* No symlink on the way: a queue/wake swapped for one gets no FIFO
+	 * made through it (sbxd, which pokes without following, would
+	 * never reach it). */
+	if ((dfd = at_parent(sbfd, name, &base)) < 0)
 		return -1;
+	if (mkfifoat(dfd, base, 0600) < 0 && errno != EEXIST) {
+		e = errno;
+		close(dfd);
+		errno = e;
+		return -1;
+	}
 	/* O_RDWR: the FIFO always has a writer (us), so it never reports a
 	 * hang-up, and sbxd's non-blocking open for writing finds a reader. */
-	fd = openat(sbfd, name, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	fd = openat(dfd, base, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	e = errno;
+	close(dfd);
+	errno = e;
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode) || st.st_uid != geteuid()) {

@@ -32,7 +32,8 @@
  * Creates (or joins) the wake FIFO of request ID under SBFD (.sandbox)
  * and opens it for reading without blocking. Returns the fd, or -1 when
  * there is none (the caller then re-checks on a timer): not a FIFO, not
- * ours, a symlink, or no room to create it.
+ * ours, a symlink (the FIFO itself, or queue/ or queue/wake on the way),
+ * or no room to create it.
  */
 int wake_open(int sbfd, const char *id);
 

@@ -62,7 +62,7 @@ if command -v strace >/dev/null; then
 		"a round trip through a remembered approval"
 	id=$(reason <"$T/out.json" | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
 	line() { grep -nE "$1" "$T/h.st" | head -1 | cut -d: -f1; }
-	drop=$(line "renameat2\\(.*\"$id.json\"") fifo=$(line "mknodat\\(.*queue/wake/$id")
+	drop=$(line "renameat2\\(.*\"$id.json\"") fifo=$(line "mknodat\\(.*\"$id\", S_IFIFO")
 	[ -n "$drop" ] && [ -n "$fifo" ] && [ "$drop" -lt "$fifo" ]
 	ok $? "the request is dropped before the wake FIFO is made"
 	woken=$(grep -nE '^poll\(.*= 1 ' "$T/h.st" | tail -1 | cut -d: -f1)

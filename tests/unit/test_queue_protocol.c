@@ -4,6 +4,7 @@
  * the write intent's render/parse pair: what sbx-mcp queues, /bin/sh
  * writes, and `sbx watch` parses back, for hostile paths and contents.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "common/protocol/queue.h"
 #include "common/protocol/users.h"
+#include "common/protocol/wake.h"
 #include "tests/tap.h"
 
 static const char *const tricky[] = {
@@ -334,6 +336,48 @@ test_users(void)
 	rmdir(dir);
 }
 
+/* wake_open makes and opens the FIFO without following a symlink on the
+ * way: queue/ or queue/wake swapped for one gets no FIFO through it. */
+static void
+test_wake_nofollow(void)
+{
+	char dir[] = "/tmp/sbx-wake.XXXXXX", out[] = "/tmp/sbx-wakeo.XXXXXX", p[128];
+	const char *id = "0123456789abcdef";
+	struct stat st;
+	int sbfd, fd;
+
+	if (!mkdtemp(dir) || !mkdtemp(out)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	sbfd = open(dir, O_RDONLY | O_DIRECTORY);
+	ok(mkdirat(sbfd, "queue", 0700) == 0, "(a .sandbox with queue/)");
+	fd = wake_open(sbfd, id);
+	ok(fd >= 0, "wake_open makes the FIFO in queue/wake");
+	snprintf(p, sizeof(p), "%s/queue/wake/%s", dir, id);
+	ok(fd >= 0 && stat(p, &st) == 0 && S_ISFIFO(st.st_mode), "a FIFO there");
+	if (fd >= 0)
+		close(fd);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/queue/wake", dir);
+	ok(rmdir(p) == 0 && symlink(out, p) == 0, "(queue/wake swapped for a symlink)");
+	errno = 0;
+	fd = wake_open(sbfd, id);
+	ok(fd < 0, "wake_open refuses it");
+	snprintf(p, sizeof(p), "%s/%s", out, id);
+	ok(lstat(p, &st) < 0 && errno == ENOENT, "and made no FIFO through it");
+	if (fd >= 0)
+		close(fd);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/queue/wake", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/queue", dir);
+	rmdir(p);
+	close(sbfd);
+	rmdir(dir);
+	rmdir(out);
+}
+
 int
 main(void)
 {
@@ -343,5 +387,6 @@ main(void)
 	test_quote();
 	test_intent();
 	test_intent_refused();
+	test_wake_nofollow();
 	return tap_done();
 }
