@@ -116,9 +116,9 @@ int
 retention_adopt(sqlite3 *db, int sbfd, int64_t now)
 {
 	char id[SBX_ID_LEN + 1];
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = NULL, *have = NULL;
 	struct dirent *de;
-	int began, n = 0, ok = 1;
+	int began, n = 0, ok = 1, rc;
 	DIR *d;
 
 	if (!(d = opendir_at(sbfd, "done")))
@@ -128,15 +128,25 @@ retention_adopt(sqlite3 *db, int sbfd, int64_t now)
 		return -1;
 	}
 	if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO retention (request, delivered,"
-	    " bytes) VALUES (?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+	    " bytes) VALUES (?, ?, ?)", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT 1 FROM retention WHERE request = ?", -1, &have,
+	    NULL) != SQLITE_OK)
 		ok = 0;
 	while (ok && (de = readdir(d)))
 		if (valid_request_name(de->d_name, id)) {
-			if (insert_row(st, sbfd, id, now) < 0)
+			/* Most have their row (made at delivery): their files are
+			 * not looked at again (four stats each, at every open). */
+			sqlite3_bind_text(have, 1, id, -1, SQLITE_STATIC);
+			rc = sqlite3_step(have);
+			sqlite3_reset(have);
+			if (rc == SQLITE_ROW)
+				continue;
+			if (rc != SQLITE_DONE || insert_row(st, sbfd, id, now) < 0)
 				ok = 0;
 			else
 				n += sqlite3_changes(db);
 		}
+	sqlite3_finalize(have);
 	sqlite3_finalize(st);
 	closedir(d);
 	cheap_txn_end(db, began, ok);

@@ -4,6 +4,7 @@
  * delivery first, in bounded batches, by days and by the size cap; a
  * table written by an older sbxd is upgraded and measured.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +234,52 @@ test_upgrade(void)
 	sqlite3_close(db);
 }
 
+/*
+ * retention_adopt: requests in done/ without a row (delivered before sbxd
+ * knew of retention, or a row a crash lost) get one, measured; those
+ * with a row keep it as it is, and their files are not looked at.
+ */
+static void
+test_adopt(void)
+{
+	sqlite3 *db = fresh_db();
+	sqlite3_stmt *st;
+	int64_t when = -1, bytes = -1;
+	struct dirent *de;
+	DIR *d;
+	int dfd;
+
+	/* done/ holds only this test's requests */
+	if ((dfd = openat(sbfd, "done", O_RDONLY | O_DIRECTORY)) >= 0 && (d = fdopendir(dfd))) {
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.')
+				unlinkat(dirfd(d), de->d_name, 0);
+		closedir(d);
+	}
+	retention_init(db);
+	finished(db, id_of(70), "done", 1000);
+	retention_delivered(db, sbfd, id_of(70), 500);
+	finished(db, id_of(71), "done", 2000);
+	is_int(retention_adopt(db, sbfd, 9000), 1, "adopt: one request in done/ had no row");
+	if (sqlite3_prepare_v2(db, "SELECT delivered, bytes FROM retention WHERE request = ?",
+	    -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, id_of(71), -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			when = sqlite3_column_int64(st, 0);
+			bytes = sqlite3_column_int64(st, 1);
+		}
+		is_int(when, 9000, "... adopted as delivered now");
+		is_int(bytes, 2200, "... with its files measured");
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, id_of(70), -1, SQLITE_STATIC);
+		when = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+		is_int(when, 500, "the one with a row keeps it");
+		sqlite3_finalize(st);
+	}
+	is_int(retention_adopt(db, sbfd, 9100), 0, "a second adopt finds nothing to do");
+	sqlite3_close(db);
+}
+
 int
 main(void)
 {
@@ -249,6 +296,7 @@ main(void)
 	test_size();
 	test_held_back();
 	test_upgrade();
+	test_adopt();
 	close(sbfd);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
