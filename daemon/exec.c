@@ -1227,6 +1227,7 @@ result_confirm(int sbfd, const char *id, char *receipt, size_t receiptsz)
 	cJSON *r = NULL;
 	ssize_t n = -1;
 	size_t len;
+	uid_t maker;
 	int dfd, fd, rc = -1;
 
 	snprintf(receipt, receiptsz, "%s", "");
@@ -1246,16 +1247,20 @@ result_confirm(int sbfd, const char *id, char *receipt, size_t receiptsz)
 		rc = 0;
 		goto out;
 	}
-	/* The receipt holds the nonce: a regular file of the drop box's
-	 * owner or, in a handed-over folder, of the agent's user (what the
-	 * agent could read anyway), read without following a link. Anything
+	/* The receipt holds the nonce: a regular file of the agent's user
+	 * (what the agent could read anyway), read without following a link.
+	 * That user is the drop box's owner, or in a handed-over folder the
+	 * one the users file names (never sbxd's own: a hard link to a file
+	 * of ours planted there is not read into the result). Anything
 	 * else there, or nothing: "" (nobody's). */
 	nonce[0] = '\0';
 	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) >= 0) {
-		if (fstat(dfd, &dst) == 0 &&
+		if ((maker = sandbox_peer(sbfd)) == (uid_t)-1 && fstat(dfd, &dst) == 0)
+			maker = dst.st_uid;
+		if (maker != (uid_t)-1 &&
 		    (fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
-			if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_uid == dst.st_uid ||
-			    st.st_uid == sandbox_peer(sbfd)) && st.st_size == SBX_RECEIPT_LEN)
+			if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == maker &&
+			    st.st_size == SBX_RECEIPT_LEN)
 				n = read(fd, nonce, SBX_RECEIPT_LEN);
 			close(fd);
 		}

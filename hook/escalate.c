@@ -111,6 +111,16 @@ exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
 	return exists_nf(sbfd, name);
 }
 
+/* A receipt readable by sbxd's user whatever our umask: in a handed-over
+ * folder that user is "others" to our files (sandbox_file_mode). */
+static int
+receipt_mode(int sbfd, int fd)
+{
+	mode_t m = sandbox_file_mode(sbfd);
+
+	return m == 0600 ? 0 : fchmod(fd, m);
+}
+
 /*
  * Claims the one delivery of a result: 1 when this caller got it, 0 when
  * another caller has (the receipt exists), -1 (errno set) when it cannot
@@ -142,8 +152,10 @@ claim_delivery(int sbfd, const char *id, char nonce[SBX_RECEIPT_LEN + 1], int wi
 		    sandbox_file_mode(sbfd));
 		e = errno;
 		close(dfd);
-		if (fd >= 0)
+		if (fd >= 0) {
+			(void)receipt_mode(sbfd, fd);
 			close(fd);
+		}
 		errno = e;
 		return fd >= 0 ? 1 : errno == EEXIST ? 0 : -1;
 	}
@@ -158,7 +170,7 @@ claim_delivery(int sbfd, const char *id, char nonce[SBX_RECEIPT_LEN + 1], int wi
 	    (fd = openat(tfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	    sandbox_file_mode(sbfd))) < 0)
 		goto out;
-	if (write_all(fd, nonce, SBX_RECEIPT_LEN) < 0)
+	if (receipt_mode(sbfd, fd) < 0 || write_all(fd, nonce, SBX_RECEIPT_LEN) < 0)
 		goto out;
 	if (linkat(tfd, tmp, dfd, base, 0) == 0)
 		rc = 1;
@@ -225,6 +237,11 @@ receipt_prepare(int sbfd, const char *id)
 	fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, sandbox_file_mode(sbfd));
 	e = errno;
 	close(dfd);
+	if (fd >= 0 && receipt_mode(sbfd, fd) < 0) {
+		e = errno;
+		close(fd);
+		fd = -1;
+	}
 	errno = e;
 	return fd;
 }

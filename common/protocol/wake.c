@@ -36,9 +36,17 @@ wake_open(int sbfd, const char *id)
 
 	if (wake_name(name, sizeof(name), id) < 0)
 		return -1;
-	/* Folders made before the channel existed get its directory here. */
-	if (mkdirat(sbfd, SBX_WAKE_DIR, 0700) < 0 && errno != EEXIST)
+	/* Folders made before the channel existed get its directory here
+	 * (in queue/ opened without following a symlink, as below). */
+	if ((dfd = at_parent(sbfd, SBX_WAKE_DIR, &base)) < 0)
 		return -1;
+	if (mkdirat(dfd, base, 0700) < 0 && errno != EEXIST) {
+		e = errno;
+		close(dfd);
+		errno = e;
+		return -1;
+	}
+	close(dfd);
 	/* No symlink on the way: a queue/wake swapped for one gets no FIFO
 	 * made through it (sbxd, which pokes without following, would
 	 * never reach it). */

@@ -34,6 +34,16 @@ is "$(decision <"$T/w1.out")" "allow" "A's hook gets the one-time allowance B ap
 [ "$(decision <"$T/w1.out")" = allow ] || sed 's/^/#   /' "$T/w1.out"
 is "$(stat -c %U "$S/queue/delivered/$id" 2>/dev/null)" "$UA" "its receipt is A's file"
 is "$(jq -r '.receipt | length' "$S/results/$id.json")" 32 "sbxd confirmed A's receipt (its nonce)"
+# With umask 027 (others may not read what A makes) the receipt is still
+# made readable by B: sbxd confirms it, and the allowance is handed over.
+(umask 027; write_a "v3") >"$T/w3.out" &
+HPID=$!
+wait_for 20 has_pending_b
+id3=$(pending_b | head -1)
+as_b "$SBX" -C "$FOLDER" approve "$id3" >/dev/null 2>&1
+wait "$HPID"
+is "$(decision <"$T/w3.out")" "allow" "with A's umask 027, B's approval still reaches A"
+is "$(jq -r '.receipt | length' "$S/results/$id3.json")" 32 "(its receipt confirmed)"
 # A deletes its receipt and asks again: the allowance is not used twice.
 as_a rm -f "$S/queue/delivered/$id"
 ok $? "A can delete its own receipt (its sticky drop box)"

@@ -372,7 +372,16 @@ test_wake_nofollow(void)
 	snprintf(p, sizeof(p), "%s/queue/wake", dir);
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/queue", dir);
+	ok(rmdir(p) == 0 && symlink(out, p) == 0, "(queue/ swapped for a symlink)");
+	fd = wake_open(sbfd, id);
+	ok(fd < 0, "wake_open refuses it");
+	snprintf(p, sizeof(p), "%s/wake", out);
+	ok(lstat(p, &st) < 0 && errno == ENOENT, "and made no wake directory through it");
+	if (fd >= 0)
+		close(fd);
 	rmdir(p);
+	snprintf(p, sizeof(p), "%s/queue", dir);
+	unlink(p);
 	close(sbfd);
 	rmdir(dir);
 	rmdir(out);
