@@ -53,7 +53,9 @@ ok $? "the clean stop writes it again"
 "$SBX" -C "$FOLDER" audit verify >/dev/null 2>&1
 ok $? "the audit log verifies"
 
-# Hidden from the jail: the agent never sees sbxd's records.
+# Hidden from the jail: the agent never sees sbxd's records (sbx jail
+# needs sbxd serving the folder).
+start_daemon
 if command -v bwrap >/dev/null && "$SBX" -C "$FOLDER" jail --offline -- /bin/true >/dev/null 2>&1; then
 	"$SBX" -C "$FOLDER" jail --offline -- ls "$IDLE" >"$T/jail.out" 2>&1
 	[ $? -ne 0 ] && ! grep -q "$(basename "$rec")" "$T/jail.out"
@@ -61,5 +63,6 @@ if command -v bwrap >/dev/null && "$SBX" -C "$FOLDER" jail --offline -- /bin/tru
 else
 	ok 0 "# SKIP bubblewrap cannot run here"
 fi
+stop_daemon
 
 done_testing
