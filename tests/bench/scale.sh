@@ -8,6 +8,9 @@
 #     levels is pre-filled by tests/bench/histfill, which clones the first
 #     real request (rows, files and audit records, through the real audit
 #     writer) while sbxd is stopped; the measured round trips are real.
+#     The first round trip after each sbxd start is timed on its own
+#     ("first round trip after a start": a folder left idle is opened at
+#     its first event), not among the measured ones.
 #  2. `sbx audit verify` (whole process, wall time and peak RSS) on that
 #     folder's log, next to `b2sum -l 256` over the same segments; and
 #     `sbx audit show --request ID` at 100k.
