@@ -126,6 +126,19 @@ spare_of() {
 }
 spare_cmd_of() { local s; s=$(spare_of "$1"); [ -n "$s" ] && pgrep -P "$s" -x sbxd-spare-cmd | head -1; }
 
+# spares_ready PID: sbxd PID keeps both its spares, each child in its
+# own spare cgroup, so that spare_of names the one the next run takes (a
+# child not yet moved has no serial and would sort last, as the oldest).
+spares_ready() {
+	local s c n=0
+	for s in $(pgrep -P "$1" -x sbxd-spare); do
+		c=$(pgrep -P "$s" -x sbxd-spare-cmd | head -1)
+		[ -n "$c" ] && grep -q ':/sbx-spare-' "/proc/$c/cgroup" 2>/dev/null || return 1
+		n=$((n + 1))
+	done
+	[ "$n" -ge 2 ]
+}
+
 # need_spare_cgroup: skips the test unless sbxd's spare waits in a pids
 # cgroup here (root with cgroup v1's pids, or a delegated cgroup v2).
 need_spare_cgroup() {

@@ -40,8 +40,7 @@ like "$r" "cgroup: /sbx-" "in a pids cgroup of sbxd's, not outside one"
 like "$r" "max: 40" "with its process limit"
 
 # Left alone, the spare serves: the command runs in the spare's cgroup.
-wait_for 5 spare_cmd_of "$DPID"
-sleep 0.5
+wait_for 10 spares_ready "$DPID"
 c=$(spare_cmd_of "$DPID")
 r=$(run "./task.sh show untouched")
 # (the spare's cgroup takes the run's name once it runs it: sbx-run-SBXD-ID)

@@ -62,6 +62,7 @@ hook_bash "./task.sh show planted" >"$T/a.out" &
 hp=$!
 wait_for 20 has_pending
 id=$(pending_ids)
+wait_for 10 spares_ready "$DPID"
 s=$(spare_of "$DPID")
 kill -STOP "$s"
 mkdir "$B/sbx-run-$DPID-$id" && MINE+=("$B/sbx-run-$DPID-$id")
@@ -95,6 +96,7 @@ killed_run() {
 	wait_for 20 has_pending
 	id=$(pending_ids)
 	if [ "${2:-}" = direct ]; then
+		wait_for 10 spares_ready "$DPID"
 		s=$(spare_of "$DPID")
 		kill -STOP "$s"
 	fi
