@@ -100,9 +100,19 @@ npm_unusable() {
 		echo "the npm registry ($(npm config get registry 2>/dev/null)) does not answer"
 }
 
-# wait_for SECONDS CMD...: polls CMD every 50 ms.
+# Sanitizer builds (make asan) run 2-5 times slower, and more so on a
+# loaded machine: every wait_for gives them SBX_TEST_SLOW (default 3)
+# times its limit. A wait is for a condition that holds once the work is
+# done, so a longer limit only delays the report of a real hang.
+if [ -z "${SBX_TEST_SLOW:-}" ]; then
+	SBX_TEST_SLOW=1
+	grep -q __asan_init "$SBXD" 2>/dev/null && SBX_TEST_SLOW=3
+fi
+
+# wait_for SECONDS CMD...: polls CMD every 50 ms, for up to SECONDS
+# (times SBX_TEST_SLOW).
 wait_for() {
-	local limit=$(( $1 * 20 )) i=0
+	local limit=$(( $1 * 20 * SBX_TEST_SLOW )) i=0
 	shift
 	while ! "$@" >/dev/null 2>&1; do
 		i=$((i + 1))
@@ -110,6 +120,39 @@ wait_for() {
 		sleep 0.05
 	done
 	return 0
+}
+
+# running PID: PID has not ended (nor is a zombie).
+running() {
+	local st
+	st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
+# traced STRACE-PID PID...: strace STRACE-PID has attached to every PID
+# that still runs (its TracerPid).
+traced() {
+	local s=$1 p
+	shift
+	for p; do
+		[ "$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$p/status" 2>/dev/null)" = "$s" ] ||
+			! running "$p" || return 1
+	done
+}
+
+# wait_traced STRACE-PID PID...: waits until the strace started in the
+# background as STRACE-PID traces every PID, so that what they do next
+# is in its output (a fixed sleep lost the first calls on a loaded
+# machine). Fails at once when strace has ended: it could not attach
+# (ptrace is restricted here).
+wait_traced() {
+	local i=0 limit=$((20 * 20 * SBX_TEST_SLOW))
+	while ! traced "$@"; do
+		running "$1" || return 1
+		i=$((i + 1))
+		[ $i -ge $limit ] && return 1
+		sleep 0.05
+	done
 }
 
 init_folder() {

@@ -18,11 +18,16 @@ init_folder
 spare_task
 set_limits '{"hook_wait_seconds": 30, "exec_max_processes": 40}'
 MINE=()
-trap 'for d in "${MINE[@]}"; do rmdir "$d" 2>/dev/null; done; [ -n "${BPID:-}" ] && kill "$BPID" 2>/dev/null; cleanup' EXIT
+trap 'for d in "${MINE[@]}"; do rmdir "$d" 2>/dev/null; done; [ -n "${BPID:-}" ] && kill "$BPID" 2>/dev/null; kill "${WATCH:-}" 2>/dev/null; cleanup' EXIT
 # aged NAME: an sbx-* cgroup made two hours ago
 aged() { mkdir "$B/$1" && touch -d '2 hours ago' "$B/$1" && MINE+=("$B/$1"); }
 
 # 1. Stale cgroups at start.
+# Every sbxd that starts on this machine sweeps them, even one that then
+# exits at once (another test's, refused its folder): the sbxds seen
+# while they wait for ours, sampled every 20 ms.
+(while :; do pgrep -x sbxd; sleep 0.02; done >"$T/sbxds") &
+WATCH=$!
 sh -c 'exit 0' &
 dead=$!
 wait "$dead"
@@ -34,12 +39,14 @@ sleep 300 &
 BPID=$!
 echo "$BPID" >"$B/sbx-run-$dead-busy$$/cgroup.procs"
 start_daemon
+kill "$WATCH"
+wait "$WATCH" 2>/dev/null
 [ ! -d "$B/sbx-spare-$dead-t277$$" ]
 ok $? "sbxd's start removes an old, empty cgroup of an sbxd that is gone"
 # (Another sbxd starting on this machine meanwhile, another test's, may
 # have swept it first: then only the removal is ours to check.)
 if grep -Eq "removed [0-9]+ stale sbx-\\* pids cgroup" "$T/sbxd.log" ||
-	[ -z "$(pgrep -x sbxd | grep -vx "$DPID")" ]; then
+	[ -z "$({ cat "$T/sbxds"; pgrep -x sbxd; } | grep -vx "$DPID")" ]; then
 	like "$(cat "$T/sbxd.log")" "removed [0-9]+ stale sbx-\\* pids cgroup" "... and says so"
 else
 	_n=$((_n + 1))
