@@ -27,7 +27,16 @@ _n=0
 _failed=0
 
 cleanup() {
+	local j
 	stop_daemon
+	# whatever else the test left running in the background (another
+	# sbxd, a hook, a server), also when it ended half-way: it must not
+	# disturb the tests that run after it
+	j=$(jobs -pr)	# (running: a reaped one's pid may be another's now)
+	if [ -n "$j" ]; then
+		kill $j 2>/dev/null
+		kill -CONT $j 2>/dev/null
+	fi
 	[ "${SBX_KEEP:-}" ] || rm -rf "$T"
 }
 trap cleanup EXIT
@@ -189,6 +198,9 @@ start_daemon() {
 stop_daemon() {
 	if [ -n "$DPID" ]; then
 		kill "$DPID" 2>/dev/null
+		# one the test stopped (SIGSTOP) and did not go on: it must
+		# take the signal, or wait waits for ever
+		kill -CONT "$DPID" 2>/dev/null
 		wait "$DPID" 2>/dev/null
 		DPID=""
 	fi
