@@ -86,6 +86,7 @@ like "$r" "pending as request [0-9a-f]{16}" "and says the request is pending, wi
 id=$(echo "$r" | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
 out=$(hook_bash "./task.sh four")
 like "$(echo "$out" | reason)" "pending as request $id" "repeating the call attaches to the same request"
+wait_for 10 has_pending	# (sbxd may not have taken it in yet, under load)
 is "$(pending_ids | wc -l | tr -d ' ')" "1" "no duplicate request was queued"
 "$SBX" -C "$FOLDER" approve "$id" >/dev/null
 wait_for 10 test -f "$FOLDER/.sandbox/results/$id.json"
