@@ -47,19 +47,21 @@ is "$(sort "$FOLDER/runs.log" | uniq -d | wc -l)" "0" "nothing ran twice"
 # A crash while requests wait for a slot: they run after the restart,
 # and those that were running are interrupted, not re-run.
 : >"$FOLDER/runs.log"
-submit "sleep 4 m"
+# (long enough that none of the 64 ends before sbxd is killed: starting
+# them took 2.8 s under ASan on a loaded machine, too close to 4 s)
+submit "sleep 15 m"
 wait_for 20 bash -c "[ \$($SBX -C $FOLDER pending --json | jq length) = $N ]"
 kill -STOP "$DPID"
 for id in $(pending_ids); do "$SBX" -C "$FOLDER" approve "$id" >/dev/null; done
 kill -CONT "$DPID"
-wait_for 60 bash -c "[ \$(grep -c 'run sleep 4' $FOLDER/runs.log) -ge 64 ]"
+wait_for 60 bash -c "[ \$(grep -c 'run sleep 15' $FOLDER/runs.log) -ge 64 ]"
 kill -9 "$DPID"
 wait "$DPID" 2>/dev/null
 DPID=""
 start_daemon
 wait_for 60 bash -c "[ \$(ls $FOLDER/.sandbox/results/ | grep -c '\\.json\$') = $((2 * N)) ]"
 ok $? "after kill -9 and restart every request has a result"
-st=$(for id in $(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT id FROM requests WHERE command LIKE '%sleep 4%'"); do
+st=$(for id in $(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT id FROM requests WHERE command LIKE '%sleep 15%'"); do
 	jq -r .status "$FOLDER/.sandbox/results/$id.json"; done | sort | uniq -c | tr -s ' ')
 like "$st" "64 interrupted" "the 64 that were running are interrupted"
 like "$st" "$((N - 64)) done" "the $((N - 64)) that waited for a slot ran after the restart"
@@ -67,7 +69,7 @@ is "$(sort "$FOLDER/runs.log" | uniq -d | wc -l)" "0" "nothing ran twice"
 # An interrupted run may have been killed before its first line; every
 # request that is done ran exactly once.
 miss=0
-for id in $(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT id FROM requests WHERE command LIKE '%sleep 4%'"); do
+for id in $(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT id FROM requests WHERE command LIKE '%sleep 15%'"); do
 	[ "$(jq -r .status "$FOLDER/.sandbox/results/$id.json")" = done ] || continue
 	c=$(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT command FROM requests WHERE id = '$id'")
 	[ "$(grep -cx "run ${c#./task.sh }" "$FOLDER/runs.log")" = 1 ] || miss=$((miss + 1))
