@@ -192,7 +192,12 @@ start_daemon() {
 	: >"$T/sbxd.log"
 	"$SBXD" "$FOLDER" 2>>"$T/sbxd.log" &
 	DPID=$!
-	wait_for 10 grep -q serving "$T/sbxd.log"
+	# serving, or gone (it refused to start: its log says why); an ASan
+	# sbxd next to a heavy test (t141 starts 72 runs at once) on a
+	# loaded machine may take long to start.
+	wait_for 30 sh -c 'grep -q serving "$1" || ! kill -0 "$2" 2>/dev/null' sh \
+		"$T/sbxd.log" "$DPID"
+	grep -q serving "$T/sbxd.log"
 }
 
 stop_daemon() {
