@@ -27,6 +27,7 @@ ok $? "and its receipt was written"
 # 2. The same call again: a new request, same hash, pending.
 out=$(hook_bash "./task.sh one")
 like "$(echo "$out" | reason)" "pending|approv" "the same call again waits for a human"
+wait_for 10 has_pending	# (the hook answers after 2 s; sbxd may take it in later, under load)
 b=$(pending_ids)
 [ -n "$b" ] && [ "$b" != "$a" ] && [ "$(jq -r .hash "$SB/pending/$b.json")" = "$(jq -r .hash "$SB/results/$a.json")" ]
 ok $? "a new request, with the first one's hash"
