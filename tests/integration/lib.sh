@@ -233,6 +233,10 @@ reason() { jq -r '.hookSpecificOutput.permissionDecisionReason' 2>/dev/null; }
 
 pending_ids() { "$SBX" -C "$FOLDER" pending --json 2>/dev/null | jq -r '.[].id'; }
 has_pending() { [ -n "$(pending_ids)" ]; }
+# known ID: sbxd has taken request ID in (sbx show knows it). A hook
+# answers "pending as request ID" after hook_wait_seconds whether or not
+# sbxd has recorded it yet, and sbx approve refuses an id it does not know.
+known() { "$SBX" -C "$FOLDER" show "$1" >/dev/null 2>&1; }
 
 # setup_task: a script in the folder that the policy escalates; every run
 # is counted in $FOLDER/runs.log.
