@@ -33,6 +33,10 @@ like "$(echo "$r" | head -1)" "^sbx: approved by [^ ]+ and ALREADY EXECUTED outs
 like "$r" "out: one" "stdout reaches the model"
 like "$r" "err: one" "stderr reaches the model"
 is "$(runs)" 1 "the command ran exactly once"
+# (the executor wakes the hook with its result, then exits; sbxd records
+# the run as done when it reaps it: a moment later)
+shows() { [ "$("$SBX" -C "$FOLDER" show "$1" --json | jq -r .status)" = "$2" ]; }
+wait_for 10 shows "$id" done
 is "$("$SBX" -C "$FOLDER" show "$id" --json | jq -r .status)" "done" "sbx show reports done"
 is "$("$SBX" -C "$FOLDER" show "$id" --json | jq -r .result.exit_code)" "0" "sbx show has the result"
 
