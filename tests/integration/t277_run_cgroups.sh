@@ -94,6 +94,15 @@ cgroup_of() {
 		echo "$B$(sed -n 's/^0:://p' "/proc/$1/cgroup")"
 	fi
 }
+# shell_of WORD: the oldest process running this test's "./task.sh
+# sleep 30WORD" (in its folder: another run of this test may run the same)
+shell_of() {
+	local p l=""
+	for p in $(pgrep -f "sh -c ./task.sh sleep 30$1\$"); do
+		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$FOLDER" ] && l="$l,$p"
+	done
+	[ -n "$l" ] && ps -o pid= --sort=start_time -p "${l#,}" | head -1 | tr -d ' ' | grep .
+}
 # killed_run WORD [direct]
 killed_run() {
 	local hp id p cg ex left gone
@@ -110,8 +119,8 @@ killed_run() {
 	"$SBX" -C "$FOLDER" approve "$id" >/dev/null
 	# the command's shell (the oldest process running it): its parent
 	# is the executor
-	wait_for 20 pgrep -o -f "sh -c ./task.sh sleep 30$1\$"
-	p=$(pgrep -o -f "sh -c ./task.sh sleep 30$1\$")
+	wait_for 20 shell_of "$1"
+	p=$(shell_of "$1")
 	cg=$(cgroup_of "$p")
 	like "$cg" "/sbx-" "$1: the run is in a pids cgroup of sbxd's ($cg)"
 	left=$(cat "$cg/cgroup.procs")
