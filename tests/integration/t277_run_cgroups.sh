@@ -41,6 +41,7 @@ echo "$BPID" >"$B/sbx-run-$dead-busy$$/cgroup.procs"
 start_daemon
 kill "$WATCH"
 wait "$WATCH" 2>/dev/null
+WATCH=
 [ ! -d "$B/sbx-spare-$dead-t277$$" ]
 ok $? "sbxd's start removes an old, empty cgroup of an sbxd that is gone"
 # (Another sbxd starting on this machine meanwhile, another test's, may
