@@ -48,6 +48,7 @@ ok $? "sbxd removed the FIFO's name after the wake"
 # keeps waiting, and the real result still arrives.
 set_limits '{"hook_wait_seconds": 1}'
 id=$(hook_bash "./task.sh two" | req_id)
+wait_for 10 known "$id"
 h=$("$SBX" -C "$FOLDER" show "$id" --json | jq -r .hash)
 hook_bg "./task.sh two"
 wait_for 10 is_fifo "$W/$id"
@@ -115,6 +116,7 @@ like "$(reason <"$T/bg.out")" "out: five" "a missing wake falls back to the re-c
 # hook waits without a channel and is answered.
 set_limits '{"hook_wait_seconds": 1}'
 id=$(hook_bash "./task.sh six" | req_id)
+wait_for 10 known "$id"
 rm -f "$W/$id" && echo planted >"$W/$id"
 hook_bg "./task.sh six"
 sleep 0.3

@@ -39,6 +39,7 @@ case_run() {
 	chown "$3" "$W/$id"
 	[ "${4:-}" = link ] && ln "$W/$id" "$T/fifo-link-$1"
 	exec 7<>"$W/$id"
+	wait_for 10 known "$id"
 	"$SBX" -C "$FOLDER" approve "$id" >/dev/null
 	wait_for 20 grep -q "request $id: done" "$T/sbxd.log"
 	got_wake

@@ -37,6 +37,7 @@ set_limits '{"hook_wait_seconds": 1}'
 id=$(hook_bash "./task.sh other" | req_id)
 [ -p "$W/$id" ]
 ok $? "a hook that answered \"pending\" leaves its FIFO for the next identical call"
+wait_for 10 known "$id"
 "$SBX" -C "$FOLDER" approve "$id" >/dev/null
 wait_for 10 test -f "$FOLDER/.sandbox/results/$id.json"
 like "$(hook_bash "./task.sh other" | reason)" "ALREADY EXECUTED" "the next identical call gets the result"

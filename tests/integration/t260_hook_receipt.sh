@@ -42,6 +42,7 @@ queued() {
 	[ -n "$ID" ] && wait_for 10 waiting "$ID"
 }
 delivered_records() { "$SBX" -C "$FOLDER" audit show --request "$1" | grep -c result_delivered; }
+delivered_any() { [ "$(delivered_records "$1")" -ge 1 ]; }
 
 # A remembered approval for `sleep 0.5`: its round trips need no human,
 # and the hook surely waits for the result (with `true` a loaded machine
@@ -80,6 +81,7 @@ if command -v strace >/dev/null; then
 		"the receipt is an empty regular file of one link, mode 0600, the hook's"
 	wait_for 10 test -e "$FOLDER/.sandbox/done/$id.json"
 	ok $? "sbxd saw the linked receipt and filed the request in done/"
+	wait_for 10 delivered_any "$id"
 	is "$(delivered_records "$id")" "1" "one result_delivered record"
 else
 	for _ in 1 2 3 4 5 6 7 8; do ok 0 "# SKIP strace is not installed"; done

@@ -50,7 +50,8 @@ for i in 1 2 3 4; do
 		head -1)
 	[ -n "$want" ] && [ "$got" = "$want" ] && took="$took y" || took="$took n($want/$got)"
 	echo "$r" | grep -q "^cgroup: /sbx-run-$DPID-$id\$" || took="$took c"
-	wait_for 10 two
+	# both spares ready before naming the oldest (t232's race)
+	wait_for 10 spares_ready "$DPID"
 done
 is "$took" " y y y y" "each run took the oldest spare, in its cgroup renamed for the run"
 wait_for 10 cmds_in_cgroups
