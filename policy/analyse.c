@@ -798,44 +798,122 @@ an_cls_env(struct ev *ev, struct cmdv *v)
 	inner(ev, v, k < 0 ? v->n : k);
 }
 
+/*
+ * xargs's options (GNU and BSD), read by the table walk in every form
+ * (-0a LIST, -aLIST, --arg-file=LIST, --arg LIST): the tags say what the
+ * handler does with them. An option no entry names escalates.
+ */
+enum { XA_REPL = 1, XA_REPL_OPT, XA_TTY, XA_ENV };
+static const struct optdef o_xargs[] = {
+	{ NULL, "-0", OK_FLAG, 0 },
+	{ NULL, "--null", OK_FLAG, 0 },
+	{ NULL, "-a", OK_NAMES, 0 },
+	{ NULL, "--arg-file", OK_NAMES, 0 },
+	{ NULL, "-d", OK_VAL, 0 },
+	{ NULL, "--delimiter", OK_VAL, 0 },
+	{ NULL, "-E", OK_VAL, 0 },
+	{ NULL, "-e", OK_OPTVAL, 0 },
+	{ NULL, "--eof", OK_OPTVAL, 0 },
+	{ NULL, "-I", OK_VAL, XA_REPL },
+	{ NULL, "-J", OK_VAL, XA_REPL },
+	{ NULL, "-i", OK_OPTVAL, XA_REPL_OPT },
+	{ NULL, "--replace", OK_OPTVAL, XA_REPL_OPT },
+	{ NULL, "-L", OK_VAL, 0 },
+	{ NULL, "-l", OK_OPTVAL, 0 },
+	{ NULL, "--max-lines", OK_OPTVAL, 0 },
+	{ NULL, "-n", OK_VAL, 0 },
+	{ NULL, "--max-args", OK_VAL, 0 },
+	{ NULL, "-P", OK_VAL, 0 },
+	{ NULL, "--max-procs", OK_VAL, 0 },
+	{ NULL, "-p", OK_FLAG, XA_TTY },
+	{ NULL, "--interactive", OK_FLAG, XA_TTY },
+	{ NULL, "-o", OK_FLAG, XA_TTY },
+	{ NULL, "--open-tty", OK_FLAG, XA_TTY },
+	{ NULL, "--process-slot-var", OK_VAL, XA_ENV },
+	{ NULL, "-r", OK_FLAG, 0 },
+	{ NULL, "--no-run-if-empty", OK_FLAG, 0 },
+	{ NULL, "-R", OK_VAL, 0 },
+	{ NULL, "-S", OK_VAL, 0 },
+	{ NULL, "-s", OK_VAL, 0 },
+	{ NULL, "--max-chars", OK_VAL, 0 },
+	{ NULL, "--show-limits", OK_FLAG, 0 },
+	{ NULL, "-t", OK_FLAG, 0 },
+	{ NULL, "--verbose", OK_FLAG, 0 },
+	{ NULL, "-x", OK_FLAG, 0 },
+	{ NULL, "--exit", OK_FLAG, 0 },
+	{ NULL, "--help", OK_FLAG, 0 },
+	{ NULL, "--version", OK_FLAG, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+static const struct optset xargs_opts = { 1, 0, o_xargs };
+
 void
 an_cls_xargs(struct ev *ev, struct cmdv *v)
 {
-	static const char *const with_arg = "IiLlnPsdEeaJRS";
 	struct an_walk it;
-	int k, j;
-	const char *s, *repl = NULL;
+	struct an_opt o;
+	int k = -1, j, r;
+	const char *repl = NULL;
+	char rbuf[256];
 	struct cmdv in;
 
-	an_walk_init(&it, 1, with_arg, AN_W_NONE);
-	while ((k = an_walk_prefix(v, &it, 0)) >= 0) {
-		s = v->w[k].s;
-		if (strcmp(s, "-p") == 0 || strcmp(s, "--interactive") == 0 ||
-		    strcmp(s, "-o") == 0 || strcmp(s, "--open-tty") == 0) {
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	an_walk_table(&it, &xargs_opts, NULL);
+	while ((r = an_opt_next(v, &it, &o)) >= 0) {
+		if (r == 0) {
+			k = o.k;        /* the command */
+			break;
+		}
+		if (o.d == NULL || o.ambiguous || !an_lit(&v->w[o.k])) {
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: xargs",
-			    "xargs %s needs a terminal", s);
+			    "xargs option %s is not one the policy knows",
+			    v->w[o.k].s);
 			return;
 		}
-		if (strcmp(s, "-a") == 0 && k + 1 < v->n)
-			an_op_read(ev, v, &v->w[k + 1], 0);
-		if ((strcmp(s, "-I") == 0 || strcmp(s, "-J") == 0) && k + 1 < v->n)
-			repl = v->w[k + 1].s;
-		else if (strncmp(s, "-I", 2) == 0 || strncmp(s, "-J", 2) == 0)
-			repl = s + 2;
-		else if (strcmp(s, "-i") == 0 || strcmp(s, "--replace") == 0)
-			repl = "{}";
-		else if (strncmp(s, "-i", 2) == 0)
-			repl = s + 2;
-		else if (strncmp(s, "--replace=", 10) == 0)
-			repl = s + 10;
-		if (strncmp(s, "--arg-file=", 11) == 0)
-			trig_read(ev, s + 11, "xargs");
-		if (s[1] != '-' && strlen(s) == 2 && strchr(with_arg, s[1]) != NULL &&
-		    s[1] != 'i' && s[1] != 'l' && s[1] != 'e')
-			it.k++;         /* its value */
+		if (o.d->tag == XA_TTY) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: xargs",
+			    "xargs %s needs a terminal", o.name);
+			return;
+		}
+		if (o.d->tag == XA_ENV) {
+			/* the slot number goes into the variable it names:
+			 * PATH=0 changes what the command's children run */
+			if (o.val == NULL || !an_lit(o.val)) {
+				ev_note(ev, POLICY_ESCALATE, "shell",
+				    "builtin: xargs", "xargs %s sets a variable "
+				    "the policy cannot read", o.name);
+				return;
+			}
+			an_check_var_name(ev, o.val->s, NULL,
+			    "xargs --process-slot-var");
+			continue;
+		}
+		if (o.d->kind == OK_NAMES && o.val != NULL && an_lit(o.val) &&
+		    strcmp(o.val->s, "/dev/stdin") == 0)
+			continue;       /* the input, as without -a */
+		if (o.d->kind == OK_NAMES) {
+			/* xargs -a LIST cat: the names come from a file */
+			an_names_from(ev, "xargs", o.name);
+			if (o.val != NULL)
+				an_op_read(ev, v, o.val, 0);
+			return;
+		}
+		if (o.d->tag == XA_REPL || o.d->tag == XA_REPL_OPT) {
+			if (o.val == NULL && o.d->tag == XA_REPL_OPT)
+				repl = "{}";
+			else if (o.val == NULL || !an_lit(o.val) ||
+			    o.val->len >= sizeof(rbuf)) {
+				ev_note(ev, POLICY_ESCALATE, "shell",
+				    "builtin: xargs", "xargs %s: a replace "
+				    "string the policy cannot read", o.name);
+				return;
+			} else {
+				memcpy(rbuf, o.val->s, o.val->len + 1);
+				repl = rbuf;
+			}
+		}
 	}
-	k = it.k;
-	if (k >= v->n) {
+	if (k < 0) {
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: xargs",
 		    "xargs without a command: nothing to judge");
 		return;

@@ -157,6 +157,44 @@ static const struct tcase cases[] = {
 	{ "clang-format --files=list", E },
 	{ "rsync -a --files-from=list . /tmp/x", E },
 	{ "rsync -a --exclude-from=~/.ssh/id_rsa . /tmp/x", E },
+	/* xargs -a/--arg-file LIST: the names come from a file, in every
+	 * form and behind every wrapper (policy leftovers) */
+	{ "xargs -a LIST cat", E },                     /* stricter */
+	{ "xargs -aLIST cat", E },                      /* stricter */
+	{ "xargs -0a LIST cat", E },
+	{ "xargs -0aLIST cat", E },                     /* stricter */
+	{ "xargs -ra LIST cat", E },
+	{ "xargs --arg-file=LIST cat", E },             /* stricter */
+	{ "xargs --arg-file LIST cat", E },
+	{ "xargs --arg-file ls cat", E },               /* stricter: was ls cat */
+	{ "xargs -0a ls cat", E },                      /* stricter: was ls cat */
+	{ "xargs --arg=LIST cat", E },                  /* stricter: abbreviation */
+	{ "xargs '-a' LIST cat", E },                   /* stricter */
+	{ "xargs \\-a LIST cat", E },                 /* stricter */
+	{ "xargs -a LIST echo", E },                    /* stricter */
+	{ "env xargs -a LIST cat", E },                 /* stricter */
+	{ "nice -n5 xargs -a LIST cat", E },            /* stricter */
+	{ "timeout 5 xargs -a LIST cat", E },           /* stricter */
+	{ "command xargs --arg-file=LIST cat", E },     /* stricter */
+	{ "xargs -a \"$L\" cat", E },                  /* stricter */
+	{ "xargs -- -a LIST cat", E },                  /* -a is the command */
+	{ "echo a | xargs cat", A },
+	{ "echo a | xargs -0 -n1 cat", A },
+	{ "echo a | xargs -r -P4 -n 2 grep x", A },
+	{ "echo a | xargs -I{} cat {}", A },
+	{ "echo a | xargs -I {} cat {}", A },
+	{ "echo a | xargs -i cat {}", A },
+	{ "echo a | xargs -I {} sh -c 'cat {}'", E },
+	{ "echo a | xargs -J % sh -c 'cat %'", E },
+	{ "echo a | xargs --replace=% sh -c 'cat %'", E },
+	{ "echo a | xargs -I \"$R\" sh -c 'x'", E },
+	{ "echo a | xargs -zq cat", E },                /* stricter: unknown */
+	{ "echo a | xargs --process-slot-var=PATH sh x.sh", E },  /* stricter */
+	{ "echo a | xargs --process-slot-var LD_PRELOAD sh x.sh", E },  /* stricter */
+	{ "echo a | xargs --process-slot-var=SLOT cat", A },
+	{ "echo a | xargs -a /dev/stdin cat", A },
+	{ "echo a | xargs -p cat", E },
+	{ "echo a | xargs -tp cat", E },                /* stricter: cluster */
 	/* install -m: a setuid or setgid mode */
 	{ "install -m 755 a b", A },
 	{ "install -m 4755 a b", E },
