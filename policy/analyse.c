@@ -1303,6 +1303,86 @@ count_producer(const struct cmdv *v)
 	return 0;
 }
 
+/* echo WORDS: prints its words as they are (no -e, no backslash, no
+ * glob bash would expand in the output); date: only conversions */
+static int
+echoes_words(const struct cmdv *v)
+{
+	int k;
+
+	for (k = 1; k < v->n; k++) {
+		const char *s = v->w[k].s;
+
+		if (!an_lit(&v->w[k]))
+			continue;       /* as the variable itself would be */
+		if (strcmp(v->w[0].s, "date") == 0) {
+			/* +%Y%m%d, -u, --utc: no letters of the line's own */
+			if (strcmp(s, "-u") == 0 || strcmp(s, "--utc") == 0)
+				continue;
+			if (s[0] != '+')
+				return 0;
+			for (s++; *s != '\0'; s++)
+				if (*s == '%' && s[1] != '\0')
+					s++;
+				else if (strchr("0123456789 :_-,T", *s) == NULL)
+					return 0;
+			continue;
+		}
+		if (strpbrk(s, "\\*?[") != NULL || (s[0] == '-' && k == 1 &&
+		    strchr(s, 'e') != NULL))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * A command whose output, as words of $(...), can only be names or
+ * values the line does not choose: names of files that exist (ls, find,
+ * git ls-files; a lister that names secrets says so itself), the working
+ * directory, counts, the date, echo's own words (judged as names by
+ * an_echo_names). Any other command may print any text: a file's
+ * content (cat LIST, head, sed, jq), a commit message, a download, a
+ * name built from its arguments (basename .env, printf '\056env', seq
+ * -f, expr substr, readlink); a path made of its output is not known
+ * (subst_unsafe).
+ */
+static int
+name_producer(const struct cmdv *v)
+{
+	static const char *const names[] = {
+		"arch", "du", "false", "fd", "find", "getconf", "groups",
+		"hostname", "id", "logname", "ls", "nproc", "pwd", "true",
+		"tty", "uname", "wc", "which", "whoami", SH_ARITH, NULL,
+	};
+	static const char *const git_names[] = {
+		"ls-files", "ls-tree", "merge-base", "rev-parse", NULL,
+	};
+	int k, j;
+
+	if (!an_lit(&v->w[0]))
+		return 0;
+	for (k = 0; names[k] != NULL; k++)
+		if (strcmp(v->w[0].s, names[k]) == 0)
+			return 1;
+	if (strcmp(v->w[0].s, "echo") == 0 || strcmp(v->w[0].s, "date") == 0)
+		return echoes_words(v);
+	if (strcmp(v->w[0].s, "git") != 0)
+		return 0;
+	/* git [-C DIR] [--opt] SUB: a subcommand that prints names */
+	for (k = 1; k < v->n; k++) {
+		if (!an_lit(&v->w[k]) || strcmp(v->w[k].s, "-c") == 0)
+			return 0;
+		if (strcmp(v->w[k].s, "-C") == 0)
+			k++;
+		else if (v->w[k].s[0] != '-')
+			break;
+	}
+	for (j = 0; k < v->n && git_names[j] != NULL; j++)
+		if (strcmp(v->w[k].s, git_names[j]) == 0)
+			return 1;
+	return 0;
+}
+
 static void
 eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
 {
@@ -1327,6 +1407,9 @@ eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
 	expand_braces(ev, &v);
 	if (c->in_subst && !count_producer(&v))
 		ev->subst_nonnum = 1;
+	/* cat $(cat LIST): the output of $(...) becomes the path */
+	if (c->in_subst == 1 && !name_producer(&v))
+		ev->subst_unsafe = 1;
 	an_eval_argv(ev, &v);
 }
 

@@ -589,15 +589,16 @@ out:
 	buf_free(&b);
 }
 
-/* $(...) or <(...) or >(...): sc->i is just past the '('. */
+/* $(...) (how 1) or <(...) or >(...) (how 2): sc->i is just past the
+ * '('. */
 static void
-cmd_subst(struct sc *sc)
+cmd_subst(struct sc *sc, int how)
 {
 	int saved = sc->in_subst;
 
 	if (enter(sc) < 0)
 		return;
-	sc->in_subst = 1;
+	sc->in_subst = how;
 	scope(sc, SH_PUSH);
 	parse_list(sc, ')');
 	if (!bad(sc)) {
@@ -823,7 +824,7 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		sc->i++;
 		*flags |= SH_W_SUBST;
 		*flags &= ~(unsigned)SH_W_LITERAL;
-		cmd_subst(sc);
+		cmd_subst(sc, 1);
 		return;
 	}
 	if (c == '{') {
@@ -1017,7 +1018,7 @@ read_word(struct sc *sc, struct sh_word *w, int in_test)
 			sc->i += 2;
 			st.flags |= SH_W_SUBST;
 			st.flags &= ~(unsigned)SH_W_LITERAL;
-			cmd_subst(sc);
+			cmd_subst(sc, 2);
 			st.name_ok = 0;
 			continue;
 		}

@@ -113,7 +113,8 @@ struct sh_cmd {
 	int stage;              /* 0 for the first stage */
 	int pipe_in;            /* stdin comes from a pipe */
 	enum sh_conn conn;      /* connector after this command */
-	int in_subst;           /* runs inside $(...), `...` or <(...) */
+	int in_subst;           /* runs inside $(...), `...` (1: its output
+	                           becomes words), or <(...), >(...) (2) */
 	int cond;               /* inside if/while/until/for: may run zero
 	                           or many times */
 	int guarded;            /* may not run: 1 after &&, 2 after || */
