@@ -147,6 +147,8 @@ int an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
 void an_read_opaque(struct ev *ev, const struct sh_word *w, const char *what);
 void an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
 void an_op_read_tree(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
+void an_read_tree_how(struct ev *ev, struct cmdv *v, struct sh_word *w,
+    int how);
 void an_op_read_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w,
     int idx);
 void an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w);

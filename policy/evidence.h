@@ -96,6 +96,13 @@ void trig_read(struct ev *ev, const char *path, const char *what);
 /* A read of every file below path (grep -r, find -exec cat): escalates
  * when the tree holds a denyRead path placed below it (~/.ssh under ~). */
 void trig_read_tree(struct ev *ev, const char *path, const char *what);
+/* how a tree walker reads (trig_read_tree_how) */
+#define TREE_NOHIDDEN   1       /* skips names starting with "." (rg) */
+#define TREE_FOLLOW     2       /* follows links (grep -R, rg -L) */
+#define TREE_NAMES      4       /* lists names only (rg --files) */
+#define TREE_MAX        10000L  /* entries looked at, at most */
+void trig_read_tree_how(struct ev *ev, const char *path, const char *what,
+    int how);
 int trig_is_secret(const struct ev *ev, const char *path, int tree);
 /* 1 if res (resolved), or one of the depth directories above it, is a
  * git dir (HEAD, and objects/ or commondir) not named .git. */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int tree_ops;
+static int tree_ops, tree_how;
 
 static void
 op_tree_skip(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
@@ -25,7 +25,106 @@ op_tree_skip(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 	if (idx < 0)
 		return;
 	tree_ops++;
-	an_op_read_tree(ev, v, w, idx);
+	an_read_tree_how(ev, v, w, tree_how);
+}
+
+/*
+ * How a recursive grep or rg reads its trees (TREE_*): grep -r reads
+ * hidden files and does not follow links met inside, -R does; rg skips
+ * hidden names unless --hidden, -. or -uu (two u's in any form), follows
+ * links with -L/--follow, and with --files only lists names. Counted over
+ * every option word, values included: a value that looks like one of
+ * these only makes the reading stricter.
+ */
+static int
+grep_tree_how(const struct cmdv *v, const struct prog *pr)
+{
+	int k, u = 0, hidden = 0, follow = 0, names = 0, rg;
+	const char *s;
+
+	rg = strcmp(pr->name, "rg") == 0;
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (!an_lit(&v->w[k]) || s[0] != '-' || s[1] == '\0')
+			continue;
+		if (strcmp(s, "--") == 0)
+			break;
+		if (s[1] == '-') {
+			u += strcmp(s, "--unrestricted") == 0;
+			hidden |= strcmp(s, "--hidden") == 0;
+			follow |= strcmp(s, "--follow") == 0 ||
+			    strcmp(s, "--dereference-recursive") == 0;
+			names |= strcmp(s, "--files") == 0;
+			continue;
+		}
+		for (s++; *s != '\0'; s++) {
+			u += *s == 'u';
+			hidden |= *s == '.';
+			follow |= rg ? *s == 'L' : *s == 'R';
+			if (strchr(pr->optarg, *s) != NULL)
+				break;  /* the rest is its value */
+		}
+	}
+	if (!rg)
+		return follow ? TREE_FOLLOW : 0;
+	return (hidden || u >= 2 ? 0 : TREE_NOHIDDEN) |
+	    (follow ? TREE_FOLLOW : 0) | (names ? TREE_NAMES : 0);
+}
+
+/*
+ * Does grep read trees: -r, --recursive, -R, --dereference-recursive (1,
+ * | 2 when links are followed), -d ACTION, --directories=ACTION with
+ * recurse (grep takes an unambiguous abbreviation: "rec"), in every form
+ * the table walk reads (clusters, abbreviations: --rec). A -d value not
+ * known before it runs counts as recurse. Other C_GREP programs without
+ * grep's table: by their letters.
+ */
+static int
+grep_recursion(const struct cmdv *v, const struct prog *pr)
+{
+	struct an_walk it;
+	struct an_opt o;
+	int r, how = 0;
+	size_t n;
+
+	if (pr->opts != OPTS_GREP)
+		return (an_has_short(v, 1, 'r', pr->optarg) ||
+		    an_has_short(v, 1, 'R', pr->optarg) ||
+		    an_has_word(v, 1, "--recursive") ||
+		    an_has_word(v, 1, "--dereference-recursive")) ? 1 : 0;
+	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
+	an_walk_table(&it, an_optset(OPTS_GREP), NULL);
+	while ((r = an_opt_next(v, &it, &o)) >= 0) {
+		if (r != 1 || o.d == NULL)
+			continue;
+		if (o.d->tag == GREP_REC)
+			how |= 1;
+		else if (o.d->tag == GREP_FOLLOW)
+			how |= 3;
+		else if (o.d->tag == GREP_DIRS && (o.val == NULL ||
+		    !an_lit(o.val) || ((n = strlen(o.val->s)) >= 3 &&
+		    strncmp(o.val->s, "recurse", n) == 0)))
+			how |= 1;
+	}
+	return how;
+}
+
+/* rg without a path searches its input when that is a pipe or a file */
+static int
+rg_reads_stdin(const struct cmdv *v)
+{
+	int k;
+
+	if (v->c->pipe_in)
+		return 1;
+	for (k = 0; k < v->c->nredir; k++) {
+		const struct sh_redir *r = &v->c->redir[k];
+
+		if ((r->op == SH_R_IN || r->op == SH_R_HEREDOC ||
+		    r->op == SH_R_HERESTR) && (r->fd == -1 || r->fd == 0))
+			return 1;
+	}
+	return 0;
 }
 
 static void
@@ -39,7 +138,7 @@ void
 an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	const char *name = pr->name;
-	int k;
+	int k, rec = 0;
 
 	if (v->extra == 1) {
 		ev_factor(ev, F_SECRET);
@@ -63,20 +162,18 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	}
 	/* recursive readers read whole trees: grep -r PAT ~ reads ~/.ssh */
 	if (strcmp(name, "rg") == 0 || (pr->cls == C_GREP &&
-	    (an_has_short(v, 1, 'r', pr->optarg) ||
-	    an_has_short(v, 1, 'R', pr->optarg) ||
-	    an_has_word(v, 1, "--recursive") ||
-	    an_has_word(v, 1, "--dereference-recursive") ||
-	    an_has_word(v, 1, "--directories=recurse")))) {
+	    (rec = grep_recursion(v, pr)) != 0)) {
 		int pat = !an_has_short(v, 1, 'e', pr->optarg) &&
 		    !an_has_short(v, 1, 'f', pr->optarg) &&
 		    !(strcmp(name, "rg") == 0 && an_has_word(v, 1, "--files"));
 
 		tree_ops = 0;
+		tree_how = grep_tree_how(v, pr) | ((rec & 2) ? TREE_FOLLOW : 0);
 		an_operands(ev, v, 1, pr->optarg, pat ? op_tree_skip1 :
 		    op_tree_skip);
-		if (tree_ops == 0 && !v->extra)
-			trig_read_tree(ev, ".", name);
+		if (tree_ops == 0 && !v->extra && !(strcmp(name, "rg") == 0 &&
+		    rg_reads_stdin(v)))
+			trig_read_tree_how(ev, ".", name, tree_how);
 	}
 
 	an_operands(ev, v, 1, pr->optarg, pr->cls == C_GREP &&
@@ -522,7 +619,10 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			    an_has_short(v, 1, 'a', "") ||
 			    an_has_word(v, 1, "--recursive") ||
 			    an_has_word(v, 1, "--archive"))
-				an_op_read_tree(ev, v, &v->w[k], 0);
+				an_read_tree_how(ev, v, &v->w[k],
+				    an_has_short(v, 1, 'L', "") ||
+				    an_has_word(v, 1, "--dereference") ?
+				    TREE_FOLLOW : 0);
 			else
 				an_op_read(ev, v, &v->w[k], 0);
 			copies_link_out(ev, &v->w[k], pr->name);

@@ -174,6 +174,12 @@ static const struct optdef o_gradle[] = {
 /* grep, egrep, fgrep: pattern files (and grep's handler, files.c, reads
  * a cluster's "f" as one even where getopt takes it for a value) */
 static const struct optdef o_grep[] = {
+	{ NULL, "--dereference-recursive", OK_FLAG, GREP_FOLLOW },
+	{ NULL, "--directories", OK_VAL, GREP_DIRS },
+	{ NULL, "--recursive", OK_FLAG, GREP_REC },
+	{ NULL, "-R", OK_FLAG, GREP_FOLLOW },
+	{ NULL, "-d", OK_VAL, GREP_DIRS },
+	{ NULL, "-r", OK_FLAG, GREP_REC },
 	{ NULL, "--exclude-from", OK_READ, 0 },
 	{ NULL, "--file", OK_READ, 0 },
 	{ NULL, "-f", OK_READ, 0 },
@@ -346,6 +352,8 @@ static const struct optdef o_tar[] = {
 	{ NULL, "-g", OK_WRITE, 0 },
 	{ NULL, "--volno-file", OK_WRITE, 0 },
 	{ NULL, "--remove-files", OK_FLAG, TAR_REMOVE },
+	{ NULL, "--dereference", OK_FLAG, TAR_DEREF },
+	{ NULL, "-h", OK_FLAG, TAR_DEREF },
 	{ NULL, "--file", OK_VAL, TAR_FILE },
 	{ NULL, "--directory", OK_VAL, TAR_DIR },
 	{ NULL, "-f", OK_VAL, TAR_FILE },

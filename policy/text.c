@@ -165,6 +165,45 @@ find_tree(struct ev *ev, struct cmdv *v, const char *path, const char *what,
  * The search paths of a find (the words before its expression): each is
  * read. Returns how many; *lister: all of them are in the project.
  */
+/*
+ * The first search path of a find: after its leading options -H, -L, -P
+ * (any number of them), -D LIST and -O LEVEL. Sets *follow when -L is
+ * among them (links are followed).
+ */
+static int
+find_first_how(const struct cmdv *v, int *follow)
+{
+	int k;
+	const char *s;
+
+	*follow = 0;
+	for (k = 1; k < v->n && an_lit(&v->w[k]); k++) {
+		s = v->w[k].s;
+		if (strcmp(s, "-H") == 0 || strcmp(s, "-P") == 0)
+			continue;
+		if (strcmp(s, "-L") == 0) {
+			*follow = 1;
+			continue;
+		}
+		if (strcmp(s, "-D") == 0 && k + 1 < v->n) {
+			k++;
+			continue;
+		}
+		if (strncmp(s, "-O", 2) == 0 && s[2] >= '0' && s[2] <= '9')
+			continue;
+		break;
+	}
+	return k;
+}
+
+static int
+find_first(const struct cmdv *v)
+{
+	int follow;
+
+	return find_first_how(v, &follow);
+}
+
 static int
 find_paths(struct ev *ev, struct cmdv *v, int *lister, const struct sh_word
     **path)
@@ -174,15 +213,11 @@ find_paths(struct ev *ev, struct cmdv *v, int *lister, const struct sh_word
 	const char *s;
 
 	*lister = 1;
-	for (k = 1; k < v->n; k++) {
+	for (k = find_first(v); k < v->n; k++) {
 		s = v->w[k].s;
 		if (an_lit(&v->w[k]) && (s[0] == '-' || s[0] == '(' || s[0] == '!') &&
-		    strcmp(s, "-") != 0 && !(k == 1 && (strcmp(s, "-H") == 0 ||
-		    strcmp(s, "-L") == 0 || strcmp(s, "-P") == 0)))
+		    strcmp(s, "-") != 0)
 			break;
-		if (k == 1 && an_lit(&v->w[k]) && (strcmp(s, "-H") == 0 ||
-		    strcmp(s, "-L") == 0 || strcmp(s, "-P") == 0))
-			continue;
 		npaths++;
 		*path = &v->w[k];
 		an_op_read(ev, v, &v->w[k], 0);
@@ -209,7 +244,7 @@ find_delete(struct ev *ev, struct cmdv *v, int npaths, int safe)
 	if (npaths == 0) {
 		find_tree(ev, v, ".", "find -delete", safe);
 	} else {
-		for (j = 1; j < v->n; j++) {
+		for (j = find_first(v); j < v->n; j++) {
 			if (v->w[j].s[0] == '-' && an_lit(&v->w[j]))
 				break;
 			if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
@@ -261,11 +296,15 @@ find_exec_trees(struct ev *ev, struct cmdv *v, const struct cmdv *in,
 	char p2[SBX_PATH_MAX];
 	int j;
 
+	int follow, first = find_first_how(v, &follow);
+	/* find -L (or -follow) follows links */
+	int how = follow || an_has_word(v, 1, "-follow") ? TREE_FOLLOW : 0;
+
 	if (npaths == 0)
-		trig_read_tree(ev, ".", "find -exec");
-	for (j = 1; j <= npaths && j < v->n; j++)
+		trig_read_tree_how(ev, ".", "find -exec", how);
+	for (j = first; j < first + npaths && j < v->n; j++)
 		if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
-			trig_read_tree(ev, p2, "find -exec");
+			trig_read_tree_how(ev, p2, "find -exec", how);
 	if (in->n <= 0 || !an_lit(&in->w[0]))
 		return;
 	xp = an_prog_find(in->w[0].s);
@@ -274,7 +313,7 @@ find_exec_trees(struct ev *ev, struct cmdv *v, const struct cmdv *in,
 		return;
 	if (npaths == 0)
 		find_tree(ev, v, ".", "find -exec", safe);
-	for (j = 1; j <= npaths && j < v->n; j++)
+	for (j = first; j < first + npaths && j < v->n; j++)
 		if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
 			find_tree(ev, v, p2, "find -exec", safe);
 }
@@ -326,7 +365,7 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 
 	npaths = find_paths(ev, v, &lister, &path);
 	/* find ~ prints the names of secrets: what reads them reads those */
-	for (k = 1; k <= npaths && k < v->n; k++) {
+	for (k = find_first(v); k < find_first(v) + npaths && k < v->n; k++) {
 		char p4[SBX_PATH_MAX];
 
 		if (an_word_path(ev, &v->w[k], p4, sizeof(p4)) >= 0 &&

@@ -690,13 +690,71 @@ trig_is_secret(const struct ev *ev, const char *path, int tree)
 	return 0;
 }
 
+/* What tree_entry looks for, and what it found. */
+struct tree_scan {
+	const struct ev *ev;
+	const char *root;
+	int how;
+	const char *pat;                /* the denyRead entry it matched */
+	char found[SBX_PATH_MAX];
+};
+
+/* An entry of the tree a walker reads: 1 when it is a denyRead path. */
+static int
+tree_entry(void *arg, const char *path, unsigned mode)
+{
+	struct tree_scan *t = arg;
+	const struct ev *ev = t->ev;
+	char res[SBX_PATH_MAX];
+	unsigned tm;
+
+	if (S_ISLNK(mode)) {
+		if (!(t->how & TREE_FOLLOW))
+			return 0;       /* a link inside is not followed */
+		/* grep -R, rg -L: the link's target is read */
+		if (path_resolve_c(ev->pc, "/", home_of(ev), path, res,
+		    sizeof(res)) < 0) {
+			snprintf(t->found, sizeof(t->found), "%s", path);
+			return -1;
+		}
+		if (path_within(res, t->root))
+			return 0;       /* walked anyway */
+		path = res;
+		if (path_lstat(ev->pc, res, &tm) == 0 && S_ISDIR(tm) &&
+		    plist_match(ev, &ev->p->deny_read, res, 1) == NULL) {
+			snprintf(t->found, sizeof(t->found), "%s", res);
+			return -1;      /* a tree outside: not walked here */
+		}
+	}
+	if (plist_match(ev, &ev->p->allow_read, path, 0) != NULL)
+		return 0;
+	if ((t->pat = plist_match(ev, &ev->p->deny_read, path, 1)) != NULL) {
+		snprintf(t->found, sizeof(t->found), "%s", path);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A read of every file below path (grep -r DIR, rg, find -exec cat, tar c
+ * DIR): a read of every denyRead path below it. A pattern placed below
+ * it (~/.ssh below ~) escalates at once; a pattern at any depth
+ * (.env*, *.pem) can match below any directory, so the tree is looked
+ * at (path_walk, at most TREE_MAX entries): a denyRead entry the walker
+ * reads escalates, and so does a tree too large to look at. how:
+ * TREE_NOHIDDEN, the walker skips names starting with "." (rg, unless
+ * --hidden/-uu); TREE_FOLLOW, it follows links (grep -R, rg -L);
+ * TREE_NAMES, it lists names only (rg --files): placed patterns only.
+ */
 void
-trig_read_tree(struct ev *ev, const char *path, const char *what)
+trig_read_tree_how(struct ev *ev, const char *path, const char *what, int how)
 {
 	char res[SBX_PATH_MAX];
 	const struct pol_xlist *x;
 	const struct pol_xent *e;
-	int k;
+	struct tree_scan t;
+	int k, walk = 0, rc;
+	unsigned mode;
 
 	trig_read(ev, path, what);
 	if (path == NULL || path[0] == '\0' ||
@@ -707,9 +765,12 @@ trig_read_tree(struct ev *ev, const char *path, const char *what)
 	for (k = 0; k < ev->p->deny_read.n; k++) {
 		/* the fixed part of the pattern, before any glob (any depth:
 		 * a name, not a place) */
-		if ((e = xent(x, k)) == NULL ||
-		    e->place == NULL)
+		if ((e = xent(x, k)) == NULL)
 			continue;
+		if (e->place == NULL || path_within(res, e->place)) {
+			walk = 1;       /* it may match anywhere below */
+			continue;
+		}
 		if (path_within(e->place, res) && strcmp(e->place, res) != 0 &&
 		    plist_match(ev, &ev->p->allow_read, e->place, 0) == NULL) {
 			ev_factor(ev, F_SECRET);
@@ -719,6 +780,38 @@ trig_read_tree(struct ev *ev, const char *path, const char *what)
 			return;
 		}
 	}
+	if (!walk || (how & TREE_NAMES) || path_lstat(ev->pc, res, &mode) < 0 ||
+	    !S_ISDIR(mode))
+		return;
+	memset(&t, 0, sizeof(t));
+	t.ev = ev;
+	t.root = res;
+	t.how = how;
+	rc = path_walk(res, (how & TREE_NOHIDDEN) ? PATH_WALK_NOHIDDEN : 0,
+	    TREE_MAX, tree_entry, &t);
+	if (rc == 0)
+		return;
+	ev_factor(ev, F_SECRET);
+	if (rc == 1)
+		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+		    "%s reads every file below %s, and %s may hold secrets "
+		    "(denyRead %s)", what, res, t.found, t.pat);
+	else if (rc == -1)
+		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+		    "%s reads every file below %s and follows the link %s out "
+		    "of it", what, res, t.found);
+	else
+		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+		    "%s reads every file below %s, which %s: it may hold denyRead "
+		    "files (.env, keys) the policy did not look for", what, res,
+		    rc == PATH_WALK_BIG ? "holds too many entries to look at" :
+		    "cannot be looked at");
+}
+
+void
+trig_read_tree(struct ev *ev, const char *path, const char *what)
+{
+	trig_read_tree_how(ev, path, what, 0);
 }
 
 void

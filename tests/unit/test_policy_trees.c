@@ -1,0 +1,267 @@
+/*
+ * test_policy_trees.c - tree walkers (grep -r, rg, find -exec, tar c,
+ * zip -r, cp -r) read every file below the trees they walk: a read of
+ * every denyRead path there. The tests build a real project: a .env at
+ * its root, a key in keys/, a hidden .npmrc in hid/, links in links/ to
+ * a key and a directory outside, clean src/ and lib/, and big/ with more
+ * entries than the analyser looks at (hard links: no inode each).
+ * Commands run from the project root with the built-in defaults.
+ *
+ * Each "stricter" line was allowed before (docs/POLICY.md, "What the
+ * policy cannot see": tree walkers inside the project).
+ */
+#include "policy/policy.h"
+#include "policy/evidence.h"
+#include "tests/tap.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef TREE_MAX
+#define TREE_MAX 10000L         /* (built on main, for the record) */
+#endif
+
+#define A POLICY_ALLOW
+#define E POLICY_ESCALATE
+
+static char folder[PATH_MAX], home[PATH_MAX], cfg[PATH_MAX];
+
+struct tcase {
+	const char *cmd;
+	enum policy_verdict want;
+};
+
+static const struct tcase cases[] = {
+	/* grep -r reads hidden files, and does not follow links inside */
+	{ "grep -r SECRET .", E },                      /* stricter */
+	{ "grep -r SECRET", E },                        /* stricter */
+	{ "grep -rn SECRET ./", E },                    /* stricter */
+	{ "grep -R SECRET .", E },                      /* stricter */
+	{ "grep -ri SECRET .", E },                     /* stricter */
+	{ "grep --recursive SECRET .", E },             /* stricter */
+	{ "grep --rec SECRET .", E },                   /* stricter */
+	{ "grep -d recurse SECRET .", E },              /* stricter */
+	{ "grep -drecurse SECRET .", E },               /* stricter */
+	{ "grep --directories recurse SECRET .", E },   /* stricter */
+	{ "grep --directories=rec SECRET .", E },       /* stricter */
+	{ "grep -d \"$A\" SECRET .", E },               /* stricter */
+	{ "grep -r SECRET keys", E },                   /* stricter: *.pem */
+	{ "grep -r SECRET hid", E },                    /* stricter: .npmrc */
+	{ "grep -r -e SECRET .", E },                   /* stricter */
+	{ "grep -r -- SECRET .", E },                   /* stricter */
+	{ "grep \"-r\" SECRET .", E },                  /* stricter */
+	{ "g''rep -r SECRET .", E },                    /* stricter */
+	{ "egrep -r SECRET .", E },                     /* stricter */
+	{ "env grep -r SECRET .", E },                  /* stricter */
+	{ "nice -n5 grep -r SECRET .", E },             /* stricter */
+	{ "timeout 5 grep -r SECRET .", E },            /* stricter */
+	{ "command grep -r SECRET .", E },              /* stricter */
+	{ "cd src && grep -r SECRET ..", E },           /* stricter */
+	{ "grep -r SECRET src", A },
+	{ "grep -rn SECRET src lib", A },
+	{ "grep -r SECRET src/", A },
+	{ "grep -d skip SECRET .", A },
+	{ "grep SECRET src/a.c", A },
+	{ "grep -r SECRET links", A },          /* links inside: not followed */
+	{ "grep -R SECRET links", E },          /* stricter: followed */
+	{ "grep --dereference-recursive SECRET links", E },     /* stricter */
+	{ "grep -r SECRET big", E },            /* stricter: too many to look at */
+	/* rg skips hidden names unless --hidden, -. or -uu */
+	{ "rg SECRET hid", A },
+	{ "rg -u SECRET hid", A },
+	{ "rg --no-ignore SECRET hid", A },
+	{ "rg -uu SECRET hid", E },                     /* stricter */
+	{ "rg -uuu SECRET hid", E },                    /* stricter */
+	{ "rg -u -u SECRET hid", E },                   /* stricter */
+	{ "rg -iuu SECRET hid", E },                    /* stricter */
+	{ "rg --unrestricted --unrestricted SECRET hid", E },   /* stricter */
+	{ "rg --hidden SECRET hid", E },                /* stricter */
+	{ "rg --no-ignore --hidden SECRET hid", E },    /* stricter */
+	{ "rg '--hidden' SECRET hid", E },              /* stricter */
+	{ "rg -. SECRET hid", E },                      /* stricter */
+	{ "timeout 5 rg -uu SECRET hid", E },           /* stricter */
+	{ "rg -uu SECRET", E },                         /* stricter */
+	{ "rg SECRET keys", E },                        /* stricter: not hidden */
+	{ "rg SECRET", E },                             /* stricter: keys/ */
+	{ "rg SECRET src lib", A },
+	{ "rg --hidden SECRET src", A },
+	{ "rg -L SECRET links", E },                    /* stricter */
+	{ "rg SECRET links", A },
+	{ "rg --files hid", A },                        /* names only */
+	{ "git diff | rg SECRET", A },                  /* its input */
+	{ "rg SECRET < src/a.c", A },
+	/* find -exec READER reads what it finds */
+	{ "find . -exec cat {} +", E },                 /* stricter */
+	{ "find . -type f -exec cat {} \\;", E },       /* stricter */
+	{ "find -exec cat {} +", E },                   /* stricter */
+	{ "find hid -exec grep SECRET {} +", E },       /* stricter */
+	{ "find src -exec cat {} +", A },
+	{ "find links -exec cat {} +", A },
+	{ "find -L links -exec cat {} +", E },          /* stricter */
+	/* archives and copies read their trees */
+	{ "tar czf out.tgz .", E },
+	{ "tar czf out.tgz hid", E },                   /* stricter */
+	{ "tar czf out.tgz src", A },
+	{ "tar czf out.tgz links", A },
+	{ "tar czhf out.tgz links", E },                /* stricter */
+	{ "tar -chf out.tar links", E },                /* stricter */
+	{ "tar --deref -cf out.tar links", E },         /* stricter */
+	/* tar -C DIR: the operands after it are below DIR */
+	{ "tar cf - -C ~ .ssh", E },                    /* stricter */
+	{ "tar -C ~ -cf - .ssh", E },                   /* stricter */
+	{ "tar --directory=~ -cf - .ssh/id_rsa", E },   /* stricter */
+	{ "tar cf out.tar -C .. proj/.env", E },        /* stricter */
+	{ "tar czf out.tgz -C \"$D\" x", E },           /* stricter */
+	{ "tar cf out.tar -C src .", A },
+	{ "tar cf out.tar src -C src .", A },
+	{ "tar cf out.tar -C src . -C ~ .ssh", E },     /* stricter */
+	/* find's leading options come before its paths */
+	{ "find -L ~ -exec cat {} +", E },              /* stricter */
+	{ "find -H -L ~ -exec cat {} +", E },           /* stricter */
+	{ "find -D tree -O2 ~ -exec cat {} +", E },     /* stricter */
+	{ "find -H . -delete", E },                     /* stricter */
+	{ "find -P src -exec cat {} +", A },
+	{ "zip -r out.zip hid", E },                    /* stricter */
+	{ "zip -r out.zip links", E },                  /* stricter: follows */
+	{ "zip -ry out.zip links", A },
+	{ "zip -r out.zip src", A },
+	{ "cp -r hid copy", E },                        /* stricter */
+	{ "cp -a keys copy", E },                       /* stricter */
+	{ "cp -r src copy", A },
+	{ "cp -rL links copy", E },                     /* stricter */
+};
+
+/* Cases with allowRead for the two secrets at the root and in hid/ */
+static const struct tcase allow_cases[] = {
+	{ "grep -r SECRET hid", A },
+	{ "rg -uu SECRET hid", A },
+	{ "grep -r SECRET keys", E },
+};
+
+static struct policy_result
+judge(const struct policy *p, const char *cmd)
+{
+	struct policy_result r;
+	struct policy_call c;
+	cJSON *in = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(in, "command", cmd);
+	memset(&c, 0, sizeof(c));
+	c.tool = "Bash";
+	c.input = in;
+	c.cwd = folder;
+	c.folder = folder;
+	c.home = home;
+	c.config_dir = cfg;
+	policy_eval(p, &c, &r);
+	cJSON_Delete(in);
+	return r;
+}
+
+static int
+touch(const char *dir, const char *name)
+{
+	char path[PATH_MAX * 2];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
+		return -1;
+	return close(fd);
+}
+
+static int
+sub(char *out, size_t n, const char *dir, const char *name)
+{
+	snprintf(out, n, "%s/%s", dir, name);
+	return mkdir(out, 0700);
+}
+
+static void
+run(const struct policy *p, const struct tcase *tc, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct policy_result r = judge(p, tc[i].cmd);
+
+		ok(r.verdict == tc[i].want, "%s -> %s (%s)", tc[i].cmd,
+		    policy_verdict_name(tc[i].want), r.reason);
+	}
+}
+
+int
+main(void)
+{
+	char tmpl[] = "/tmp/sbx-test-trees-XXXXXX", *base = mkdtemp(tmpl);
+	char d[PATH_MAX * 2], t[PATH_MAX * 3], first[PATH_MAX * 3];
+	struct policy_error err;
+	struct policy *p;
+	long k;
+	int bad = 0;
+
+	if (base == NULL) {
+		printf("Bail out! mkdtemp\n");
+		return 1;
+	}
+	snprintf(folder, sizeof(folder), "%s/proj", base);
+	snprintf(home, sizeof(home), "%s/home", base);
+	snprintf(cfg, sizeof(cfg), "%s/home/.config/sbx", base);
+	bad |= mkdir(folder, 0700) | mkdir(home, 0700);
+	bad |= touch(folder, ".env");
+	bad |= sub(d, sizeof(d), folder, "src") | touch(d, "a.c");
+	bad |= sub(d, sizeof(d), folder, "lib") | touch(d, "b.c");
+	bad |= sub(d, sizeof(d), folder, "keys") | touch(d, "server.pem");
+	bad |= sub(d, sizeof(d), folder, "hid") | touch(d, ".npmrc") |
+	    touch(d, "x.txt");
+	bad |= sub(d, sizeof(d), home, ".ssh") | touch(d, "id_rsa");
+	bad |= sub(d, sizeof(d), base, "outside") | touch(d, "o.txt");
+	bad |= sub(d, sizeof(d), folder, "links");
+	snprintf(t, sizeof(t), "%s/.ssh/id_rsa", home);
+	snprintf(first, sizeof(first), "%s/key", d);
+	bad |= symlink(t, first);
+	snprintf(t, sizeof(t), "%s/outside", base);
+	snprintf(first, sizeof(first), "%s/dir", d);
+	bad |= symlink(t, first);
+	/* big/: more entries than TREE_MAX, as hard links of one file */
+	bad |= sub(d, sizeof(d), folder, "big") | touch(d, "f0");
+	snprintf(first, sizeof(first), "%s/f0", d);
+	for (k = 1; k <= TREE_MAX && !bad; k++) {
+		snprintf(t, sizeof(t), "%s/f%ld", d, k);
+		bad |= link(first, t);
+	}
+	if (bad) {
+		printf("Bail out! cannot build the tree under %s\n", base);
+		return 1;
+	}
+	p = policy_load_buffer("defaults", policy_default_text(),
+	    strlen(policy_default_text()), folder, cfg, &err);
+	if (p == NULL) {
+		printf("Bail out! %s\n", err.msg);
+		return 1;
+	}
+	run(p, cases, sizeof(cases) / sizeof(cases[0]));
+	policy_free(p);
+	{
+		static const char pol[] = "{\"filesystem\": {\"allowRead\": "
+		    "[\"./hid/.npmrc\"]}}";
+
+		p = policy_load_buffer("allowread", pol, strlen(pol), folder,
+		    cfg, &err);
+		if (p == NULL) {
+			printf("Bail out! %s\n", err.msg);
+			return 1;
+		}
+	}
+	run(p, allow_cases, sizeof(allow_cases) / sizeof(allow_cases[0]));
+	policy_free(p);
+	snprintf(t, sizeof(t), "rm -rf %s", base);
+	if (system(t) != 0)
+		printf("# could not remove %s\n", base);
+	return tap_done();
+}
