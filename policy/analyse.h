@@ -149,6 +149,8 @@ void an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
 void an_op_read_tree(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
 void an_read_tree_how(struct ev *ev, struct cmdv *v, struct sh_word *w,
     int how);
+void an_read_tree_names(struct ev *ev, struct cmdv *v, struct sh_word *w,
+    int how, const struct tree_names *names);
 void an_op_read_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w,
     int idx);
 void an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w);

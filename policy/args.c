@@ -570,11 +570,19 @@ an_unknown_targets(struct ev *ev, struct cmdv *v)
 void
 an_read_tree_how(struct ev *ev, struct cmdv *v, struct sh_word *w, int how)
 {
+	an_read_tree_names(ev, v, w, how, NULL);
+}
+
+/* ... of the files with these names only (grep --include) */
+void
+an_read_tree_names(struct ev *ev, struct cmdv *v, struct sh_word *w, int how,
+    const struct tree_names *names)
+{
 	char path[SBX_PATH_MAX];
 
 	an_op_read(ev, v, w, 0);
 	if (an_word_path(ev, w, path, sizeof(path)) == 1)
-		trig_read_tree_how(ev, path, v->w[0].s, how);
+		trig_read_tree_names(ev, path, v->w[0].s, how, names);
 }
 
 void

@@ -103,6 +103,16 @@ void trig_read_tree(struct ev *ev, const char *path, const char *what);
 #define TREE_MAX        10000L  /* entries looked at, at most */
 void trig_read_tree_how(struct ev *ev, const char *path, const char *what,
     int how);
+/* The names a walker reads (find -name, grep --include): a file whose
+ * name matches none of them is not read. */
+#define TREE_NAMES_MAX  16
+struct tree_names {
+	const char *v[TREE_NAMES_MAX];
+	int n;
+	int fold;               /* -iname: any case */
+};
+void trig_read_tree_names(struct ev *ev, const char *path, const char *what,
+    int how, const struct tree_names *names);
 int trig_is_secret(const struct ev *ev, const char *path, int tree);
 /* 1 if res (resolved), or one of the depth directories above it, is a
  * git dir (HEAD, and objects/ or commondir) not named .git. */

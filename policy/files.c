@@ -18,6 +18,7 @@
 #include <string.h>
 
 static int tree_ops, tree_how;
+static struct tree_names tree_incl;     /* grep --include: n 0, none */
 
 static void
 op_tree_skip(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
@@ -25,7 +26,8 @@ op_tree_skip(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 	if (idx < 0)
 		return;
 	tree_ops++;
-	an_read_tree_how(ev, v, w, tree_how);
+	an_read_tree_names(ev, v, w, tree_how, tree_incl.n > 0 ? &tree_incl :
+	    NULL);
 }
 
 /*
@@ -87,11 +89,13 @@ grep_recursion(const struct cmdv *v, const struct prog *pr)
 	int r, how = 0;
 	size_t n;
 
+	memset(&tree_incl, 0, sizeof(tree_incl));
 	if (pr->opts != OPTS_GREP)
 		return (an_has_short(v, 1, 'r', pr->optarg) ||
 		    an_has_short(v, 1, 'R', pr->optarg) ||
 		    an_has_word(v, 1, "--recursive") ||
 		    an_has_word(v, 1, "--dereference-recursive")) ? 1 : 0;
+	memset(&tree_incl, 0, sizeof(tree_incl));
 	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
 	an_walk_table(&it, an_optset(OPTS_GREP), NULL);
 	while ((r = an_opt_next(v, &it, &o)) >= 0) {
@@ -101,7 +105,15 @@ grep_recursion(const struct cmdv *v, const struct prog *pr)
 			how |= 1;
 		else if (o.d->tag == GREP_FOLLOW)
 			how |= 3;
-		else if (o.d->tag == GREP_DIRS && (o.val == NULL ||
+		else if (o.d->tag == GREP_INCLUDE) {
+			/* --include GLOB, each: the names read; one not
+			 * known, or too many: every name */
+			if (o.val == NULL || !an_lit(o.val) ||
+			    tree_incl.n < 0 || tree_incl.n == TREE_NAMES_MAX)
+				tree_incl.n = -1;
+			else
+				tree_incl.v[tree_incl.n++] = o.val->s;
+		} else if (o.d->tag == GREP_DIRS && (o.val == NULL ||
 		    !an_lit(o.val) || ((n = strlen(o.val->s)) >= 3 &&
 		    strncmp(o.val->s, "recurse", n) == 0)))
 			how |= 1;
@@ -140,6 +152,7 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	const char *name = pr->name;
 	int k, rec = 0;
 
+	memset(&tree_incl, 0, sizeof(tree_incl));
 	if (v->extra == 1) {
 		ev_factor(ev, F_SECRET);
 		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
@@ -173,7 +186,8 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		    op_tree_skip);
 		if (tree_ops == 0 && !v->extra && !(strcmp(name, "rg") == 0 &&
 		    rg_reads_stdin(v)))
-			trig_read_tree_how(ev, ".", name, tree_how);
+			trig_read_tree_names(ev, ".", name, tree_how,
+			    tree_incl.n > 0 ? &tree_incl : NULL);
 	}
 
 	an_operands(ev, v, 1, pr->optarg, pr->cls == C_GREP &&

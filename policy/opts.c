@@ -182,6 +182,7 @@ static const struct optdef o_grep[] = {
 	{ NULL, "-r", OK_FLAG, GREP_REC },
 	{ NULL, "--exclude-from", OK_READ, 0 },
 	{ NULL, "--file", OK_READ, 0 },
+	{ NULL, "--include", OK_VAL, GREP_INCLUDE },
 	{ NULL, "-f", OK_READ, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };

@@ -285,9 +285,73 @@ find_exec_names(struct cmdv *v, struct cmdv *in, int npaths,
 	}
 }
 
-/* A command run on every file found reads the whole tree; a writer run
- * on found files changes it (like -delete, escalate if that reaches a
- * protected file). */
+/*
+ * The names a find's expression picks, when it is a plain conjunction
+ * (no -o, -or, ",", "!", -not, parentheses): its -name/-iname patterns
+ * (a file must match them all; any one is kept here, which reads more).
+ * 0 when the expression does not narrow the names this way.
+ */
+static int
+find_names_filter(const struct cmdv *v, int from, struct tree_names *tn)
+{
+	static const char *const alt[] = {
+		"-o", "-or", ",", "!", "-not", "(", ")", NULL,
+	};
+	int k, j, exec = 0;
+
+	memset(tn, 0, sizeof(*tn));
+	for (k = from; k < v->n; k++) {
+		const char *s = v->w[k].s;
+
+		if (!an_lit(&v->w[k]))
+			return 0;
+		if (exec) {     /* the words of -exec CMD ... ; */
+			exec = strcmp(s, ";") != 0 && strcmp(s, "+") != 0;
+			continue;
+		}
+		if (strncmp(s, "-exec", 5) == 0 || strncmp(s, "-ok", 3) == 0) {
+			exec = 1;
+			continue;
+		}
+		for (j = 0; alt[j] != NULL; j++)
+			if (strcmp(s, alt[j]) == 0)
+				return 0;
+		if ((strcmp(s, "-name") == 0 || strcmp(s, "-iname") == 0) &&
+		    k + 1 < v->n) {
+			if (tn->n == 0) {
+				tn->v[tn->n++] = v->w[k + 1].s;
+				tn->fold = s[1] == 'i';
+			}
+			k++;
+		}
+	}
+	return tn->n > 0;
+}
+
+/* Programs run on found files that read their names or metadata only,
+ * or change them (judged as writes below), not their content. */
+static int
+exec_reads_content(const struct cmdv *in)
+{
+	static const char *const no_content[] = {
+		"ls", "stat", "du", "file", "realpath", "readlink", "tree",
+		"basename", "dirname", "rm", "rmdir", "unlink", "touch", NULL,
+	};
+	const struct prog *xp;
+	int k;
+
+	if (in->n <= 0 || !an_lit(&in->w[0]))
+		return 1;
+	for (k = 0; no_content[k] != NULL; k++)
+		if (strcmp(in->w[0].s, no_content[k]) == 0)
+			return 0;
+	xp = an_prog_find(in->w[0].s);
+	return xp == NULL || (xp->cls != C_NOFILE && xp->cls != C_MODE);
+}
+
+/* A command run on every file found reads the whole tree (the files its
+ * -name patterns pick); a writer run on found files changes it (like
+ * -delete, escalate if that reaches a protected file). */
 static void
 find_exec_trees(struct ev *ev, struct cmdv *v, const struct cmdv *in,
     int npaths, int safe)
@@ -299,12 +363,19 @@ find_exec_trees(struct ev *ev, struct cmdv *v, const struct cmdv *in,
 	int follow, first = find_first_how(v, &follow);
 	/* find -L (or -follow) follows links */
 	int how = follow || an_has_word(v, 1, "-follow") ? TREE_FOLLOW : 0;
+	struct tree_names tn;
+	const struct tree_names *names = find_names_filter(v, first + npaths,
+	    &tn) ? &tn : NULL;
 
+	/* names and metadata only (ls, stat, echo): the places below, as
+	 * for a lister, not the files' content */
+	if (!exec_reads_content(in))
+		how |= TREE_NAMES;
 	if (npaths == 0)
-		trig_read_tree_how(ev, ".", "find -exec", how);
+		trig_read_tree_names(ev, ".", "find -exec", how, names);
 	for (j = first; j < first + npaths && j < v->n; j++)
 		if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
-			trig_read_tree_how(ev, p2, "find -exec", how);
+			trig_read_tree_names(ev, p2, "find -exec", how, names);
 	if (in->n <= 0 || !an_lit(&in->w[0]))
 		return;
 	xp = an_prog_find(in->w[0].s);

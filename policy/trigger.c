@@ -19,6 +19,7 @@
 
 #include <sys/stat.h>
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -695,6 +696,7 @@ struct tree_scan {
 	const struct ev *ev;
 	const char *root;
 	int how;
+	const struct tree_names *names; /* NULL: every file is read */
 	const char *pat;                /* the denyRead entry it matched */
 	char found[SBX_PATH_MAX];
 };
@@ -707,7 +709,23 @@ tree_entry(void *arg, const char *path, unsigned mode)
 	const struct ev *ev = t->ev;
 	char res[SBX_PATH_MAX];
 	unsigned tm;
+	int k;
 
+	if (t->names != NULL) {
+		/* only files with these names are read (what is below a
+		 * directory is looked at on its own) */
+		const char *base = strrchr(path, '/');
+
+		if (S_ISDIR(mode))
+			return 0;
+		base = base != NULL ? base + 1 : path;
+		for (k = 0; k < t->names->n; k++)
+			if (fnmatch(t->names->v[k], base, t->names->fold ?
+			    FNM_CASEFOLD : 0) == 0)
+				break;
+		if (k == t->names->n)
+			return 0;
+	}
 	if (S_ISLNK(mode)) {
 		if (!(t->how & TREE_FOLLOW))
 			return 0;       /* a link inside is not followed */
@@ -745,9 +763,18 @@ tree_entry(void *arg, const char *path, unsigned mode)
  * TREE_NOHIDDEN, the walker skips names starting with "." (rg, unless
  * --hidden/-uu); TREE_FOLLOW, it follows links (grep -R, rg -L);
  * TREE_NAMES, it lists names only (rg --files): placed patterns only.
+ * names: the walker reads only files with one of these names (find
+ * -name, grep --include); NULL: every file.
  */
 void
 trig_read_tree_how(struct ev *ev, const char *path, const char *what, int how)
+{
+	trig_read_tree_names(ev, path, what, how, NULL);
+}
+
+void
+trig_read_tree_names(struct ev *ev, const char *path, const char *what,
+    int how, const struct tree_names *names)
 {
 	char res[SBX_PATH_MAX];
 	const struct pol_xlist *x;
@@ -787,6 +814,7 @@ trig_read_tree_how(struct ev *ev, const char *path, const char *what, int how)
 	t.ev = ev;
 	t.root = res;
 	t.how = how;
+	t.names = names;
 	rc = path_walk(res, (how & TREE_NOHIDDEN) ? PATH_WALK_NOHIDDEN : 0,
 	    TREE_MAX, tree_entry, &t);
 	if (rc == 0)

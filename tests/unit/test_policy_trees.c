@@ -3,8 +3,9 @@
  * zip -r, cp -r) read every file below the trees they walk: a read of
  * every denyRead path there. The tests build a real project: a .env at
  * its root, a key in keys/, a hidden .npmrc in hid/, links in links/ to
- * a key and a directory outside, clean src/ and lib/, and big/ with more
- * entries than the analyser looks at (hard links: no inode each).
+ * a key and a directory outside, clean src/ and lib/, and next to the
+ * project big/ with more entries than the analyser looks at (hard links:
+ * no inode each).
  * Commands run from the project root with the built-in defaults.
  *
  * Each "stricter" line was allowed before (docs/POLICY.md, "What the
@@ -70,7 +71,8 @@ static const struct tcase cases[] = {
 	{ "grep -r SECRET links", A },          /* links inside: not followed */
 	{ "grep -R SECRET links", E },          /* stricter: followed */
 	{ "grep --dereference-recursive SECRET links", E },     /* stricter */
-	{ "grep -r SECRET big", E },            /* stricter: too many to look at */
+	{ "grep -r SECRET ../big", E },         /* stricter: too many to look at */
+	{ "grep -r SECRET ../outside", A },
 	/* rg skips hidden names unless --hidden, -. or -uu */
 	{ "rg SECRET hid", A },
 	{ "rg -u SECRET hid", A },
@@ -95,16 +97,37 @@ static const struct tcase cases[] = {
 	{ "rg --files hid", A },                        /* names only */
 	{ "git diff | rg SECRET", A },                  /* its input */
 	{ "rg SECRET < src/a.c", A },
+	/* grep --include GLOB reads the files with those names only */
+	{ "grep -r --include='*.c' SECRET .", A },
+	{ "grep -r --include '*.c' --include='*.h' SECRET .", A },
+	{ "grep -r --include='*.pem' SECRET .", E },            /* stricter */
+	{ "grep -r --include='.e*' SECRET .", E },              /* stricter */
+	{ "grep -r --include='*' SECRET .", E },                /* stricter */
+	{ "grep -r --include=\"$G\" SECRET .", E },             /* stricter */
+	{ "grep -r --incl='*.c' SECRET keys", A },
+	{ "rg -g '*.c' -uu SECRET", E },        /* stricter: rg's globs not read */
 	/* find -exec READER reads what it finds */
 	{ "find . -exec cat {} +", E },                 /* stricter */
 	{ "find . -type f -exec cat {} \\;", E },       /* stricter */
 	{ "find -exec cat {} +", E },                   /* stricter */
 	{ "find hid -exec grep SECRET {} +", E },       /* stricter */
 	{ "find src -exec cat {} +", A },
+	{ "find . -name '*.c' -exec cat {} +", A },
+	{ "find . -iname '*.C' -exec cat {} +", A },
+	{ "find . -name '*.pem' -exec cat {} +", E },
+	{ "find . -iname '.ENV' -exec cat {} +", E },   /* stricter */
+	{ "find . -name '*.c' -o -name '*' -exec cat {} +", E },  /* stricter */
+	{ "find . ! -name '*.c' -exec cat {} +", E },   /* stricter */
+	{ "find . -exec echo {} +", A },        /* names only */
+	{ "find . -exec ls -l {} +", A },
+	{ "find ~ -exec ls {} +", E },          /* ~/.ssh: as a lister */
+	{ "find . -exec sed -n p {} +", E },
+	{ "find . -exec awk 1 {} +", E },
+	{ "find . -exec cp {} /tmp/x \\;", E },
 	{ "find links -exec cat {} +", A },
 	{ "find -L links -exec cat {} +", E },          /* stricter */
 	/* archives and copies read their trees */
-	{ "tar czf out.tgz .", E },
+	{ "tar czf out.tgz .", E },                     /* stricter */
 	{ "tar czf out.tgz hid", E },                   /* stricter */
 	{ "tar czf out.tgz src", A },
 	{ "tar czf out.tgz links", A },
@@ -114,8 +137,8 @@ static const struct tcase cases[] = {
 	/* tar -C DIR: the operands after it are below DIR */
 	{ "tar cf - -C ~ .ssh", E },                    /* stricter */
 	{ "tar -C ~ -cf - .ssh", E },                   /* stricter */
-	{ "tar --directory=~ -cf - .ssh/id_rsa", E },   /* stricter */
-	{ "tar cf out.tar -C .. proj/.env", E },        /* stricter */
+	{ "tar --directory=~ -cf - .ssh/id_rsa", E },
+	{ "tar cf out.tar -C .. proj/.env", E },
 	{ "tar czf out.tgz -C \"$D\" x", E },           /* stricter */
 	{ "tar cf out.tar -C src .", A },
 	{ "tar cf out.tar src -C src .", A },
@@ -140,7 +163,7 @@ static const struct tcase cases[] = {
 static const struct tcase allow_cases[] = {
 	{ "grep -r SECRET hid", A },
 	{ "rg -uu SECRET hid", A },
-	{ "grep -r SECRET keys", E },
+	{ "grep -r SECRET keys", E },                   /* stricter */
 };
 
 static struct policy_result
@@ -229,7 +252,7 @@ main(void)
 	snprintf(first, sizeof(first), "%s/dir", d);
 	bad |= symlink(t, first);
 	/* big/: more entries than TREE_MAX, as hard links of one file */
-	bad |= sub(d, sizeof(d), folder, "big") | touch(d, "f0");
+	bad |= sub(d, sizeof(d), base, "big") | touch(d, "f0");
 	snprintf(first, sizeof(first), "%s/f0", d);
 	for (k = 1; k <= TREE_MAX && !bad; k++) {
 		snprintf(t, sizeof(t), "%s/f%ld", d, k);
