@@ -753,6 +753,88 @@ tree_entry(void *arg, const char *path, unsigned mode)
 	return 0;
 }
 
+void
+pol_walks_free(struct policy *p)
+{
+	int k;
+
+	for (k = 0; p->walks != NULL && k < p->nwalks; k++) {
+		free(p->walks[k].key);
+		free(p->walks[k].found);
+	}
+	free(p->walks);
+	p->walks = NULL;
+	p->nwalks = 0;
+}
+
+void
+policy_forget_fs(const struct policy *cp)
+{
+	if (cp != NULL)
+		pol_walks_free((struct policy *)cp);   /* the cache only */
+}
+
+/*
+ * path_walk for t, or what it found the last time while this policy
+ * lives (a policy serves one call: the file system is taken as it is
+ * when the call is judged, as lstat's answers are).
+ */
+static int
+tree_walk_memo(struct tree_scan *t)
+{
+	struct policy *p = (struct policy *)t->ev->p;   /* the cache only */
+	char key[SBX_PATH_MAX + 256];
+	struct pol_walk *w;
+	size_t o;
+	int k, rc, n;
+
+	n = snprintf(key, sizeof(key), "%d:%d:%s", t->how, t->names != NULL ?
+	    t->names->fold : -1, t->root);
+	o = n < 0 ? sizeof(key) : (size_t)n;
+	for (k = 0; t->names != NULL && k < t->names->n && o < sizeof(key);
+	    k++) {
+		n = snprintf(key + o, sizeof(key) - o, "%c%s", '\0' + 1,
+		    t->names->v[k]);
+		o += n < 0 ? sizeof(key) : (size_t)n;
+	}
+	if (o < sizeof(key))
+		for (k = 0; p->walks != NULL && k < p->nwalks; k++)
+			if (strcmp(p->walks[k].key, key) == 0) {
+				w = &p->walks[k];
+				snprintf(t->found, sizeof(t->found), "%s",
+				    w->found != NULL ? w->found : "");
+				t->pat = w->pat;
+				return w->rc;
+			}
+	rc = path_walk(t->root, (t->how & TREE_NOHIDDEN) ?
+	    PATH_WALK_NOHIDDEN : 0, TREE_MAX, tree_entry, t);
+	if (o >= sizeof(key))
+		return rc;
+	if (p->walks == NULL && (p->walks = calloc(POL_MAX_WALKS,
+	    sizeof(*p->walks))) == NULL)
+		return rc;
+	if (p->nwalks == POL_MAX_WALKS) {
+		/* full: the oldest goes */
+		free(p->walks[0].key);
+		free(p->walks[0].found);
+		memmove(p->walks, p->walks + 1, (POL_MAX_WALKS - 1) *
+		    sizeof(*p->walks));
+		p->nwalks--;
+	}
+	w = &p->walks[p->nwalks];
+	w->key = strdup(key);
+	w->found = strdup(t->found);
+	w->pat = t->pat;
+	w->rc = rc;
+	if (w->key == NULL || w->found == NULL) {
+		free(w->key);
+		free(w->found);
+		return rc;
+	}
+	p->nwalks++;
+	return rc;
+}
+
 /*
  * A read of every file below path (grep -r DIR, rg, find -exec cat, tar c
  * DIR): a read of every denyRead path below it. A pattern placed below
@@ -815,8 +897,7 @@ trig_read_tree_names(struct ev *ev, const char *path, const char *what,
 	t.root = res;
 	t.how = how;
 	t.names = names;
-	rc = path_walk(res, (how & TREE_NOHIDDEN) ? PATH_WALK_NOHIDDEN : 0,
-	    TREE_MAX, tree_entry, &t);
+	rc = tree_walk_memo(&t);
 	if (rc == 0)
 		return;
 	ev_factor(ev, F_SECRET);

@@ -269,6 +269,22 @@ main(void)
 		return 1;
 	}
 	run(p, cases, sizeof(cases) / sizeof(cases[0]));
+	/* what a walk found is kept while the policy lives (one call), and
+	 * forgotten by policy_forget_fs (sbxd, before each call) */
+	{
+		struct policy_result r = judge(p, "grep -r SECRET lib");
+
+		ok(r.verdict == A, "lib holds no secret: allowed (%s)", r.reason);
+		snprintf(d, sizeof(d), "%s/lib", folder);
+		bad |= touch(d, ".env.local");
+		r = judge(p, "grep -r SECRET lib");
+		ok(!bad && r.verdict == A, "the same policy: the walk is kept "
+		    "(%s)", r.reason);
+		policy_forget_fs(p);
+		r = judge(p, "grep -r SECRET lib");
+		ok(r.verdict == E, "after policy_forget_fs: lib/.env.local is "
+		    "seen (%s)", r.reason);
+	}
 	policy_free(p);
 	{
 		static const char pol[] = "{\"filesystem\": {\"allowRead\": "
