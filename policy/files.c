@@ -206,23 +206,15 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		    strchr(s, 'f') != NULL && strchr(s, 'f')[1] != '\0')
 			trig_read(ev, strchr(s, 'f') + 1, name);
 	}
-	/* less's log file escalates wherever it is (its table, opts.c, reads
-	 * every form of it as a write: this keeps the verdict it had), and
-	 * less +CMD runs less commands (+!cmd runs a shell). (fd -x and rg
-	 * --pre are in their tables only.) */
+	/* less +CMD runs less commands (+!cmd runs a shell): a "+" word is
+	 * no option the table walk reads, so it stays here. (less's log
+	 * file, -o/-O/--log-file, is a write in its table, opts.c, in every
+	 * form; fd -x and rg --pre are in their tables only.) */
 	for (k = 1; k < v->n; k++) {
 		const char *s = v->w[k].s;
 
 		if (!an_lit(&v->w[k]))
 			continue;
-		if (strcmp(name, "less") == 0 && s[0] == '-' && (s[1] == 'o' ||
-		    s[1] == 'O' || strncmp(s, "--log-file", 10) == 0 ||
-		    strncmp(s, "--LOG-FILE", 10) == 0)) {
-			ev_factor(ev, F_CODE);
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
-			    "%s %s writes a log file", name, s);
-			continue;
-		}
 		if ((strcmp(name, "less") == 0 || strcmp(name, "more") == 0) &&
 		    s[0] == '+' && strpbrk(s, "!|") != NULL) {
 			ev_factor(ev, F_CODE);

@@ -219,9 +219,14 @@ static const struct optdef o_less[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* make: -f/--file/--makefile run a makefile (code: from the project
+ * only), --eval and -E run text */
 static const struct optdef o_make[] = {
 	{ NULL, "--eval", OK_CODE, 0 },
+	{ NULL, "--file", OK_INPROJ, 0 },
+	{ NULL, "--makefile", OK_INPROJ, 0 },
 	{ NULL, "-E", OK_CODE, 0 },
+	{ NULL, "-f", OK_INPROJ, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
@@ -312,6 +317,17 @@ static const struct optdef o_rsync[] = {
 	{ NULL, "--rsh", OK_CODE, 0 },
 	{ NULL, "--rsync-path", OK_CODE, 0 },
 	{ NULL, "-e", OK_CODE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
+/* rustc: -o and --out-dir are written; -C (codegen: linker=, link-arg=)
+ * and -Z run other programs or change what runs */
+static const struct optdef o_rustc[] = {
+	{ NULL, "--codegen", OK_CODE, 0 },
+	{ NULL, "--out-dir", OK_WTREE, 0 },
+	{ NULL, "-C", OK_CODE, 0 },
+	{ NULL, "-Z", OK_CODE, 0 },
+	{ NULL, "-o", OK_WRITE, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
@@ -519,6 +535,7 @@ static const struct optset optsets[OPTS_N] = {
 	[OPTS_PYTEST] = { 1, 0, o_pytest },
 	[OPTS_RG] = { 1, 0, o_rg },
 	[OPTS_RSYNC] = { 1, 0, o_rsync },
+	[OPTS_RUSTC] = { 0, 0, o_rustc },
 	[OPTS_RUFF] = { 1, 0, o_ruff },
 	[OPTS_SORT] = { 1, 0, o_sort },
 	[OPTS_SSH] = { 1, 0, o_ssh },
@@ -569,7 +586,9 @@ apply(struct ev *ev, struct cmdv *v, const struct optdef *d,
 		{
 			char path[SBX_PATH_MAX], res[SBX_PATH_MAX];
 
-			if (val != NULL && an_word_path(ev, val, path,
+			/* "-": the configuration comes from stdin */
+			if (val != NULL && !(an_lit(val) && strcmp(val->s,
+			    "-") == 0) && an_word_path(ev, val, path,
 			    sizeof(path)) == 1 && (path[0] == '/' ||
 			    path[0] == '~' || ev->cwd_known) &&
 			    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,

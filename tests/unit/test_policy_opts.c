@@ -195,6 +195,35 @@ static const struct tcase cases[] = {
 	{ "echo a | xargs -a /dev/stdin cat", A },
 	{ "echo a | xargs -p cat", E },
 	{ "echo a | xargs -tp cat", E },                /* stricter: cluster */
+	/* build tools: directory options and makefiles from tables, in
+	 * every form (were scanned by hand: exact words only) */
+	{ "make -C/etc", E },                           /* stricter */
+	{ "make -sC /etc", E },
+	{ "make --directory=/etc", E },
+	{ "make --dir /etc", E },
+	{ "nice make -C/etc", E },                      /* stricter */
+	{ "make -C build", A },
+	{ "make -Cbuild", A },
+	{ "make -f/tmp/evil.mk", E },                   /* stricter */
+	{ "make -sf /tmp/evil.mk", E },
+	{ "make --file=/tmp/evil.mk", E },
+	{ "make --makef=/tmp/evil.mk", E },
+	{ "make -f -", E },                             /* stricter: stdin */
+	{ "make -f Makefile.dev", A },
+	{ "make -j4 test", A },
+	{ "cargo build --manifest-path=/tmp/x/Cargo.toml", E },
+	{ "cargo build --manifest-p /tmp/x/Cargo.toml", E },
+	{ "npm test -- --dir=/tmp/x", E },
+	{ "pytest --rootdir=/tmp/x", E },
+	{ "go test ./...", A },
+	{ "rustc -o/etc/x x.rs", E },                   /* stricter */
+	{ "rustc -o /etc/x x.rs", E },
+	{ "rustc -C linker=/tmp/evil x.rs", E },        /* stricter */
+	{ "rustc --codegen=linker=/tmp/evil x.rs", E }, /* stricter */
+	{ "rustc -o out x.rs", A },
+	{ "gcc -o/etc/x x.c", E },
+	{ "gcc @opts x.c", E },
+	{ "gcc -c x.c -o x.o", A },
 	/* install -m: a setuid or setgid mode */
 	{ "install -m 755 a b", A },
 	{ "install -m 4755 a b", E },

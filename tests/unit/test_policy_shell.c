@@ -360,7 +360,12 @@ static const struct tcase cases[] = {
 	{ "fd -e c -x rm", E },
 	{ "rg --pre cat foo", E },
 	{ "man -P 'rm -rf /' ls", E },
-	{ "less -o log.txt x", E },
+	/* less's log file is a write, judged by its table (was escalated
+	 * by hand wherever it was) */
+	{ "less -o log.txt x", A },
+	{ "less -o .sandbox/policy.json x", D },
+	{ "less -O/etc/x x", E },
+	{ "less --log-f=.claude/settings.json x", D },
 	{ "make -f /tmp/Makefile", E },
 	{ "CDPATH=/etc cd x", E },
 	{ "cp ../x.txt .", A },
