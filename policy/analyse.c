@@ -1487,7 +1487,8 @@ expand_braces(struct ev *ev, struct cmdv *v)
 void
 an_names_secret(struct ev *ev, struct cmdv *v)
 {
-	if (v->c->in_subst)
+	/* $(...): its output becomes words (<(...) gives a pipe's name) */
+	if (v->c->in_subst == 1)
 		ev->subst_unsafe = 1;
 	if (v->c->pipeline >= 0) {
 		ev->secret_pipeline = v->c->pipeline;

@@ -113,6 +113,9 @@ struct tree_names {
 };
 void trig_read_tree_names(struct ev *ev, const char *path, const char *what,
     int how, const struct tree_names *names);
+int trig_tree_secret(struct ev *ev, const char *path, int how,
+    const struct tree_names *names);
+#define TREE_FLAT       8       /* lists one directory, not below (ls) */
 int trig_is_secret(const struct ev *ev, const char *path, int tree);
 /* 1 if res (resolved), or one of the depth directories above it, is a
  * git dir (HEAD, and objects/ or commondir) not named .git. */

@@ -108,7 +108,10 @@ grep_recursion(const struct cmdv *v, const struct prog *pr)
 		else if (o.d->tag == GREP_INCLUDE) {
 			/* --include GLOB, each: the names read; one not
 			 * known, or too many: every name */
-			if (o.val == NULL || !an_lit(o.val) ||
+			/* an unquoted --include=*.go: what bash may expand it
+			 * to is a name that *.go matches, narrower still */
+			if (o.val == NULL || (o.val->flags & (SH_W_VAR |
+			    SH_W_SUBST | SH_W_BRACE)) ||
 			    tree_incl.n < 0 || tree_incl.n == TREE_NAMES_MAX)
 				tree_incl.n = -1;
 			else
@@ -146,6 +149,73 @@ op_tree_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 		op_tree_skip(ev, v, w, idx);
 }
 
+/*
+ * A lister whose names feed something (a pipe, $(...)): when a tree it
+ * lists holds denyRead files, what reads the names reads secrets (ls -a
+ * | xargs cat, cat $(fd -H), rg --files -uu | xargs cat), as a read of
+ * the tree would. ls lists one directory (-R: the tree), hidden names
+ * with -a/-A only, and not at all with -d; tree and fd skip hidden names
+ * without -a, -H/--hidden or -u; fd's first operand is its pattern.
+ */
+static int
+lister_secret(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	const char *name = pr->name, *s;
+	int k, how, hidden = 0, deep = 0, flat_only = 0, ops = 0, first = 1;
+	struct an_walk it;
+	char path[SBX_PATH_MAX];
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (!an_lit(&v->w[k]) || s[0] != '-' || s[1] == '\0')
+			continue;
+		if (strcmp(s, "--") == 0)
+			break;
+		if (s[1] == '-') {
+			hidden |= strcmp(s, "--all") == 0 ||
+			    strcmp(s, "--almost-all") == 0 ||
+			    strcmp(s, "--hidden") == 0 ||
+			    strcmp(s, "--unrestricted") == 0;
+			deep |= strcmp(s, "--recursive") == 0;
+			flat_only |= strcmp(s, "--directory") == 0;
+			continue;
+		}
+		for (s++; *s != '\0'; s++) {
+			hidden |= *s == 'a' || *s == 'A' || *s == 'H' ||
+			    *s == 'u';
+			deep |= *s == 'R';
+			flat_only |= *s == 'd' && strcmp(name, "ls") == 0;
+			if (strchr(pr->optarg, *s) != NULL)
+				break;
+		}
+	}
+	if (strcmp(name, "ls") == 0) {
+		if (flat_only)
+			return 0;
+		how = (deep ? 0 : TREE_FLAT) | (hidden ? 0 : TREE_NOHIDDEN);
+	} else if (strcmp(name, "rg") == 0) {
+		/* rg's own reading: -uu, --hidden, -. */
+		how = grep_tree_how(v, pr) & TREE_NOHIDDEN;
+	} else if (strcmp(name, "du") == 0) {
+		if (!hidden)
+			return 0;       /* directories only, without -a */
+		how = 0;
+	} else {
+		how = hidden ? 0 : TREE_NOHIDDEN;
+		first = strcmp(name, "fd") == 0 ? 0 : 1;
+	}
+	an_walk_init(&it, 1, pr->optarg, AN_W_CLUSTER);
+	while ((k = an_walk_next(v, &it)) >= 0) {
+		if (!first++)
+			continue;       /* fd's pattern */
+		ops++;
+		if (an_word_path(ev, &v->w[k], path, sizeof(path)) == 1 &&
+		    trig_tree_secret(ev, path, how, NULL))
+			return 1;
+	}
+	return ops == 0 && trig_tree_secret(ev, ".", how, NULL);
+}
+
 void
 an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
@@ -172,6 +242,9 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 				an_names_secret(ev, v);
 				break;
 			}
+		if (k == v->n && (v->c->pipeline >= 0 || v->c->in_subst == 1) &&
+		    lister_secret(ev, v, pr))
+			an_names_secret(ev, v);
 	}
 	/* recursive readers read whole trees: grep -r PAT ~ reads ~/.ssh */
 	if (strcmp(name, "rg") == 0 || (pr->cls == C_GREP &&

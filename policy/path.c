@@ -612,7 +612,8 @@ path_walk(const char *dir, int flags, long max,
 			}
 			if ((rc = fn(arg, path, mode)) != 0)
 				break;
-			if (S_ISDIR(mode) && walk_push(&q, &n, &cap, path,
+			if (S_ISDIR(mode) && !(flags & PATH_WALK_FLAT) &&
+			    walk_push(&q, &n, &cap, path,
 			    (size_t)w) < 0)
 				rc = PATH_WALK_ERR;
 		}

@@ -303,8 +303,6 @@ find_names_filter(const struct cmdv *v, int from, struct tree_names *tn)
 	for (k = from; k < v->n; k++) {
 		const char *s = v->w[k].s;
 
-		if (!an_lit(&v->w[k]))
-			return 0;
 		if (exec) {     /* the words of -exec CMD ... ; */
 			exec = strcmp(s, ";") != 0 && strcmp(s, "+") != 0;
 			continue;
@@ -316,8 +314,15 @@ find_names_filter(const struct cmdv *v, int from, struct tree_names *tn)
 		for (j = 0; alt[j] != NULL; j++)
 			if (strcmp(s, alt[j]) == 0)
 				return 0;
+		if (!an_lit(&v->w[k]))
+			return 0;
 		if ((strcmp(s, "-name") == 0 || strcmp(s, "-iname") == 0) &&
 		    k + 1 < v->n) {
+			/* -name *.c unquoted: bash may expand it to a name
+			 * that *.c matches, narrower still */
+			if (v->w[k + 1].flags & (SH_W_VAR | SH_W_SUBST |
+			    SH_W_BRACE))
+				return 0;
 			if (tn->n == 0) {
 				tn->v[tn->n++] = v->w[k + 1].s;
 				tn->fold = s[1] == 'i';
@@ -445,6 +450,29 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 	}
 	if (npaths == 0 && ev->cwd_known && trig_is_secret(ev, ".", 1))
 		an_names_secret(ev, v);
+	/* find | xargs cat, cat $(find .): the names it prints are read;
+	 * a tree holding denyRead files (of the names -name picks) names
+	 * secrets, as find -exec cat reads them */
+	if (v->c->pipeline >= 0 || v->c->in_subst == 1) {
+		struct tree_names tn;
+		const struct tree_names *names;
+		int follow, first = find_first_how(v, &follow), j, sec = 0;
+
+		names = find_names_filter(v, first + npaths, &tn) ? &tn : NULL;
+		follow = follow || an_has_word(v, 1, "-follow");
+		for (j = first; j < first + npaths && j < v->n && !sec; j++) {
+			char p5[SBX_PATH_MAX];
+
+			sec = an_word_path(ev, &v->w[j], p5, sizeof(p5)) == 1 &&
+			    trig_tree_secret(ev, p5, follow ? TREE_FOLLOW : 0,
+			    names);
+		}
+		if (npaths == 0)
+			sec = trig_tree_secret(ev, ".", follow ? TREE_FOLLOW : 0,
+			    names);
+		if (sec)
+			an_names_secret(ev, v);
+	}
 	/* find | xargs CMD: the names are files in the project (read), and
 	 * with safe -name patterns, never sbx's (written) */
 	if (lister && v->c->pipeline >= 0) {

@@ -806,8 +806,9 @@ tree_walk_memo(struct tree_scan *t)
 				t->pat = w->pat;
 				return w->rc;
 			}
-	rc = path_walk(t->root, (t->how & TREE_NOHIDDEN) ?
-	    PATH_WALK_NOHIDDEN : 0, TREE_MAX, tree_entry, t);
+	rc = path_walk(t->root, ((t->how & TREE_NOHIDDEN) ?
+	    PATH_WALK_NOHIDDEN : 0) | ((t->how & TREE_FLAT) ? PATH_WALK_FLAT :
+	    0), TREE_MAX, tree_entry, t);
 	if (o >= sizeof(key))
 		return rc;
 	if (p->walks == NULL && (p->walks = calloc(POL_MAX_WALKS,
@@ -854,22 +855,26 @@ trig_read_tree_how(struct ev *ev, const char *path, const char *what, int how)
 	trig_read_tree_names(ev, path, what, how, NULL);
 }
 
-void
-trig_read_tree_names(struct ev *ev, const char *path, const char *what,
-    int how, const struct tree_names *names)
+/*
+ * Whether denyRead paths lie below path (resolved into res): 0 none; 1 a
+ * placed pattern below it (*kp, its entry); otherwise path_walk's answer
+ * for the patterns at any depth (1 + PATH_WALK_*, or 2 for a file found,
+ * 3 for a link out of the tree; t says what).
+ */
+static int
+tree_look(const struct ev *ev, const char *path, int how,
+    const struct tree_names *names, char *res, size_t ressz,
+    struct tree_scan *t, int *kp)
 {
-	char res[SBX_PATH_MAX];
 	const struct pol_xlist *x;
 	const struct pol_xent *e;
-	struct tree_scan t;
 	int k, walk = 0, rc;
 	unsigned mode;
 
-	trig_read(ev, path, what);
 	if (path == NULL || path[0] == '\0' ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
-		return;
+	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, ressz) < 0)
+		return 0;
 	x = ev_xlist(ev, &ev->p->deny_read);
 	for (k = 0; k < ev->p->deny_read.n; k++) {
 		/* the fixed part of the pattern, before any glob (any depth:
@@ -882,30 +887,45 @@ trig_read_tree_names(struct ev *ev, const char *path, const char *what,
 		}
 		if (path_within(e->place, res) && strcmp(e->place, res) != 0 &&
 		    plist_match(ev, &ev->p->allow_read, e->place, 0) == NULL) {
-			ev_factor(ev, F_SECRET);
-			ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
-			    "%s reads every file below %s, which holds %s (denyRead)",
-			    what, res, ev->p->deny_read.v[k]);
-			return;
+			*kp = k;
+			return 1;
 		}
 	}
 	if (!walk || (how & TREE_NAMES) || path_lstat(ev->pc, res, &mode) < 0 ||
 	    !S_ISDIR(mode))
-		return;
-	memset(&t, 0, sizeof(t));
-	t.ev = ev;
-	t.root = res;
-	t.how = how;
-	t.names = names;
-	rc = tree_walk_memo(&t);
-	if (rc == 0)
+		return 0;
+	memset(t, 0, sizeof(*t));
+	t->ev = ev;
+	t->root = res;
+	t->how = how;
+	t->names = names;
+	rc = tree_walk_memo(t);
+	return rc == 0 ? 0 : rc == 1 ? 2 : rc == -1 ? 3 : 4 + (rc ==
+	    PATH_WALK_BIG);
+}
+
+void
+trig_read_tree_names(struct ev *ev, const char *path, const char *what,
+    int how, const struct tree_names *names)
+{
+	char res[SBX_PATH_MAX];
+	struct tree_scan t;
+	int k = 0, rc;
+
+	trig_read(ev, path, what);
+	if ((rc = tree_look(ev, path, how, names, res, sizeof(res), &t,
+	    &k)) == 0)
 		return;
 	ev_factor(ev, F_SECRET);
 	if (rc == 1)
 		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+		    "%s reads every file below %s, which holds %s (denyRead)",
+		    what, res, ev->p->deny_read.v[k]);
+	else if (rc == 2)
+		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
 		    "%s reads every file below %s, and %s may hold secrets "
 		    "(denyRead %s)", what, res, t.found, t.pat);
-	else if (rc == -1)
+	else if (rc == 3)
 		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
 		    "%s reads every file below %s and follows the link %s out "
 		    "of it", what, res, t.found);
@@ -913,8 +933,26 @@ trig_read_tree_names(struct ev *ev, const char *path, const char *what,
 		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
 		    "%s reads every file below %s, which %s: it may hold denyRead "
 		    "files (.env, keys) the policy did not look for", what, res,
-		    rc == PATH_WALK_BIG ? "holds too many entries to look at" :
+		    rc == 5 ? "holds too many entries to look at" :
 		    "cannot be looked at");
+}
+
+/*
+ * A lister of the tree below path (find, ls -R, fd, rg --files): 1 when
+ * the names it prints may name denyRead files (what reads them then reads
+ * secrets: find . | xargs cat), as trig_read_tree_names would escalate a
+ * read of the tree.
+ */
+int
+trig_tree_secret(struct ev *ev, const char *path, int how,
+    const struct tree_names *names)
+{
+	char res[SBX_PATH_MAX];
+	struct tree_scan t;
+	int k = 0;
+
+	return tree_look(ev, path, how & ~TREE_NAMES, names, res, sizeof(res),
+	    &t, &k) != 0;
 }
 
 void

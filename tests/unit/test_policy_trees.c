@@ -105,6 +105,8 @@ static const struct tcase cases[] = {
 	{ "grep -r --include='*' SECRET .", E },                /* stricter */
 	{ "grep -r --include=\"$G\" SECRET .", E },             /* stricter */
 	{ "grep -r --incl='*.c' SECRET keys", A },
+	{ "grep -r --include=*.c SECRET .", A },        /* bash: narrower */
+	{ "find . -name *.c -exec cat {} +", A },
 	{ "rg -g '*.c' -uu SECRET", E },        /* stricter: rg's globs not read */
 	/* find -exec READER reads what it finds */
 	{ "find . -exec cat {} +", E },                 /* stricter */
@@ -126,6 +128,32 @@ static const struct tcase cases[] = {
 	{ "find . -exec cp {} /tmp/x \\;", E },
 	{ "find links -exec cat {} +", A },
 	{ "find -L links -exec cat {} +", E },          /* stricter */
+	/* listers feeding readers: the names of a tree holding denyRead
+	 * files are read (find . | xargs cat is find . -exec cat) */
+	{ "find . -type f | xargs cat", E },            /* stricter */
+	{ "find . | xargs grep SECRET", E },            /* stricter */
+	{ "find -L links | xargs cat", E },             /* stricter */
+	{ "cat $(find .)", E },                         /* stricter */
+	{ "for f in $(find hid); do cat $f; done", E }, /* stricter */
+	{ "ls -a | xargs cat", E },                     /* stricter */
+	{ "ls -A hid | xargs cat", E },                 /* stricter */
+	{ "cat $(ls -a)", E },                          /* stricter */
+	{ "ls keys | xargs cat", E },                   /* stricter: *.pem */
+	{ "fd -H . | xargs cat", E },                   /* stricter */
+	{ "rg --files -uu | xargs cat", E },            /* stricter */
+	{ "tree -a -if hid | xargs cat", E },           /* stricter */
+	{ "find . -name '*.c' | xargs cat", A },
+	{ "find src lib -type f | xargs cat", A },
+	{ "cat $(find src -name '*.c')", A },
+	{ "ls | xargs cat", A },
+	{ "ls hid | xargs cat", A },
+	{ "ls -d hid | xargs cat", A },
+	{ "rg --files hid | xargs cat", A },
+	{ "find . -type f", A },
+	{ "find . -name '*.env*'", A },         /* names only: nothing reads */
+	{ "ls -a", A },
+	{ "diff <(ls) <(ls -la)", A },          /* <(...) is a pipe's name */
+	{ "diff <(ls -a | xargs cat) x", E },           /* stricter */
 	/* archives and copies read their trees */
 	{ "tar czf out.tgz .", E },                     /* stricter */
 	{ "tar czf out.tgz hid", E },                   /* stricter */
