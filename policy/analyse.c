@@ -148,7 +148,7 @@ static const char *const bad_prefixes[] = {
 	"PKG_CONFIG", "MESON", "NINJA", "CCACHE_", "DISTCC_", "HOMEBREW_",
 	"DOCKER_", "BUILDKIT_", "COMPOSE_", "KUBE", "HELM_", "AWS_", "AZURE_",
 	"GOOGLE_", "CLOUDSDK_", "TF_", "VAULT_", "ANSIBLE_", "RSYNC_", "MANROFF",
-	"GROFF_", "LESS", "SUDO_", NULL,
+	"GROFF_", "LESS", "SUDO_", "RIPGREP_", "BAT_", NULL,
 };
 
 /* Harmless names under a bad prefix, and harmless values of pagers. */

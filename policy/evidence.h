@@ -108,14 +108,19 @@ void trig_read_tree_how(struct ev *ev, const char *path, const char *what,
 #define TREE_NAMES_MAX  16
 struct tree_names {
 	const char *v[TREE_NAMES_MAX];
-	int n;
+	int n;                  /* 0: every name */
 	int fold;               /* -iname: any case */
+	const char *skip[TREE_NAMES_MAX];       /* directories not entered
+	                                           (grep --exclude-dir) */
+	int nskip;
 };
 void trig_read_tree_names(struct ev *ev, const char *path, const char *what,
     int how, const struct tree_names *names);
 int trig_tree_secret(struct ev *ev, const char *path, int how,
     const struct tree_names *names);
 #define TREE_FLAT       8       /* lists one directory, not below (ls) */
+#define TREE_GITIGNORE  16      /* skips what a git root's .gitignore
+                                   names (rg without -u, -g) */
 int trig_is_secret(const struct ev *ev, const char *path, int tree);
 /* 1 if res (resolved), or one of the depth directories above it, is a
  * git dir (HEAD, and objects/ or commondir) not named .git. */

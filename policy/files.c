@@ -18,7 +18,20 @@
 #include <string.h>
 
 static int tree_ops, tree_how;
-static struct tree_names tree_incl;     /* grep --include: n 0, none */
+static struct tree_names tree_incl;     /* grep --include: n 0, none;
+                                           -1, every name */
+
+/* What grep's --include and --exclude-dir narrow, or NULL. */
+static const struct tree_names *
+tree_filter(void)
+{
+	static struct tree_names f;
+
+	f = tree_incl;
+	if (f.n < 0)
+		f.n = 0;        /* every name */
+	return f.n > 0 || f.nskip > 0 ? &f : NULL;
+}
 
 static void
 op_tree_skip(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
@@ -26,22 +39,23 @@ op_tree_skip(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 	if (idx < 0)
 		return;
 	tree_ops++;
-	an_read_tree_names(ev, v, w, tree_how, tree_incl.n > 0 ? &tree_incl :
-	    NULL);
+	an_read_tree_names(ev, v, w, tree_how, tree_filter());
 }
 
 /*
  * How a recursive grep or rg reads its trees (TREE_*): grep -r reads
  * hidden files and does not follow links met inside, -R does; rg skips
- * hidden names unless --hidden, -. or -uu (two u's in any form), follows
- * links with -L/--follow, and with --files only lists names. Counted over
+ * hidden names unless --hidden, -. or -uu (two u's in any form), the
+ * directories .gitignore names unless -u, --no-ignore* or a glob (-g,
+ * which overrides it), follows links with -L/--follow, and with --files
+ * only lists names. Counted over
  * every option word, values included: a value that looks like one of
  * these only makes the reading stricter.
  */
 static int
 grep_tree_how(const struct cmdv *v, const struct prog *pr)
 {
-	int k, u = 0, hidden = 0, follow = 0, names = 0, rg;
+	int k, u = 0, hidden = 0, follow = 0, names = 0, rg, noign = 0;
 	const char *s;
 
 	rg = strcmp(pr->name, "rg") == 0;
@@ -57,10 +71,15 @@ grep_tree_how(const struct cmdv *v, const struct prog *pr)
 			follow |= strcmp(s, "--follow") == 0 ||
 			    strcmp(s, "--dereference-recursive") == 0;
 			names |= strcmp(s, "--files") == 0;
+			/* ignore files off, or globs (they override them) */
+			noign |= strncmp(s, "--no-ignore", 11) == 0 ||
+			    strncmp(s, "--glob", 6) == 0 ||
+			    strncmp(s, "--iglob", 7) == 0;
 			continue;
 		}
 		for (s++; *s != '\0'; s++) {
 			u += *s == 'u';
+			noign |= *s == 'g';
 			hidden |= *s == '.';
 			follow |= rg ? *s == 'L' : *s == 'R';
 			if (strchr(pr->optarg, *s) != NULL)
@@ -70,6 +89,7 @@ grep_tree_how(const struct cmdv *v, const struct prog *pr)
 	if (!rg)
 		return follow ? TREE_FOLLOW : 0;
 	return (hidden || u >= 2 ? 0 : TREE_NOHIDDEN) |
+	    (noign || u > 0 ? 0 : TREE_GITIGNORE) |
 	    (follow ? TREE_FOLLOW : 0) | (names ? TREE_NAMES : 0);
 }
 
@@ -116,6 +136,13 @@ grep_recursion(const struct cmdv *v, const struct prog *pr)
 				tree_incl.n = -1;
 			else
 				tree_incl.v[tree_incl.n++] = o.val->s;
+		} else if (o.d->tag == GREP_EXCLDIR) {
+			/* --exclude-dir GLOB: quoted only (bash could expand
+			 * an unquoted glob to one name: grep would skip less
+			 * than the look would); too many: ignored */
+			if (o.val != NULL && an_lit(o.val) &&
+			    tree_incl.nskip < TREE_NAMES_MAX)
+				tree_incl.skip[tree_incl.nskip++] = o.val->s;
 		} else if (o.d->tag == GREP_DIRS && (o.val == NULL ||
 		    !an_lit(o.val) || ((n = strlen(o.val->s)) >= 3 &&
 		    strncmp(o.val->s, "recurse", n) == 0)))
@@ -195,7 +222,7 @@ lister_secret(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		how = (deep ? 0 : TREE_FLAT) | (hidden ? 0 : TREE_NOHIDDEN);
 	} else if (strcmp(name, "rg") == 0) {
 		/* rg's own reading: -uu, --hidden, -. */
-		how = grep_tree_how(v, pr) & TREE_NOHIDDEN;
+		how = grep_tree_how(v, pr) & (TREE_NOHIDDEN | TREE_GITIGNORE);
 	} else if (strcmp(name, "du") == 0) {
 		if (!hidden)
 			return 0;       /* directories only, without -a */
@@ -260,7 +287,7 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		if (tree_ops == 0 && !v->extra && !(strcmp(name, "rg") == 0 &&
 		    rg_reads_stdin(v)))
 			trig_read_tree_names(ev, ".", name, tree_how,
-			    tree_incl.n > 0 ? &tree_incl : NULL);
+			    tree_filter());
 	}
 
 	an_operands(ev, v, 1, pr->optarg, pr->cls == C_GREP &&

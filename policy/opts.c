@@ -180,6 +180,7 @@ static const struct optdef o_grep[] = {
 	{ NULL, "-R", OK_FLAG, GREP_FOLLOW },
 	{ NULL, "-d", OK_VAL, GREP_DIRS },
 	{ NULL, "-r", OK_FLAG, GREP_REC },
+	{ NULL, "--exclude-dir", OK_VAL, GREP_EXCLDIR },
 	{ NULL, "--exclude-from", OK_READ, 0 },
 	{ NULL, "--file", OK_READ, 0 },
 	{ NULL, "--include", OK_VAL, GREP_INCLUDE },

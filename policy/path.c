@@ -610,7 +610,11 @@ path_walk(const char *dir, int flags, long max,
 				}
 				mode = st.st_mode;
 			}
-			if ((rc = fn(arg, path, mode)) != 0)
+			if ((rc = fn(arg, path, mode)) == PATH_WALK_PRUNE) {
+				rc = 0;
+				continue;
+			}
+			if (rc != 0)
 				break;
 			if (S_ISDIR(mode) && !(flags & PATH_WALK_FLAT) &&
 			    walk_push(&q, &n, &cap, path,

@@ -89,7 +89,8 @@ int path_match_bounded(size_t patlen, int deep, size_t pathlen,
 /*
  * Walks the tree below dir (dir itself is not given) without following
  * symlinks, calling fn(arg, path, lstat mode) for every entry; stops at
- * fn's first non-zero answer and returns it. PATH_WALK_NOHIDDEN skips
+ * fn's first non-zero answer and returns it, but PATH_WALK_PRUNE, which
+ * only says not to enter that directory. PATH_WALK_NOHIDDEN skips
  * (and does not enter) entries whose name starts with "."; PATH_WALK_FLAT
  * gives the entries of dir only. Returns
  * PATH_WALK_BIG past max entries and PATH_WALK_ERR when a directory
@@ -101,6 +102,7 @@ int path_match_bounded(size_t patlen, int deep, size_t pathlen,
  */
 #define PATH_WALK_NOHIDDEN 1
 #define PATH_WALK_FLAT  2       /* the entries of dir only */
+#define PATH_WALK_PRUNE 4       /* from fn: do not enter this directory */
 #define PATH_WALK_BIG   (-2)
 #define PATH_WALK_ERR   (-3)
 int path_walk(const char *dir, int flags, long max,

@@ -18,6 +18,8 @@
 #include "policy/evidence.h"
 
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <ctype.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -711,7 +713,15 @@ tree_entry(void *arg, const char *path, unsigned mode)
 	unsigned tm;
 	int k;
 
-	if (t->names != NULL) {
+	if (t->names != NULL && S_ISDIR(mode)) {
+		const char *base = strrchr(path, '/');
+
+		base = base != NULL ? base + 1 : path;
+		for (k = 0; k < t->names->nskip; k++)
+			if (fnmatch(t->names->skip[k], base, 0) == 0)
+				return PATH_WALK_PRUNE;
+	}
+	if (t->names != NULL && t->names->n > 0) {
 		/* only files with these names are read (what is below a
 		 * directory is looked at on its own) */
 		const char *base = strrchr(path, '/');
@@ -797,6 +807,12 @@ tree_walk_memo(struct tree_scan *t)
 		    t->names->v[k]);
 		o += n < 0 ? sizeof(key) : (size_t)n;
 	}
+	for (k = 0; t->names != NULL && k < t->names->nskip &&
+	    o < sizeof(key); k++) {
+		n = snprintf(key + o, sizeof(key) - o, "%c%s", '\0' + 2,
+		    t->names->skip[k]);
+		o += n < 0 ? sizeof(key) : (size_t)n;
+	}
 	if (o < sizeof(key))
 		for (k = 0; p->walks != NULL && k < p->nwalks; k++)
 			if (strcmp(p->walks[k].key, key) == 0) {
@@ -856,6 +872,61 @@ trig_read_tree_how(struct ev *ev, const char *path, const char *what, int how)
 }
 
 /*
+ * rg skips what .gitignore names (in a git repository: DIR/.git is
+ * there). From DIR/.gitignore, the lines that name a directory at any
+ * depth by a plain name ("node_modules", "target/"): rg does not enter
+ * those, and nothing below an ignored directory can be re-included. A
+ * file with a negation ("!x"), or larger than 64 KiB, gives nothing;
+ * lines with globs, slashes inside or escapes are left out (the look
+ * then reads more than rg). names: its skip list, filled from buf.
+ */
+static void
+gitignore_skips(const char *dir, struct tree_names *tn, char *buf,
+    size_t bufsz)
+{
+	char path[SBX_PATH_MAX];
+	struct stat st;
+	char *line, *next, *e;
+	ssize_t n;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/.git", dir) >= (int)sizeof(path) ||
+	    lstat(path, &st) < 0)
+		return;
+	if (snprintf(path, sizeof(path), "%s/.gitignore", dir) >=
+	    (int)sizeof(path) ||
+	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (size_t)st.st_size >= bufsz ||
+	    (n = read(fd, buf, bufsz - 1)) < 0 || n != st.st_size) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (buf[0] == '!' || strstr(buf, "\n!") != NULL)
+		return;         /* a negation: not read */
+	for (line = buf; line != NULL && tn->nskip < TREE_NAMES_MAX;
+	    line = next) {
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		e = line + strlen(line);
+		if (e > line && e[-1] == '\r')
+			*--e = '\0';
+		if (e > line && e[-1] == '/')
+			*--e = '\0';
+		if (line[0] == '\0' || strcmp(line, ".") == 0 ||
+		    strcmp(line, "..") == 0 || strspn(line, "abcdefghijklmnop"
+		    "qrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+		    strlen(line))
+			continue;
+		tn->skip[tn->nskip++] = line;
+	}
+}
+
+/*
  * Whether denyRead paths lie below path (resolved into res): 0 none; 1 a
  * placed pattern below it (*kp, its entry); otherwise path_walk's answer
  * for the patterns at any depth (1 + PATH_WALK_*, or 2 for a file found,
@@ -899,6 +970,24 @@ tree_look(const struct ev *ev, const char *path, int how,
 	t->root = res;
 	t->how = how;
 	t->names = names;
+	if (how & TREE_GITIGNORE) {
+		struct tree_names gi;
+		char *buf = malloc(65536);
+
+		if (names != NULL)
+			gi = *names;
+		else
+			memset(&gi, 0, sizeof(gi));
+		if (buf != NULL)
+			gitignore_skips(res, &gi, buf, 65536);
+		if (buf != NULL && gi.nskip > (names != NULL ? names->nskip : 0))
+			t->names = &gi;
+		rc = tree_walk_memo(t);
+		free(buf);
+		t->names = names;
+		return rc == 0 ? 0 : rc == 1 ? 2 : rc == -1 ? 3 : 4 + (rc ==
+		    PATH_WALK_BIG);
+	}
 	rc = tree_walk_memo(t);
 	return rc == 0 ? 0 : rc == 1 ? 2 : rc == -1 ? 3 : 4 + (rc ==
 	    PATH_WALK_BIG);

@@ -12,7 +12,6 @@
  * policy cannot see": tree walkers inside the project).
  */
 #include "policy/policy.h"
-#include "policy/evidence.h"
 #include "tests/tap.h"
 
 #include <fcntl.h>
@@ -23,9 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef TREE_MAX
-#define TREE_MAX 10000L         /* (built on main, for the record) */
-#endif
+/* the entries the analyser looks at, at most (TREE_MAX, internal to
+ * policy/: policy/evidence.h) */
+#define TREE_MAX 10000L
 
 #define A POLICY_ALLOW
 #define E POLICY_ESCALATE
@@ -91,6 +90,11 @@ static const struct tcase cases[] = {
 	{ "rg SECRET keys", E },                        /* stricter: not hidden */
 	{ "rg SECRET", E },                             /* stricter: keys/ */
 	{ "rg SECRET src lib", A },
+	/* a config file of the line's choosing: --pre=CMD, --hidden */
+	{ "RIPGREP_CONFIG_PATH=x.cfg rg SECRET src", E },       /* stricter */
+	{ "env RIPGREP_CONFIG_PATH=x.cfg rg SECRET src", E },   /* stricter */
+	{ "export RIPGREP_CONFIG_PATH=x.cfg; rg x src", E },    /* stricter */
+	{ "BAT_PAGER='sh -c id' bat src/a.c", E },              /* stricter */
 	{ "rg --hidden SECRET src", A },
 	{ "rg -L SECRET links", E },                    /* stricter */
 	{ "rg SECRET links", A },
@@ -108,6 +112,23 @@ static const struct tcase cases[] = {
 	{ "grep -r --include=*.c SECRET .", A },        /* bash: narrower */
 	{ "find . -name *.c -exec cat {} +", A },
 	{ "rg -g '*.c' -uu SECRET", E },        /* stricter: rg's globs not read */
+	/* what the walker skips: grep --exclude-dir (quoted), rg what a git
+	 * root's .gitignore names (mods/: node_modules/ holds a key) */
+	{ "grep -r SECRET mods", E },                   /* stricter */
+	{ "grep -r --exclude-dir=node_modules SECRET mods", A },
+	{ "grep -r --exclude-dir node_modules SECRET mods", A },
+	{ "grep -r --exclude-dir='node_*' SECRET mods", A },
+	{ "grep -r --exclude-dir=node_* SECRET mods", E },      /* stricter */
+	{ "grep -r --exclude-dir=src SECRET mods", E },         /* stricter */
+	{ "rg SECRET mods", A },
+	{ "rg -u SECRET mods", E },                     /* stricter */
+	{ "rg --no-ignore SECRET mods", E },            /* stricter */
+	{ "rg --no-ignore-vcs SECRET mods", E },        /* stricter */
+	{ "rg -g '*.c' SECRET mods", E },               /* stricter */
+	{ "rg --glob='*.c' SECRET mods", E },           /* stricter */
+	{ "rg SECRET neg", E },                 /* stricter: a negation */
+	{ "rg --files mods | xargs cat", A },
+	{ "rg --files -u mods | xargs cat", E },        /* stricter */
 	/* find -exec READER reads what it finds */
 	{ "find . -exec cat {} +", E },                 /* stricter */
 	{ "find . -type f -exec cat {} \\;", E },       /* stricter */
@@ -265,13 +286,44 @@ main(void)
 	snprintf(cfg, sizeof(cfg), "%s/home/.config/sbx", base);
 	bad |= mkdir(folder, 0700) | mkdir(home, 0700);
 	bad |= touch(folder, ".env");
-	bad |= sub(d, sizeof(d), folder, "src") | touch(d, "a.c");
-	bad |= sub(d, sizeof(d), folder, "lib") | touch(d, "b.c");
-	bad |= sub(d, sizeof(d), folder, "keys") | touch(d, "server.pem");
-	bad |= sub(d, sizeof(d), folder, "hid") | touch(d, ".npmrc") |
-	    touch(d, "x.txt");
-	bad |= sub(d, sizeof(d), home, ".ssh") | touch(d, "id_rsa");
-	bad |= sub(d, sizeof(d), base, "outside") | touch(d, "o.txt");
+	bad |= sub(d, sizeof(d), folder, "src");
+	bad |= touch(d, "a.c");
+	bad |= sub(d, sizeof(d), folder, "lib");
+	bad |= touch(d, "b.c");
+	bad |= sub(d, sizeof(d), folder, "keys");
+	bad |= touch(d, "server.pem");
+	bad |= sub(d, sizeof(d), folder, "hid");
+	bad |= touch(d, ".npmrc");
+	bad |= touch(d, "x.txt");
+	bad |= sub(d, sizeof(d), home, ".ssh");
+	bad |= touch(d, "id_rsa");
+	bad |= sub(d, sizeof(d), base, "outside");
+	bad |= touch(d, "o.txt");
+	bad |= sub(d, sizeof(d), folder, "mods");
+	bad |= sub(t, sizeof(t), d, ".git");
+	bad |= sub(t, sizeof(t), d, "src");
+	bad |= touch(t, "m.c");
+	bad |= sub(t, sizeof(t), d, "node_modules");
+	bad |= sub(first, sizeof(first), t, "pkg");
+	bad |= touch(first, "server.key");
+	bad |= sub(d, sizeof(d), folder, "neg");
+	bad |= sub(t, sizeof(t), d, ".git");
+	bad |= sub(t, sizeof(t), d, "node_modules");
+	bad |= touch(t, "k.pem");
+	{
+		static const char gi[] = "# deps\nnode_modules/\n*.log\n";
+		static const char gneg[] = "node_modules\n!node_modules/x\n";
+		FILE *f;
+
+		snprintf(t, sizeof(t), "%s/mods/.gitignore", folder);
+		if ((f = fopen(t, "w")) == NULL || fputs(gi, f) < 0 ||
+		    fclose(f) != 0)
+			bad = 1;
+		snprintf(t, sizeof(t), "%s/neg/.gitignore", folder);
+		if ((f = fopen(t, "w")) == NULL || fputs(gneg, f) < 0 ||
+		    fclose(f) != 0)
+			bad = 1;
+	}
 	bad |= sub(d, sizeof(d), folder, "links");
 	snprintf(t, sizeof(t), "%s/.ssh/id_rsa", home);
 	snprintf(first, sizeof(first), "%s/key", d);
@@ -280,7 +332,8 @@ main(void)
 	snprintf(first, sizeof(first), "%s/dir", d);
 	bad |= symlink(t, first);
 	/* big/: more entries than TREE_MAX, as hard links of one file */
-	bad |= sub(d, sizeof(d), base, "big") | touch(d, "f0");
+	bad |= sub(d, sizeof(d), base, "big");
+	bad |= touch(d, "f0");
 	snprintf(first, sizeof(first), "%s/f0", d);
 	for (k = 1; k <= TREE_MAX && !bad; k++) {
 		snprintf(t, sizeof(t), "%s/f%ld", d, k);
