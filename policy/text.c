@@ -286,18 +286,17 @@ find_exec_names(struct cmdv *v, struct cmdv *in, int npaths,
 }
 
 /*
- * The names a find's expression picks, when it is a plain conjunction
- * (no -o, -or, ",", "!", -not, parentheses): its -name/-iname patterns
- * (a file must match them all; any one is kept here, which reads more).
- * 0 when the expression does not narrow the names this way.
+ * The names a find's expression picks, when it is a plain conjunction:
+ * its -name/-iname patterns (a file must match them all; one is kept
+ * here, which reads more). A primary of find_primaries[] that unnames
+ * (-o, !, -not, ",", -lname ...) outside the words of -exec gives 0, as
+ * does an expression that does not narrow the names this way.
  */
 static int
 find_names_filter(const struct cmdv *v, int from, struct tree_names *tn)
 {
-	static const char *const alt[] = {
-		"-o", "-or", ",", "!", "-not", "(", ")", NULL,
-	};
-	int k, j, exec = 0;
+	const struct find_primary *fp;
+	int k, exec = 0;
 
 	memset(tn, 0, sizeof(*tn));
 	for (k = from; k < v->n; k++) {
@@ -307,15 +306,15 @@ find_names_filter(const struct cmdv *v, int from, struct tree_names *tn)
 			exec = strcmp(s, ";") != 0 && strcmp(s, "+") != 0;
 			continue;
 		}
-		if (strncmp(s, "-exec", 5) == 0 || strncmp(s, "-ok", 3) == 0) {
+		if (!an_lit(&v->w[k]))
+			return 0;
+		fp = find_primary(s);
+		if (fp != NULL && (fp->fl & FP_UNNAMES))
+			return 0;
+		if (fp != NULL && (fp->act == FA_EXEC || fp->act == FA_ASK)) {
 			exec = 1;
 			continue;
 		}
-		for (j = 0; alt[j] != NULL; j++)
-			if (strcmp(s, alt[j]) == 0)
-				return 0;
-		if (!an_lit(&v->w[k]))
-			return 0;
 		if ((strcmp(s, "-name") == 0 || strcmp(s, "-iname") == 0) &&
 		    k + 1 < v->n) {
 			/* -name *.c unquoted: bash may expand it to a name

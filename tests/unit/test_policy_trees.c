@@ -141,6 +141,9 @@ static const struct tcase cases[] = {
 	{ "find . -iname '.ENV' -exec cat {} +", E },   /* stricter */
 	{ "find . -name '*.c' -o -name '*' -exec cat {} +", E },  /* stricter */
 	{ "find . ! -name '*.c' -exec cat {} +", E },   /* stricter */
+	{ "find . -not -name '*.c' -exec cat {} +", E },        /* stricter */
+	{ "find . -name '*.c' , -exec cat {} +", E },   /* stricter */
+	{ "find . \\( -name '*.c' \\) -exec cat {} +", A },
 	{ "find . -exec echo {} +", A },        /* names only */
 	{ "find . -exec ls -l {} +", A },
 	{ "find ~ -exec ls {} +", E },          /* ~/.ssh: as a lister */
