@@ -1496,6 +1496,27 @@ an_names_secret(struct ev *ev, struct cmdv *v)
 	}
 }
 
+/*
+ * 1 when what v prints goes on to a later stage of its pipeline (find .
+ * | xargs cat, (find .; ls) | cat) or becomes words ($(...)): the names
+ * a lister prints may then be read.
+ */
+int
+an_output_used(const struct cmdv *v)
+{
+	int k;
+
+	if (v->c->in_subst == 1 || v->sp == NULL)
+		return 1;
+	if (v->c->pipeline < 0)
+		return 0;
+	for (k = 0; k < v->sp->ncmds; k++)
+		if (v->sp->cmds[k].pipeline == v->c->pipeline &&
+		    v->sp->cmds[k].stage > v->c->stage)
+			return 1;
+	return 0;
+}
+
 /* echo and printf: a word that names a secret is printed. */
 void
 an_echo_names(struct ev *ev, struct cmdv *v)

@@ -215,6 +215,7 @@ void an_check_var_name(struct ev *ev, const char *name, const char *val,
     const char *how);
 void an_check_code_text(struct ev *ev, const char *s);
 void an_names_secret(struct ev *ev, struct cmdv *v);
+int an_output_used(const struct cmdv *v);
 void an_echo_names(struct ev *ev, struct cmdv *v);
 void an_arith_text(struct ev *ev, const char *t);
 void an_arith_word(struct ev *ev, const struct sh_word *w);

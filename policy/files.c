@@ -269,8 +269,7 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 				an_names_secret(ev, v);
 				break;
 			}
-		if (k == v->n && (v->c->pipeline >= 0 || v->c->in_subst == 1) &&
-		    lister_secret(ev, v, pr))
+		if (k == v->n && an_output_used(v) && lister_secret(ev, v, pr))
 			an_names_secret(ev, v);
 	}
 	/* recursive readers read whole trees: grep -r PAT ~ reads ~/.ssh */

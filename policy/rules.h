@@ -103,7 +103,7 @@ struct policy {
 
 /* A tree walked for a tree reader (grep -r), and what was found: asked
  * once while a policy lives, like lstat (a policy serves one call). */
-#define POL_MAX_WALKS   8
+#define POL_MAX_WALKS   32
 struct pol_walk {
 	char *key;                      /* the root, how and the names */
 	int rc;                         /* path_walk's answer */

@@ -452,7 +452,7 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 	/* find | xargs cat, cat $(find .): the names it prints are read;
 	 * a tree holding denyRead files (of the names -name picks) names
 	 * secrets, as find -exec cat reads them */
-	if (v->c->pipeline >= 0 || v->c->in_subst == 1) {
+	if (an_output_used(v)) {
 		struct tree_names tn;
 		const struct tree_names *names;
 		int follow, first = find_first_how(v, &follow), j, sec = 0;

@@ -777,6 +777,36 @@ pol_walks_free(struct policy *p)
 	p->nwalks = 0;
 }
 
+static void gitignore_skips(const char *dir, struct tree_names *tn,
+    char *buf, size_t bufsz);
+
+/* path_walk for t, skipping what .gitignore names (TREE_GITIGNORE) */
+static int
+tree_walk_gi(struct tree_scan *t)
+{
+	const struct tree_names *names = t->names;
+	struct tree_names gi;
+	char *buf = NULL;
+	int rc;
+
+	if (t->how & TREE_GITIGNORE) {
+		if (names != NULL)
+			gi = *names;
+		else
+			memset(&gi, 0, sizeof(gi));
+		if ((buf = malloc(65536)) != NULL)
+			gitignore_skips(t->root, &gi, buf, 65536);
+		if (buf != NULL && gi.nskip > (names != NULL ? names->nskip : 0))
+			t->names = &gi;
+	}
+	rc = path_walk(t->root, ((t->how & TREE_NOHIDDEN) ?
+	    PATH_WALK_NOHIDDEN : 0) | ((t->how & TREE_FLAT) ? PATH_WALK_FLAT :
+	    0), TREE_MAX, tree_entry, t);
+	t->names = names;
+	free(buf);
+	return rc;
+}
+
 void
 policy_forget_fs(const struct policy *cp)
 {
@@ -822,9 +852,7 @@ tree_walk_memo(struct tree_scan *t)
 				t->pat = w->pat;
 				return w->rc;
 			}
-	rc = path_walk(t->root, ((t->how & TREE_NOHIDDEN) ?
-	    PATH_WALK_NOHIDDEN : 0) | ((t->how & TREE_FLAT) ? PATH_WALK_FLAT :
-	    0), TREE_MAX, tree_entry, t);
+	rc = tree_walk_gi(t);
 	if (o >= sizeof(key))
 		return rc;
 	if (p->walks == NULL && (p->walks = calloc(POL_MAX_WALKS,
@@ -970,24 +998,6 @@ tree_look(const struct ev *ev, const char *path, int how,
 	t->root = res;
 	t->how = how;
 	t->names = names;
-	if (how & TREE_GITIGNORE) {
-		struct tree_names gi;
-		char *buf = malloc(65536);
-
-		if (names != NULL)
-			gi = *names;
-		else
-			memset(&gi, 0, sizeof(gi));
-		if (buf != NULL)
-			gitignore_skips(res, &gi, buf, 65536);
-		if (buf != NULL && gi.nskip > (names != NULL ? names->nskip : 0))
-			t->names = &gi;
-		rc = tree_walk_memo(t);
-		free(buf);
-		t->names = names;
-		return rc == 0 ? 0 : rc == 1 ? 2 : rc == -1 ? 3 : 4 + (rc ==
-		    PATH_WALK_BIG);
-	}
 	rc = tree_walk_memo(t);
 	return rc == 0 ? 0 : rc == 1 ? 2 : rc == -1 ? 3 : 4 + (rc ==
 	    PATH_WALK_BIG);
