@@ -754,12 +754,14 @@ tree_entry(void *arg, const char *path, unsigned mode)
 			return -1;      /* a tree outside: not walked here */
 		}
 	}
-	if (plist_match(ev, &ev->p->allow_read, path, 0) != NULL)
-		return 0;
-	if ((t->pat = plist_match(ev, &ev->p->deny_read, path, 1)) != NULL) {
+	/* denyRead first: most entries match none, and allowRead is asked
+	 * only of those that do */
+	if ((t->pat = plist_match(ev, &ev->p->deny_read, path, 1)) != NULL &&
+	    plist_match(ev, &ev->p->allow_read, path, 0) == NULL) {
 		snprintf(t->found, sizeof(t->found), "%s", path);
 		return 1;
 	}
+	t->pat = NULL;
 	return 0;
 }
 
