@@ -925,7 +925,8 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 	 * project feeds the pipe (find . -name '*.c' | xargs grep x) */
 	in.extra = 2;
 	if (v->c->pipe_in && v->c->pipeline >= 0 &&
-	    ev->secret_pipeline == v->c->pipeline && ev->secret_parse == v->pid)
+	    (ev->secret_pipeline == v->c->pipeline ||
+	    ev->secret_out == v->c->pipeline) && ev->secret_parse == v->pid)
 		in.extra = 1;
 	else if (v->c->pipe_in && v->c->pipeline >= 0 &&
 	    ev->list_pipeline == v->c->pipeline && ev->list_parse == v->pid &&
@@ -1404,6 +1405,11 @@ eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
 	v.sp = sp;
 	v.pid = pid;
 	v.extra = 0;
+	/* ( (find .) | sort) | xargs cat: a stage fed with secrets' names
+	 * passes them on into the pipe its list's output goes to */
+	if (c->out_pipeline >= 0 && ev->secret_parse == pid && c->pipeline >= 0 &&
+	    (c->pipeline == ev->secret_pipeline || c->pipeline == ev->secret_out))
+		ev->secret_out = c->out_pipeline;
 	expand_braces(ev, &v);
 	if (c->in_subst && !count_producer(&v))
 		ev->subst_nonnum = 1;
@@ -1490,6 +1496,7 @@ an_names_secret(struct ev *ev, struct cmdv *v)
 	/* $(...): its output becomes words (<(...) gives a pipe's name) */
 	if (v->c->in_subst == 1)
 		ev->subst_unsafe = 1;
+	ev->secret_out = v->c->out_pipeline;
 	if (v->c->pipeline >= 0) {
 		ev->secret_pipeline = v->c->pipeline;
 		ev->secret_parse = v->pid;
@@ -1506,7 +1513,7 @@ an_output_used(const struct cmdv *v)
 {
 	int k;
 
-	if (v->c->in_subst == 1 || v->sp == NULL)
+	if (v->c->in_subst == 1 || v->sp == NULL || v->c->out_pipeline >= 0)
 		return 1;
 	if (v->c->pipeline < 0)
 		return 0;

@@ -144,6 +144,15 @@ an_cls_shell(struct ev *ev, struct cmdv *v)
 			    v->w[0].s);
 			return;
 		}
+		/* xargs sh -c 'cat "$0"' after a stage that names secrets:
+		 * the names become $0, $1 ... of the code */
+		if (v->extra == 1) {
+			ev_factor(ev, F_SECRET);
+			ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+			    "%s -c gets names from its input as $0, $1 ..., and "
+			    "an earlier stage of the pipe names secrets", v->w[0].s);
+			return;
+		}
 		/* sh -c 'cat "$1"' _ ~/.ssh/id_rsa: the words after the string
 		 * are $0, $1 ... of the code: read as the code may read them */
 		{

@@ -260,6 +260,7 @@ new_cmd(struct sc *sc, enum sh_cmd_kind kind)
 	c->kind = kind;
 	c->conn = SH_C_END;
 	c->pipeline = -1;
+	c->out_pipeline = -1;
 	c->in_subst = sc->in_subst;
 	c->cond = sc->condlevel > 0;
 	return c;
@@ -1587,6 +1588,19 @@ parse_pipeline(struct sc *sc)
 			sc->i += peek(sc, 1) == '&' ? 2 : 1;
 			if (c != NULL)
 				c->conn = SH_C_PIPE;
+			{
+				int k;
+
+				/* (find .; ls) | xargs cat: what the commands
+				 * of a nested list print goes into this pipe */
+				for (k = first_idx; k < sc->out->ncmds; k++) {
+					struct sh_cmd *x = &sc->out->cmds[k];
+
+					if (x->kind == SH_SIMPLE && x->pipeline != id &&
+					    x->out_pipeline == -1)
+						x->out_pipeline = id;
+				}
+			}
 			if (!piped)
 				sc->out->cmds[keep].kind = SH_PUSH;
 			scope(sc, SH_POP);

@@ -166,6 +166,18 @@ static const struct tcase cases[] = {
 	{ "fd -H . | xargs cat", E },                   /* stricter */
 	{ "rg --files -uu | xargs cat", E },            /* stricter */
 	{ "tree -a -if hid | xargs cat", E },           /* stricter */
+	/* nested in a stage: what the list prints goes into the pipe */
+	{ "(find .; ls) | xargs cat", E },              /* stricter */
+	{ "(find ~) | xargs cat", E },                  /* stricter */
+	{ "(echo ~/.ssh/id_rsa) | xargs cat", E },      /* stricter */
+	{ "( (find .) | sort) | xargs cat", E },        /* stricter */
+	{ "(find . | xargs cat) | head", E },
+	{ "(find src) | xargs cat", A },
+	{ "(cd src && find .) | xargs cat", A },
+	/* the names as $0, $1 ... of code */
+	{ "echo ~/.ssh/id_rsa | xargs -n1 sh -c 'cat \"$0\"'", E },   /* stricter */
+	{ "find . | xargs -n1 bash -c 'cat \"$0\"'", E },     /* stricter */
+	{ "find src | xargs -n1 sh -c 'wc -l \"$0\"'", A },
 	{ "find . -name '*.c' | xargs cat", A },
 	{ "find src lib -type f | xargs cat", A },
 	{ "cat $(find src -name '*.c')", A },
