@@ -174,6 +174,13 @@ static const struct tcase cases[] = {
 	{ "(find . | xargs cat) | head", E },
 	{ "(find src) | xargs cat", A },
 	{ "(cd src && find .) | xargs cat", A },
+	/* git prints its operands' names (rev-parse .env prints .env), and
+	 * ls-files -o the untracked files, as find does */
+	{ "cat $(git rev-parse --no-revs .e*)", E },    /* stricter */
+	{ "cat $(git ls-files -o)", E },                /* stricter */
+	{ "git ls-files --others | xargs cat", E },     /* stricter */
+	{ "cat $(git ls-files '*.c')", A },
+	{ "git ls-files '*.c' | xargs clang-format -i", A },
 	/* the names as $0, $1 ... of code */
 	{ "echo ~/.ssh/id_rsa | xargs -n1 sh -c 'cat \"$0\"'", E },   /* stricter */
 	{ "find . | xargs -n1 bash -c 'cat \"$0\"'", E },     /* stricter */
