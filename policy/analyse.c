@@ -1393,6 +1393,14 @@ eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
 	for (i = 0; i < c->argc && (c->argv[i].flags & SH_W_ASSIGN); i++)
 		an_check_assign(ev, c->argv[i].s);
 	eval_redirs(ev, c);
+	if (i == c->argc && c->in_subst == 1) {
+		int k;
+
+		/* $(< LIST): bash prints the file */
+		for (k = 0; k < c->nredir; k++)
+			if (c->redir[k].op == SH_R_IN || c->redir[k].op == SH_R_INOUT)
+				ev->subst_unsafe = ev->subst_nonnum = 1;
+	}
 	if (i == c->argc) {
 		/* NAME=value alone sets a shell variable for what follows */
 		for (i = 0; i < c->argc; i++)

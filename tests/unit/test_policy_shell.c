@@ -306,6 +306,10 @@ static const struct tcase cases[] = {
 	/* a command's output that may be any text (a file's content, a
 	 * name built from arguments) is an unknown path (policy leftovers) */
 	{ "cat $(cat LIST)", E },
+	{ "cat $(< LIST)", E },
+	{ "cat $(<LIST)", E },
+	{ "x=$(< LIST); cat $x", E },
+	{ "cat $(x=1)", A },
 	{ "cat `cat LIST`", E },
 	{ "cat \"$(cat LIST)\"", E },
 	{ "head -n1 $(cat LIST)", E },
