@@ -1519,17 +1519,10 @@ an_names_secret(struct ev *ev, struct cmdv *v)
 int
 an_output_used(const struct cmdv *v)
 {
-	int k;
-
-	if (v->c->in_subst == 1 || v->sp == NULL || v->c->out_pipeline >= 0)
-		return 1;
-	if (v->c->pipeline < 0)
-		return 0;
-	for (k = 0; k < v->sp->ncmds; k++)
-		if (v->sp->cmds[k].pipeline == v->c->pipeline &&
-		    v->sp->cmds[k].stage > v->c->stage)
-			return 1;
-	return 0;
+	/* a command that is a stage of its own is followed by "|" (its
+	 * conn); one nested in a stage knows the pipe it prints into */
+	return v->c->in_subst == 1 || v->c->conn == SH_C_PIPE ||
+	    v->c->out_pipeline >= 0;
 }
 
 /* echo and printf: a word that names a secret is printed. */
