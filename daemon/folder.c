@@ -443,6 +443,18 @@ forget:
 }
 
 int
+folder_inbox_busy(struct folder *f)
+{
+	size_t i;
+
+	/* idle_boxes but queue/wake: a FIFO there is retention's to sweep. */
+	for (i = 0; i < IDLE_BOXES; i++)
+		if (strcmp(idle_boxes[i], "queue/wake") != 0 && box_busy(f, idle_boxes[i]) != 0)
+			return 1;
+	return 0;
+}
+
+int
 folder_idle_load(struct folder *f, char *why, size_t whysz)
 {
 	struct idle_rec r;

@@ -156,6 +156,11 @@ int folder_idle_load(struct folder *f, char *why, size_t whysz);
 int folder_tampered(struct folder *f, const char *why);
 int folder_db_close(struct folder *f);
 int folder_db_open(struct folder *f);
+/* 1 when something waits in a drop box (queue/new, decisions/new,
+ * queue/events, proxy/events) or pending/ (or one cannot be read), 0
+ * when all are empty: a folder whose database is closed then has nothing
+ * a rescan would do (nothing runs or waits to start there). */
+int folder_inbox_busy(struct folder *f);
 /* folder_db_open's -1 for a database another connection holds a lock
  * on (a reader, a sqlite3 shell): not tampering; the folder stays
  * served, the reopen is tried again at due_sweep (a second later) and

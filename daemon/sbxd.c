@@ -828,14 +828,26 @@ read_events(const struct daemon_opts *o, int *overflow)
 }
 
 /* Every folder again, as at start: after an inotify overflow (events
- * were dropped) or to write results that could not be written. */
+ * were dropped) or to write results that could not be written. A folder
+ * whose database is closed (idle, or lazy since the start) is opened
+ * only when something waits in its drop boxes or pending/: nothing runs
+ * or waits to start there, so with those empty the rescan, the sweep and
+ * the start of waiting requests have nothing to do (what comes in after
+ * the look is an event again: the queue was read). 1,000 idle folders
+ * are not opened for one flooded folder. */
 static void
 rescan_all(const struct daemon_opts *o, int full)
 {
 	int i;
 
 	for (i = 0; i < nsv; i++) {
-		if (folder_check(sv[i].f) < 0 || want_db(&sv[i], o) < 0)
+		if (folder_check(sv[i].f) < 0)
+			continue;
+		if (!sv[i].f->db && !folder_inbox_busy(sv[i].f)) {
+			sv[i].checked = 1;
+			continue;
+		}
+		if (want_db(&sv[i], o) < 0)
 			continue;
 		if (full)
 			folder_rescan(sv[i].f, o);
