@@ -347,6 +347,7 @@ want_db(struct served *s, const struct daemon_opts *o)
 	struct audit_resume r = { .tail = f->tail_ok ? &f->tail : NULL,
 	    .st = &f->audit_closed };
 	struct sbx_err err;
+	int rc;
 
 	s->used_ms = mono_ms();
 	if (!f->lazy)
@@ -355,14 +356,15 @@ want_db(struct served *s, const struct daemon_opts *o)
 		return -1;
 	f->lazy = 0;
 	f->tail_ok = 0;
-	if (open_audit(f, log_key, log_opts, &r, &err) < 0)
-		return folder_tampered(f, err.msg);
+	rc = open_audit(f, log_key, log_opts, &r, &err);
 	/* audit.jsonl is the file sbxd left (folder_db_open compared it with
 	 * the record): a tail that differs is said, and the full read's
-	 * checks decided. */
+	 * checks decide. */
 	if (r.tail && !r.used)
 		logf_folder(f, "the audit tail in its idle record does not match "
 		    ".sandbox/audit.jsonl (%s): the log was read in full", r.why);
+	if (rc < 0)
+		return folder_tampered(f, err.msg);
 	if (o->verbose)
 		logf_folder(f, "opened at its first event or timer (idle since the last run; "
 		    "audit log %s)", r.used ? "resumed at its recorded tail" : "read in full");
