@@ -898,8 +898,9 @@ int
 audit_tail(const struct audit *a, struct audit_tail *t)
 {
 	memset(t, 0, sizeof(*t));
-	if (!a || !audit_idle(a) || a->def_event || a->seq < 1 || a->head_seq < 1 ||
-	    a->size <= 0)
+	/* (A record still held back, daemon_start, is not in the file: it
+	 * is dropped at close, and the tail is the file's.) */
+	if (!a || !audit_idle(a) || a->seq < 1 || a->head_seq < 1 || a->size <= 0)
 		return -1;
 	/* The head is the last record (its checkpoint record could not be
 	 * written) or, as a rule, the one before its checkpoint record. */

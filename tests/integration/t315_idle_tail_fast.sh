@@ -9,7 +9,7 @@
 # the same-user deployment lets the agent read) reads it in full, and
 # says so. What sbxd then writes verifies.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/taillib.sh"
+. "$(dirname "$0")/idlelib.sh"
 
 command -v strace >/dev/null || skip_all "strace is not installed"
 strace -qq -o /dev/null true 2>/dev/null || skip_all "strace cannot trace here"
@@ -80,4 +80,17 @@ n=$(audit_bytes "$T/st.again")
 ok $? "after a full read, the next start resumes again ($n bytes read)"
 verify
 ok $? "and the log verifies"
+
+# A folder opened in full at start that then has nothing to do (its
+# daemon_start held back, never written) still gets its tail recorded.
+rm -f "$IDLE"/*
+start_v
+stop_daemon
+read -r tail_ok seq head_seq head_off tsize seg intents < <("$IDLEFORGE" "$SBX_CONFIG_DIR" "$FOLDER" show)
+is "$tail_ok $tsize" "1 $(stat -c %s "$ALOG")" \
+	"opened in full with nothing to do: the stop records the tail all the same"
+first_event quiet
+n=$(audit_bytes "$T/st.quiet")
+[ "$n" -gt 0 ] && [ "$n" -lt 4096 ]
+ok $? "... and the next start's first event resumes it ($n bytes read)"
 done_testing

@@ -10,7 +10,7 @@
 # `sbx audit verify`. Checked from outside: what sbxd says, whether it
 # serves the folder, and verify.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/taillib.sh"
+. "$(dirname "$0")/idlelib.sh"
 
 init_folder
 # Small segments: the log rotates (audit.000001.jsonl, ...).

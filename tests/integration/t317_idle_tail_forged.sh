@@ -11,7 +11,7 @@
 # the full open always took it, and `sbx audit verify` finds it. Checked
 # from outside: sbxd's words, what it runs, the log's bytes, verify.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/taillib.sh"
+. "$(dirname "$0")/idlelib.sh"
 
 forge() { "$IDLEFORGE" "$SBX_CONFIG_DIR" "$FOLDER" "$@"; }
 # first TAG: starts sbxd, which must take the (forged) record; drops one

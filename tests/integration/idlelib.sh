@@ -1,4 +1,4 @@
-# taillib.sh - for the tests of the audit tail in sbxd's idle records
+# idlelib.sh - for the tests of the audit tail in sbxd's idle records
 # (t315-t319, daemon/idle.h, audit_open_resume in daemon/audit.h).
 
 IDLE="$SBX_CONFIG_DIR/idle"
