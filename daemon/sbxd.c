@@ -775,11 +775,6 @@ dispatch(const struct inotify_event *ev, const struct daemon_opts *o, int *overf
 	if (!*name || (w->kind <= W_PROXY && (ev->mask & IN_CREATE) && being_written(f,
 	    w->kind, name)))
 		return;
-	/* A receipt counts only for a request in pending/ (folder_delivered):
-	 * a closed folder is not opened for any other name (a flood of them). */
-	if (w->kind == W_DELIVERED && !f->db && (!valid_id(name) ||
-	    !exists_nf(f->sbfd, queue_path(QP_PENDING, name).s)))
-		return;
 	if (w->kind <= W_DELIVERED && want_db(s, o) < 0)
 		return;
 	switch (w->kind) {
