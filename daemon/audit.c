@@ -247,7 +247,7 @@ resume_tail(struct audit *a, const struct stat *st, int have_head,
     const struct audit_checkpoint *head, struct audit_resume *r)
 {
 	const struct audit_tail *t = r->tail;
-	struct audit_line l, before;
+	struct audit_line l, before = { 0 };
 	const char *p, *end, *nl, *why;
 	int64_t off[2] = { -1, -1 };
 	char *buf = NULL;
