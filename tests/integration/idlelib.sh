@@ -20,8 +20,13 @@ events() {
 	done
 }
 
-# logged TAG: the event tagged TAG is in the log (its records written).
-logged() { grep -q "\"tool_use_id\":\"$1-1\"" "$FOLDER"/.sandbox/audit*.jsonl 2>/dev/null; }
+# logged TAG: the events tagged TAG are in the log: the first one's record
+# is there and queue/events is empty (sbxd removes each file once its
+# record is written; a clean stop leaves a record only when it is empty).
+logged() {
+	[ -z "$(ls -A "$FOLDER/.sandbox/queue/events/")" ] &&
+		grep -q "\"tool_use_id\":\"$1-1\"" "$FOLDER"/.sandbox/audit*.jsonl 2>/dev/null
+}
 
 # start_v [ARGS]: sbxd -v on the folder, its log in $T/sbxd.log.
 start_v() {
