@@ -405,6 +405,34 @@ test_resume(void)
 	ok(!used, "state.db holding another head: not resumed (%s)", why);
 	audit_close(a);
 
+	/* Just after a rotation: the head is the new segment's first record
+	 * (its line at offset 0), its checkpoint the second. */
+	{
+		struct audit_opts so = { .segment_bytes = 4096 };
+		int seg0;
+
+		snprintf(path, sizeof(path), "rm -f %s/.sandbox/audit*.jsonl", dir);
+		ok(system(path) == 0 && sqlite3_exec(db, "DELETE FROM audit_head", NULL, NULL,
+		    NULL) == SQLITE_OK, "a new log, 4 KiB segments");
+		a = audit_open(sbfd, db, &key, &so, &err);
+		seg0 = a ? a->seg_no : -1;
+		for (i = 0; a && i < 1000 && a->seg_no == seg0; i++)
+			audit_log(a, "thing", NULL, NULL, "daemon", AU_I("i", (int64_t)i), AU_END);
+		audit_settle(a);
+		is_int(audit_tail(a, &t), 0, "rotated, then settled: a tail");
+		is_int((long long)t.head_off, 0, "... the head's line starts the segment");
+		audit_close(a);
+		stat(file, &st);
+		{
+			struct audit_resume r = { .tail = &t, .st = &st };
+
+			a = audit_open_resume(sbfd, db, &key, &so, &r, &err);
+			ok(a && r.used, "... and it is resumed (%s)", r.why);
+		}
+		audit_log(a, "after", NULL, NULL, "daemon", AU_END);
+		audit_close(a);
+	}
+
 	db_close(db);
 	close(sbfd);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
