@@ -257,6 +257,24 @@ users_at(const char *dir, const char *text)
 	return dfd;
 }
 
+/* sandbox_file_mode(DFD) seen by a child with uid and gid ID: its mode,
+ * or 1 when the child failed. */
+static int
+file_mode_as(int dfd, unsigned id)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		if (setresgid(id, id, id) < 0 || setresuid(id, id, id) < 0)
+			_exit(1);
+		_exit(sandbox_file_mode(dfd) == 0644 ? 44 : sandbox_file_mode(dfd) == 0600 ? 6 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return 1;
+	return WEXITSTATUS(st) == 44 ? 0644 : WEXITSTATUS(st) == 6 ? 0600 : 1;
+}
+
 /* The users file of a handed-over folder (deployment 3): read exactly, or
  * refused; its owner must be root, so most cases need root to run. */
 static void
@@ -289,6 +307,11 @@ test_users(void)
 	dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	is_int(sandbox_users_read(dfd, &u, &err), 0, "no users file: a folder of one user");
 	ok(sandbox_peer(dfd) == (uid_t)-1, "and nobody else's files are accepted");
+	/* Deployment 1 with a .sandbox opened by a chmod: still one user's. */
+	ok(fchmod(dfd, 0755) == 0, "(a .sandbox of ours, mode 0755, no users file)");
+	is_int(sandbox_file_mode(dfd), 0600, "what we write there for sbxd stays 0600");
+	ok(fchmod(dfd, 0700) == 0, "(back to 0700)");
+	is_int(sandbox_file_mode(dfd), 0600, "and 0600 in a .sandbox of 0700");
 	close(dfd);
 	if (geteuid() != 0) {
 		dfd = users_at(dir, cases[0].text);
@@ -314,6 +337,20 @@ test_users(void)
 		is_int(sandbox_users_read(dfd, &u, &err), -1, "one owned by the daemon's user is refused");
 		ok(fchownat(dfd, "users", 0, 0, 0) == 0 && fchown(dfd, 1002, 1001) == 0 &&
 		    fchmod(dfd, 0750) == 0, "(a .sandbox of uid 1002, group 1001, mode 0750)");
+		is_int(file_mode_as(dfd, 1002), 0644, "its daemon writes files the agent reads (0644)");
+		is_int(file_mode_as(dfd, 1001), 0644, "and its agent files the daemon reads");
+		is_int(file_mode_as(dfd, 1003), 0600, "a third user: 0600");
+		is_int(sandbox_file_mode(dfd), 0600, "root: 0600");
+		ok(fchownat(dfd, "users", 1002, 0, 0) == 0, "(the users file given to the daemon)");
+		is_int(file_mode_as(dfd, 1002), 0600, "a bad users file: 0600, the daemon's 0750 "
+		    ".sandbox opens nothing");
+		ok(fchownat(dfd, "users", 0, 0, 0) == 0 && unlinkat(dfd, "users", 0) == 0,
+		    "(no users file)");
+		is_int(file_mode_as(dfd, 1002), 0600, "none: 0600 (deployment 1, a chmod 0750)");
+		is_int(file_mode_as(dfd, 1001), 0600, "and for another user too");
+		close(dfd);
+		dfd = users_at(dir, cases[0].text);
+		ok(fchownat(dfd, "users", 0, 0, 0) == 0, "(the users file back)");
 		close(dfd);
 		/* Root is never the agent: root's sandbox_open refuses it. */
 		if (mkdtemp(folder) && snprintf(sb, sizeof(sb), "%s/.sandbox", folder) > 0 &&
