@@ -161,3 +161,11 @@ sandbox_file_mode(int sbfd)
 		return 0600;
 	return 0644;
 }
+
+int
+sandbox_fchmod(int sbfd, int fd, int fifo)
+{
+	mode_t m = sandbox_file_mode(sbfd);
+
+	return fd_mode_exact(fd, m == 0600 ? 0600 : fifo ? 0602 : m);
+}

@@ -76,4 +76,14 @@ uid_t sandbox_unmapped_uid(void);
  */
 mode_t sandbox_file_mode(int sbfd);
 
+/*
+ * Gives FD, a file (FIFO 0: the receipt) or FIFO (FIFO 1: the wake
+ * channel) this side made under SBFD for the other side, the folder's
+ * mode whatever the umask: sandbox_file_mode() for a file; 0602 for a
+ * FIFO, which the other user writes and never reads; nothing in a folder
+ * of one user (0600, as made). 0, or -1 with errno. write_atomic() does
+ * the same with the mode its caller took from sandbox_file_mode().
+ */
+int sandbox_fchmod(int sbfd, int fd, int fifo);
+
 #endif
