@@ -30,6 +30,16 @@ out=$("$SBX" handover --undo "$FOLDER" 2>&1)
 ok $(( ! $? )) "--undo while B's sbxd serves the folder fails"
 like "$out" "sbxd \(pid $DPID\) serves" "and says which sbxd serves it"
 is "$(stat -c '%i %U' "$S")" "$ino $UB" "and leaves .sandbox as it was"
+# B's sbxd --all, restarted after a clean stop: the folder it left idle
+# is served from its idle record (lazily), and its lock is still held.
+stop_daemon
+: >"$T/sbxd.log"
+as_exec "$UB" "$SBXD" --all 2>>"$T/sbxd.log" &
+DPID=$!
+wait_for 10 grep -q "\[$FOLDER\] serving" "$T/sbxd.log"
+out=$("$SBX" handover --undo "$FOLDER" 2>&1)
+ok $(( ! $? )) "--undo while B's sbxd --all serves the idle folder fails"
+like "$out" "sbxd \(pid $DPID\) serves" "and says so"
 out=$("$SBX" remove --purge --yes "$FOLDER" 2>&1)
 ok $(( ! $? )) "sbx remove --purge (as root) refuses a handed-over folder"
 like "$out" "handover --undo" "and points to the way back"
