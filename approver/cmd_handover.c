@@ -475,7 +475,7 @@ handover_undo(int ffd, const char *folder, const struct stat *fst, const char *d
 	struct stat st, now;
 	struct user a, b;
 	char name[64];
-	int sbfd, lockfd = -1, rc = 1, n, r, back = 0;
+	int sbfd, lockfd = -1, rc = 1, n, r, back = 0, bknown;
 
 	sbfd = openat(ffd, ".sandbox", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sbfd < 0 || fstat(sbfd, &st) < 0) {
@@ -490,11 +490,21 @@ handover_undo(int ffd, const char *folder, const struct stat *fst, const char *d
 		    "its owner or the folder's is not the one its users file names");
 		goto out;
 	}
-	if (user_find(NULL, su.agent, &a) < 0 || user_find(NULL, su.daemon, &b) < 0 ||
-	    user_config(&b, dconf) < 0) {
-		fprintf(stderr, "sbx: the users uid %lu and %lu that %s/.sandbox/users names are "
-		    "not both known\n", (unsigned long)su.agent, (unsigned long)su.daemon, folder);
+	/* A user whose account is gone (userdel) is named by uid: the way
+	 * back must not depend on it. */
+	if (user_find(NULL, su.agent, &a) < 0) {
+		memset(&a, 0, sizeof(a));
+		a.uid = su.agent;
+		snprintf(a.name, sizeof(a.name), "uid %lu", (unsigned long)su.agent);
+	}
+	if ((bknown = user_find(NULL, su.daemon, &b) == 0) && user_config(&b, dconf) < 0) {
+		fprintf(stderr, "sbx: config path too long\n");
 		goto out;
+	}
+	if (!bknown) {
+		memset(&b, 0, sizeof(b));
+		b.uid = su.daemon;
+		snprintf(b.name, sizeof(b.name), "uid %lu", (unsigned long)su.daemon);
 	}
 	if ((lockfd = undo_lock(sbfd, folder, b.name)) == -1)
 		goto out;
@@ -532,12 +542,16 @@ handover_undo(int ffd, const char *folder, const struct stat *fst, const char *d
 		back = 1;
 		printf("moved %s's own .sandbox.before-handover back to .sandbox\n", a.name);
 	}
-	(void)as_user(&b, b_forget, (void *)folder);
-	printf("%s is %s's alone again (deployment 1); next, as %s: %s`sbxd %s`\n"
-	    "      (%s's public keys stay in %s's config dir, for other folders handed over to "
-	    "%s: `sbx approvers rm %s` as %s stops trusting its approvals)\n", folder, a.name,
-	    a.name, back ? "" : "`sbx init` in the folder, then ", folder, b.name, a.name,
-	    b.name, b.name, a.name);
+	if (bknown)
+		(void)as_user(&b, b_forget, (void *)folder);
+	else
+		printf("%s has no account: no sbxd --all of its serves the folder\n", b.name);
+	printf("%s is %s's alone again (deployment 1); next, as %s: %s`sbxd %s`\n", folder,
+	    a.name, a.name, back ? "" : "`sbx init` in the folder, then ", folder);
+	if (bknown)
+		printf("      (%s's public keys stay in %s's config dir, for other folders handed "
+		    "over to %s: `sbx approvers rm %s` as %s stops trusting its approvals)\n",
+		    b.name, a.name, b.name, b.name, a.name);
 	rc = 0;
 out:
 	if (lockfd >= 0)
