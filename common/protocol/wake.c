@@ -72,7 +72,8 @@ wake_open(int sbfd, const char *id)
 	}
 	/* In a handed-over folder sbxd's user is "others" to our FIFO
 	 * (.sandbox/ lets nobody else in): it may write, not read. */
-	(void)sandbox_fchmod(sbfd, fd, 1);
+	if (sandbox_file_mode(sbfd) != 0600 && (st.st_mode & 07777) != 0602)
+		(void)fchmod(fd, 0602);
 	return fd;
 }
 
