@@ -55,7 +55,8 @@ before=$(sum "$S")
 # undo cannot tell that from an sbxd starting, waits a moment, then says so.
 as_exec "$UA" flock -s -o "$S/sbxd.lock" sleep 60 &
 LPID=$!
-wait_for 5 sh -c "grep -q ' $(stat -c %i "$S/sbxd.lock") ' /proc/locks"
+wait_for 10 grep -q ":$(stat -c %i "$S/sbxd.lock") " /proc/locks
+ok $? "(A holds a shared lock on sbxd.lock)"
 out=$("$SBX" handover --undo "$FOLDER" 2>&1)
 ok $(( ! $? )) "--undo while a process holds sbxd.lock fails"
 like "$out" "is held" "and says so"
