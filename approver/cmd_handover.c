@@ -574,8 +574,9 @@ cmd_handover(struct sbx_ctx *c, int argc, char **argv)
 	    "[--daemon-config DIR] [--agent-config DIR] [DIR]\n"
 	    "       sbx handover --undo [--daemon-config DIR] [DIR]\n"
 	    "  (as root) give DIR's .sandbox/ to sbxd's own user USER: deployment 3;\n"
-	    "  --undo: give DIR back to its owner alone (B's sbxd stopped first); B's\n"
-	    "  .sandbox, its state and audit log, is kept unchanged as .sandbox.handed-over\n";
+	    "  --undo: give DIR back to its owner alone (stop the daemon user's sbxd\n"
+	    "  first); that user's .sandbox, with its state and audit log, is kept\n"
+	    "  unchanged as DIR/.sandbox.handed-over\n";
 	const char *dname = NULL, *dconf = NULL, *aconf = NULL, *dir;
 	char folder[PATH_MAX], who[64], pubs[PUBS_MAX + 1];
 	struct sandbox_users su;
