@@ -135,12 +135,15 @@ audit_key_load(const char *config, struct audit_key *k, struct sbx_err *err)
 		goto out;
 	}
 	key_id_of(k->pk, k->key_id);
-	/* The public half, for `sbx audit verify`: (re)written when it differs. */
+	/* The public half, for `sbx audit verify` and the hooks: written only
+	 * when its text differs, atomically, replacing (never following) a
+	 * symlink; a file of the right text is left alone whoever owns it (a
+	 * start never rewrites what a hook may be reading). */
 	hex_encode(pkhex, k->pk, 32);
 	n = snprintf(text, sizeof(text), "%s\n", pkhex);
 	free(file);
-	file = read_untrusted(dfd, AUDIT_PUB_FILE, 256, &len, NULL);
-	if ((!file || strcmp(file, text) != 0) &&
+	file = read_daemon_file(dfd, AUDIT_PUB_FILE, 256, &len, NULL);
+	if ((!file || len != (size_t)n || memcmp(file, text, len) != 0) &&
 	    write_atomic(dfd, ".", AUDIT_PUB_FILE, text, (size_t)n, 0644, 0) < 0) {
 		err_set(err, "cannot write %s/%s: %s", config, AUDIT_PUB_FILE, strerror(errno));
 		goto out;

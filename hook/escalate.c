@@ -116,9 +116,7 @@ exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
 static int
 receipt_mode(int sbfd, int fd)
 {
-	mode_t m = sandbox_file_mode(sbfd);
-
-	return m == 0600 ? 0 : fchmod(fd, m);
+	return sandbox_fchmod(sbfd, fd, 0);
 }
 
 /*

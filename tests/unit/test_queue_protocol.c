@@ -257,6 +257,58 @@ users_at(const char *dir, const char *text)
 	return dfd;
 }
 
+/* sandbox_file_mode(DFD) seen by a child with uid and gid ID: its mode,
+ * or 1 when the child failed. */
+static int
+file_mode_as(int dfd, unsigned id)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		if (setresgid(id, id, id) < 0 || setresuid(id, id, id) < 0)
+			_exit(1);
+		_exit(sandbox_file_mode(dfd) == 0644 ? 44 : sandbox_file_mode(dfd) == 0600 ? 6 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return 1;
+	return WEXITSTATUS(st) == 44 ? 0644 : WEXITSTATUS(st) == 6 ? 0600 : 1;
+}
+
+/* In a child with uid and gid ID and umask 077: a file and a FIFO made
+ * in DFD/box, given the folder's mode by sandbox_fchmod, and a file by
+ * write_atomic with sandbox_file_mode; 0 when their modes are FILE, FIFO
+ * and FILE. */
+static int
+fchmod_as(int dfd, unsigned id, mode_t file, mode_t fifo)
+{
+	pid_t pid = fork();
+	struct stat a, b, c;
+	int st, fd, ff;
+
+	if (pid == 0) {
+		if (id && (setresgid(id, id, id) < 0 || setresuid(id, id, id) < 0))
+			_exit(1);
+		umask(077);
+		fd = openat(dfd, "box/f", O_WRONLY | O_CREAT | O_EXCL, 0644);
+		ff = mkfifoat(dfd, "box/p", 0600) == 0 ?
+		    openat(dfd, "box/p", O_RDWR | O_NONBLOCK) : -1;
+		if (fd < 0 || ff < 0 || sandbox_fchmod(dfd, fd, 0) < 0 ||
+		    sandbox_fchmod(dfd, ff, 1) < 0 || write_atomic(dfd, "box", "box/w", "x", 1,
+		    sandbox_file_mode(dfd), WA_NOSYNC) < 0 ||
+		    fstat(fd, &a) < 0 || fstat(ff, &b) < 0 || fstatat(dfd, "box/w", &c, 0) < 0)
+			_exit(2);
+		unlinkat(dfd, "box/f", 0);
+		unlinkat(dfd, "box/p", 0);
+		unlinkat(dfd, "box/w", 0);
+		_exit((a.st_mode & 07777) == file && (b.st_mode & 07777) == fifo &&
+		    (c.st_mode & 07777) == file ? 0 : 3);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return 1;
+	return WEXITSTATUS(st);
+}
+
 /* The users file of a handed-over folder (deployment 3): read exactly, or
  * refused; its owner must be root, so most cases need root to run. */
 static void
@@ -289,6 +341,14 @@ test_users(void)
 	dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	is_int(sandbox_users_read(dfd, &u, &err), 0, "no users file: a folder of one user");
 	ok(sandbox_peer(dfd) == (uid_t)-1, "and nobody else's files are accepted");
+	/* Deployment 1 with a .sandbox opened by a chmod: still one user's. */
+	ok(fchmod(dfd, 0755) == 0, "(a .sandbox of ours, mode 0755, no users file)");
+	is_int(sandbox_file_mode(dfd), 0600, "what we write there for sbxd stays 0600");
+	ok(fchmod(dfd, 0700) == 0, "(back to 0700)");
+	is_int(sandbox_file_mode(dfd), 0600, "and 0600 in a .sandbox of 0700");
+	ok(mkdirat(dfd, "box", 0700) == 0, "(a drop box)");
+	is_int(fchmod_as(dfd, 0, 0600, 0600), 0, "a folder of one user: a receipt, a wake "
+	    "FIFO and a request stay 0600, whatever the umask");
 	close(dfd);
 	if (geteuid() != 0) {
 		dfd = users_at(dir, cases[0].text);
@@ -314,6 +374,24 @@ test_users(void)
 		is_int(sandbox_users_read(dfd, &u, &err), -1, "one owned by the daemon's user is refused");
 		ok(fchownat(dfd, "users", 0, 0, 0) == 0 && fchown(dfd, 1002, 1001) == 0 &&
 		    fchmod(dfd, 0750) == 0, "(a .sandbox of uid 1002, group 1001, mode 0750)");
+		is_int(file_mode_as(dfd, 1002), 0644, "its daemon writes files the agent reads (0644)");
+		is_int(file_mode_as(dfd, 1001), 0644, "and its agent files the daemon reads");
+		is_int(file_mode_as(dfd, 1003), 0600, "a third user: 0600");
+		is_int(sandbox_file_mode(dfd), 0600, "root: 0600");
+		ok(fchownat(dfd, "box", 1002, 1001, 0) == 0 && fchmodat(dfd, "box", 01770, 0) == 0,
+		    "(box: the daemon's, the agent's group may drop files, sticky)");
+		is_int(fchmod_as(dfd, 1001, 0644, 0602), 0, "the agent, umask 077: a receipt 0644, "
+		    "its wake FIFO 0602, a request 0644 (sandbox_fchmod, write_atomic)");
+		ok(fchownat(dfd, "users", 1002, 0, 0) == 0, "(the users file given to the daemon)");
+		is_int(file_mode_as(dfd, 1002), 0600, "a bad users file: 0600, the daemon's 0750 "
+		    ".sandbox opens nothing");
+		ok(fchownat(dfd, "users", 0, 0, 0) == 0 && unlinkat(dfd, "users", 0) == 0,
+		    "(no users file)");
+		is_int(file_mode_as(dfd, 1002), 0600, "none: 0600 (deployment 1, a chmod 0750)");
+		is_int(file_mode_as(dfd, 1001), 0600, "and for another user too");
+		close(dfd);
+		dfd = users_at(dir, cases[0].text);
+		ok(fchownat(dfd, "users", 0, 0, 0) == 0, "(the users file back)");
 		close(dfd);
 		/* Root is never the agent: root's sandbox_open refuses it. */
 		if (mkdtemp(folder) && snprintf(sb, sizeof(sb), "%s/.sandbox", folder) > 0 &&
@@ -323,6 +401,7 @@ test_users(void)
 			    err.msg);
 			dfd = open(sb, O_RDONLY | O_DIRECTORY);
 			unlinkat(dfd, "users", 0);
+			unlinkat(dfd, "box", AT_REMOVEDIR);
 			close(dfd);
 			rmdir(sb);
 			rmdir(folder);
@@ -332,6 +411,7 @@ test_users(void)
 	}
 	dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	unlinkat(dfd, "users", 0);
+	unlinkat(dfd, "box", AT_REMOVEDIR);
 	close(dfd);
 	rmdir(dir);
 }
