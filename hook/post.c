@@ -227,7 +227,7 @@ hook_post(void)
 	cwd_in = json_str(payload, "cwd");
 	if ((!cwd_in || !realpath(cwd_in, cwd)) && (!envdir || !realpath(envdir, cwd)))
 		goto out;
-	if (find_folder(cwd, folder, sizeof(folder)) < 0 &&
+	if (find_folder_resolved(cwd, folder, sizeof(folder)) < 0 &&
 	    (!envdir || find_folder(envdir, folder, sizeof(folder)) < 0))
 		goto out;
 	if ((sbfd = sandbox_open(folder, &err)) < 0 || !(ev = event_of(sbfd, payload, cwd)))
