@@ -8,7 +8,8 @@
 # - a .sandbox that is a symlink is no folder: the hook finds none;
 # - a config dir reached through a symlink still loads the accepted
 #   policy, and writes into the config dir are not allowed by either path;
-# - a symlinked approver key, policy.accepted or policy.json: denied;
+# - a symlinked approver key, policy.accepted or policy.json: denied; an
+#   acceptance naming an approver outside approvers/ or another one: denied;
 # - queue/ or queue/new swapped for a symlink: the request is not queued,
 #   nothing is written where it points;
 # - (strace) each component of the cwd is read with readlink once, not
@@ -76,6 +77,16 @@ for f in policy.accepted policy.json; do
 	rm "$SB/$f"
 	mv "$T/$f" "$SB/$f"
 done
+# The signer's key is read by the approver's name in policy.accepted
+# (approvers/NAME.pub, no scan): a name that walks out of approvers/ is
+# no approver, and another name's key does not verify.
+cp "$SB/policy.accepted" "$T/acc"
+for who in "../approvers/${key%.pub}" "/$SBX_CONFIG_DIR/approvers/${key%.pub}" nobody; do
+	jq -c --arg w "$who" '.approver = $w' "$T/acc" >"$SB/policy.accepted"
+	r=$(hook_at "$FOLDER" "git status")
+	is "$(printf '%s' "$r" | decision)" deny "policy.accepted naming approver '$who': denied"
+done
+cp "$T/acc" "$SB/policy.accepted"
 is "$(hook_at "$FOLDER" "git status" | decision)" allow "restored: allowed again"
 
 # 5. The queue's directories swapped for symlinks: nothing is queued.
