@@ -200,6 +200,11 @@ open_dir_nofollow(int dirfd, const char *rel)
 	char buf[PATH_MAX], *part, *save = NULL;
 	int fd, next, saved;
 
+	/* a bad fd (AT_FDCWD too) fails as the dup() of dirfd used to */
+	if (dirfd < 0) {
+		errno = EBADF;
+		return -1;
+	}
 	if (xsnprintf(buf, sizeof(buf), "%s", rel) < 0)
 		return -1;
 	/* the first component from dirfd itself: no dup() to close again */
@@ -258,6 +263,13 @@ static int
 parent_nf(int dirfd, const char *path, const char **base, int *own)
 {
 	*own = strchr(path, '/') != NULL;
+	if (dirfd < 0) {
+		/* EBADF as from at_parent()'s dup(): never a stale errno (a
+		 * caller may read ENOENT as "not there") */
+		*own = 0;
+		errno = EBADF;
+		return -1;
+	}
 	if (!*own) {
 		*base = path;
 		return dirfd;
