@@ -146,12 +146,16 @@ plist_add(struct plist *l, const char *s)
 	d = strdup(s);
 	if (d == NULL)
 		return -1;
-	nv = realloc(l->v, (size_t)(l->n + 1) * sizeof(*nv));
-	if (nv == NULL) {
-		free(d);
-		return -1;
+	/* room for 8, then doubled at each power of two: the built-in
+	 * lists (about 100 entries a load) no longer cost a realloc each */
+	if (l->n == 0 || (l->n >= 8 && (l->n & (l->n - 1)) == 0)) {
+		nv = realloc(l->v, (size_t)(l->n == 0 ? 8 : 2 * l->n) * sizeof(*nv));
+		if (nv == NULL) {
+			free(d);
+			return -1;
+		}
+		l->v = nv;
 	}
-	l->v = nv;
 	l->v[l->n++] = d;
 	return 0;
 }
