@@ -147,6 +147,9 @@ DIR *opendir_at(int dirfd, const char *name);
 /* Walks up from start to the nearest directory holding .sandbox/;
  * out gets the resolved folder. -1 when there is none. */
 int find_folder(const char *start, char *out, size_t outsz);
+/* The same from a path realpath() already resolved (the hook's cwd): it
+ * walks up without resolving it a second time. */
+int find_folder_resolved(const char *real, char *out, size_t outsz);
 
 /* The sbx config dir: $SBX_CONFIG_DIR, $XDG_CONFIG_HOME/sbx, ~/.config/sbx. */
 int config_dir(char *out, size_t outsz);
