@@ -1024,6 +1024,8 @@ spare_main(int sock, pid_t daemon, const char *cgdir, int hint)
 	}
 	if (c.pid == 0) {
 		close(sock);
+		if (hint >= 0)
+			close(hint);
 		close(cs[0]);
 		close(op[0]);
 		close(ep[0]);
