@@ -70,6 +70,9 @@ move-out)
 	echo "$2" >/sys/fs/cgroup/pids/cgroup.procs && echo "moved $2 out" ;;
 spare-pids)
 	wait_spare "$2" ;;
+sleep)
+	# a command that runs until it is killed (t277 kills its executor)
+	exec sleep "$2" ;;
 show)
 	cg=$(sed -n 's/^[0-9]*:pids://p' /proc/self/cgroup)
 	echo "out: $2"
