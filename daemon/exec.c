@@ -4,7 +4,8 @@
  * MUST run the command in its own process group and kill the whole
  * group on timeout and on interruption. MUST NOT let the command
  * inherit the daemon's descriptors (locks, database, inotify).
- * MUST write the result by atomic rename, never in place.
+ * MUST make the result appear whole, by atomic rename or by a link of a
+ * file written before it (never written in place under its name).
  */
 #include <errno.h>
 #include <fcntl.h>

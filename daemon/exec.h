@@ -7,9 +7,10 @@
  * captures stdout and stderr up to a cap (head kept, the rest counted,
  * all of it hashed); enforces the timeout (SIGTERM, then SIGKILL to the
  * whole group); and writes results/ID.json (plus ID.stdout, ID.stderr)
- * by atomic rename. If sbxd dies, the executor gets SIGTERM, kills the
- * group and records the run as interrupted. sbxd reaps the executor and
- * updates the database from the result file.
+ * by atomic rename, or by a link of a file made ahead and written
+ * whole. If sbxd dies, the executor gets SIGTERM, kills the group and
+ * records the run as interrupted. sbxd reaps the executor and updates
+ * the database from the result file.
  *
  * Resource limits (policy "limits"): CPU seconds (RLIMIT_CPU, SIGKILL
  * 5 s after the soft limit's SIGXCPU), memory per process (RLIMIT_DATA),
