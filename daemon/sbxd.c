@@ -453,7 +453,7 @@ reap(int flags, const struct daemon_opts *o)
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, flags)) > 0) {
-		if (exec_spare_reaped(pid))
+		if (exec_spare_reaped(pid, WIFSIGNALED(status)))
 			continue;
 		if (WIFSIGNALED(status))
 			run_killed(pid);
