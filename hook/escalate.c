@@ -628,9 +628,14 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	/* The same call finished earlier and was not handed back: return it
 	 * once. The same call still queued or pending: attach to it. */
 	f.hash_hex = hash_hex;
+	/* A result claimed in pending/ (its receipt made) is handed back
+	 * whatever queue/new holds: that scan only counts and finds requests
+	 * to attach to, which a delivery needs neither of. */
 	if (scan_requests(sbfd, "pending", &f) < 0 ||
-	    scan_requests(sbfd, "queue/new", &f) < 0) {
+	    (!f.result && scan_requests(sbfd, "queue/new", &f) < 0)) {
 		cJSON_Delete(f.result);
+		if (f.wfd >= 0)
+			close(f.wfd);
 		xsnprintf(out->msg, sizeof(out->msg),
 		    "cannot read the queue in %s/.sandbox (run `sbx init %s`)",
 		    rq->folder, rq->folder);
