@@ -583,10 +583,13 @@ hand_over(int sbfd, int wfd, int tfd, const char *folder, const char *hash_hex,
 	/* The receipt is the one made ahead (TFD), linked into place; a
 	 * one-time allowance's holds a nonce. sbxd's wake for the allowance's
 	 * confirmation comes on the FIFO the hook waits on (sbxd leaves its
-	 * name; the result's wake still in it costs one more look); without
-	 * one, one is made before the claim. */
+	 * name): the result's wake is drained before the claim, so the next
+	 * byte is the confirmation's (or forged: then it looks again);
+	 * without one, one is got before the claim. */
 	if (needs_confirm(out->result) && wfd < 0)
 		cwfd = wake_open(sbfd, out->id);
+	else if (needs_confirm(out->result))
+		wake_drain(wfd);
 	got = claim_prepared(sbfd, out->id, tfd, nonce, needs_confirm(out->result));
 	e = errno;
 	if (got == 1) {

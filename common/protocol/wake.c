@@ -314,7 +314,7 @@ wake_poke(int sbfd, const char *id)
 {
 	struct stat st;
 	uid_t dir_uid;
-	int dfd, pfd, fd, writable;
+	int dfd, pfd, fd = -1, writable, full;
 
 	if (!valid_id(id) || (dfd = wake_dir(sbfd, &dir_uid)) < 0)
 		return;
@@ -325,14 +325,20 @@ wake_poke(int sbfd, const char *id)
 	 * ext4 without a journal every free inode deleted in the last
 	 * minutes slows each later create near it: docs/QUEUE.md, Wake). */
 	writable = pfd >= 0 && fstat(pfd, &st) == 0 && wake_writable(&st, dir_uid);
-	close(dfd);
 	/* The inode checked is the inode opened: reopened through the O_PATH
 	 * fd, never by name again. A regular file, a socket, a FIFO of a
 	 * third user or anything else put at the name is left alone. */
 	if (writable && (fd = wake_reopen(pfd)) >= 0) {
 		(void)!write(fd, "w", 1);
 		close(fd);
+	} else if (writable && errno == ENXIO) {
+		/* Nobody waits on it (its hook answered "pending" or was
+		 * killed): into the pool now, as the sweep would (a hook that
+		 * has just taken it, not yet opened, finds the name gone and
+		 * takes one again). */
+		(void)wake_pool_put(dfd, id, &full);
 	}
+	close(dfd);
 	if (pfd >= 0)
 		close(pfd);
 }

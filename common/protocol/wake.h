@@ -68,7 +68,8 @@ void wake_drain(int fd);
 
 /*
  * sbxd: wakes whoever waits for request ID, and leaves the name (the
- * hook gives the FIFO back to the pool: wake_close).
+ * hook gives the FIFO back to the pool: wake_close); a FIFO nobody holds
+ * open for reading goes to the pool at once.
  * Opens the name with O_PATH | O_NOFOLLOW (relative to queue/wake,
  * itself opened without following a symlink) and writes only when that
  * inode is a FIFO of one link owned by sbxd's user or by the owner of

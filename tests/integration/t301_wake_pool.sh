@@ -6,7 +6,8 @@
 # (held open by the test meanwhile, so a FIFO removed and made again
 # could not get its number back), the hook makes no FIFO (strace), the
 # pooled FIFO is the hook's, mode 0600, one link; a FIFO a hook left when
-# it answered "pending" (or was killed) is pooled by sbxd's sweep.
+# it answered "pending" (or was killed) is pooled by sbxd's sweep, or by
+# the wake of its result, which finds nobody waiting.
 . "$(dirname "$0")/lib.sh"
 
 init_folder
@@ -86,4 +87,17 @@ pooled() { [ ! -e "$W/$pid_" ] && [ ! -e "$W/00000000000000aa" ] &&
 wait_for 10 pooled
 ok $? "sbxd's sweep put the pending hook's and a killed hook's FIFO in the pool"
 is "$(ls -A "$W" | grep -vc '^\.free\.[0-9][0-9]$')" 0 "nothing else is left in queue/wake"
+
+# A result for a request whose hook answered "pending" (nobody holds its
+# FIFO): sbxd's wake pools the FIFO at once (no delivery, no sweep: the
+# last retention pass is long done).
+lid=$(hook_bash "./task.sh late" | req_id)
+[ -p "$W/$lid" ]
+ok $? "another pending hook left its FIFO at its id"
+sleep 3
+"$SBX" -C "$FOLDER" approve "$lid" >/dev/null
+wait_for 20 test -f "$FOLDER/.sandbox/results/$lid.json"
+back() { [ ! -e "$W/$lid" ] && [ "$(ls -A "$W" | grep -c '^\.free\.')" -eq 3 ]; }
+wait_for 10 back
+ok $? "its result's wake found no reader and put the FIFO back in the pool"
 done_testing
