@@ -343,65 +343,77 @@ wake_poke(int sbfd, const char *id)
 		close(pfd);
 }
 
+/* Whether DFD/NAME is a FIFO sbxd may poke (wake_writable): 1, 0, or -1
+ * when there is no such name; and whether a process holds it open for
+ * reading (*live). Opening it for writing
+ * without blocking and closing it wakes nobody (no byte, and a waiting
+ * hook holds it read-write, so no hang-up either). */
+static int
+wake_fit(int dfd, const char *name, uid_t dir_uid, int *live)
+{
+	struct stat st;
+	int pfd, fd, fit = 0;
+
+	*live = 0;
+	if ((pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(pfd, &st) == 0 && wake_writable(&st, dir_uid)) {
+		fit = 1;
+		if ((fd = wake_reopen(pfd)) >= 0) {
+			close(fd);
+			*live = 1;
+		}
+	}
+	close(pfd);
+	return fit;
+}
+
 int
 wake_sweep(int sbfd, int max, int *more)
 {
+	char slot[16];
 	struct dirent *de;
-	struct stat st;
 	uid_t dir_uid;
-	int dfd, pfd, fd, n = 0, seen = 0, live, fit, slot, full = 0;
+	int dfd, k, n = 0, seen = 0, live, full = 0;
 	DIR *d;
 
 	*more = 0;
 	if ((dfd = wake_dir(sbfd, &dir_uid)) < 0)
 		return errno == ENOENT ? 0 : -1;
+	/* The slots first: a pooled FIFO stays, held open or not (the hook
+	 * that takes it checks it again and drains it); a slot holding
+	 * anything else is emptied, so the leftovers below can fill it. */
+	for (k = 0; k < SBX_WAKE_POOL; k++) {
+		wake_slot(slot, k);
+		if (wake_fit(dfd, slot, dir_uid, &live) == 0)
+			(void)unlinkat(dfd, slot, 0);
+	}
 	if (!(d = fdopendir(dfd))) {
 		close(dfd);
 		return -1;
 	}
 	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    wake_is_slot(de->d_name))
 			continue;
 		if (seen++ >= max) {
 			*more = 1;
 			break;
 		}
-		slot = wake_is_slot(de->d_name);
 		/* A FIFO some process holds open for reading is a hook that
-		 * waits: it stays. Opening it for writing without blocking
-		 * and closing it wakes nobody (no byte, and the hook holds it
-		 * read-write, so no hang-up either). */
-		live = fit = 0;
-		pfd = slot || valid_id(de->d_name) ?
-		    openat(dfd, de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC) : -1;
-		if (pfd >= 0 && fstat(pfd, &st) == 0 && wake_writable(&st, dir_uid)) {
-			fit = 1;
-			if ((fd = wake_reopen(pfd)) >= 0) {
-				close(fd);
-				live = 1;
-			}
-		}
-		if (pfd >= 0)
-			close(pfd);
-		/* A pooled FIFO stays (the hook that takes it checks it
-		 * again and drains it); a slot holding anything else is
-		 * emptied. The slots bound the pool: a flood of other names
-		 * is removed below. */
-		if (slot) {
-			if (!fit && unlinkat(dfd, de->d_name, 0) == 0)
+		 * waits: it stays. One nobody waits on (a hook killed before
+		 * it gave it back, one left by a hook that answered
+		 * "pending": the next identical call takes one again) goes to
+		 * the pool while a slot is free; it, and anything else (junk,
+		 * a flood of other names), loses its name; a directory stays.
+		 * The slots bound the pool. */
+		if (valid_id(de->d_name) && wake_fit(dfd, de->d_name, dir_uid, &live) == 1) {
+			if (live)
+				continue;
+			if (!full && wake_pool_put(dfd, de->d_name, &full) == 0) {
 				n++;
-			continue;
-		}
-		if (live)
-			continue;
-		/* A FIFO nobody waits on (a hook killed before it gave it
-		 * back, one left by a hook that answered "pending": the next
-		 * identical call takes one again) goes to the pool while a
-		 * slot is free; it, and anything else (junk put there), loses
-		 * its name; a directory stays. */
-		if (fit && !full && wake_pool_put(dfd, de->d_name, &full) == 0) {
-			n++;
-			continue;
+				continue;
+			}
 		}
 		if (unlinkat(dfd, de->d_name, 0) == 0)
 			n++;

@@ -549,6 +549,25 @@ test_wake_pool(void)
 	    SBX_WAKE_POOL);
 	wake_close(sbfd, c, fd);
 
+	/* Every slot planted with a file, leftovers beside them: whatever
+	 * order readdir gives, the slots are emptied first and refilled. */
+	for (i = 0; i < SBX_WAKE_POOL; i++) {
+		snprintf(q, sizeof(q), "%s/queue/wake/.free.%02d", dir, i);
+		unlink(q);
+		close(open(q, O_WRONLY | O_CREAT | O_EXCL, 0600));
+	}
+	for (i = 0; i < 40; i++) {
+		snprintf(q, sizeof(q), "%s/queue/wake/%016x", dir, 0x100 + i);
+		(void)mkfifo(q, 0600);
+	}
+	ok(wake_sweep(sbfd, SBX_WAKE_SWEEP_MAX, &more) >= 0, "wake_sweep runs");
+	for (i = 0, fd = 0; i < SBX_WAKE_POOL; i++) {
+		snprintf(q, sizeof(q), "%s/queue/wake/.free.%02d", dir, i);
+		fd += lstat(q, &st) == 0 && S_ISFIFO(st.st_mode);
+	}
+	ok(fd == SBX_WAKE_POOL && wake_names(dir) == SBX_WAKE_POOL,
+	    "planted files in every slot: replaced by %d leftovers, the others gone", fd);
+
 	snprintf(q, sizeof(q), "rm -rf '%s'", dir);
 	close(sbfd);
 	ok(system(q) == 0, "(cleaned up)");
