@@ -25,7 +25,10 @@
 static void
 wake_slot(char buf[16], int k)
 {
-	snprintf(buf, 16, ".free.%02d", k);
+	memcpy(buf, ".free.", 6);
+	buf[6] = (char)('0' + k / 10 % 10);
+	buf[7] = (char)('0' + k % 10);
+	buf[8] = '\0';
 }
 
 /* Whether NAME is one of the SBX_WAKE_POOL slot names. */
