@@ -30,13 +30,16 @@ i=$(stat -c %i "$W/.free.00")
 like "$(hook_a "./task.sh one" | reason)" "ran-as $UB" "the next round trip (remembered)"
 is "$(stat -c %i "$W/.free.00")" "$i" "... took and gave back the same FIFO"
 
-# A third user's FIFO in the first slot, A's own in the second.
+# A third user's FIFO in the first slot, A's own in the second (after
+# the sweep of the last delivery, a second later, has run).
+sleep 2
 mv "$W/.free.00" "$W/.free.01"
 mkfifo -m 0602 "$W/.free.00"
 chown "$C" "$W/.free.00"
 c=$(stat -c %i "$W/.free.00")
 like "$(hook_a "./task.sh one" | reason)" "ran-as $UB" "a third user's FIFO in a slot: A's round trip is answered"
-is "$(stat -c %i "$W/.free.01" 2>/dev/null)" "$i" "... A's hook used its own pooled FIFO (the next slot)"
+[ "$(stat -c %i "$W/.free.01" 2>/dev/null)" = "$i" ] || [ "$(stat -c %i "$W/.free.00" 2>/dev/null)" = "$i" ]
+ok $? "... A's hook used its own pooled FIFO (the next slot) and gave it back"
 # A hook killed while it waits leaves A's FIFO at its id.
 hook_a "./task.sh killed" >/dev/null &
 wait_for 20 bash -c "ls '$W' | grep -qE '^[0-9a-f]{16}\$'"
