@@ -516,11 +516,13 @@ premade_make(struct premade *pm, int sbfd)
 		return;
 	pm->dev = st.st_dev;
 	pm->ino = st.st_ino;
+	/* Their modes are exact, whatever sbxd's umask, as write_atomic
+	 * makes the result's (the agent's user reads them: deployment 3). */
 	for (i = 0; i < PM_N; i++)
-		if ((pm->fd[i] = openat(wfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644)) < 0)
+		if ((pm->fd[i] = openat(wfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644)) < 0 ||
+		    fchmod(pm->fd[i], 0644) < 0)
 			break;
-	/* The result's mode is exact, as write_atomic makes it. */
-	if (i < PM_N || fchmod(pm->fd[PM_RESULT], 0644) < 0)
+	if (i < PM_N)
 		premade_close(pm);
 	close(wfd);
 }
@@ -557,7 +559,15 @@ open_capture(int sbfd, const char *id, const char *name, int pfd)
 		}
 		close(pfd);
 	}
-	return openat_nf(sbfd, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	/* 0644 whatever sbxd's umask, as the result (open_capture's files
+	 * made ahead too): in a handed-over folder the agent's user reads
+	 * them. */
+	if ((pfd = openat_nf(sbfd, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) >= 0 &&
+	    fchmod(pfd, 0644) < 0) {
+		close(pfd);
+		pfd = -1;
+	}
+	return pfd;
 }
 
 static void
