@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Between sbxd's claim of a request (its rename into pending/) and the
-# hook's wake (the byte written into its FIFO), neither sbxd nor the
+# hook's wake (the executor opens its FIFO to write the byte), neither sbxd nor the
 # executor that runs the command allocates an inode (no O_CREAT, no
 # O_TMPFILE, no mkdir or mknod: on ext4 without a journal each walks the
 # inodes freed in the last minutes) nor renames, makes or removes a
@@ -69,10 +69,11 @@ for i, (t, pid, r) in enumerate(ev):
     m = re.match(r'linkat\(.*"([0-9a-f]{16})\.json", AT_SYMLINK_FOLLOW\) = 0', r)
     if m:
         wakes.setdefault(m.group(1), [None, pid, 1])
-    if r.startswith('write(') and '"w", 1)' in r:
-        for k, w in wakes.items():
-            if w[1] == pid and w[0] is None:
-                w[0] = t
+    # the poke: the FIFO's name opened (O_PATH) by the executor, then
+    # the byte written when a hook holds it open
+    m = re.match(r'openat\(\d+, "([0-9a-f]{16})", [^)]*O_PATH', r)
+    if m and m.group(1) in wakes and wakes[m.group(1)][1] == pid and wakes[m.group(1)][0] is None:
+        wakes[m.group(1)][0] = t
 bad = re.compile(r'O_CREAT|O_TMPFILE|^creat\(|^mkdir|^mknod|^rmdir|^rename\("/sys|^renameat2?\([^)]*sbx-')
 for id_, tc in claims.items():
     w = wakes.get(id_)
