@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Between sbxd's claim of a request (its rename into pending/) and the
-# hook's wake (the executor opens its FIFO to write the byte), neither sbxd nor the
+# hook's wake (the byte written into its FIFO), neither sbxd nor the
 # executor that runs the command allocates an inode (no O_CREAT, no
 # O_TMPFILE, no mkdir or mknod: on ext4 without a journal each walks the
 # inodes freed in the last minutes) nor renames, makes or removes a
@@ -25,8 +25,18 @@ wait_for 10 has_pending
 wait $HP
 # A second run, so that both spares made their files in this folder.
 hook_bash "./task.sh rt" >/dev/null
-wait_for 10 sh -c "[ \$(pgrep -P $DPID -x sbxd-spare | wc -l) -eq 2 ]"
-sleep 0.5
+# made_ahead: both spares hold the three unnamed files of work/ they made
+# for the next run (a loaded machine may take seconds; until then a run
+# makes its files by name, which is what this test counts)
+made_ahead() {
+	local s n=0
+	for s in $(pgrep -P "$DPID" -x sbxd-spare); do
+		[ "$(ls -l "/proc/$s/fd" 2>/dev/null | grep -c '/work/#[0-9]* (deleted)$')" -ge 3 ] || return 1
+		n=$((n + 1))
+	done
+	[ "$n" -eq 2 ]
+}
+wait_for 30 made_ahead
 tree() { local c; for c in $(pgrep -P "$1"); do echo "-p $c"; tree "$c"; done; }
 # shellcheck disable=SC2046
 strace -f -qq -ttt -o "$T/d.st" -e trace=openat,open,creat,mkdir,mkdirat,mknod,mknodat,rename,renameat,renameat2,rmdir,linkat,write \
@@ -38,7 +48,7 @@ for i in 1 2 3; do
 	r=$(hook_bash "./task.sh rt" | reason)
 	like "$r" "remembered approval\\) and ALREADY EXECUTED" "round trip $i goes through a remembered approval"
 	like "$r" "out: rt" "round trip $i: with its output"
-	wait_for 10 sh -c "[ \$(pgrep -P $DPID -x sbxd-spare | wc -l) -eq 2 ]"
+	wait_for 30 made_ahead
 done
 sleep 0.5
 kill "$SP"
@@ -68,18 +78,21 @@ for i, (t, pid, r) in enumerate(ev):
         claims[m.group(1)] = t
     m = re.match(r'linkat\(.*"([0-9a-f]{16})\.json", AT_SYMLINK_FOLLOW\) = 0', r)
     if m:
-        wakes.setdefault(m.group(1), [None, pid, 1])
-    # the poke: the FIFO's name opened (O_PATH) by the executor, then
-    # the byte written when a hook holds it open
-    m = re.match(r'openat\(\d+, "([0-9a-f]{16})", [^)]*O_PATH', r)
-    if m and m.group(1) in wakes and wakes[m.group(1)][1] == pid and wakes[m.group(1)][0] is None:
-        wakes[m.group(1)][0] = t
+        wakes.setdefault(m.group(1), [None, pid, t])
+    if r.startswith('write(') and '"w", 1)' in r:
+        for k, w in wakes.items():
+            if w[1] == pid and w[0] is None:
+                w[0] = t
 bad = re.compile(r'O_CREAT|O_TMPFILE|^creat\(|^mkdir|^mknod|^rmdir|^rename\("/sys|^renameat2?\([^)]*sbx-')
 for id_, tc in claims.items():
     w = wakes.get(id_)
-    if not w or w[0] is None:
+    if not w:
         print(id_, 'nowake')
         continue
+    # no byte written: the hook was not waiting yet (it finds the
+    # result itself); the result's link is then where the run ends
+    if w[0] is None:
+        w[0] = w[2]
     n = [r for t, pid, r in ev if tc <= t <= w[0] and pid in (sys.argv[2], w[1]) and bad.search(r) and '= -1' not in r]
     print(id_, 'linked', len(n), '|'.join(n)[:300])
 PY
