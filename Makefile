@@ -167,8 +167,15 @@ $(BUILD)/tests/tools/reqgen: tests/bench/reqgen.c $(LIBSBX) $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) -lm
 
+# idleforge reads, edits and re-keys sbxd's idle records with its key
+# (what an agent that can read daemon.key can do: t315-t319).
+$(BUILD)/tests/tools/idleforge: tests/tools/idleforge.c $(LIBSBX) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) -lm
+
 TEST_TOOLS = $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/rechain \
-	$(BUILD)/tests/tools/sbxd-faults $(BUILD)/tests/tools/reqgen
+	$(BUILD)/tests/tools/sbxd-faults $(BUILD)/tests/tools/reqgen \
+	$(BUILD)/tests/tools/idleforge
 
 test: $(DEPS_TEST) $(PROGS) $(UNIT_BIN) $(TEST_TOOLS)
 	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \

@@ -198,6 +198,7 @@ policy_free(struct policy *p)
 	free(p->rhome_in);
 	free(p->rhome);
 	free(p->seed);
+	pol_walks_free(p);
 	free(p);
 }
 

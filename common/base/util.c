@@ -362,6 +362,12 @@ fsync_at(int dirfd, const char *path, int flags)
 }
 
 int
+fd_mode_exact(int fd, mode_t mode)
+{
+	return (mode & 077) ? fchmod(fd, mode) : 0;
+}
+
+int
 write_atomic(int dirfd, const char *tmpdir, const char *dst, const void *buf,
     size_t len, mode_t mode, int flags)
 {
@@ -387,7 +393,7 @@ write_atomic(int dirfd, const char *tmpdir, const char *dst, const void *buf,
 	fd = openat(tfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		goto fail;
-	if ((mode & 077) && fchmod(fd, mode) < 0)
+	if (fd_mode_exact(fd, mode) < 0)
 		goto fail_unlink;
 	if (write_all(fd, buf, len) < 0 || (!(flags & WA_NOSYNC) && fsync(fd) < 0))
 		goto fail_unlink;

@@ -27,7 +27,16 @@ _n=0
 _failed=0
 
 cleanup() {
+	local j
 	stop_daemon
+	# whatever else the test left running in the background (another
+	# sbxd, a hook, a server), also when it ended half-way: it must not
+	# disturb the tests that run after it
+	j=$(jobs -pr)	# (running: a reaped one's pid may be another's now)
+	if [ -n "$j" ]; then
+		kill $j 2>/dev/null
+		kill -CONT $j 2>/dev/null
+	fi
 	[ "${SBX_KEEP:-}" ] || rm -rf "$T"
 }
 trap cleanup EXIT
@@ -100,9 +109,19 @@ npm_unusable() {
 		echo "the npm registry ($(npm config get registry 2>/dev/null)) does not answer"
 }
 
-# wait_for SECONDS CMD...: polls CMD every 50 ms.
+# Sanitizer builds (make asan) run 2-5 times slower, and more so on a
+# loaded machine: every wait_for gives them SBX_TEST_SLOW (default 3)
+# times its limit. A wait is for a condition that holds once the work is
+# done, so a longer limit only delays the report of a real hang.
+if [ -z "${SBX_TEST_SLOW:-}" ]; then
+	SBX_TEST_SLOW=1
+	grep -q __asan_init "$SBXD" 2>/dev/null && SBX_TEST_SLOW=3
+fi
+
+# wait_for SECONDS CMD...: polls CMD every 50 ms, for up to SECONDS
+# (times SBX_TEST_SLOW).
 wait_for() {
-	local limit=$(( $1 * 20 )) i=0
+	local limit=$(( $1 * 20 * SBX_TEST_SLOW )) i=0
 	shift
 	while ! "$@" >/dev/null 2>&1; do
 		i=$((i + 1))
@@ -110,6 +129,39 @@ wait_for() {
 		sleep 0.05
 	done
 	return 0
+}
+
+# running PID: PID has not ended (nor is a zombie).
+running() {
+	local st
+	st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
+# traced STRACE-PID PID...: strace STRACE-PID has attached to every PID
+# that still runs (its TracerPid).
+traced() {
+	local s=$1 p
+	shift
+	for p; do
+		[ "$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$p/status" 2>/dev/null)" = "$s" ] ||
+			! running "$p" || return 1
+	done
+}
+
+# wait_traced STRACE-PID PID...: waits until the strace started in the
+# background as STRACE-PID traces every PID, so that what they do next
+# is in its output (a fixed sleep lost the first calls on a loaded
+# machine). Fails at once when strace has ended: it could not attach
+# (ptrace is restricted here).
+wait_traced() {
+	local i=0 limit=$((20 * 20 * SBX_TEST_SLOW))
+	while ! traced "$@"; do
+		running "$1" || return 1
+		i=$((i + 1))
+		[ $i -ge $limit ] && return 1
+		sleep 0.05
+	done
 }
 
 init_folder() {
@@ -140,12 +192,20 @@ start_daemon() {
 	: >"$T/sbxd.log"
 	"$SBXD" "$FOLDER" 2>>"$T/sbxd.log" &
 	DPID=$!
-	wait_for 10 grep -q serving "$T/sbxd.log"
+	# serving, or gone (it refused to start: its log says why); an ASan
+	# sbxd next to a heavy test (t141 starts 72 runs at once) on a
+	# loaded machine may take long to start.
+	wait_for 30 sh -c 'grep -q serving "$1" || ! kill -0 "$2" 2>/dev/null' sh \
+		"$T/sbxd.log" "$DPID"
+	grep -q serving "$T/sbxd.log"
 }
 
 stop_daemon() {
 	if [ -n "$DPID" ]; then
 		kill "$DPID" 2>/dev/null
+		# one the test stopped (SIGSTOP) and did not go on: it must
+		# take the signal, or wait waits for ever
+		kill -CONT "$DPID" 2>/dev/null
 		wait "$DPID" 2>/dev/null
 		DPID=""
 	fi
@@ -173,6 +233,10 @@ reason() { jq -r '.hookSpecificOutput.permissionDecisionReason' 2>/dev/null; }
 
 pending_ids() { "$SBX" -C "$FOLDER" pending --json 2>/dev/null | jq -r '.[].id'; }
 has_pending() { [ -n "$(pending_ids)" ]; }
+# known ID: sbxd has taken request ID in (sbx show knows it). A hook
+# answers "pending as request ID" after hook_wait_seconds whether or not
+# sbxd has recorded it yet, and sbx approve refuses an id it does not know.
+known() { "$SBX" -C "$FOLDER" show "$1" >/dev/null 2>&1; }
 
 # setup_task: a script in the folder that the policy escalates; every run
 # is counted in $FOLDER/runs.log.

@@ -30,11 +30,27 @@ spare() {
 	done | sort -k1,1n -k2,2n | head -1 | cut -d' ' -f2
 }
 spare_cmd() { s=$(spare) && [ -n "$s" ] && pgrep -P "$s" -x sbxd-spare-cmd | head -1; }
-# the spare that sbxd forked after handing us over, its child ready
+# sbxd keeps both its spares, each with its child, each child in its
+# spare cgroup where there are cgroups: only then does spare() name the
+# oldest (a child not yet moved has no serial and sorts last, so while
+# the older spare's child is not moved yet, spare() named the newer one)
+ready() {
+	n=0
+	for s in $(pgrep -P "$d" -x sbxd-spare); do
+		c=$(pgrep -P "$s" -x sbxd-spare-cmd | head -1)
+		[ -n "$c" ] || return 1
+		[ -z "$cg" ] || grep -q ':/sbx-spare-' "/proc/$c/cgroup" 2>/dev/null || return 1
+		n=$((n + 1))
+	done
+	[ "$n" -ge 2 ]
+}
+# the spare that runs the next command, its child ready (sbxd forks the
+# one that replaces ours after handing us over)
 wait_spare() {
 	i=0
-	while [ $i -lt 200 ]; do
-		c=$(spare_cmd)
+	while [ $i -lt 600 ]; do
+		c=
+		ready && c=$(spare_cmd)
 		if [ -n "$c" ] && { [ "$1" != cgroup ] || grep -q ':/sbx-spare-' "/proc/$c/cgroup"; }; then
 			echo "$(spare) $c"
 			return 0
@@ -70,6 +86,9 @@ move-out)
 	echo "$2" >/sys/fs/cgroup/pids/cgroup.procs && echo "moved $2 out" ;;
 spare-pids)
 	wait_spare "$2" ;;
+sleep)
+	# a run that lasts (t277 kills its executor while it runs)
+	sleep "$2" ;;
 show)
 	cg=$(sed -n 's/^[0-9]*:pids://p' /proc/self/cgroup)
 	echo "out: $2"

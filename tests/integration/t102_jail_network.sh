@@ -39,7 +39,7 @@ out=$("$J" -C "$FOLDER" jail -- sh -c 'curl --noproxy "*" -s -m 3 http://192.0.2
 unlike "$out" "rc=0" "without the proxy nothing connects: the jail has no route out"
 
 # The agent's own servers on loopback stay reachable directly.
-out=$("$J" -C "$FOLDER" jail -- sh -c 'cd /tmp && echo hello-inside >f && python3 -m http.server 8765 --bind 127.0.0.1 >/dev/null 2>&1 & for i in 1 2 3 4 5 6 7 8 9 10; do curl -s -m 2 http://127.0.0.1:8765/f && break; sleep 0.3; done' 2>&1)
+out=$("$J" -C "$FOLDER" jail -- sh -c 'cd /tmp && echo hello-inside >f && python3 -m http.server 8765 --bind 127.0.0.1 >/dev/null 2>&1 & i=0; while [ $i -lt 200 ]; do curl -s -m 2 http://127.0.0.1:8765/f && break; sleep 0.1; i=$((i + 1)); done' 2>&1)
 like "$out" "hello-inside" "a server the agent starts on 127.0.0.1 is reached directly (NO_PROXY)"
 
 # A loopback host the policy lists goes through the proxy instead.

@@ -100,12 +100,15 @@ ok $? "the later jail, last to end, removes those the first one made"
 
 # sbx jail killed with SIGKILL: the jail dies with it, and the next jail
 # of the folder removes the placeholders it left.
-"$SBX" -C "$FOLDER" jail --offline -- sleep 4321 &
+# (a duration of this run's own: pgrep sees every test's processes, and
+# another run of this test may sleep at the same time)
+S1="4321.$$"
+"$SBX" -C "$FOLDER" jail --offline -- sleep "$S1" &
 jk=$!
 disown "$jk"    # no "Killed" notice from bash
-wait_for 30 pgrep -f "^sleep 4321"
+wait_for 30 pgrep -f "^sleep $S1\$"
 kill -KILL "$jk" 2>/dev/null
-wait_for 20 sh -c '! pgrep -f "^sleep 4321"'
+wait_for 20 sh -c '! pgrep -f "^sleep $1\$"' sh "$S1"
 ok $? "the jail dies with sbx jail (even by SIGKILL)"
 [ -d "$FOLDER/.envrc" ]
 ok $? "its placeholders are left behind"
@@ -191,10 +194,11 @@ if command -v tmux >/dev/null; then
 	tmux -S "$sock" resize-window -x 120 -y 40 2>/dev/null || tmux -S "$sock" resize-pane -x 120 -y 40
 	tmux -S "$sock" send-keys "stty size > tty3.txt" Enter
 	wait_for 20 test -s "$FOLDER/tty3.txt"
-	tmux -S "$sock" send-keys "sleep 1037" Enter
-	wait_for 20 pgrep -f "^sleep 1037$"
+	S2="1037.$$"
+	tmux -S "$sock" send-keys "sleep $S2" Enter
+	wait_for 20 pgrep -f "^sleep $S2\$"
 	tmux -S "$sock" send-keys C-c
-	wait_for 20 sh -c '! pgrep -f "^sleep 1037$"'
+	wait_for 20 sh -c '! pgrep -f "^sleep $1\$"' sh "$S2"
 	tmux -S "$sock" send-keys "echo after-ctrl-c > tty4.txt; exit 5" Enter
 	wait_for 10 sh -c "tmux -S '$sock' capture-pane -p | grep -q JAIL-ENDED"
 	is "$(cat "$FOLDER/tty2.txt" 2>/dev/null)" "tty-yes" "bash in the jail keeps the terminal"

@@ -66,8 +66,9 @@ like "$r" "fork refused after [0-9]+" "a fork bomb is refused"
 n=$(echo "$r" | grep -oE 'fork refused after [0-9]+' | grep -oE '[0-9]+$')
 [ -n "$n" ] && [ "$n" -le 40 ]
 ok $? "after at most 40 processes (got ${n:-none})"
-sleep 0.5
 # this test's own: the bomb's processes carry its folder in their argv
+# (they are killed with the run's cgroup, which may take a moment)
+wait_for 10 sh -c '! pgrep -f -- "bomb:$1\$" >/dev/null' sh "$FOLDER"
 left=$(pgrep -f -- "bomb:$FOLDER\$" | wc -l)
 is "$left" 0 "nothing of the run is left behind"
 

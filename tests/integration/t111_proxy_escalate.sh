@@ -75,6 +75,7 @@ set_network '.network.ask_timeout_seconds = 1'
 out=$(pc p connect "127.0.0.6:$PORT" /hello.txt)
 like "$out" "^HTTP/1.1 403" "unanswered: 403"
 like "$out" "no human answered within 1 s" "... that says nobody answered in time"
+wait_for 10 has_pending	# (the proxy names the request; sbxd may take it in later, under load)
 id3=$(pending_ids)
 like "$out" "sbx approve $id3" "... and names the request to approve"
 like "$out" "network.allowedDomains" "... or the policy key to change"

@@ -22,7 +22,9 @@ submit() {
 	done
 	[ ${#pids[@]} -eq 0 ] || wait "${pids[@]}"
 }
-submit "sleep 3 n"
+# (15 s: the 65th must find all 64 still running; starting them took
+# 2.8 s under ASan on a loaded machine)
+submit "sleep 15 n"
 wait_for 20 bash -c "[ \$($SBX -C $FOLDER pending --json | jq length) = $N ]"
 ok $? "$N requests are pending, and sbx pending lists them all"
 # All approved while sbxd is frozen, so that all arrive at once.
@@ -40,26 +42,28 @@ is "$(cat "$FOLDER"/.sandbox/results/*.json | jq -r .status | sort | uniq -c | t
 # Each result carries its own run's output (runs.log is checked for
 # doubles only: 72 shells appending to one file at once is the test's
 # weakest witness, not sbxd's).
-is "$(cat "$FOLDER"/.sandbox/results/*.json | jq -r .stdout | grep '^out: sleep 3 n' | sort -u |
+is "$(cat "$FOLDER"/.sandbox/results/*.json | jq -r .stdout | grep '^out: sleep 15 n' | sort -u |
 	wc -l | tr -d ' ')" "$N" "each ran once, with its own output in its result"
 is "$(sort "$FOLDER/runs.log" | uniq -d | wc -l)" "0" "nothing ran twice"
 
 # A crash while requests wait for a slot: they run after the restart,
 # and those that were running are interrupted, not re-run.
 : >"$FOLDER/runs.log"
-submit "sleep 4 m"
+# (long enough that none of the 64 ends before sbxd is killed: starting
+# them took 2.8 s under ASan on a loaded machine, too close to 4 s)
+submit "sleep 15 m"
 wait_for 20 bash -c "[ \$($SBX -C $FOLDER pending --json | jq length) = $N ]"
 kill -STOP "$DPID"
 for id in $(pending_ids); do "$SBX" -C "$FOLDER" approve "$id" >/dev/null; done
 kill -CONT "$DPID"
-wait_for 60 bash -c "[ \$(grep -c 'run sleep 4' $FOLDER/runs.log) -ge 64 ]"
+wait_for 60 bash -c "[ \$(grep -c 'run sleep 15 m' $FOLDER/runs.log) -ge 64 ]"
 kill -9 "$DPID"
 wait "$DPID" 2>/dev/null
 DPID=""
 start_daemon
 wait_for 60 bash -c "[ \$(ls $FOLDER/.sandbox/results/ | grep -c '\\.json\$') = $((2 * N)) ]"
 ok $? "after kill -9 and restart every request has a result"
-st=$(for id in $(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT id FROM requests WHERE command LIKE '%sleep 4%'"); do
+st=$(for id in $(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT id FROM requests WHERE command LIKE '%sleep 15 m%'"); do
 	jq -r .status "$FOLDER/.sandbox/results/$id.json"; done | sort | uniq -c | tr -s ' ')
 like "$st" "64 interrupted" "the 64 that were running are interrupted"
 like "$st" "$((N - 64)) done" "the $((N - 64)) that waited for a slot ran after the restart"
@@ -67,7 +71,7 @@ is "$(sort "$FOLDER/runs.log" | uniq -d | wc -l)" "0" "nothing ran twice"
 # An interrupted run may have been killed before its first line; every
 # request that is done ran exactly once.
 miss=0
-for id in $(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT id FROM requests WHERE command LIKE '%sleep 4%'"); do
+for id in $(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT id FROM requests WHERE command LIKE '%sleep 15 m%'"); do
 	[ "$(jq -r .status "$FOLDER/.sandbox/results/$id.json")" = done ] || continue
 	c=$(sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT command FROM requests WHERE id = '$id'")
 	[ "$(grep -cx "run ${c#./task.sh }" "$FOLDER/runs.log")" = 1 ] || miss=$((miss + 1))

@@ -10,6 +10,7 @@ set_limits '{"hook_wait_seconds": 1}'
 SB="$FOLDER/.sandbox"
 req_id() { reason | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2; }
 start_daemon
+ok $? "sbxd starts"
 
 cp "$SB/policy.json" "$T/old.json"
 cp "$SB/policy.accepted" "$T/old.accepted"

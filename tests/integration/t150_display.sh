@@ -57,6 +57,11 @@ unlike "$raw" '\\033|\\r' "show prints no ESC or CR byte"
 $TM send-keys -t d "clear; $SBX watch -C $FOLDER" Enter
 wait_for 10 screen_has "sbx watch - 4 pending"
 ok $? "sbx watch lists them"
+# the selected request's command line (it changes when j moved the
+# selection and watch redrew: a fixed 0.3 s was not always enough)
+selected() { screen | grep '^\$ \./task\.sh'; }
+moved() { [ "$(selected)" != "$1" ]; }
+wait_for 10 selected
 seen=0
 for i in 1 2 3 4; do
 	s=$(screen)
@@ -66,8 +71,10 @@ for i in 1 2 3 4; do
 	*'$ ./task.sh \u{202e}txt.exe'*) seen=$((seen | 4)) ;;
 	*'$ ./task.sh \u{9b}2J c1'*) seen=$((seen | 8)) ;;
 	esac
+	[ "$i" -lt 4 ] || break
+	sel=$(selected)
 	$TM send-keys -t d j
-	sleep 0.3
+	wait_for 10 moved "$sel"
 done
 is "$seen" 15 "watch shows each hostile command with visible escapes"
 unlike "$(screen)" '^\$ echo hello' "watch: no command line starts as the disguise"

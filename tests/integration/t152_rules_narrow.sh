@@ -16,7 +16,11 @@ git -C "$FOLDER" remote add origin "$T/remote.git"
 echo one >"$FOLDER/f.txt"
 git -C "$FOLDER" add f.txt && git -C "$FOLDER" commit -qm one
 remote_head() { git -C "$T/remote.git" rev-parse main 2>/dev/null; }
-id_of() { "$SBX" -C "$FOLDER" pending --json | jq -r --arg c "$1" '.[] | select(.command == $c) | .id'; }
+pending_of() { "$SBX" -C "$FOLDER" pending --json | jq -r --arg c "$1" '.[] | select(.command == $c) | .id'; }
+has_pending_of() { [ -n "$(pending_of "$1")" ]; }
+# id_of COMMAND: its pending request, once sbxd has taken it in (the hook
+# answers "pending" after 1 s whether or not it has)
+id_of() { wait_for 10 has_pending_of "$1"; pending_of "$1"; }
 
 # A plain push, approved with a "git push" prefix rule.
 hook_bash "git push origin main" >/dev/null

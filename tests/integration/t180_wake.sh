@@ -29,7 +29,7 @@ hook_bg() {
 is_fifo() { [ -p "$1" ]; }
 
 # 1. The ordinary path: the FIFO exists while the hook waits, the hook is
-# answered as soon as the result is there, and sbxd removes the name.
+# answered as soon as the result is there, and the name is gone.
 id=$(hook_bash "./task.sh one" | req_id)
 [ -n "$id" ]
 ok $? "a request is pending"
@@ -42,12 +42,13 @@ wait $HP
 like "$(reason <"$T/bg.out")" "ALREADY EXECUTED" "the waiting hook delivers the result"
 like "$(reason <"$T/bg.out")" "out: one" "with its output"
 [ ! -e "$W/$id" ]
-ok $? "sbxd removed the FIFO's name after the wake"
+ok $? "the FIFO's name is gone after the answer (the hook gave it back to the pool)"
 
 # 2. A forged wake with a forged result: nothing is delivered, the hook
 # keeps waiting, and the real result still arrives.
 set_limits '{"hook_wait_seconds": 1}'
 id=$(hook_bash "./task.sh two" | req_id)
+wait_for 10 known "$id"
 h=$("$SBX" -C "$FOLDER" show "$id" --json | jq -r .hash)
 hook_bg "./task.sh two"
 wait_for 10 is_fifo "$W/$id"
@@ -115,6 +116,7 @@ like "$(reason <"$T/bg.out")" "out: five" "a missing wake falls back to the re-c
 # hook waits without a channel and is answered.
 set_limits '{"hook_wait_seconds": 1}'
 id=$(hook_bash "./task.sh six" | req_id)
+wait_for 10 known "$id"
 rm -f "$W/$id" && echo planted >"$W/$id"
 hook_bg "./task.sh six"
 sleep 0.3

@@ -18,9 +18,8 @@ start_daemon
 "$REQGEN" "$FOLDER" "$N" gc
 strace -f -qq -o "$T/st" -e trace=fsync,fdatasync,syncfs,sync,sync_file_range,msync -p "$DPID" &
 SP=$!
-sleep 1
 # strace may not attach where ptrace is restricted: that is the machine.
-kill -0 "$SP" 2>/dev/null || skip_all "strace cannot attach to sbxd here"
+wait_traced "$SP" "$DPID" || skip_all "strace cannot attach to sbxd here"
 "$REQGEN" --release "$FOLDER" >/dev/null
 count() { sqlite3 -cmd '.timeout 5000' "$FOLDER/.sandbox/state.db" "SELECT count(*) FROM requests"; }
 results() { find "$FOLDER/.sandbox/results" -name '*.json' | wc -l | tr -d ' '; }

@@ -22,14 +22,15 @@ wait $HP
 sleep 1
 SYNCS='fsync|fdatasync|syncfs|sync|sync_file_range|msync'
 # sbxd, and its spare executor (forked ahead of the run) with its child.
-tree() { local c; for c in $(pgrep -P "$1"); do echo "-p $c"; tree "$c"; done; }
+tree() { local c; for c in $(pgrep -P "$1"); do echo "$c"; tree "$c"; done; }
+procs="$DPID $(tree "$DPID")"
 # shellcheck disable=SC2046
-strace -f -qq -o "$T/d.st" -e trace=fsync,fdatasync,syncfs,sync,sync_file_range,msync -p "$DPID" \
-	$(tree "$DPID") &
+strace -f -qq -o "$T/d.st" -e trace=fsync,fdatasync,syncfs,sync,sync_file_range,msync \
+	$(printf -- '-p %s ' $procs) &
 SP=$!
-sleep 1
 # strace may not attach where ptrace is restricted: that is the machine.
-kill -0 "$SP" 2>/dev/null || skip_all "strace cannot attach to sbxd here"
+# shellcheck disable=SC2086
+wait_traced "$SP" $procs || skip_all "strace cannot attach to sbxd here"
 bash_payload "true" >"$T/p.json"
 (cd "$FOLDER" && strace -f -qq -o "$T/h.st" -e trace=fsync,fdatasync,syncfs,sync,sync_file_range,msync,inotify_add_watch,inotify_init,inotify_init1 \
 	"$HOOK" pre <"$T/p.json" >"$T/out.json")

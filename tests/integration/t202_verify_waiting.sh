@@ -27,6 +27,7 @@ start_faulty() {	# start_faulty STEP: an sbxd that kills itself at STEP
 start_faulty before-start
 hook_bash "./task.sh one" >"$T/one.out"
 a=$(req_id <"$T/one.out")
+wait_for 10 known "$a"
 "$SBX" -C "$FOLDER" approve "$a" >/dev/null
 wait_for 10 died
 ok $? "sbxd is killed right after the approval's records are in the log"

@@ -22,6 +22,7 @@ start_daemon
 a=$(hook_bash "./task.sh sleep 4" | req_id)
 [ -n "$a" ]
 ok $? "a request is queued"
+wait_for 10 known "$a"
 "$SBX" -C "$FOLDER" approve "$a" >/dev/null
 wait_for 30 grep -q "run sleep 4" "$FOLDER/runs.log"
 ok $? "the command runs"

@@ -21,6 +21,9 @@ pending_for() {	# pending_for JQ-FILTER: the id of the one pending request it se
 	"$SBX" -C "$FOLDER" pending --json | jq -r ".[] | select($1) | .id"
 }
 has_pending_for() { [ -n "$(pending_for "$1")" ]; }
+# delivered_recorded ID: sbxd has recorded the delivery (it takes the
+# receipt in after the hook answered)
+delivered_recorded() { "$SBX" -C "$FOLDER" audit show --request "$1" | grep -q result_delivered; }
 W="$FOLDER/.sandbox/queue/wake"
 # waiting ID N: N hook processes hold request ID's wake FIFO open (they
 # wait on it: the second has attached)
@@ -54,6 +57,7 @@ like "$other" "request $id" "the other call is denied, naming the request"
 like "$other" "used by another identical call" "... and says the approval went to the identical call"
 test -e "$FOLDER/.sandbox/queue/delivered/$id"
 ok $? "one delivery receipt"
+wait_for 10 delivered_recorded "$id"
 n=$("$SBX" -C "$FOLDER" audit show --request "$id" | grep -c result_delivered)
 is "$n" 1 "one result_delivered record"
 
@@ -78,6 +82,7 @@ like "$other" "handed to another identical call" "... says the result went to th
 like "$other" "Do not run it" "... and not to run it again"
 unlike "$other" "out: both" "... without a second copy of the output"
 is "$(cat "$T/c.out" "$T/d.out" | decision | sort -u)" "deny" "both answers are denies (the tool itself never runs)"
+wait_for 10 delivered_recorded "$id"
 n=$("$SBX" -C "$FOLDER" audit show --request "$id" | grep -c result_delivered)
 is "$n" 1 "one result_delivered record"
 

@@ -39,11 +39,13 @@ case_run() {
 	chown "$3" "$W/$id"
 	[ "${4:-}" = link ] && ln "$W/$id" "$T/fifo-link-$1"
 	exec 7<>"$W/$id"
+	wait_for 10 known "$id"
 	"$SBX" -C "$FOLDER" approve "$id" >/dev/null
 	wait_for 20 grep -q "request $id: done" "$T/sbxd.log"
 	got_wake
 	exec 7<&-
-	[ ! -e "$W/$id" ] || echo "name-left"
+	# sbxd leaves the name (the hook gives the FIFO back to the pool)
+	[ -p "$W/$id" ] || echo "name-gone"
 }
 
 is "$(case_run mine root root)" 1 "sbxd's own FIFO in its own queue/wake is poked"

@@ -32,10 +32,10 @@ passes() {	# passes SECONDS: retention passes of sbxd in that time (strace)
 	rm -f "$T/st"
 	strace -qq -o "$T/st" -e trace=openat -p "$DPID" &
 	local sp=$!
+	wait_traced "$sp" "$DPID" || skip_all "strace cannot attach to sbxd here"
 	sleep "$1"
 	kill "$sp" 2>/dev/null
 	wait "$sp" 2>/dev/null
-	[ -f "$T/st" ] || skip_all "strace cannot attach to sbxd here"
 	grep -c 'policy.json"' "$T/st"
 }
 set_limits '{"keep_results_mb": 1024}'

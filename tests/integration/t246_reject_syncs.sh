@@ -13,8 +13,7 @@ init_folder
 start_daemon
 strace -f -qq -o "$T/st" -e trace=fsync,fdatasync,syncfs,sync,sync_file_range,msync -p "$DPID" &
 SP=$!
-sleep 1
-kill -0 "$SP" 2>/dev/null || skip_all "strace cannot attach to sbxd here"
+wait_traced "$SP" "$DPID" || skip_all "strace cannot attach to sbxd here"
 python3 - "$FOLDER/.sandbox/queue/new" "$N" <<'PY'
 import os, sys
 d = sys.argv[1]

@@ -42,6 +42,7 @@ queued() {
 	[ -n "$ID" ] && wait_for 10 waiting "$ID"
 }
 delivered_records() { "$SBX" -C "$FOLDER" audit show --request "$1" | grep -c result_delivered; }
+delivered_any() { [ "$(delivered_records "$1")" -ge 1 ]; }
 
 # A remembered approval for `sleep 0.5`: its round trips need no human,
 # and the hook surely waits for the result (with `true` a loaded machine
@@ -62,9 +63,10 @@ if command -v strace >/dev/null; then
 		"a round trip through a remembered approval"
 	id=$(reason <"$T/out.json" | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
 	line() { grep -nE "$1" "$T/h.st" | head -1 | cut -d: -f1; }
-	drop=$(line "renameat2\\(.*\"$id.json\"") fifo=$(line "mknodat\\(.*\"$id\", S_IFIFO")
+	drop=$(line "renameat2\\(.*\"$id.json\"")
+	fifo=$(line "(mknodat\\(.*\"$id\", S_IFIFO|renameat2\\(.*\"\\.free\\.[0-9]+\", [0-9]+, \"$id\")")
 	[ -n "$drop" ] && [ -n "$fifo" ] && [ "$drop" -lt "$fifo" ]
-	ok $? "the request is dropped before the wake FIFO is made"
+	ok $? "the request is dropped before the wake FIFO is made or taken from the pool"
 	woken=$(grep -nE '^poll\(.*= 1 ' "$T/h.st" | tail -1 | cut -d: -f1)
 	answer=$(line '^write\(1,')
 	prep=$(line 'O_TMPFILE')
@@ -80,6 +82,7 @@ if command -v strace >/dev/null; then
 		"the receipt is an empty regular file of one link, mode 0600, the hook's"
 	wait_for 10 test -e "$FOLDER/.sandbox/done/$id.json"
 	ok $? "sbxd saw the linked receipt and filed the request in done/"
+	wait_for 10 delivered_any "$id"
 	is "$(delivered_records "$id")" "1" "one result_delivered record"
 else
 	for _ in 1 2 3 4 5 6 7 8; do ok 0 "# SKIP strace is not installed"; done

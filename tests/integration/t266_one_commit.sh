@@ -30,8 +30,7 @@ sleep 1
 # to the hand-over (the run sent to the spare, or the direct fork).
 strace -qq -o "$T/d.st" -e trace=renameat2,fsync,fdatasync,sendmsg,clone,fork,vfork -p "$DPID" &
 SP=$!
-sleep 1
-kill -0 "$SP" 2>/dev/null || skip_all "strace cannot attach to sbxd here"
+wait_traced "$SP" "$DPID" || skip_all "strace cannot attach to sbxd here"
 like "$(hook_bash "./task.sh again" | reason)" "remembered approval" "the second call runs through the rule"
 sleep 1
 kill "$SP"

@@ -26,8 +26,7 @@ dbfd=$(for l in /proc/"$DPID"/fd/*; do [ "$(readlink "$l")" = "$FOLDER/.sandbox/
 ok $? "sbxd holds state.db open (fd $dbfd)"
 strace -qq -o "$T/d.st" -e trace=renameat2,fsync,fdatasync,sendmsg,clone -p "$DPID" &
 SP=$!
-sleep 1
-kill -0 "$SP" 2>/dev/null || skip_all "strace cannot attach to sbxd here"
+wait_traced "$SP" "$DPID" || skip_all "strace cannot attach to sbxd here"
 bash_payload "true" >"$T/p.json"
 fails=0
 for _ in $(seq $N); do

@@ -27,6 +27,7 @@ id=$(echo "$out" | reason | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' 
 like "$id" "^[0-9a-f]{16}$" "a request opens the folder's database"
 [ ! -e "$rec" ]
 ok $? "the idle record is removed once the database is open"
+wait_for 10 known "$id"
 "$SBX" -C "$FOLDER" approve "$id" >/dev/null
 wait_for 10 grep -q "run sleep 29" "$FOLDER/runs.log"
 ok $? "the approved command runs"

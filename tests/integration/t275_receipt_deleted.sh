@@ -48,6 +48,9 @@ allows() { cat "$@" | decision | grep -c allow; }
 
 # 1. The race: sbxd is stopped (or busy), a hook claims the approval,
 # the agent deletes its receipt, a second identical call claims again.
+# (The hooks wait up to 30 s, not 5: sbxd, thawed, must confirm one of
+# them before their deadline, which a loaded machine can miss.)
+set_limits '{"hook_wait_seconds": 30}'
 id=$(approved_unclaimed "race")
 kill -STOP "$DPID"
 hook_write "race" >"$T/a.out" &
@@ -69,6 +72,7 @@ is "$(jq -r .receipt "$SB/results/$id.json")" "$(cat "$D/$id")" \
 	"the signed result names the receipt sbxd found"
 wait_for 10 test -f "$SB/done/$id.json"
 ok $? "the request is filed as delivered"
+set_limits '{"hook_wait_seconds": 5}'
 hook_write "race" >"$T/c.out"
 is "$(decision <"$T/c.out")" "deny" "a third identical call is not allowed"
 unlike "$(reason <"$T/c.out")" "request $id" "... it is a new request, not the used approval"

@@ -37,8 +37,10 @@ wait_for 20 db_closed 1
 ok $? "folder 1's database is closed (idle)"
 
 # A connection holds an exclusive lock on folder 1's state.db (no write:
-# the file stays the one sbxd left) for 8 s, longer than SQLite's busy
-# wait of 5 s.
+# the file stays the one sbxd left) for 15 s, longer than SQLite's busy
+# wait of 5 s after sbxd first tries it (8 s left 3 s for the hook to
+# start and its request to reach sbxd: little under ASan on a loaded
+# machine).
 cat >"$T/lock.py" <<'PY'
 import sqlite3, sys, time
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -50,7 +52,7 @@ time.sleep(float(sys.argv[3]))
 c.execute("ROLLBACK")
 c.close()
 PY
-python3 "$T/lock.py" "$(folder 1)/.sandbox/state.db" "$T/locked" 8 &
+python3 "$T/lock.py" "$(folder 1)/.sandbox/state.db" "$T/locked" 15 &
 LPID=$!
 wait_for 10 test -e "$T/locked"
 ok $? "folder 1's database is locked"

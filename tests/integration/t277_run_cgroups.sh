@@ -18,11 +18,16 @@ init_folder
 spare_task
 set_limits '{"hook_wait_seconds": 30, "exec_max_processes": 40}'
 MINE=()
-trap 'for d in "${MINE[@]}"; do rmdir "$d" 2>/dev/null; done; [ -n "${BPID:-}" ] && kill "$BPID" 2>/dev/null; cleanup' EXIT
+trap 'for d in "${MINE[@]}"; do rmdir "$d" 2>/dev/null; done; [ -n "${BPID:-}" ] && kill "$BPID" 2>/dev/null; kill "${WATCH:-}" 2>/dev/null; cleanup' EXIT
 # aged NAME: an sbx-* cgroup made two hours ago
 aged() { mkdir "$B/$1" && touch -d '2 hours ago' "$B/$1" && MINE+=("$B/$1"); }
 
 # 1. Stale cgroups at start.
+# Every sbxd that starts on this machine sweeps them, even one that then
+# exits at once (another test's, refused its folder): the sbxds seen
+# while they wait for ours, sampled every 20 ms.
+(while :; do pgrep -x sbxd; sleep 0.02; done >"$T/sbxds") &
+WATCH=$!
 sh -c 'exit 0' &
 dead=$!
 wait "$dead"
@@ -34,12 +39,15 @@ sleep 300 &
 BPID=$!
 echo "$BPID" >"$B/sbx-run-$dead-busy$$/cgroup.procs"
 start_daemon
+kill "$WATCH"
+wait "$WATCH" 2>/dev/null
+WATCH=
 [ ! -d "$B/sbx-spare-$dead-t277$$" ]
 ok $? "sbxd's start removes an old, empty cgroup of an sbxd that is gone"
 # (Another sbxd starting on this machine meanwhile, another test's, may
 # have swept it first: then only the removal is ours to check.)
 if grep -Eq "removed [0-9]+ stale sbx-\\* pids cgroup" "$T/sbxd.log" ||
-	[ -z "$(pgrep -x sbxd | grep -vx "$DPID")" ]; then
+	[ -z "$({ cat "$T/sbxds"; pgrep -x sbxd; } | grep -vx "$DPID")" ]; then
 	like "$(cat "$T/sbxd.log")" "removed [0-9]+ stale sbx-\\* pids cgroup" "... and says so"
 else
 	_n=$((_n + 1))
@@ -77,7 +85,7 @@ like "$(cat "$T/sbxd.log")" "request $id: sbxd could not make the pids cgroup" "
 ok $? "the planted directory is left as it was"
 
 # 3. An executor killed by SIGKILL while its command runs (a spare that
-# took the run; its cgroup then has the run's name, as a direct run's):
+# took the run; its cgroup keeps the spare's name, which sbxd remembers):
 # sbxd removes the run's cgroup and kills what was left in it.
 # cgroup_of PID: the pids cgroup directory PID is in
 cgroup_of() {
@@ -86,6 +94,15 @@ cgroup_of() {
 	else
 		echo "$B$(sed -n 's/^0:://p' "/proc/$1/cgroup")"
 	fi
+}
+# shell_of WORD: the oldest process running this test's "./task.sh
+# sleep 30WORD" (in its folder: another run of this test may run the same)
+shell_of() {
+	local p l=""
+	for p in $(pgrep -f "sh -c ./task.sh sleep 30$1\$"); do
+		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$FOLDER" ] && l="$l,$p"
+	done
+	[ -n "$l" ] && ps -o pid= --sort=start_time -p "${l#,}" | head -1 | tr -d ' ' | grep .
 }
 # killed_run WORD [direct]
 killed_run() {
@@ -103,8 +120,8 @@ killed_run() {
 	"$SBX" -C "$FOLDER" approve "$id" >/dev/null
 	# the command's shell (the oldest process running it): its parent
 	# is the executor
-	wait_for 20 pgrep -o -f "sh -c ./task.sh sleep 30$1\$"
-	p=$(pgrep -o -f "sh -c ./task.sh sleep 30$1\$")
+	wait_for 20 shell_of "$1"
+	p=$(shell_of "$1")
 	cg=$(cgroup_of "$p")
 	like "$cg" "/sbx-" "$1: the run is in a pids cgroup of sbxd's ($cg)"
 	left=$(cat "$cg/cgroup.procs")

@@ -33,6 +33,10 @@ like "$(echo "$r" | head -1)" "^sbx: approved by [^ ]+ and ALREADY EXECUTED outs
 like "$r" "out: one" "stdout reaches the model"
 like "$r" "err: one" "stderr reaches the model"
 is "$(runs)" 1 "the command ran exactly once"
+# (the executor wakes the hook with its result, then exits; sbxd records
+# the run as done when it reaps it: a moment later)
+shows() { [ "$("$SBX" -C "$FOLDER" show "$1" --json | jq -r .status)" = "$2" ]; }
+wait_for 10 shows "$id" done
 is "$("$SBX" -C "$FOLDER" show "$id" --json | jq -r .status)" "done" "sbx show reports done"
 is "$("$SBX" -C "$FOLDER" show "$id" --json | jq -r .result.exit_code)" "0" "sbx show has the result"
 
@@ -86,6 +90,7 @@ like "$r" "pending as request [0-9a-f]{16}" "and says the request is pending, wi
 id=$(echo "$r" | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
 out=$(hook_bash "./task.sh four")
 like "$(echo "$out" | reason)" "pending as request $id" "repeating the call attaches to the same request"
+wait_for 10 has_pending	# (sbxd may not have taken it in yet, under load)
 is "$(pending_ids | wc -l | tr -d ' ')" "1" "no duplicate request was queued"
 "$SBX" -C "$FOLDER" approve "$id" >/dev/null
 wait_for 10 test -f "$FOLDER/.sandbox/results/$id.json"

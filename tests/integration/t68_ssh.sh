@@ -34,6 +34,9 @@ ssh-keygen -q -t ed25519 -N '' -f "$T/ssh/client" >/dev/null
 printf 'restrict,pty,command="env SBX_CONFIG_DIR=%s %s ssh-command -C %s" %s\n' \
 	"$T/alice" "$SBX" "$FOLDER" "$(cat "$T/ssh/client.pub")" >"$T/ssh/authorized_keys"
 chmod 600 "$T/ssh/authorized_keys"
+# A random port may be taken (another test's server): then sshd cannot
+# bind, writes no pid file, and another port is tried.
+for _ in 1 2 3 4 5; do
 port=$(( 20000 + RANDOM % 20000 ))
 cat >"$T/ssh/sshd_config" <<CONF
 Port $port
@@ -48,8 +51,12 @@ StrictModes no
 UsePAM no
 PidFile $T/ssh/sshd.pid
 CONF
+rm -f "$T/ssh/sshd.log"
 "$SSHD" -f "$T/ssh/sshd_config" -E "$T/ssh/sshd.log"
-wait_for 10 test -s "$T/ssh/sshd.pid"
+wait_for 10 sh -c '[ -s "$1" ] || grep -q "Cannot bind" "$2"' sh "$T/ssh/sshd.pid" "$T/ssh/sshd.log"
+[ -s "$T/ssh/sshd.pid" ] && break
+done
+test -s "$T/ssh/sshd.pid"
 ok $? "a real sshd listens on 127.0.0.1:$port"
 SPID=$(cat "$T/ssh/sshd.pid")
 trap 'kill $SPID 2>/dev/null; cleanup' EXIT

@@ -44,6 +44,7 @@ out=$(codex_payload apply_patch "$(patch_in /etc/hosts)" | codex)
 is "$(echo "$out" | decision)" "deny" "codex: apply_patch outside the project is not run"
 like "$(echo "$out" | reason)" "pending as request [0-9a-f]{16}.*repeat the identical call once" \
 	"codex: it waits for a human, to be retried once approved"
+wait_for 10 has_pending	# (the hook answers after 1 s; sbxd may take it in later, under load)
 is "$("$SBX" -C "$FOLDER" pending --json | jq '[.[] | select(.tool == "apply_patch")] | length')" "1" \
 	"codex: the patch is queued for a human"
 out=$(codex_payload mcp__other__drop_db '{}' | codex)
