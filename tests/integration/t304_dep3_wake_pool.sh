@@ -45,12 +45,13 @@ hook_a "./task.sh killed" >/dev/null &
 wait_for 20 bash -c "ls '$W' | grep -qE '^[0-9a-f]{16}\$'"
 kid=$(ls "$W" | grep -E '^[0-9a-f]{16}$' | head -1)
 pkill_owned "$UA"
-sleep 0.3
+wait_for 10 sh -c "[ -z \"\$(ps -o pid= -u $UA 2>/dev/null)\" ]"
 # A delivery: B's sweep a second later.
 like "$(hook_a "./task.sh one" | reason)" "ran-as $UB" "another round trip (a delivery)"
 swept() { [ "$(stat -c %i "$W/.free.00" 2>/dev/null)" != "$c" ] && [ ! -e "$W/$kid" ]; }
 wait_for 20 swept
 ok $? "B's sbxd removed the third user's FIFO and pooled the killed hook's"
+swept || ls -lia "$W" | sed 's/^/#   /'
 is "$(find "$W" -name '.free.*' ! -user "$UA" | wc -l | tr -d ' ')" 0 "every pooled FIFO is A's"
 is "$(runs_b)" 4 "each approved command ran once"
 done_testing
