@@ -162,10 +162,14 @@ sandbox_file_mode(int sbfd)
 	return 0644;
 }
 
+mode_t
+sandbox_fifo_mode(int sbfd)
+{
+	return sandbox_file_mode(sbfd) != 0600 ? 0602 : 0600;
+}
+
 int
 sandbox_fchmod(int sbfd, int fd, int fifo)
 {
-	mode_t m = sandbox_file_mode(sbfd);
-
-	return fd_mode_exact(fd, m == 0600 ? 0600 : fifo ? 0602 : m);
+	return fd_mode_exact(fd, fifo ? sandbox_fifo_mode(sbfd) : sandbox_file_mode(sbfd));
 }

@@ -76,12 +76,17 @@ uid_t sandbox_unmapped_uid(void);
  */
 mode_t sandbox_file_mode(int sbfd);
 
+/* The mode of a FIFO the agent's side makes for sbxd to write into (the
+ * wake channel): 0602 in a handed-over folder (sbxd's user is "others":
+ * it writes, never reads), 0600 otherwise; as sandbox_file_mode(). */
+mode_t sandbox_fifo_mode(int sbfd);
+
 /*
  * Gives FD, a file (FIFO 0: the receipt) or FIFO (FIFO 1: the wake
  * channel) this side made under SBFD for the other side, the folder's
- * mode whatever the umask: sandbox_file_mode() for a file; 0602 for a
- * FIFO, which the other user writes and never reads; nothing in a folder
- * of one user (0600, as made). 0, or -1 with errno. write_atomic() does
+ * mode whatever the umask: sandbox_file_mode() for a file,
+ * sandbox_fifo_mode() for a FIFO; nothing in a folder of one user (0600,
+ * as made). 0, or -1 with errno. write_atomic() does
  * the same with the mode its caller took from sandbox_file_mode().
  */
 int sandbox_fchmod(int sbfd, int fd, int fifo);

@@ -46,7 +46,7 @@ wake_is_slot(const char *name)
 static mode_t
 wake_mode(int sbfd)
 {
-	return sandbox_file_mode(sbfd) != 0600 ? 0602 : 0600;
+	return sandbox_fifo_mode(sbfd);
 }
 
 /* Moves NAME (in DFD) into a free pool slot, never over one taken: 0, or
