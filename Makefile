@@ -44,6 +44,14 @@ endif
 LIB_JSON   = -lcjson
 LIB_SODIUM = -lsodium
 LIB_SQLITE = -lsqlite3
+# sbx-hook starts once per tool call: libsodium goes in statically
+# (libsodium.a, from libsodium-dev), one shared object less to open, map
+# and relocate at every start (docs/BENCHMARKS.md, hookstart). cJSON has no
+# static archive in Debian and stays shared. Without libsodium.a (another
+# distribution's split packages) the hook links it like the others.
+SODIUM_A   = $(wildcard $(shell pkg-config --variable=libdir libsodium 2>/dev/null)/libsodium.a)
+SODIUM_STATIC = -Wl,-Bstatic -lsodium -Wl,-Bdynamic
+LIB_SODIUM_HOOK = $(if $(SODIUM_A),$(SODIUM_STATIC),$(LIB_SODIUM))
 LIB_SECCOMP = -lseccomp
 
 # common/ is one directory per module (docs/ARCHITECTURE.md).
@@ -97,9 +105,13 @@ $(LIBSBX): $(COMMON_OBJ) $(POLICY_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
+# The link map's cross references (--cref) let tests/lint/modules.sh see
+# which objects reference signing, now that nm -u no longer can for the
+# static part.
 $(BIN)/sbx-hook: $(call obj,$(HOOK_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIB_JSON) $(LIB_SODIUM) -lm
+	$(CC) $(LDFLAGS_ALL) -Wl,-Map=$(BUILD)/sbx-hook.map,--cref -o $@ $^ $(LIB_JSON) \
+		$(LIB_SODIUM_HOOK) -lm
 
 $(BIN)/sbx-mcp: $(call obj,$(MCP_SRC)) $(LIBSBX)
 	@mkdir -p $(BIN)
@@ -155,8 +167,15 @@ $(BUILD)/tests/tools/reqgen: tests/bench/reqgen.c $(LIBSBX) $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) -lm
 
+# idleforge reads, edits and re-keys sbxd's idle records with its key
+# (what an agent that can read daemon.key can do: t315-t319).
+$(BUILD)/tests/tools/idleforge: tests/tools/idleforge.c $(LIBSBX) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(LIBSBX) $(LIB_JSON) $(LIB_SODIUM) -lm
+
 TEST_TOOLS = $(BUILD)/tests/tools/forge $(BUILD)/tests/tools/rechain \
-	$(BUILD)/tests/tools/sbxd-faults $(BUILD)/tests/tools/reqgen
+	$(BUILD)/tests/tools/sbxd-faults $(BUILD)/tests/tools/reqgen \
+	$(BUILD)/tests/tools/idleforge
 
 test: $(DEPS_TEST) $(PROGS) $(UNIT_BIN) $(TEST_TOOLS)
 	@SBX_BIN=$(abspath $(BIN)) SBX_TESTS_BIN=$(abspath $(BUILD)/tests) \
@@ -194,7 +213,7 @@ LINT_DIRS = common policy hook daemon approver tests/unit tests/tools tests/benc
 lint:
 	@sh contrib/install-deps.sh lint
 	sh tests/lint/includes.sh
-	BIN=$(BIN) sh tests/lint/modules.sh
+	BIN=$(BIN) HOOK_MAP=$(BUILD)/sbx-hook.map sh tests/lint/modules.sh
 	cppcheck -q --std=c11 --enable=warning,portability,performance \
 		--inline-suppr --suppressions-list=.ci/cppcheck.supp \
 		--error-exitcode=1 -D_GNU_SOURCE -I. \

@@ -21,6 +21,10 @@
  * when it is complete. MUST do what belongs to a user (keys, the
  * acceptance, A's copy of B's public keys) as that user, in a child
  * that dropped root: never write into a user's home as root.
+ *
+ * `--undo` is the way back (handover_undo): MUST NOT run while an sbxd
+ * holds the folder's lock, MUST keep B's tree whole (renamed, never
+ * copied, changed or deleted) and MUST rename only what it checked by fd.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -396,17 +401,182 @@ user_config(struct user *u, const char *opt)
 	return xsnprintf(u->config, sizeof(u->config), "%s/.config/sbx", u->home);
 }
 
+/* As B, in an undo: the folder out of B's registry (sbxd --all). */
+static int
+b_forget(const struct user *b, void *arg)
+{
+	struct sbx_err err = { "" };
+	int n;
+
+	if ((n = registry_remove(b->config, arg, &err)) < 0) {
+		fprintf(stderr, "sbx: warning: %s\n", err.msg);
+		return 1;
+	}
+	if (n)
+		printf("took %s out of %s/folders (B's sbxd --all no longer serves it)\n",
+		    (const char *)arg, b->config);
+	return 0;
+}
+
+/* Holds the exclusive flock of SBFD/sbxd.lock (no sbxd serves the folder
+ * or starts on it while held): its fd, -2 when there is no lock file, -1
+ * when it cannot be had (said). */
+static int
+undo_lock(int sbfd, const char *folder, const char *bname)
+{
+	struct stat st;
+	char why[200];
+	long pid;
+	int fd, n, locked;
+
+	fd = openat(sbfd, "sbxd.lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT)
+		return -2;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "sbx: %s/.sandbox/sbxd.lock is not a regular file; nothing undone\n",
+		    folder);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	/* A hook's probe may hold a shared lock for a moment. */
+	for (n = 0; !(locked = flock(fd, LOCK_EX | LOCK_NB) == 0) && errno == EWOULDBLOCK &&
+	    n < 50; n++)
+		usleep(20000);
+	if (locked)
+		return fd;
+	if ((pid = sbxd_holder(sbfd)) > 0)
+		fprintf(stderr, "sbx: %s's sbxd (pid %ld) serves %s; stop it first (nothing was "
+		    "undone)\n", bname, pid, folder);
+	else if ((pid = sbxd_stopped_fd(fd, why, sizeof(why))) > 0)
+		fprintf(stderr, "sbx: sbxd pid %ld stopped serving %s (%s) but still runs; stop it "
+		    "first (nothing was undone)\n", pid, folder, why);
+	else
+		fprintf(stderr, "sbx: %s/.sandbox/sbxd.lock is held (an sbxd starting or stopping, "
+		    "or a process holding it); nothing undone, try again\n", folder);
+	close(fd);
+	return -1;
+}
+
+/*
+ * `sbx handover --undo`: the folder back to its owner alone (deployment
+ * 1). B's .sandbox, with its state.db, audit log and results, is kept
+ * whole and still B's, renamed .sandbox.handed-over in the folder (A can
+ * rename that entry, never change or remove what is in it); A's own
+ * .sandbox from before the handover comes back when it is there. Never
+ * while an sbxd serves the folder (its lock is held throughout); every
+ * step is a rename relative to the folder's fd, following nothing.
+ */
+static int
+handover_undo(int ffd, const char *folder, const struct stat *fst, const char *dconf)
+{
+	struct sandbox_users su;
+	struct sbx_err err = { "" };
+	struct stat st, now;
+	struct user a, b;
+	char name[64];
+	int sbfd, lockfd = -1, rc = 1, n, r, back = 0, bknown;
+
+	sbfd = openat(ffd, ".sandbox", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sbfd < 0 || fstat(sbfd, &st) < 0) {
+		fprintf(stderr, "sbx: %s/.sandbox: %s\n", folder, errno == ELOOP ||
+		    errno == ENOTDIR ? "not a directory" : strerror(errno));
+		goto out;
+	}
+	r = sandbox_users_read(sbfd, &su, &err);
+	if (r != 1 || st.st_uid != su.daemon || fst->st_uid != su.agent) {
+		fprintf(stderr, "sbx: %s/.sandbox is not handed over: %s; nothing to undo\n",
+		    folder, r < 0 ? err.msg : r == 0 ? "it has no users file" :
+		    "its owner or the folder's is not the one its users file names");
+		goto out;
+	}
+	/* A user whose account is gone (userdel) is named by uid: the way
+	 * back must not depend on it. */
+	if (user_find(NULL, su.agent, &a) < 0) {
+		memset(&a, 0, sizeof(a));
+		a.uid = su.agent;
+		snprintf(a.name, sizeof(a.name), "uid %lu", (unsigned long)su.agent);
+	}
+	if ((bknown = user_find(NULL, su.daemon, &b) == 0) && user_config(&b, dconf) < 0) {
+		fprintf(stderr, "sbx: config path too long\n");
+		goto out;
+	}
+	if (!bknown) {
+		memset(&b, 0, sizeof(b));
+		b.uid = su.daemon;
+		snprintf(b.name, sizeof(b.name), "uid %lu", (unsigned long)su.daemon);
+	}
+	if ((lockfd = undo_lock(sbfd, folder, b.name)) == -1)
+		goto out;
+	for (n = 1; n < 100; n++) {
+		snprintf(name, sizeof(name), n == 1 ? ".sandbox.handed-over" :
+		    ".sandbox.handed-over.%d", n);
+		if (renameat2(ffd, ".sandbox", ffd, name, RENAME_NOREPLACE) == 0)
+			break;
+		if (errno != EEXIST) {
+			fprintf(stderr, "sbx: cannot move %s/.sandbox aside: %s; nothing undone\n",
+			    folder, strerror(errno));
+			goto out;
+		}
+	}
+	if (n == 100) {
+		fprintf(stderr, "sbx: %s has 99 .sandbox.handed-over.N already; nothing undone\n",
+		    folder);
+		goto out;
+	}
+	/* The folder is A's: A may have swapped .sandbox since it was checked.
+	 * What moved must be the tree checked, else it goes back. */
+	if (fstatat(ffd, name, &now, AT_SYMLINK_NOFOLLOW) < 0 || now.st_dev != st.st_dev ||
+	    now.st_ino != st.st_ino) {
+		(void)renameat2(ffd, name, ffd, ".sandbox", RENAME_NOREPLACE);
+		fprintf(stderr, "sbx: %s/.sandbox changed while it was moved; nothing undone\n",
+		    folder);
+		goto out;
+	}
+	printf("moved %s's %s/.sandbox to %s, unchanged: its state.db, audit log and results "
+	    "stay %s's (%s cannot change them)\n", b.name, folder, name, b.name, a.name);
+	/* A's own, from sbx init, when handover moved it aside. */
+	if (fstatat(ffd, ".sandbox.before-handover", &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(now.st_mode) && now.st_uid == a.uid &&
+	    renameat2(ffd, ".sandbox.before-handover", ffd, ".sandbox", RENAME_NOREPLACE) == 0) {
+		back = 1;
+		printf("moved %s's own .sandbox.before-handover back to .sandbox\n", a.name);
+	}
+	if (bknown)
+		(void)as_user(&b, b_forget, (void *)folder);
+	else
+		printf("%s has no account: no sbxd --all of its serves the folder\n", b.name);
+	printf("%s is %s's alone again (deployment 1); next, as %s: %s`sbxd %s`\n", folder,
+	    a.name, a.name, back ? "" : "`sbx init` in the folder, then ", folder);
+	if (bknown)
+		printf("      (%s's public keys stay in %s's config dir, for other folders handed "
+		    "over to %s: `sbx approvers rm %s` as %s stops trusting its approvals)\n",
+		    b.name, a.name, b.name, b.name, a.name);
+	rc = 0;
+out:
+	if (lockfd >= 0)
+		close(lockfd);
+	if (sbfd >= 0)
+		close(sbfd);
+	return rc;
+}
+
 int
 cmd_handover(struct sbx_ctx *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		SBX_OPTS_COMMON, { "daemon-user", required_argument, NULL, 'd' },
 		{ "daemon-config", required_argument, NULL, 'D' },
-		{ "agent-config", required_argument, NULL, 'A' }, { NULL, 0, NULL, 0 },
+		{ "agent-config", required_argument, NULL, 'A' },
+		{ "undo", no_argument, NULL, 'u' }, { NULL, 0, NULL, 0 },
 	};
 	static const char use[] = "usage: sbx handover --daemon-user USER "
 	    "[--daemon-config DIR] [--agent-config DIR] [DIR]\n"
-	    "  (as root) give DIR's .sandbox/ to sbxd's own user USER: deployment 3\n";
+	    "       sbx handover --undo [--daemon-config DIR] [DIR]\n"
+	    "  (as root) give DIR's .sandbox/ to sbxd's own user USER: deployment 3;\n"
+	    "  --undo: give DIR back to its owner alone (stop the daemon user's sbxd\n"
+	    "  first); that user's .sandbox, with its state and audit log, is kept\n"
+	    "  unchanged as DIR/.sandbox.handed-over\n";
 	const char *dname = NULL, *dconf = NULL, *aconf = NULL, *dir;
 	char folder[PATH_MAX], who[64], pubs[PUBS_MAX + 1];
 	struct sandbox_users su;
@@ -414,7 +584,7 @@ cmd_handover(struct sbx_ctx *c, int argc, char **argv)
 	struct b_job job = { .fresh = 1 };
 	struct stat st;
 	struct sbx_err err = { "" };
-	int i, ffd = -1, sbfd, p[2], rc = 1, quit, r;
+	int i, ffd = -1, sbfd, p[2], rc = 1, quit, r, undo = 0;
 	ssize_t n;
 	size_t got = 0;
 
@@ -425,10 +595,12 @@ cmd_handover(struct sbx_ctx *c, int argc, char **argv)
 			dconf = optarg;
 		else if (i == 'A')
 			aconf = optarg;
+		else if (i == 'u')
+			undo = 1;
 		else if ((quit = sub_opt_common(c, i, use)) >= 0)
 			return quit;
 	}
-	if (!dname || optind < argc - 1)
+	if ((!dname == !undo) || (undo && aconf) || optind < argc - 1)
 		return sub_usage(use, 0);
 	dir = argv[optind] ? argv[optind] : c->dir ? c->dir : ".";
 	if (geteuid() != 0) {
@@ -439,6 +611,10 @@ cmd_handover(struct sbx_ctx *c, int argc, char **argv)
 	    (ffd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 	    fstat(ffd, &st) < 0) {
 		fprintf(stderr, "sbx: %s: %s\n", dir, strerror(errno));
+		goto out;
+	}
+	if (undo) {
+		rc = handover_undo(ffd, folder, &st, dconf);
 		goto out;
 	}
 	/* The agent is the folder's owner; sbxd's user is another, not root. */

@@ -22,6 +22,7 @@
 #include "approver/sign.h"
 #include "common/protocol/queue.h"
 #include "common/protocol/registry.h"
+#include "common/protocol/users.h"
 #include "policy/policy.h"
 
 static const char *
@@ -371,6 +372,7 @@ cmd_remove(struct sbx_ctx *c, int argc, char **argv)
 {
 	char folder[PATH_MAX], answer[16], lock[PATH_MAX + 32];
 	struct sbx_err err = { "" };
+	struct sandbox_users su;
 	int i, purge = 0, yes = 0, fd, dfd, quit;
 	FILE *tty;
 
@@ -405,6 +407,25 @@ cmd_remove(struct sbx_ctx *c, int argc, char **argv)
 		printf("kept %s/.sandbox (state, queue and results); `sbx remove --purge` "
 		    "deletes it\n", folder);
 		return 0;
+	}
+	/* A handed-over .sandbox holds sbxd's user's state and audit log:
+	 * never deleted here (the way back keeps them). */
+	snprintf(lock, sizeof(lock), "%s/.sandbox", folder);
+	if ((dfd = open(lock, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		i = sandbox_users_read(dfd, &su, &err);
+		close(dfd);
+		if (i > 0) {
+			fprintf(stderr, "sbx: %s/.sandbox is handed over to sbxd's own user (uid "
+			    "%lu): its state and audit log are that user's; not deleted (as root, "
+			    "`sbx handover --undo %s` gives the folder back and keeps them)\n",
+			    folder, (unsigned long)su.daemon, folder);
+			return 1;
+		}
+		if (i < 0) {
+			fprintf(stderr, "sbx: %s; not deleted (remove that file first if the folder "
+			    "is yours alone)\n", err.msg);
+			return 1;
+		}
 	}
 	snprintf(lock, sizeof(lock), "%s/.sandbox/sbxd.lock", folder);
 	if ((fd = open(lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) >= 0) {

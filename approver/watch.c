@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -441,20 +442,58 @@ write_target(const struct req_row *r, char **path, char **content)
 	return *path && *content;
 }
 
+/*
+ * The file a write request would replace, as it is now (at most 1 MiB),
+ * or NULL with why (a new file: ""). The agent chose the path: a symlink
+ * at its end is not followed, and only a regular file is read, from an
+ * O_PATH descriptor reopened (a FIFO would block the terminal, a device
+ * could act on an open).
+ */
+static char *
+preview_read(const char *path, char *why, size_t n)
+{
+	char proc[64];
+	struct stat st;
+	size_t len;
+	char *text = NULL;
+	int pfd, fd = -1;
+
+	why[0] = '\0';
+	if ((pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		if (errno != ENOENT)
+			snprintf(why, n, "it cannot be read here: %s; no diff", strerror(errno));
+		return NULL;
+	}
+	if (fstat(pfd, &st) < 0)
+		st.st_mode = 0;
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, n, "%s: not a regular file; no diff", S_ISLNK(st.st_mode) ?
+		    "a symlink, not followed" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+		    S_ISDIR(st.st_mode) ? "a directory" : "not read");
+		close(pfd);
+		return NULL;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	if ((fd = open(proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0 ||
+	    !(text = fd_read_all(fd, 1 << 20, &len)))
+		snprintf(why, n, "it cannot be read here: %s; no diff", errno == EFBIG ?
+		    "over 1 MiB" : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	close(pfd);
+	return text;
+}
+
 /* A line diff preview of content against the file as it is now. */
 static int
 diff_preview(struct watch *w, const char *path, const char *content, int room)
 {
-	char *old = NULL, *a, *b, *na, *nb;
-	size_t len;
-	int fd, shown = 0, same = 0;
+	char *old, *a, *b, *na, *nb, why[160];
+	int shown = 0, same = 0;
 
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
-		old = fd_read_all(fd, 1 << 20, &len);
-		close(fd);
-	}
+	old = preview_read(path, why, sizeof(why));
 	line(w, "write   %s (%s)", path, old ? "diff against the file as it is now"
-	    : "a new file");
+	    : why[0] ? why : "a new file");
 	shown++;
 	a = old ? old : (char *)"";
 	b = (char *)content;

@@ -31,7 +31,7 @@ for target in "$@"; do
 		have_cmd cc || add gcc
 		have_cmd make || add make
 		have_pc libcjson || add libcjson-dev
-		have_pc libsodium || add libsodium-dev
+		have_pc libsodium || add libsodium-dev	# + libsodium.a: sbx-hook links it
 		have_pc sqlite3 || add libsqlite3-dev
 		have_pc libseccomp || add libseccomp-dev	# sbx-jail-init
 		;;

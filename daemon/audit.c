@@ -42,6 +42,9 @@ struct audit {
 	int64_t seq;
 	unsigned char prev[AUDIT_HASH_LEN];
 	int64_t size;               /* of the active segment */
+	/* Where the last two lines of the active segment start (-1: not
+	 * known): the tail's line of the signed head (audit_tail). */
+	int64_t off_last, off_prev;
 	int seg_no;                 /* highest rotated segment number */
 	int dirty;                  /* written, not yet synced */
 	int since_ckpt;             /* records after the last checkpoint */
@@ -70,6 +73,8 @@ static const char key_magic[] = "sbx-daemon-key-v1";
 
 static void intents_purge(struct audit *a);
 static int64_t intents_in_log(const char *buf, size_t len);
+static struct audit *audit_open_rest(struct audit *a, sqlite3 *db, int sbfd, int64_t torn,
+    struct sbx_err *err);
 
 void
 audit_key_wipe(struct audit_key *k)
@@ -130,12 +135,15 @@ audit_key_load(const char *config, struct audit_key *k, struct sbx_err *err)
 		goto out;
 	}
 	key_id_of(k->pk, k->key_id);
-	/* The public half, for `sbx audit verify`: (re)written when it differs. */
+	/* The public half, for `sbx audit verify` and the hooks: written only
+	 * when its text differs, atomically, replacing (never following) a
+	 * symlink; a file of the right text is left alone whoever owns it (a
+	 * start never rewrites what a hook may be reading). */
 	hex_encode(pkhex, k->pk, 32);
 	n = snprintf(text, sizeof(text), "%s\n", pkhex);
 	free(file);
-	file = read_untrusted(dfd, AUDIT_PUB_FILE, 256, &len, NULL);
-	if ((!file || strcmp(file, text) != 0) &&
+	file = read_daemon_file(dfd, AUDIT_PUB_FILE, 256, &len, NULL);
+	if ((!file || len != (size_t)n || memcmp(file, text, len) != 0) &&
 	    write_atomic(dfd, ".", AUDIT_PUB_FILE, text, (size_t)n, 0644, 0) < 0) {
 		err_set(err, "cannot write %s/%s: %s", config, AUDIT_PUB_FILE, strerror(errno));
 		goto out;
@@ -183,11 +191,13 @@ last_segment(int sbfd)
  */
 static int
 scan_tail(const char *buf, size_t len, struct audit_line *last, int64_t want,
-    struct audit_line *found, size_t *torn, const char **why)
+    struct audit_line *found, size_t *torn, int64_t off[2], const char **why)
 {
 	const char *p = buf, *end, *nl;
 	struct audit_line l;
 	int have = 0;
+
+	off[0] = off[1] = -1;
 
 	end = buf + len;
 	while (end > buf && end[-1] != '\n')
@@ -201,6 +211,8 @@ scan_tail(const char *buf, size_t len, struct audit_line *last, int64_t want,
 		if (l.seq == want)
 			*found = l;
 		*last = l;
+		off[1] = off[0];
+		off[0] = (int64_t)(p - buf);
 		have = 1;
 	}
 	if (!have)
@@ -212,6 +224,119 @@ struct audit *
 audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
     const struct audit_opts *o, struct sbx_err *err)
 {
+	return audit_open_resume(sbfd, db, key, o, NULL, err);
+}
+
+/* The same file, unchanged: what db_unchanged compares for state.db. */
+static int
+file_unchanged(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	    a->st_mode == b->st_mode && a->st_uid == b->st_uid && a->st_nlink == b->st_nlink &&
+	    a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	    a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+#define RESUME_MAX (1L << 20)       /* the tail read to resume, at most */
+
+/*
+ * The fast open (audit_open_resume): a->fd is audit.jsonl, st what fstat
+ * says of it, head the signed head in state.db. 0 when the recorded tail
+ * is exactly what the file ends with; -1 and r->why when anything
+ * differs.
+ */
+static int
+resume_tail(struct audit *a, const struct stat *st, int have_head,
+    const struct audit_checkpoint *head, struct audit_resume *r)
+{
+	const struct audit_tail *t = r->tail;
+	struct audit_line l, before = { 0 };
+	const char *p, *end, *nl, *why;
+	int64_t off[2] = { -1, -1 };
+	char *buf = NULL;
+	ssize_t n;
+	size_t want;
+	int lines = 0, rc = -1;
+
+	if (!r->st || !file_unchanged(st, r->st)) {
+		snprintf(r->why, sizeof(r->why), "audit.jsonl is not the file recorded");
+		return -1;
+	}
+	if (!have_head || head->seq != t->head_seq ||
+	    memcmp(head->hash, t->head_hash, AUDIT_HASH_LEN) != 0) {
+		snprintf(r->why, sizeof(r->why), "state.db holds another signed head");
+		return -1;
+	}
+	if (a->seg_no != t->seg_no) {
+		snprintf(r->why, sizeof(r->why), "the segments are not those recorded");
+		return -1;
+	}
+	if ((int64_t)st->st_size != t->size || t->seq < 1 || t->head_seq > t->seq ||
+	    t->head_off < 0 || t->head_off >= t->size || t->size - t->head_off > RESUME_MAX) {
+		snprintf(r->why, sizeof(r->why), "the recorded tail does not fit audit.jsonl");
+		return -1;
+	}
+	/* From the byte before the head's line (a newline, unless it is the
+	 * first) to the end. */
+	want = (size_t)(t->size - t->head_off) + (t->head_off > 0);
+	if (!(buf = malloc(want))) {
+		snprintf(r->why, sizeof(r->why), "out of memory");
+		return -1;
+	}
+	if ((n = pread(a->fd, buf, want, t->head_off - (t->head_off > 0))) != (ssize_t)want) {
+		snprintf(r->why, sizeof(r->why), "cannot read the tail of audit.jsonl");
+		goto out;
+	}
+	p = buf;
+	end = buf + want;
+	if (t->head_off > 0 && *p++ != '\n') {
+		snprintf(r->why, sizeof(r->why), "no record starts where the head's did");
+		goto out;
+	}
+	if (end[-1] != '\n') {
+		snprintf(r->why, sizeof(r->why), "audit.jsonl does not end with a whole line");
+		goto out;
+	}
+	/* Each line intact, each following the one before. */
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (audit_line_check(p, (size_t)(nl - p), &l, &why) != 0) {
+			snprintf(r->why, sizeof(r->why), "a record of the tail is damaged (%s)", why);
+			goto out;
+		}
+		if (lines == 0 ? l.seq != head->seq ||
+		    memcmp(l.hash, head->hash, AUDIT_HASH_LEN) != 0 :
+		    l.seq != before.seq + 1 || memcmp(l.prev, before.hash, AUDIT_HASH_LEN) != 0) {
+			snprintf(r->why, sizeof(r->why), "the records from the signed head on are "
+			    "not those recorded");
+			goto out;
+		}
+		off[1] = off[0];
+		off[0] = t->head_off + (int64_t)(p - buf) - (t->head_off > 0);
+		before = l;
+		lines++;
+	}
+	if (before.seq != t->seq || memcmp(before.hash, t->hash, AUDIT_HASH_LEN) != 0) {
+		snprintf(r->why, sizeof(r->why), "the last record is not the one recorded");
+		goto out;
+	}
+	a->seq = t->seq;
+	memcpy(a->prev, t->hash, AUDIT_HASH_LEN);
+	a->size = t->size;
+	a->off_last = off[0];
+	a->off_prev = off[1];
+	/* Every intent the log held was deleted before sbxd left it idle. */
+	a->intent_appended = a->intent_synced = a->intent_deleted = t->intents;
+	rc = 0;
+out:
+	free(buf);
+	return rc;
+}
+
+struct audit *
+audit_open_resume(int sbfd, sqlite3 *db, const struct audit_key *key,
+    const struct audit_opts *o, struct audit_resume *r, struct sbx_err *err)
+{
 	struct audit_checkpoint head;
 	struct audit_line last, found;
 	struct audit *a;
@@ -219,8 +344,13 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 	char seg[32], *buf = NULL;
 	const char *why = "";
 	size_t len = 0, torn = 0;
+	int64_t off[2];
 	int have_head;
 
+	if (r) {
+		r->used = 0;
+		snprintf(r->why, sizeof(r->why), "no tail was recorded");
+	}
 	if (!(a = calloc(1, sizeof(*a)))) {
 		err_set(err, "out of memory");
 		return NULL;
@@ -253,12 +383,34 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 		    ACTIVE, a->fd < 0 ? strerror(errno) : "wrong type, owner or links");
 		goto fail;
 	}
+	/* Opened for appending only: the tail is read through another fd. */
+	if (r && r->tail) {
+		int rfd = openat(sbfd, ACTIVE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		struct stat rst;
+		int wfd = a->fd;
+
+		if (rfd >= 0 && fstat(rfd, &rst) == 0 && rst.st_dev == st.st_dev &&
+		    rst.st_ino == st.st_ino) {
+			a->fd = rfd;
+			r->used = resume_tail(a, &st, have_head, &head, r) == 0;
+			a->fd = wfd;
+		} else {
+			snprintf(r->why, sizeof(r->why), "audit.jsonl was replaced as sbxd opened it");
+		}
+		if (rfd >= 0)
+			close(rfd);
+		if (r->used) {
+			r->why[0] = '\0';
+			return audit_open_rest(a, db, sbfd, 0, err);
+		}
+		a->seq = 0;
+	}
 	snprintf(seg, sizeof(seg), "%s", ACTIVE);
 	if (st.st_size == 0 && a->seg_no > 0)
 		snprintf(seg, sizeof(seg), "audit.%06d.jsonl", a->seg_no);
 	if (!(buf = read_daemon_file(sbfd, seg, 1L << 30, &len, err)))
 		goto fail;
-	if (scan_tail(buf, len, &last, have_head ? head.seq : -1, &found, &torn, &why) < 0) {
+	if (scan_tail(buf, len, &last, have_head ? head.seq : -1, &found, &torn, off, &why) < 0) {
 		err_set(err, ".sandbox/%s is damaged (%s); run `sbx audit verify` to see "
 		    "where, and move the log aside to start a new one", seg, why);
 		goto fail;
@@ -287,13 +439,29 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 	/* Intents a crash left after they reached the log: not again. */
 	a->intent_appended = a->intent_synced = intents_in_log(buf, len - torn);
 	a->size = strcmp(seg, ACTIVE) == 0 ? (int64_t)(len - torn) : 0;
-	a->last_ckpt_ms = mono_ms();
+	a->off_last = a->size ? off[0] : -1;
+	a->off_prev = a->size ? off[1] : -1;
 	free(buf);
+	return audit_open_rest(a, db, sbfd, (int64_t)torn, err);
+fail:
+	free(buf);
+	if (a->fd >= 0)
+		close(a->fd);
+	free(a);
+	return NULL;
+}
+
+/* The rest of an open, the log's position known: the index, a torn
+ * tail recorded, the intents a crash left written. */
+static struct audit *
+audit_open_rest(struct audit *a, sqlite3 *db, int sbfd, int64_t torn, struct sbx_err *err)
+{
+	a->last_ckpt_ms = mono_ms();
 	/* Without its index the log still works: readers scan it instead. */
 	a->idx = audit_index_open(db, sbfd, a->seg_no, a->seq, err);
 	if (torn)
 		audit_log(a, "audit_recovered", NULL, NULL, "daemon",
-		    AU_I("torn_bytes", (int64_t)torn),
+		    AU_I("torn_bytes", torn),
 		    AU_S("why", "a record was cut short by a crash before it was synced"),
 		    AU_END);
 	/* Records a crash kept from the log: written now (or later, when the
@@ -304,12 +472,6 @@ audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
 	(void)audit_sync(a);
 	intents_purge(a);
 	return a;
-fail:
-	free(buf);
-	if (a->fd >= 0)
-		close(a->fd);
-	free(a);
-	return NULL;
 }
 
 int
@@ -427,6 +589,8 @@ append_record(struct audit *a, const char *event, const char *request,
 	}
 	a->seq++;
 	memcpy(a->prev, hash, sizeof(hash));
+	a->off_prev = a->off_last;
+	a->off_last = a->size;
 	a->size += (int64_t)len;
 	a->dirty = 1;
 	audit_index_note(a->idx, r_req, a->seq, a->seg_no + 1, a->size - (int64_t)len,
@@ -674,6 +838,7 @@ rotate(struct audit *a)
 	close(a->fd);
 	a->fd = fd;
 	a->size = 0;
+	a->off_last = a->off_prev = -1;
 	if ((dfd = dup(a->sbfd)) >= 0) {
 		(void)fsync(dfd);
 		close(dfd);
@@ -720,7 +885,7 @@ audit_due(const struct audit *a)
 }
 
 void
-audit_close(struct audit *a)
+audit_settle(struct audit *a)
 {
 	if (!a)
 		return;
@@ -729,6 +894,43 @@ audit_close(struct audit *a)
 	if (a->since_ckpt > 0 || a->dirty)
 		(void)audit_checkpoint(a);
 	(void)audit_sync(a);
+	(void)audit_index_flush(a->idx);
+}
+
+int
+audit_tail(const struct audit *a, struct audit_tail *t)
+{
+	memset(t, 0, sizeof(*t));
+	/* (A record still held back, daemon_start, is not in the file: it
+	 * is dropped at close, and the tail is the file's.) */
+	if (!a || !audit_idle(a) || a->seq < 1 || a->head_seq < 1 || a->size <= 0)
+		return -1;
+	/* The head is the last record (its checkpoint record could not be
+	 * written) or, as a rule, the one before its checkpoint record. */
+	if (a->head_seq == a->seq && memcmp(a->head_hash, a->prev, AUDIT_HASH_LEN) == 0)
+		t->head_off = a->off_last;
+	else if (a->head_seq == a->seq - 1)
+		t->head_off = a->off_prev;
+	else
+		return -1;
+	if (t->head_off < 0)
+		return -1;
+	t->seq = a->seq;
+	memcpy(t->hash, a->prev, AUDIT_HASH_LEN);
+	t->head_seq = a->head_seq;
+	memcpy(t->head_hash, a->head_hash, AUDIT_HASH_LEN);
+	t->size = a->size;
+	t->intents = a->intent_appended;
+	t->seg_no = a->seg_no;
+	return 0;
+}
+
+void
+audit_close(struct audit *a)
+{
+	if (!a)
+		return;
+	audit_settle(a);
 	audit_index_close(a->idx);
 	close(a->fd);
 	free(a->def_event);

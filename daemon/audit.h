@@ -25,6 +25,7 @@
 #define SBX_AUDIT_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sqlite3.h>
 #include <cjson/cJSON.h>
 
@@ -63,6 +64,47 @@ struct audit;
  */
 struct audit *audit_open(int sbfd, sqlite3 *db, const struct audit_key *key,
     const struct audit_opts *o, struct sbx_err *err);
+
+/*
+ * The log's tail as sbxd leaves it idle (every record synced and signed):
+ * kept in sbxd's idle record of the folder (daemon/idle.h), so that the
+ * next run's first event resumes the log without reading it.
+ */
+struct audit_tail {
+	int64_t seq;                        /* the last record */
+	unsigned char hash[AUDIT_HASH_LEN];
+	int64_t head_seq;                   /* the signed head in state.db */
+	unsigned char head_hash[AUDIT_HASH_LEN];
+	int64_t head_off;                   /* where its line starts in audit.jsonl */
+	int64_t size;                       /* audit.jsonl's size: the last line ends there */
+	int64_t intents;                    /* the highest intent id the log holds */
+	int64_t seg_no;                     /* the highest N of audit.NNNNNN.jsonl */
+};
+
+/*
+ * audit_open with the tail sbxd recorded when it left the log (r->tail)
+ * and what audit.jsonl was then (r->st: inode, size, times). When the
+ * file opened is that one, state.db holds that signed head, the segments
+ * are those, and the bytes from the head's line to the end are exactly
+ * the recorded records, each intact and chained (one read of a few
+ * hundred bytes): the log is resumed there without reading the rest
+ * (r->used 1). Any difference (r->why) falls back to audit_open's full
+ * read and checks, which decide as always. r NULL: audit_open.
+ */
+struct audit_resume {
+	const struct audit_tail *tail;
+	const struct stat *st;
+	int used;
+	char why[160];
+};
+struct audit *audit_open_resume(int sbfd, sqlite3 *db, const struct audit_key *key,
+    const struct audit_opts *o, struct audit_resume *r, struct sbx_err *err);
+/* The tail to record: 0, or -1 when the log is not idle (audit_idle) or
+ * its head's line is not known to be in audit.jsonl (none recorded). */
+int audit_tail(const struct audit *a, struct audit_tail *t);
+/* What audit_close does before it frees: a checkpoint when records
+ * wait, then a sync (so that audit_tail may be taken). */
+void audit_settle(struct audit *a);
 
 /* Checkpoints, syncs and frees. NULL is a no-op. */
 void audit_close(struct audit *a);

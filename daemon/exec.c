@@ -4,7 +4,8 @@
  * MUST run the command in its own process group and kill the whole
  * group on timeout and on interruption. MUST NOT let the command
  * inherit the daemon's descriptors (locks, database, inotify).
- * MUST write the result by atomic rename, never in place.
+ * MUST make the result appear whole, by atomic rename or by a link of a
+ * file written before it (never written in place under its name).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -123,25 +124,98 @@ exec_result_failures(void)
 	return result_failures;
 }
 
-/* DEFER: no fsync and no wake; the caller makes the batch durable
- * (request.c, sync_results) and then wakes each request (wake_poke). */
+/* Links the unnamed file FD (O_TMPFILE, made ahead) to DIRFD/PATH, its
+ * parent opened without following a symlink: fails with EEXIST when the
+ * name exists, as RENAME_NOREPLACE does. The parent (caller closes) or
+ * -1 (errno set); *base points at PATH's last component. */
 static int
-result_write_how(int sbfd, const char *id, cJSON *r, int defer)
+link_fd(int fd, int dirfd, const char *path, const char **base)
+{
+	char proc[64];
+	int dfd, e;
+
+	if (xsnprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd) < 0 ||
+	    (dfd = at_parent(dirfd, path, base)) < 0)
+		return -1;
+	if (linkat(AT_FDCWD, proc, dfd, *base, AT_SYMLINK_FOLLOW) == 0)
+		return dfd;
+	e = errno;
+	close(dfd);
+	errno = e;
+	return -1;
+}
+
+/*
+ * Publishes TEXT as results/ID.json through FD, a file made ahead
+ * (premade_make): written whole, linked to the name (never replacing
+ * one), then the file and results/ synced, before anyone is woken. No
+ * inode is allocated here. -1 with errno EEXIST when the name is taken,
+ * another errno when the link cannot be made at all (no /proc, another
+ * filesystem): the caller writes it the usual way then.
+ */
+static int
+result_link(int sbfd, const char *dst, int fd, const char *text, size_t len)
+{
+	const char *base;
+	int dfd, e;
+
+	/* The file is the executor's own and unnamed; cut to the text all
+	 * the same. */
+	if (pwrite(fd, text, len, 0) != (ssize_t)len || ftruncate(fd, (off_t)len) < 0)
+		return -1;
+	if ((dfd = link_fd(fd, sbfd, dst, &base)) < 0)
+		return -1;
+	/* After the link, so that its inode is written with its one link
+	 * (a file system without a journal writes nothing else for it),
+	 * then the name: the same two syncs as a rename's. A result that
+	 * cannot be made durable is taken back. */
+	if (fsync(fd) < 0) {
+		e = errno;
+		(void)unlinkat(dfd, base, 0);
+		close(dfd);
+		errno = e == EEXIST ? EIO : e;
+		return -1;
+	}
+	(void)fsync(dfd);
+	close(dfd);
+	return 0;
+}
+
+/* DEFER: no fsync and no wake; the caller makes the batch durable
+ * (request.c, sync_results) and then wakes each request (wake_poke).
+ * PREMADE: a file made ahead to publish it through (result_link), -1
+ * for none; closed here. */
+static int
+result_write_how(int sbfd, const char *id, cJSON *r, int defer, int premade)
 {
 	int wa = WA_NOREPLACE | (defer ? WA_NOSYNC : 0);
 	char dst[SBX_QUEUE_PATH_MAX], *text;
-	int rc;
+	int rc = -1, e;
 
 	if ((have_result_sk && result_sig_add(r, result_sk) < 0) ||
 	    !(text = json_print_line(r))) {
+		if (premade >= 0)
+			close(premade);
 		result_failures++;
 		return -1;
 	}
 	snprintf(dst, sizeof(dst), "%s", queue_path(QP_RESULT, id).s);
+	if (premade >= 0) {
+		rc = result_link(sbfd, dst, premade, text, strlen(text));
+		if (rc < 0 && errno == EEXIST && result_move_forged(sbfd, id, dst))
+			rc = result_link(sbfd, dst, premade, text, strlen(text));
+		e = errno;
+		close(premade);
+		errno = e;
+	}
 	/* noreplace: a result, once written, is final. */
-	rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, wa);
+	if (premade < 0 || (rc < 0 && errno != EEXIST))
+		rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, wa);
+	else if (rc < 0)
+		goto out;       /* ours is there already, or a forgery that stays */
 	if (rc < 0 && errno == EEXIST && result_move_forged(sbfd, id, dst))
 		rc = write_atomic(sbfd, "work", dst, text, strlen(text), 0644, wa);
+out:
 	/* Not written (full disk, I/O error): sbxd retries from state.db. */
 	if (rc < 0 && errno != EEXIST)
 		result_failures++;
@@ -155,7 +229,7 @@ result_write_how(int sbfd, const char *id, cJSON *r, int defer)
 static int
 result_write(int sbfd, const char *id, cJSON *r)
 {
-	return result_write_how(sbfd, id, r, 0);
+	return result_write_how(sbfd, id, r, 0, -1);
 }
 
 static int
@@ -167,7 +241,7 @@ status_write(int sbfd, const char *id, const char *hash, const char *status,
 
 	if (!r)
 		return -1;
-	rc = result_write_how(sbfd, id, r, defer);
+	rc = result_write_how(sbfd, id, r, defer, -1);
 	cJSON_Delete(r);
 	return rc;
 }
@@ -395,13 +469,94 @@ capture_path(const char *id, const char *name, int published)
 	    (err ? QP_WORK_STDERR : QP_WORK_STDOUT), id);
 }
 
+/*
+ * The files of a run made ahead by a spare executor, while it waits:
+ * ID.stdout, ID.stderr and the result, each an unnamed file (O_TMPFILE)
+ * of the folder's work/, with the modes the run would give them. The run
+ * then writes and links them (link_fd): no inode is allocated between
+ * sbxd's claim of a request and the hook's wake (on ext4 without a
+ * journal an allocation walks every inode freed in the last minutes:
+ * 10 us to 1 ms). Unnamed, they are reachable only through the spare's
+ * descriptors (not dumpable: not through /proc); a spare that dies
+ * leaves nothing behind. Made for the folder of sbxd's last run (the
+ * next one is most often there too); a run of another folder makes its
+ * files as a direct run does.
+ */
+enum { PM_STDOUT, PM_STDERR, PM_RESULT, PM_N };
+struct premade {
+	dev_t dev;                  /* the .sandbox they were made for */
+	ino_t ino;
+	int fd[PM_N];               /* -1: none */
+};
+
+static void
+premade_close(struct premade *pm)
+{
+	int i;
+
+	for (i = 0; i < PM_N; i++) {
+		if (pm->fd[i] >= 0)
+			close(pm->fd[i]);
+		pm->fd[i] = -1;
+	}
+}
+
+/* Makes pm's files in SBFD's work/ (none where O_TMPFILE is refused). */
+static void
+premade_make(struct premade *pm, int sbfd)
+{
+	const char *base;
+	struct stat st;
+	int i, wfd;
+
+	for (i = 0; i < PM_N; i++)
+		pm->fd[i] = -1;
+	if (sbfd < 0 || fstat(sbfd, &st) < 0 ||
+	    (wfd = at_parent(sbfd, queue_path(QP_WORK_STDOUT, "0000000000000000").s, &base)) < 0)
+		return;
+	pm->dev = st.st_dev;
+	pm->ino = st.st_ino;
+	for (i = 0; i < PM_N; i++)
+		if ((pm->fd[i] = openat(wfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644)) < 0)
+			break;
+	/* The result's mode is exact, as write_atomic makes it. */
+	if (i < PM_N || fchmod(pm->fd[PM_RESULT], 0644) < 0)
+		premade_close(pm);
+	close(wfd);
+}
+
+/* pm's files, when they were made for SBFD; else they go. 1 or 0. */
 static int
-open_capture(int sbfd, const char *id, const char *name)
+premade_fits(struct premade *pm, int sbfd)
+{
+	struct stat st;
+
+	if (pm->fd[0] >= 0 && fstat(sbfd, &st) == 0 && st.st_dev == pm->dev &&
+	    st.st_ino == pm->ino)
+		return 1;
+	premade_close(pm);
+	return 0;
+}
+
+/* work/ID.NAME for a run: the file made ahead (PFD, linked to its name)
+ * when there is one, else a new one. Either way a name the run had
+ * before is removed first. */
+static int
+open_capture(int sbfd, const char *id, const char *name, int pfd)
 {
 	char path[SBX_QUEUE_PATH_MAX];
+	const char *base;
+	int dfd;
 
 	snprintf(path, sizeof(path), "%s", capture_path(id, name, 0).s);
 	(void)unlinkat_nf(sbfd, path, 0);
+	if (pfd >= 0) {
+		if ((dfd = link_fd(pfd, sbfd, path, &base)) >= 0) {
+			close(dfd);
+			return pfd;
+		}
+		close(pfd);
+	}
 	return openat_nf(sbfd, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 }
 
@@ -475,6 +630,7 @@ struct child {
 	pid_t pid;
 	int out_r, err_r;           /* the read ends of its stdout and stderr */
 	char cgdir[PATH_MAX];       /* its cgroup; "" without one */
+	struct premade pm;          /* the run's files made ahead, or none */
 };
 
 /* The executor on its own: the descriptors it must not hold closed, a
@@ -594,7 +750,7 @@ executor_supervise(const struct exec_spec *s, struct child *c)
 
 	for (i = 0; i < 2; i++) {
 		crypto_generichash_init(&st[i].hash, NULL, 0, 32);
-		st[i].out = open_capture(s->sbfd, s->id, st[i].name);
+		st[i].out = open_capture(s->sbfd, s->id, st[i].name, c->pm.fd[i]);
 	}
 	st[0].fd = c->out_r;
 	st[1].fd = c->err_r;
@@ -667,7 +823,9 @@ executor_supervise(const struct exec_spec *s, struct child *c)
 	if ((r = result_final(s, status, timed_out, t0))) {
 		for (i = 0; i < 2; i++)
 			stream_result(&st[i], r);
-		rc = result_write(s->sbfd, s->id, r);
+		rc = result_write_how(s->sbfd, s->id, r, 0, c->pm.fd[PM_RESULT]);
+	} else if (c->pm.fd[PM_RESULT] >= 0) {
+		close(c->pm.fd[PM_RESULT]);
 	}
 	cgroup_drop(c->cgdir);
 	_exit(r && rc == 0 ? 0 : 1);
@@ -681,6 +839,7 @@ executor(const struct exec_spec *s, pid_t daemon)
 	const char *why = "";
 
 	executor_detach(s->close_fds, s->n_close_fds, daemon);
+	premade_make(&c.pm, -1);        /* none: made now, as they come */
 	if (child_start(s, &c, daemon, &why) < 0) {
 		result_write_status(s->sbfd, s->id, s->hash, req_status_name(REQ_INTERRUPTED),
 		    s->approver, why);
@@ -719,6 +878,13 @@ executor(const struct exec_spec *s, pid_t daemon)
  *   outside one when sbxd may make one.
  * - A spare that dies idle is forgotten and its cgroup dropped; the
  *   next one is forked SPARE_RETRY_MS later, not in a loop.
+ * - The files it made ahead (premade_make) are unnamed and its own: a
+ *   command reaches them only once they are linked to the names a
+ *   direct run's have, and a dead spare leaves none.
+ * - The spare's cgroup keeps its name for the run (no rename on the way
+ *   to the result: it waits for every cgroup move on the machine); sbxd
+ *   keeps which executor has which, and drops it when that executor is
+ *   killed (exec_spare_reaped).
  */
 #define SPARE_ANSWER_MS 1000    /* sbxd waits this long for "taken" */
 #define SPARE_READY_MS  2000    /* E waits this long for C in its cgroup */
@@ -820,29 +986,11 @@ spare_wait_ready(int csock, int ms)
 	return 0;
 }
 
-/* E took run ID: its cgroup sbx-spare-D-N becomes sbx-run-D-ID (same
- * hierarchy; a rename keeps the processes in it). Kept as it is when
- * the rename fails: then only a kill of E leaves it to the next start's
- * sweep. */
-static void
-spare_rename_cgroup(struct child *c, pid_t daemon, const char *id)
-{
-	char name[64], dir[PATH_MAX];
-	const char *slash = strrchr(c->cgdir, '/');
-
-	if (!c->cgdir[0] || !slash)
-		return;
-	run_cgroup_name(name, sizeof(name), daemon, id);
-	if (xsnprintf(dir, sizeof(dir), "%.*s/sbx-%s", (int)(slash - c->cgdir), c->cgdir,
-	    name) < 0 || rename(c->cgdir, dir) < 0)
-		return;
-	snprintf(c->cgdir, sizeof(c->cgdir), "%s", dir);
-}
-
 /* E, the spare executor: sock is its end of sbxd's socket, cgdir the
- * cgroup it makes ("" without one). Never returns. */
+ * cgroup it makes ("" without one), hint the .sandbox of the folder to
+ * make the next run's files in (-1: none). Never returns. */
 static void
-spare_main(int sock, pid_t daemon, const char *cgdir)
+spare_main(int sock, pid_t daemon, const char *cgdir, int hint)
 {
 	struct pollfd pfd[2];
 	struct handoff_run sc;
@@ -856,12 +1004,17 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 	executor_detach(NULL, 0, daemon);
 	prctl(PR_SET_NAME, "sbxd-spare");
 	snprintf(c.cgdir, sizeof(c.cgdir), "%s", cgdir);
-	/* Nothing of sbxd's: no lock, no database, no inotify. */
-	if (sock != 3 && (dup2(sock, 3) < 0 || close(sock) < 0))
+	/* Nothing of sbxd's: no lock, no database, no inotify. The socket
+	 * becomes fd 3, the hint fd 4. */
+	if ((sock = fcntl(sock, F_DUPFD_CLOEXEC, 10)) < 0 ||
+	    (hint >= 0 && (hint = fcntl(hint, F_DUPFD_CLOEXEC, 10)) < 0) ||
+	    dup2(sock, 3) < 0 || (hint >= 0 && dup2(hint, 4) < 0))
 		_exit(1);
+	closefrom(hint >= 0 ? 5 : 4);
 	sock = 3;
-	closefrom(4);
 	fcntl(sock, F_SETFD, FD_CLOEXEC);
+	hint = hint >= 0 ? 4 : -1;
+	premade_make(&c.pm, -1);
 	if ((c.cgdir[0] && cgroup_create(c.cgdir, 1) < 0) ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cs) < 0 ||
 	    pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0 ||
@@ -872,6 +1025,8 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 	}
 	if (c.pid == 0) {
 		close(sock);
+		if (hint >= 0)
+			close(hint);
 		close(cs[0]);
 		close(op[0]);
 		close(ep[0]);
@@ -880,6 +1035,12 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 	close(cs[1]);
 	close(op[1]);
 	close(ep[1]);
+	/* The next run's files, while C joins its cgroup (after C's fork:
+	 * C never holds them). */
+	if (hint >= 0) {
+		premade_make(&c.pm, hint);
+		close(hint);
+	}
 	/* Idle: C's "ready", then sbxd's run. Anything else (C gone, its
 	 * socket at its end, sbxd's) ends the spare: sbxd forks another. */
 	for (;;) {
@@ -916,6 +1077,7 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 		spare_kill(&c);
 		_exit(0);
 	}
+	(void)premade_fits(&c.pm, sc.s.sbfd);
 	close(sock);
 	prctl(PR_SET_NAME, "sbxd");
 	if (!ready)
@@ -928,9 +1090,10 @@ spare_main(int sock, pid_t daemon, const char *cgdir)
 		close(fds[1]);
 		c.out_r = op[0];
 		c.err_r = ep[0];
-		/* The cgroup takes the run's name, as a direct run's has: sbxd
-		 * drops it by that name when this executor is killed. */
-		spare_rename_cgroup(&c, daemon, sc.s.id);
+		/* The cgroup keeps its spare's name (a rename waits for any
+		 * cgroup move or removal on the machine, 4-14 ms seen): sbxd
+		 * drops it by that name when this executor is killed
+		 * (exec_spare_reaped). */
 		executor_supervise(&sc.s, &c);
 	}
 	/* C is unfit (killed, stopped, moved, not alone): the direct way. */
@@ -965,6 +1128,84 @@ static struct spare {
 } spares[SBX_SPARES] = { { .sock = -1 }, { .sock = -1 } };
 static int64_t spare_next_ms;   /* no new spare before this (mono_ms) */
 static unsigned spare_serial;
+
+/*
+ * The next spare is made after the run that used the last one, not while
+ * it runs: its fork, its cgroup's mkdir, its child's move into it and
+ * its files (premade_make) would otherwise compete, on a small machine,
+ * with the command and the result its hook waits for. The run's end
+ * (sbxd reaps its executor, exec_spare_reaped) lets it start, and so does
+ * SPARE_DEFER_MS (a long command does not keep sbxd on one spare); with
+ * no idle spare left it starts at once.
+ */
+#define SPARE_DEFER_MS  100
+/* The executors that took a spare's run, until sbxd reaps them: the
+ * spare's cgroup (its name kept for the run) goes when one is killed.
+ * As many as run: the array grows. */
+static struct spare_run {
+	pid_t pid;
+	int64_t until;              /* mono_ms: the next spare waits till then */
+	char cgdir[PATH_MAX];       /* "" without one */
+} *spare_runs;
+static size_t n_spare_runs, cap_spare_runs;
+
+/* The folder of the last run (a .sandbox fd of sbxd's own), where the
+ * next spare makes its run's files; -1 before the first run. */
+static int hint_fd = -1;
+static dev_t hint_dev;
+static ino_t hint_ino;
+
+static void
+hint_set(int sbfd)
+{
+	struct stat st;
+	int fd;
+
+	if (fstat(sbfd, &st) < 0 || (hint_fd >= 0 && st.st_dev == hint_dev &&
+	    st.st_ino == hint_ino))
+		return;
+	if ((fd = fcntl(sbfd, F_DUPFD_CLOEXEC, 3)) < 0)
+		return;
+	if (hint_fd >= 0)
+		close(hint_fd);
+	hint_fd = fd;
+	hint_dev = st.st_dev;
+	hint_ino = st.st_ino;
+}
+
+/* The ms until a run sbxd waits for before its next spare ends its
+ * wait; 0 when there is none (or no spare left idle). */
+static int64_t
+spare_defer_ms(void)
+{
+	int64_t now = mono_ms(), left = 0;
+	size_t k;
+	int i, idle = 0;
+
+	for (i = 0; i < SBX_SPARES; i++)
+		idle += spares[i].pid > 0;
+	for (k = 0; idle && k < n_spare_runs; k++)
+		if (spare_runs[k].until - now > left)
+			left = spare_runs[k].until - now;
+	return left;
+}
+
+/* Room for one more entry in spare_runs. 0 or -1. */
+static int
+spare_runs_reserve(void)
+{
+	struct spare_run *v;
+	size_t cap;
+
+	if (n_spare_runs < cap_spare_runs)
+		return 0;
+	cap = cap_spare_runs ? 2 * cap_spare_runs : 4;
+	if (!(v = realloc(spare_runs, cap * sizeof(*v))))
+		return -1;
+	spare_runs = v;
+	cap_spare_runs = cap;
+	return 0;
+}
 
 /* sbxd forgets spare sp; drop: its cgroup too (E could not). */
 static void
@@ -1013,8 +1254,9 @@ exec_spare_keep(void)
 	char name[64];
 	int sv[2];
 
-	/* One fork per wake: the first spare before the second. */
-	if (!(sp = spare_free_slot()) || mono_ms() < spare_next_ms)
+	/* One fork per wake: the first spare before the second; none while
+	 * a run that took one goes on (spare_defer_ms). */
+	if (!(sp = spare_free_slot()) || mono_ms() < spare_next_ms || spare_defer_ms() > 0)
 		return;
 	spare_next_ms = 0;
 	sp->n = spare_serial++;
@@ -1029,7 +1271,7 @@ exec_spare_keep(void)
 	}
 	if ((pid = fork()) == 0) {
 		close(sv[0]);
-		spare_main(sv[1], daemon, sp->cgdir);
+		spare_main(sv[1], daemon, sp->cgdir, hint_fd);
 	}
 	close(sv[1]);
 	if (pid < 0) {
@@ -1049,6 +1291,8 @@ exec_spare_due_ms(void)
 	if (!spare_free_slot())
 		return -1;
 	d = spare_next_ms - mono_ms();
+	if (spare_defer_ms() > d)
+		d = spare_defer_ms();
 	return d <= 0 ? 0 : d > INT_MAX ? INT_MAX : (int)d;
 }
 
@@ -1080,7 +1324,7 @@ spare_take(const struct exec_spec *s)
 	pid_t pid = sp ? sp->pid : 0;
 	char b = 0;
 
-	if (pid <= 0 || (fds[1] = handoff_encode(s)) < 0)
+	if (pid <= 0 || spare_runs_reserve() < 0 || (fds[1] = handoff_encode(s)) < 0)
 		return -1;
 	if (handoff_send(sp->sock, "s", 1, fds, 2) == 0 &&
 	    (rc = spare_answer(sp->sock, &b, SPARE_ANSWER_MS)) < 0) {
@@ -1093,7 +1337,13 @@ spare_take(const struct exec_spec *s)
 	close(fds[1]);
 	if (b == 'k') {
 		/* A killed E drops nothing: its cgroup (and what is left in
-		 * it) goes here. A live one drops it after the run. */
+		 * it) goes here, or when sbxd reaps it killed later. A live
+		 * one drops it after the run. */
+		spare_runs[n_spare_runs].pid = pid;
+		spare_runs[n_spare_runs].until = mono_ms() + SPARE_DEFER_MS;
+		snprintf(spare_runs[n_spare_runs].cgdir, sizeof(spare_runs->cgdir), "%s",
+		    killed ? "" : sp->cgdir);
+		n_spare_runs++;
 		spare_forget(sp, killed, 0);
 		return pid;
 	}
@@ -1104,14 +1354,24 @@ spare_take(const struct exec_spec *s)
 }
 
 int
-exec_spare_reaped(pid_t pid)
+exec_spare_reaped(pid_t pid, int killed)
 {
+	size_t k;
 	int i;
 
 	for (i = 0; i < SBX_SPARES; i++)
 		if (pid > 0 && spares[i].pid == pid) {
 			spare_forget(&spares[i], 1, mono_ms() + SPARE_RETRY_MS);
 			return 1;
+		}
+	for (k = 0; pid > 0 && k < n_spare_runs; k++)
+		if (spare_runs[k].pid == pid) {
+			/* Killed: nobody else drops its cgroup (and what is
+			 * left in it). */
+			if (killed)
+				cgroup_drop(spare_runs[k].cgdir);
+			spare_runs[k] = spare_runs[--n_spare_runs];
+			break;
 		}
 	return 0;
 }
@@ -1145,6 +1405,7 @@ exec_start(const struct exec_spec *s)
 	pid_t daemon = getpid(), pid;
 	int i;
 
+	hint_set(s->sbfd);
 	if ((pid = spare_take(s)) > 0)
 		return pid;
 	pid = fork();
@@ -1152,6 +1413,8 @@ exec_start(const struct exec_spec *s)
 		for (i = 0; i < SBX_SPARES; i++)
 			if (spares[i].sock >= 0)
 				close(spares[i].sock);
+		if (hint_fd >= 0)
+			close(hint_fd);
 		executor(s, daemon);
 	}
 	return pid;

@@ -7,9 +7,10 @@
  * captures stdout and stderr up to a cap (head kept, the rest counted,
  * all of it hashed); enforces the timeout (SIGTERM, then SIGKILL to the
  * whole group); and writes results/ID.json (plus ID.stdout, ID.stderr)
- * by atomic rename. If sbxd dies, the executor gets SIGTERM, kills the
- * group and records the run as interrupted. sbxd reaps the executor and
- * updates the database from the result file.
+ * by atomic rename, or by a link of a file made ahead and written
+ * whole. If sbxd dies, the executor gets SIGTERM, kills the group and
+ * records the run as interrupted. sbxd reaps the executor and updates
+ * the database from the result file.
  *
  * Resource limits (policy "limits"): CPU seconds (RLIMIT_CPU, SIGKILL
  * 5 s after the soft limit's SIGXCPU), memory per process (RLIMIT_DATA),
@@ -21,7 +22,9 @@
  * A spare executor starts most runs (exec.c, "The spare executor"): it
  * was forked ahead of time, its child already in a fresh pids cgroup,
  * not dumpable, so a run does not wait for the cgroup move (an RCU grace
- * period) nor for two forks. When the spare is missing or unfit, the run
+ * period) nor for two forks, nor for the creation of its files (made
+ * ahead, unnamed, in the folder of sbxd's last run: linked at the run's
+ * start and end). When the spare is missing or unfit, the run
  * takes the direct path above, with the same limits and the same code.
  *
  * The stdout/stderr heads in the result document, the text that reaches
@@ -65,8 +68,11 @@ void exec_spare_keep(void);
 /* How long sbxd may sleep before exec_spare_keep has work: ms, or -1
  * (both spares are kept; nothing is due). */
 int exec_spare_due_ms(void);
-/* sbxd reaped pid: 1 when it was an idle spare (forgotten now). */
-int exec_spare_reaped(pid_t pid);
+/* sbxd reaped pid (killed: by a signal): 1 when it was an idle spare
+ * (forgotten now). An executor that took a spare's run is forgotten too
+ * (0), its cgroup (the spare's) dropped when it was killed; the next
+ * spare, deferred while that run went on, may start. */
+int exec_spare_reaped(pid_t pid, int killed);
 /* sbxd stops: the spares end, their cgroups are removed; no new one. */
 void exec_spare_stop(void);
 

@@ -415,6 +415,14 @@ idle_record(struct folder *f, const struct stat *db, int64_t seen)
 	r.due_prune = f->due_prune;
 	r.keep_s = f->keep_s;
 	r.cap_b = f->cap_b;
+	/* The log's tail, for the next run's first event (taken at a clean
+	 * stop when the log is closed already). */
+	if (f->audit)
+		r.tail_ok = audit_tail(f->audit, &r.tail) == 0;
+	else if (f->tail_ok)
+		r.tail = f->tail, r.tail_ok = 1;
+	if (!r.tail_ok)
+		memset(&r.tail, 0, sizeof(r.tail));
 	if (fstatat_nf(f->sbfd, "audit.jsonl", &r.audit) < 0)
 		goto forget;
 	if (fstatat_nf(f->sbfd, SBX_ACCEPTED_FILE, &r.accepted) < 0) {
@@ -432,6 +440,18 @@ idle_record(struct folder *f, const struct stat *db, int64_t seen)
 		return;
 forget:
 	idle_forget(f->path);
+}
+
+int
+folder_inbox_busy(struct folder *f)
+{
+	size_t i;
+
+	/* idle_boxes but queue/wake: a FIFO there is retention's to sweep. */
+	for (i = 0; i < IDLE_BOXES; i++)
+		if (strcmp(idle_boxes[i], "queue/wake") != 0 && box_busy(f, idle_boxes[i]) != 0)
+			return 1;
+	return 0;
 }
 
 int
@@ -479,6 +499,8 @@ folder_idle_load(struct folder *f, char *why, size_t whysz)
 	f->due_prune = r.due_prune;
 	f->keep_s = r.keep_s;
 	f->cap_b = r.cap_b;
+	f->tail = r.tail;
+	f->tail_ok = r.tail_ok != 0;
 	f->lazy = 1;
 	return 0;
 }
@@ -1037,7 +1059,7 @@ folder_prune(struct folder *f)
 }
 
 void
-folder_recover(struct folder *f, const struct daemon_opts *o)
+folder_recover(struct folder *f, const struct daemon_opts *o, int lazy)
 {
 	struct req_row *rows, row;
 	struct dirent *de;
@@ -1090,8 +1112,12 @@ folder_recover(struct folder *f, const struct daemon_opts *o)
 	}
 	free(orphans);
 	folder_expire(f);
-	/* Finished requests without a retention row: delivered as of now. */
-	if (retention_init(f->db) < 0 || retention_adopt(f->db, f->sbfd, now_ms() / 1000) < 0)
+	/* Finished requests without a retention row: delivered as of now.
+	 * A folder sbxd left idle has none: every request it filed in done/
+	 * since its last full open got its row then (a crash leaves no idle
+	 * record), so its history is not walked at its first event. */
+	if (retention_init(f->db) < 0 ||
+	    (!lazy && retention_adopt(f->db, f->sbfd, now_ms() / 1000) < 0))
 		logf_folder(f, "retention: cannot record finished requests: %s",
 		    sqlite3_errmsg(f->db));
 }

@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "common/base/util.h"
+#include "daemon/audit.h"
 
 #define SBX_MAX_RUNNING 64
 #define SBX_KEEP_UNDELIVERED (24 * 3600)   /* seconds a result waits in pending/ */
@@ -41,6 +42,10 @@ struct folder {
 	 * then (folder_db_open compares it too). */
 	int lazy;
 	struct stat audit_closed;
+	/* The log's tail as sbxd left it (audit_tail): from the record for a
+	 * lazy folder, or taken at a clean stop for the record to write. */
+	struct audit_tail tail;
+	int tail_ok;
 	int64_t locked_since;       /* reopen found it locked (seconds), 0 not */
 	int rescan;                 /* events may have been missed meanwhile */
 	/* (its inotify watches are sbxd.c's: a table of wd -> folder) */
@@ -82,8 +87,10 @@ void folder_close(struct folder *f);
 /* folder_close, then frees f (allocated by the caller) and its path. */
 void folder_free(struct folder *f);
 
-/* Crash recovery, then a rescan of both inboxes. */
-void folder_recover(struct folder *f, const struct daemon_opts *o);
+/* Crash recovery. lazy: the folder's idle record matched (sbxd left it
+ * idle, with every finished request's retention recorded): done/ is not
+ * walked for requests without a retention row. */
+void folder_recover(struct folder *f, const struct daemon_opts *o, int lazy);
 /* Processes everything waiting in queue/new and decisions/new. */
 void folder_rescan(struct folder *f, const struct daemon_opts *o);
 /* Moves requests whose result was delivered (or is old) to done/ and
@@ -149,6 +156,11 @@ int folder_idle_load(struct folder *f, char *why, size_t whysz);
 int folder_tampered(struct folder *f, const char *why);
 int folder_db_close(struct folder *f);
 int folder_db_open(struct folder *f);
+/* 1 when something waits in a drop box (queue/new, decisions/new,
+ * queue/events, proxy/events) or pending/ (or one cannot be read), 0
+ * when all are empty: a folder whose database is closed then has nothing
+ * a rescan would do (nothing runs or waits to start there). */
+int folder_inbox_busy(struct folder *f);
 /* folder_db_open's -1 for a database another connection holds a lock
  * on (a reader, a sqlite3 shell): not tampering; the folder stays
  * served, the reopen is tried again at due_sweep (a second later) and

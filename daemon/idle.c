@@ -20,7 +20,7 @@
 #include "common/base/util.h"
 #include "daemon/idle.h"
 
-#define IDLE_MAGIC "sbxd-idle-1"
+#define IDLE_MAGIC "sbxd-idle-2"
 
 const char *const idle_boxes[IDLE_BOXES] = {
 	"queue/new", "decisions/new", "queue/events", "proxy/events", "pending",

@@ -13,7 +13,10 @@
  * policy.accepted and drop boxes, by inode, size and times: ctime moves
  * on any write, rename, chmod or link and cannot be set back) has
  * nothing to do: sbxd watches it and opens its database and log only
- * at its first event or timer, with the same checks (folder_db_open).
+ * at its first event or timer, with the same checks (folder_db_open),
+ * resuming the log at the tail recorded (last record, signed head, where
+ * its line starts, size, segments, intents) when audit.jsonl ends with
+ * exactly those records, else reading it in full.
  * A folder without one, or whose record differs in anything, gets the
  * full open and crash recovery, as always.
  */
@@ -22,6 +25,8 @@
 
 #include <stdint.h>
 #include <sys/stat.h>
+
+#include "daemon/audit.h"
 
 /* queue/new decisions/new queue/events proxy/events pending queue/wake */
 #define IDLE_BOXES 6
@@ -38,6 +43,11 @@ struct idle_rec {
 	struct stat boxes[IDLE_BOXES];  /* each empty when the record was written */
 	int64_t seen;               /* policy_seen in state.db */
 	int64_t due_prune, keep_s, cap_b;
+	/* The audit log's tail as sbxd left it (daemon/audit.h): the first
+	 * event resumes the log there (audit_open_resume) instead of reading
+	 * the active segment; tail_ok 0: not known (read in full). */
+	struct audit_tail tail;
+	int64_t tail_ok;
 	unsigned char mac[32];
 };
 

@@ -203,6 +203,8 @@ polcache_get(struct folder *f)
 	pc_snapshot(f, c->who, now);
 	if (!pc_same(c->in, now) || held_add(c->pol, 0) < 0)
 		goto drop;
+	/* a new call: the trees it reads are looked at again */
+	policy_forget_fs(c->pol);
 	return c->pol;
 drop:
 	polcache_drop(f);

@@ -150,6 +150,8 @@ arrival_judge(struct folder *f, struct arrival *a, struct batch *b)
 	a->lim = *policy_limits(a->pol);
 	call = (struct policy_call){ .tool = a->c.tool, .input = a->c.input, .cwd = a->c.cwd,
 		.folder = f->path, .home = getenv("HOME"), .config_dir = f->config };
+	/* each request of a batch looks at the trees it reads again */
+	policy_forget_fs(a->pol);
 	policy_eval(a->pol, &call, &a->pr);
 	a->needed = policy_approvals_needed(a->pol, &call, &a->pr);
 	if (a->pr.verdict == POLICY_DENY)

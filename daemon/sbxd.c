@@ -333,8 +333,8 @@ served_add(struct folder *f)
 static void close_folder(struct folder *f);
 static void run_due(struct served *s, const struct daemon_opts *o);
 static int open_audit(struct folder *f, const struct audit_key *akey,
-    const struct audit_opts *aopts, struct sbx_err *err);
-static void serve_steps(struct served *s, const struct daemon_opts *o);
+    const struct audit_opts *aopts, struct audit_resume *r, struct sbx_err *err);
+static void serve_steps(struct served *s, const struct daemon_opts *o, int lazy);
 
 /* The folder's database, reopened when sbxd had closed it (idle): 0, or
  * -1 when the folder is no longer served (folder_db_open said why). A
@@ -344,7 +344,10 @@ static int
 want_db(struct served *s, const struct daemon_opts *o)
 {
 	struct folder *f = s->f;
+	struct audit_resume r = { .tail = f->tail_ok ? &f->tail : NULL,
+	    .st = &f->audit_closed };
 	struct sbx_err err;
+	int rc;
 
 	s->used_ms = mono_ms();
 	if (!f->lazy)
@@ -352,11 +355,20 @@ want_db(struct served *s, const struct daemon_opts *o)
 	if (folder_db_open(f) < 0)
 		return -1;
 	f->lazy = 0;
-	if (open_audit(f, log_key, log_opts, &err) < 0)
+	f->tail_ok = 0;
+	rc = open_audit(f, log_key, log_opts, &r, &err);
+	/* audit.jsonl is the file sbxd left (folder_db_open compared it with
+	 * the record): a tail that differs is said, and the full read's
+	 * checks decide. */
+	if (r.tail && !r.used)
+		logf_folder(f, "the audit tail in its idle record does not match "
+		    ".sandbox/audit.jsonl (%s): the log was read in full", r.why);
+	if (rc < 0)
 		return folder_tampered(f, err.msg);
 	if (o->verbose)
-		logf_folder(f, "opened at its first event or timer (idle since the last run)");
-	serve_steps(s, o);
+		logf_folder(f, "opened at its first event or timer (idle since the last run; "
+		    "audit log %s)", r.used ? "resumed at its recorded tail" : "read in full");
+	serve_steps(s, o, 1);
 	return 0;
 }
 
@@ -441,7 +453,7 @@ reap(int flags, const struct daemon_opts *o)
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, flags)) > 0) {
-		if (exec_spare_reaped(pid))
+		if (exec_spare_reaped(pid, WIFSIGNALED(status)))
 			continue;
 		if (WIFSIGNALED(status))
 			run_killed(pid);
@@ -479,17 +491,18 @@ stop_all(void)
 /* What the start does for a folder whose database and log are open:
  * recovery, a rescan of its inboxes, its sweep and retention. */
 static void
-serve_steps(struct served *s, const struct daemon_opts *o)
+serve_steps(struct served *s, const struct daemon_opts *o, int lazy)
 {
 	struct folder *f = s->f;
 
-	folder_recover(f, o);
+	folder_recover(f, o, lazy);
 	folder_start_waiting(f, o);
 	folder_rescan(f, o);
 	folder_sweep(f, o);
 	/* Retention needs the policy (verified): only when there is finished
-	 * output not pruned yet; else the next delivery schedules it. */
-	if (retention_next(f->db, -1) > 0)
+	 * output not pruned yet; else the next delivery schedules it. A lazy
+	 * folder knows when it is due (its record; run_due runs it then). */
+	if (!lazy && retention_next(f->db, -1) > 0)
 		folder_prune(f);
 	/* Signed at once when anything was logged. */
 	if (audit_due(f->audit) != INT64_MAX)
@@ -507,7 +520,7 @@ serve_open(int fi, struct daemon_opts *o, int starting)
 	o->lock_fds = lock_fds;
 	o->n_lock_fds = nsv;
 	sv[fi].used_ms = mono_ms();
-	serve_steps(&sv[fi], o);
+	serve_steps(&sv[fi], o, 0);
 	sv[fi].originals_ms = now_ms();     /* kept originals: pruned once at start */
 	/* Its first pass now, with the database open. At start no event is
 	 * handled between two folders: the one served SBXD_OPEN_DBS before
@@ -574,7 +587,7 @@ open_log(struct folder *f, const struct audit_key *akey, const struct audit_opts
 		err_set(err, "%s: %s", f->path, why);
 		return -1;
 	}
-	return open_audit(f, akey, aopts, err);
+	return open_audit(f, akey, aopts, NULL, err);
 }
 
 /* Opens the audit log of a folder whose database is open; daemon_start
@@ -582,7 +595,7 @@ open_log(struct folder *f, const struct audit_key *akey, const struct audit_opts
  * folder with nothing to do is not written at start. -1 with err. */
 static int
 open_audit(struct folder *f, const struct audit_key *akey, const struct audit_opts *aopts,
-    struct sbx_err *err)
+    struct audit_resume *r, struct sbx_err *err)
 {
 	cJSON *start = cJSON_CreateObject();
 	char why[sizeof(err->msg)];
@@ -591,7 +604,7 @@ open_audit(struct folder *f, const struct audit_key *akey, const struct audit_op
 		err_set(err, "out of memory");
 		goto fail;
 	}
-	if (!(f->audit = audit_open(f->sbfd, f->db, akey, aopts, err))) {
+	if (!(f->audit = audit_open_resume(f->sbfd, f->db, akey, aopts, r, err))) {
 		cJSON_Delete(start);
 		goto fail;
 	}
@@ -817,14 +830,26 @@ read_events(const struct daemon_opts *o, int *overflow)
 }
 
 /* Every folder again, as at start: after an inotify overflow (events
- * were dropped) or to write results that could not be written. */
+ * were dropped) or to write results that could not be written. A folder
+ * whose database is closed (idle, or lazy since the start) is opened
+ * only when something waits in its drop boxes or pending/: nothing runs
+ * or waits to start there, so with those empty the rescan, the sweep and
+ * the start of waiting requests have nothing to do (what comes in after
+ * the look is an event again: the queue was read). 1,000 idle folders
+ * are not opened for one flooded folder. */
 static void
 rescan_all(const struct daemon_opts *o, int full)
 {
 	int i;
 
 	for (i = 0; i < nsv; i++) {
-		if (folder_check(sv[i].f) < 0 || want_db(&sv[i], o) < 0)
+		if (folder_check(sv[i].f) < 0)
+			continue;
+		if (!sv[i].f->db && !folder_inbox_busy(sv[i].f)) {
+			sv[i].checked = 1;
+			continue;
+		}
+		if (want_db(&sv[i], o) < 0)
 			continue;
 		if (full)
 			folder_rescan(sv[i].f, o);
@@ -1337,7 +1362,10 @@ main(int argc, char **argv)
 			    AU_S("reason", "signal"), AU_END);
 		}
 		/* Signed and synced, then its database closed the idle way, so
-		 * the next start finds its record (daemon/idle.h). */
+		 * the next start finds its record (daemon/idle.h), with the
+		 * log's tail. */
+		audit_settle(f->audit);
+		f->tail_ok = audit_tail(f->audit, &f->tail) == 0;
 		audit_close(f->audit);
 		f->audit = NULL;
 		if (f->db)

@@ -185,8 +185,9 @@ hook_decide(const struct hook_call *c, struct hook_decision *d)
 		    "was not run.", c->cwd, strerror(errno));
 		return;
 	}
-	/* The folder: nearest .sandbox/ above cwd, else above the project dir. */
-	if (find_folder(cwd, folder, sizeof(folder)) < 0 &&
+	/* The folder: nearest .sandbox/ above cwd (resolved just above),
+	 * else above the project dir. */
+	if (find_folder_resolved(cwd, folder, sizeof(folder)) < 0 &&
 	    (!c->project_dir || find_folder(c->project_dir, folder, sizeof(folder)) < 0)) {
 		set_deny(d, "sbx: no .sandbox/ folder above %s; the user must run `sbx init` "
 		    "in the project. The call was not run.", cwd);

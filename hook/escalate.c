@@ -116,9 +116,7 @@ exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
 static int
 receipt_mode(int sbfd, int fd)
 {
-	mode_t m = sandbox_file_mode(sbfd);
-
-	return m == 0600 ? 0 : fchmod(fd, m);
+	return sandbox_fchmod(sbfd, fd, 0);
 }
 
 /*
@@ -376,10 +374,8 @@ scan_requests(int sbfd, const char *dir, struct finder *f)
 			snprintf(f->claim_status, sizeof(f->claim_status), "%s",
 			    json_str(doc, "status") ? json_str(doc, "status") : "unknown");
 		}
-		if (f->wfd >= 0) {
-			close(f->wfd);
-			f->wfd = -1;
-		}
+		wake_close(sbfd, id, f->wfd);
+		f->wfd = -1;
 		cJSON_Delete(doc);
 	}
 	closedir(d);
@@ -583,21 +579,23 @@ hand_over(int sbfd, int wfd, int tfd, const char *folder, const char *hash_hex,
 	int got, e, cwfd = -1;
 
 	/* The receipt is the one made ahead (TFD), linked into place; a
-	 * one-time allowance's holds a nonce. sbxd's wake for the result
-	 * removed the FIFO's name: the wake for the allowance's confirmation
-	 * needs one again, made before the claim. */
-	if (needs_confirm(out->result))
+	 * one-time allowance's holds a nonce. sbxd's wake for the allowance's
+	 * confirmation comes on the FIFO the hook waits on (sbxd leaves its
+	 * name): the result's wake is drained before the claim, so the next
+	 * byte is the confirmation's (or forged: then it looks again);
+	 * without one, one is got before the claim. */
+	if (needs_confirm(out->result) && wfd < 0)
 		cwfd = wake_open(sbfd, out->id);
+	else if (needs_confirm(out->result))
+		wake_drain(wfd);
 	got = claim_prepared(sbfd, out->id, tfd, nonce, needs_confirm(out->result));
 	e = errno;
 	if (got == 1) {
 		confirm(sbfd, cwfd >= 0 ? cwfd : wfd, hash_hex, deadline, nonce, out);
-		if (cwfd >= 0)
-			close(cwfd);
+		wake_close(sbfd, out->id, cwfd);
 		return;
 	}
-	if (cwfd >= 0)
-		close(cwfd);
+	wake_close(sbfd, out->id, cwfd);
 	xsnprintf(why, sizeof(why), "its delivery cannot be recorded in "
 	    "%s/.sandbox/queue/delivered", folder);
 	taken(out, json_str(out->result, "status"), got < 0 ? why : NULL, got < 0 ? e : 0);
@@ -628,9 +626,14 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 	/* The same call finished earlier and was not handed back: return it
 	 * once. The same call still queued or pending: attach to it. */
 	f.hash_hex = hash_hex;
+	/* A result claimed in pending/ (its receipt made) is handed back
+	 * whatever queue/new holds: that scan only counts and finds requests
+	 * to attach to, which a delivery needs neither of. */
 	if (scan_requests(sbfd, "pending", &f) < 0 ||
-	    scan_requests(sbfd, "queue/new", &f) < 0) {
+	    (!f.result && scan_requests(sbfd, "queue/new", &f) < 0)) {
 		cJSON_Delete(f.result);
+		if (f.wfd >= 0)
+			close(f.wfd);
 		xsnprintf(out->msg, sizeof(out->msg),
 		    "cannot read the queue in %s/.sandbox (run `sbx init %s`)",
 		    rq->folder, rq->folder);
@@ -641,7 +644,8 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 		out->result = f.result;
 		wfd = f.wfd;
 		confirm(sbfd, wfd, hash_hex, deadline, f.nonce, out);
-		wake_remove(sbfd, out->id);
+		wake_close(sbfd, out->id, wfd);
+		wfd = -1;
 		goto out;
 	}
 	if (f.claim_errno) {
@@ -692,10 +696,14 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 		else
 			out->state = ESC_PENDING;
 	}
-	/* Finished: nobody needs the wake channel any more (another hook that
-	 * waits on it holds it open; sbxd sweeps the names nobody holds). */
-	if (out->state == ESC_RESULT || out->state == ESC_TAKEN)
-		wake_remove(sbfd, out->id);
+	/* Finished: the wake FIFO goes back to the pool, unless another hook
+	 * still waits on it (then the last one gives it back). "Pending"
+	 * leaves it for the next identical call (sbxd's sweep pools the
+	 * names nobody holds). */
+	if (out->state == ESC_RESULT || out->state == ESC_TAKEN) {
+		wake_close(sbfd, out->id, wfd);
+		wfd = -1;
+	}
 	/* An sbxd that stopped serving the folder (tampered with) says why. */
 	if (out->no_daemon)
 		out->stopped = sbxd_stopped(sbfd, out->msg, sizeof(out->msg));

@@ -123,7 +123,7 @@ hook_session_start(void)
 	free(in);
 	cwd_in = json_str(payload, "cwd");
 	envdir = getenv("CLAUDE_PROJECT_DIR");
-	if (!((cwd_in && realpath(cwd_in, cwd) && find_folder(cwd, folder, sizeof(folder)) == 0) ||
+	if (!((cwd_in && realpath(cwd_in, cwd) && find_folder_resolved(cwd, folder, sizeof(folder)) == 0) ||
 	    (envdir && find_folder(envdir, folder, sizeof(folder)) == 0))) {
 		cJSON_Delete(payload);
 		return print_context("sbx: this session is registered with sbx, but no "

@@ -148,7 +148,7 @@ static const char *const bad_prefixes[] = {
 	"PKG_CONFIG", "MESON", "NINJA", "CCACHE_", "DISTCC_", "HOMEBREW_",
 	"DOCKER_", "BUILDKIT_", "COMPOSE_", "KUBE", "HELM_", "AWS_", "AZURE_",
 	"GOOGLE_", "CLOUDSDK_", "TF_", "VAULT_", "ANSIBLE_", "RSYNC_", "MANROFF",
-	"GROFF_", "LESS", "SUDO_", NULL,
+	"GROFF_", "LESS", "SUDO_", "RIPGREP_", "BAT_", NULL,
 };
 
 /* Harmless names under a bad prefix, and harmless values of pagers. */
@@ -798,44 +798,122 @@ an_cls_env(struct ev *ev, struct cmdv *v)
 	inner(ev, v, k < 0 ? v->n : k);
 }
 
+/*
+ * xargs's options (GNU and BSD), read by the table walk in every form
+ * (-0a LIST, -aLIST, --arg-file=LIST, --arg LIST): the tags say what the
+ * handler does with them. An option no entry names escalates.
+ */
+enum { XA_REPL = 1, XA_REPL_OPT, XA_TTY, XA_ENV };
+static const struct optdef o_xargs[] = {
+	{ NULL, "-0", OK_FLAG, 0 },
+	{ NULL, "--null", OK_FLAG, 0 },
+	{ NULL, "-a", OK_NAMES, 0 },
+	{ NULL, "--arg-file", OK_NAMES, 0 },
+	{ NULL, "-d", OK_VAL, 0 },
+	{ NULL, "--delimiter", OK_VAL, 0 },
+	{ NULL, "-E", OK_VAL, 0 },
+	{ NULL, "-e", OK_OPTVAL, 0 },
+	{ NULL, "--eof", OK_OPTVAL, 0 },
+	{ NULL, "-I", OK_VAL, XA_REPL },
+	{ NULL, "-J", OK_VAL, XA_REPL },
+	{ NULL, "-i", OK_OPTVAL, XA_REPL_OPT },
+	{ NULL, "--replace", OK_OPTVAL, XA_REPL_OPT },
+	{ NULL, "-L", OK_VAL, 0 },
+	{ NULL, "-l", OK_OPTVAL, 0 },
+	{ NULL, "--max-lines", OK_OPTVAL, 0 },
+	{ NULL, "-n", OK_VAL, 0 },
+	{ NULL, "--max-args", OK_VAL, 0 },
+	{ NULL, "-P", OK_VAL, 0 },
+	{ NULL, "--max-procs", OK_VAL, 0 },
+	{ NULL, "-p", OK_FLAG, XA_TTY },
+	{ NULL, "--interactive", OK_FLAG, XA_TTY },
+	{ NULL, "-o", OK_FLAG, XA_TTY },
+	{ NULL, "--open-tty", OK_FLAG, XA_TTY },
+	{ NULL, "--process-slot-var", OK_VAL, XA_ENV },
+	{ NULL, "-r", OK_FLAG, 0 },
+	{ NULL, "--no-run-if-empty", OK_FLAG, 0 },
+	{ NULL, "-R", OK_VAL, 0 },
+	{ NULL, "-S", OK_VAL, 0 },
+	{ NULL, "-s", OK_VAL, 0 },
+	{ NULL, "--max-chars", OK_VAL, 0 },
+	{ NULL, "--show-limits", OK_FLAG, 0 },
+	{ NULL, "-t", OK_FLAG, 0 },
+	{ NULL, "--verbose", OK_FLAG, 0 },
+	{ NULL, "-x", OK_FLAG, 0 },
+	{ NULL, "--exit", OK_FLAG, 0 },
+	{ NULL, "--help", OK_FLAG, 0 },
+	{ NULL, "--version", OK_FLAG, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+static const struct optset xargs_opts = { 1, 0, o_xargs };
+
 void
 an_cls_xargs(struct ev *ev, struct cmdv *v)
 {
-	static const char *const with_arg = "IiLlnPsdEeaJRS";
 	struct an_walk it;
-	int k, j;
-	const char *s, *repl = NULL;
+	struct an_opt o;
+	int k = -1, j, r;
+	const char *repl = NULL;
+	char rbuf[256];
 	struct cmdv in;
 
-	an_walk_init(&it, 1, with_arg, AN_W_NONE);
-	while ((k = an_walk_prefix(v, &it, 0)) >= 0) {
-		s = v->w[k].s;
-		if (strcmp(s, "-p") == 0 || strcmp(s, "--interactive") == 0 ||
-		    strcmp(s, "-o") == 0 || strcmp(s, "--open-tty") == 0) {
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	an_walk_table(&it, &xargs_opts, NULL);
+	while ((r = an_opt_next(v, &it, &o)) >= 0) {
+		if (r == 0) {
+			k = o.k;        /* the command */
+			break;
+		}
+		if (o.d == NULL || o.ambiguous || !an_lit(&v->w[o.k])) {
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: xargs",
-			    "xargs %s needs a terminal", s);
+			    "xargs option %s is not one the policy knows",
+			    v->w[o.k].s);
 			return;
 		}
-		if (strcmp(s, "-a") == 0 && k + 1 < v->n)
-			an_op_read(ev, v, &v->w[k + 1], 0);
-		if ((strcmp(s, "-I") == 0 || strcmp(s, "-J") == 0) && k + 1 < v->n)
-			repl = v->w[k + 1].s;
-		else if (strncmp(s, "-I", 2) == 0 || strncmp(s, "-J", 2) == 0)
-			repl = s + 2;
-		else if (strcmp(s, "-i") == 0 || strcmp(s, "--replace") == 0)
-			repl = "{}";
-		else if (strncmp(s, "-i", 2) == 0)
-			repl = s + 2;
-		else if (strncmp(s, "--replace=", 10) == 0)
-			repl = s + 10;
-		if (strncmp(s, "--arg-file=", 11) == 0)
-			trig_read(ev, s + 11, "xargs");
-		if (s[1] != '-' && strlen(s) == 2 && strchr(with_arg, s[1]) != NULL &&
-		    s[1] != 'i' && s[1] != 'l' && s[1] != 'e')
-			it.k++;         /* its value */
+		if (o.d->tag == XA_TTY) {
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: xargs",
+			    "xargs %s needs a terminal", o.name);
+			return;
+		}
+		if (o.d->tag == XA_ENV) {
+			/* the slot number goes into the variable it names:
+			 * PATH=0 changes what the command's children run */
+			if (o.val == NULL || !an_lit(o.val)) {
+				ev_note(ev, POLICY_ESCALATE, "shell",
+				    "builtin: xargs", "xargs %s sets a variable "
+				    "the policy cannot read", o.name);
+				return;
+			}
+			an_check_var_name(ev, o.val->s, NULL,
+			    "xargs --process-slot-var");
+			continue;
+		}
+		if (o.d->kind == OK_NAMES && o.val != NULL && an_lit(o.val) &&
+		    strcmp(o.val->s, "/dev/stdin") == 0)
+			continue;       /* the input, as without -a */
+		if (o.d->kind == OK_NAMES) {
+			/* xargs -a LIST cat: the names come from a file */
+			an_names_from(ev, "xargs", o.name);
+			if (o.val != NULL)
+				an_op_read(ev, v, o.val, 0);
+			return;
+		}
+		if (o.d->tag == XA_REPL || o.d->tag == XA_REPL_OPT) {
+			if (o.val == NULL && o.d->tag == XA_REPL_OPT)
+				repl = "{}";
+			else if (o.val == NULL || !an_lit(o.val) ||
+			    o.val->len >= sizeof(rbuf)) {
+				ev_note(ev, POLICY_ESCALATE, "shell",
+				    "builtin: xargs", "xargs %s: a replace "
+				    "string the policy cannot read", o.name);
+				return;
+			} else {
+				memcpy(rbuf, o.val->s, o.val->len + 1);
+				repl = rbuf;
+			}
+		}
 	}
-	k = it.k;
-	if (k >= v->n) {
+	if (k < 0) {
 		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: xargs",
 		    "xargs without a command: nothing to judge");
 		return;
@@ -847,7 +925,8 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 	 * project feeds the pipe (find . -name '*.c' | xargs grep x) */
 	in.extra = 2;
 	if (v->c->pipe_in && v->c->pipeline >= 0 &&
-	    ev->secret_pipeline == v->c->pipeline && ev->secret_parse == v->pid)
+	    (ev->secret_pipeline == v->c->pipeline ||
+	    ev->secret_out == v->c->pipeline) && ev->secret_parse == v->pid)
 		in.extra = 1;
 	else if (v->c->pipe_in && v->c->pipeline >= 0 &&
 	    ev->list_pipeline == v->c->pipeline && ev->list_parse == v->pid &&
@@ -1225,6 +1304,86 @@ count_producer(const struct cmdv *v)
 	return 0;
 }
 
+/* echo WORDS: prints its words as they are (no -e, no backslash, no
+ * glob bash would expand in the output); date: only conversions */
+static int
+echoes_words(const struct cmdv *v)
+{
+	int k;
+
+	for (k = 1; k < v->n; k++) {
+		const char *s = v->w[k].s;
+
+		if (!an_lit(&v->w[k]))
+			continue;       /* as the variable itself would be */
+		if (strcmp(v->w[0].s, "date") == 0) {
+			/* +%Y%m%d, -u, --utc: no letters of the line's own */
+			if (strcmp(s, "-u") == 0 || strcmp(s, "--utc") == 0)
+				continue;
+			if (s[0] != '+')
+				return 0;
+			for (s++; *s != '\0'; s++)
+				if (*s == '%' && s[1] != '\0')
+					s++;
+				else if (strchr("0123456789 :_-,T", *s) == NULL)
+					return 0;
+			continue;
+		}
+		if (strpbrk(s, "\\*?[") != NULL || (s[0] == '-' && k == 1 &&
+		    strchr(s, 'e') != NULL))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * A command whose output, as words of $(...), can only be names or
+ * values the line does not choose: names of files that exist (ls, find,
+ * git ls-files; a lister that names secrets says so itself), the working
+ * directory, counts, the date, echo's own words (judged as names by
+ * an_echo_names). Any other command may print any text: a file's
+ * content (cat LIST, head, sed, jq), a commit message, a download, a
+ * name built from its arguments (basename .env, printf '\056env', seq
+ * -f, expr substr, readlink); a path made of its output is not known
+ * (subst_unsafe).
+ */
+static int
+name_producer(const struct cmdv *v)
+{
+	static const char *const names[] = {
+		"arch", "du", "false", "fd", "find", "getconf", "groups",
+		"hostname", "id", "logname", "ls", "nproc", "pwd", "true",
+		"tty", "uname", "wc", "which", "whoami", SH_ARITH, NULL,
+	};
+	static const char *const git_names[] = {
+		"ls-files", "ls-tree", "merge-base", "rev-parse", NULL,
+	};
+	int k, j;
+
+	if (!an_lit(&v->w[0]))
+		return 0;
+	for (k = 0; names[k] != NULL; k++)
+		if (strcmp(v->w[0].s, names[k]) == 0)
+			return 1;
+	if (strcmp(v->w[0].s, "echo") == 0 || strcmp(v->w[0].s, "date") == 0)
+		return echoes_words(v);
+	if (strcmp(v->w[0].s, "git") != 0)
+		return 0;
+	/* git [-C DIR] [--opt] SUB: a subcommand that prints names */
+	for (k = 1; k < v->n; k++) {
+		if (!an_lit(&v->w[k]) || strcmp(v->w[k].s, "-c") == 0)
+			return 0;
+		if (strcmp(v->w[k].s, "-C") == 0)
+			k++;
+		else if (v->w[k].s[0] != '-')
+			break;
+	}
+	for (j = 0; k < v->n && git_names[j] != NULL; j++)
+		if (strcmp(v->w[k].s, git_names[j]) == 0)
+			return 1;
+	return 0;
+}
+
 static void
 eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
 {
@@ -1234,6 +1393,14 @@ eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
 	for (i = 0; i < c->argc && (c->argv[i].flags & SH_W_ASSIGN); i++)
 		an_check_assign(ev, c->argv[i].s);
 	eval_redirs(ev, c);
+	if (i == c->argc && c->in_subst == 1) {
+		int k;
+
+		/* $(< LIST): bash prints the file */
+		for (k = 0; k < c->nredir; k++)
+			if (c->redir[k].op == SH_R_IN || c->redir[k].op == SH_R_INOUT)
+				ev->subst_unsafe = ev->subst_nonnum = 1;
+	}
 	if (i == c->argc) {
 		/* NAME=value alone sets a shell variable for what follows */
 		for (i = 0; i < c->argc; i++)
@@ -1246,9 +1413,17 @@ eval_simple(struct ev *ev, struct sh_parse *sp, const struct sh_cmd *c, int pid)
 	v.sp = sp;
 	v.pid = pid;
 	v.extra = 0;
+	/* ( (find .) | sort) | xargs cat: a stage fed with secrets' names
+	 * passes them on into the pipe its list's output goes to */
+	if (c->out_pipeline >= 0 && ev->secret_parse == pid && c->pipeline >= 0 &&
+	    (c->pipeline == ev->secret_pipeline || c->pipeline == ev->secret_out))
+		ev->secret_out = c->out_pipeline;
 	expand_braces(ev, &v);
 	if (c->in_subst && !count_producer(&v))
 		ev->subst_nonnum = 1;
+	/* cat $(cat LIST): the output of $(...) becomes the path */
+	if (c->in_subst == 1 && !name_producer(&v))
+		ev->subst_unsafe = 1;
 	an_eval_argv(ev, &v);
 }
 
@@ -1326,12 +1501,28 @@ expand_braces(struct ev *ev, struct cmdv *v)
 void
 an_names_secret(struct ev *ev, struct cmdv *v)
 {
-	if (v->c->in_subst)
+	/* $(...): its output becomes words (<(...) gives a pipe's name) */
+	if (v->c->in_subst == 1)
 		ev->subst_unsafe = 1;
+	ev->secret_out = v->c->out_pipeline;
 	if (v->c->pipeline >= 0) {
 		ev->secret_pipeline = v->c->pipeline;
 		ev->secret_parse = v->pid;
 	}
+}
+
+/*
+ * 1 when what v prints goes on to a later stage of its pipeline (find .
+ * | xargs cat, (find .; ls) | cat) or becomes words ($(...)): the names
+ * a lister prints may then be read.
+ */
+int
+an_output_used(const struct cmdv *v)
+{
+	/* a command that is a stage of its own is followed by "|" (its
+	 * conn); one nested in a stage knows the pipe it prints into */
+	return v->c->in_subst == 1 || v->c->conn == SH_C_PIPE ||
+	    v->c->out_pipeline >= 0;
 }
 
 /* echo and printf: a word that names a secret is printed. */

@@ -87,6 +87,7 @@ enum an_opts {
 	OPTS_PYTEST,
 	OPTS_RG,
 	OPTS_RSYNC,
+	OPTS_RUSTC,
 	OPTS_RUFF,
 	OPTS_SORT,
 	OPTS_SSH,
@@ -147,6 +148,10 @@ int an_word_path(const struct ev *ev, const struct sh_word *w, char *out,
 void an_read_opaque(struct ev *ev, const struct sh_word *w, const char *what);
 void an_op_read(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
 void an_op_read_tree(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx);
+void an_read_tree_how(struct ev *ev, struct cmdv *v, struct sh_word *w,
+    int how);
+void an_read_tree_names(struct ev *ev, struct cmdv *v, struct sh_word *w,
+    int how, const struct tree_names *names);
 void an_op_read_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w,
     int idx);
 void an_glob_write(struct ev *ev, struct cmdv *v, const struct sh_word *w);
@@ -210,6 +215,7 @@ void an_check_var_name(struct ev *ev, const char *name, const char *val,
     const char *how);
 void an_check_code_text(struct ev *ev, const char *s);
 void an_names_secret(struct ev *ev, struct cmdv *v);
+int an_output_used(const struct cmdv *v);
 void an_echo_names(struct ev *ev, struct cmdv *v);
 void an_arith_text(struct ev *ev, const char *t);
 void an_arith_word(struct ev *ev, const struct sh_word *w);

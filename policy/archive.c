@@ -37,6 +37,9 @@ struct tar {
 	struct sh_word fval, dval;              /* attached values */
 	char mode;
 	int absolute, to_stdout, force_local, remove;
+	int deref;                              /* -h: stores what links
+	                                           point to */
+	int dir_at, ndir;                       /* the word of -C, how many */
 	int first_op;                           /* the first operand, or -1 */
 };
 
@@ -50,6 +53,8 @@ tar_letter(struct tar *t, char c)
 		t->absolute = 1;
 	else if (c == 'O')
 		t->to_stdout = 1;
+	else if (c == 'h')
+		t->deref = 1;
 }
 
 /* old style: tar xzf FILE: the values follow in order. Returns the index
@@ -65,8 +70,11 @@ tar_old_style(struct ev *ev, struct cmdv *v, struct tar *t)
 		if (strchr("fbLNVKTXgIFCH", *q) != NULL && k < v->n) {
 			if (*q == 'f')
 				t->archive = &v->w[k];
-			else if (*q == 'C')
+			else if (*q == 'C') {
 				t->dir = &v->w[k];
+				t->dir_at = 1;  /* before every operand */
+				t->ndir++;
+			}
 			else if (*q == 'I' || *q == 'F')
 				ev_note(ev, POLICY_ESCALATE, "shell",
 				    "builtin: option", "tar %c runs a command", *q);
@@ -108,8 +116,11 @@ tar_option(struct tar *t, const struct an_walk *it, const struct an_opt *o)
 	}
 	if (tag == TAR_FILE && val != NULL)
 		t->archive = val;
-	else if (tag == TAR_DIR && val != NULL)
+	else if (tag == TAR_DIR && val != NULL) {
 		t->dir = val;
+		t->dir_at = o->k;
+		t->ndir++;
+	}
 	else if (tag == TAR_ABS)
 		t->absolute = 1;
 	else if (o->ambiguous)
@@ -120,8 +131,42 @@ tar_option(struct tar *t, const struct an_walk *it, const struct an_opt *o)
 		t->force_local = 1;
 	else if (tag == TAR_REMOVE)
 		t->remove = 1;
+	else if (tag == TAR_DEREF)
+		t->deref = 1;
 	else if (tag < 256)
 		t->mode = (char)tag;
+}
+
+/*
+ * An operand tar archives: the tree it names, from the working directory,
+ * or after -C DIR from DIR (-C applies to the operands after it). A DIR
+ * or an operand not known before it runs, or -C given twice (each is
+ * relative to the last), is unknown.
+ */
+static void
+tar_read_operand(struct ev *ev, struct cmdv *v, struct tar *t,
+    struct sh_word *w)
+{
+	char dir[SBX_PATH_MAX], op[SBX_PATH_MAX], path[SBX_PATH_MAX];
+	int how = t->deref ? TREE_FOLLOW : 0, n;
+
+	if (t->dir == NULL || w < &v->w[t->dir_at]) {
+		an_read_tree_how(ev, v, w, how);
+		return;
+	}
+	if (t->ndir > 1 || an_word_path(ev, t->dir, dir, sizeof(dir)) != 1 ||
+	    an_word_path(ev, w, op, sizeof(op)) != 1) {
+		an_read_opaque(ev, w, "tar -C");
+		return;
+	}
+	if (op[0] == '/' || op[0] == '~')
+		return;
+	n = snprintf(path, sizeof(path), "%s/%s", dir, op);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		an_read_opaque(ev, w, "tar -C");
+		return;
+	}
+	trig_read_tree_how(ev, path, "tar", how);
 }
 
 /* What tar does with the archive, the directory and the operands. */
@@ -153,7 +198,7 @@ tar_judge(struct ev *ev, struct cmdv *v, struct tar *t)
 		for (j = t->first_op; j >= 0 && j < v->n; j++)
 			if (!an_is_opt(&v->w[j]) && &v->w[j] != t->archive &&
 			    &v->w[j] != t->dir) {
-				an_op_read_tree(ev, v, &v->w[j], 0);
+				tar_read_operand(ev, v, t, &v->w[j]);
 				/* --remove-files: what it archives is removed */
 				if (t->remove)
 					an_write_tree_word(ev, v, &v->w[j]);
@@ -274,9 +319,13 @@ an_cls_zip(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	/* zip -r ARCHIVE DIR...: the trees are read */
 	if (an_has_short(v, 1, 'r', pr->optarg) || an_has_word(v, 1, "--recurse-paths")) {
 		an_walk_init(&it, 1, pr->optarg, AN_W_CLUSTER);
+		/* zip stores what a link points to, unless -y */
+		int how = an_has_short(v, 1, 'y', pr->optarg) ||
+		    an_has_word(v, 1, "--symlinks") ? 0 : TREE_FOLLOW;
+
 		while ((k = an_walk_next(v, &it)) >= 0)
 			if (idx++ > 0)
-				an_op_read_tree(ev, v, &v->w[k], 0);
+				an_read_tree_how(ev, v, &v->w[k], how);
 	}
 	/* the archive is written; zip -m removes what it adds */
 	idx = 0;

@@ -565,15 +565,31 @@ an_unknown_targets(struct ev *ev, struct cmdv *v)
 		trig_write(ev, NULL, v->w[0].s);
 }
 
-/* A read of a whole tree (grep -r DIR, cp -r DIR, tar c DIR). */
+/* A read of a whole tree (grep -r DIR, cp -r DIR, tar c DIR); how says
+ * how the walker reads it (TREE_*, evidence.h). */
 void
-an_op_read_tree(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
+an_read_tree_how(struct ev *ev, struct cmdv *v, struct sh_word *w, int how)
+{
+	an_read_tree_names(ev, v, w, how, NULL);
+}
+
+/* ... of the files with these names only (grep --include) */
+void
+an_read_tree_names(struct ev *ev, struct cmdv *v, struct sh_word *w, int how,
+    const struct tree_names *names)
 {
 	char path[SBX_PATH_MAX];
 
-	an_op_read(ev, v, w, idx);
+	an_op_read(ev, v, w, 0);
 	if (an_word_path(ev, w, path, sizeof(path)) == 1)
-		trig_read_tree(ev, path, v->w[0].s);
+		trig_read_tree_names(ev, path, v->w[0].s, how, names);
+}
+
+void
+an_op_read_tree(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
+{
+	(void)idx;
+	an_read_tree_how(ev, v, w, 0);
 }
 
 /* ---- catastrophic commands ------------------------------------------------ */

@@ -144,6 +144,15 @@ an_cls_shell(struct ev *ev, struct cmdv *v)
 			    v->w[0].s);
 			return;
 		}
+		/* xargs sh -c 'cat "$0"' after a stage that names secrets:
+		 * the names become $0, $1 ... of the code */
+		if (v->extra == 1) {
+			ev_factor(ev, F_SECRET);
+			ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+			    "%s -c gets names from its input as $0, $1 ..., and "
+			    "an earlier stage of the pipe names secrets", v->w[0].s);
+			return;
+		}
 		/* sh -c 'cat "$1"' _ ~/.ssh/id_rsa: the words after the string
 		 * are $0, $1 ... of the code: read as the code may read them */
 		{
@@ -381,32 +390,78 @@ build_network(struct ev *ev, struct cmdv *v, const char *name,
 	return 0;
 }
 
-/* Compilers: @FILE reads options, -o names an output file. 1 when
- * escalated. */
+/*
+ * Compilers: @FILE reads options (-fplugin=...) from a file: 1 when
+ * escalated. (-o and the options that run code are in the option sets
+ * of opts.c, OPTS_CC and OPTS_RUSTC, in every form: -oFILE, -o FILE.
+ * @FILE is no option the table walk reads: a word of its own that any
+ * operand could be, so it stays here.)
+ */
 static int
-build_compiler(struct ev *ev, struct cmdv *v, const char *name)
+build_compiler(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	int k;
 
-	/* compilers: @FILE reads options (-fplugin=...) from a file */
+	if (pr->opts != OPTS_CC)
+		return 0;
 	for (k = 1; k < v->n; k++)
-		if (v->w[k].s[0] == '@' && (strcmp(name, "cc") == 0 ||
-		    strcmp(name, "gcc") == 0 || strcmp(name, "clang") == 0 ||
-		    strcmp(name, "g++") == 0 || strcmp(name, "c++") == 0)) {
+		if (v->w[k].s[0] == '@') {
 			ev_factor(ev, F_CODE);
 			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
 			    "%s %s reads options from a file, which may load code",
-			    name, v->w[k].s);
+			    pr->name, v->w[k].s);
 			return 1;
 		}
-	/* compilers: -o names an output file */
-	for (k = 1; k < v->n; k++)
-		if (an_lit(&v->w[k]) && strcmp(v->w[k].s, "-o") == 0 && k + 1 < v->n &&
-		    (strcmp(name, "cc") == 0 || strcmp(name, "gcc") == 0 ||
-		    strcmp(name, "clang") == 0 || strcmp(name, "g++") == 0 ||
-		    strcmp(name, "c++") == 0 || strcmp(name, "rustc") == 0))
-			an_write_word(ev, v, &v->w[k + 1]);
 	return 0;
+}
+
+/*
+ * The options of build tools that name where they work or what they
+ * read (make -C, cargo --manifest-path, npm --prefix, pytest
+ * --rootdir ...), shared by every build tool and read by the table walk
+ * in every form: -C DIR, -CDIR, -sC DIR, --directory=DIR, --dir DIR.
+ */
+enum { BUILD_DIR = 1 };
+static const struct optdef o_build_dirs[] = {
+	{ NULL, "--config", OK_VAL, BUILD_DIR },
+	{ NULL, "--cwd", OK_VAL, BUILD_DIR },
+	{ NULL, "--dir", OK_VAL, BUILD_DIR },
+	{ NULL, "--directory", OK_VAL, BUILD_DIR },
+	{ NULL, "--manifest-path", OK_VAL, BUILD_DIR },
+	{ NULL, "--prefix", OK_VAL, BUILD_DIR },
+	{ NULL, "--project", OK_VAL, BUILD_DIR },
+	{ NULL, "--rootdir", OK_VAL, BUILD_DIR },
+	{ NULL, "-C", OK_VAL, BUILD_DIR },
+	{ NULL, "-c", OK_VAL, BUILD_DIR },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+static const struct optset build_dir_opts = { 1, 0, o_build_dirs };
+
+/* A path a build tool works on must be in the project. */
+static void
+build_path(struct ev *ev, const char *name, const struct sh_word *val,
+    const char *shown)
+{
+	char path[SBX_PATH_MAX], res[SBX_PATH_MAX];
+
+	if ((val->flags & SH_W_GLOB) && !(val->flags & (SH_W_VAR |
+	    SH_W_SUBST | SH_W_BRACE))) {
+		/* a glob such as src/STAR.c: its directory */
+		size_t gl = strcspn(val->s, "*?[");
+
+		while (gl > 0 && val->s[gl - 1] != '/')
+			gl--;
+		snprintf(path, sizeof(path), "%.*s", (int)gl, val->s);
+		if (gl == 0)
+			snprintf(path, sizeof(path), ".");
+	} else if (an_word_path(ev, val, path, sizeof(path)) != 1) {
+		path[0] = '\0';
+	}
+	if (path[0] == '\0' || path_resolve_c(ev->pc, ev->cwd, ev->call->home,
+	    path, res, sizeof(res)) < 0 || ev->p->folder == NULL ||
+	    !path_within(res, ev->p->folder))
+		ev_note(ev, POLICY_ESCALATE, "shell", "builtin: build outside",
+		    "%s works on %s, outside the project", name, shown);
 }
 
 /* Where the tool works or what it runs: a directory option, or an
@@ -414,62 +469,45 @@ build_compiler(struct ev *ev, struct cmdv *v, const char *name)
 static void
 build_dirs(struct ev *ev, struct cmdv *v, const char *name)
 {
-	int k;
+	struct an_walk it;
+	struct an_opt o;
+	const struct sh_word *w;
+	const char *s;
+	int r;
 
-	for (k = 1; k < v->n; k++) {
-		const struct sh_word *w = &v->w[k], *val = NULL;
-		const char *s = w->s;
-		char path[SBX_PATH_MAX], res[SBX_PATH_MAX];
-
-		if (an_lit(w) && (strcmp(s, "-C") == 0 || strcmp(s, "--directory") == 0 ||
-		    strcmp(s, "--prefix") == 0 || strcmp(s, "--manifest-path") == 0 ||
-		    strcmp(s, "--cwd") == 0 || strcmp(s, "--dir") == 0 ||
-		    strcmp(s, "--rootdir") == 0 || strcmp(s, "--project") == 0 ||
-		    strcmp(s, "--config") == 0 || strcmp(s, "-c") == 0) &&
-		    k + 1 < v->n) {
-			val = &v->w[++k];
-		} else if (an_lit(w) && strncmp(s, "--", 2) == 0 &&
-		    strchr(s, '=') != NULL && strchr(strchr(s, '='), '/') != NULL) {
-			/* --manifest-path=/x/Cargo.toml: any long option of any
-			 * build tool that names a path, wherever it stands */
-			snprintf(path, sizeof(path), "%s", strchr(s, '=') + 1);
-			if (path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
-			    sizeof(res)) < 0 || ev->p->folder == NULL ||
-			    !path_within(res, ev->p->folder))
-				ev_note(ev, POLICY_ESCALATE, "shell",
-				    "builtin: build outside", "%s %s reaches outside "
-				    "the project", name, s);
-			continue;
-		} else if (!an_is_opt(w) && (strchr(s, '/') != NULL ||
-		    strncmp(s, "..", 2) == 0 || s[0] == '~')) {
-			val = w;
-		}
-		if (val == NULL)
-			continue;
-		if ((val->flags & SH_W_GLOB) && !(val->flags & (SH_W_VAR |
-		    SH_W_SUBST | SH_W_BRACE))) {
-			/* a glob such as src/STAR.c: its directory */
-			size_t gl = strcspn(val->s, "*?[");
-
-			while (gl > 0 && val->s[gl - 1] != '/')
-				gl--;
-			snprintf(path, sizeof(path), "%.*s", (int)gl, val->s);
-			if (gl == 0)
-				snprintf(path, sizeof(path), ".");
-			if (path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
-			    sizeof(res)) < 0 || ev->p->folder == NULL ||
-			    !path_within(res, ev->p->folder))
-				ev_note(ev, POLICY_ESCALATE, "shell",
-				    "builtin: build outside", "%s works on %s, outside "
-				    "the project", name, val->s);
+	an_walk_init(&it, 1, NULL, AN_W_NONE);
+	an_walk_table(&it, &build_dir_opts, NULL);
+	while ((r = an_opt_next(v, &it, &o)) >= 0) {
+		w = &v->w[o.k];
+		s = w->s;
+		if (r == 1 && o.d != NULL) {
+			if (o.val != NULL)
+				build_path(ev, name, o.val, o.val->s);
 			continue;
 		}
-		if (an_word_path(ev, val, path, sizeof(path)) != 1 ||
-		    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
-		    sizeof(res)) < 0 || ev->p->folder == NULL ||
-		    !path_within(res, ev->p->folder))
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: build outside",
-			    "%s works on %s, outside the project", name, val->s);
+		if (r == 1) {
+			/* --manifest-path=/x/Cargo.toml: any long option of
+			 * any build tool that names a path */
+			if (an_lit(w) && s[1] == '-' && o.val != NULL &&
+			    strchr(o.val->s, '/') != NULL)
+				build_path(ev, name, o.val, s);
+			continue;
+		}
+		if (an_lit(w) && strncmp(s, "--", 2) == 0 &&
+		    strchr(s, '=') != NULL) {
+			/* after "--" too: the tool may pass it on as an
+			 * option (npm test -- --dir=/x) */
+			struct sh_word t = *w;
+
+			t.s = strchr(s, '=') + 1;
+			t.len = strlen(t.s);
+			if (strchr(t.s, '/') != NULL)
+				build_path(ev, name, &t, s);
+			continue;
+		}
+		if (strchr(s, '/') != NULL || strncmp(s, "..", 2) == 0 ||
+		    s[0] == '~')
+			build_path(ev, name, w, s);
 	}
 }
 
@@ -492,7 +530,7 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 				return;
 	}
 	if (build_network(ev, v, name, sub) ||
-	    build_compiler(ev, v, name))
+	    build_compiler(ev, v, pr))
 		return;
 	ev_factor(ev, F_CODE);
 	if (!an_cwd_in_project(ev)) {
@@ -500,11 +538,6 @@ an_cls_build(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		    "%s runs build or test code outside the project", name);
 		return;
 	}
-	for (k = 1; k + 1 < v->n; k++)
-		if (an_lit(&v->w[k]) && (strcmp(v->w[k].s, "-f") == 0 ||
-		    strcmp(v->w[k].s, "--file") == 0 ||
-		    strcmp(v->w[k].s, "--makefile") == 0) && strcmp(name, "make") == 0)
-			an_run_file(ev, &v->w[k + 1], "make -f");
 	build_dirs(ev, v, name);
 }
 

@@ -56,6 +56,7 @@ struct ev {
 	int list_pipeline, list_parse;  /* a lister of project files ran in */
 	int list_safe;                  /* ... and never names sbx's files */
 	int secret_pipeline, secret_parse; /* a stage named secrets */
+	int secret_out;                 /* ... nested in a stage of this one */
 	struct sh_word *bx_words;       /* brace expansion in progress */
 	int bx_n, bx_bad;
 	struct sh_parse *bx_sp;
@@ -96,6 +97,31 @@ void trig_read(struct ev *ev, const char *path, const char *what);
 /* A read of every file below path (grep -r, find -exec cat): escalates
  * when the tree holds a denyRead path placed below it (~/.ssh under ~). */
 void trig_read_tree(struct ev *ev, const char *path, const char *what);
+/* how a tree walker reads (trig_read_tree_how) */
+#define TREE_NOHIDDEN   1       /* skips names starting with "." (rg) */
+#define TREE_FOLLOW     2       /* follows links (grep -R, rg -L) */
+#define TREE_NAMES      4       /* lists names only (rg --files) */
+#define TREE_MAX        10000L  /* entries looked at, at most */
+void trig_read_tree_how(struct ev *ev, const char *path, const char *what,
+    int how);
+/* The names a walker reads (find -name, grep --include): a file whose
+ * name matches none of them is not read. */
+#define TREE_NAMES_MAX  16
+struct tree_names {
+	const char *v[TREE_NAMES_MAX];
+	int n;                  /* 0: every name */
+	int fold;               /* -iname: any case */
+	const char *skip[TREE_NAMES_MAX];       /* directories not entered
+	                                           (grep --exclude-dir) */
+	int nskip;
+};
+void trig_read_tree_names(struct ev *ev, const char *path, const char *what,
+    int how, const struct tree_names *names);
+int trig_tree_secret(struct ev *ev, const char *path, int how,
+    const struct tree_names *names);
+#define TREE_FLAT       8       /* lists one directory, not below (ls) */
+#define TREE_GITIGNORE  16      /* skips what a git root's .gitignore
+                                   names (rg without -u, -g) */
 int trig_is_secret(const struct ev *ev, const char *path, int tree);
 /* 1 if res (resolved), or one of the depth directories above it, is a
  * git dir (HEAD, and objects/ or commondir) not named .git. */

@@ -17,7 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int tree_ops;
+static int tree_ops, tree_how;
+static struct tree_names tree_incl;     /* grep --include: n 0, none;
+                                           -1, every name */
+
+/* What grep's --include and --exclude-dir narrow, or NULL. */
+static const struct tree_names *
+tree_filter(void)
+{
+	static struct tree_names f;
+
+	f = tree_incl;
+	if (f.n < 0)
+		f.n = 0;        /* every name */
+	return f.n > 0 || f.nskip > 0 ? &f : NULL;
+}
 
 static void
 op_tree_skip(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
@@ -25,7 +39,134 @@ op_tree_skip(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 	if (idx < 0)
 		return;
 	tree_ops++;
-	an_op_read_tree(ev, v, w, idx);
+	an_read_tree_names(ev, v, w, tree_how, tree_filter());
+}
+
+/*
+ * How a recursive grep or rg reads its trees (TREE_*): grep -r reads
+ * hidden files and does not follow links met inside, -R does; rg skips
+ * hidden names unless --hidden, -. or -uu (two u's in any form), the
+ * directories .gitignore names unless -u, --no-ignore* or a glob (-g,
+ * which overrides it), follows links with -L/--follow, and with --files
+ * only lists names. Counted over
+ * every option word, values included: a value that looks like one of
+ * these only makes the reading stricter.
+ */
+static int
+grep_tree_how(const struct cmdv *v, const struct prog *pr)
+{
+	int k, u = 0, hidden = 0, follow = 0, names = 0, rg, noign = 0;
+	const char *s;
+
+	rg = strcmp(pr->name, "rg") == 0;
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (!an_lit(&v->w[k]) || s[0] != '-' || s[1] == '\0')
+			continue;
+		if (strcmp(s, "--") == 0)
+			break;
+		if (s[1] == '-') {
+			u += strcmp(s, "--unrestricted") == 0;
+			hidden |= strcmp(s, "--hidden") == 0;
+			follow |= strcmp(s, "--follow") == 0 ||
+			    strcmp(s, "--dereference-recursive") == 0;
+			names |= strcmp(s, "--files") == 0;
+			/* ignore files off, or globs (they override them) */
+			noign |= strncmp(s, "--no-ignore", 11) == 0 ||
+			    strncmp(s, "--glob", 6) == 0 ||
+			    strncmp(s, "--iglob", 7) == 0;
+			continue;
+		}
+		for (s++; *s != '\0'; s++) {
+			u += *s == 'u';
+			noign |= *s == 'g';
+			hidden |= *s == '.';
+			follow |= rg ? *s == 'L' : *s == 'R';
+			if (strchr(pr->optarg, *s) != NULL)
+				break;  /* the rest is its value */
+		}
+	}
+	if (!rg)
+		return follow ? TREE_FOLLOW : 0;
+	return (hidden || u >= 2 ? 0 : TREE_NOHIDDEN) |
+	    (noign || u > 0 ? 0 : TREE_GITIGNORE) |
+	    (follow ? TREE_FOLLOW : 0) | (names ? TREE_NAMES : 0);
+}
+
+/*
+ * Does grep read trees: -r, --recursive, -R, --dereference-recursive (1,
+ * | 2 when links are followed), -d ACTION, --directories=ACTION with
+ * recurse (grep takes an unambiguous abbreviation: "rec"), in every form
+ * the table walk reads (clusters, abbreviations: --rec). A -d value not
+ * known before it runs counts as recurse. Other C_GREP programs without
+ * grep's table: by their letters.
+ */
+static int
+grep_recursion(const struct cmdv *v, const struct prog *pr)
+{
+	struct an_walk it;
+	struct an_opt o;
+	int r, how = 0;
+	size_t n;
+
+	memset(&tree_incl, 0, sizeof(tree_incl));
+	if (pr->opts != OPTS_GREP)
+		return (an_has_short(v, 1, 'r', pr->optarg) ||
+		    an_has_short(v, 1, 'R', pr->optarg) ||
+		    an_has_word(v, 1, "--recursive") ||
+		    an_has_word(v, 1, "--dereference-recursive")) ? 1 : 0;
+	memset(&tree_incl, 0, sizeof(tree_incl));
+	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
+	an_walk_table(&it, an_optset(OPTS_GREP), NULL);
+	while ((r = an_opt_next(v, &it, &o)) >= 0) {
+		if (r != 1 || o.d == NULL)
+			continue;
+		if (o.d->tag == GREP_REC)
+			how |= 1;
+		else if (o.d->tag == GREP_FOLLOW)
+			how |= 3;
+		else if (o.d->tag == GREP_INCLUDE) {
+			/* --include GLOB, each: the names read; one not
+			 * known, or too many: every name */
+			/* an unquoted --include=*.go: what bash may expand it
+			 * to is a name that *.go matches, narrower still */
+			if (o.val == NULL || (o.val->flags & (SH_W_VAR |
+			    SH_W_SUBST | SH_W_BRACE)) ||
+			    tree_incl.n < 0 || tree_incl.n == TREE_NAMES_MAX)
+				tree_incl.n = -1;
+			else
+				tree_incl.v[tree_incl.n++] = o.val->s;
+		} else if (o.d->tag == GREP_EXCLDIR) {
+			/* --exclude-dir GLOB: quoted only (bash could expand
+			 * an unquoted glob to one name: grep would skip less
+			 * than the look would); too many: ignored */
+			if (o.val != NULL && an_lit(o.val) &&
+			    tree_incl.nskip < TREE_NAMES_MAX)
+				tree_incl.skip[tree_incl.nskip++] = o.val->s;
+		} else if (o.d->tag == GREP_DIRS && (o.val == NULL ||
+		    !an_lit(o.val) || ((n = strlen(o.val->s)) >= 3 &&
+		    strncmp(o.val->s, "recurse", n) == 0)))
+			how |= 1;
+	}
+	return how;
+}
+
+/* rg without a path searches its input when that is a pipe or a file */
+static int
+rg_reads_stdin(const struct cmdv *v)
+{
+	int k;
+
+	if (v->c->pipe_in)
+		return 1;
+	for (k = 0; k < v->c->nredir; k++) {
+		const struct sh_redir *r = &v->c->redir[k];
+
+		if ((r->op == SH_R_IN || r->op == SH_R_HEREDOC ||
+		    r->op == SH_R_HERESTR) && (r->fd == -1 || r->fd == 0))
+			return 1;
+	}
+	return 0;
 }
 
 static void
@@ -35,12 +176,80 @@ op_tree_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 		op_tree_skip(ev, v, w, idx);
 }
 
+/*
+ * A lister whose names feed something (a pipe, $(...)): when a tree it
+ * lists holds denyRead files, what reads the names reads secrets (ls -a
+ * | xargs cat, cat $(fd -H), rg --files -uu | xargs cat), as a read of
+ * the tree would. ls lists one directory (-R: the tree), hidden names
+ * with -a/-A only, and not at all with -d; tree and fd skip hidden names
+ * without -a, -H/--hidden or -u; fd's first operand is its pattern.
+ */
+static int
+lister_secret(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	const char *name = pr->name, *s;
+	int k, how, hidden = 0, deep = 0, flat_only = 0, ops = 0, first = 1;
+	struct an_walk it;
+	char path[SBX_PATH_MAX];
+
+	for (k = 1; k < v->n; k++) {
+		s = v->w[k].s;
+		if (!an_lit(&v->w[k]) || s[0] != '-' || s[1] == '\0')
+			continue;
+		if (strcmp(s, "--") == 0)
+			break;
+		if (s[1] == '-') {
+			hidden |= strcmp(s, "--all") == 0 ||
+			    strcmp(s, "--almost-all") == 0 ||
+			    strcmp(s, "--hidden") == 0 ||
+			    strcmp(s, "--unrestricted") == 0;
+			deep |= strcmp(s, "--recursive") == 0;
+			flat_only |= strcmp(s, "--directory") == 0;
+			continue;
+		}
+		for (s++; *s != '\0'; s++) {
+			hidden |= *s == 'a' || *s == 'A' || *s == 'H' ||
+			    *s == 'u';
+			deep |= *s == 'R';
+			flat_only |= *s == 'd' && strcmp(name, "ls") == 0;
+			if (strchr(pr->optarg, *s) != NULL)
+				break;
+		}
+	}
+	if (strcmp(name, "ls") == 0) {
+		if (flat_only)
+			return 0;
+		how = (deep ? 0 : TREE_FLAT) | (hidden ? 0 : TREE_NOHIDDEN);
+	} else if (strcmp(name, "rg") == 0) {
+		/* rg's own reading: -uu, --hidden, -. */
+		how = grep_tree_how(v, pr) & (TREE_NOHIDDEN | TREE_GITIGNORE);
+	} else if (strcmp(name, "du") == 0) {
+		if (!hidden)
+			return 0;       /* directories only, without -a */
+		how = 0;
+	} else {
+		how = hidden ? 0 : TREE_NOHIDDEN;
+		first = strcmp(name, "fd") == 0 ? 0 : 1;
+	}
+	an_walk_init(&it, 1, pr->optarg, AN_W_CLUSTER);
+	while ((k = an_walk_next(v, &it)) >= 0) {
+		if (!first++)
+			continue;       /* fd's pattern */
+		ops++;
+		if (an_word_path(ev, &v->w[k], path, sizeof(path)) == 1 &&
+		    trig_tree_secret(ev, path, how, NULL))
+			return 1;
+	}
+	return ops == 0 && trig_tree_secret(ev, ".", how, NULL);
+}
+
 void
 an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	const char *name = pr->name;
-	int k;
+	int k, rec = 0;
 
+	memset(&tree_incl, 0, sizeof(tree_incl));
 	if (v->extra == 1) {
 		ev_factor(ev, F_SECRET);
 		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
@@ -60,23 +269,24 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 				an_names_secret(ev, v);
 				break;
 			}
+		if (k == v->n && an_output_used(v) && lister_secret(ev, v, pr))
+			an_names_secret(ev, v);
 	}
 	/* recursive readers read whole trees: grep -r PAT ~ reads ~/.ssh */
 	if (strcmp(name, "rg") == 0 || (pr->cls == C_GREP &&
-	    (an_has_short(v, 1, 'r', pr->optarg) ||
-	    an_has_short(v, 1, 'R', pr->optarg) ||
-	    an_has_word(v, 1, "--recursive") ||
-	    an_has_word(v, 1, "--dereference-recursive") ||
-	    an_has_word(v, 1, "--directories=recurse")))) {
+	    (rec = grep_recursion(v, pr)) != 0)) {
 		int pat = !an_has_short(v, 1, 'e', pr->optarg) &&
 		    !an_has_short(v, 1, 'f', pr->optarg) &&
 		    !(strcmp(name, "rg") == 0 && an_has_word(v, 1, "--files"));
 
 		tree_ops = 0;
+		tree_how = grep_tree_how(v, pr) | ((rec & 2) ? TREE_FOLLOW : 0);
 		an_operands(ev, v, 1, pr->optarg, pat ? op_tree_skip1 :
 		    op_tree_skip);
-		if (tree_ops == 0 && !v->extra)
-			trig_read_tree(ev, ".", name);
+		if (tree_ops == 0 && !v->extra && !(strcmp(name, "rg") == 0 &&
+		    rg_reads_stdin(v)))
+			trig_read_tree_names(ev, ".", name, tree_how,
+			    tree_filter());
 	}
 
 	an_operands(ev, v, 1, pr->optarg, pr->cls == C_GREP &&
@@ -95,23 +305,15 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 		    strchr(s, 'f') != NULL && strchr(s, 'f')[1] != '\0')
 			trig_read(ev, strchr(s, 'f') + 1, name);
 	}
-	/* less's log file escalates wherever it is (its table, opts.c, reads
-	 * every form of it as a write: this keeps the verdict it had), and
-	 * less +CMD runs less commands (+!cmd runs a shell). (fd -x and rg
-	 * --pre are in their tables only.) */
+	/* less +CMD runs less commands (+!cmd runs a shell): a "+" word is
+	 * no option the table walk reads, so it stays here. (less's log
+	 * file, -o/-O/--log-file, is a write in its table, opts.c, in every
+	 * form; fd -x and rg --pre are in their tables only.) */
 	for (k = 1; k < v->n; k++) {
 		const char *s = v->w[k].s;
 
 		if (!an_lit(&v->w[k]))
 			continue;
-		if (strcmp(name, "less") == 0 && s[0] == '-' && (s[1] == 'o' ||
-		    s[1] == 'O' || strncmp(s, "--log-file", 10) == 0 ||
-		    strncmp(s, "--LOG-FILE", 10) == 0)) {
-			ev_factor(ev, F_CODE);
-			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: option",
-			    "%s %s writes a log file", name, s);
-			continue;
-		}
 		if ((strcmp(name, "less") == 0 || strcmp(name, "more") == 0) &&
 		    s[0] == '+' && strpbrk(s, "!|") != NULL) {
 			ev_factor(ev, F_CODE);
@@ -522,7 +724,10 @@ an_cls_cpmv(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			    an_has_short(v, 1, 'a', "") ||
 			    an_has_word(v, 1, "--recursive") ||
 			    an_has_word(v, 1, "--archive"))
-				an_op_read_tree(ev, v, &v->w[k], 0);
+				an_read_tree_how(ev, v, &v->w[k],
+				    an_has_short(v, 1, 'L', "") ||
+				    an_has_word(v, 1, "--dereference") ?
+				    TREE_FOLLOW : 0);
 			else
 				an_op_read(ev, v, &v->w[k], 0);
 			copies_link_out(ev, &v->w[k], pr->name);

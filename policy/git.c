@@ -719,6 +719,53 @@ git_list_track(const struct git_ctx *g)
 	ev->list_safe = safe && !other;
 }
 
+/*
+ * git ls-files, ls-tree and rev-parse print their operands' names (git
+ * rev-parse .env prints .env; ls-files -o lists untracked files, as find
+ * does): when what they print is used (a pipe, $(...)) and an operand or
+ * the untracked files they list may name secrets, the names are secrets'
+ * (cat $(git rev-parse .env), git ls-files -o | xargs cat).
+ */
+static void
+git_names_secret(const struct git_ctx *g)
+{
+	struct ev *ev = g->ev;
+	struct cmdv *v = g->v;
+	char path[SBX_PATH_MAX];
+	int k, ls = strcmp(g->sub, "ls-files") == 0;
+	const char *s;
+
+	if (!(ls || strcmp(g->sub, "ls-tree") == 0 ||
+	    strcmp(g->sub, "rev-parse") == 0) || !an_output_used(v))
+		return;
+	for (k = g->i; k < v->n; k++) {
+		const struct sh_word *w = &v->w[k];
+
+		s = w->s;
+		if (ls && an_lit(w) && s[0] == '-' && s[1] != '-' &&
+		    strpbrk(s + 1, "oi") != NULL && trig_tree_secret(ev, ".", 0,
+		    NULL)) {
+			an_names_secret(ev, v);         /* -o, -i: untracked */
+			return;
+		}
+		if (ls && an_lit(w) && (strncmp(s, "--others", 8) == 0 ||
+		    strncmp(s, "--ignored", 9) == 0) && trig_tree_secret(ev, ".",
+		    0, NULL)) {
+			an_names_secret(ev, v);
+			return;
+		}
+		if (an_lit(w) && s[0] == '-')
+			continue;
+		if (((w->flags & SH_W_GLOB) && !(w->flags & (SH_W_VAR |
+		    SH_W_SUBST | SH_W_BRACE)) && an_glob_secret_dry(ev, w)) ||
+		    (an_word_path(ev, w, path, sizeof(path)) >= 0 &&
+		    trig_is_secret(ev, path, 1))) {
+			an_names_secret(ev, v);
+			return;
+		}
+	}
+}
+
 static int
 git_config(struct git_ctx *g)
 {
@@ -1162,6 +1209,7 @@ git_judge(struct ev *ev, struct cmdv *v)
 		return;
 	}
 	git_list_track(&g);
+	git_names_secret(&g);
 	if (g.t->kind == G_READ) {
 		git_walk(&g, git_read_word, NULL);
 		if (!(g.marks & GM_WRITES))

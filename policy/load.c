@@ -146,12 +146,16 @@ plist_add(struct plist *l, const char *s)
 	d = strdup(s);
 	if (d == NULL)
 		return -1;
-	nv = realloc(l->v, (size_t)(l->n + 1) * sizeof(*nv));
-	if (nv == NULL) {
-		free(d);
-		return -1;
+	/* room for 8, then doubled at each power of two: the built-in
+	 * lists (about 100 entries a load) no longer cost a realloc each */
+	if (l->n == 0 || (l->n >= 8 && (l->n & (l->n - 1)) == 0)) {
+		nv = realloc(l->v, (size_t)(l->n == 0 ? 8 : 2 * l->n) * sizeof(*nv));
+		if (nv == NULL) {
+			free(d);
+			return -1;
+		}
+		l->v = nv;
 	}
-	l->v = nv;
 	l->v[l->n++] = d;
 	return 0;
 }
@@ -194,6 +198,7 @@ policy_free(struct policy *p)
 	free(p->rhome_in);
 	free(p->rhome);
 	free(p->seed);
+	pol_walks_free(p);
 	free(p);
 }
 
@@ -930,14 +935,24 @@ policy_load_buffer(const char *name, const char *text, size_t len,
 	p->net_ask_timeout = POLICY_NET_ASK_TIMEOUT;
 	p->dual_risk = -1;
 	p->name = strdup(name);
-	/* rules compare resolved paths: keep the folder resolved too */
-	if (folder != NULL && path_resolve("/", NULL, folder, real,
+	/* rules compare resolved paths: keep the folder resolved too. What
+	 * lstat says of its components becomes the seed policy_home() would
+	 * build a moment later (it adds the home's); the config dir's walk
+	 * reads it (their common parents: asked once) but is not kept. */
+	if (folder != NULL && (p->seed = malloc(sizeof(*p->seed))) != NULL)
+		path_cache_init(p->seed);
+	if (folder != NULL && path_resolve_c(p->seed, "/", NULL, folder, real,
 	    sizeof(real)) == 0)
 		folder = real;
 	p->folder = folder != NULL ? strdup(folder) : NULL;
-	if (config_dir != NULL && config_dir[0] == '/' && path_resolve("/", NULL,
-	    config_dir, real, sizeof(real)) == 0)
-		config_dir = real;
+	if (config_dir != NULL && config_dir[0] == '/') {
+		struct path_cache cc;
+
+		path_cache_init(&cc);
+		cc.seed = p->seed;
+		if (path_resolve_c(&cc, "/", NULL, config_dir, real, sizeof(real)) == 0)
+			config_dir = real;
+	}
 	p->config_dir = config_dir != NULL ? strdup(config_dir) : NULL;
 	if (p->name == NULL || (folder != NULL && p->folder == NULL) ||
 	    (config_dir != NULL && p->config_dir == NULL))

@@ -174,8 +174,16 @@ static const struct optdef o_gradle[] = {
 /* grep, egrep, fgrep: pattern files (and grep's handler, files.c, reads
  * a cluster's "f" as one even where getopt takes it for a value) */
 static const struct optdef o_grep[] = {
+	{ NULL, "--dereference-recursive", OK_FLAG, GREP_FOLLOW },
+	{ NULL, "--directories", OK_VAL, GREP_DIRS },
+	{ NULL, "--recursive", OK_FLAG, GREP_REC },
+	{ NULL, "-R", OK_FLAG, GREP_FOLLOW },
+	{ NULL, "-d", OK_VAL, GREP_DIRS },
+	{ NULL, "-r", OK_FLAG, GREP_REC },
+	{ NULL, "--exclude-dir", OK_VAL, GREP_EXCLDIR },
 	{ NULL, "--exclude-from", OK_READ, 0 },
 	{ NULL, "--file", OK_READ, 0 },
+	{ NULL, "--include", OK_VAL, GREP_INCLUDE },
 	{ NULL, "-f", OK_READ, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
@@ -212,9 +220,14 @@ static const struct optdef o_less[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* make: -f/--file/--makefile run a makefile (code: from the project
+ * only), --eval and -E run text */
 static const struct optdef o_make[] = {
 	{ NULL, "--eval", OK_CODE, 0 },
+	{ NULL, "--file", OK_INPROJ, 0 },
+	{ NULL, "--makefile", OK_INPROJ, 0 },
 	{ NULL, "-E", OK_CODE, 0 },
+	{ NULL, "-f", OK_INPROJ, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
@@ -308,6 +321,17 @@ static const struct optdef o_rsync[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* rustc: -o and --out-dir are written; -C (codegen: linker=, link-arg=)
+ * and -Z run other programs or change what runs */
+static const struct optdef o_rustc[] = {
+	{ NULL, "--codegen", OK_CODE, 0 },
+	{ NULL, "--out-dir", OK_WTREE, 0 },
+	{ NULL, "-C", OK_CODE, 0 },
+	{ NULL, "-Z", OK_CODE, 0 },
+	{ NULL, "-o", OK_WRITE, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
 static const struct optdef o_ruff[] = {
 	{ NULL, "--cache-dir", OK_WTREE, 0 },
 	{ NULL, "--output-file", OK_WRITE, 0 },
@@ -346,6 +370,8 @@ static const struct optdef o_tar[] = {
 	{ NULL, "-g", OK_WRITE, 0 },
 	{ NULL, "--volno-file", OK_WRITE, 0 },
 	{ NULL, "--remove-files", OK_FLAG, TAR_REMOVE },
+	{ NULL, "--dereference", OK_FLAG, TAR_DEREF },
+	{ NULL, "-h", OK_FLAG, TAR_DEREF },
 	{ NULL, "--file", OK_VAL, TAR_FILE },
 	{ NULL, "--directory", OK_VAL, TAR_DIR },
 	{ NULL, "-f", OK_VAL, TAR_FILE },
@@ -510,6 +536,7 @@ static const struct optset optsets[OPTS_N] = {
 	[OPTS_PYTEST] = { 1, 0, o_pytest },
 	[OPTS_RG] = { 1, 0, o_rg },
 	[OPTS_RSYNC] = { 1, 0, o_rsync },
+	[OPTS_RUSTC] = { 0, 0, o_rustc },
 	[OPTS_RUFF] = { 1, 0, o_ruff },
 	[OPTS_SORT] = { 1, 0, o_sort },
 	[OPTS_SSH] = { 1, 0, o_ssh },
@@ -560,7 +587,9 @@ apply(struct ev *ev, struct cmdv *v, const struct optdef *d,
 		{
 			char path[SBX_PATH_MAX], res[SBX_PATH_MAX];
 
-			if (val != NULL && an_word_path(ev, val, path,
+			/* "-": the configuration comes from stdin */
+			if (val != NULL && !(an_lit(val) && strcmp(val->s,
+			    "-") == 0) && an_word_path(ev, val, path,
 			    sizeof(path)) == 1 && (path[0] == '/' ||
 			    path[0] == '~' || ev->cwd_known) &&
 			    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,

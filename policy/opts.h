@@ -138,9 +138,14 @@ const struct optset *an_optset(int set);
 
 /* Tags of the shared tables that handlers read: tar (archive.c) also
  * tags its modes with their letter ('x', 'c', 't' ...). */
-enum { TAR_FILE = 256, TAR_DIR, TAR_ABS, TAR_STDOUT, TAR_LOCAL, TAR_REMOVE };
+enum { TAR_FILE = 256, TAR_DIR, TAR_ABS, TAR_STDOUT, TAR_LOCAL, TAR_REMOVE,
+	TAR_DEREF };
 /* ... unzip (archive.c): where it extracts, and modes that do not */
 enum { UNZIP_DIR = 1, UNZIP_LIST, UNZIP_DOTDOT };
+/* ... grep (files.c): -r, -R (links followed), -d/--directories ACTION
+ * (recurse is -r), --include GLOB (the names read), --exclude-dir GLOB
+ * (directories not entered) */
+enum { GREP_DIRS = 1, GREP_REC, GREP_FOLLOW, GREP_INCLUDE, GREP_EXCLDIR };
 /* ... and the network clients (net.c): what the value does */
 enum {
 	NET_OUT = 1,    /* the download is written there ("-": stdout) */

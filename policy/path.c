@@ -9,9 +9,11 @@
  */
 #include "policy/path.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -516,4 +518,114 @@ path_match_bounded(size_t patlen, int deep, size_t pathlen, size_t ncomp)
 	for (k = 0; k < deep; k++)
 		steps *= (double)(ncomp + 2);
 	return steps < (double)GLOB_BUDGET;
+}
+
+/* ---- a bounded walk of a tree ---------------------------------------------- */
+
+/* One directory still to read: its path, kept on the heap. */
+struct walk_dir {
+	char *path;
+	size_t len;
+};
+
+static int
+walk_push(struct walk_dir **q, size_t *n, size_t *cap, const char *path,
+    size_t len)
+{
+	struct walk_dir *nq;
+
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+
+		if ((nq = realloc(*q, nc * sizeof(**q))) == NULL)
+			return -1;
+		*q = nq;
+		*cap = nc;
+	}
+	if (((*q)[*n].path = malloc(len + 1)) == NULL)
+		return -1;
+	memcpy((*q)[*n].path, path, len + 1);
+	(*q)[*n].len = len;
+	(*n)++;
+	return 0;
+}
+
+int
+path_walk(const char *dir, int flags, long max,
+    int (*fn)(void *arg, const char *path, unsigned mode), void *arg)
+{
+	struct walk_dir *q = NULL;
+	size_t n = 0, cap = 0, k;
+	long seen = 0;
+	char path[SBX_PATH_MAX];
+	int rc = 0;
+
+	if (walk_push(&q, &n, &cap, dir, strlen(dir)) < 0)
+		return PATH_WALK_ERR;
+	/* depth first: the last directory pushed is read next */
+	while (rc == 0 && n > 0) {
+		struct walk_dir d = q[--n];
+		struct dirent *de;
+		DIR *dp;
+
+		dp = opendir(d.path);
+		if (dp == NULL) {
+			/* what the agent cannot read, the command cannot
+			 * either (the hook runs as the agent) */
+			if (errno != EACCES && errno != ENOENT && errno != ENOTDIR)
+				rc = PATH_WALK_ERR;
+			free(d.path);
+			continue;
+		}
+		while (rc == 0 && (de = readdir(dp)) != NULL) {
+			const char *nm = de->d_name;
+			unsigned mode = 0;
+			struct stat st;
+			int w;
+
+			if (nm[0] == '.' && (nm[1] == '\0' ||
+			    (nm[1] == '.' && nm[2] == '\0')))
+				continue;
+			if ((flags & PATH_WALK_NOHIDDEN) && nm[0] == '.')
+				continue;
+			if (++seen > max) {
+				rc = PATH_WALK_BIG;
+				break;
+			}
+			w = snprintf(path, sizeof(path), "%s%s%s", d.path,
+			    d.len > 0 && d.path[d.len - 1] == '/' ? "" : "/", nm);
+			if (w < 0 || (size_t)w >= sizeof(path)) {
+				rc = PATH_WALK_ERR;
+				break;
+			}
+			switch (de->d_type) {
+			case DT_DIR: mode = S_IFDIR; break;
+			case DT_REG: mode = S_IFREG; break;
+			case DT_LNK: mode = S_IFLNK; break;
+			default:
+				if (lstat(path, &st) < 0) {
+					if (errno != ENOENT)
+						rc = PATH_WALK_ERR;
+					continue;
+				}
+				mode = st.st_mode;
+			}
+			if ((rc = fn(arg, path, mode)) == PATH_WALK_PRUNE) {
+				rc = 0;
+				continue;
+			}
+			if (rc != 0)
+				break;
+			if (S_ISDIR(mode) && !(flags & PATH_WALK_FLAT) &&
+			    walk_push(&q, &n, &cap, path,
+			    (size_t)w) < 0)
+				rc = PATH_WALK_ERR;
+		}
+		closedir(dp);
+		free(d.path);
+	}
+	for (k = 0; k < n; k++)
+		free(q[k].path);
+	free(q);
+	return rc;
 }

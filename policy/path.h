@@ -5,7 +5,8 @@
  * Rules:
  * - path_resolve() MUST follow every symlink it meets, including those in
  *   the parents of a file that does not exist yet, and apply ".." to the
- *   real parent, as open(2) would. Its only I/O is lstat and readlink.
+ *   real parent, as open(2) would. Its only I/O is lstat and readlink
+ *   (path_walk, for tree walkers, also reads directories).
  * - Results are written into caller buffers of PATH_MAX bytes; any
  *   overflow, loop (more than 40 links) or unknown "~user" is an error
  *   (-1), which callers treat as "cannot tell": escalate.
@@ -84,5 +85,27 @@ size_t path_pattern_need(const char *pattern, size_t *off, int *deep);
  */
 int path_match_bounded(size_t patlen, int deep, size_t pathlen,
     size_t ncomp);
+
+/*
+ * Walks the tree below dir (dir itself is not given) without following
+ * symlinks, calling fn(arg, path, lstat mode) for every entry; stops at
+ * fn's first non-zero answer and returns it, but PATH_WALK_PRUNE, which
+ * only says not to enter that directory. PATH_WALK_NOHIDDEN skips
+ * (and does not enter) entries whose name starts with "."; PATH_WALK_FLAT
+ * gives the entries of dir only. Returns
+ * PATH_WALK_BIG past max entries and PATH_WALK_ERR when a directory
+ * cannot be read for another reason than EACCES, a path is too long or
+ * memory runs out: callers MUST then fail closed. Directories the caller
+ * cannot read are passed over (a command run as the same user cannot
+ * read them either). Besides lstat and readlink, this is the only I/O of
+ * the policy engine (opendir, readdir), for tree walkers (grep -r).
+ */
+#define PATH_WALK_NOHIDDEN 1
+#define PATH_WALK_FLAT  2       /* the entries of dir only */
+#define PATH_WALK_PRUNE 4       /* from fn: do not enter this directory */
+#define PATH_WALK_BIG   (-2)
+#define PATH_WALK_ERR   (-3)
+int path_walk(const char *dir, int flags, long max,
+    int (*fn)(void *arg, const char *path, unsigned mode), void *arg);
 
 #endif

@@ -63,6 +63,7 @@ policy_eval(const struct policy *p, const struct policy_call *call,
 	ev.net_pipeline = -1;
 	ev.list_pipeline = -1;
 	ev.secret_pipeline = -1;
+	ev.secret_out = -1;
 	/* the real directory, as the folder is: a cwd reached through a
 	 * symlink is still inside the project */
 	if (call->cwd != NULL && p->folder != NULL &&

@@ -114,6 +114,12 @@ struct policy *policy_load_buffer(const char *name, const char *text, size_t len
     const char *folder, const char *config_dir, struct policy_error *err);
 
 void policy_free(struct policy *p);
+/*
+ * A policy keeps what walks of trees found (grep -r DIR: whether DIR
+ * holds denyRead files) while it lives: a caller that keeps one policy
+ * for more than one call (sbxd's cache) forgets them before each call.
+ */
+void policy_forget_fs(const struct policy *p);
 
 /* Fills *res. Always returns a verdict; never allows on error. */
 void policy_eval(const struct policy *p, const struct policy_call *call,

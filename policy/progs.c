@@ -247,7 +247,7 @@ static const struct prog progs[] = {
 	{ "ruff", C_LINT, "", 0, OPTS_RUFF },
 	{ "run0", C_PRIV, "", 0, OPTS_NONE },
 	{ "runuser", C_SU, "", 0, OPTS_NONE },
-	{ "rustc", C_BUILD, "", 0, OPTS_NONE },
+	{ "rustc", C_BUILD, "", 0, OPTS_RUSTC },
 	{ "rustfmt", C_LINT, "", 0, OPTS_NONE },
 	{ "scp", C_NET, "cFiloPS", 0, OPTS_SSH },
 	{ "sed", C_SED, "", 0, OPTS_NONE },

@@ -305,14 +305,20 @@ policy_home(const struct policy *cp, const char *home, char *out,
 	char res[SBX_PATH_MAX];
 
 	if (p->rhome_in == NULL || strcmp(p->rhome_in, home) != 0) {
+		/* the first home: the seed policy_load_buffer() left (the
+		 * folder's components) gets this home's; another home later:
+		 * a new seed, the folder's and that home's */
+		if (p->rhome_in != NULL) {
+			free(p->seed);
+			p->seed = NULL;
+		}
 		free(p->rhome_in);
 		free(p->rhome);
-		free(p->seed);
 		p->rhome = NULL;
 		if ((p->rhome_in = strdup(home)) == NULL)
 			return -1;
 		/* the seed: what resolving the folder and the home asked */
-		if ((p->seed = malloc(sizeof(*p->seed))) != NULL) {
+		if (p->seed == NULL && (p->seed = malloc(sizeof(*p->seed))) != NULL) {
 			path_cache_init(p->seed);
 			if (p->folder != NULL)
 				(void)path_resolve_c(p->seed, "/", NULL,

@@ -96,7 +96,21 @@ struct policy {
 	struct path_cache *seed;        /* what lstat said of the folder's
 	                                   and that home's components, when
 	                                   they were resolved */
+	struct pol_walk *walks;         /* what walks of trees found
+	                                   (trigger.c), POL_MAX_WALKS */
+	int nwalks;
 };
+
+/* A tree walked for a tree reader (grep -r), and what was found: asked
+ * once while a policy lives, like lstat (a policy serves one call). */
+#define POL_MAX_WALKS   32
+struct pol_walk {
+	char *key;                      /* the root, how and the names */
+	int rc;                         /* path_walk's answer */
+	char *found;
+	const char *pat;                /* the denyRead entry (p's) */
+};
+void pol_walks_free(struct policy *p);
 
 /* always_ask.c: whether e is a valid always_ask entry. */
 int always_ask_valid(const char *e);

@@ -260,6 +260,7 @@ new_cmd(struct sc *sc, enum sh_cmd_kind kind)
 	c->kind = kind;
 	c->conn = SH_C_END;
 	c->pipeline = -1;
+	c->out_pipeline = -1;
 	c->in_subst = sc->in_subst;
 	c->cond = sc->condlevel > 0;
 	return c;
@@ -589,15 +590,16 @@ out:
 	buf_free(&b);
 }
 
-/* $(...) or <(...) or >(...): sc->i is just past the '('. */
+/* $(...) (how 1) or <(...) or >(...) (how 2): sc->i is just past the
+ * '('. */
 static void
-cmd_subst(struct sc *sc)
+cmd_subst(struct sc *sc, int how)
 {
 	int saved = sc->in_subst;
 
 	if (enter(sc) < 0)
 		return;
-	sc->in_subst = 1;
+	sc->in_subst = how;
 	scope(sc, SH_PUSH);
 	parse_list(sc, ')');
 	if (!bad(sc)) {
@@ -823,7 +825,7 @@ dollar(struct sc *sc, struct buf *b, unsigned *flags, int dq)
 		sc->i++;
 		*flags |= SH_W_SUBST;
 		*flags &= ~(unsigned)SH_W_LITERAL;
-		cmd_subst(sc);
+		cmd_subst(sc, 1);
 		return;
 	}
 	if (c == '{') {
@@ -1017,7 +1019,7 @@ read_word(struct sc *sc, struct sh_word *w, int in_test)
 			sc->i += 2;
 			st.flags |= SH_W_SUBST;
 			st.flags &= ~(unsigned)SH_W_LITERAL;
-			cmd_subst(sc);
+			cmd_subst(sc, 2);
 			st.name_ok = 0;
 			continue;
 		}
@@ -1586,6 +1588,19 @@ parse_pipeline(struct sc *sc)
 			sc->i += peek(sc, 1) == '&' ? 2 : 1;
 			if (c != NULL)
 				c->conn = SH_C_PIPE;
+			{
+				int k;
+
+				/* (find .; ls) | xargs cat: what the commands
+				 * of a nested list print goes into this pipe */
+				for (k = first_idx; k < sc->out->ncmds; k++) {
+					struct sh_cmd *x = &sc->out->cmds[k];
+
+					if (x->kind == SH_SIMPLE && x->pipeline != id &&
+					    x->out_pipeline == -1)
+						x->out_pipeline = id;
+				}
+			}
 			if (!piped)
 				sc->out->cmds[keep].kind = SH_PUSH;
 			scope(sc, SH_POP);

@@ -112,8 +112,11 @@ struct sh_cmd {
 	int pipeline;           /* id shared by the stages of one pipeline */
 	int stage;              /* 0 for the first stage */
 	int pipe_in;            /* stdin comes from a pipe */
+	int out_pipeline;       /* nested in a stage ((a; b) | c): the
+	                           pipeline its output goes into, or -1 */
 	enum sh_conn conn;      /* connector after this command */
-	int in_subst;           /* runs inside $(...), `...` or <(...) */
+	int in_subst;           /* runs inside $(...), `...` (1: its output
+	                           becomes words), or <(...), >(...) (2) */
 	int cond;               /* inside if/while/until/for: may run zero
 	                           or many times */
 	int guarded;            /* may not run: 1 after &&, 2 after || */

@@ -165,6 +165,45 @@ find_tree(struct ev *ev, struct cmdv *v, const char *path, const char *what,
  * The search paths of a find (the words before its expression): each is
  * read. Returns how many; *lister: all of them are in the project.
  */
+/*
+ * The first search path of a find: after its leading options -H, -L, -P
+ * (any number of them), -D LIST and -O LEVEL. Sets *follow when -L is
+ * among them (links are followed).
+ */
+static int
+find_first_how(const struct cmdv *v, int *follow)
+{
+	int k;
+	const char *s;
+
+	*follow = 0;
+	for (k = 1; k < v->n && an_lit(&v->w[k]); k++) {
+		s = v->w[k].s;
+		if (strcmp(s, "-H") == 0 || strcmp(s, "-P") == 0)
+			continue;
+		if (strcmp(s, "-L") == 0) {
+			*follow = 1;
+			continue;
+		}
+		if (strcmp(s, "-D") == 0 && k + 1 < v->n) {
+			k++;
+			continue;
+		}
+		if (strncmp(s, "-O", 2) == 0 && s[2] >= '0' && s[2] <= '9')
+			continue;
+		break;
+	}
+	return k;
+}
+
+static int
+find_first(const struct cmdv *v)
+{
+	int follow;
+
+	return find_first_how(v, &follow);
+}
+
 static int
 find_paths(struct ev *ev, struct cmdv *v, int *lister, const struct sh_word
     **path)
@@ -174,15 +213,11 @@ find_paths(struct ev *ev, struct cmdv *v, int *lister, const struct sh_word
 	const char *s;
 
 	*lister = 1;
-	for (k = 1; k < v->n; k++) {
+	for (k = find_first(v); k < v->n; k++) {
 		s = v->w[k].s;
 		if (an_lit(&v->w[k]) && (s[0] == '-' || s[0] == '(' || s[0] == '!') &&
-		    strcmp(s, "-") != 0 && !(k == 1 && (strcmp(s, "-H") == 0 ||
-		    strcmp(s, "-L") == 0 || strcmp(s, "-P") == 0)))
+		    strcmp(s, "-") != 0)
 			break;
-		if (k == 1 && an_lit(&v->w[k]) && (strcmp(s, "-H") == 0 ||
-		    strcmp(s, "-L") == 0 || strcmp(s, "-P") == 0))
-			continue;
 		npaths++;
 		*path = &v->w[k];
 		an_op_read(ev, v, &v->w[k], 0);
@@ -209,7 +244,7 @@ find_delete(struct ev *ev, struct cmdv *v, int npaths, int safe)
 	if (npaths == 0) {
 		find_tree(ev, v, ".", "find -delete", safe);
 	} else {
-		for (j = 1; j < v->n; j++) {
+		for (j = find_first(v); j < v->n; j++) {
 			if (v->w[j].s[0] == '-' && an_lit(&v->w[j]))
 				break;
 			if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
@@ -250,9 +285,77 @@ find_exec_names(struct cmdv *v, struct cmdv *in, int npaths,
 	}
 }
 
-/* A command run on every file found reads the whole tree; a writer run
- * on found files changes it (like -delete, escalate if that reaches a
- * protected file). */
+/*
+ * The names a find's expression picks, when it is a plain conjunction:
+ * its -name/-iname patterns (a file must match them all; one is kept
+ * here, which reads more). A primary of find_primaries[] that unnames
+ * (-o, !, -not, ",", -lname ...) outside the words of -exec gives 0, as
+ * does an expression that does not narrow the names this way.
+ */
+static int
+find_names_filter(const struct cmdv *v, int from, struct tree_names *tn)
+{
+	const struct find_primary *fp;
+	int k, exec = 0;
+
+	memset(tn, 0, sizeof(*tn));
+	for (k = from; k < v->n; k++) {
+		const char *s = v->w[k].s;
+
+		if (exec) {     /* the words of -exec CMD ... ; */
+			exec = strcmp(s, ";") != 0 && strcmp(s, "+") != 0;
+			continue;
+		}
+		if (!an_lit(&v->w[k]))
+			return 0;
+		fp = find_primary(s);
+		if (fp != NULL && (fp->fl & FP_UNNAMES))
+			return 0;
+		if (fp != NULL && (fp->act == FA_EXEC || fp->act == FA_ASK)) {
+			exec = 1;
+			continue;
+		}
+		if ((strcmp(s, "-name") == 0 || strcmp(s, "-iname") == 0) &&
+		    k + 1 < v->n) {
+			/* -name *.c unquoted: bash may expand it to a name
+			 * that *.c matches, narrower still */
+			if (v->w[k + 1].flags & (SH_W_VAR | SH_W_SUBST |
+			    SH_W_BRACE))
+				return 0;
+			if (tn->n == 0) {
+				tn->v[tn->n++] = v->w[k + 1].s;
+				tn->fold = s[1] == 'i';
+			}
+			k++;
+		}
+	}
+	return tn->n > 0;
+}
+
+/* Programs run on found files that read their names or metadata only,
+ * or change them (judged as writes below), not their content. */
+static int
+exec_reads_content(const struct cmdv *in)
+{
+	static const char *const no_content[] = {
+		"ls", "stat", "du", "file", "realpath", "readlink", "tree",
+		"basename", "dirname", "rm", "rmdir", "unlink", "touch", NULL,
+	};
+	const struct prog *xp;
+	int k;
+
+	if (in->n <= 0 || !an_lit(&in->w[0]))
+		return 1;
+	for (k = 0; no_content[k] != NULL; k++)
+		if (strcmp(in->w[0].s, no_content[k]) == 0)
+			return 0;
+	xp = an_prog_find(in->w[0].s);
+	return xp == NULL || (xp->cls != C_NOFILE && xp->cls != C_MODE);
+}
+
+/* A command run on every file found reads the whole tree (the files its
+ * -name patterns pick); a writer run on found files changes it (like
+ * -delete, escalate if that reaches a protected file). */
 static void
 find_exec_trees(struct ev *ev, struct cmdv *v, const struct cmdv *in,
     int npaths, int safe)
@@ -261,11 +364,22 @@ find_exec_trees(struct ev *ev, struct cmdv *v, const struct cmdv *in,
 	char p2[SBX_PATH_MAX];
 	int j;
 
+	int follow, first = find_first_how(v, &follow);
+	/* find -L (or -follow) follows links */
+	int how = follow || an_has_word(v, 1, "-follow") ? TREE_FOLLOW : 0;
+	struct tree_names tn;
+	const struct tree_names *names = find_names_filter(v, first + npaths,
+	    &tn) ? &tn : NULL;
+
+	/* names and metadata only (ls, stat, echo): the places below, as
+	 * for a lister, not the files' content */
+	if (!exec_reads_content(in))
+		how |= TREE_NAMES;
 	if (npaths == 0)
-		trig_read_tree(ev, ".", "find -exec");
-	for (j = 1; j <= npaths && j < v->n; j++)
+		trig_read_tree_names(ev, ".", "find -exec", how, names);
+	for (j = first; j < first + npaths && j < v->n; j++)
 		if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
-			trig_read_tree(ev, p2, "find -exec");
+			trig_read_tree_names(ev, p2, "find -exec", how, names);
 	if (in->n <= 0 || !an_lit(&in->w[0]))
 		return;
 	xp = an_prog_find(in->w[0].s);
@@ -274,7 +388,7 @@ find_exec_trees(struct ev *ev, struct cmdv *v, const struct cmdv *in,
 		return;
 	if (npaths == 0)
 		find_tree(ev, v, ".", "find -exec", safe);
-	for (j = 1; j <= npaths && j < v->n; j++)
+	for (j = first; j < first + npaths && j < v->n; j++)
 		if (an_word_path(ev, &v->w[j], p2, sizeof(p2)) == 1)
 			find_tree(ev, v, p2, "find -exec", safe);
 }
@@ -326,7 +440,7 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 
 	npaths = find_paths(ev, v, &lister, &path);
 	/* find ~ prints the names of secrets: what reads them reads those */
-	for (k = 1; k <= npaths && k < v->n; k++) {
+	for (k = find_first(v); k < find_first(v) + npaths && k < v->n; k++) {
 		char p4[SBX_PATH_MAX];
 
 		if (an_word_path(ev, &v->w[k], p4, sizeof(p4)) >= 0 &&
@@ -335,6 +449,29 @@ an_cls_find(struct ev *ev, struct cmdv *v)
 	}
 	if (npaths == 0 && ev->cwd_known && trig_is_secret(ev, ".", 1))
 		an_names_secret(ev, v);
+	/* find | xargs cat, cat $(find .): the names it prints are read;
+	 * a tree holding denyRead files (of the names -name picks) names
+	 * secrets, as find -exec cat reads them */
+	if (an_output_used(v)) {
+		struct tree_names tn;
+		const struct tree_names *names;
+		int follow, first = find_first_how(v, &follow), j, sec = 0;
+
+		names = find_names_filter(v, first + npaths, &tn) ? &tn : NULL;
+		follow = follow || an_has_word(v, 1, "-follow");
+		for (j = first; j < first + npaths && j < v->n && !sec; j++) {
+			char p5[SBX_PATH_MAX];
+
+			sec = an_word_path(ev, &v->w[j], p5, sizeof(p5)) == 1 &&
+			    trig_tree_secret(ev, p5, follow ? TREE_FOLLOW : 0,
+			    names);
+		}
+		if (npaths == 0)
+			sec = trig_tree_secret(ev, ".", follow ? TREE_FOLLOW : 0,
+			    names);
+		if (sec)
+			an_names_secret(ev, v);
+	}
 	/* find | xargs CMD: the names are files in the project (read), and
 	 * with safe -name patterns, never sbx's (written) */
 	if (lister && v->c->pipeline >= 0) {

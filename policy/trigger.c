@@ -18,7 +18,10 @@
 #include "policy/evidence.h"
 
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -690,35 +693,373 @@ trig_is_secret(const struct ev *ev, const char *path, int tree)
 	return 0;
 }
 
-void
-trig_read_tree(struct ev *ev, const char *path, const char *what)
+/* What tree_entry looks for, and what it found. */
+struct tree_scan {
+	const struct ev *ev;
+	const char *root;
+	int how;
+	const struct tree_names *names; /* NULL: every file is read */
+	const char *pat;                /* the denyRead entry it matched */
+	char found[SBX_PATH_MAX];
+};
+
+/* An entry of the tree a walker reads: 1 when it is a denyRead path. */
+static int
+tree_entry(void *arg, const char *path, unsigned mode)
 {
+	struct tree_scan *t = arg;
+	const struct ev *ev = t->ev;
 	char res[SBX_PATH_MAX];
-	const struct pol_xlist *x;
-	const struct pol_xent *e;
+	unsigned tm;
 	int k;
 
-	trig_read(ev, path, what);
+	if (t->names != NULL && S_ISDIR(mode)) {
+		const char *base = strrchr(path, '/');
+
+		base = base != NULL ? base + 1 : path;
+		for (k = 0; k < t->names->nskip; k++)
+			if (fnmatch(t->names->skip[k], base, 0) == 0)
+				return PATH_WALK_PRUNE;
+	}
+	if (t->names != NULL && t->names->n > 0) {
+		/* only files with these names are read (what is below a
+		 * directory is looked at on its own) */
+		const char *base = strrchr(path, '/');
+
+		if (S_ISDIR(mode))
+			return 0;
+		base = base != NULL ? base + 1 : path;
+		for (k = 0; k < t->names->n; k++)
+			if (fnmatch(t->names->v[k], base, t->names->fold ?
+			    FNM_CASEFOLD : 0) == 0)
+				break;
+		if (k == t->names->n)
+			return 0;
+	}
+	if (S_ISLNK(mode)) {
+		if (!(t->how & TREE_FOLLOW))
+			return 0;       /* a link inside is not followed */
+		/* grep -R, rg -L: the link's target is read */
+		if (path_resolve_c(ev->pc, "/", home_of(ev), path, res,
+		    sizeof(res)) < 0) {
+			snprintf(t->found, sizeof(t->found), "%s", path);
+			return -1;
+		}
+		if (path_within(res, t->root))
+			return 0;       /* walked anyway */
+		path = res;
+		if (path_lstat(ev->pc, res, &tm) == 0 && S_ISDIR(tm) &&
+		    plist_match(ev, &ev->p->deny_read, res, 1) == NULL) {
+			snprintf(t->found, sizeof(t->found), "%s", res);
+			return -1;      /* a tree outside: not walked here */
+		}
+	}
+	/* denyRead first: most entries match none, and allowRead is asked
+	 * only of those that do */
+	if ((t->pat = plist_match(ev, &ev->p->deny_read, path, 1)) != NULL &&
+	    plist_match(ev, &ev->p->allow_read, path, 0) == NULL) {
+		snprintf(t->found, sizeof(t->found), "%s", path);
+		return 1;
+	}
+	t->pat = NULL;
+	return 0;
+}
+
+void
+pol_walks_free(struct policy *p)
+{
+	int k;
+
+	for (k = 0; p->walks != NULL && k < p->nwalks; k++) {
+		free(p->walks[k].key);
+		free(p->walks[k].found);
+	}
+	free(p->walks);
+	p->walks = NULL;
+	p->nwalks = 0;
+}
+
+static void gitignore_skips(const char *dir, struct tree_names *tn,
+    char *buf, size_t bufsz);
+
+/* path_walk for t, skipping what .gitignore names (TREE_GITIGNORE) */
+static int
+tree_walk_gi(struct tree_scan *t)
+{
+	const struct tree_names *names = t->names;
+	struct tree_names gi;
+	char *buf = NULL;
+	int rc;
+
+	if (t->how & TREE_GITIGNORE) {
+		if (names != NULL)
+			gi = *names;
+		else
+			memset(&gi, 0, sizeof(gi));
+		if ((buf = malloc(65536)) != NULL)
+			gitignore_skips(t->root, &gi, buf, 65536);
+		if (buf != NULL && gi.nskip > (names != NULL ? names->nskip : 0))
+			t->names = &gi;
+	}
+	rc = path_walk(t->root, ((t->how & TREE_NOHIDDEN) ?
+	    PATH_WALK_NOHIDDEN : 0) | ((t->how & TREE_FLAT) ? PATH_WALK_FLAT :
+	    0), TREE_MAX, tree_entry, t);
+	t->names = names;
+	free(buf);
+	return rc;
+}
+
+void
+policy_forget_fs(const struct policy *cp)
+{
+	if (cp != NULL)
+		pol_walks_free((struct policy *)cp);   /* the cache only */
+}
+
+/*
+ * path_walk for t, or what it found the last time while this policy
+ * lives (a policy serves one call: the file system is taken as it is
+ * when the call is judged, as lstat's answers are).
+ */
+static int
+tree_walk_memo(struct tree_scan *t)
+{
+	struct policy *p = (struct policy *)t->ev->p;   /* the cache only */
+	char key[SBX_PATH_MAX + 256];
+	struct pol_walk *w;
+	size_t o;
+	int k, rc, n;
+
+	n = snprintf(key, sizeof(key), "%d:%d:%s", t->how, t->names != NULL ?
+	    t->names->fold : -1, t->root);
+	o = n < 0 ? sizeof(key) : (size_t)n;
+	for (k = 0; t->names != NULL && k < t->names->n && o < sizeof(key);
+	    k++) {
+		n = snprintf(key + o, sizeof(key) - o, "%c%s", '\0' + 1,
+		    t->names->v[k]);
+		o += n < 0 ? sizeof(key) : (size_t)n;
+	}
+	for (k = 0; t->names != NULL && k < t->names->nskip &&
+	    o < sizeof(key); k++) {
+		n = snprintf(key + o, sizeof(key) - o, "%c%s", '\0' + 2,
+		    t->names->skip[k]);
+		o += n < 0 ? sizeof(key) : (size_t)n;
+	}
+	if (o < sizeof(key))
+		for (k = 0; p->walks != NULL && k < p->nwalks; k++)
+			if (strcmp(p->walks[k].key, key) == 0) {
+				w = &p->walks[k];
+				snprintf(t->found, sizeof(t->found), "%s",
+				    w->found != NULL ? w->found : "");
+				t->pat = w->pat;
+				return w->rc;
+			}
+	rc = tree_walk_gi(t);
+	if (o >= sizeof(key))
+		return rc;
+	if (p->walks == NULL && (p->walks = calloc(POL_MAX_WALKS,
+	    sizeof(*p->walks))) == NULL)
+		return rc;
+	if (p->nwalks == POL_MAX_WALKS) {
+		/* full: the oldest goes */
+		free(p->walks[0].key);
+		free(p->walks[0].found);
+		memmove(p->walks, p->walks + 1, (POL_MAX_WALKS - 1) *
+		    sizeof(*p->walks));
+		p->nwalks--;
+	}
+	w = &p->walks[p->nwalks];
+	w->key = strdup(key);
+	w->found = strdup(t->found);
+	w->pat = t->pat;
+	w->rc = rc;
+	if (w->key == NULL || w->found == NULL) {
+		free(w->key);
+		free(w->found);
+		return rc;
+	}
+	p->nwalks++;
+	return rc;
+}
+
+/*
+ * A read of every file below path (grep -r DIR, rg, find -exec cat, tar c
+ * DIR): a read of every denyRead path below it. A pattern placed below
+ * it (~/.ssh below ~) escalates at once; a pattern at any depth
+ * (.env*, *.pem) can match below any directory, so the tree is looked
+ * at (path_walk, at most TREE_MAX entries): a denyRead entry the walker
+ * reads escalates, and so does a tree too large to look at. how:
+ * TREE_NOHIDDEN, the walker skips names starting with "." (rg, unless
+ * --hidden/-uu); TREE_FOLLOW, it follows links (grep -R, rg -L);
+ * TREE_NAMES, it lists names only (rg --files): placed patterns only.
+ * names: the walker reads only files with one of these names (find
+ * -name, grep --include); NULL: every file.
+ */
+void
+trig_read_tree_how(struct ev *ev, const char *path, const char *what, int how)
+{
+	trig_read_tree_names(ev, path, what, how, NULL);
+}
+
+/*
+ * rg skips what .gitignore names (in a git repository: DIR/.git is
+ * there). From DIR/.gitignore, the lines that name a directory at any
+ * depth by a plain name ("node_modules", "target/"): rg does not enter
+ * those, and nothing below an ignored directory can be re-included. A
+ * file with a negation ("!x"), or larger than 64 KiB, gives nothing;
+ * lines with globs, slashes inside or escapes are left out (the look
+ * then reads more than rg). names: its skip list, filled from buf.
+ */
+static void
+gitignore_skips(const char *dir, struct tree_names *tn, char *buf,
+    size_t bufsz)
+{
+	char path[SBX_PATH_MAX];
+	struct stat st;
+	char *line, *next, *e;
+	ssize_t n;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/.git", dir) >= (int)sizeof(path) ||
+	    lstat(path, &st) < 0)
+		return;
+	if (snprintf(path, sizeof(path), "%s/.gitignore", dir) >=
+	    (int)sizeof(path) ||
+	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (size_t)st.st_size >= bufsz ||
+	    (n = read(fd, buf, bufsz - 1)) < 0 || n != st.st_size) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (buf[0] == '!' || strstr(buf, "\n!") != NULL)
+		return;         /* a negation: not read */
+	for (line = buf; line != NULL && tn->nskip < TREE_NAMES_MAX;
+	    line = next) {
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		e = line + strlen(line);
+		if (e > line && e[-1] == '\r')
+			*--e = '\0';
+		if (e > line && e[-1] == '/')
+			*--e = '\0';
+		if (line[0] == '\0' || strcmp(line, ".") == 0 ||
+		    strcmp(line, "..") == 0 || strspn(line, "abcdefghijklmnop"
+		    "qrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+		    strlen(line))
+			continue;
+		tn->skip[tn->nskip++] = line;
+	}
+}
+
+/*
+ * Whether denyRead paths lie below path (resolved into res): 0 none; 1 a
+ * placed pattern below it (*kp, its entry); otherwise path_walk's answer
+ * for the patterns at any depth (1 + PATH_WALK_*, or 2 for a file found,
+ * 3 for a link out of the tree; t says what).
+ */
+static int
+tree_look(const struct ev *ev, const char *path, int how,
+    const struct tree_names *names, char *res, size_t ressz,
+    struct tree_scan *t, int *kp)
+{
+	const struct pol_xlist *x;
+	const struct pol_xent *e;
+	int k, walk = 0, rc;
+	unsigned mode;
+
 	if (path == NULL || path[0] == '\0' ||
 	    (path[0] != '/' && path[0] != '~' && !ev->cwd_known) ||
-	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, sizeof(res)) < 0)
-		return;
+	    path_resolve_c(ev->pc, ev->cwd, home_of(ev), path, res, ressz) < 0)
+		return 0;
 	x = ev_xlist(ev, &ev->p->deny_read);
 	for (k = 0; k < ev->p->deny_read.n; k++) {
 		/* the fixed part of the pattern, before any glob (any depth:
 		 * a name, not a place) */
-		if ((e = xent(x, k)) == NULL ||
-		    e->place == NULL)
+		if ((e = xent(x, k)) == NULL)
 			continue;
+		if (e->place == NULL || path_within(res, e->place)) {
+			walk = 1;       /* it may match anywhere below */
+			continue;
+		}
 		if (path_within(e->place, res) && strcmp(e->place, res) != 0 &&
 		    plist_match(ev, &ev->p->allow_read, e->place, 0) == NULL) {
-			ev_factor(ev, F_SECRET);
-			ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
-			    "%s reads every file below %s, which holds %s (denyRead)",
-			    what, res, ev->p->deny_read.v[k]);
-			return;
+			*kp = k;
+			return 1;
 		}
 	}
+	if (!walk || (how & TREE_NAMES) || path_lstat(ev->pc, res, &mode) < 0 ||
+	    !S_ISDIR(mode))
+		return 0;
+	memset(t, 0, sizeof(*t));
+	t->ev = ev;
+	t->root = res;
+	t->how = how;
+	t->names = names;
+	rc = tree_walk_memo(t);
+	return rc == 0 ? 0 : rc == 1 ? 2 : rc == -1 ? 3 : 4 + (rc ==
+	    PATH_WALK_BIG);
+}
+
+void
+trig_read_tree_names(struct ev *ev, const char *path, const char *what,
+    int how, const struct tree_names *names)
+{
+	char res[SBX_PATH_MAX];
+	struct tree_scan t;
+	int k = 0, rc;
+
+	trig_read(ev, path, what);
+	if ((rc = tree_look(ev, path, how, names, res, sizeof(res), &t,
+	    &k)) == 0)
+		return;
+	ev_factor(ev, F_SECRET);
+	if (rc == 1)
+		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+		    "%s reads every file below %s, which holds %s (denyRead)",
+		    what, res, ev->p->deny_read.v[k]);
+	else if (rc == 2)
+		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+		    "%s reads every file below %s, and %s may hold secrets "
+		    "(denyRead %s)", what, res, t.found, t.pat);
+	else if (rc == 3)
+		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+		    "%s reads every file below %s and follows the link %s out "
+		    "of it", what, res, t.found);
+	else
+		ev_note(ev, POLICY_ESCALATE, "read", "filesystem.denyRead",
+		    "%s reads every file below %s, which %s: it may hold denyRead "
+		    "files (.env, keys) the policy did not look for", what, res,
+		    rc == 5 ? "holds too many entries to look at" :
+		    "cannot be looked at");
+}
+
+/*
+ * A lister of the tree below path (find, ls -R, fd, rg --files): 1 when
+ * the names it prints may name denyRead files (what reads them then reads
+ * secrets: find . | xargs cat), as trig_read_tree_names would escalate a
+ * read of the tree.
+ */
+int
+trig_tree_secret(struct ev *ev, const char *path, int how,
+    const struct tree_names *names)
+{
+	char res[SBX_PATH_MAX];
+	struct tree_scan t;
+	int k = 0;
+
+	return tree_look(ev, path, how & ~TREE_NAMES, names, res, sizeof(res),
+	    &t, &k) != 0;
+}
+
+void
+trig_read_tree(struct ev *ev, const char *path, const char *what)
+{
+	trig_read_tree_how(ev, path, what, 0);
 }
 
 void

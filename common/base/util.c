@@ -200,14 +200,21 @@ open_dir_nofollow(int dirfd, const char *rel)
 	char buf[PATH_MAX], *part, *save = NULL;
 	int fd, next, saved;
 
+	/* a bad fd (AT_FDCWD too) fails as the dup() of dirfd used to */
+	if (dirfd < 0) {
+		errno = EBADF;
+		return -1;
+	}
 	if (xsnprintf(buf, sizeof(buf), "%s", rel) < 0)
 		return -1;
-	if ((fd = dup(dirfd)) < 0)
-		return -1;
+	/* the first component from dirfd itself: no dup() to close again */
+	fd = -1;
 	for (part = strtok_r(buf, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
-		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		next = openat(fd < 0 ? dirfd : fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
 		saved = errno;
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		if (next < 0) {
 			/* A symlink (ELOOP) or a file (ENOTDIR) where a directory
 			 * belongs: refused, and counted for nf_refusals(). */
@@ -221,7 +228,8 @@ open_dir_nofollow(int dirfd, const char *rel)
 		}
 		fd = next;
 	}
-	return fd;
+	/* no component (".", ""): a new fd for dirfd itself, as promised */
+	return fd >= 0 ? fd : dup(dirfd);
 }
 
 long
@@ -246,36 +254,64 @@ at_parent(int dirfd, const char *path, const char **base)
 	return open_dir_nofollow(dirfd, dir);
 }
 
+/*
+ * at_parent() for the *_nf calls below: a name without '/' is looked up
+ * in dirfd itself (*own 0: not to be closed), which is what the dup() of
+ * at_parent() would give, without the dup() and the close().
+ */
+static int
+parent_nf(int dirfd, const char *path, const char **base, int *own)
+{
+	*own = strchr(path, '/') != NULL;
+	if (dirfd < 0) {
+		/* EBADF as from at_parent()'s dup(): never a stale errno (a
+		 * caller may read ENOENT as "not there") */
+		*own = 0;
+		errno = EBADF;
+		return -1;
+	}
+	if (!*own) {
+		*base = path;
+		return dirfd;
+	}
+	return at_parent(dirfd, path, base);
+}
+
+/* Closes pfd when parent_nf() opened it, keeping errno. */
+static void
+parent_done(int pfd, int own)
+{
+	int saved = errno;
+
+	if (own && pfd >= 0)
+		close(pfd);
+	errno = saved;
+}
+
 int
 openat_nf(int dirfd, const char *path, int flags, mode_t mode)
 {
 	const char *base;
-	int pfd = at_parent(dirfd, path, &base), fd, saved;
+	int own, pfd = parent_nf(dirfd, path, &base, &own), fd;
 
 	if (pfd < 0)
 		return -1;
 	fd = openat(pfd, base, flags | O_NOFOLLOW, mode);
-	saved = errno;
-	close(pfd);
-	errno = saved;
+	parent_done(pfd, own);
 	return fd;
 }
 
 int
 renameat_nf(int dirfd, const char *from, const char *to, unsigned int flags)
 {
-	const char *fb, *tb;
-	int ffd = at_parent(dirfd, from, &fb), tfd = ffd < 0 ? -1 : at_parent(dirfd, to, &tb);
-	int rc = -1, saved;
+	const char *fb, *tb = NULL;
+	int fown, town = 0, ffd = parent_nf(dirfd, from, &fb, &fown);
+	int tfd = ffd < 0 ? -1 : parent_nf(dirfd, to, &tb, &town), rc = -1;
 
 	if (ffd >= 0 && tfd >= 0)
 		rc = renameat2(ffd, fb, tfd, tb, flags);
-	saved = errno;
-	if (ffd >= 0)
-		close(ffd);
-	if (tfd >= 0)
-		close(tfd);
-	errno = saved;
+	parent_done(ffd, fown);
+	parent_done(tfd, town);
 	return rc;
 }
 
@@ -283,14 +319,12 @@ int
 unlinkat_nf(int dirfd, const char *path, int flags)
 {
 	const char *base;
-	int pfd = at_parent(dirfd, path, &base), rc, saved;
+	int own, pfd = parent_nf(dirfd, path, &base, &own), rc;
 
 	if (pfd < 0)
 		return -1;
 	rc = unlinkat(pfd, base, flags);
-	saved = errno;
-	close(pfd);
-	errno = saved;
+	parent_done(pfd, own);
 	return rc;
 }
 
@@ -298,14 +332,12 @@ int
 fstatat_nf(int dirfd, const char *path, struct stat *st)
 {
 	const char *base;
-	int pfd = at_parent(dirfd, path, &base), rc, saved;
+	int own, pfd = parent_nf(dirfd, path, &base, &own), rc;
 
 	if (pfd < 0)
 		return -1;
 	rc = fstatat(pfd, base, st, AT_SYMLINK_NOFOLLOW);
-	saved = errno;
-	close(pfd);
-	errno = saved;
+	parent_done(pfd, own);
 	return rc;
 }
 
@@ -327,6 +359,12 @@ fsync_at(int dirfd, const char *path, int flags)
 		close(fd);
 	errno = e;
 	return rc;
+}
+
+int
+fd_mode_exact(int fd, mode_t mode)
+{
+	return (mode & 077) ? fchmod(fd, mode) : 0;
 }
 
 int
@@ -355,7 +393,7 @@ write_atomic(int dirfd, const char *tmpdir, const char *dst, const void *buf,
 	fd = openat(tfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		goto fail;
-	if ((mode & 077) && fchmod(fd, mode) < 0)
+	if (fd_mode_exact(fd, mode) < 0)
 		goto fail_unlink;
 	if (write_all(fd, buf, len) < 0 || (!(flags & WA_NOSYNC) && fsync(fd) < 0))
 		goto fail_unlink;
@@ -597,12 +635,24 @@ opendir_at(int dirfd, const char *name)
 int
 find_folder(const char *start, char *out, size_t outsz)
 {
+	char path[PATH_MAX];
+
+	if (!start || !realpath(start, path))
+		return -1;
+	return find_folder_resolved(path, out, outsz);
+}
+
+int
+find_folder_resolved(const char *real, char *out, size_t outsz)
+{
 	char path[PATH_MAX], probe[PATH_MAX + 16];
 	struct stat st;
 	char *slash;
 
-	if (!start || !realpath(start, path))
+	if (!real || real[0] != '/' || xsnprintf(path, sizeof(path), "%s", real) < 0) {
+		errno = EINVAL;
 		return -1;
+	}
 	for (;;) {
 		if (xsnprintf(probe, sizeof(probe), "%s/.sandbox",
 		    strcmp(path, "/") == 0 ? "" : path) < 0)

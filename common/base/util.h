@@ -52,12 +52,17 @@ int write_all(int fd, const void *buf, size_t len);
  * (EEXIST); WA_NOSYNC, no fsync at all (the file appears atomically,
  * whole or not at all, but may be lost or empty after a crash: for
  * files that something else makes durable or that are re-created).
- * A MODE that gives group or others access is set exactly (fchmod,
- * whatever the umask): files the other user of a handed-over folder
- * must read (deployment 3).
+ * A MODE that gives group or others access is set exactly
+ * (fd_mode_exact): files the other user of a handed-over folder must
+ * read (deployment 3).
  */
 #define WA_NOREPLACE 1
 #define WA_NOSYNC    2
+/* Gives FD exactly MODE whatever the umask took from it at creation: a
+ * fchmod when MODE has group or other bits (a umask only takes bits),
+ * nothing otherwise. 0, or -1 with errno. The mechanism; which mode a
+ * folder's files get is common/protocol/users.h sandbox_fchmod(). */
+int fd_mode_exact(int fd, mode_t mode);
 int write_atomic(int dirfd, const char *tmpdir, const char *dst,
     const void *buf, size_t len, mode_t mode, int flags);
 
@@ -142,6 +147,9 @@ DIR *opendir_at(int dirfd, const char *name);
 /* Walks up from start to the nearest directory holding .sandbox/;
  * out gets the resolved folder. -1 when there is none. */
 int find_folder(const char *start, char *out, size_t outsz);
+/* The same from a path realpath() already resolved (the hook's cwd): it
+ * walks up without resolving it a second time. */
+int find_folder_resolved(const char *real, char *out, size_t outsz);
 
 /* The sbx config dir: $SBX_CONFIG_DIR, $XDG_CONFIG_HOME/sbx, ~/.config/sbx. */
 int config_dir(char *out, size_t outsz);

@@ -143,8 +143,29 @@ sandbox_peer(int sbfd)
 mode_t
 sandbox_file_mode(int sbfd)
 {
+	struct sandbox_users u;
+	struct sbx_err err;
 	struct stat st;
+	uid_t me = geteuid();
 
-	return fstat(sbfd, &st) == 0 && (st.st_uid != geteuid() || (st.st_mode & 077)) ?
-	    0644 : 0600;
+	/* A .sandbox of ours that lets nobody else in: one user's folder. */
+	if (fstat(sbfd, &st) < 0 || (st.st_uid == me && !(st.st_mode & 077)))
+		return 0600;
+	/* Shared only as root's users file says (deployment 3): its daemon
+	 * owns .sandbox (in a jail: the unmapped uid) and we are one of its
+	 * two users. Group or other bits on a .sandbox of ours without it
+	 * (a chmod in deployment 1) open nothing. */
+	if (sandbox_users_read(sbfd, &u, &err) != 1 ||
+	    (st.st_uid != u.daemon && st.st_uid != sandbox_unmapped_uid()) ||
+	    (me != u.agent && me != u.daemon))
+		return 0600;
+	return 0644;
+}
+
+int
+sandbox_fchmod(int sbfd, int fd, int fifo)
+{
+	mode_t m = sandbox_file_mode(sbfd);
+
+	return fd_mode_exact(fd, m == 0600 ? 0600 : fifo ? 0602 : m);
 }

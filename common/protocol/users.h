@@ -67,11 +67,23 @@ uid_t sandbox_unmapped_uid(void);
 
 /*
  * The mode for a file one side writes under SBFD for the other to read:
- * 0600 in a folder of one user (.sandbox ours, mode 0700); 0644 in a
- * handed-over folder (.sandbox not ours, or ours and open to the agent's
- * group), so that the other user can read it: it is "others" to the
- * file, and .sandbox/ lets nobody else in.
+ * 0644 in a handed-over folder (a valid users file names us as its agent
+ * or daemon, and .sandbox is the daemon's), so that the other user can
+ * read it: it is "others" to the file, and .sandbox/ lets nobody else
+ * in. 0600 otherwise: a folder of one user, whatever the mode of its
+ * .sandbox (one fstat when it is 0700), or a users file that is missing
+ * or bad (fail closed: nobody else reads).
  */
 mode_t sandbox_file_mode(int sbfd);
+
+/*
+ * Gives FD, a file (FIFO 0: the receipt) or FIFO (FIFO 1: the wake
+ * channel) this side made under SBFD for the other side, the folder's
+ * mode whatever the umask: sandbox_file_mode() for a file; 0602 for a
+ * FIFO, which the other user writes and never reads; nothing in a folder
+ * of one user (0600, as made). 0, or -1 with errno. write_atomic() does
+ * the same with the mode its caller took from sandbox_file_mode().
+ */
+int sandbox_fchmod(int sbfd, int fd, int fifo);
 
 #endif

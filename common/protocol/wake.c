@@ -10,7 +10,9 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/base/util.h"
@@ -18,24 +20,165 @@
 #include "common/protocol/users.h"
 #include "common/protocol/wake.h"
 
-static int
-wake_name(char *buf, size_t n, const char *id)
+/* The name of pool slot K: a dot name, so a pooled FIFO is nothing
+ * waiting for sbxd (daemon/folder.c's box_busy skips dot names). */
+static void
+wake_slot(char buf[16], int k)
 {
-	if (!valid_id(id))
+	memcpy(buf, ".free.", 6);
+	buf[6] = (char)('0' + k / 10 % 10);
+	buf[7] = (char)('0' + k % 10);
+	buf[8] = '\0';
+}
+
+/* Whether NAME is one of the SBX_WAKE_POOL slot names. */
+static int
+wake_is_slot(const char *name)
+{
+	return strncmp(name, ".free.", 6) == 0 && name[6] >= '0' && name[6] <= '9' &&
+	    name[7] >= '0' && name[7] <= '9' && name[8] == '\0' &&
+	    (name[6] - '0') * 10 + (name[7] - '0') < SBX_WAKE_POOL;
+}
+
+/* The mode of a wake FIFO: 0600, or 0602 in a handed-over folder, where
+ * sbxd's user is "others" to our FIFO (.sandbox/ lets nobody else in):
+ * it may write, not read. */
+static mode_t
+wake_mode(int sbfd)
+{
+	return sandbox_file_mode(sbfd) != 0600 ? 0602 : 0600;
+}
+
+/* Moves NAME (in DFD) into a free pool slot, never over one taken: 0, or
+ * -1 (*full set when every slot is taken). */
+static int
+wake_pool_put(int dfd, const char *name, int *full)
+{
+	char slot[16];
+	int k;
+
+	*full = 0;
+	for (k = 0; k < SBX_WAKE_POOL; k++) {
+		wake_slot(slot, k);
+		if (renameat2(dfd, name, dfd, slot, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	*full = 1;
+	errno = EEXIST;
+	return -1;
+}
+
+/*
+ * A shared lock on the FIFO FD for as long as this hook waits on it:
+ * wake_close() gives a FIFO back to the pool only under an exclusive
+ * one, so never while another hook (an identical call that joined) waits
+ * on it. A hook that gives one back holds its exclusive lock across a
+ * rename only: waited for, a little (100 x 50 us); whoever holds one
+ * longer (the agent) gets -1.
+ */
+static int
+wake_lock(int fd)
+{
+	struct timespec ts = { 0, 50000 };
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -1;
+		nanosleep(&ts, NULL);
+	}
+	return -1;
+}
+
+/*
+ * Opens DFD/ID (queue/wake) for waiting: read-write (the FIFO always has
+ * a writer, us, so it never reports a hang-up, and sbxd's non-blocking
+ * open for writing finds a reader) and non-blocking, without following a
+ * symlink. Only a FIFO of ours of one link (sbxd pokes no other), still
+ * at the name once locked (else -1, ENOENT: a hook gave it back to the
+ * pool meanwhile; look again). TAKEN: it came from the pool: it must
+ * have MODE exactly and its lock (else -1, EPERM), and what is in it is
+ * stale (an earlier request's wake, or the agent's bytes) and drained;
+ * otherwise (made now, or another waiting hook's) it gets MODE.
+ */
+static int
+wake_join(int dfd, const char *id, mode_t mode, int taken)
+{
+	struct stat st, nt;
+	int fd, locked;
+
+	fd = openat(dfd, id, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
 		return -1;
-	return xsnprintf(buf, n, "%s/%s", SBX_WAKE_DIR, id);
+	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_nlink != 1 || (taken && (st.st_mode & 07777) != mode))
+		goto bad;
+	locked = wake_lock(fd) == 0;
+	if (taken && !locked)
+		goto bad;
+	if (fstatat(dfd, id, &nt, AT_SYMLINK_NOFOLLOW) < 0 || nt.st_dev != st.st_dev ||
+	    nt.st_ino != st.st_ino) {
+		close(fd);
+		errno = ENOENT;
+		return -1;
+	}
+	if (taken)
+		wake_drain(fd);
+	else if ((st.st_mode & 07777) != mode)
+		(void)fchmod(fd, mode);
+	return fd;
+bad:
+	close(fd);
+	errno = EPERM;
+	return -1;
+}
+
+/*
+ * One try of wake_open() in DFD (queue/wake): a FIFO taken from the pool
+ * by an exclusive rename of its slot to ID (the first slot that holds
+ * one), else made; a name ID already there (another hook waits on the
+ * same request) is joined. A pooled FIFO that is not fit (wake_join:
+ * planted, linked, held, another mode) loses the name ID again.
+ */
+static int
+wake_get(int dfd, const char *id, mode_t mode)
+{
+	char slot[16];
+	int k, fd;
+
+	for (k = 0; k < SBX_WAKE_POOL; k++) {
+		wake_slot(slot, k);
+		if (renameat2(dfd, slot, dfd, id, RENAME_NOREPLACE) == 0) {
+			if ((fd = wake_join(dfd, id, mode, 1)) >= 0 || errno == ENOENT)
+				return fd;
+			(void)unlinkat(dfd, id, 0);
+			continue;
+		}
+		/* EEXIST: ID is there, joined below. ENOENT: an empty slot;
+		 * EPERM: another user's FIFO in a sticky queue/wake. */
+		if (errno == EEXIST)
+			break;
+	}
+	if (mkfifoat(dfd, id, mode) < 0 && errno != EEXIST)
+		return -1;
+	return wake_join(dfd, id, mode, 0);
 }
 
 int
 wake_open(int sbfd, const char *id)
 {
-	char name[64];
 	const char *base;
-	struct stat st;
-	int dfd, fd, e;
+	mode_t mode;
+	int dfd, fd = -1, e = 0, i;
 
-	if (wake_name(name, sizeof(name), id) < 0)
+	if (!valid_id(id)) {
+		errno = EINVAL;
 		return -1;
+	}
 	/* Folders made before the channel existed get its directory here
 	 * (in queue/ opened without following a symlink, as below). */
 	if ((dfd = at_parent(sbfd, SBX_WAKE_DIR, &base)) < 0)
@@ -48,42 +191,48 @@ wake_open(int sbfd, const char *id)
 	}
 	close(dfd);
 	/* No symlink on the way: a queue/wake swapped for one gets no FIFO
-	 * made through it (sbxd, which pokes without following, would
-	 * never reach it). */
-	if ((dfd = at_parent(sbfd, name, &base)) < 0)
+	 * made or taken through it (sbxd, which pokes without following,
+	 * would never reach it). */
+	if ((dfd = openat_nf(sbfd, SBX_WAKE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) < 0)
 		return -1;
-	if (mkfifoat(dfd, base, 0600) < 0 && errno != EEXIST) {
-		e = errno;
-		close(dfd);
-		errno = e;
-		return -1;
-	}
-	/* O_RDWR: the FIFO always has a writer (us), so it never reports a
-	 * hang-up, and sbxd's non-blocking open for writing finds a reader. */
-	fd = openat(dfd, base, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	e = errno;
+	mode = wake_mode(sbfd);
+	/* ENOENT: the name went between two steps (sbxd's sweep gave it to
+	 * the pool, or a hook did): again, a few times. */
+	for (i = 0; fd < 0 && i < 3; i++)
+		if ((fd = wake_get(dfd, id, mode)) < 0 && (e = errno) != ENOENT)
+			break;
 	close(dfd);
-	errno = e;
 	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode) || st.st_uid != geteuid()) {
-		close(fd);
-		return -1;
-	}
-	/* In a handed-over folder sbxd's user is "others" to our FIFO
-	 * (.sandbox/ lets nobody else in): it may write, not read. */
-	if (sandbox_file_mode(sbfd) != 0600 && (st.st_mode & 07777) != 0602)
-		(void)fchmod(fd, 0602);
+		errno = e;
 	return fd;
 }
 
 void
-wake_remove(int sbfd, const char *id)
+wake_close(int sbfd, const char *id, int fd)
 {
-	char name[64];
+	struct stat st, nt;
+	int dfd, full, e = errno;
 
-	if (wake_name(name, sizeof(name), id) >= 0)
-		(void)unlinkat_nf(sbfd, name, 0);
+	if (fd < 0)
+		return;
+	/* Only the last hook that waits on it (no other holds its lock),
+	 * only while ID is still this inode, a FIFO of one link. */
+	if (valid_id(id) && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+	    (dfd = openat_nf(sbfd, SBX_WAKE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)) >= 0) {
+		if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && st.st_nlink == 1 &&
+		    fstatat(dfd, id, &nt, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    nt.st_dev == st.st_dev && nt.st_ino == st.st_ino) {
+			/* What is in it stays: the hook that takes it drains
+			 * it (and it is what whoever also held it reads). The
+			 * pool is full (or has no renameat2): the name
+			 * goes, as before the pool. */
+			if (wake_pool_put(dfd, id, &full) < 0 && errno != ENOENT)
+				(void)unlinkat(dfd, id, 0);
+		}
+		close(dfd);
+	}
+	close(fd);
+	errno = e;
 }
 
 int
@@ -106,10 +255,13 @@ void
 wake_drain(int fd)
 {
 	char buf[256];
+	int i;
 
 	if (fd < 0)
 		return;
-	while (read(fd, buf, sizeof(buf)) > 0)
+	/* Bounded: a writer that never stops (the agent) only makes the
+	 * hook look again. 256 x 256 bytes is a default pipe's capacity. */
+	for (i = 0; i < 256 && read(fd, buf, sizeof(buf)) > 0; i++)
 		;
 }
 
@@ -165,68 +317,108 @@ wake_poke(int sbfd, const char *id)
 {
 	struct stat st;
 	uid_t dir_uid;
-	int dfd, pfd, fd, writable;
+	int dfd, pfd, fd = -1, writable, full;
 
 	if (!valid_id(id) || (dfd = wake_dir(sbfd, &dir_uid)) < 0)
 		return;
 	pfd = openat(dfd, id, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	/* Checked while it has its name (its links counted), then: one wake
-	 * per request: whoever waits holds the FIFO open already, so the
-	 * name goes first (before the woken hook can answer). */
+	/* Checked while it has its name (its links counted). The name
+	 * stays: the woken hook gives the FIFO back to the pool once it is
+	 * done with it (wake_close), so no inode is freed per request (on
+	 * ext4 without a journal every free inode deleted in the last
+	 * minutes slows each later create near it: docs/QUEUE.md, Wake). */
 	writable = pfd >= 0 && fstat(pfd, &st) == 0 && wake_writable(&st, dir_uid);
-	(void)unlinkat(dfd, id, 0);
-	close(dfd);
 	/* The inode checked is the inode opened: reopened through the O_PATH
 	 * fd, never by name again. A regular file, a socket, a FIFO of a
 	 * third user or anything else put at the name is left alone. */
 	if (writable && (fd = wake_reopen(pfd)) >= 0) {
 		(void)!write(fd, "w", 1);
 		close(fd);
+	} else if (writable && errno == ENXIO) {
+		/* Nobody waits on it (its hook answered "pending" or was
+		 * killed): into the pool now, as the sweep would (a hook that
+		 * has just taken it, not yet opened, finds the name gone and
+		 * takes one again). */
+		(void)wake_pool_put(dfd, id, &full);
 	}
+	close(dfd);
 	if (pfd >= 0)
 		close(pfd);
+}
+
+/* Whether DFD/NAME is a FIFO sbxd may poke (wake_writable): 1, 0, or -1
+ * when there is no such name; and whether a process holds it open for
+ * reading (*live). Opening it for writing
+ * without blocking and closing it wakes nobody (no byte, and a waiting
+ * hook holds it read-write, so no hang-up either). */
+static int
+wake_fit(int dfd, const char *name, uid_t dir_uid, int *live)
+{
+	struct stat st;
+	int pfd, fd, fit = 0;
+
+	*live = 0;
+	if ((pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(pfd, &st) == 0 && wake_writable(&st, dir_uid)) {
+		fit = 1;
+		if ((fd = wake_reopen(pfd)) >= 0) {
+			close(fd);
+			*live = 1;
+		}
+	}
+	close(pfd);
+	return fit;
 }
 
 int
 wake_sweep(int sbfd, int max, int *more)
 {
+	char slot[16];
 	struct dirent *de;
-	struct stat st;
 	uid_t dir_uid;
-	int dfd, pfd, fd, n = 0, seen = 0, live;
+	int dfd, k, n = 0, seen = 0, live, full = 0;
 	DIR *d;
 
 	*more = 0;
 	if ((dfd = wake_dir(sbfd, &dir_uid)) < 0)
 		return errno == ENOENT ? 0 : -1;
+	/* The slots first: a pooled FIFO stays, held open or not (the hook
+	 * that takes it checks it again and drains it); a slot holding
+	 * anything else is emptied, so the leftovers below can fill it. */
+	for (k = 0; k < SBX_WAKE_POOL; k++) {
+		wake_slot(slot, k);
+		if (wake_fit(dfd, slot, dir_uid, &live) == 0)
+			(void)unlinkat(dfd, slot, 0);
+	}
 	if (!(d = fdopendir(dfd))) {
 		close(dfd);
 		return -1;
 	}
 	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    wake_is_slot(de->d_name))
 			continue;
 		if (seen++ >= max) {
 			*more = 1;
 			break;
 		}
 		/* A FIFO some process holds open for reading is a hook that
-		 * waits: it stays. Opening it for writing without blocking
-		 * and closing it wakes nobody (no byte, and the hook holds it
-		 * read-write, so no hang-up either). */
-		live = 0;
-		pfd = openat(dfd, de->d_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (pfd >= 0 && fstat(pfd, &st) == 0 && valid_id(de->d_name) &&
-		    wake_writable(&st, dir_uid) && (fd = wake_reopen(pfd)) >= 0) {
-			close(fd);
-			live = 1;
+		 * waits: it stays. One nobody waits on (a hook killed before
+		 * it gave it back, one left by a hook that answered
+		 * "pending": the next identical call takes one again) goes to
+		 * the pool while a slot is free; it, and anything else (junk,
+		 * a flood of other names), loses its name; a directory stays.
+		 * The slots bound the pool. */
+		if (valid_id(de->d_name) && wake_fit(dfd, de->d_name, dir_uid, &live) == 1) {
+			if (live)
+				continue;
+			if (!full && wake_pool_put(dfd, de->d_name, &full) == 0) {
+				n++;
+				continue;
+			}
 		}
-		if (pfd >= 0)
-			close(pfd);
-		/* Anything else (a hook killed before it removed its FIFO, a
-		 * FIFO left for the next identical call, which makes it again,
-		 * junk put there) loses its name; a directory stays. */
-		if (!live && unlinkat(dfd, de->d_name, 0) == 0)
+		if (unlinkat(dfd, de->d_name, 0) == 0)
 			n++;
 	}
 	closedir(d);

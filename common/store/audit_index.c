@@ -8,6 +8,7 @@
  *   line and scan the log after the state's position.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,16 +152,33 @@ catch_up_file(struct audit_index *x, int sbfd, const char *name, int seg, int64_
 	char id[SBX_ID_LEN + 1];
 	struct audit_line l;
 	const char *p, *end, *nl, *why;
+	struct stat st;
 	size_t len;
 	char *buf;
+	int fd;
 
-	if (!(buf = read_daemon_file(sbfd, name, 1L << 30, &len, NULL)))
+	/* Only what lies past the indexed position is read: an index that
+	 * is up to date costs no read of the log (the first event of a
+	 * folder sbxd left idle opens it). */
+	if ((fd = openat_nf(sbfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0)) < 0)
 		return errno == ENOENT ? 0 : -1;
-	if ((size_t)off > len) {
-		free(buf);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    st.st_size > (1L << 30)) {
+		close(fd);
+		return -1;
+	}
+	if (off > (int64_t)st.st_size) {
+		close(fd);
 		return -2;
 	}
-	for (p = buf + off, end = buf + len; p < end; p = nl + 1) {
+	len = (size_t)(st.st_size - off);
+	if (!(buf = malloc(len + 1)) || (len && pread(fd, buf, len, off) != (ssize_t)len)) {
+		free(buf);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	for (p = buf, end = buf + len; p < end; p = nl + 1) {
 		if (!(nl = memchr(p, '\n', (size_t)(end - p))) ||
 		    audit_line_check(p, (size_t)(nl - p), &l, &why) != 0)
 			break;
@@ -170,7 +188,7 @@ catch_up_file(struct audit_index *x, int sbfd, const char *name, int seg, int64_
 		}
 		want = 0;
 		audit_index_note(x, line_request(p, (size_t)(nl - p), id) ? id : NULL, l.seq,
-		    seg, (int64_t)(p - buf), (int64_t)(nl + 1 - p));
+		    seg, off + (int64_t)(p - buf), (int64_t)(nl + 1 - p));
 		if (x->n >= 4096 && audit_index_flush(x) < 0)
 			break;
 	}

@@ -120,7 +120,9 @@ check_accepted(int sbfd, const char *folder, const char *config,
 		snprintf(why, whysz, "policy.accepted is malformed");
 		goto out;
 	}
-	if ((found = trusted_key_find(config, kid, &key, &err)) != 1) {
+	/* the key approvers/WHO.pub: the only one that may have signed it
+	 * (the name is checked against the key's below, as ever) */
+	if ((found = trusted_key_named(config, who, kid, &key, &err)) != 1) {
 		snprintf(why, whysz, "policy.accepted is signed by key %.16s, which is not a "
 		    "trusted approver key", kid);
 		goto out;

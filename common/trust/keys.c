@@ -80,3 +80,41 @@ trusted_key_find(const char *config, const char *key_id,
 	closedir(d);
 	return found;
 }
+
+int
+trusted_key_named(const char *config, const char *name, const char *key_id,
+    struct trusted_key *out, struct sbx_err *err)
+{
+	char path[4096], file[80], id[17];
+	unsigned char pk[32];
+	int dfd, rc, e;
+
+	if (!valid_name(name) || strlen(name) >= sizeof(out->name) ||
+	    xsnprintf(file, sizeof(file), "%s.pub", name) < 0)
+		return 0;
+	if (xsnprintf(path, sizeof(path), "%s/%s", config, SBX_TRUSTED_DIR) < 0) {
+		err_set(err, "config path too long");
+		return -1;
+	}
+	/* the directory as trusted_key_find() opens it (opendir) */
+	if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		err_set(err, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = key_read_public(dfd, file, pk, err);
+	e = errno;
+	close(dfd);
+	/* not there (ENOENT only from the open): 0, as a scan finding no
+	 * such key; any other refusal is an error */
+	if (rc < 0)
+		return e == ENOENT ? 0 : -1;
+	key_id_of(pk, id);
+	if (strcmp(id, key_id) != 0)
+		return 0;
+	memcpy(out->pk, pk, 32);
+	memcpy(out->key_id, id, sizeof(id));
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	return 1;
+}

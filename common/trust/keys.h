@@ -28,6 +28,16 @@ struct trusted_key {
  */
 int trusted_key_find(const char *config, const char *key_id,
     struct trusted_key *out, struct sbx_err *err);
+/*
+ * The same for a signature that names its approver: reads only
+ * CONFIG/approvers/NAME.pub (the key an approver NAME signs with; no scan
+ * of the others). 1 and *out when that file holds the key with this id,
+ * 0 when NAME is not a valid approver name, has no key file or another
+ * key, -1 on error (unreadable directory, a key file that is a symlink,
+ * not ours or malformed) with err set.
+ */
+int trusted_key_named(const char *config, const char *name, const char *key_id,
+    struct trusted_key *out, struct sbx_err *err);
 
 /* Reads a .pub file's 32-byte key. */
 int key_read_public(int dirfd, const char *name, unsigned char pk[32],

@@ -32,7 +32,7 @@ _sbx()
 		rules policy approvers audit history restore ssh-command" ;;
 	init) opts="--claude --local --mcp --codex --cursor --name --help" ;;
 	remove) opts="--purge --yes --help" ;;
-	handover) opts="--daemon-user --daemon-config --agent-config --help" ;;
+	handover) opts="--daemon-user --daemon-config --agent-config --undo --help" ;;
 	doctor) opts="--json --help" ;;
 	watch) opts="-C --all --plain --notify --help" ;;
 	pending) opts="--json --help" ;;

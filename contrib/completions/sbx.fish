@@ -15,6 +15,7 @@ complete -c sbx -n "not __fish_seen_subcommand_from $cmds" -a remove -d 'take ou
 complete -c sbx -n "not __fish_seen_subcommand_from $cmds" -a handover -d '(root) give .sandbox to the user sbxd runs as'
 complete -c sbx -n '__fish_seen_subcommand_from handover' -l daemon-user -x -a '(__fish_complete_users)'
 complete -c sbx -n '__fish_seen_subcommand_from handover' -l daemon-config -l agent-config -x -a '(__fish_complete_directories)'
+complete -c sbx -n '__fish_seen_subcommand_from handover' -l undo -d 'give the folder back to its owner alone'
 complete -c sbx -n "not __fish_seen_subcommand_from $cmds" -a doctor -d 'check the setup'
 complete -c sbx -n "not __fish_seen_subcommand_from $cmds" -a watch -d 'the approver terminal'
 complete -c sbx -n "not __fish_seen_subcommand_from $cmds" -a pending -d 'requests waiting'

@@ -35,6 +35,13 @@ echo
 printf '%-44s %6s  %8s  %8s  %8s  %8s\n' "whole process, per call (ms)" runs median p99 min max
 "$SPAWN" "floor: cat > /dev/null (same payload)" "$N" "$T/allow.json" -- cat
 "$SPAWN" "sbx-hook pre, allow path (git status)" "$N" "$T/allow.json" -- "$SBX_BIN/sbx-hook" pre
+# PostToolUse, after every tool call: the event dropped into queue/events
+# (no sbxd yet: the files are removed after, not recorded).
+jq -cn --arg cwd "$F" '{session_id: "bench", cwd: $cwd, hook_event_name: "PostToolUse",
+  tool_name: "Bash", tool_input: {command: "git status --short"}, tool_response: {},
+  tool_use_id: "toolu_bench"}' >"$T/post.json"
+"$SPAWN" "sbx-hook post (PostToolUse event)" "$N" "$T/post.json" -- "$SBX_BIN/sbx-hook" post
+rm -f "$F"/.sandbox/queue/events/*.json
 # A 1 MB payload (a Write of a new file of C-like lines: an escaped quote
 # and newline every ~45 bytes): reading, the NUL check, the strict parse
 # and cJSON dominate (issue 16 item 6).

@@ -99,6 +99,17 @@ warm() {
 hist() { sqlite3 "$F/.sandbox/state.db" "select count(*) from requests"; }
 
 echo "sbx scale benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $N round trips per level"
+# The filesystem under the temp dir: on ext4 without a journal every
+# create walks its block group's free inodes and skips those deleted in
+# the last minute (six while their inode table block is dirty; kernel
+# fs/ext4/ialloc.c, recently_deleted), so a create costs 10 us or 1 ms
+# depending on what was deleted nearby (a previous run's clean-up too).
+fs=$(findmnt -no FSTYPE -T "$T" 2>/dev/null || true)
+dev=$(findmnt -no SOURCE -T "$T" 2>/dev/null || true)
+if [ "$fs" = ext4 ] && [ "$(cat "/sys/fs/ext4/${dev##*/}/journal_task" 2>/dev/null)" = "<none>" ]; then
+	fs="$fs ($dev), no journal: creates skip inodes deleted in the last minutes"
+fi
+echo "temp dir on ${fs:-an unknown filesystem}"
 echo
 if [ "$ONLY" != folders ]; then
 # --- 1. round trips against history

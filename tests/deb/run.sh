@@ -59,6 +59,10 @@ for f in /usr/bin/sbx /usr/bin/sbxd /usr/bin/sbx-hook /usr/bin/sbx-mcp \
 done
 like "$(dpkg-deb -f "$DEB" Depends)" "libsodium.*libsqlite3|libsqlite3.*libsodium" \
 	"its Depends name the shared libraries (from dh_shlibdeps)"
+# sbx-hook links libsodium statically: the package says which one, so a
+# libsodium security update finds it to rebuild.
+like "$(dpkg-deb -f "$DEB" Static-Built-Using)" "^libsodium \\(= [^)]+\\)$" \
+	"its Static-Built-Using names the libsodium sbx-hook is linked with"
 
 dpkg -i "$DEB" >"$T/install.log" 2>&1
 ok $? "dpkg -i installs it"

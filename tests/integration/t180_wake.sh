@@ -29,7 +29,7 @@ hook_bg() {
 is_fifo() { [ -p "$1" ]; }
 
 # 1. The ordinary path: the FIFO exists while the hook waits, the hook is
-# answered as soon as the result is there, and sbxd removes the name.
+# answered as soon as the result is there, and the name is gone.
 id=$(hook_bash "./task.sh one" | req_id)
 [ -n "$id" ]
 ok $? "a request is pending"
@@ -42,7 +42,7 @@ wait $HP
 like "$(reason <"$T/bg.out")" "ALREADY EXECUTED" "the waiting hook delivers the result"
 like "$(reason <"$T/bg.out")" "out: one" "with its output"
 [ ! -e "$W/$id" ]
-ok $? "sbxd removed the FIFO's name after the wake"
+ok $? "the FIFO's name is gone after the answer (the hook gave it back to the pool)"
 
 # 2. A forged wake with a forged result: nothing is delivered, the hook
 # keeps waiting, and the real result still arrives.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Names in queue/wake never pile up: a FIFO whose hook was killed before
 # it removed it (no process holds it open), one left by a hook that
-# answered "pending", and junk put there (a file, a symlink) are removed
+# answered "pending" (pooled while the pool has room: .free.NN), and junk
+# put there (a file, a symlink) are removed
 # by sbxd's retention pass (a second after a delivery, and at start when finished output is kept);
 # the FIFO of a hook that still waits (held open) is never removed, and
 # that hook is still woken and answered. Nothing is followed: a
@@ -44,6 +45,8 @@ like "$(hook_bash "./task.sh other" | reason)" "ALREADY EXECUTED" "the next iden
 only_live() { [ "$(ls "$W" | sort | tr '\n' ' ')" = "$(printf '%s\n' "$wid" adir | sort | tr '\n' ' ')" ]; }
 wait_for 15 only_live
 ok $? "retention removed every name but the waiting hook's FIFO (and the directory)"
+is "$(find "$W" -maxdepth 1 -name '.free.??' -type p | wc -l | tr -d ' ')" 16 \
+	"... 16 of the leftover FIFOs went to the pool of free ones (.free.NN), the rest went"
 is "$(cat "$T/target")" "outside" "the symlink's target is untouched"
 
 # The waiting hook is still woken and answered.

@@ -63,9 +63,10 @@ if command -v strace >/dev/null; then
 		"a round trip through a remembered approval"
 	id=$(reason <"$T/out.json" | grep -oE 'request [0-9a-f]{16}' | head -1 | cut -d' ' -f2)
 	line() { grep -nE "$1" "$T/h.st" | head -1 | cut -d: -f1; }
-	drop=$(line "renameat2\\(.*\"$id.json\"") fifo=$(line "mknodat\\(.*\"$id\", S_IFIFO")
+	drop=$(line "renameat2\\(.*\"$id.json\"")
+	fifo=$(line "(mknodat\\(.*\"$id\", S_IFIFO|renameat2\\(.*\"\\.free\\.[0-9]+\", [0-9]+, \"$id\")")
 	[ -n "$drop" ] && [ -n "$fifo" ] && [ "$drop" -lt "$fifo" ]
-	ok $? "the request is dropped before the wake FIFO is made"
+	ok $? "the request is dropped before the wake FIFO is made or taken from the pool"
 	woken=$(grep -nE '^poll\(.*= 1 ' "$T/h.st" | tail -1 | cut -d: -f1)
 	answer=$(line '^write\(1,')
 	prep=$(line 'O_TMPFILE')

@@ -6,8 +6,8 @@
 # spare, so the one it finds had a whole run more to get ready. Checked
 # from outside: two spares idle, each child in a cgroup of its own; each
 # run by the oldest spare (the lower serial in its child's cgroup name:
-# never the newer of the two), in that cgroup renamed sbx-run-SBXD-ID;
-# two spares again after.
+# never the newer of the two), in that cgroup (its name kept: a rename
+# would wait for any cgroup move on the machine); two spares again after.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sparelib.sh"
 
@@ -31,17 +31,18 @@ wait_for 10 two
 ok $? "sbxd keeps two spare executors"
 wait_for 10 cmds_in_cgroups
 ok $? "each with its child waiting in a pids cgroup of its own"
-oldest() {	# the pid of the spare whose child's cgroup has the lowest serial
+oldest() {	# "SERIAL PID" of the spare whose child's cgroup has the lowest serial
 	local s c n
 	for s in $(pgrep -P "$DPID" -x sbxd-spare); do
 		c=$(pgrep -P "$s" -x sbxd-spare-cmd) || continue
 		n=$(sed -n "s|^[0-9]*:pids:/sbx-spare-$DPID-\([0-9]*\)\$|\1|p" "/proc/$c/cgroup")
 		[ -n "$n" ] && echo "$n $s"
-	done | sort -n | head -1 | cut -d' ' -f2
+	done | sort -n | head -1
 }
 took=""
 for i in 1 2 3 4; do
-	want=$(oldest)
+	o=$(oldest)
+	want=${o#* } serial=${o%% *}
 	r=$(run "./task.sh show run$i")
 	is "$(runs_of "show run$i")" 1 "run $i ran once"
 	id=$(sed -n "s/.* request \([0-9a-f]*\) pending: Bash \`.\/task.sh show run$i\`.*/\1/p" \
@@ -49,11 +50,11 @@ for i in 1 2 3 4; do
 	got=$(sed -n "s/.* request $id: running .*, executor pid \([0-9]*\)\$/\1/p" "$T/sbxd.log" |
 		head -1)
 	[ -n "$want" ] && [ "$got" = "$want" ] && took="$took y" || took="$took n($want/$got)"
-	echo "$r" | grep -q "^cgroup: /sbx-run-$DPID-$id\$" || took="$took c"
+	echo "$r" | grep -q "^cgroup: /sbx-spare-$DPID-$serial\$" || took="$took c"
 	# both spares ready before naming the oldest (t232's race)
 	wait_for 10 spares_ready "$DPID"
 done
-is "$took" " y y y y" "each run took the oldest spare, in its cgroup renamed for the run"
+is "$took" " y y y y" "each run took the oldest spare, in its cgroup"
 wait_for 10 cmds_in_cgroups
 ok $? "two spares again after the runs, ready"
 

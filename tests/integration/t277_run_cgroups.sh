@@ -85,7 +85,7 @@ like "$(cat "$T/sbxd.log")" "request $id: sbxd could not make the pids cgroup" "
 ok $? "the planted directory is left as it was"
 
 # 3. An executor killed by SIGKILL while its command runs (a spare that
-# took the run; its cgroup then has the run's name, as a direct run's):
+# took the run; its cgroup keeps the spare's name, which sbxd remembers):
 # sbxd removes the run's cgroup and kills what was left in it.
 # cgroup_of PID: the pids cgroup directory PID is in
 cgroup_of() {

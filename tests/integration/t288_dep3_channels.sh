@@ -36,7 +36,9 @@ exec 7<&-
 [ "$got" -ge 1 ]
 ok $? "B's sbxd poked A's FIFO (bytes read from outside: $got)"
 test ! -e "$W/$id"
-ok $? "and removed its name"
+ok $? "and A's hook took its name away (sbxd leaves it)"
+is "$(stat -c '%F %U %a %h' "$W/.free.00" 2>/dev/null)" "fifo $UA 602 1" \
+	"A's hook gave its FIFO back to the pool in B's sticky queue/wake (A's, 0602, one link)"
 
 # PostToolUse: A's event file, B's audit record.
 jq -cn --arg cwd "$FOLDER" '{session_id: "s-dep3", cwd: $cwd, hook_event_name: "PostToolUse",

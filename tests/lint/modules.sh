@@ -22,7 +22,9 @@
 # trust/keys.h (the key lists) not included by agent-facing code; the link
 # lines of sbx-hook, sbx-mcp and sbx-proxy in the Makefile name no SQLite;
 # and, when they are built (BIN, default bin), those binaries reference no
-# sqlite3_ and no signing symbol (nm).
+# sqlite3_ and no signing symbol (nm; for sbx-hook, which links libsodium
+# statically, also its link map's cross references: HOOK_MAP, default
+# build/sbx-hook.map).
 #
 # Usage: sh tests/lint/modules.sh [ROOT]   (ROOT: the repository, default .)
 set -u
@@ -155,6 +157,22 @@ for p in sbx-hook sbx-mcp sbx-proxy; do
 	    awk '{print $2}' | tr '\n' ' ')
 	[ -n "$syms" ] && bad "$BIN/$p links $syms(agent-facing: no SQLite, no signing)"
 done
+
+# sbx-hook links libsodium statically (Makefile, LIB_SODIUM_HOOK): nm -u
+# does not see a signing call resolved inside the binary. Its link map's
+# cross references do: no object of sbx may reference a signing symbol
+# (libsodium's own objects do, and are linked but never called).
+map=${HOOK_MAP:-build/sbx-hook.map}
+if [ -x "$BIN/sbx-hook" ] && [ -f "$map" ]; then
+	refs=$(awk '
+		/^Cross Reference Table/ { on = 1; next }
+		!on || /^Symbol[ \t]/ || NF == 0 { next }
+		/^[^ \t]/ { sym = $1; def = (NF >= 2); next }
+		!def { def = 1; next }
+		sym ~ /^crypto_sign(_ed25519)?(_detached|_keypair|_seed_keypair)?$/ &&
+		    $1 !~ /libsodium\.a\(/ { print $1 "(" sym ")" }' "$map" | tr '\n' ' ')
+	[ -n "$refs" ] && bad "$map: sbx-hook: $refs references signing (agent-facing: no signing)"
+fi
 
 [ $fail -eq 0 ] && echo "modules: every include, system header and link line keeps to docs/ARCHITECTURE.md"
 exit $fail

@@ -3,8 +3,10 @@
  * request hashing, the decision encoding, UTF-8 cleaning, bounded reads
  * and the safe open of untrusted files.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +17,7 @@
 #include "common/base/json.h"
 #include "common/base/util.h"
 #include "common/protocol/queue.h"
+#include "common/trust/keys.h"
 #include "tests/tap.h"
 
 static void
@@ -330,11 +333,110 @@ test_json_int(void)
 	}
 }
 
+/* Open descriptors of this process (to see that nothing leaks). */
+static int
+fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1;   /* opendir's own */
+}
+
+/* The hook's start-up helpers (branch hookstart): the *_nf calls without
+ * a dup of the directory, find_folder_resolved, trusted_key_named. */
+static void
+test_startup(void)
+{
+	char dir[] = "/tmp/sbx-unit.XXXXXX", path[PATH_MAX], out[PATH_MAX], id[17], cmd[64];
+	unsigned char pk[32], sk[64];
+	struct trusted_key key;
+	struct sbx_err err = { "" };
+	struct stat st;
+	int dfd, fd, n0, kfd;
+
+	ok(mkdtemp(dir) != NULL, "startup: temp dir");
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	mkdirat(dfd, "sub", 0700);
+	n0 = fd_count();
+	fd = openat_nf(dfd, "f", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ok(fd >= 0 && fd_count() == n0 + 1, "openat_nf of a plain name opens one fd, no other");
+	close(fd);
+	ok(fstatat_nf(dfd, "f", &st) == 0 && renameat_nf(dfd, "f", "sub/g", 0) == 0 &&
+	    unlinkat_nf(dfd, "sub/g", 0) == 0 && fd_count() == n0,
+	    "fstatat_nf, renameat_nf, unlinkat_nf leave no fd behind");
+	fd = at_parent(dfd, "sub", &(const char *){ NULL });
+	ok(fd >= 0 && fd != dfd && fd_count() == n0 + 1, "at_parent of a plain name is a new fd");
+	if (fd >= 0)
+		close(fd);
+	errno = ENOENT;
+	ok(openat_nf(-1, "f", O_RDONLY, 0) < 0 && errno == EBADF,
+	    "a bad directory fd says EBADF, never a stale ENOENT");
+	errno = ENOENT;
+	ok(openat_nf(AT_FDCWD, "f", O_RDONLY, 0) < 0 && errno == EBADF &&
+	    at_parent(AT_FDCWD, "sub/x", &(const char *){ NULL }) < 0 && errno == EBADF,
+	    "AT_FDCWD is refused as before (EBADF), not read as the cwd");
+
+	/* find_folder_resolved walks up from an already resolved path. */
+	mkdirat(dfd, "proj", 0700);
+	mkdirat(dfd, "proj/.sandbox", 0700);
+	mkdirat(dfd, "proj/a", 0700);
+	mkdirat(dfd, "proj/a/b", 0700);
+	snprintf(path, sizeof(path), "%s/proj/a/b", dir);
+	ok(find_folder_resolved(path, out, sizeof(out)) == 0 &&
+	    !strcmp(out + strlen(dir), "/proj"), "find_folder_resolved finds the folder above");
+	errno = 0;
+	ok(find_folder_resolved("proj/a", out, sizeof(out)) < 0 && errno == EINVAL,
+	    "a relative path is refused (EINVAL)");
+	mkdirat(dfd, "fake", 0700);
+	mkdirat(dfd, "fake/c", 0700);
+	ok(symlinkat("../proj/.sandbox", dfd, "fake/.sandbox") == 0, "fake/.sandbox is a symlink");
+	snprintf(path, sizeof(path), "%s/fake/c", dir);
+	ok(find_folder_resolved(path, out, sizeof(out)) < 0 ||
+	    strncmp(out, dir, strlen(dir)) != 0, "a symlinked .sandbox is not a folder");
+
+	/* trusted_key_named reads approvers/NAME.pub only. */
+	crypto_sign_keypair(pk, sk);
+	key_id_of(pk, id);
+	mkdirat(dfd, "approvers", 0700);
+	kfd = openat(dfd, "approvers/alice.pub", O_WRONLY | O_CREAT | O_EXCL, 0644);
+	{
+		char hex[65];
+
+		hex_encode(hex, pk, 32);
+		write_all(kfd, hex, 64);
+		write_all(kfd, "\n", 1);
+		close(kfd);
+	}
+	ok(trusted_key_named(dir, "alice", id, &key, &err) == 1 && !strcmp(key.name, "alice") &&
+	    !memcmp(key.pk, pk, 32), "trusted_key_named finds alice's key by her name");
+	ok(trusted_key_named(dir, "alice", "0000000000000000", &key, &err) == 0,
+	    "another key id: not found");
+	ok(trusted_key_named(dir, "bob", id, &key, &err) == 0, "no bob.pub: not found");
+	ok(trusted_key_named(dir, "../approvers/alice", id, &key, &err) == 0 &&
+	    trusted_key_named(dir, ".alice", id, &key, &err) == 0,
+	    "a name that is no approver name is not looked up");
+	ok(renameat(dfd, "approvers/alice.pub", dfd, "alice.pub") == 0 &&
+	    symlinkat("../alice.pub", dfd, "approvers/alice.pub") == 0 &&
+	    trusted_key_named(dir, "alice", id, &key, &err) < 0,
+	    "a symlinked key file is an error, not a key");
+	close(dfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ok(system(cmd) == 0, "startup: cleanup");
+}
+
 int
 main(void)
 {
 	if (sodium_init() < 0)
 		return 1;
+	test_startup();
 	test_canonical();
 	test_json_int();
 	test_hex_names();

@@ -32,6 +32,14 @@ sample(struct idle_rec *r)
 	r->seen = 1700000000;
 	r->due_prune = 1800000000;
 	r->keep_s = 30 * 86400;
+	r->tail.seq = 4242;
+	r->tail.hash[31] = 0xab;
+	r->tail.head_seq = 4241;
+	r->tail.head_off = 1000;
+	r->tail.size = 1500;
+	r->tail.intents = 17;
+	r->tail.seg_no = 3;
+	r->tail_ok = 1;
 }
 
 /* The file the record of path is kept in. */
@@ -89,6 +97,8 @@ main(void)
 	memset(&got, 0xff, sizeof(got));
 	is_int(idle_load("/p", &got), 0, "... and read back");
 	ok(memcmp(&got, &r, sizeof(r)) == 0, "... exactly");
+	ok(got.tail_ok == 1 && got.tail.seq == 4242 && got.tail.head_off == 1000 &&
+	    got.tail.hash[31] == 0xab, "... with the audit log's tail");
 	is_int(idle_load("/q", &got), -1, "another folder has none");
 
 	/* A byte changed anywhere before the hash: refused. */
@@ -100,6 +110,24 @@ main(void)
 	bad.due_prune = 0;
 	put(f, &bad, sizeof(bad));
 	is_int(idle_load("/p", &got), -2, "retention made due never: refused");
+	/* The audit tail is kept under the same keyed hash. */
+	memcpy(&bad, &r, sizeof(r));
+	bad.tail.seq++;
+	put(f, &bad, sizeof(bad));
+	is_int(idle_load("/p", &got), -2, "the audit tail's last seq changed: refused");
+	memcpy(&bad, &r, sizeof(r));
+	bad.tail.head_off = 0;
+	put(f, &bad, sizeof(bad));
+	is_int(idle_load("/p", &got), -2, "the audit tail's head offset changed: refused");
+	memcpy(&bad, &r, sizeof(r));
+	bad.tail_ok = 0;
+	put(f, &bad, sizeof(bad));
+	is_int(idle_load("/p", &got), -2, "the tail marked unknown: refused");
+	memcpy(&bad, &r, sizeof(r));
+	memcpy(bad.magic, "sbxd-idle-1", 12);
+	idle_mac(&bad, bad.mac);
+	put(f, &bad, sizeof(bad));
+	is_int(idle_load("/p", &got), -2, "an older record's magic (keyed anew): refused");
 	put(f, &r, sizeof(r) - 1);
 	is_int(idle_load("/p", &got), -2, "cut short by a byte: refused");
 	memcpy(big, &r, sizeof(r));

