@@ -241,6 +241,17 @@ reason() { jq -r '.hookSpecificOutput.permissionDecisionReason' 2>/dev/null; }
 
 pending_ids() { "$SBX" -C "$FOLDER" pending --json 2>/dev/null | jq -r '.[].id'; }
 has_pending() { [ -n "$(pending_ids)" ]; }
+# own_oldest PATTERN: the oldest process matching PATTERN (pgrep -f)
+# that runs in this test's folder: pgrep sees every test's processes, and
+# another run of the same test may run the same command at the same time.
+own_oldest() {
+	local p l=""
+	for p in $(pgrep -f "$1"); do
+		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$FOLDER" ] && l="$l,$p"
+	done
+	[ -n "$l" ] && ps -o pid= --sort=start_time -p "${l#,}" | head -1 | tr -d ' ' | grep .
+}
+
 # known ID: sbxd has taken request ID in (sbx show knows it). A hook
 # answers "pending as request ID" after hook_wait_seconds whether or not
 # sbxd has recorded it yet, and sbx approve refuses an id it does not know.
