@@ -26,17 +26,27 @@ DPID=""
 _n=0
 _failed=0
 
+# thaw PID: PID, if the test stopped it (SIGSTOP) and did not go on,
+# takes the signal just sent (else wait waits for ever). Only then: a
+# SIGCONT also cancels the SIGSTOP of a ptrace attach, and an ASan sbxd
+# that is exiting is attached by LeakSanitizer's own tracer, which then
+# waited for ever (and sbxd with it, spinning).
+thaw() {
+	[ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)" = T ] &&
+		kill -CONT "$1" 2>/dev/null
+	return 0
+}
+
 cleanup() {
 	local j
 	stop_daemon
 	# whatever else the test left running in the background (another
 	# sbxd, a hook, a server), also when it ended half-way: it must not
 	# disturb the tests that run after it
-	j=$(jobs -pr)	# (running: a reaped one's pid may be another's now)
-	if [ -n "$j" ]; then
-		kill $j 2>/dev/null
-		kill -CONT $j 2>/dev/null
-	fi
+	for j in $(jobs -pr); do	# (running: a reaped one's pid may be another's now)
+		kill "$j" 2>/dev/null
+		thaw "$j"
+	done
 	[ "${SBX_KEEP:-}" ] || rm -rf "$T"
 }
 trap cleanup EXIT
@@ -203,9 +213,7 @@ start_daemon() {
 stop_daemon() {
 	if [ -n "$DPID" ]; then
 		kill "$DPID" 2>/dev/null
-		# one the test stopped (SIGSTOP) and did not go on: it must
-		# take the signal, or wait waits for ever
-		kill -CONT "$DPID" 2>/dev/null
+		thaw "$DPID"
 		wait "$DPID" 2>/dev/null
 		DPID=""
 	fi
@@ -233,6 +241,17 @@ reason() { jq -r '.hookSpecificOutput.permissionDecisionReason' 2>/dev/null; }
 
 pending_ids() { "$SBX" -C "$FOLDER" pending --json 2>/dev/null | jq -r '.[].id'; }
 has_pending() { [ -n "$(pending_ids)" ]; }
+# own_oldest PATTERN: the oldest process matching PATTERN (pgrep -f)
+# that runs in this test's folder: pgrep sees every test's processes, and
+# another run of the same test may run the same command at the same time.
+own_oldest() {
+	local p l=""
+	for p in $(pgrep -f "$1"); do
+		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$FOLDER" ] && l="$l,$p"
+	done
+	[ -n "$l" ] && ps -o pid= --sort=start_time -p "${l#,}" | head -1 | tr -d ' ' | grep .
+}
+
 # known ID: sbxd has taken request ID in (sbx show knows it). A hook
 # answers "pending as request ID" after hook_wait_seconds whether or not
 # sbxd has recorded it yet, and sbx approve refuses an id it does not know.

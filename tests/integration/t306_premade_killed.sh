@@ -58,9 +58,10 @@ wait_for 20 grep -q "err: slow" "$FOLDER/.sandbox/work/$id.stderr"
 ok $? "the running command's output is in work/$id.stdout and .stderr"
 # the command's shell (the oldest process running it): its parent is
 # the executor
-p=$(pgrep -o -f "sh -c ./slow.sh\$")
+# (this test's own: another run of it may run ./slow.sh at the same time)
+p=$(own_oldest "sh -c ./slow.sh\$")
 ex=$(ps -o ppid= -p "$p" | tr -d ' ')
-left=$(pgrep -f "sleep 30\$" -P "$(pgrep -d, -f "slow.sh\$")" 2>/dev/null)
+left=$(pgrep -f "sleep 30\$" -P "$p" 2>/dev/null)
 is "$(ps -o comm= -p "$ex")" sbxd "(its executor, $ex)"
 kill -KILL "$ex"
 wait "$hp"
