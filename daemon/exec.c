@@ -131,13 +131,11 @@ exec_result_failures(void)
 static int
 link_fd(int fd, int dirfd, const char *path, const char **base)
 {
-	char proc[64];
 	int dfd, e;
 
-	if (xsnprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd) < 0 ||
-	    (dfd = at_parent(dirfd, path, base)) < 0)
+	if ((dfd = at_parent(dirfd, path, base)) < 0)
 		return -1;
-	if (linkat(AT_FDCWD, proc, dfd, *base, AT_SYMLINK_FOLLOW) == 0)
+	if (link_fd_at(fd, dfd, *base) == 0)
 		return dfd;
 	e = errno;
 	close(dfd);
@@ -520,7 +518,7 @@ premade_make(struct premade *pm, int sbfd)
 	 * makes the result's (the agent's user reads them: deployment 3). */
 	for (i = 0; i < PM_N; i++)
 		if ((pm->fd[i] = openat(wfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644)) < 0 ||
-		    fchmod(pm->fd[i], 0644) < 0)
+		    fd_mode_exact(pm->fd[i], 0644) < 0)
 			break;
 	if (i < PM_N)
 		premade_close(pm);
@@ -563,7 +561,7 @@ open_capture(int sbfd, const char *id, const char *name, int pfd)
 	 * made ahead too): in a handed-over folder the agent's user reads
 	 * them. */
 	if ((pfd = openat_nf(sbfd, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) >= 0 &&
-	    fchmod(pfd, 0644) < 0) {
+	    fd_mode_exact(pfd, 0644) < 0) {
 		close(pfd);
 		pfd = -1;
 	}

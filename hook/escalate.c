@@ -111,14 +111,6 @@ exists_at(int sbfd, const char *dir, const char *id, const char *suffix)
 	return exists_nf(sbfd, name);
 }
 
-/* A receipt readable by sbxd's user whatever our umask: in a handed-over
- * folder that user is "others" to our files (sandbox_file_mode). */
-static int
-receipt_mode(int sbfd, int fd)
-{
-	return sandbox_fchmod(sbfd, fd, 0);
-}
-
 /*
  * Claims the one delivery of a result: 1 when this caller got it, 0 when
  * another caller has (the receipt exists), -1 (errno set) when it cannot
@@ -151,7 +143,7 @@ claim_delivery(int sbfd, const char *id, char nonce[SBX_RECEIPT_LEN + 1], int wi
 		e = errno;
 		close(dfd);
 		if (fd >= 0) {
-			(void)receipt_mode(sbfd, fd);
+			(void)sandbox_fchmod(sbfd, fd, 0);
 			close(fd);
 		}
 		errno = e;
@@ -168,7 +160,7 @@ claim_delivery(int sbfd, const char *id, char nonce[SBX_RECEIPT_LEN + 1], int wi
 	    (fd = openat(tfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	    sandbox_file_mode(sbfd))) < 0)
 		goto out;
-	if (receipt_mode(sbfd, fd) < 0 || write_all(fd, nonce, SBX_RECEIPT_LEN) < 0)
+	if (sandbox_fchmod(sbfd, fd, 0) < 0 || write_all(fd, nonce, SBX_RECEIPT_LEN) < 0)
 		goto out;
 	if (linkat(tfd, tmp, dfd, base, 0) == 0)
 		rc = 1;
@@ -235,7 +227,7 @@ receipt_prepare(int sbfd, const char *id)
 	fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, sandbox_file_mode(sbfd));
 	e = errno;
 	close(dfd);
-	if (fd >= 0 && receipt_mode(sbfd, fd) < 0) {
+	if (fd >= 0 && sandbox_fchmod(sbfd, fd, 0) < 0) {
 		e = errno;
 		close(fd);
 		fd = -1;
@@ -263,13 +255,11 @@ claim_prepared(int sbfd, const char *id, int tfd, char nonce[SBX_RECEIPT_LEN + 1
     int with_nonce)
 {
 	unsigned char rnd[SBX_RECEIPT_LEN / 2];
-	char proc[64];
 	const char *base;
 	int dfd, rc, e;
 
 	nonce[0] = '\0';
-	if (tfd < 0 || !valid_id(id) ||
-	    xsnprintf(proc, sizeof(proc), "/proc/self/fd/%d", tfd) < 0)
+	if (tfd < 0 || !valid_id(id))
 		return claim_delivery(sbfd, id, nonce, with_nonce);
 	if (with_nonce) {
 		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
@@ -281,7 +271,7 @@ claim_prepared(int sbfd, const char *id, int tfd, char nonce[SBX_RECEIPT_LEN + 1
 	/* queue/delivered swapped for a symlink (or gone): not recorded. */
 	if ((dfd = at_parent(sbfd, queue_path(QP_DELIVERED, id).s, &base)) < 0)
 		return -1;
-	rc = linkat(AT_FDCWD, proc, dfd, base, AT_SYMLINK_FOLLOW);
+	rc = link_fd_at(tfd, dfd, base);
 	e = errno;
 	close(dfd);
 	if (rc == 0)

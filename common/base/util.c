@@ -368,6 +368,16 @@ fd_mode_exact(int fd, mode_t mode)
 }
 
 int
+link_fd_at(int fd, int dfd, const char *base)
+{
+	char proc[64];
+
+	if (xsnprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd) < 0)
+		return -1;
+	return linkat(AT_FDCWD, proc, dfd, base, AT_SYMLINK_FOLLOW);
+}
+
+int
 write_atomic(int dirfd, const char *tmpdir, const char *dst, const void *buf,
     size_t len, mode_t mode, int flags)
 {

@@ -63,6 +63,10 @@ int write_all(int fd, const void *buf, size_t len);
  * nothing otherwise. 0, or -1 with errno. The mechanism; which mode a
  * folder's files get is common/protocol/users.h sandbox_fchmod(). */
 int fd_mode_exact(int fd, mode_t mode);
+/* Gives the unnamed file FD (O_TMPFILE) the name BASE in DFD, through
+ * /proc/self/fd: never replacing a name (EEXIST, as RENAME_NOREPLACE).
+ * 0, or -1 with errno (ENOENT without /proc). */
+int link_fd_at(int fd, int dfd, const char *base);
 int write_atomic(int dirfd, const char *tmpdir, const char *dst,
     const void *buf, size_t len, mode_t mode, int flags);
 
