@@ -181,9 +181,10 @@ int
 cgroup_holds(const char *dir, const pid_t *pids, int n)
 {
 	char buf[256], *p, *end;
-	int i, seen = 0;
+	unsigned seen = 0;
 	ssize_t got;
 	long pid;
+	int i;
 
 	if ((got = read_procs(dir, buf, sizeof(buf))) < 0)
 		return -1;
@@ -193,13 +194,13 @@ cgroup_holds(const char *dir, const pid_t *pids, int n)
 		pid = strtol(p, &end, 10);
 		if (end == p || *end != '\n')
 			return 0;
-		for (i = 0; i < n && pids[i] != pid; i++)
+		for (i = 0; i < n && i < 32 && (pids[i] != pid || (seen >> i & 1)); i++)
 			;
-		if (i == n)
+		if (i >= n || i >= 32)
 			return 0;
-		seen++;
+		seen |= 1u << i;
 	}
-	return seen == n;
+	return n <= 32 && seen == (n == 32 ? ~0u : (1u << n) - 1);
 }
 
 void
@@ -209,6 +210,24 @@ cgroup_kill(const char *dir)
 
 	if (*dir)
 		(void)kill_listed(dir, 0, &others);
+}
+
+long
+cgroup_current(const char *dir)
+{
+	char path[PATH_MAX], buf[32];
+	ssize_t n;
+	int fd;
+
+	if (xsnprintf(path, sizeof(path), "%s/pids.current", dir) < 0 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return atol(buf);
 }
 
 int
@@ -253,6 +272,8 @@ cgroup_drop(const char *dir)
 	for (tries = 0; tries < 100; tries++) {
 		if (rmdir(dir) == 0 || errno != EBUSY)
 			return;
+		if (!tries)
+			(void)cgroup_set_max(dir, 1);   /* what is left forks no more */
 		cgroup_kill(dir);
 		usleep(10000);
 	}

@@ -39,10 +39,14 @@ int cgroup_set_max(const char *dir, int max);
 /* Moves the calling process into dir (cgroup.procs). 0 or -1. */
 int cgroup_join(const char *dir);
 
+/* How many tasks dir is charged with (pids.current: a zombie counts
+ * until it is reaped), or -1. */
+long cgroup_current(const char *dir);
 /* Moves the calling process out of dir, into its parent. 0 or -1. */
 int cgroup_leave(const char *dir);
-/* 1 when dir holds exactly the n processes in pids, in any order; 0
- * when it holds another or more; -1 when it cannot be read. */
+/* 1 when dir holds exactly the n (at most 32) processes in pids, each
+ * once, in any order; 0 when it holds another or more; -1 when it
+ * cannot be read. */
 int cgroup_holds(const char *dir, const pid_t *pids, int n);
 /* Kills (SIGKILL) every process in dir. */
 void cgroup_kill(const char *dir);

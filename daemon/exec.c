@@ -11,7 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <sched.h>
+#include <linux/sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,6 +50,13 @@ on_stop(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
+}
+
+/* A spare executor's SIGCHLD: only wakes its poll. */
+static void
+on_child(int sig)
+{
+	(void)sig;
 }
 
 static cJSON *
@@ -753,10 +760,10 @@ static int
 executor_supervise(const struct exec_spec *s, struct child *c)
 {
 	struct stream st[2] = { { .name = "stdout" }, { .name = "stderr" } };
-	int i, status = 0, n, timed_out = 0, exited = 0, pidfd, rc = -1;
+	int i, status = 0, n, timed_out = 0, exited = 0, pidfd, rc = -1, ws;
 	int64_t t0, deadline, kill_at = 0, drain_at = 0, now;
 	struct pollfd pfd[3];
-	pid_t pid = c->pid;
+	pid_t pid = c->pid, w;
 	cJSON *r;
 
 	for (i = 0; i < 2; i++) {
@@ -784,10 +791,14 @@ executor_supervise(const struct exec_spec *s, struct child *c)
 		}
 		if (kill_at && now >= kill_at)
 			kill(-pid, SIGKILL);
-		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
-			exited = 1;
-			drain_at = now + DRAIN_MS;
-		}
+		/* Every child: a spare executor is a subreaper, and the run's
+		 * orphans, its children, count in pids.max until reaped. */
+		while ((w = waitpid(-1, &ws, WNOHANG)) > 0)
+			if (w == pid && !exited) {
+				status = ws;
+				exited = 1;
+				drain_at = now + DRAIN_MS;
+			}
 		if (exited && st[0].fd < 0 && st[1].fd < 0)
 			break;
 		/* Background jobs may hold the pipes open after the shell has
@@ -920,7 +931,8 @@ executor(const struct exec_spec *s, pid_t daemon)
 #define SPARE_RETRY_MS  1000    /* after a spare that failed or died idle */
 #define SPARE_CLEAR_MS  1000    /* E kills what is left of a run this long */
 
-/* E's last words after a run: "e" and its successor's pid. */
+/* E's last words after a run: "e" and its successor's pid (its pidfd
+ * comes with it). */
 struct spare_next_msg {
 	char tag;
 	pid_t pid;
@@ -971,21 +983,24 @@ spare_child(int sock, int out_w, int err_w, pid_t parent)
 }
 
 /* E in its cgroup: kills what else is in it, and reaps what is its own
- * (E is a subreaper: a run's orphans are its children; a zombie counts
- * in pids.max until reaped), until nothing else is left or ms passed.
- * 0 or -1. */
+ * (E is a subreaper: a run's orphans are its children), until nothing
+ * else is there, nor charged (a zombie counts in pids.max until reaped),
+ * or ms passed. 0 or -1. */
 static int
 spare_clear(const char *cgdir, int ms)
 {
 	int64_t until = mono_ms() + ms;
+	long cur;
 	int rc;
 
 	for (;;) {
 		rc = cgroup_clear(cgdir, getpid(), 0);
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
-		if (rc == 0 || mono_ms() >= until)
-			return rc;
+		if (rc == 0 && ((cur = cgroup_current(cgdir)) == 1 || cur < 0))
+			return 0;
+		if (mono_ms() >= until)
+			return -1;
 		usleep(1000);
 	}
 }
@@ -1050,7 +1065,7 @@ spare_wait_ready(int csock, int ms)
 static _Noreturn void
 spare_exit(const char *cgdir, int rc)
 {
-	if (*cgdir && cgroup_leave(cgdir) == 0)
+	if (*cgdir && cgroup_set_max(cgdir, 1) == 0 && cgroup_leave(cgdir) == 0)
 		cgroup_drop(cgdir);
 	_exit(rc);
 }
@@ -1064,6 +1079,8 @@ static int
 spare_next(int sock, pid_t daemon, struct child *c)
 {
 	struct spare_next_msg m;
+	struct clone_args ca;
+	int pidfd = -1, rc;
 	long pid;
 
 	if (!c->inside || stop_requested || getppid() != daemon ||
@@ -1071,8 +1088,13 @@ spare_next(int sock, pid_t daemon, struct child *c)
 	    cgroup_set_max(c->cgdir, 3) < 0)
 		return NEXT_NONE;
 	/* Like fork(), with sbxd as the parent (its exit signal is E's:
-	 * SIGCHLD). No glibc atfork handlers: E is single-threaded. */
-	pid = syscall(SYS_clone, (unsigned long)CLONE_PARENT | SIGCHLD, 0UL, 0UL, 0UL, 0UL);
+	 * SIGCHLD) and a pidfd that names E' for sure (a pid may be reused
+	 * once E' is gone). No glibc atfork handlers: E is single-threaded.
+	 * No clone3 (Linux < 5.3): no successor. */
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_PARENT | CLONE_PIDFD;
+	ca.pidfd = (uint64_t)(uintptr_t)&pidfd;
+	pid = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (pid == 0)
 		return NEXT_SELF;
 	if (pid < 0)
@@ -1080,11 +1102,11 @@ spare_next(int sock, pid_t daemon, struct child *c)
 	memset(&m, 0, sizeof(m));
 	m.tag = 'e';
 	m.pid = (pid_t)pid;
-	if (handoff_send(sock, &m, sizeof(m), NULL, 0) < 0) {
+	rc = handoff_send(sock, &m, sizeof(m), &pidfd, 1);
+	if (rc < 0)
 		kill((pid_t)pid, SIGKILL);      /* unknown to sbxd: the cgroup goes */
-		return NEXT_NONE;
-	}
-	return NEXT_MADE;
+	close(pidfd);
+	return rc < 0 ? NEXT_NONE : NEXT_MADE;
 }
 
 /* E idle: C's "ready", then sbxd's run. 1 when sbxd's message is there
@@ -1125,7 +1147,7 @@ spare_life(int sock, pid_t daemon, const char *cgdir, int inside, int hint)
 {
 	struct handoff_run sc;
 	struct child c = { .pid = 0 };
-	int cs[2], op[2], ep[2], fds[2], ready = 0, rc;
+	int cs[2], op[2], ep[2], fds[2], ready = 0, rc, sbfd;
 	const char *why = "";
 	pid_t self;
 	long tasks = -1;
@@ -1134,7 +1156,11 @@ spare_life(int sock, pid_t daemon, const char *cgdir, int inside, int hint)
 	executor_detach(NULL, 0, daemon);
 	self = getpid();
 	prctl(PR_SET_NAME, "sbxd-spare");
+	/* The run's orphans become E's children, reaped as they end (a
+	 * SIGCHLD wakes its poll; waits are restarted). */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = on_child,
+	    .sa_flags = SA_RESTART | SA_NOCLDSTOP }, NULL);
 	snprintf(c.cgdir, sizeof(c.cgdir), "%s", cgdir);
 	/* Nothing of sbxd's: no lock, no database, no inotify. The socket
 	 * becomes fd 3, the hint fd 4. */
@@ -1205,28 +1231,33 @@ spare_life(int sock, pid_t daemon, const char *cgdir, int inside, int hint)
 		c.out_r = op[0];
 		c.err_r = ep[0];
 		rc = executor_supervise(&sc.s, &c);
+		/* Nothing of the run's goes on to E' but its folder. */
+		sbfd = sc.s.sbfd;
+		handoff_free(&sc);
 		/* The socket is not the command's: C closed it (and it is
 		 * close-on-exec). */
 		switch (spare_next(sock, daemon, &c)) {
 		case NEXT_SELF:
-			return sc.s.sbfd;
+			return sbfd;
 		case NEXT_MADE:
 			_exit(rc);      /* E' has the cgroup now */
 		default:
 			spare_exit(cgdir, rc);
 		}
 	}
-	/* C is unfit (killed, stopped, moved, not alone): the direct way,
-	 * its child born in E's cgroup (nothing else left in it: no limit
-	 * there) and moved into a cgroup of its own. */
+	/* C is unfit (killed, stopped, moved, not alone): E moves out of its
+	 * cgroup, which goes with what is left in it, and starts the command
+	 * the direct way, in a cgroup of its own. */
 	close(cs[0]);
 	close(fds[1]);
 	close(op[0]);
 	close(ep[0]);
 	spare_kill(&c);
-	if (c.cgdir[0])
-		(void)cgroup_set_max(c.cgdir, 0);
-	if (child_start(&sc.s, &c, daemon, &why) < 0) {
+	if (*cgdir && (cgroup_set_max(cgdir, 1) < 0 || cgroup_leave(cgdir) < 0))
+		why = "sbxd could not leave the spare's cgroup";
+	else if (*cgdir)
+		cgroup_drop(cgdir);
+	if (*why || child_start(&sc.s, &c, daemon, &why) < 0) {
 		result_write_status(sc.s.sbfd, sc.s.id, sc.s.hash, req_status_name(REQ_INTERRUPTED),
 		    sc.s.approver, why);
 		spare_exit(cgdir, 1);
@@ -1501,6 +1532,34 @@ spare_take(const struct exec_spec *s)
 	return -1;
 }
 
+#ifndef P_PIDFD
+#define P_PIDFD 3               /* linux/wait.h, Linux >= 5.4 */
+#endif
+
+/* 1 when pidfd names pid, a child of sbxd's not reaped, alive: the pid
+ * in its fdinfo, and waitid on the pidfd (a child's only) sees it run.
+ * A pid alone could name another process once that one was reaped. */
+static int
+pidfd_alive_child(int pidfd, pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	siginfo_t si;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	if (!(p = strstr(buf, "\nPid:\t")) || atol(p + 6) != (long)pid)
+		return 0;
+	memset(&si, 0, sizeof(si));
+	return waitid((idtype_t)P_PIDFD, (id_t)pidfd, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	    si.si_pid == 0;
+}
+
 /*
  * E (r) is gone after its run. Its successor becomes a spare when E
  * named it ("e" and its pid, its last words) and it is a live child of
@@ -1513,16 +1572,13 @@ spare_adopt(const struct spare_run *r, int killed)
 {
 	struct spare_next_msg m = { 0 };
 	struct spare *sp;
-	siginfo_t si;
-	int alive = 0;
+	int alive = 0, pidfd = -1;
 
 	if (!killed && r->sock >= 0 && poll(&(struct pollfd){ r->sock, POLLIN, 0 }, 1, 0) == 1 &&
-	    handoff_recv(r->sock, &m, sizeof(m), NULL, 0) == 0 && m.tag == 'e' && m.pid > 0) {
-		memset(&si, 0, sizeof(si));
-		alive = waitid(P_PID, (id_t)m.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-		    si.si_pid == 0;
-	}
+	    handoff_recv(r->sock, &m, sizeof(m), &pidfd, 1) == 0 && m.tag == 'e' && m.pid > 0)
+		alive = pidfd_alive_child(pidfd, m.pid);
 	if (alive && r->cgdir[0] && (sp = spare_free_slot())) {
+		close(pidfd);
 		sp->pid = m.pid;
 		sp->sock = r->sock;
 		snprintf(sp->cgdir, sizeof(sp->cgdir), "%s", r->cgdir);
@@ -1531,8 +1587,11 @@ spare_adopt(const struct spare_run *r, int killed)
 	}
 	if (r->sock >= 0)
 		close(r->sock);
+	if (alive)
+		(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	if (pidfd >= 0)
+		close(pidfd);
 	if (alive) {
-		kill(m.pid, SIGKILL);
 		if (spare_runs_reserve() == 0) {
 			spare_runs[n_spare_runs] = (struct spare_run){ .pid = m.pid, .sock = -1 };
 			snprintf(spare_runs[n_spare_runs].cgdir, sizeof(spare_runs->cgdir), "%s",

@@ -87,6 +87,11 @@ kill-executor)
 	# the spare executor that supervises this very run (t340)
 	echo "cgroup: $(sed -n 's/^[0-9]*:pids://p' /proc/self/cgroup)"
 	kill -KILL "$ex" && echo "killed executor $ex" && sleep 30 ;;
+orphans)
+	# 60 short-lived orphans, one after another: never more than two
+	# processes at once (t340)
+	for i in $(seq 60); do ( /bin/true & ); done
+	echo "orphans ok" ;;
 linger)
 	# a process of ours left behind, out of the run's process group (t340)
 	setsid sleep 300 </dev/null >/dev/null 2>&1 &
