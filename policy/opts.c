@@ -303,6 +303,17 @@ static const struct optdef o_pytest[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* python: -c CODE and -m MODULE end its options (code.c); -W and -X
+ * take a value (-Wignore, -X dev), which is no inline code */
+static const struct optdef o_python[] = {
+	{ NULL, "--check-hash-based-pycs", OK_VAL, 0 },
+	{ NULL, "-W", OK_VAL, 0 },
+	{ NULL, "-X", OK_VAL, 0 },
+	{ NULL, "-c", OK_VAL, PY_CODE },
+	{ NULL, "-m", OK_VAL, PY_MODULE },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
 static const struct optdef o_rg[] = {
 	{ NULL, "--file", OK_READ, 0 },
 	{ NULL, "-f", OK_READ, 0 },
@@ -534,6 +545,7 @@ static const struct optset optsets[OPTS_N] = {
 	[OPTS_NPM] = { 1, 0, o_npm },
 	[OPTS_PRETTIER] = { 1, 0, o_prettier },
 	[OPTS_PYTEST] = { 1, 0, o_pytest },
+	[OPTS_PYTHON] = { 1, 0, o_python },
 	[OPTS_RG] = { 1, 0, o_rg },
 	[OPTS_RSYNC] = { 1, 0, o_rsync },
 	[OPTS_RUSTC] = { 0, 0, o_rustc },

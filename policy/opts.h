@@ -146,6 +146,8 @@ enum { UNZIP_DIR = 1, UNZIP_LIST, UNZIP_DOTDOT };
  * (recurse is -r), --include GLOB (the names read), --exclude-dir GLOB
  * (directories not entered) */
 enum { GREP_DIRS = 1, GREP_REC, GREP_FOLLOW, GREP_INCLUDE, GREP_EXCLDIR };
+/* ... python (code.c): inline code, a module */
+enum { PY_CODE = 1, PY_MODULE };
 /* ... and the network clients (net.c): what the value does */
 enum {
 	NET_OUT = 1,    /* the download is written there ("-": stdout) */
