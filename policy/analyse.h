@@ -77,6 +77,7 @@ enum an_opts {
 	OPTS_JEST,
 	OPTS_JQ,
 	OPTS_LESS,
+	OPTS_LS,
 	OPTS_MAKE,
 	OPTS_MAN,
 	OPTS_MVN,

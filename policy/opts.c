@@ -115,6 +115,8 @@ static const struct optdef o_diff[] = {
 /* du and wc read the names of their files from a file, and wc prints
  * each line it cannot open: the file's content */
 static const struct optdef o_du[] = {
+	{ NULL, "--all", OK_FLAG, WALK_HIDDEN },
+	{ NULL, "-a", OK_FLAG, WALK_HIDDEN },
 	{ NULL, "--exclude-from", OK_READ, 0 },
 	{ NULL, "--files0-from", OK_READ, 0 },
 	{ NULL, "-X", OK_READ, 0 },
@@ -131,7 +133,12 @@ static const struct optdef o_eslint[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* fd -u is --unrestricted: hidden names, ignore files off */
 static const struct optdef o_fd[] = {
+	{ NULL, "--hidden", OK_FLAG, WALK_HIDDEN },
+	{ NULL, "--unrestricted", OK_FLAG, WALK_HIDDEN },
+	{ NULL, "-H", OK_FLAG, WALK_HIDDEN },
+	{ NULL, "-u", OK_FLAG, WALK_HIDDEN },
 	{ NULL, "--exec", OK_CODE, 0 },
 	{ NULL, "--exec-batch", OK_CODE, 0 },
 	{ NULL, "-X", OK_CODE, 0 },
@@ -182,9 +189,24 @@ static const struct optdef o_grep[] = {
 	{ NULL, "-r", OK_FLAG, GREP_REC },
 	{ NULL, "--exclude-dir", OK_VAL, GREP_EXCLDIR },
 	{ NULL, "--exclude-from", OK_READ, 0 },
-	{ NULL, "--file", OK_READ, 0 },
+	{ NULL, "--file", OK_READ, WALK_PAT },
 	{ NULL, "--include", OK_VAL, GREP_INCLUDE },
-	{ NULL, "-f", OK_READ, 0 },
+	{ NULL, "-f", OK_READ, WALK_PAT },
+	{ NULL, "--regexp", OK_VAL, WALK_PAT },
+	{ NULL, "-e", OK_VAL, WALK_PAT },
+	/* the others that take a value: the next word is no operand */
+	{ NULL, "--after-context", OK_VAL, 0 },
+	{ NULL, "--before-context", OK_VAL, 0 },
+	{ NULL, "--binary-files", OK_VAL, 0 },
+	{ NULL, "--color", OK_OPTVAL, 0 },
+	{ NULL, "--colour", OK_OPTVAL, 0 },
+	{ NULL, "--context", OK_VAL, 0 },
+	{ NULL, "--devices", OK_VAL, 0 },
+	{ NULL, "--exclude", OK_VAL, 0 },
+	{ NULL, "--group-separator", OK_VAL, 0 },
+	{ NULL, "--label", OK_VAL, 0 },
+	{ NULL, "--max-count", OK_VAL, 0 },
+	{ NULL, "-D", OK_VAL, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
@@ -314,9 +336,92 @@ static const struct optdef o_python[] = {
 	{ NULL, NULL, OK_VAL, 0 },
 };
 
+/* ls: what it lists (files.c, lister_secret), and the long options that
+ * take a value (the next word is no operand) */
+static const struct optdef o_ls[] = {
+	{ NULL, "--all", OK_FLAG, WALK_HIDDEN },
+	{ NULL, "--almost-all", OK_FLAG, WALK_HIDDEN },
+	{ NULL, "-A", OK_FLAG, WALK_HIDDEN },
+	{ NULL, "-a", OK_FLAG, WALK_HIDDEN },
+	{ NULL, "--recursive", OK_FLAG, WALK_DEEP },
+	{ NULL, "-R", OK_FLAG, WALK_DEEP },
+	{ NULL, "--directory", OK_FLAG, WALK_FLAT },
+	{ NULL, "-d", OK_FLAG, WALK_FLAT },
+	{ NULL, "--block-size", OK_VAL, 0 },
+	{ NULL, "--color", OK_OPTVAL, 0 },
+	{ NULL, "--format", OK_VAL, 0 },
+	{ NULL, "--hide", OK_VAL, 0 },
+	{ NULL, "--hyperlink", OK_OPTVAL, 0 },
+	{ NULL, "--ignore", OK_VAL, 0 },
+	{ NULL, "--indicator-style", OK_VAL, 0 },
+	{ NULL, "--quoting-style", OK_VAL, 0 },
+	{ NULL, "--sort", OK_VAL, 0 },
+	{ NULL, "--tabsize", OK_VAL, 0 },
+	{ NULL, "--time", OK_VAL, 0 },
+	{ NULL, "--time-style", OK_VAL, 0 },
+	{ NULL, "--width", OK_VAL, 0 },
+	{ NULL, NULL, OK_VAL, 0 },
+};
+
+/* rg: pattern files, --pre, and how it walks (files.c: rg_tree_how):
+ * hidden names, ignore files, links, globs and types */
 static const struct optdef o_rg[] = {
-	{ NULL, "--file", OK_READ, 0 },
-	{ NULL, "-f", OK_READ, 0 },
+	{ NULL, "--hidden", OK_FLAG, WALK_HIDDEN },
+	{ NULL, "-.", OK_FLAG, WALK_HIDDEN },
+	{ NULL, "--unrestricted", OK_FLAG, WALK_U },
+	{ NULL, "-u", OK_FLAG, WALK_U },
+	{ NULL, "--no-ignore", OK_FLAG, WALK_NOIGNORE },
+	{ NULL, "--no-ignore-dot", OK_FLAG, WALK_NOIGNORE },
+	{ NULL, "--no-ignore-exclude", OK_FLAG, WALK_NOIGNORE },
+	{ NULL, "--no-ignore-files", OK_FLAG, WALK_NOIGNORE },
+	{ NULL, "--no-ignore-global", OK_FLAG, WALK_NOIGNORE },
+	{ NULL, "--no-ignore-parent", OK_FLAG, WALK_NOIGNORE },
+	{ NULL, "--no-ignore-vcs", OK_FLAG, WALK_NOIGNORE },
+	{ NULL, "--follow", OK_FLAG, WALK_FOLLOW },
+	{ NULL, "-L", OK_FLAG, WALK_FOLLOW },
+	{ NULL, "--files", OK_FLAG, WALK_NAMES },
+	{ NULL, "--glob", OK_VAL, WALK_GLOB },
+	{ NULL, "-g", OK_VAL, WALK_GLOB },
+	{ NULL, "--iglob", OK_VAL, WALK_IGLOB },
+	{ NULL, "--glob-case-insensitive", OK_FLAG, WALK_GLOBCASE },
+	{ NULL, "--type", OK_VAL, WALK_TYPE },
+	{ NULL, "-t", OK_VAL, WALK_TYPE },
+	{ NULL, "--type-not", OK_VAL, 0 },
+	{ NULL, "-T", OK_VAL, 0 },
+	{ NULL, "--type-add", OK_VAL, WALK_TYPEADD },
+	{ NULL, "--type-clear", OK_VAL, WALK_TYPEADD },
+	{ NULL, "--file", OK_READ, WALK_PAT },
+	{ NULL, "-f", OK_READ, WALK_PAT },
+	{ NULL, "--regexp", OK_VAL, WALK_PAT },
+	{ NULL, "-e", OK_VAL, WALK_PAT },
+	/* the others that take a value (rg refuses an option it does not
+	 * know, and abbreviations): the next word is no operand */
+	{ NULL, "--after-context", OK_VAL, 0 },
+	{ NULL, "--before-context", OK_VAL, 0 },
+	{ NULL, "--color", OK_VAL, 0 },
+	{ NULL, "--colors", OK_VAL, 0 },
+	{ NULL, "--context", OK_VAL, 0 },
+	{ NULL, "--context-separator", OK_VAL, 0 },
+	{ NULL, "--dfa-size-limit", OK_VAL, 0 },
+	{ NULL, "--encoding", OK_VAL, 0 },
+	{ NULL, "--engine", OK_VAL, 0 },
+	{ NULL, "--field-context-separator", OK_VAL, 0 },
+	{ NULL, "--field-match-separator", OK_VAL, 0 },
+	{ NULL, "--generate", OK_VAL, 0 },
+	{ NULL, "--hostname-bin", OK_CODE, 0 },
+	{ NULL, "--hyperlink-format", OK_VAL, 0 },
+	{ NULL, "--max-columns", OK_VAL, 0 },
+	{ NULL, "--max-count", OK_VAL, 0 },
+	{ NULL, "--max-depth", OK_VAL, 0 },
+	{ NULL, "--maxdepth", OK_VAL, 0 },
+	{ NULL, "--max-filesize", OK_VAL, 0 },
+	{ NULL, "--path-separator", OK_VAL, 0 },
+	{ NULL, "--pre-glob", OK_VAL, 0 },
+	{ NULL, "--regex-size-limit", OK_VAL, 0 },
+	{ NULL, "--replace", OK_VAL, 0 },
+	{ NULL, "--sort", OK_VAL, 0 },
+	{ NULL, "--sortr", OK_VAL, 0 },
+	{ NULL, "--threads", OK_VAL, 0 },
 	{ NULL, "--ignore-file", OK_READ, 0 },
 	{ NULL, "--pre", OK_CODE, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
@@ -433,6 +538,7 @@ static const struct optdef o_time[] = {
 };
 
 static const struct optdef o_tree[] = {
+	{ NULL, "-a", OK_FLAG, WALK_HIDDEN },
 	{ NULL, "-o", OK_WRITE, 0 },
 	{ NULL, NULL, OK_VAL, 0 },
 };
@@ -537,6 +643,7 @@ static const struct optset optsets[OPTS_N] = {
 	[OPTS_JEST] = { 1, 0, o_jest },
 	[OPTS_JQ] = { 1, 0, o_jq },
 	[OPTS_LESS] = { 1, 0, o_less },
+	[OPTS_LS] = { 1, 0, o_ls },
 	[OPTS_MAKE] = { 1, 0, o_make },
 	[OPTS_MAN] = { 1, 0, o_man },
 	[OPTS_MVN] = { 1, 0, o_mvn },

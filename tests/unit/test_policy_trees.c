@@ -111,7 +111,41 @@ static const struct tcase cases[] = {
 	{ "grep -r --incl='*.c' SECRET keys", A },
 	{ "grep -r --include=*.c SECRET .", A },        /* bash: narrower */
 	{ "find . -name *.c -exec cat {} +", A },
-	{ "rg -g '*.c' -uu SECRET", E },        /* stricter: rg's globs not read */
+	/* rg -g GLOB and -t TYPE narrow the names read when they select */
+	{ "rg -g '*.c' -uu SECRET", A },        /* looser: the glob selects */
+	{ "rg -g '*.{c,h}' SECRET", A },
+	{ "rg -t c SECRET", A },
+	{ "rg --type=c -t py SECRET", A },
+	{ "rg -tc SECRET keys", A },
+	{ "rg -g '*.pem' SECRET", E },
+	{ "rg -g '*.{c,pem}' SECRET", E },
+	{ "rg --iglob '*.PEM' SECRET", E },
+	{ "rg --glob-case-insensitive -g '*.PEM' SECRET", E },
+	{ "rg -g '.env' SECRET", E },           /* selected: read, hidden or not */
+	{ "rg -g '.e*' -g '*.c' SECRET", E },
+	{ "rg -g '!*.c' SECRET", E },           /* a negation only takes away */
+	{ "rg -g '!*.c' -uu SECRET", E },
+	{ "rg -g \"$G\" -g '*.c' SECRET", E },
+	{ "rg -g 'src/*.c' SECRET", E },        /* a path glob: every name */
+	{ "rg -g '*.{c,{h,pem}}' SECRET", E },
+	{ "rg -t c -g '*.pem' SECRET", E },     /* the glob wins over types */
+	{ "rg -t c --type-add 'c:*.pem' SECRET", E },
+	{ "rg --type-clear c -t c SECRET", E },
+	{ "rg -t nosuchtype SECRET", E },
+	{ "rg -t \"$T\" SECRET", E },
+	{ "rg -T c SECRET", E },                /* only takes away */
+	{ "rg --files -g '*.c' | xargs cat", A },
+	/* the values of long options are no operands (the table) */
+	{ "rg --glob '*.c' SECRET", A },
+	{ "rg --type c SECRET", A },
+	{ "rg --max-depth 3 SECRET", E },       /* stricter: "." is read */
+	{ "rg -d 3 SECRET", E },                /* stricter */
+	{ "rg --context 2 SECRET", E },         /* stricter */
+	{ "grep -r --max-count 1 SECRET", E },  /* stricter */
+	{ "grep -r --regexp SECRET", E },
+	{ "grep -r --exclude '*.md' SECRET src", A },
+	{ "rg --hostname-bin ./x SECRET src", E },      /* runs it */
+	{ "rg --files -g '*.pem' | xargs cat", E },
 	/* what the walker skips: grep --exclude-dir (quoted), rg what a git
 	 * root's .gitignore names (mods/: node_modules/ holds a key) */
 	{ "grep -r SECRET mods", E },                   /* stricter */
@@ -124,8 +158,10 @@ static const struct tcase cases[] = {
 	{ "rg -u SECRET mods", E },                     /* stricter */
 	{ "rg --no-ignore SECRET mods", E },            /* stricter */
 	{ "rg --no-ignore-vcs SECRET mods", E },        /* stricter */
-	{ "rg -g '*.c' SECRET mods", E },               /* stricter */
-	{ "rg --glob='*.c' SECRET mods", E },           /* stricter */
+	{ "rg -g '*.c' SECRET mods", A },       /* looser: the glob selects */
+	{ "rg --glob='*.c' SECRET mods", A },   /* looser */
+	{ "rg -g '*.key' SECRET mods", E },
+	{ "rg -g '!*.c' SECRET mods", E },      /* the glob overrides .gitignore */
 	{ "rg SECRET neg", E },                 /* stricter: a negation */
 	{ "rg --files mods | xargs cat", A },
 	{ "rg --files -u mods | xargs cat", E },        /* stricter */
@@ -160,6 +196,16 @@ static const struct tcase cases[] = {
 	{ "cat $(find .)", E },                         /* stricter */
 	{ "for f in $(find hid); do cat $f; done", E }, /* stricter */
 	{ "ls -a | xargs cat", E },                     /* stricter */
+	{ "ls -a --sort size | xargs cat", E },         /* stricter */
+	{ "ls --all --width 80 | xargs cat", E },
+	{ "ls -$X | xargs cat", E },            /* may be -a */
+	{ "ls --sort size | xargs cat", A },
+	{ "ls -u | xargs cat", A },             /* ls -u sorts by access time */
+	{ "du -a | xargs cat", E },
+	{ "du | xargs cat", A },
+	{ "fd -u . | xargs cat", E },
+	{ "fd . src | xargs cat", A },
+	{ "fd . | xargs cat", E },             /* keys/server.pem */
 	{ "ls -A hid | xargs cat", E },                 /* stricter */
 	{ "cat $(ls -a)", E },                          /* stricter */
 	{ "ls keys | xargs cat", E },                   /* stricter: *.pem */
