@@ -179,6 +179,10 @@ int an_fork_bomb(const char *t, size_t len);
 void an_run_file(struct ev *ev, const struct sh_word *w, const char *what);
 int an_cwd_in_project(const struct ev *ev);
 void an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr);
+/* Claude Code's Grep tool: path read as a tree, narrowed by glob or type
+ * (NULL: none) as rg reads them (files.c). */
+void an_grep_tool(struct ev *ev, const char *path, const char *glob,
+    const char *type);
 void an_cls_write(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_mode(struct ev *ev, struct cmdv *v, const struct prog *pr);
 int an_mode_special(const struct sh_word *w);

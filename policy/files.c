@@ -107,17 +107,22 @@ rg_name_add(const char *s, size_t n)
 }
 
 /*
- * A glob that selects files (rg -g, the Grep tool's glob): one without
- * "/" matches a file's name at any depth, as fnmatch(3) reads it. One
- * {a,b} group is expanded; a negation ("!": it only takes files away),
- * a "/", a "\\", nested or several groups read every name.
+ * A glob that selects files (rg -g, the Grep tool's glob): the files it
+ * selects have names its last component matches, as fnmatch(3) reads it
+ * (rg's "*" does not match "/": a path glob selects by its last name).
+ * One {a,b} group is expanded; a negation ("!": it only takes files
+ * away), a "**" or nothing in the last component, a "\\", nested or
+ * several groups read every name.
  */
 static void
 rg_glob_add(const char *g)
 {
 	const char *o, *c, *a, *e;
 
-	if (g[0] == '\0' || g[0] == '!' || strpbrk(g, "/\\") != NULL) {
+	if (strrchr(g, '/') != NULL)
+		g = strrchr(g, '/') + 1;
+	if (g[0] == '\0' || g[0] == '!' || strchr(g, '\\') != NULL ||
+	    strstr(g, "**") != NULL) {
 		rg_names.wide = 1;
 		return;
 	}
@@ -352,6 +357,39 @@ walker_operands(struct ev *ev, struct cmdv *v, const struct prog *pr,
 		if (r == 0 && (n++ > 0 || !pat))
 			fn(ev, v, &v->w[o.k], n);
 	return n - pat;
+}
+
+/*
+ * Claude Code's Grep tool (ripgrep inside) reads the tree at path (a
+ * file: that file), hidden files included and ignore files not
+ * assumed: as grep -r. Its glob narrows the names read as rg -g does
+ * (one word: whitespace or a comma outside braces may be several globs,
+ * which then read every name), its type as rg -t does, when no glob is
+ * given.
+ */
+void
+an_grep_tool(struct ev *ev, const char *path, const char *glob,
+    const char *type)
+{
+	const char *q;
+	int depth = 0, split = 0;
+
+	rg_names_reset();
+	for (q = glob; q != NULL && *q != '\0'; q++) {
+		depth += *q == '{';
+		depth -= *q == '}' && depth > 0;
+		split |= *q == ' ' || *q == '\t' || *q == '\n' ||
+		    (*q == ',' && depth == 0);
+	}
+	if (glob != NULL && glob[0] != '\0') {
+		if (split || glob[0] == '!')
+			rg_names.wide = 1;
+		else
+			rg_glob_add(glob);
+	} else if (type != NULL && type[0] != '\0') {
+		rg_type_add(type);
+	}
+	trig_read_tree_names(ev, path, "Grep", 0, rg_filter());
 }
 
 /* rg without a path searches its input when that is a pipe or a file */

@@ -126,7 +126,8 @@ static const struct tcase cases[] = {
 	{ "rg -g '!*.c' SECRET", E },           /* a negation only takes away */
 	{ "rg -g '!*.c' -uu SECRET", E },
 	{ "rg -g \"$G\" -g '*.c' SECRET", E },
-	{ "rg -g 'src/*.c' SECRET", E },        /* a path glob: every name */
+	{ "rg -g 'src/*.c' SECRET", A },        /* names "*.c" at most */
+	{ "rg -g 'src/**' SECRET", E },         /* every name */
 	{ "rg -g '*.{c,{h,pem}}' SECRET", E },
 	{ "rg -t c -g '*.pem' SECRET", E },     /* the glob wins over types */
 	{ "rg -t c --type-add 'c:*.pem' SECRET", E },
@@ -276,6 +277,66 @@ static const struct tcase cases[] = {
 	{ "cp -rL links copy", E },                     /* stricter */
 };
 
+/* Claude Code's Grep tool: path (NULL: the working directory), glob,
+ * type (NULL: none) */
+static const struct gcase {
+	const char *path, *glob, *type;
+	enum policy_verdict want;
+} grep_cases[] = {
+	{ NULL, NULL, NULL, E },                /* stricter: .env, keys/ */
+	{ ".", NULL, NULL, E },                 /* stricter */
+	{ "hid", NULL, NULL, E },               /* stricter: hidden read */
+	{ "mods", NULL, NULL, E },              /* stricter: no .gitignore */
+	{ "../big", NULL, NULL, E },            /* stricter: too many */
+	{ "src", NULL, NULL, A },
+	{ "src/a.c", NULL, NULL, A },
+	{ "links", NULL, NULL, A },             /* links inside: not followed */
+	{ NULL, "*.c", NULL, A },
+	{ NULL, "**/*.c", NULL, A },
+	{ NULL, "src/*.c", NULL, A },           /* names "*.c" at most */
+	{ NULL, "*.{c,h}", NULL, A },
+	{ "mods", "*.c", NULL, A },
+	{ NULL, NULL, "c", A },
+	{ NULL, NULL, "py", A },
+	{ NULL, "*.pem", NULL, E },
+	{ NULL, "*.{c,pem}", NULL, E },
+	{ NULL, "*.c *.pem", NULL, E },         /* perhaps two globs */
+	{ NULL, "*.c,*.pem", NULL, E },
+	{ NULL, "!*.c", NULL, E },
+	{ NULL, "src/**", NULL, E },
+	{ NULL, "*.{c,{h,pem}}", NULL, E },
+	{ NULL, ".env*", NULL, E },
+	{ NULL, NULL, "nosuchtype", E },
+	{ NULL, "*.pem", "c", E },              /* the glob wins over the type */
+	{ "mods", "*.key", NULL, E },
+};
+
+static struct policy_result
+judge_grep(const struct policy *p, const struct gcase *g)
+{
+	struct policy_result r;
+	struct policy_call c;
+	cJSON *in = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(in, "pattern", "SECRET");
+	if (g->path != NULL)
+		cJSON_AddStringToObject(in, "path", g->path);
+	if (g->glob != NULL)
+		cJSON_AddStringToObject(in, "glob", g->glob);
+	if (g->type != NULL)
+		cJSON_AddStringToObject(in, "type", g->type);
+	memset(&c, 0, sizeof(c));
+	c.tool = "Grep";
+	c.input = in;
+	c.cwd = folder;
+	c.folder = folder;
+	c.home = home;
+	c.config_dir = cfg;
+	policy_eval(p, &c, &r);
+	cJSON_Delete(in);
+	return r;
+}
+
 /* Cases with allowRead for the two secrets at the root and in hid/ */
 static const struct tcase allow_cases[] = {
 	{ "grep -r SECRET hid", A },
@@ -418,6 +479,16 @@ main(void)
 		return 1;
 	}
 	run(p, cases, sizeof(cases) / sizeof(cases[0]));
+	for (k = 0; k < (long)(sizeof(grep_cases) / sizeof(grep_cases[0]));
+	    k++) {
+		const struct gcase *g = &grep_cases[k];
+		struct policy_result r = judge_grep(p, g);
+
+		ok(r.verdict == g->want, "Grep path %s glob %s type %s -> %s "
+		    "(%s)", g->path ? g->path : "-", g->glob ? g->glob : "-",
+		    g->type ? g->type : "-", policy_verdict_name(g->want),
+		    r.reason);
+	}
 	/* what a walk found is kept while the policy lives (one call), and
 	 * forgotten by policy_forget_fs (sbxd, before each call) */
 	{
