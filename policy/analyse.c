@@ -932,6 +932,12 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 	    ev->list_pipeline == v->c->pipeline && ev->list_parse == v->pid &&
 	    ev->list_safe)
 		in.extra = 3;
+	/* xargs cat < <(find .): its input read from a process substitution
+	 * (or any redirection) after one printed secrets' names */
+	for (int ri = 0; ev->procsub_secret && ri < v->c->nredir; ri++)
+		if (v->c->redir[ri].op == SH_R_IN && (v->c->redir[ri].fd == -1 ||
+		    v->c->redir[ri].fd == 0))
+			in.extra = 1;
 	ev->in_child++;
 	if (repl == NULL || repl[0] == '\0') {
 		an_eval_argv(ev, &in);
@@ -1504,6 +1510,9 @@ an_names_secret(struct ev *ev, struct cmdv *v)
 	/* $(...): its output becomes words (<(...) gives a pipe's name) */
 	if (v->c->in_subst == 1)
 		ev->subst_unsafe = 1;
+	/* <(...): a pipe's name, which xargs may read (xargs cat < <(find .)) */
+	if (v->c->in_subst == 2)
+		ev->procsub_secret = 1;
 	ev->secret_out = v->c->out_pipeline;
 	if (v->c->pipeline >= 0) {
 		ev->secret_pipeline = v->c->pipeline;
@@ -1513,15 +1522,16 @@ an_names_secret(struct ev *ev, struct cmdv *v)
 
 /*
  * 1 when what v prints goes on to a later stage of its pipeline (find .
- * | xargs cat, (find .; ls) | cat) or becomes words ($(...)): the names
- * a lister prints may then be read.
+ * | xargs cat, (find .; ls) | cat), becomes words ($(...)) or is read
+ * through a pipe's name (<(...)): the names a lister prints may then be
+ * read.
  */
 int
 an_output_used(const struct cmdv *v)
 {
 	/* a command that is a stage of its own is followed by "|" (its
 	 * conn); one nested in a stage knows the pipe it prints into */
-	return v->c->in_subst == 1 || v->c->conn == SH_C_PIPE ||
+	return v->c->in_subst != 0 || v->c->conn == SH_C_PIPE ||
 	    v->c->out_pipeline >= 0;
 }
 

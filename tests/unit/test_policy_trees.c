@@ -244,6 +244,13 @@ static const struct tcase cases[] = {
 	{ "ls -a", A },
 	{ "diff <(ls) <(ls -la)", A },          /* <(...) is a pipe's name */
 	{ "diff <(ls -a | xargs cat) x", E },           /* stricter */
+	/* names printed into <(...) and read by xargs from it */
+	{ "xargs cat < <(find .)", E },                 /* stricter */
+	{ "xargs cat < <(ls -a)", E },                  /* stricter */
+	{ "xargs -0 cat < <(find . -print0)", E },      /* stricter */
+	{ "xargs cat < <(find src)", A },
+	{ "xargs cat < <(find . -name '*.c')", A },
+	{ "cat < <(find .)", A },               /* prints the names */
 	/* archives and copies read their trees */
 	{ "tar czf out.tgz .", E },                     /* stricter */
 	{ "tar czf out.tgz hid", E },                   /* stricter */
