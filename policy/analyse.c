@@ -847,6 +847,57 @@ static const struct optdef o_xargs[] = {
 };
 static const struct optset xargs_opts = { 1, 0, o_xargs };
 
+/* 1 when the text (n bytes) names a secret in one of its words. */
+static int
+text_names_secret(struct ev *ev, const char *t, size_t n)
+{
+	char word[SBX_PATH_MAX];
+	size_t i = 0, w;
+
+	while (i < n) {
+		while (i < n && strchr(" \t\n'\"", t[i]) != NULL)
+			i++;
+		for (w = 0; i < n && strchr(" \t\n'\"", t[i]) == NULL; i++)
+			if (w + 1 < sizeof(word))
+				word[w++] = t[i];
+		word[w] = '\0';
+		if (w > 0 && trig_is_secret(ev, word, 0))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * What xargs reads its names from, besides a pipe: a here-string or
+ * here-document naming secrets (xargs cat <<< .env) feeds it secrets'
+ * names (1); a file (xargs cat < LIST) is a list the policy cannot see,
+ * as -a LIST (2, noted); else 0.
+ */
+static int
+xargs_input(struct ev *ev, struct cmdv *v)
+{
+	const struct sh_redir *r;
+	int k;
+
+	for (k = 0; k < v->c->nredir; k++) {
+		r = &v->c->redir[k];
+		if (r->fd != -1 && r->fd != 0)
+			continue;
+		if (r->op == SH_R_HERESTR && text_names_secret(ev, r->target.s,
+		    r->target.len))
+			return 1;
+		if (r->op == SH_R_HEREDOC && r->body != NULL &&
+		    text_names_secret(ev, r->body, r->body_len))
+			return 1;
+		if (r->op == SH_R_IN && an_lit(&r->target) &&
+		    strcmp(r->target.s, "/dev/null") != 0) {
+			an_names_from(ev, "xargs", "< FILE");
+			return 2;
+		}
+	}
+	return 0;
+}
+
 void
 an_cls_xargs(struct ev *ev, struct cmdv *v)
 {
@@ -938,6 +989,11 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 		if (v->c->redir[ri].op == SH_R_IN && (v->c->redir[ri].fd == -1 ||
 		    v->c->redir[ri].fd == 0))
 			in.extra = 1;
+	/* xargs cat <<< .env, xargs cat < LIST */
+	if ((j = xargs_input(ev, v)) == 1)
+		in.extra = 1;
+	else if (j == 2)
+		return;
 	ev->in_child++;
 	if (repl == NULL || repl[0] == '\0') {
 		an_eval_argv(ev, &in);

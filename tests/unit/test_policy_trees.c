@@ -251,6 +251,14 @@ static const struct tcase cases[] = {
 	{ "xargs cat < <(find src)", A },
 	{ "xargs cat < <(find . -name '*.c')", A },
 	{ "cat < <(find .)", A },               /* prints the names */
+	/* xargs's names from a here-string, a here-document, a file */
+	{ "xargs cat <<< .env", E },                    /* stricter */
+	{ "xargs cat <<< 'src/a.c .env'", E },          /* stricter */
+	{ "xargs cat <<EOF\nsrc/a.c\n.env\nEOF", E },   /* stricter */
+	{ "xargs cat < list.txt", E },          /* stricter: as -a list.txt */
+	{ "xargs cat <<< src/a.c", A },
+	{ "xargs cat <<EOF\nsrc/a.c\nEOF", A },
+	{ "xargs cat < /dev/null", A },
 	/* archives and copies read their trees */
 	{ "tar czf out.tgz .", E },                     /* stricter */
 	{ "tar czf out.tgz hid", E },                   /* stricter */
