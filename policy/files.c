@@ -437,6 +437,15 @@ lister_secret(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	while ((r = an_opt_next(v, &it, &o)) >= 0) {
 		if (r == 1 && !an_lit(&v->w[o.k]))
 			hidden = 1;
+		if (r == 1 && o.d != NULL && o.d->tag == WALK_ROOT) {
+			/* fd --search-path DIR: listed as an operand is, read
+			 * as with -H (stricter) */
+			ops++;
+			if (o.val == NULL || an_word_path(ev, o.val, path,
+			    sizeof(path)) != 1 || trig_tree_secret(ev, path, 0,
+			    NULL))
+				return 1;
+		}
 		if (r == 1 && o.d != NULL) {
 			hidden |= o.d->tag == WALK_HIDDEN;
 			deep |= o.d->tag == WALK_DEEP;

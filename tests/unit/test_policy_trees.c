@@ -207,6 +207,11 @@ static const struct tcase cases[] = {
 	{ "fd -u . | xargs cat", E },
 	{ "fd . src | xargs cat", A },
 	{ "fd . | xargs cat", E },             /* keys/server.pem */
+	{ "fd --search-path hid x | xargs cat", E },    /* stricter */
+	{ "fd --search-path=hid x | xargs cat", E },    /* stricter */
+	{ "fd --base-directory ~ x | xargs cat", E },   /* stricter */
+	{ "fd --max-depth 2 x src | xargs cat", A },
+	{ "fd --search-path src x | xargs cat", A },
 	{ "ls -A hid | xargs cat", E },                 /* stricter */
 	{ "cat $(ls -a)", E },                          /* stricter */
 	{ "ls keys | xargs cat", E },                   /* stricter: *.pem */
