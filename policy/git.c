@@ -1077,6 +1077,24 @@ git_restore(struct git_ctx *g)
 	return 1;
 }
 
+/* add PATH: the file's content goes into the object store, where
+ * cat-file -p HASH shows it: a read of the paths named (a tree added,
+ * git add ., relies on .gitignore: see docs/POLICY.md) */
+static void
+git_add_word(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	(void)arg;
+	if (at != AT_VALUE)
+		an_op_read(g->ev, g->v, &g->v->w[k], 0);
+}
+
+static int
+git_add(struct git_ctx *g)
+{
+	git_walk(g, git_add_word, NULL);
+	return 0;
+}
+
 static int
 git_mvrm(struct git_ctx *g)
 {
@@ -1115,7 +1133,7 @@ static const struct git_sub git_subs[] = {
 	N("fetch", NULL, git_fetch), N("ls-remote", NULL, git_fetch),
 	N("clone", NULL, git_fetch), N("send-email", NULL, git_fetch),
 	N("request-pull", NULL, git_fetch),
-	W("add", NULL, NULL, NULL), W("stage", NULL, NULL, NULL),
+	W("add", NULL, NULL, git_add), W("stage", NULL, NULL, git_add),
 	W("commit", o_commit, NULL, NULL), W("merge", o_msgfile, NULL, NULL),
 	W("notes", o_msgfile, NULL, NULL), W("rebase", o_rebase, NULL, NULL),
 	W("cherry-pick", NULL, NULL, NULL), W("revert", NULL, NULL, NULL),

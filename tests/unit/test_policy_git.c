@@ -262,6 +262,12 @@ static const struct tcase cases[] = {
 	{ "git cat-file --batch-command", E, NULL },    /* stricter */
 	{ "git cat-file --batch-check < list", A, NULL },
 	{ "git cat-file -p HEAD:./.env", E, NULL },
+	/* git add puts a file's content where cat-file -p HASH shows it */
+	{ "git add .env", E, NULL },                    /* stricter */
+	{ "git add -f -- .env", E, NULL },              /* stricter */
+	{ "git stage .e*", E, NULL },                   /* stricter */
+	{ "git add src/a.c", A, NULL },
+	{ "git add -A", A, NULL },
 	{ "git diff --orderfile=order.txt", A, NULL },
 	/* work that cannot be restored: abbreviations and clusters */
 	{ "git reset --hard", E, "discards" },
