@@ -64,6 +64,7 @@
 #define T_NAMES         0x4000000       /* the files it reads are named by
                                            its input (--stdin-paths) */
 #define T_WORKTREE      0x8000000       /* --work-tree DIR: the tree */
+#define T_ICASE         0x10000000      /* pathspecs match in any case */
 #define GM_ALL          0x00ffff
 
 /* ---- option tables -------------------------------------------------------- */
@@ -82,7 +83,8 @@ static const struct optdef o_global[] = {
 	VAL("--git-dir", T_REPO | T_GITDIR),
 	VAL("--work-tree", T_REPO | T_WORKTREE),
 	VAL("--namespace", 0), VAL("--super-prefix", 0),
-	VAL("--attr-source", 0), FL("--version", T_DONE),
+	VAL("--attr-source", 0), FL("--icase-pathspecs", T_ICASE),
+	FL("--version", T_DONE),
 	FL("--help", T_DONE), END,
 };
 
@@ -413,6 +415,7 @@ struct git_ctx {
 	const struct sh_word *worktree; /* --work-tree's value (worktree_w) */
 	struct sh_word worktree_w;
 	int worktree_set;
+	int icase;              /* --icase-pathspecs */
 	int done;               /* --version, --help */
 	int quiet;              /* effects applied: walks only read */
 };
@@ -554,6 +557,7 @@ git_effect(struct git_ctx *g, const struct an_opt *o)
 			g->worktree = &g->worktree_w;
 		}
 	}
+	g->icase |= (d->tag & T_ICASE) != 0;
 	g->repo_elsewhere |= (d->tag & T_REPO) != 0;
 	g->done |= (d->tag & T_DONE) != 0;
 	if (d->tag & T_DIR)
@@ -948,6 +952,7 @@ git_tree_read(struct git_ctx *g)
 		return;
 	memset(&sp, 0, sizeof(sp));
 	sp.pattern = g->t->tree == GT_GREP && !(g->marks & GM_PAT);
+	sp.names.fold = g->icase;
 	git_walk(g, git_spec_word, &sp);
 	if (g->worktree_set) {
 		/* the tree is elsewhere: all of it */

@@ -230,6 +230,9 @@ static const struct tcase cases[] = {
 	{ "git grep SECRET -- ':/'", E, "every file" }, /* stricter: the top */
 	{ "git grep SECRET -- 's*'", E, "every file" }, /* stricter: a glob */
 	{ "git grep SECRET -- '*.env'", E, "every file" },      /* stricter */
+	{ "git --icase-pathspecs grep SECRET -- '*.ENV'", E, NULL }, /* stricter */
+	{ "git grep SECRET -- ':(icase)*.ENV'", E, NULL },      /* stricter */
+	{ "git grep SECRET -- '*.ENV'", A, NULL },
 	{ "git grep --no-index SECRET", E, "every file" },      /* stricter */
 	{ "git grep --untracked -n SECRET", E, "every file" },  /* stricter */
 	{ "git -C sub grep SECRET ..", E, "every file" },       /* stricter */
