@@ -847,6 +847,57 @@ static const struct optdef o_xargs[] = {
 };
 static const struct optset xargs_opts = { 1, 0, o_xargs };
 
+/* 1 when the text (n bytes) names a secret in one of its words. */
+static int
+text_names_secret(struct ev *ev, const char *t, size_t n)
+{
+	char word[SBX_PATH_MAX];
+	size_t i = 0, w;
+
+	while (i < n) {
+		while (i < n && strchr(" \t\n'\"", t[i]) != NULL)
+			i++;
+		for (w = 0; i < n && strchr(" \t\n'\"", t[i]) == NULL; i++)
+			if (w + 1 < sizeof(word))
+				word[w++] = t[i];
+		word[w] = '\0';
+		if (w > 0 && trig_is_secret(ev, word, 0))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * What xargs reads its names from, besides a pipe: a here-string or
+ * here-document naming secrets (xargs cat <<< .env) feeds it secrets'
+ * names (1); a file (xargs cat < LIST) is a list the policy cannot see,
+ * as -a LIST (2, noted); else 0.
+ */
+static int
+xargs_input(struct ev *ev, struct cmdv *v)
+{
+	const struct sh_redir *r;
+	int k;
+
+	for (k = 0; k < v->c->nredir; k++) {
+		r = &v->c->redir[k];
+		if (r->fd != -1 && r->fd != 0)
+			continue;
+		if (r->op == SH_R_HERESTR && text_names_secret(ev, r->target.s,
+		    r->target.len))
+			return 1;
+		if (r->op == SH_R_HEREDOC && r->body != NULL &&
+		    text_names_secret(ev, r->body, r->body_len))
+			return 1;
+		if (r->op == SH_R_IN && an_lit(&r->target) &&
+		    strcmp(r->target.s, "/dev/null") != 0) {
+			an_names_from(ev, "xargs", "< FILE");
+			return 2;
+		}
+	}
+	return 0;
+}
+
 void
 an_cls_xargs(struct ev *ev, struct cmdv *v)
 {
@@ -932,6 +983,17 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 	    ev->list_pipeline == v->c->pipeline && ev->list_parse == v->pid &&
 	    ev->list_safe)
 		in.extra = 3;
+	/* xargs cat < <(find .): its input read from a process substitution
+	 * (or any redirection) after one printed secrets' names */
+	for (int ri = 0; ev->procsub_secret && ri < v->c->nredir; ri++)
+		if (v->c->redir[ri].op == SH_R_IN && (v->c->redir[ri].fd == -1 ||
+		    v->c->redir[ri].fd == 0))
+			in.extra = 1;
+	/* xargs cat <<< .env, xargs cat < LIST */
+	if ((j = xargs_input(ev, v)) == 1)
+		in.extra = 1;
+	else if (j == 2)
+		return;
 	ev->in_child++;
 	if (repl == NULL || repl[0] == '\0') {
 		an_eval_argv(ev, &in);
@@ -1504,6 +1566,9 @@ an_names_secret(struct ev *ev, struct cmdv *v)
 	/* $(...): its output becomes words (<(...) gives a pipe's name) */
 	if (v->c->in_subst == 1)
 		ev->subst_unsafe = 1;
+	/* <(...): a pipe's name, which xargs may read (xargs cat < <(find .)) */
+	if (v->c->in_subst == 2)
+		ev->procsub_secret = 1;
 	ev->secret_out = v->c->out_pipeline;
 	if (v->c->pipeline >= 0) {
 		ev->secret_pipeline = v->c->pipeline;
@@ -1513,15 +1578,16 @@ an_names_secret(struct ev *ev, struct cmdv *v)
 
 /*
  * 1 when what v prints goes on to a later stage of its pipeline (find .
- * | xargs cat, (find .; ls) | cat) or becomes words ($(...)): the names
- * a lister prints may then be read.
+ * | xargs cat, (find .; ls) | cat), becomes words ($(...)) or is read
+ * through a pipe's name (<(...)): the names a lister prints may then be
+ * read.
  */
 int
 an_output_used(const struct cmdv *v)
 {
 	/* a command that is a stage of its own is followed by "|" (its
 	 * conn); one nested in a stage knows the pipe it prints into */
-	return v->c->in_subst == 1 || v->c->conn == SH_C_PIPE ||
+	return v->c->in_subst != 0 || v->c->conn == SH_C_PIPE ||
 	    v->c->out_pipeline >= 0;
 }
 

@@ -77,6 +77,7 @@ enum an_opts {
 	OPTS_JEST,
 	OPTS_JQ,
 	OPTS_LESS,
+	OPTS_LS,
 	OPTS_MAKE,
 	OPTS_MAN,
 	OPTS_MVN,
@@ -85,6 +86,7 @@ enum an_opts {
 	OPTS_NPM,
 	OPTS_PRETTIER,
 	OPTS_PYTEST,
+	OPTS_PYTHON,
 	OPTS_RG,
 	OPTS_RSYNC,
 	OPTS_RUSTC,
@@ -177,6 +179,10 @@ int an_fork_bomb(const char *t, size_t len);
 void an_run_file(struct ev *ev, const struct sh_word *w, const char *what);
 int an_cwd_in_project(const struct ev *ev);
 void an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr);
+/* Claude Code's Grep tool: path read as a tree, narrowed by glob or type
+ * (NULL: none) as rg reads them (files.c). */
+void an_grep_tool(struct ev *ev, const char *path, const char *glob,
+    const char *type);
 void an_cls_write(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_mode(struct ev *ev, struct cmdv *v, const struct prog *pr);
 int an_mode_special(const struct sh_word *w);

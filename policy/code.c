@@ -176,12 +176,80 @@ an_cls_shell(struct ev *ev, struct cmdv *v)
 	piped_code(ev, v, "shell");
 }
 
+/* python -m MODULE: the test and compile modules run project code */
+static void
+python_module(struct ev *ev, const struct sh_word *w, const char *name)
+{
+	static const char *const known[] = {
+		"pytest", "unittest", "mypy", "py_compile", "compileall", NULL,
+	};
+	const char *const *m;
+
+	ev_factor(ev, F_CODE);
+	for (m = known; w != NULL && an_lit(w) && *m != NULL; m++)
+		if (strcmp(w->s, *m) == 0 && an_cwd_in_project(ev))
+			return;
+	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: python -m",
+	    "%s -m runs a module the policy does not know", name);
+}
+
+/*
+ * python's options, read with its table (opts.c): -c CODE and -m MODULE
+ * end them, -W and -X take a value (-Wignore is no inline code), the
+ * first operand is the script ("-": stdin). An option only known at run
+ * time may be -c: it is read as a script, which escalates.
+ */
+static void
+python_interp(struct ev *ev, struct cmdv *v, const struct prog *pr)
+{
+	struct an_walk it;
+	struct an_opt o;
+	int r;
+
+	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
+	an_walk_table(&it, an_optset(pr->opts), NULL);
+	while ((r = an_opt_next(v, &it, &o)) >= 0) {
+		if (r == 1 && !an_lit(&v->w[o.k])) {
+			/* -$X: may be -c CODE */
+			an_run_file(ev, &v->w[o.k], pr->name);
+			return;
+		}
+		if (r == 1 && o.d == NULL)
+			continue;       /* a flag: -u, -B, -I, -OO */
+		if (r == 1 && o.d != NULL && o.d->tag == PY_CODE) {
+			ev_factor(ev, F_CODE | F_UNKNOWN);
+			ev_note(ev, POLICY_ESCALATE, "shell", "builtin: inline code",
+			    "%s %s runs inline code, which is not analysed",
+			    pr->name, o.name);
+			return;
+		}
+		if (r == 1 && o.d != NULL && o.d->tag == PY_MODULE) {
+			python_module(ev, o.val, pr->name);
+			return;
+		}
+		if (r == 1 && o.d != NULL)
+			continue;       /* -W ignore, -X dev */
+		if (an_lit(&v->w[o.k]) && strcmp(v->w[o.k].s, "-") == 0)
+			break;
+		an_run_file(ev, &v->w[o.k], pr->name);
+		return;
+	}
+	piped_code(ev, v, "interpreter");
+}
+
 void
 an_cls_interp(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
 	int k;
 	const char *s, *name = pr->name;
 
+	if (pr->opts == OPTS_PYTHON && !(v->n == 2 && an_lit(&v->w[1]) &&
+	    (strcmp(v->w[1].s, "--version") == 0 || strcmp(v->w[1].s,
+	    "-V") == 0 || strcmp(v->w[1].s, "--help") == 0 ||
+	    strcmp(v->w[1].s, "-h") == 0))) {
+		python_interp(ev, v, pr);
+		return;
+	}
 	for (k = 1; k < v->n; k++) {
 		s = v->w[k].s;
 		if (!an_lit(&v->w[k]))

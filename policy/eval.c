@@ -287,7 +287,12 @@ tool_search(struct ev *ev, const char *tool)
 	const char *s;
 
 	s = str_field(input, "path");
-	trig_read(ev, s != NULL && s[0] != '\0' ? s : ".", tool);
+	if (strcmp(tool, "Grep") == 0)
+		/* it reads the files below path, as grep -r does */
+		an_grep_tool(ev, s != NULL && s[0] != '\0' ? s : ".",
+		    str_field(input, "glob"), str_field(input, "type"));
+	else
+		trig_read(ev, s != NULL && s[0] != '\0' ? s : ".", tool);
 	s = str_field(input, "pattern");
 	if (strcmp(tool, "Glob") == 0 && s != NULL &&
 	    (s[0] == '/' || s[0] == '~' || strstr(s, "..") != NULL))

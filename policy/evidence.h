@@ -57,6 +57,7 @@ struct ev {
 	int list_safe;                  /* ... and never names sbx's files */
 	int secret_pipeline, secret_parse; /* a stage named secrets */
 	int secret_out;                 /* ... nested in a stage of this one */
+	int procsub_secret;             /* ... printed into a <(...) */
 	struct sh_word *bx_words;       /* brace expansion in progress */
 	int bx_n, bx_bad;
 	struct sh_parse *bx_sp;

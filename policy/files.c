@@ -18,6 +18,7 @@
 #include <string.h>
 
 static int tree_ops, tree_how;
+static const struct tree_names *tree_nm;       /* the names read, or NULL */
 static struct tree_names tree_incl;     /* grep --include: n 0, none;
                                            -1, every name */
 
@@ -39,55 +40,235 @@ op_tree_skip(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 	if (idx < 0)
 		return;
 	tree_ops++;
-	an_read_tree_names(ev, v, w, tree_how, tree_filter());
+	an_read_tree_names(ev, v, w, tree_how, tree_nm);
 }
 
 /*
- * How a recursive grep or rg reads its trees (TREE_*): grep -r reads
- * hidden files and does not follow links met inside, -R does; rg skips
+ * ripgrep's default types (crates/ignore/src/default_types.rs) that
+ * narrow a walk, with the globs of each (space separated; newer releases'
+ * added, never fewer). A type not here reads every name.
+ */
+static const struct {
+	const char *name;
+	const char *globs;
+} rg_types[] = {
+	{ "c", "*.[chH] *.[chH].in *.cats" },
+	{ "cpp", "*.[ChH] *.cc *.[ch]pp *.[ch]xx *.hh *.inl *.[ChH].in *.cc.in "
+	    "*.[ch]pp.in *.[ch]xx.in *.hh.in" },
+	{ "css", "*.css *.scss" },
+	{ "go", "*.go" },
+	{ "h", "*.h *.hh *.hpp" },
+	{ "html", "*.htm *.html *.ejs" },
+	{ "java", "*.java *.jsp *.jspx *.properties" },
+	{ "js", "*.js *.jsx *.vue *.cjs *.mjs" },
+	{ "kotlin", "*.kt *.kts" },
+	{ "lua", "*.lua" },
+	{ "markdown", "*.markdown *.md *.mdown *.mdwn *.mkd *.mkdn" },
+	{ "md", "*.markdown *.md *.mdown *.mdwn *.mkd *.mkdn" },
+	{ "py", "*.py *.pyi" },
+	{ "rust", "*.rs" },
+	{ "swift", "*.swift" },
+	{ "ts", "*.ts *.tsx *.cts *.mts" },
+	{ "txt", "*.txt" },
+	{ "yaml", "*.yaml *.yml" },
+};
+
+/* The names an rg walk (or the Grep tool) reads: tn, its strings in buf. */
+static struct {
+	struct tree_names tn;
+	char buf[1024];
+	size_t used;
+	int wide;               /* a glob or type that cannot narrow */
+} rg_names;
+
+static void
+rg_names_reset(void)
+{
+	memset(&rg_names.tn, 0, sizeof(rg_names.tn));
+	rg_names.used = 0;
+	rg_names.wide = 0;
+}
+
+/* One name (n bytes of s); too many, or too long: every name. */
+static void
+rg_name_add(const char *s, size_t n)
+{
+	char *d = rg_names.buf + rg_names.used;
+
+	if (rg_names.wide || rg_names.tn.n == TREE_NAMES_MAX || n == 0 ||
+	    n + 1 > sizeof(rg_names.buf) - rg_names.used) {
+		rg_names.wide = 1;
+		return;
+	}
+	memcpy(d, s, n);
+	d[n] = '\0';
+	rg_names.used += n + 1;
+	rg_names.tn.v[rg_names.tn.n++] = d;
+}
+
+/*
+ * A glob that selects files (rg -g, the Grep tool's glob): the files it
+ * selects have names its last component matches, as fnmatch(3) reads it
+ * (rg's "*" does not match "/": a path glob selects by its last name).
+ * One {a,b} group is expanded; a negation ("!": it only takes files
+ * away), a "**" or nothing in the last component, a "\\", nested or
+ * several groups read every name.
+ */
+static void
+rg_glob_add(const char *g)
+{
+	const char *o, *c, *a, *e;
+
+	if (strrchr(g, '/') != NULL)
+		g = strrchr(g, '/') + 1;
+	if (g[0] == '\0' || g[0] == '!' || strchr(g, '\\') != NULL ||
+	    strstr(g, "**") != NULL) {
+		rg_names.wide = 1;
+		return;
+	}
+	if ((o = strchr(g, '{')) == NULL) {
+		if (strchr(g, '}') != NULL)
+			rg_names.wide = 1;
+		else
+			rg_name_add(g, strlen(g));
+		return;
+	}
+	if ((c = strchr(o, '}')) == NULL || memchr(o + 1, '{', (size_t)(c -
+	    o - 1)) != NULL || strpbrk(c + 1, "{}") != NULL) {
+		rg_names.wide = 1;
+		return;
+	}
+	for (a = o + 1; a <= c; a = e + 1) {
+		char one[256];
+		int n;
+
+		for (e = a; e < c && *e != ','; e++)
+			;
+		n = snprintf(one, sizeof(one), "%.*s%.*s%s", (int)(o - g), g,
+		    (int)(e - a), a, c + 1);
+		if (n < 0 || (size_t)n >= sizeof(one)) {
+			rg_names.wide = 1;
+			return;
+		}
+		rg_name_add(one, (size_t)n);
+	}
+}
+
+/* An rg type's globs; one not known reads every name. */
+static void
+rg_type_add(const char *t)
+{
+	const char *g, *e;
+	size_t k;
+
+	for (k = 0; k < sizeof(rg_types) / sizeof(rg_types[0]); k++)
+		if (strcmp(rg_types[k].name, t) == 0)
+			break;
+	if (k == sizeof(rg_types) / sizeof(rg_types[0])) {
+		rg_names.wide = 1;
+		return;
+	}
+	for (g = rg_types[k].globs; *g != '\0'; g = *e ? e + 1 : e) {
+		e = g + strcspn(g, " ");
+		rg_name_add(g, (size_t)(e - g));
+	}
+}
+
+/* What rg_names narrows, or NULL: every name. */
+static const struct tree_names *
+rg_filter(void)
+{
+	return rg_names.wide || rg_names.tn.n == 0 ? NULL : &rg_names.tn;
+}
+
+/*
+ * How rg reads its trees (TREE_*), from its table (opts.c): it skips
  * hidden names unless --hidden, -. or -uu (two u's in any form), the
  * directories .gitignore names unless -u, --no-ignore* or a glob (-g,
  * which overrides it), follows links with -L/--follow, and with --files
- * only lists names. Counted over
- * every option word, values included: a value that looks like one of
- * these only makes the reading stricter.
+ * only lists names. A glob that selects (-g '*.c', not "!x") or a type
+ * it knows (-t c, without --type-add) narrows the names read, into
+ * rg_names: a file a positive glob or a type selects is read even when
+ * hidden (the look then reads hidden names), and with such a glob the
+ * types do not count.
  */
 static int
-grep_tree_how(const struct cmdv *v, const struct prog *pr)
+rg_tree_how(const struct cmdv *v, const struct prog *pr)
 {
-	int k, u = 0, hidden = 0, follow = 0, names = 0, rg, noign = 0;
-	const char *s;
+	int u = 0, hidden = 0, follow = 0, names = 0, noign = 0, pos = 0;
+	int types = 0, typeadd = 0, fold = 0;
+	struct an_walk it;
+	struct an_opt o;
+	int r, pass;
 
-	rg = strcmp(pr->name, "rg") == 0;
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		if (!an_lit(&v->w[k]) || s[0] != '-' || s[1] == '\0')
-			continue;
-		if (strcmp(s, "--") == 0)
+	rg_names_reset();
+	for (pass = 0; pass < 2; pass++) {
+		an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
+		an_walk_table(&it, an_optset(pr->opts), NULL);
+		while ((r = an_opt_next(v, &it, &o)) >= 0) {
+			if (r != 1 || o.d == NULL)
+				continue;
+			if (pass == 1) {
+				/* the globs; the types, when no glob selects */
+				if ((o.d->tag == WALK_GLOB || o.d->tag ==
+				    WALK_IGLOB) && (o.val == NULL || !an_lit(o.val)))
+					rg_names.wide = 1;
+				else if (o.d->tag == WALK_GLOB || o.d->tag ==
+				    WALK_IGLOB) {
+					if (o.val->s[0] != '!')
+						rg_glob_add(o.val->s);
+				} else if (o.d->tag == WALK_TYPE && !pos)
+					rg_type_add(o.val != NULL &&
+					    an_lit(o.val) ? o.val->s : "");
+				continue;
+			}
+			switch (o.d->tag) {
+			case WALK_HIDDEN:
+				hidden = 1;
+				break;
+			case WALK_U:
+				u++;
+				break;
+			case WALK_NOIGNORE:
+				noign = 1;
+				break;
+			case WALK_FOLLOW:
+				follow = 1;
+				break;
+			case WALK_NAMES:
+				names = 1;
+				break;
+			case WALK_GLOB:
+			case WALK_IGLOB:
+				/* globs override ignore files */
+				noign = 1;
+				fold |= o.d->tag == WALK_IGLOB;
+				/* one not known: it may select (stricter) */
+				pos |= o.val == NULL || !an_lit(o.val) ||
+				    o.val->s[0] != '!';
+				break;
+			case WALK_GLOBCASE:
+				fold = 1;
+				break;
+			case WALK_TYPE:
+				types = 1;
+				break;
+			case WALK_TYPEADD:
+				/* (--type=x abbreviates --type-add: not it) */
+				typeadd |= o.name[1] != '-' || strncmp(o.name,
+				    o.d->opt, strlen(o.d->opt)) == 0;
+				break;
+			}
+		}
+		if (!pos && (!types || typeadd))
 			break;
-		if (s[1] == '-') {
-			u += strcmp(s, "--unrestricted") == 0;
-			hidden |= strcmp(s, "--hidden") == 0;
-			follow |= strcmp(s, "--follow") == 0 ||
-			    strcmp(s, "--dereference-recursive") == 0;
-			names |= strcmp(s, "--files") == 0;
-			/* ignore files off, or globs (they override them) */
-			noign |= strncmp(s, "--no-ignore", 11) == 0 ||
-			    strncmp(s, "--glob", 6) == 0 ||
-			    strncmp(s, "--iglob", 7) == 0;
-			continue;
-		}
-		for (s++; *s != '\0'; s++) {
-			u += *s == 'u';
-			noign |= *s == 'g';
-			hidden |= *s == '.';
-			follow |= rg ? *s == 'L' : *s == 'R';
-			if (strchr(pr->optarg, *s) != NULL)
-				break;  /* the rest is its value */
-		}
 	}
-	if (!rg)
-		return follow ? TREE_FOLLOW : 0;
+	if (typeadd && !pos)
+		rg_names.wide = 1;
+	rg_names.tn.fold = fold;
+	if (pos || types)
+		hidden = 1;     /* what a glob or type selects is read, hidden
+		                   or not */
 	return (hidden || u >= 2 ? 0 : TREE_NOHIDDEN) |
 	    (noign || u > 0 ? 0 : TREE_GITIGNORE) |
 	    (follow ? TREE_FOLLOW : 0) | (names ? TREE_NAMES : 0);
@@ -151,6 +332,66 @@ grep_recursion(const struct cmdv *v, const struct prog *pr)
 	return how;
 }
 
+/*
+ * The operands of grep -r or rg, read with its table (opts.c: the values
+ * of its options are no operands): fn for each, the first skipped when
+ * it is the pattern (no -e, -f, --files). Returns how many were given.
+ */
+static int
+walker_operands(struct ev *ev, struct cmdv *v, const struct prog *pr,
+    operand_fn fn)
+{
+	struct an_walk it;
+	struct an_opt o;
+	int r, pat = 1, n = 0;
+
+	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
+	an_walk_table(&it, an_optset(pr->opts), NULL);
+	while ((r = an_opt_next(v, &it, &o)) >= 0)
+		if (r == 1 && o.d != NULL && (o.d->tag == WALK_PAT ||
+		    (o.d->tag == WALK_NAMES && pr->opts == OPTS_RG)))
+			pat = 0;
+	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
+	an_walk_table(&it, an_optset(pr->opts), NULL);
+	while ((r = an_opt_next(v, &it, &o)) >= 0)
+		if (r == 0 && (n++ > 0 || !pat))
+			fn(ev, v, &v->w[o.k], n);
+	return n - pat;
+}
+
+/*
+ * Claude Code's Grep tool (ripgrep inside) reads the tree at path (a
+ * file: that file), hidden files included and ignore files not
+ * assumed: as grep -r. Its glob narrows the names read as rg -g does
+ * (one word: whitespace or a comma outside braces may be several globs,
+ * which then read every name), its type as rg -t does, when no glob is
+ * given.
+ */
+void
+an_grep_tool(struct ev *ev, const char *path, const char *glob,
+    const char *type)
+{
+	const char *q;
+	int depth = 0, split = 0;
+
+	rg_names_reset();
+	for (q = glob; q != NULL && *q != '\0'; q++) {
+		depth += *q == '{';
+		depth -= *q == '}' && depth > 0;
+		split |= *q == ' ' || *q == '\t' || *q == '\n' ||
+		    (*q == ',' && depth == 0);
+	}
+	if (glob != NULL && glob[0] != '\0') {
+		if (split || glob[0] == '!')
+			rg_names.wide = 1;
+		else
+			rg_glob_add(glob);
+	} else if (type != NULL && type[0] != '\0') {
+		rg_type_add(type);
+	}
+	trig_read_tree_names(ev, path, "Grep", 0, rg_filter());
+}
+
 /* rg without a path searches its input when that is a pipe or a file */
 static int
 rg_reads_stdin(const struct cmdv *v)
@@ -169,13 +410,6 @@ rg_reads_stdin(const struct cmdv *v)
 	return 0;
 }
 
-static void
-op_tree_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
-{
-	if (idx > 0)
-		op_tree_skip(ev, v, w, idx);
-}
-
 /*
  * A lister whose names feed something (a pipe, $(...)): when a tree it
  * lists holds denyRead files, what reads the names reads secrets (ls -a
@@ -187,60 +421,63 @@ op_tree_skip1(struct ev *ev, struct cmdv *v, struct sh_word *w, int idx)
 static int
 lister_secret(struct ev *ev, struct cmdv *v, const struct prog *pr)
 {
-	const char *name = pr->name, *s;
-	int k, how, hidden = 0, deep = 0, flat_only = 0, ops = 0, first = 1;
+	const char *name = pr->name;
+	int r, how, hidden = 0, deep = 0, flat_only = 0, ops = 0, first = 1;
+	const struct tree_names *names = NULL;
 	struct an_walk it;
+	struct an_opt o;
 	char path[SBX_PATH_MAX];
+	int opk[64], nops = 0, k;
 
-	for (k = 1; k < v->n; k++) {
-		s = v->w[k].s;
-		if (!an_lit(&v->w[k]) || s[0] != '-' || s[1] == '\0')
-			continue;
-		if (strcmp(s, "--") == 0)
-			break;
-		if (s[1] == '-') {
-			hidden |= strcmp(s, "--all") == 0 ||
-			    strcmp(s, "--almost-all") == 0 ||
-			    strcmp(s, "--hidden") == 0 ||
-			    strcmp(s, "--unrestricted") == 0;
-			deep |= strcmp(s, "--recursive") == 0;
-			flat_only |= strcmp(s, "--directory") == 0;
-			continue;
+	/* the table walk (opts.c): what each option says, and the operands;
+	 * an option only known at run time may be -a */
+	first = strcmp(name, "fd") == 0 ? 0 : 1;
+	an_walk_init(&it, 1, pr->optarg, AN_W_NONE);
+	an_walk_table(&it, an_optset(pr->opts), NULL);
+	while ((r = an_opt_next(v, &it, &o)) >= 0) {
+		if (r == 1 && !an_lit(&v->w[o.k]))
+			hidden = 1;
+		if (r == 1 && o.d != NULL && o.d->tag == WALK_ROOT) {
+			/* fd --search-path DIR: listed as an operand is, read
+			 * as with -H (stricter) */
+			ops++;
+			if (o.val == NULL || an_word_path(ev, o.val, path,
+			    sizeof(path)) != 1 || trig_tree_secret(ev, path, 0,
+			    NULL))
+				return 1;
 		}
-		for (s++; *s != '\0'; s++) {
-			hidden |= *s == 'a' || *s == 'A' || *s == 'H' ||
-			    *s == 'u';
-			deep |= *s == 'R';
-			flat_only |= *s == 'd' && strcmp(name, "ls") == 0;
-			if (strchr(pr->optarg, *s) != NULL)
-				break;
+		if (r == 1 && o.d != NULL) {
+			hidden |= o.d->tag == WALK_HIDDEN;
+			deep |= o.d->tag == WALK_DEEP;
+			flat_only |= o.d->tag == WALK_FLAT;
 		}
+		if (r != 0 || !first++)
+			continue;       /* fd's first operand: its pattern */
+		ops++;
+		if (nops == (int)(sizeof(opk) / sizeof(opk[0])))
+			return 1;       /* too many to look at */
+		opk[nops++] = o.k;
 	}
 	if (strcmp(name, "ls") == 0) {
 		if (flat_only)
 			return 0;
 		how = (deep ? 0 : TREE_FLAT) | (hidden ? 0 : TREE_NOHIDDEN);
 	} else if (strcmp(name, "rg") == 0) {
-		/* rg's own reading: -uu, --hidden, -. */
-		how = grep_tree_how(v, pr) & (TREE_NOHIDDEN | TREE_GITIGNORE);
+		/* rg's own reading: -uu, --hidden, -., its globs and types */
+		how = rg_tree_how(v, pr) & (TREE_NOHIDDEN | TREE_GITIGNORE);
+		names = rg_filter();
 	} else if (strcmp(name, "du") == 0) {
 		if (!hidden)
 			return 0;       /* directories only, without -a */
 		how = 0;
 	} else {
 		how = hidden ? 0 : TREE_NOHIDDEN;
-		first = strcmp(name, "fd") == 0 ? 0 : 1;
 	}
-	an_walk_init(&it, 1, pr->optarg, AN_W_CLUSTER);
-	while ((k = an_walk_next(v, &it)) >= 0) {
-		if (!first++)
-			continue;       /* fd's pattern */
-		ops++;
-		if (an_word_path(ev, &v->w[k], path, sizeof(path)) == 1 &&
-		    trig_tree_secret(ev, path, how, NULL))
+	for (k = 0; k < nops; k++)
+		if (an_word_path(ev, &v->w[opk[k]], path, sizeof(path)) == 1 &&
+		    trig_tree_secret(ev, path, how, names))
 			return 1;
-	}
-	return ops == 0 && trig_tree_secret(ev, ".", how, NULL);
+	return ops == 0 && trig_tree_secret(ev, ".", how, names);
 }
 
 void
@@ -275,18 +512,19 @@ an_cls_read(struct ev *ev, struct cmdv *v, const struct prog *pr)
 	/* recursive readers read whole trees: grep -r PAT ~ reads ~/.ssh */
 	if (strcmp(name, "rg") == 0 || (pr->cls == C_GREP &&
 	    (rec = grep_recursion(v, pr)) != 0)) {
-		int pat = !an_has_short(v, 1, 'e', pr->optarg) &&
-		    !an_has_short(v, 1, 'f', pr->optarg) &&
-		    !(strcmp(name, "rg") == 0 && an_has_word(v, 1, "--files"));
-
 		tree_ops = 0;
-		tree_how = grep_tree_how(v, pr) | ((rec & 2) ? TREE_FOLLOW : 0);
-		an_operands(ev, v, 1, pr->optarg, pat ? op_tree_skip1 :
-		    op_tree_skip);
+		if (strcmp(name, "rg") == 0) {
+			tree_how = rg_tree_how(v, pr);
+			tree_nm = rg_filter();
+		} else {
+			/* grep -r reads hidden names; -R follows links */
+			tree_how = (rec & 2) ? TREE_FOLLOW : 0;
+			tree_nm = tree_filter();
+		}
+		walker_operands(ev, v, pr, op_tree_skip);
 		if (tree_ops == 0 && !v->extra && !(strcmp(name, "rg") == 0 &&
 		    rg_reads_stdin(v)))
-			trig_read_tree_names(ev, ".", name, tree_how,
-			    tree_filter());
+			trig_read_tree_names(ev, ".", name, tree_how, tree_nm);
 	}
 
 	an_operands(ev, v, 1, pr->optarg, pr->cls == C_GREP &&

@@ -45,6 +45,9 @@
 #define GM_GLOBAL       0x400   /* config --global */
 #define GM_SYSTEM       0x800   /* config --system */
 #define GM_SET          0x1000  /* config --unset, --edit */
+#define GM_NOINDEX      0x2000  /* diff --no-index: its operands are paths */
+#define GM_NAMES        0x4000  /* diff --name-only: lists names */
+#define GM_PAT          0x8000  /* grep -e, -f: the pattern is no operand */
 
 /* What an option does besides its kind (OK_* of opts.h), with the marks
  * above: the tag of its optdef. */
@@ -60,6 +63,8 @@
 #define T_BARE          0x2000000       /* makes a git dir not named .git */
 #define T_NAMES         0x4000000       /* the files it reads are named by
                                            its input (--stdin-paths) */
+#define T_WORKTREE      0x8000000       /* --work-tree DIR: the tree */
+#define T_ICASE         0x10000000      /* pathspecs match in any case */
 #define GM_ALL          0x00ffff
 
 /* ---- option tables -------------------------------------------------------- */
@@ -75,9 +80,11 @@
 static const struct optdef o_global[] = {
 	VAL("-C", T_DIR), DO("-c", OK_CODE),
 	DO("--config-env", OK_CODE), OPT("--exec-path", T_CODE),
-	VAL("--git-dir", T_REPO | T_GITDIR), VAL("--work-tree", T_REPO),
+	VAL("--git-dir", T_REPO | T_GITDIR),
+	VAL("--work-tree", T_REPO | T_WORKTREE),
 	VAL("--namespace", 0), VAL("--super-prefix", 0),
-	VAL("--attr-source", 0), FL("--version", T_DONE),
+	VAL("--attr-source", 0), FL("--icase-pathspecs", T_ICASE),
+	FL("--version", T_DONE),
 	FL("--help", T_DONE), END,
 };
 
@@ -99,12 +106,34 @@ static const struct optdef o_hash_object[] = {
 };
 
 /* ls-files: -o is --others; -X FILE is --exclude-from */
+/* cat-file: --batch* read the names of the objects shown from the
+ * input, --batch-all-objects shows every object */
+static const struct optdef o_cat_file[] = {
+	READ_OPTS, DO("-o", OK_WRITE), FL("--batch", T_NAMES),
+	OPT("--batch", T_NAMES), OPT("--batch-check", 0),
+	OPT("--batch-command", T_NAMES), END,
+};
+
 static const struct optdef o_ls_files[] = {
 	READ_OPTS, DO("-X", OK_READ), DO("--exclude-from", OK_READ), END,
 };
 
+/* diff: --no-index compares two paths (trees: every file below); the
+ * names it lists may feed a reader */
+static const struct optdef o_diff[] = {
+	READ_OPTS, DO("-o", OK_WRITE), FL("--no-index", GM_NOINDEX),
+	FL("--name-only", GM_NAMES), FL("--name-status", GM_NAMES), END,
+};
+
+/* grep: -e/-f give the pattern; the values of -A, -m ... are no
+ * operands (-C is --context here) */
 static const struct optdef o_grep[] = {
-	READ_OPTS, DO("-f", OK_READ), DO("--file", OK_READ), END,
+	READ_OPTS, { NULL, "-f", OK_READ, GM_PAT },
+	{ NULL, "--file", OK_READ, GM_PAT }, VAL("-e", GM_PAT),
+	VAL("-A", 0), VAL("-B", 0), VAL("-C", 0), VAL("-m", 0),
+	VAL("--after-context", 0), VAL("--before-context", 0),
+	VAL("--context", 0), VAL("--max-count", 0), VAL("--max-depth", 0),
+	VAL("--threads", 0), END,
 };
 
 static const struct optdef o_blame[] = {
@@ -349,10 +378,22 @@ enum git_base { B_NONE, B_DESTROY, B_PATCH, B_PLUMBING, B_RUNS, B_ASK };
 
 struct git_ctx;
 
+/* What a subcommand reads of the working tree below its pathspecs
+ * (git_tree_read). */
+enum git_tree {
+	GT_NONE,
+	GT_GREP,        /* every file's content: grep (the tracked files, or
+	                   with --no-index/--untracked all; at a revision,
+	                   the tree as committed) */
+	GT_LIST,        /* the names of the tracked files, which may feed a
+	                   reader (ls-files | xargs cat) */
+};
+
 struct git_sub {
 	const char *name;
 	unsigned char kind;             /* enum git_kind */
 	unsigned char base;             /* enum git_base */
+	unsigned char tree;             /* enum git_tree */
 	const struct optdef *opts;      /* NULL: its kind's (git_opts) */
 	const struct gact *acts;        /* by the first operand, or NULL */
 	int (*judge)(struct git_ctx *); /* 1: decided; 0: a local write */
@@ -371,6 +412,10 @@ struct git_ctx {
 	const struct sh_word *gitdir;   /* --git-dir's value (gitdir_w) */
 	struct sh_word gitdir_w;        /* copied out of the walk */
 	int gitdir_set;         /* --git-dir was given */
+	const struct sh_word *worktree; /* --work-tree's value (worktree_w) */
+	struct sh_word worktree_w;
+	int worktree_set;
+	int icase;              /* --icase-pathspecs */
 	int done;               /* --version, --help */
 	int quiet;              /* effects applied: walks only read */
 };
@@ -504,6 +549,15 @@ git_effect(struct git_ctx *g, const struct an_opt *o)
 			g->gitdir = &g->gitdir_w;
 		}
 	}
+	if (d->tag & T_WORKTREE) {
+		g->worktree_set = 1;
+		g->worktree = NULL;
+		if (o->val != NULL) {
+			g->worktree_w = *o->val;
+			g->worktree = &g->worktree_w;
+		}
+	}
+	g->icase |= (d->tag & T_ICASE) != 0;
 	g->repo_elsewhere |= (d->tag & T_REPO) != 0;
 	g->done |= (d->tag & T_DONE) != 0;
 	if (d->tag & T_DIR)
@@ -766,6 +820,184 @@ git_names_secret(const struct git_ctx *g)
 	}
 }
 
+/* ---- what git reads of the working tree --------------------------------- */
+
+/* The pathspecs of a subcommand that reads a tree (git_walk). */
+struct git_spec {
+	int pattern;            /* the first operand is the pattern (grep) */
+	int seen;               /* operands passed */
+	int paths;              /* existing paths read */
+	int wide;               /* the whole tree: a glob or a word only known
+	                           at run time, a path not there after "--" */
+	int top;                /* pathspec magic (":/"): from the top */
+	int secret;             /* GT_LIST: a tree named holds secrets */
+	struct tree_names names;        /* "*.c": the names read */
+};
+
+/* 1 when path (as written) names something that is there. */
+static int
+git_path_there(const struct ev *ev, const char *path)
+{
+	char res[SBX_PATH_MAX];
+	unsigned mode;
+
+	return (path[0] == '/' || path[0] == '~' || ev->cwd_known) &&
+	    path_resolve_c(ev->pc, ev->cwd, ev->call->home, path, res,
+	    sizeof(res)) == 0 && path_lstat(ev->pc, res, &mode) == 0;
+}
+
+/*
+ * One operand of grep, ls-files, ls-tree, diff: before "--" a revision
+ * or a path that is there (git refuses a word that is neither), after it
+ * a pathspec. A path there is read as a tree; "*SUFFIX" (no other glob
+ * character, no "/": git's "*" matches "/", so only a suffix narrows by
+ * name) narrows the working directory to those names; any other glob, a
+ * path not there after "--", a word only known at run time read the
+ * whole working directory; ":" pathspec magic (":/" is the top) the top.
+ */
+static void
+git_spec_word(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	struct git_spec *sp = arg;
+	const struct sh_word *w = &g->v->w[k];
+	char path[SBX_PATH_MAX];
+	const char *s = w->s;
+
+	if (at == AT_VALUE)
+		return;
+	if (at == AT_OPERAND && sp->pattern && sp->seen++ == 0)
+		return;         /* grep's pattern */
+	if (!an_lit(w) || an_word_path(g->ev, w, path, sizeof(path)) != 1) {
+		sp->wide = 1;
+		return;
+	}
+	if (s[0] == ':') {
+		sp->top = 1;
+		return;
+	}
+	if (s[0] == '*' && s[1] != '\0' && strpbrk(s + 1, "*?[]\\/") == NULL &&
+	    sp->names.n < TREE_NAMES_MAX) {
+		sp->names.v[sp->names.n++] = s;
+		return;
+	}
+	if (strpbrk(s, "*?[") != NULL) {
+		sp->wide = 1;
+		return;
+	}
+	if (git_path_there(g->ev, path)) {
+		sp->paths++;
+		if (g->t->tree == GT_GREP)
+			trig_read_tree_names(g->ev, path, "git grep", 0, NULL);
+		else
+			sp->secret |= trig_tree_secret(g->ev, path, 0, NULL);
+		return;
+	}
+	if (at == AT_PATH)
+		sp->wide = 1;   /* a pathspec not there: it may be a glob */
+	/* else a revision: its tree, below the working directory */
+}
+
+/* The top of the working tree: the directory from the working directory
+ * up that holds .git; 0, or -1 when not found. */
+static int
+git_top(const struct ev *ev, char *out, size_t outsz)
+{
+	char d[SBX_PATH_MAX + 8];
+	unsigned mode;
+	char *slash;
+	size_t n;
+
+	if (!ev->cwd_known || (n = strlen(ev->cwd)) >= outsz ||
+	    n >= SBX_PATH_MAX)
+		return -1;
+	memcpy(d, ev->cwd, n + 1);
+	for (;;) {
+		memcpy(d + n, n == 1 ? ".git" : "/.git", n == 1 ? 5 : 6);
+		if (path_lstat(ev->pc, d, &mode) == 0) {
+			d[n] = '\0';
+			memcpy(out, d, n + 1);
+			return 0;
+		}
+		d[n] = '\0';
+		if (n == 1)
+			return -1;
+		slash = strrchr(d, '/');
+		n = slash == d ? 1 : (size_t)(slash - d);
+		d[n] = '\0';
+	}
+}
+
+/*
+ * git grep reads every file below its pathspecs (by default the working
+ * directory), as grep -r does; ls-files, ls-tree and diff --name-only
+ * list their names, which name secrets when what they print is used
+ * (git ls-files | xargs cat) and the tree holds denyRead files. Which
+ * of them git tracks is not looked at: every file counts (stricter).
+ * --work-tree DIR: the tree is DIR; diff --no-index: its operands are
+ * paths, read as trees.
+ */
+static void
+git_tree_read(struct git_ctx *g)
+{
+	struct ev *ev = g->ev;
+	struct git_spec sp;
+	const struct tree_names *names;
+	char top[SBX_PATH_MAX];
+	const char *where = ".";
+
+	if (g->t->tree == GT_NONE || (g->t->tree == GT_LIST &&
+	    !an_output_used(g->v)))
+		return;
+	if (strcmp(g->sub, "diff") == 0 && !(g->marks & GM_NAMES))
+		return;
+	memset(&sp, 0, sizeof(sp));
+	sp.pattern = g->t->tree == GT_GREP && !(g->marks & GM_PAT);
+	sp.names.fold = g->icase;
+	git_walk(g, git_spec_word, &sp);
+	if (g->worktree_set) {
+		/* the tree is elsewhere: all of it */
+		if (g->worktree == NULL || !an_lit(g->worktree) ||
+		    an_word_path(ev, g->worktree, top, sizeof(top)) != 1) {
+			ev_factor(ev, F_UNKNOWN);
+			ev_note(ev, POLICY_ESCALATE, "read", "builtin: git",
+			    "git %s reads a working tree only known at run "
+			    "time (--work-tree)", g->sub);
+			return;
+		}
+		where = top;
+		sp.wide = 1;
+	} else if (sp.top) {
+		if (git_top(ev, top, sizeof(top)) < 0) {
+			ev_factor(ev, F_UNKNOWN);
+			ev_note(ev, POLICY_ESCALATE, "read", "builtin: git",
+			    "git %s reads from the top of a working tree the "
+			    "policy cannot find (pathspec magic)", g->sub);
+			return;
+		}
+		where = top;
+		sp.wide = 1;
+	}
+	if (!sp.wide && sp.paths > 0 && sp.names.n == 0) {
+		if (sp.secret)  /* the paths named (GT_GREP: read above) */
+			an_names_secret(ev, g->v);
+		return;
+	}
+	names = !sp.wide && sp.names.n > 0 ? &sp.names : NULL;
+	if (g->t->tree == GT_GREP)
+		trig_read_tree_names(ev, where, "git grep", 0, names);
+	else if (sp.secret || trig_tree_secret(ev, where, 0, names))
+		an_names_secret(ev, g->v);
+}
+
+/* diff --no-index A B: every file below A and B is read */
+static void
+git_noindex_word(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	(void)arg;
+	if (at != AT_VALUE)
+		an_read_tree_how(g->ev, g->v, &g->v->w[k], 0);
+}
+
 static int
 git_config(struct git_ctx *g)
 {
@@ -850,6 +1082,24 @@ git_restore(struct git_ctx *g)
 	return 1;
 }
 
+/* add PATH: the file's content goes into the object store, where
+ * cat-file -p HASH shows it: a read of the paths named (a tree added,
+ * git add ., relies on .gitignore: see docs/POLICY.md) */
+static void
+git_add_word(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	(void)arg;
+	if (at != AT_VALUE)
+		an_op_read(g->ev, g->v, &g->v->w[k], 0);
+}
+
+static int
+git_add(struct git_ctx *g)
+{
+	git_walk(g, git_add_word, NULL);
+	return 0;
+}
+
 static int
 git_mvrm(struct git_ctx *g)
 {
@@ -861,19 +1111,21 @@ git_mvrm(struct git_ctx *g)
 
 /* ---- the table ------------------------------------------------------------ */
 
-#define R(n, o)         { n, G_READ, B_NONE, o, NULL, NULL }
-#define W(n, o, a, j)   { n, G_WRITE, B_NONE, o, a, j }
-#define B(n, b, o, a)   { n, G_WRITE, b, o, a, NULL }
-#define N(n, o, j)      { n, G_NET, B_NONE, o, NULL, j }
+#define R(n, o)         { n, G_READ, B_NONE, GT_NONE, o, NULL, NULL }
+#define RT(n, o, t)     { n, G_READ, B_NONE, t, o, NULL, NULL }
+#define W(n, o, a, j)   { n, G_WRITE, B_NONE, GT_NONE, o, a, j }
+#define B(n, b, o, a)   { n, G_WRITE, b, GT_NONE, o, a, NULL }
+#define N(n, o, j)      { n, G_NET, B_NONE, GT_NONE, o, NULL, j }
 
 /* Every subcommand the policy knows; any other escalates (aliases can
  * run commands). */
 static const struct git_sub git_subs[] = {
-	R("status", NULL), R("log", NULL), R("diff", NULL), R("show", NULL),
+	R("status", NULL), R("log", NULL), RT("diff", o_diff, GT_LIST),
+	R("show", NULL),
 	R("blame", o_blame), R("annotate", o_blame), R("shortlog", NULL),
 	R("describe", NULL), R("rev-parse", NULL), R("rev-list", NULL),
-	R("ls-files", o_ls_files), R("ls-tree", NULL), R("cat-file", NULL),
-	R("grep", o_grep), R("whatchanged", NULL), R("name-rev", NULL),
+	RT("ls-files", o_ls_files, GT_LIST), RT("ls-tree", NULL, GT_LIST),
+	R("cat-file", o_cat_file), RT("grep", o_grep, GT_GREP), R("whatchanged", NULL), R("name-rev", NULL),
 	R("merge-base", NULL), R("count-objects", NULL),
 	R("verify-commit", NULL), R("verify-tag", NULL), R("cherry", NULL),
 	R("version", NULL), R("help", NULL), R("var", NULL),
@@ -886,7 +1138,7 @@ static const struct git_sub git_subs[] = {
 	N("fetch", NULL, git_fetch), N("ls-remote", NULL, git_fetch),
 	N("clone", NULL, git_fetch), N("send-email", NULL, git_fetch),
 	N("request-pull", NULL, git_fetch),
-	W("add", NULL, NULL, NULL), W("stage", NULL, NULL, NULL),
+	W("add", NULL, NULL, git_add), W("stage", NULL, NULL, git_add),
 	W("commit", o_commit, NULL, NULL), W("merge", o_msgfile, NULL, NULL),
 	W("notes", o_msgfile, NULL, NULL), W("rebase", o_rebase, NULL, NULL),
 	W("cherry-pick", NULL, NULL, NULL), W("revert", NULL, NULL, NULL),
@@ -922,6 +1174,7 @@ static const struct git_sub git_subs[] = {
 };
 
 #undef R
+#undef RT
 #undef W
 #undef B
 #undef N
@@ -1210,8 +1463,10 @@ git_judge(struct ev *ev, struct cmdv *v)
 	}
 	git_list_track(&g);
 	git_names_secret(&g);
+	git_tree_read(&g);
 	if (g.t->kind == G_READ) {
-		git_walk(&g, git_read_word, NULL);
+		git_walk(&g, (g.marks & GM_NOINDEX) ? git_noindex_word :
+		    git_read_word, NULL);
 		if (!(g.marks & GM_WRITES))
 			return;
 	}

@@ -75,7 +75,8 @@ note(struct ev *ev, const char *name, const char *what)
 }
 
 void
-an_interactive(struct ev *ev, struct cmdv *v, const char *name)
+an_interactive(struct ev *ev, struct cmdv *v, const char *name,
+    const char *optarg)
 {
 	const struct repl_flag *f;
 	const char *s;
@@ -88,7 +89,10 @@ an_interactive(struct ev *ev, struct cmdv *v, const char *name)
 		for (f = flags; f->prog; f++) {
 			if (!prog_is(f->prog, name))
 				continue;
-			if (f->cluster ? (s[1] != '-' && strchr(s + 1, f->opt[0]) != NULL &&
+			/* a cluster's letters up to one that takes a value
+			 * (python -Wignore: "ignore" is -W's) */
+			if (f->cluster ? (s[1] != '-' && memchr(s + 1, f->opt[0],
+			    strcspn(s + 1, optarg)) != NULL &&
 			    strchr(s, '=') == NULL && !(f->not_with_c && strchr(s, 'c'))) :
 			    strcmp(s, f->opt) == 0) {
 				note(ev, name, f->what);

@@ -14,7 +14,9 @@
 
 /* Notes an escalation when v (program `name`) stays interactive: a REPL
  * flag, a shell reading its commands from stdin, a debugger prompt.
- * Never lowers a verdict. */
-void an_interactive(struct ev *ev, struct cmdv *v, const char *name);
+ * optarg: its short options that take a value (what follows one in a
+ * cluster is the value). Never lowers a verdict. */
+void an_interactive(struct ev *ev, struct cmdv *v, const char *name,
+    const char *optarg);
 
 #endif

@@ -146,6 +146,19 @@ enum { UNZIP_DIR = 1, UNZIP_LIST, UNZIP_DOTDOT };
  * (recurse is -r), --include GLOB (the names read), --exclude-dir GLOB
  * (directories not entered) */
 enum { GREP_DIRS = 1, GREP_REC, GREP_FOLLOW, GREP_INCLUDE, GREP_EXCLDIR };
+/* ... the tree walkers and listers (files.c: rg, ls, tree, fd, du):
+ * hidden names read (-a, --hidden, -.), rg's -u (counted: -uu reads
+ * hidden names), ignore files off, links followed, names only (rg
+ * --files), ls -R and -d, rg's globs and types (--type-add, --type-clear:
+ * the types are not rg's own), a tree listed besides the operands (fd
+ * --search-path, --base-directory); WALK_PAT: -e/-f give the pattern (grep's
+ * tags are GREP_*, below 0x40) */
+enum { WALK_HIDDEN = 1, WALK_U, WALK_NOIGNORE, WALK_FOLLOW, WALK_NAMES,
+	WALK_DEEP, WALK_FLAT, WALK_GLOB, WALK_IGLOB, WALK_GLOBCASE, WALK_TYPE,
+	WALK_TYPEADD, WALK_ROOT,
+	WALK_PAT = 0x40 };      /* grep, rg -e/-f: the pattern is no operand */
+/* ... python (code.c): inline code, a module */
+enum { PY_CODE = 1, PY_MODULE };
 /* ... and the network clients (net.c): what the value does */
 enum {
 	NET_OUT = 1,    /* the download is written there ("-": stdout) */

@@ -163,7 +163,7 @@ static const struct prog progs[] = {
 	{ "locale", C_NOFILE, "", 0, OPTS_NONE },
 	{ "logname", C_NOFILE, "", 0, OPTS_NONE },
 	{ "losetup", C_ADMIN, "", 0, OPTS_NONE },
-	{ "ls", C_READ, "ITw", 0, OPTS_NONE },
+	{ "ls", C_READ, "ITw", 0, OPTS_LS },
 	{ "lsblk", C_NOFILE, "", 0, OPTS_NONE },
 	{ "lscpu", C_NOFILE, "", 0, OPTS_NONE },
 	{ "lua", C_INTERP, "", 0, OPTS_NONE },
@@ -227,9 +227,9 @@ static const struct prog progs[] = {
 	{ "py.test", C_BUILD, "", 0, OPTS_PYTEST },
 	{ "pylint", C_LINT, "", 0, OPTS_NONE },
 	{ "pytest", C_BUILD, "", 0, OPTS_PYTEST },
-	{ "python", C_INTERP, "", 0, OPTS_NONE },
-	{ "python2", C_INTERP, "", 0, OPTS_NONE },
-	{ "python3", C_INTERP, "", 0, OPTS_NONE },
+	{ "python", C_INTERP, "cmWX", 0, OPTS_PYTHON },
+	{ "python2", C_INTERP, "cmWX", 0, OPTS_PYTHON },
+	{ "python3", C_INTERP, "cmWX", 0, OPTS_PYTHON },
 	{ "read", C_NOFILE, "", 0, OPTS_NONE },
 	{ "readlink", C_READ, "", 0, OPTS_NONE },
 	{ "readonly", C_NOFILE, "", 0, OPTS_NONE },
@@ -237,7 +237,7 @@ static const struct prog progs[] = {
 	{ "reboot", C_ADMIN, "", 0, OPTS_NONE },
 	{ "return", C_NOFILE, "", 0, OPTS_NONE },
 	{ "rev", C_READ, "", 0, OPTS_NONE },
-	{ "rg", C_GREP, "efABCmgtTjMEr", 0, OPTS_RG },
+	{ "rg", C_GREP, "efABCmgtTjMErd", 0, OPTS_RG },
 	{ "rm", C_WRITE, "", 0, OPTS_NONE },
 	{ "rmdir", C_WRITE, "", 0, OPTS_NONE },
 	{ "rmmod", C_ADMIN, "", 0, OPTS_NONE },
@@ -712,7 +712,8 @@ an_classify(struct ev *ev, struct cmdv *v, const struct prog *pr, const char *na
 		return;
 	}
 	if (cls_fns[pr->cls].interactive)
-		an_interactive(ev, v, name);
+		an_interactive(ev, v, name, pr->cls == C_INTERP ?
+		    pr->optarg : "");
 	if (cls_fns[pr->cls].prog != NULL)
 		cls_fns[pr->cls].prog(ev, v, pr);
 	else if (cls_fns[pr->cls].name != NULL)

@@ -95,8 +95,8 @@ static const struct tcase cases[] = {
 	{ "git rebase -xid HEAD~3", E, "run" },
 	{ "git rebase -ix id HEAD~3", E, "run" },
 	{ "git rebase --exe=id HEAD~3", E, "run" },
-	{ "git grep -Ovim x", E, "run" },
-	{ "git grep --open-files=vim x", E, "run" },
+	{ "git grep -Ovim x src", E, "run" },
+	{ "git grep --open-files=vim x src", E, "run" },
 	{ "git diff --ext-diff", E, NULL },
 	{ "git log --ext", E, NULL },
 	{ "git mergetool", E, NULL },
@@ -220,7 +220,57 @@ static const struct tcase cases[] = {
 	{ "git hash-object --stdin-p < list", E, NULL },
 	{ "git hash-object -w ~/.ssh/id_rsa", E, NULL },
 	{ "git hash-object src/a.c", A, NULL },
-	{ "git grep -f patterns.txt x", A, NULL },
+	{ "git grep -f patterns.txt x src", A, NULL },
+	/* git grep reads every file below its pathspecs (default: the
+	 * working directory), as grep -r: the project's .env */
+	{ "git grep SECRET", E, "every file" },         /* stricter */
+	{ "git grep -e SECRET -- .", E, "every file" }, /* stricter */
+	{ "git grep -f patterns.txt x", E, "every file" },      /* stricter */
+	{ "git grep SECRET HEAD", E, "every file" },    /* stricter: a tree */
+	{ "git grep SECRET -- ':/'", E, "every file" }, /* stricter: the top */
+	{ "git grep SECRET -- 's*'", E, "every file" }, /* stricter: a glob */
+	{ "git grep SECRET -- '*.env'", E, "every file" },      /* stricter */
+	{ "git --icase-pathspecs grep SECRET -- '*.ENV'", E, NULL }, /* stricter */
+	{ "git grep SECRET -- ':(icase)*.ENV'", E, NULL },      /* stricter */
+	{ "git grep SECRET -- '*.ENV'", A, NULL },
+	{ "git grep --no-index SECRET", E, "every file" },      /* stricter */
+	{ "git grep --untracked -n SECRET", E, "every file" },  /* stricter */
+	{ "git -C sub grep SECRET ..", E, "every file" },       /* stricter */
+	{ "git --work-tree=. grep SECRET src", E, "every file" },  /* stricter */
+	{ "git --work-tree=\"$W\" grep SECRET src", E, NULL },
+	{ "git grep SECRET ~/.ssh", E, NULL },
+	{ "GIT_DIR=x git grep SECRET src", E, NULL },
+	{ "git -c core.pager=x grep SECRET src", E, NULL },
+	{ "git grep SECRET src", A, NULL },
+	{ "git grep SECRET HEAD -- src", A, NULL },
+	{ "git grep SECRET -- '*.c'", A, NULL },
+	{ "git grep -n -A 3 --max-depth 2 SECRET src", A, NULL },
+	{ "git -C src grep SECRET", A, NULL },
+	/* the names of tracked files feeding a reader: every file counts */
+	{ "git ls-files | xargs cat", E, "names secrets" },     /* stricter */
+	{ "git ls-files -z | xargs -0 cat", E, NULL },  /* stricter */
+	{ "cat $(git ls-files)", E, NULL },             /* stricter */
+	{ "git ls-tree -r --name-only HEAD | xargs cat", E, NULL },  /* stricter */
+	{ "git diff --name-only | xargs cat", E, NULL },        /* stricter */
+	{ "git ls-files src | xargs cat", A, NULL },
+	{ "git ls-files '*.c' | xargs cat", A, NULL },
+	{ "git ls-files", A, NULL },
+	{ "git diff --name-only", A, NULL },
+	/* diff --no-index compares paths: trees are read */
+	{ "git diff --no-index .env /dev/null", E, NULL },
+	{ "git diff --no-index -- . ../x", E, "every file" },   /* stricter */
+	{ "git diff --no-index src sub", A, NULL },
+	/* objects named on the input */
+	{ "git cat-file --batch < list", E, "list" },   /* stricter */
+	{ "git cat-file --batch-command", E, NULL },    /* stricter */
+	{ "git cat-file --batch-check < list", A, NULL },
+	{ "git cat-file -p HEAD:./.env", E, NULL },
+	/* git add puts a file's content where cat-file -p HASH shows it */
+	{ "git add .env", E, NULL },                    /* stricter */
+	{ "git add -f -- .env", E, NULL },              /* stricter */
+	{ "git stage .e*", E, NULL },                   /* stricter */
+	{ "git add src/a.c", A, NULL },
+	{ "git add -A", A, NULL },
 	{ "git diff --orderfile=order.txt", A, NULL },
 	/* work that cannot be restored: abbreviations and clusters */
 	{ "git reset --hard", E, "discards" },

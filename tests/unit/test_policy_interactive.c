@@ -56,6 +56,7 @@ static const struct {
 	/* a prompt although a script or arguments are named */
 	{ "python3 -i x.py", E, 1 },
 	{ "python3 -Bi x.py", E, 1 },
+	{ "python3 -uiW ignore x.py", E, 1 },
 	{ "python3.12 -i x.py", E, 1 },
 	{ "node -i", E, 1 },
 	{ "node --interactive x.js", E, 1 },
@@ -85,6 +86,8 @@ static const struct {
 	{ "bun test", A, 0 },
 	{ "python3 -m pytest", A, 0 },
 	{ "python3 --version", A, 0 },
+	{ "python3 -Wignore x.py", A, 0 },      /* -W's value: "ignore" */
+	{ "python3 -Wi x.py", A, 0 },
 	/* a deny stays a deny */
 	{ "bash -s x && rm -rf /", D, 0 },
 };

@@ -262,7 +262,24 @@ static const struct tcase cases[] = {
 	{ "sh -c -- 'rm -rf /'", D },
 	{ "bash -- -i", A },                    /* a script named -i, here */
 	{ "bash -i", E },
-	{ "python3 -- -i", E },                 /* no script: reads stdin */
+	{ "python3 -- -i", A },                 /* a script named -i, here */
+	/* python's table: -W and -X take a value, -c and -m end the options */
+	{ "python -Wignore x.py", A },
+	{ "python3 -W error x.py", A },
+	{ "python3 -W ignore::DeprecationWarning x.py", A },
+	{ "python3 -X dev x.py", A },
+	{ "python3 -Xfrozen_modules=off x.py", A },
+	{ "python3 -uWignore x.py", A },
+	{ "python3 -Wi x.py", A },              /* -W's value, not -i */
+	{ "python3 -iW x x.py", E },            /* -i, then -W x */
+	{ "python3 -Wignore -c 'import os'", E },
+	{ "python3 -W ignore -m http.server", E },
+	{ "python3 -W ignore -m pytest", A },
+	{ "python3 -mpytest", A },
+	{ "python3 -Bc 'x'", E },
+	{ "python3 -$X x.py", E },              /* may be -c */
+	{ "python3 -W x", E },                  /* no script: reads stdin */
+	{ "python3 -X dev /tmp/x.py", E },      /* a script outside */
 	{ "node inspect x.js", E },
 	{ "node -- inspect x.js", A },          /* a script named inspect */
 	/* files that name files: wc and du (--files0-from, --exclude-from) */

@@ -111,7 +111,42 @@ static const struct tcase cases[] = {
 	{ "grep -r --incl='*.c' SECRET keys", A },
 	{ "grep -r --include=*.c SECRET .", A },        /* bash: narrower */
 	{ "find . -name *.c -exec cat {} +", A },
-	{ "rg -g '*.c' -uu SECRET", E },        /* stricter: rg's globs not read */
+	/* rg -g GLOB and -t TYPE narrow the names read when they select */
+	{ "rg -g '*.c' -uu SECRET", A },        /* looser: the glob selects */
+	{ "rg -g '*.{c,h}' SECRET", A },
+	{ "rg -t c SECRET", A },
+	{ "rg --type=c -t py SECRET", A },
+	{ "rg -tc SECRET keys", A },
+	{ "rg -g '*.pem' SECRET", E },
+	{ "rg -g '*.{c,pem}' SECRET", E },
+	{ "rg --iglob '*.PEM' SECRET", E },
+	{ "rg --glob-case-insensitive -g '*.PEM' SECRET", E },
+	{ "rg -g '.env' SECRET", E },           /* selected: read, hidden or not */
+	{ "rg -g '.e*' -g '*.c' SECRET", E },
+	{ "rg -g '!*.c' SECRET", E },           /* a negation only takes away */
+	{ "rg -g '!*.c' -uu SECRET", E },
+	{ "rg -g \"$G\" -g '*.c' SECRET", E },
+	{ "rg -g 'src/*.c' SECRET", A },        /* names "*.c" at most */
+	{ "rg -g 'src/**' SECRET", E },         /* every name */
+	{ "rg -g '*.{c,{h,pem}}' SECRET", E },
+	{ "rg -t c -g '*.pem' SECRET", E },     /* the glob wins over types */
+	{ "rg -t c --type-add 'c:*.pem' SECRET", E },
+	{ "rg --type-clear c -t c SECRET", E },
+	{ "rg -t nosuchtype SECRET", E },
+	{ "rg -t \"$T\" SECRET", E },
+	{ "rg -T c SECRET", E },                /* only takes away */
+	{ "rg --files -g '*.c' | xargs cat", A },
+	/* the values of long options are no operands (the table) */
+	{ "rg --glob '*.c' SECRET", A },
+	{ "rg --type c SECRET", A },
+	{ "rg --max-depth 3 SECRET", E },       /* stricter: "." is read */
+	{ "rg -d 3 SECRET", E },                /* stricter */
+	{ "rg --context 2 SECRET", E },         /* stricter */
+	{ "grep -r --max-count 1 SECRET", E },  /* stricter */
+	{ "grep -r --regexp SECRET", E },
+	{ "grep -r --exclude '*.md' SECRET src", A },
+	{ "rg --hostname-bin ./x SECRET src", E },      /* runs it */
+	{ "rg --files -g '*.pem' | xargs cat", E },
 	/* what the walker skips: grep --exclude-dir (quoted), rg what a git
 	 * root's .gitignore names (mods/: node_modules/ holds a key) */
 	{ "grep -r SECRET mods", E },                   /* stricter */
@@ -124,8 +159,10 @@ static const struct tcase cases[] = {
 	{ "rg -u SECRET mods", E },                     /* stricter */
 	{ "rg --no-ignore SECRET mods", E },            /* stricter */
 	{ "rg --no-ignore-vcs SECRET mods", E },        /* stricter */
-	{ "rg -g '*.c' SECRET mods", E },               /* stricter */
-	{ "rg --glob='*.c' SECRET mods", E },           /* stricter */
+	{ "rg -g '*.c' SECRET mods", A },       /* looser: the glob selects */
+	{ "rg --glob='*.c' SECRET mods", A },   /* looser */
+	{ "rg -g '*.key' SECRET mods", E },
+	{ "rg -g '!*.c' SECRET mods", E },      /* the glob overrides .gitignore */
 	{ "rg SECRET neg", E },                 /* stricter: a negation */
 	{ "rg --files mods | xargs cat", A },
 	{ "rg --files -u mods | xargs cat", E },        /* stricter */
@@ -160,6 +197,21 @@ static const struct tcase cases[] = {
 	{ "cat $(find .)", E },                         /* stricter */
 	{ "for f in $(find hid); do cat $f; done", E }, /* stricter */
 	{ "ls -a | xargs cat", E },                     /* stricter */
+	{ "ls -a --sort size | xargs cat", E },         /* stricter */
+	{ "ls --all --width 80 | xargs cat", E },
+	{ "ls -$X | xargs cat", E },            /* may be -a */
+	{ "ls --sort size | xargs cat", A },
+	{ "ls -u | xargs cat", A },             /* ls -u sorts by access time */
+	{ "du -a | xargs cat", E },
+	{ "du | xargs cat", A },
+	{ "fd -u . | xargs cat", E },
+	{ "fd . src | xargs cat", A },
+	{ "fd . | xargs cat", E },             /* keys/server.pem */
+	{ "fd --search-path hid x | xargs cat", E },    /* stricter */
+	{ "fd --search-path=hid x | xargs cat", E },    /* stricter */
+	{ "fd --base-directory ~ x | xargs cat", E },   /* stricter */
+	{ "fd --max-depth 2 x src | xargs cat", A },
+	{ "fd --search-path src x | xargs cat", A },
 	{ "ls -A hid | xargs cat", E },                 /* stricter */
 	{ "cat $(ls -a)", E },                          /* stricter */
 	{ "ls keys | xargs cat", E },                   /* stricter: *.pem */
@@ -197,6 +249,21 @@ static const struct tcase cases[] = {
 	{ "ls -a", A },
 	{ "diff <(ls) <(ls -la)", A },          /* <(...) is a pipe's name */
 	{ "diff <(ls -a | xargs cat) x", E },           /* stricter */
+	/* names printed into <(...) and read by xargs from it */
+	{ "xargs cat < <(find .)", E },                 /* stricter */
+	{ "xargs cat < <(ls -a)", E },                  /* stricter */
+	{ "xargs -0 cat < <(find . -print0)", E },      /* stricter */
+	{ "xargs cat < <(find src)", A },
+	{ "xargs cat < <(find . -name '*.c')", A },
+	{ "cat < <(find .)", A },               /* prints the names */
+	/* xargs's names from a here-string, a here-document, a file */
+	{ "xargs cat <<< .env", E },                    /* stricter */
+	{ "xargs cat <<< 'src/a.c .env'", E },          /* stricter */
+	{ "xargs cat <<EOF\nsrc/a.c\n.env\nEOF", E },   /* stricter */
+	{ "xargs cat < list.txt", E },          /* stricter: as -a list.txt */
+	{ "xargs cat <<< src/a.c", A },
+	{ "xargs cat <<EOF\nsrc/a.c\nEOF", A },
+	{ "xargs cat < /dev/null", A },
 	/* archives and copies read their trees */
 	{ "tar czf out.tgz .", E },                     /* stricter */
 	{ "tar czf out.tgz hid", E },                   /* stricter */
@@ -229,6 +296,66 @@ static const struct tcase cases[] = {
 	{ "cp -r src copy", A },
 	{ "cp -rL links copy", E },                     /* stricter */
 };
+
+/* Claude Code's Grep tool: path (NULL: the working directory), glob,
+ * type (NULL: none) */
+static const struct gcase {
+	const char *path, *glob, *type;
+	enum policy_verdict want;
+} grep_cases[] = {
+	{ NULL, NULL, NULL, E },                /* stricter: .env, keys/ */
+	{ ".", NULL, NULL, E },                 /* stricter */
+	{ "hid", NULL, NULL, E },               /* stricter: hidden read */
+	{ "mods", NULL, NULL, E },              /* stricter: no .gitignore */
+	{ "../big", NULL, NULL, E },            /* stricter: too many */
+	{ "src", NULL, NULL, A },
+	{ "src/a.c", NULL, NULL, A },
+	{ "links", NULL, NULL, A },             /* links inside: not followed */
+	{ NULL, "*.c", NULL, A },
+	{ NULL, "**/*.c", NULL, A },
+	{ NULL, "src/*.c", NULL, A },           /* names "*.c" at most */
+	{ NULL, "*.{c,h}", NULL, A },
+	{ "mods", "*.c", NULL, A },
+	{ NULL, NULL, "c", A },
+	{ NULL, NULL, "py", A },
+	{ NULL, "*.pem", NULL, E },
+	{ NULL, "*.{c,pem}", NULL, E },
+	{ NULL, "*.c *.pem", NULL, E },         /* perhaps two globs */
+	{ NULL, "*.c,*.pem", NULL, E },
+	{ NULL, "!*.c", NULL, E },
+	{ NULL, "src/**", NULL, E },
+	{ NULL, "*.{c,{h,pem}}", NULL, E },
+	{ NULL, ".env*", NULL, E },
+	{ NULL, NULL, "nosuchtype", E },
+	{ NULL, "*.pem", "c", E },              /* the glob wins over the type */
+	{ "mods", "*.key", NULL, E },
+};
+
+static struct policy_result
+judge_grep(const struct policy *p, const struct gcase *g)
+{
+	struct policy_result r;
+	struct policy_call c;
+	cJSON *in = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(in, "pattern", "SECRET");
+	if (g->path != NULL)
+		cJSON_AddStringToObject(in, "path", g->path);
+	if (g->glob != NULL)
+		cJSON_AddStringToObject(in, "glob", g->glob);
+	if (g->type != NULL)
+		cJSON_AddStringToObject(in, "type", g->type);
+	memset(&c, 0, sizeof(c));
+	c.tool = "Grep";
+	c.input = in;
+	c.cwd = folder;
+	c.folder = folder;
+	c.home = home;
+	c.config_dir = cfg;
+	policy_eval(p, &c, &r);
+	cJSON_Delete(in);
+	return r;
+}
 
 /* Cases with allowRead for the two secrets at the root and in hid/ */
 static const struct tcase allow_cases[] = {
@@ -372,6 +499,16 @@ main(void)
 		return 1;
 	}
 	run(p, cases, sizeof(cases) / sizeof(cases[0]));
+	for (k = 0; k < (long)(sizeof(grep_cases) / sizeof(grep_cases[0]));
+	    k++) {
+		const struct gcase *g = &grep_cases[k];
+		struct policy_result r = judge_grep(p, g);
+
+		ok(r.verdict == g->want, "Grep path %s glob %s type %s -> %s "
+		    "(%s)", g->path ? g->path : "-", g->glob ? g->glob : "-",
+		    g->type ? g->type : "-", policy_verdict_name(g->want),
+		    r.reason);
+	}
 	/* what a walk found is kept while the policy lives (one call), and
 	 * forgotten by policy_forget_fs (sbxd, before each call) */
 	{
