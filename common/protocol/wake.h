@@ -63,6 +63,15 @@ int wake_wait(int fd, int timeout_ms);
  * identical call (sbxd's sweep puts it in the pool later).
  */
 void wake_close(int sbfd, const char *id, int fd);
+/*
+ * The hook waited on FD for request ID and was not woken: returns FD
+ * while the name ID is still that FIFO. Else (sbxd pooled it between its
+ * check that nobody holds it and the hook's open, the agent moved it, or
+ * there was none: FD -1) FD is closed, never given back (it is not ours
+ * to pool), and a channel is got anew (wake_open(), or -1): a lost
+ * channel costs one re-check, not every wake of the rest of the wait.
+ */
+int wake_renew(int sbfd, const char *id, int fd);
 /* Reads and discards what is in the FIFO (a spurious or forged wake). */
 void wake_drain(int fd);
 
