@@ -663,7 +663,9 @@ cmd_handover(struct sbx_ctx *c, int argc, char **argv)
 	    "  (as root) give DIR's .sandbox/ to sbxd's own user USER: deployment 3;\n"
 	    "  --undo: give DIR back to its owner alone (stop the daemon user's sbxd\n"
 	    "  first); that user's .sandbox, with its state and audit log, is kept\n"
-	    "  unchanged as DIR/.sandbox.handed-over\n";
+	    "  unchanged as DIR/.sandbox.handed-over. It refuses while any process\n"
+	    "  holds DIR/.sandbox/sbxd.lock and names it: stop it, run it again.\n"
+	    "  DIR is opened from / without following a symlink on the way\n";
 	const char *dname = NULL, *dconf = NULL, *aconf = NULL, *dir;
 	char folder[PATH_MAX], who[64], pubs[PUBS_MAX + 1];
 	struct sandbox_users su;
@@ -694,10 +696,18 @@ cmd_handover(struct sbx_ctx *c, int argc, char **argv)
 		fprintf(stderr, "sbx: handover gives files to another user: run it as root\n");
 		return 1;
 	}
-	if (!realpath(dir, folder) ||
-	    (ffd = open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-	    fstat(ffd, &st) < 0) {
+	/* Resolved once, then opened from / one directory at a time without
+	 * following a symlink: a directory on the way that the agent's user
+	 * swapped for a symlink since (it may rename what it owns) is
+	 * refused, so root never works on a folder other than the one named. */
+	if (!realpath(dir, folder)) {
 		fprintf(stderr, "sbx: %s: %s\n", dir, strerror(errno));
+		goto out;
+	}
+	if ((ffd = open_dir_abs_nf(folder)) < 0 || fstat(ffd, &st) < 0) {
+		fprintf(stderr, "sbx: %s: %s; nothing done\n", folder, errno == ELOOP ||
+		    errno == ENOTDIR ? "a symlink (or a file) on the way where a directory "
+		    "was when the path was resolved: not followed" : strerror(errno));
 		goto out;
 	}
 	if (undo) {
