@@ -146,26 +146,98 @@ read_procs(const char *dir, char *buf, size_t size)
 	return n;
 }
 
-int
-cgroup_only(const char *dir, pid_t pid)
+/* Kills (SIGKILL) every process in dir but keep (0: none) and counts
+ * them in *others. The list is read in pieces, whole lines only: a
+ * long one is killed whole, and never a pid cut in two. 0 or -1. */
+static int
+kill_listed(const char *dir, pid_t keep, int *others)
 {
-	char buf[64], want[32];
+	char path[PATH_MAX], buf[4096], *p, *nl;
+	size_t have = 0;
+	ssize_t n;
+	long pid;
+	int fd;
 
-	if (read_procs(dir, buf, sizeof(buf)) < 0)
+	*others = 0;
+	if (xsnprintf(path, sizeof(path), "%s/cgroup.procs", dir) < 0 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
-	snprintf(want, sizeof(want), "%ld\n", (long)pid);
-	return strcmp(buf, want) == 0;
+	while ((n = read(fd, buf + have, sizeof(buf) - 1 - have)) > 0) {
+		have += (size_t)n;
+		buf[have] = '\0';
+		for (p = buf; (nl = strchr(p, '\n')); p = nl + 1)
+			if ((pid = atol(p)) > 0 && pid != keep) {
+				kill((pid_t)pid, SIGKILL);
+				(*others)++;
+			}
+		have = strlen(p);
+		memmove(buf, p, have);
+	}
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+int
+cgroup_holds(const char *dir, const pid_t *pids, int n)
+{
+	char buf[256], *p, *end;
+	int i, seen = 0;
+	ssize_t got;
+	long pid;
+
+	if ((got = read_procs(dir, buf, sizeof(buf))) < 0)
+		return -1;
+	if ((size_t)got >= sizeof(buf) - 1)
+		return 0;               /* cut short: more than we hold */
+	for (p = buf; *p; p = end + 1) {
+		pid = strtol(p, &end, 10);
+		if (end == p || *end != '\n')
+			return 0;
+		for (i = 0; i < n && pids[i] != pid; i++)
+			;
+		if (i == n)
+			return 0;
+		seen++;
+	}
+	return seen == n;
 }
 
 void
 cgroup_kill(const char *dir)
 {
-	char buf[4096], *p;
+	int others;
 
-	if (*dir && read_procs(dir, buf, sizeof(buf)) > 0)
-		for (p = buf; *p; p += strcspn(p, "\n"), p += *p == '\n')
-			if (atol(p) > 0)
-				kill((pid_t)atol(p), SIGKILL);
+	if (*dir)
+		(void)kill_listed(dir, 0, &others);
+}
+
+int
+cgroup_leave(const char *dir)
+{
+	char parent[PATH_MAX], *slash;
+
+	if (xsnprintf(parent, sizeof(parent), "%s", dir) < 0 ||
+	    !(slash = strrchr(parent, '/')) || slash == parent)
+		return -1;
+	*slash = '\0';
+	return write_file(parent, "cgroup.procs", "0");
+}
+
+int
+cgroup_clear(const char *dir, pid_t keep, int ms)
+{
+	int tries, others;
+
+	/* Killed processes leave the list once they are reaped; what they
+	 * fork meanwhile is bounded by pids.max and killed next time. */
+	for (tries = 0; tries <= ms; tries++) {
+		if (kill_listed(dir, keep, &others) < 0)
+			return -1;
+		if (!others)
+			return 0;
+		usleep(1000);
+	}
+	return -1;
 }
 
 void

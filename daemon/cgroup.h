@@ -39,13 +39,17 @@ int cgroup_set_max(const char *dir, int max);
 /* Moves the calling process into dir (cgroup.procs). 0 or -1. */
 int cgroup_join(const char *dir);
 
-/* 1 when dir holds exactly one process, pid; 0 when it holds another
- * or more; -1 when it cannot be read. */
-int cgroup_only(const char *dir, pid_t pid);
-
+/* Moves the calling process out of dir, into its parent. 0 or -1. */
+int cgroup_leave(const char *dir);
+/* 1 when dir holds exactly the n processes in pids, in any order; 0
+ * when it holds another or more; -1 when it cannot be read. */
+int cgroup_holds(const char *dir, const pid_t *pids, int n);
 /* Kills (SIGKILL) every process in dir. */
 void cgroup_kill(const char *dir);
-
+/* Kills every process in dir but keep (the caller, who stays in it)
+ * until none is left: 0, or -1 when some are still there after about
+ * ms milliseconds or dir cannot be read. */
+int cgroup_clear(const char *dir, pid_t keep, int ms);
 /* Kills what is left in dir and removes it; bounded (about 1 s, only
  * while it is busy). The removal waits while another process moves into
  * a cgroup: not before an answer. */

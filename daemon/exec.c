@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -638,6 +639,7 @@ struct child {
 	pid_t pid;
 	int out_r, err_r;           /* the read ends of its stdout and stderr */
 	char cgdir[PATH_MAX];       /* its cgroup; "" without one */
+	int inside;                 /* the executor is in cgdir too (a spare's) */
 	struct premade pm;          /* the run's files made ahead, or none */
 };
 
@@ -694,6 +696,7 @@ child_start(const struct exec_spec *s, struct child *c, pid_t daemon, const char
 	long tasks = -1;
 
 	c->cgdir[0] = '\0';
+	c->inside = 0;
 	if (pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0) {
 		if (op[0] >= 0) {
 			close(op[0]);
@@ -744,9 +747,9 @@ child_start(const struct exec_spec *s, struct child *c, pid_t daemon, const char
 }
 
 /* Runs the started child c to its end (timeout, output caps), then
- * writes the result: the same for a direct run and a spare's. Never
- * returns. */
-static void
+ * writes the result: the same for a direct run and a spare's. Returns
+ * the executor's exit status (0: the result is written). */
+static int
 executor_supervise(const struct exec_spec *s, struct child *c)
 {
 	struct stream st[2] = { { .name = "stdout" }, { .name = "stderr" } };
@@ -820,9 +823,13 @@ executor_supervise(const struct exec_spec *s, struct child *c)
 	if (!exited)
 		waitpid(pid, &status, 0);
 	kill(-pid, SIGKILL);
-	/* What is left of the run is killed now; its cgroup is removed after
-	 * the result (a removal waits while a spare moves into its own). */
-	cgroup_kill(c->cgdir);
+	/* What is left of the run is killed now (all but a spare executor,
+	 * which is in its cgroup too); a cgroup of the run's own is removed
+	 * after the result (a removal waits while a spare moves into its own). */
+	if (c->inside)
+		(void)cgroup_clear(c->cgdir, getpid(), 0);
+	else
+		cgroup_kill(c->cgdir);
 	if (pidfd >= 0)
 		close(pidfd);
 
@@ -835,8 +842,11 @@ executor_supervise(const struct exec_spec *s, struct child *c)
 	} else if (c->pm.fd[PM_RESULT] >= 0) {
 		close(c->pm.fd[PM_RESULT]);
 	}
-	cgroup_drop(c->cgdir);
-	_exit(r && rc == 0 ? 0 : 1);
+	rc = r && rc == 0 ? 0 : 1;
+	cJSON_Delete(r);
+	if (!c->inside)
+		cgroup_drop(c->cgdir);
+	return rc;
 }
 
 /* The executor process, the direct way: never returns. */
@@ -853,50 +863,69 @@ executor(const struct exec_spec *s, pid_t daemon)
 		    s->approver, why);
 		_exit(1);
 	}
-	executor_supervise(s, &c);
+	_exit(executor_supervise(s, &c));
 }
 
 /*
- * The spare executor. Moving the command's child into its pids cgroup
- * waits for an RCU grace period (6 ms and more with cgroup v1), and
- * starting two processes costs too: a spare does both ahead of time,
- * while nothing waits. sbxd forks a spare executor E when it has fewer
- * than two (exec_spare_keep; a run takes the oldest); E makes a fresh cgroup (pids.max 1 meanwhile) and
- * forks its child C, which joins it, says ready and waits. To start a
- * run, sbxd sends E the run (a sealed memfd) and the folder's .sandbox
- * fd (handoff.h); E
- * answers "taken" before anything else, checks that C is alive, not
- * stopped and alone in its cgroup, sets the run's pids.max and hands C
+ * The spare executor. Moving a process into a pids cgroup waits for an
+ * RCU grace period and holds up every fork, exec and exit on the
+ * machine meanwhile (4-15 ms with cgroup v1); making and removing one
+ * takes milliseconds too. A spare does that once, ahead of time, and
+ * its cgroup then serves run after run. sbxd forks a spare executor E
+ * when it has fewer than two (exec_spare_keep; a run takes the oldest);
+ * E makes a fresh cgroup (pids.max 2 meanwhile), moves itself into it
+ * and forks its child C, born in it, which says ready and waits. To
+ * start a run, sbxd sends E the run (a sealed memfd) and the folder's
+ * .sandbox fd (handoff.h); E answers "taken" before anything else,
+ * checks that C is alive, not stopped, and that the cgroup holds C and
+ * E only, sets the run's pids.max (one more: E is in it) and hands C
  * the run: C execs the command as a direct child does (child_exec), and
  * E supervises it as a direct executor does (executor_supervise).
  *
+ * After the result E kills what is left in the cgroup but itself, then
+ * starts its successor E' in it (clone with CLONE_PARENT: born in the
+ * cgroup, a child of sbxd, never moved) and tells sbxd its pid ("e") as
+ * its last words. E' is a spare as E was, with its own child, and its
+ * files made for the folder of the last run. sbxd adopts E' when it
+ * reaps E (exec_spare_reaped), checking that E' is its live child;
+ * otherwise the cgroup goes. So a run costs no cgroup move, no mkdir and
+ * no rmdir; a cgroup is removed only by sbxd, once no executor of ours
+ * is in it.
+ *
  * Fail closed, whatever a command of the same user does to a spare. It
- * may kill or stop E or C (and as root move processes into or out of
- * the cgroup); it can neither trace them nor read or write their memory
- * (not dumpable, as sbxd itself is), nor reach their sockets through
- * them.
+ * may kill or stop E, E' or C (and as root move processes into or out
+ * of the cgroup); it can neither trace them nor read or write their
+ * memory (not dumpable, as sbxd itself is), nor reach their sockets
+ * through them.
  * - sbxd falls back to the direct path only when E did not answer
  *   "taken" and is dead (its socket at its end): E starts nothing
  *   before that answer. An answer that does not come within
  *   SPARE_ANSWER_MS gets E killed and the socket read to its end:
  *   "taken" there means E owned the run (recorded as any executor that
  *   died), else the direct path. Never twice, never a hang.
- * - E that finds C unfit kills it, drops its cgroup and starts the
- *   command the direct way (child_start): in a cgroup of its own, never
- *   outside one when sbxd may make one.
+ * - E that finds C unfit (or the cgroup holding anything else) kills it
+ *   and starts the command the direct way (child_start): in a cgroup of
+ *   its own, never outside one when sbxd may make one; no successor.
+ * - E killed during its run leaves no successor sbxd would adopt: sbxd
+ *   drops the cgroup with whatever is in it. A command that kills E
+ *   while it runs is killed with it.
  * - A spare that dies idle is forgotten and its cgroup dropped; the
  *   next one is forked SPARE_RETRY_MS later, not in a loop.
  * - The files it made ahead (premade_make) are unnamed and its own: a
  *   command reaches them only once they are linked to the names a
  *   direct run's have, and a dead spare leaves none.
- * - The spare's cgroup keeps its name for the run (no rename on the way
- *   to the result: it waits for every cgroup move on the machine); sbxd
- *   keeps which executor has which, and drops it when that executor is
- *   killed (exec_spare_reaped).
  */
 #define SPARE_ANSWER_MS 1000    /* sbxd waits this long for "taken" */
-#define SPARE_READY_MS  2000    /* E waits this long for C in its cgroup */
+#define SPARE_READY_MS  2000    /* E waits this long for C's "ready" */
 #define SPARE_RETRY_MS  1000    /* after a spare that failed or died idle */
+#define SPARE_CLEAR_MS  1000    /* E kills what is left of a run this long */
+
+/* E's last words after a run: "e" and its successor's pid. */
+struct spare_next_msg {
+	char tag;
+	pid_t pid;
+};
+
 /* The state letter of /proc/PID/stat ('R', 'S', 'T' ...), or 0. */
 static char
 proc_state(pid_t pid)
@@ -915,11 +944,10 @@ proc_state(pid_t pid)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
-/* C, the spare's child: in its cgroup ahead of time, then waits for its
- * run (the run's memfd and the task count for RLIMIT_NPROC). Never
- * returns. */
+/* C, the spare's child: born in its cgroup, waits for its run (the
+ * run's memfd and the task count for RLIMIT_NPROC). Never returns. */
 static void
-spare_child(int sock, int out_w, int err_w, const char *cgdir, int joined, pid_t parent)
+spare_child(int sock, int out_w, int err_w, pid_t parent)
 {
 	struct handoff_run sc;
 	long tasks;
@@ -928,8 +956,6 @@ spare_child(int sock, int out_w, int err_w, const char *cgdir, int joined, pid_t
 	child_prepare();
 	prctl(PR_SET_NAME, "sbxd-spare-cmd");
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(0);
-	if (*cgdir && !joined && cgroup_join(cgdir) < 0)
 		_exit(0);
 	if (handoff_send(sock, "r", 1, NULL, 0) < 0 || handoff_recv(sock, &tasks, sizeof(tasks), &fd, 1) < 0)
 		_exit(0);
@@ -944,7 +970,28 @@ spare_child(int sock, int out_w, int err_w, const char *cgdir, int joined, pid_t
 	child_exec(&sc.s, out_w, err_w, "", tasks);
 }
 
-/* Kills C (not yet handed a run) and drops its cgroup. */
+/* E in its cgroup: kills what else is in it, and reaps what is its own
+ * (E is a subreaper: a run's orphans are its children; a zombie counts
+ * in pids.max until reaped), until nothing else is left or ms passed.
+ * 0 or -1. */
+static int
+spare_clear(const char *cgdir, int ms)
+{
+	int64_t until = mono_ms() + ms;
+	int rc;
+
+	for (;;) {
+		rc = cgroup_clear(cgdir, getpid(), 0);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (rc == 0 || mono_ms() >= until)
+			return rc;
+		usleep(1000);
+	}
+}
+
+/* Kills C (not yet handed a run) and what else is in the cgroup but E;
+ * sbxd removes the cgroup once E is gone. */
 static void
 spare_kill(struct child *c)
 {
@@ -953,15 +1000,16 @@ spare_kill(struct child *c)
 		waitpid(c->pid, NULL, 0);
 		c->pid = 0;
 	}
-	cgroup_drop(c->cgdir);
-	c->cgdir[0] = '\0';
+	if (c->cgdir[0])
+		(void)spare_clear(c->cgdir, SPARE_CLEAR_MS);
 }
 
-/* C can run s: ready, alive, not stopped, alone in its cgroup (or
- * without one, as a direct run would be now). */
+/* C can run s: ready, alive, not stopped, alone with E in their cgroup
+ * (or without one, as a direct run would be now). */
 static int
 spare_fits(struct child *c, const struct exec_spec *s, int ready)
 {
+	pid_t both[2] = { getpid(), c->pid };
 	char st;
 
 	if (!ready || waitpid(c->pid, NULL, WNOHANG) != 0) {
@@ -974,8 +1022,8 @@ spare_fits(struct child *c, const struct exec_spec *s, int ready)
 	if (st != 'S' && st != 'R' && st != 'D')
 		return 0;
 	if (c->cgdir[0])
-		return cgroup_only(c->cgdir, c->pid) == 1 &&
-		    cgroup_set_max(c->cgdir, s->max_procs) == 0;
+		return cgroup_holds(c->cgdir, both, 2) == 1 &&
+		    cgroup_set_max(c->cgdir, s->max_procs > 0 ? s->max_procs + 1 : 0) == 0;
 	return !(s->max_procs > 0 && cgroup_available());
 }
 
@@ -994,23 +1042,99 @@ spare_wait_ready(int csock, int ms)
 	return 0;
 }
 
-/* E, the spare executor: sock is its end of sbxd's socket, cgdir the
- * cgroup it makes ("" without one), hint the .sandbox of the folder to
- * make the next run's files in (-1: none). Never returns. */
-static void
-spare_main(int sock, pid_t daemon, const char *cgdir, int hint)
+/* E ends with status rc, leaving no successor: it moves out of its
+ * cgroup and removes it. (sbxd, when alive, drops it too once it reaps
+ * E: E may have been killed. A removal that finds it gone is no harm.)
+ * E ends so when sbxd is gone, stops or closed its socket, when its
+ * child is unfit, or when a successor could not be made: never per run. */
+static _Noreturn void
+spare_exit(const char *cgdir, int rc)
+{
+	if (*cgdir && cgroup_leave(cgdir) == 0)
+		cgroup_drop(cgdir);
+	_exit(rc);
+}
+
+/* After E's run in its cgroup (c): E' started in it for the next run,
+ * its pid sent to sbxd. Returns NEXT_SELF in E' (which makes its files
+ * in the folder of the run, sbfd), in E NEXT_MADE when E' took the
+ * cgroup over, else NEXT_NONE. */
+enum { NEXT_NONE, NEXT_MADE, NEXT_SELF };
+static int
+spare_next(int sock, pid_t daemon, struct child *c)
+{
+	struct spare_next_msg m;
+	long pid;
+
+	if (!c->inside || stop_requested || getppid() != daemon ||
+	    spare_clear(c->cgdir, SPARE_CLEAR_MS) < 0 ||
+	    cgroup_set_max(c->cgdir, 3) < 0)
+		return NEXT_NONE;
+	/* Like fork(), with sbxd as the parent (its exit signal is E's:
+	 * SIGCHLD). No glibc atfork handlers: E is single-threaded. */
+	pid = syscall(SYS_clone, (unsigned long)CLONE_PARENT | SIGCHLD, 0UL, 0UL, 0UL, 0UL);
+	if (pid == 0)
+		return NEXT_SELF;
+	if (pid < 0)
+		return NEXT_NONE;
+	memset(&m, 0, sizeof(m));
+	m.tag = 'e';
+	m.pid = (pid_t)pid;
+	if (handoff_send(sock, &m, sizeof(m), NULL, 0) < 0) {
+		kill((pid_t)pid, SIGKILL);      /* unknown to sbxd: the cgroup goes */
+		return NEXT_NONE;
+	}
+	return NEXT_MADE;
+}
+
+/* E idle: C's "ready", then sbxd's run. 1 when sbxd's message is there
+ * to read; 0 when anything else came (C gone, its socket at its end,
+ * sbxd's, a stop): that ends the spare, and sbxd forks another. */
+static int
+spare_idle(int sock, int csock, int *ready)
 {
 	struct pollfd pfd[2];
+	char b;
+
+	for (;;) {
+		pfd[0] = (struct pollfd){ .fd = sock, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = csock, .events = POLLIN };
+		if (stop_requested)
+			return 0;
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 0;
+		}
+		if (pfd[0].revents)
+			return (pfd[0].revents & POLLIN) != 0;
+		if (pfd[1].revents) {
+			if (*ready || recv(csock, &b, 1, MSG_DONTWAIT) != 1 || b != 'r')
+				return 0;
+			*ready = 1;
+		}
+	}
+}
+
+/* One life of a spare executor, E: sock is its end of sbxd's socket,
+ * cgdir its cgroup ("" without one), inside 1 when E is in it already
+ * (a successor), hint the .sandbox of the folder to make the next run's
+ * files in (-1: none). Returns in a successor only, with its hint. */
+static int
+spare_life(int sock, pid_t daemon, const char *cgdir, int inside, int hint)
+{
 	struct handoff_run sc;
 	struct child c = { .pid = 0 };
-	int cs[2], op[2], ep[2], fds[2], joined = 0, ready = 0;
+	int cs[2], op[2], ep[2], fds[2], ready = 0, rc;
 	const char *why = "";
-	pid_t self = getpid();
+	pid_t self;
 	long tasks = -1;
 	char b;
 
 	executor_detach(NULL, 0, daemon);
+	self = getpid();
 	prctl(PR_SET_NAME, "sbxd-spare");
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	snprintf(c.cgdir, sizeof(c.cgdir), "%s", cgdir);
 	/* Nothing of sbxd's: no lock, no database, no inotify. The socket
 	 * becomes fd 3, the hint fd 4. */
@@ -1023,13 +1147,16 @@ spare_main(int sock, pid_t daemon, const char *cgdir, int hint)
 	fcntl(sock, F_SETFD, FD_CLOEXEC);
 	hint = hint >= 0 ? 4 : -1;
 	premade_make(&c.pm, -1);
-	if ((c.cgdir[0] && cgroup_create(c.cgdir, 1) < 0) ||
+	/* E moves into its new cgroup (once: its successors are born in
+	 * it), then C is born in it. */
+	c.inside = c.cgdir[0] != '\0';
+	if ((c.cgdir[0] && !inside && (cgroup_create(c.cgdir, 2) < 0 || cgroup_join(c.cgdir) < 0)) ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cs) < 0 ||
 	    pipe2(op, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0 ||
-	    (c.pid = cgroup_fork(c.cgdir, &joined)) < 0) {
+	    (c.pid = fork()) < 0) {
 		c.pid = 0;
 		spare_kill(&c);
-		_exit(1);
+		spare_exit(cgdir, 1);
 	}
 	if (c.pid == 0) {
 		close(sock);
@@ -1038,55 +1165,34 @@ spare_main(int sock, pid_t daemon, const char *cgdir, int hint)
 		close(cs[0]);
 		close(op[0]);
 		close(ep[0]);
-		spare_child(cs[1], op[1], ep[1], c.cgdir, joined, self);
+		spare_child(cs[1], op[1], ep[1], self);
 	}
 	close(cs[1]);
 	close(op[1]);
 	close(ep[1]);
-	/* The next run's files, while C joins its cgroup (after C's fork:
-	 * C never holds them). */
+	/* The next run's files, while C gets ready (after C's fork: C never
+	 * holds them). */
 	if (hint >= 0) {
 		premade_make(&c.pm, hint);
 		close(hint);
 	}
-	/* Idle: C's "ready", then sbxd's run. Anything else (C gone, its
-	 * socket at its end, sbxd's) ends the spare: sbxd forks another. */
-	for (;;) {
-		pfd[0] = (struct pollfd){ .fd = sock, .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = cs[0], .events = POLLIN };
-		if (stop_requested)
-			break;
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[0].revents)
-			break;
-		if (pfd[1].revents) {
-			if (ready || recv(cs[0], &b, 1, MSG_DONTWAIT) != 1 || b != 'r')
-				break;
-			ready = 1;
-		}
-	}
-	if (stop_requested || !(pfd[0].revents & POLLIN) ||
+	if (!spare_idle(sock, cs[0], &ready) || stop_requested ||
 	    handoff_recv(sock, &b, 1, fds, 2) < 0 || b != 's') {
 		spare_kill(&c);
-		_exit(0);
+		spare_exit(cgdir, 0);
 	}
 	if (handoff_decode(fds[1], &sc) < 0) {
 		(void)handoff_send(sock, "n", 1, NULL, 0);
 		spare_kill(&c);
-		_exit(0);
+		spare_exit(cgdir, 0);
 	}
 	sc.s.sbfd = fds[0];
 	/* "taken": the run is E's from here on, and only from here on. */
 	if (handoff_send(sock, "k", 1, NULL, 0) < 0) {
 		spare_kill(&c);
-		_exit(0);
+		spare_exit(cgdir, 0);
 	}
 	(void)premade_fits(&c.pm, sc.s.sbfd);
-	close(sock);
 	prctl(PR_SET_NAME, "sbxd");
 	if (!ready)
 		ready = spare_wait_ready(cs[0], SPARE_READY_MS);
@@ -1098,24 +1204,50 @@ spare_main(int sock, pid_t daemon, const char *cgdir, int hint)
 		close(fds[1]);
 		c.out_r = op[0];
 		c.err_r = ep[0];
-		/* The cgroup keeps its spare's name (a rename waits for any
-		 * cgroup move or removal on the machine, 4-14 ms seen): sbxd
-		 * drops it by that name when this executor is killed
-		 * (exec_spare_reaped). */
-		executor_supervise(&sc.s, &c);
+		rc = executor_supervise(&sc.s, &c);
+		/* The socket is not the command's: C closed it (and it is
+		 * close-on-exec). */
+		switch (spare_next(sock, daemon, &c)) {
+		case NEXT_SELF:
+			return sc.s.sbfd;
+		case NEXT_MADE:
+			_exit(rc);      /* E' has the cgroup now */
+		default:
+			spare_exit(cgdir, rc);
+		}
 	}
-	/* C is unfit (killed, stopped, moved, not alone): the direct way. */
+	/* C is unfit (killed, stopped, moved, not alone): the direct way,
+	 * its child born in E's cgroup (nothing else left in it: no limit
+	 * there) and moved into a cgroup of its own. */
 	close(cs[0]);
 	close(fds[1]);
 	close(op[0]);
 	close(ep[0]);
 	spare_kill(&c);
+	if (c.cgdir[0])
+		(void)cgroup_set_max(c.cgdir, 0);
 	if (child_start(&sc.s, &c, daemon, &why) < 0) {
 		result_write_status(sc.s.sbfd, sc.s.id, sc.s.hash, req_status_name(REQ_INTERRUPTED),
 		    sc.s.approver, why);
-		_exit(1);
+		spare_exit(cgdir, 1);
 	}
-	executor_supervise(&sc.s, &c);
+	spare_exit(cgdir, executor_supervise(&sc.s, &c));
+}
+
+/* A spare executor and its successors, one after another in the same
+ * cgroup: each life returns in the next one only. Never returns. */
+static void
+spare_main(int sock, pid_t daemon, const char *cgdir, int hint)
+{
+	char cg[PATH_MAX];
+	int inside = 0;
+
+	snprintf(cg, sizeof(cg), "%s", cgdir);
+	for (;;) {
+		hint = spare_life(sock, daemon, cg, inside, hint);
+		sock = 3;
+		inside = 1;
+	}
 }
 
 /*
@@ -1139,20 +1271,24 @@ static unsigned spare_serial;
 
 /*
  * The next spare is made after the run that used the last one, not while
- * it runs: its fork, its cgroup's mkdir, its child's move into it and
- * its files (premade_make) would otherwise compete, on a small machine,
- * with the command and the result its hook waits for. The run's end
- * (sbxd reaps its executor, exec_spare_reaped) lets it start, and so does
- * SPARE_DEFER_MS (a long command does not keep sbxd on one spare); with
- * no idle spare left it starts at once.
+ * it runs: its fork, its cgroup's mkdir, its move into it and its files
+ * (premade_make) would otherwise compete, on a small machine, with the
+ * command and the result its hook waits for. With a cgroup, the run's
+ * executor leaves its successor as the next spare: sbxd forks none while
+ * the run goes on, however long (a fresh one would take the slot, and
+ * the successor, with no room, would be killed). Without one, the run's
+ * end (sbxd reaps its executor, exec_spare_reaped) lets the next start,
+ * and so does SPARE_DEFER_MS (a long command does not keep sbxd on one
+ * spare). With no idle spare left, the next starts at once.
  */
 #define SPARE_DEFER_MS  100
-/* The executors that took a spare's run, until sbxd reaps them: the
- * spare's cgroup (its name kept for the run) goes when one is killed.
+/* The executors that took a spare's run, until sbxd reaps them: then
+ * their successor becomes a spare, or their cgroup goes (spare_adopt).
  * As many as run: the array grows. */
 static struct spare_run {
 	pid_t pid;
 	int64_t until;              /* mono_ms: the next spare waits till then */
+	int sock;                   /* its socket (its last words), or -1 */
 	char cgdir[PATH_MAX];       /* "" without one */
 } *spare_runs;
 static size_t n_spare_runs, cap_spare_runs;
@@ -1344,14 +1480,18 @@ spare_take(const struct exec_spec *s)
 	}
 	close(fds[1]);
 	if (b == 'k') {
-		/* A killed E drops nothing: its cgroup (and what is left in
-		 * it) goes here, or when sbxd reaps it killed later. A live
-		 * one drops it after the run. */
+		/* A killed E's cgroup (and what is left in it) goes here; a
+		 * live one's when sbxd reaps it, unless a successor takes it
+		 * over (spare_adopt), which E names on this socket. */
 		spare_runs[n_spare_runs].pid = pid;
-		spare_runs[n_spare_runs].until = mono_ms() + SPARE_DEFER_MS;
+		spare_runs[n_spare_runs].until = !killed && sp->cgdir[0] ? INT64_MAX :
+		    mono_ms() + SPARE_DEFER_MS;
+		spare_runs[n_spare_runs].sock = killed ? -1 : sp->sock;
 		snprintf(spare_runs[n_spare_runs].cgdir, sizeof(spare_runs->cgdir), "%s",
 		    killed ? "" : sp->cgdir);
 		n_spare_runs++;
+		if (!killed)
+			sp->sock = -1;
 		spare_forget(sp, killed, 0);
 		return pid;
 	}
@@ -1361,9 +1501,53 @@ spare_take(const struct exec_spec *s)
 	return -1;
 }
 
+/*
+ * E (r) is gone after its run. Its successor becomes a spare when E
+ * named it ("e" and its pid, its last words) and it is a live child of
+ * sbxd's, with a free slot; it is the youngest then. Otherwise the
+ * cgroup goes: at once, or, with a successor alive but no slot for it,
+ * when sbxd reaps it killed. A killed E names nobody sbxd would take.
+ */
+static void
+spare_adopt(const struct spare_run *r, int killed)
+{
+	struct spare_next_msg m = { 0 };
+	struct spare *sp;
+	siginfo_t si;
+	int alive = 0;
+
+	if (!killed && r->sock >= 0 && poll(&(struct pollfd){ r->sock, POLLIN, 0 }, 1, 0) == 1 &&
+	    handoff_recv(r->sock, &m, sizeof(m), NULL, 0) == 0 && m.tag == 'e' && m.pid > 0) {
+		memset(&si, 0, sizeof(si));
+		alive = waitid(P_PID, (id_t)m.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == 0;
+	}
+	if (alive && r->cgdir[0] && (sp = spare_free_slot())) {
+		sp->pid = m.pid;
+		sp->sock = r->sock;
+		snprintf(sp->cgdir, sizeof(sp->cgdir), "%s", r->cgdir);
+		sp->n = spare_serial++;
+		return;
+	}
+	if (r->sock >= 0)
+		close(r->sock);
+	if (alive) {
+		kill(m.pid, SIGKILL);
+		if (spare_runs_reserve() == 0) {
+			spare_runs[n_spare_runs] = (struct spare_run){ .pid = m.pid, .sock = -1 };
+			snprintf(spare_runs[n_spare_runs].cgdir, sizeof(spare_runs->cgdir), "%s",
+			    r->cgdir);
+			n_spare_runs++;
+			return;
+		}
+	}
+	cgroup_drop(r->cgdir);
+}
+
 int
 exec_spare_reaped(pid_t pid, int killed)
 {
+	struct spare_run r;
 	size_t k;
 	int i;
 
@@ -1374,11 +1558,9 @@ exec_spare_reaped(pid_t pid, int killed)
 		}
 	for (k = 0; pid > 0 && k < n_spare_runs; k++)
 		if (spare_runs[k].pid == pid) {
-			/* Killed: nobody else drops its cgroup (and what is
-			 * left in it). */
-			if (killed)
-				cgroup_drop(spare_runs[k].cgdir);
+			r = spare_runs[k];
 			spare_runs[k] = spare_runs[--n_spare_runs];
+			spare_adopt(&r, killed);
 			break;
 		}
 	return 0;
@@ -1411,6 +1593,7 @@ pid_t
 exec_start(const struct exec_spec *s)
 {
 	pid_t daemon = getpid(), pid;
+	size_t k;
 	int i;
 
 	hint_set(s->sbfd);
@@ -1421,6 +1604,9 @@ exec_start(const struct exec_spec *s)
 		for (i = 0; i < SBX_SPARES; i++)
 			if (spares[i].sock >= 0)
 				close(spares[i].sock);
+		for (k = 0; k < n_spare_runs; k++)
+			if (spare_runs[k].sock >= 0)
+				close(spare_runs[k].sock);
 		if (hint_fd >= 0)
 			close(hint_fd);
 		executor(s, daemon);

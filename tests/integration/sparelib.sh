@@ -20,20 +20,17 @@ while [ "$(ps -o comm= -p "$ex")" != sbxd ]; do
 	[ "${ex:-0}" -gt 1 ] || { echo "no executor above us" >&2; exit 1; }
 done
 d=$(ps -o ppid= -p "$ex" | tr -d ' ')
-# the spare that runs the next command: sbxd takes the oldest, the lowest
-# serial in its child's cgroup name (else the lowest pid)
+# the spare that runs the next command: sbxd takes the oldest, the one
+# started first (a successor keeps its cgroup's name, not its age)
 spare() {
 	for s in $(pgrep -P "$d" -x sbxd-spare); do
-		c=$(pgrep -P "$s" -x sbxd-spare-cmd | head -1)
-		n=$(sed -n 's|.*:/sbx-spare-[0-9]*-\([0-9]*\)$|\1|p' "/proc/$c/cgroup" 2>/dev/null)
-		echo "${n:-999999999} $s"
+		echo "$(cut -d' ' -f22 "/proc/$s/stat" 2>/dev/null || echo 999999999) $s"
 	done | sort -k1,1n -k2,2n | head -1 | cut -d' ' -f2
 }
 spare_cmd() { s=$(spare) && [ -n "$s" ] && pgrep -P "$s" -x sbxd-spare-cmd | head -1; }
 # sbxd keeps both its spares, each with its child, each child in its
-# spare cgroup where there are cgroups: only then does spare() name the
-# oldest (a child not yet moved has no serial and sorts last, so while
-# the older spare's child is not moved yet, spare() named the newer one)
+# spare cgroup where there are cgroups: only then is the one spare()
+# names ready for the next run
 ready() {
 	n=0
 	for s in $(pgrep -P "$d" -x sbxd-spare); do
@@ -86,6 +83,15 @@ move-out)
 	echo "$2" >/sys/fs/cgroup/pids/cgroup.procs && echo "moved $2 out" ;;
 spare-pids)
 	wait_spare "$2" ;;
+kill-executor)
+	# the spare executor that supervises this very run (t340)
+	echo "cgroup: $(sed -n 's/^[0-9]*:pids://p' /proc/self/cgroup)"
+	kill -KILL "$ex" && echo "killed executor $ex" && sleep 30 ;;
+linger)
+	# a process of ours left behind, out of the run's process group (t340)
+	setsid sleep 300 </dev/null >/dev/null 2>&1 &
+	echo $! >"$(dirname "$0")/lingerer"
+	echo "lingerer $! in $(sed -n 's/^[0-9]*:pids://p' /proc/self/cgroup)" ;;
 sleep)
 	# a run that lasts (t277 kills its executor while it runs)
 	sleep "$2" ;;
@@ -133,21 +139,20 @@ run() {
 runs_of() { grep -c "^run $1\$" "$FOLDER/runs.log" 2>/dev/null || true; }
 
 # spare_of PID: the idle spare executor of sbxd PID that runs the next
-# command (the oldest: the lowest serial in its child's cgroup name, else
-# the lowest pid), and its child ("" when none).
+# command (the oldest: the one started first, its start time in
+# /proc/PID/stat, then the lower pid; a successor keeps its cgroup's
+# name, not its age: daemon/exec.c), and its child ("" when none).
 spare_of() {
-	local s c n
+	local s
 	for s in $(pgrep -P "$1" -x sbxd-spare); do
-		c=$(pgrep -P "$s" -x sbxd-spare-cmd | head -1)
-		n=$(sed -n 's|.*:/sbx-spare-[0-9]*-\([0-9]*\)$|\1|p' "/proc/$c/cgroup" 2>/dev/null)
-		echo "${n:-999999999} $s"
+		echo "$(cut -d' ' -f22 "/proc/$s/stat" 2>/dev/null || echo 999999999) $s"
 	done | sort -k1,1n -k2,2n | head -1 | cut -d' ' -f2
 }
 spare_cmd_of() { local s; s=$(spare_of "$1"); [ -n "$s" ] && pgrep -P "$s" -x sbxd-spare-cmd | head -1; }
 
 # spares_ready PID: sbxd PID keeps both its spares, each child in its
-# own spare cgroup, so that spare_of names the one the next run takes (a
-# child not yet moved has no serial and would sort last, as the oldest).
+# spare cgroup (born there), so that the next run takes the one spare_of
+# names, ready.
 spares_ready() {
 	local s c n=0
 	for s in $(pgrep -P "$1" -x sbxd-spare); do
@@ -172,3 +177,16 @@ need_spare_cgroup() {
 # spare_cgroups: the spare cgroups this test's sbxd made.
 spare_cgroups() { ls -d /sys/fs/cgroup/pids/sbx-spare-"$1"-* /sys/fs/cgroup/sbx-spare-"$1"-* \
 	/sys/fs/cgroup/unified/sbx-spare-"$1"-* 2>/dev/null; }
+
+# like_limit OUTPUT N LABEL: task.sh show's OUTPUT says the run's
+# pids.max is N; one more in a spare's cgroup, where the spare executor
+# that supervises the run is too (daemon/exec.c): the command still
+# gets N processes.
+like_limit() {
+	case "$1" in
+	*"cgroup: /sbx-spare-"*)
+		like "$1" "max: $(($2 + 1))" "$3 ($2 and its executor)" ;;
+	*)
+		like "$1" "max: $2" "$3" ;;
+	esac
+}

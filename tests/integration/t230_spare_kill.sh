@@ -24,7 +24,7 @@ check_show() {
 	like "$2" "err: $1" "$1: and its stderr"
 	is "$(runs_of "show $1")" 1 "$1: it ran exactly once"
 	like "$2" "cgroup: /sbx-" "$1: in a pids cgroup of sbxd's"
-	like "$2" "max: 40" "$1: with the run's process limit"
+	like_limit "$2" 40 "$1: with the run's process limit"
 }
 
 old=$(spare_cgroups "$DPID")

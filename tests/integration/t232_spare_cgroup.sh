@@ -25,7 +25,7 @@ like "$r" "out: after-intrude" "the next command runs, with its output"
 is "$(runs_of "show after-intrude")" 1 "exactly once"
 like "$r" "cgroup: /sbx-" "in a pids cgroup of sbxd's"
 unlike "$r" "cgroup: /sbx-spare-" "not the cgroup the intruder was put in"
-like "$r" "max: 40" "with its process limit"
+like_limit "$r" 40 "with its process limit"
 procs=$(echo "$r" | sed -n 's/^procs: //p')
 unlike " $procs " " $intruder " "its cgroup holds none of the attacker's processes ($procs)"
 wait_for 5 sh -c "! kill -0 $intruder 2>/dev/null"
@@ -37,10 +37,11 @@ r=$(run "./task.sh show after-move-out")
 like "$r" "out: after-move-out" "the next command runs, with its output"
 is "$(runs_of "show after-move-out")" 1 "exactly once"
 like "$r" "cgroup: /sbx-" "in a pids cgroup of sbxd's, not outside one"
-like "$r" "max: 40" "with its process limit"
+like_limit "$r" 40 "with its process limit"
 
 # Left alone, the spare serves: the command runs in the spare's cgroup.
 wait_for 10 spares_ready "$DPID"
+e=$(spare_of "$DPID")
 c=$(spare_cmd_of "$DPID")
 r=$(run "./task.sh show untouched")
 # (the spare's cgroup keeps its name for the run: a rename would wait for
@@ -49,6 +50,7 @@ like "$r" "cgroup: /sbx-spare-$DPID-" "an untouched spare runs the next command 
 # (cgroup.procs is sorted by pid, and pids wrap at pid_max: the command's
 # children may come first)
 like "$r" "procs: ([0-9]+ )*$c " "... as the spare's own child"
-like "$r" "max: 40" "with the run's limit set"
+like_limit "$r" 40 "with the run's limit set"
+like "$r" "procs: ([0-9]+ )*$e " "... and its executor ($e), in the cgroup with it"
 is "$(runs_of "show untouched")" 1 "exactly once"
 done_testing

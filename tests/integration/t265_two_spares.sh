@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# sbxd keeps two spare executors (daemon/exec.c): with one, the spare
-# forked at a hand-over was often still moving into its cgroup (an RCU
-# grace period, 6-20 ms on a busy machine) when a busy agent's next
-# request came, and that request waited for it. A run takes the oldest
-# spare, so the one it finds had a whole run more to get ready. Checked
+# sbxd keeps two spare executors (daemon/exec.c): with one, a spare
+# still getting ready (its cgroup, its child, its files) when a busy
+# agent's next request came made that request wait. A run takes the
+# oldest spare, so the one it finds had a whole run more to get ready;
+# after its run, the spare's successor takes its cgroup over. Checked
 # from outside: two spares idle, each child in a cgroup of its own; each
-# run by the oldest spare (the lower serial in its child's cgroup name:
-# never the newer of the two), in that cgroup (its name kept: a rename
-# would wait for any cgroup move on the machine); two spares again after.
+# run by the oldest spare (the one started first: never the newer of
+# the two), in that spare's cgroup; two spares again after, in the same
+# two cgroups (no cgroup made or removed for a run).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sparelib.sh"
 
@@ -31,18 +31,19 @@ wait_for 10 two
 ok $? "sbxd keeps two spare executors"
 wait_for 10 cmds_in_cgroups
 ok $? "each with its child waiting in a pids cgroup of its own"
-oldest() {	# "SERIAL PID" of the spare whose child's cgroup has the lowest serial
+oldest() {	# "SERIAL PID" of the spare started first, SERIAL its child's cgroup's
 	local s c n
 	for s in $(pgrep -P "$DPID" -x sbxd-spare); do
 		c=$(pgrep -P "$s" -x sbxd-spare-cmd) || continue
 		n=$(sed -n "s|^[0-9]*:pids:/sbx-spare-$DPID-\([0-9]*\)\$|\1|p" "/proc/$c/cgroup")
-		[ -n "$n" ] && echo "$n $s"
-	done | sort -n | head -1
+		[ -n "$n" ] && echo "$(cut -d' ' -f22 "/proc/$s/stat") $s $n"
+	done | sort -k1,1n -k2,2n | head -1 | cut -d' ' -f2-
 }
+before=$(spare_cgroups "$DPID" | sort | tr '\n' ' ')
 took=""
 for i in 1 2 3 4; do
 	o=$(oldest)
-	want=${o#* } serial=${o%% *}
+	want=${o%% *} serial=${o#* }
 	r=$(run "./task.sh show run$i")
 	is "$(runs_of "show run$i")" 1 "run $i ran once"
 	id=$(sed -n "s/.* request \([0-9a-f]*\) pending: Bash \`.\/task.sh show run$i\`.*/\1/p" \
@@ -57,5 +58,10 @@ done
 is "$took" " y y y y" "each run took the oldest spare, in its cgroup"
 wait_for 10 cmds_in_cgroups
 ok $? "two spares again after the runs, ready"
+# Each run's executor left a successor in its cgroup: the runs made no
+# cgroup and removed none (a move into one, a mkdir or an rmdir holds up
+# the machine for milliseconds).
+is "$(spare_cgroups "$DPID" | sort | tr '\n' ' ')" "$before" \
+	"the same two cgroups serve all four runs ($before)"
 
 done_testing

@@ -141,10 +141,10 @@ test_v1(void)
 	}
 	close(p[0]);
 	is_int(joined, 0, "cgroup v1: a plain fork, the child moves itself");
-	for (n = 0; n < 200 && cgroup_only(dir, pid) != 1; n++)
+	for (n = 0; n < 200 && cgroup_holds(dir, &pid, 1) != 1; n++)
 		usleep(10000);
-	is_int(cgroup_only(dir, pid), 1, "the child is alone in it");
-	is_int(cgroup_only(dir, getpid()), 0, "and it is not this process");
+	is_int(cgroup_holds(dir, &pid, 1), 1, "the child is alone in it");
+	is_int(cgroup_holds(dir, (pid_t[]){ getpid() }, 1), 0, "and it is not this process");
 	is_int(cgroup_set_max(dir, 0), 0, "pids.max set to no limit");
 	is_int(cgroup_set_max(dir, 40), 0, "and to 40");
 	close(p[1]);
@@ -206,9 +206,9 @@ test_sweep(void)
 		_exit(read(p[0], &c, 1) < 0);
 	}
 	close(p[0]);
-	for (i = 0; i < 200 && cgroup_only(busy, in) != 1; i++)
+	for (i = 0; i < 200 && cgroup_holds(busy, &in, 1) != 1; i++)
 		usleep(10000);
-	is_int(cgroup_only(busy, in), 1, "... with a process in it");
+	is_int(cgroup_holds(busy, &in, 1), 1, "... with a process in it");
 	ok(cgroup_sweep(60, &kept) >= 1, "the sweep removes some");
 	ok(access(gone, F_OK) < 0, "the old empty cgroup of a gone sbxd is removed");
 	ok(access(live, F_OK) == 0, "the one of a live process stays");
@@ -227,6 +227,65 @@ test_sweep(void)
 	    "(the test's cgroups are removed)");
 }
 
+/* A process that stays in a v1 cgroup with 1,200 others (their list is
+ * longer than one read): cgroup_holds tells exactly who is in it,
+ * cgroup_clear kills every other one (reaped here: they are children of
+ * the process that stays) and keeps the caller, cgroup_leave moves it
+ * out, and the cgroup can go. */
+static void
+test_clear(void)
+{
+	char dir[PATH_MAX] = "", name[64];
+	int p[2], q[2];
+	pid_t keeper;
+	char c = 0;
+
+	snprintf(name, sizeof(name), "unit-clear-%ld", (long)getpid());
+	if (!base_writable("/sys/fs/cgroup/pids") || cgroup_make(name, 0, dir, sizeof(dir)) < 0 ||
+	    cgroup_is_v2(dir) != 0) {
+		if (*dir)
+			cgroup_drop(dir);
+		ok(1, "# SKIP no writable cgroup v1 pids hierarchy here");
+		return;
+	}
+	ok(pipe(p) == 0 && pipe(q) == 0, "pipes");
+	if ((keeper = fork()) == 0) {
+		pid_t self = getpid(), kid = 0;
+		int i, rc = 0;
+
+		close(p[0]);
+		close(q[1]);
+		if (cgroup_join(dir) < 0)
+			_exit(2);
+		for (i = 0; i < 1200; i++)
+			if ((kid = fork()) == 0) {
+				pause();
+				_exit(0);
+			} else if (kid < 0) {
+				_exit(3);
+			}
+		rc |= cgroup_holds(dir, &self, 1) != 0;             /* more than self */
+		rc |= (cgroup_holds(dir, (pid_t[]){ self, kid }, 2) != 0) << 1;
+		rc |= (cgroup_clear(dir, self, 5000) != 0) << 2;
+		rc |= (cgroup_holds(dir, &self, 1) != 1) << 3;      /* self alone */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		rc |= (cgroup_leave(dir) != 0) << 4;
+		rc |= (cgroup_holds(dir, NULL, 0) != 1) << 5;       /* empty */
+		if (write(p[1], &c, 1) != 1 || read(q[0], &c, 1) < 0)
+			_exit(4);
+		_exit(rc);
+	}
+	close(p[1]);
+	close(q[0]);
+	ok(read(p[0], &c, 1) == 1, "the keeper and 1,200 children in one cgroup, then cleared");
+	ok(access(dir, F_OK) == 0 && rmdir(dir) == 0, "the cgroup, empty, is removed");
+	close(q[1]);
+	is_int(child_status(keeper), 0, "holds: more than one; clear: all but the keeper; "
+	    "holds: the keeper alone; leave: empty (bits of what failed)");
+	close(p[0]);
+}
+
 int
 main(void)
 {
@@ -234,5 +293,6 @@ main(void)
 	test_clone_into();
 	test_v1();
 	test_sweep();
+	test_clear();
 	return tap_done();
 }
