@@ -463,7 +463,7 @@ result_ready(int sbfd, const char *id, const char *hash_hex)
  * forged, lost or replaced channel costs time, never a wrong answer.
  */
 static cJSON *
-wait_result(int sbfd, int wfd, const char *id, const char *hash_hex, int64_t deadline,
+wait_result(int sbfd, int *wfd, const char *id, const char *hash_hex, int64_t deadline,
     int *gone, const char *nonce)
 {
 	cJSON *doc = NULL;
@@ -479,7 +479,7 @@ wait_result(int sbfd, int wfd, const char *id, const char *hash_hex, int64_t dea
 		doc = NULL;
 		/* Woken and nothing there: spurious or forged; consume it. */
 		if (woken)
-			wake_drain(wfd);
+			wake_drain(*wfd);
 		now = mono_ms();
 		left = (int)(deadline - now);
 		if (left <= 0)
@@ -493,8 +493,12 @@ wait_result(int sbfd, int wfd, const char *id, const char *hash_hex, int64_t dea
 		}
 		if (left > recheck)
 			left = recheck;
-		if ((woken = wake_wait(wfd, left)) < 0)
+		if ((woken = wake_wait(*wfd, left)) < 0)
 			woken = 0;
+		/* No wake: the channel is checked (still at its name, else got
+		 * anew) before the next look, so a lost one costs one re-check. */
+		if (!woken)
+			*wfd = wake_renew(sbfd, id, *wfd);
 		if (!woken && recheck < SBX_WAKE_RECHECK_MAX_MS)
 			recheck *= 2;
 	}
@@ -524,7 +528,7 @@ taken(struct esc_outcome *out, const char *status, const char *why, int e)
  */
 #define SBX_CONFIRM_MS 3000
 static void
-confirm(int sbfd, int wfd, const char *hash_hex, int64_t deadline, const char *nonce,
+confirm(int sbfd, int *wfd, const char *hash_hex, int64_t deadline, const char *nonce,
     struct esc_outcome *out)
 {
 	const char *status = json_str(out->result, "status");
@@ -562,7 +566,7 @@ confirm(int sbfd, int wfd, const char *hash_hex, int64_t deadline, const char *n
  * delivery is not recorded, and an allowance would not be one-time.
  */
 static void
-hand_over(int sbfd, int wfd, int tfd, const char *folder, const char *hash_hex,
+hand_over(int sbfd, int *wfd, int tfd, const char *folder, const char *hash_hex,
     int64_t deadline, struct esc_outcome *out)
 {
 	char nonce[SBX_RECEIPT_LEN + 1], why[PATH_MAX + 64];
@@ -574,14 +578,14 @@ hand_over(int sbfd, int wfd, int tfd, const char *folder, const char *hash_hex,
 	 * name): the result's wake is drained before the claim, so the next
 	 * byte is the confirmation's (or forged: then it looks again);
 	 * without one, one is got before the claim. */
-	if (needs_confirm(out->result) && wfd < 0)
+	if (needs_confirm(out->result) && *wfd < 0)
 		cwfd = wake_open(sbfd, out->id);
 	else if (needs_confirm(out->result))
-		wake_drain(wfd);
+		wake_drain(*wfd);
 	got = claim_prepared(sbfd, out->id, tfd, nonce, needs_confirm(out->result));
 	e = errno;
 	if (got == 1) {
-		confirm(sbfd, cwfd >= 0 ? cwfd : wfd, hash_hex, deadline, nonce, out);
+		confirm(sbfd, cwfd >= 0 ? &cwfd : wfd, hash_hex, deadline, nonce, out);
 		wake_close(sbfd, out->id, cwfd);
 		return;
 	}
@@ -633,7 +637,7 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 		memcpy(out->id, f.done_id, sizeof(out->id));
 		out->result = f.result;
 		wfd = f.wfd;
-		confirm(sbfd, wfd, hash_hex, deadline, f.nonce, out);
+		confirm(sbfd, &wfd, hash_hex, deadline, f.nonce, out);
 		wake_close(sbfd, out->id, wfd);
 		wfd = -1;
 		goto out;
@@ -679,10 +683,10 @@ escalate(const struct esc_request *rq, struct esc_outcome *out)
 		 * request rather than between its result and the answer. */
 		tfd = receipt_prepare(sbfd, out->id);
 		daemon_key_load(sbfd);
-		out->result = wait_result(sbfd, wfd, out->id, hash_hex, deadline,
+		out->result = wait_result(sbfd, &wfd, out->id, hash_hex, deadline,
 		    &out->no_daemon, NULL);
 		if (out->result)
-			hand_over(sbfd, wfd, tfd, rq->folder, hash_hex, deadline, out);
+			hand_over(sbfd, &wfd, tfd, rq->folder, hash_hex, deadline, out);
 		else
 			out->state = ESC_PENDING;
 	}

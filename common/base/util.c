@@ -232,6 +232,24 @@ open_dir_nofollow(int dirfd, const char *rel)
 	return fd >= 0 ? fd : dup(dirfd);
 }
 
+int
+open_dir_abs_nf(const char *path)
+{
+	int root, fd, saved;
+
+	if (path[0] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	fd = open_dir_nofollow(root, path + 1);
+	saved = errno;
+	close(root);
+	errno = saved;
+	return fd;
+}
+
 long
 nf_refusals_count(char *last, size_t n)
 {

@@ -134,6 +134,11 @@ char *utf8_clean(const char *in, size_t len, size_t max, size_t *consumed);
  * on such a parent; exists_nf() is 1 when PATH exists as anything.
  */
 long nf_refusals_count(char *last, size_t n);
+/* The absolute PATH opened as a directory from "/", the same way: one
+ * component at a time, no symlink anywhere (the last one included), so a
+ * path resolved earlier (realpath) whose directories were swapped for a
+ * symlink since is refused (ELOOP), never followed. EINVAL: not absolute. */
+int open_dir_abs_nf(const char *path);
 int at_parent(int dirfd, const char *path, const char **base);
 int openat_nf(int dirfd, const char *path, int flags, mode_t mode);
 int renameat_nf(int dirfd, const char *from, const char *to, unsigned int flags);

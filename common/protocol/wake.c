@@ -49,24 +49,82 @@ wake_mode(int sbfd)
 	return sandbox_fifo_mode(sbfd);
 }
 
-/* Moves NAME (in DFD) into a free pool slot, never over one taken: 0, or
- * -1 (*full set when every slot is taken). */
+/*
+ * Takes NAME (in DFD) out of the way when it is not a FIFO that may stay:
+ * unlinked; a directory (the agent's, planted) removed when empty, else,
+ * with ASIDE (NAME is a slot or a request's), moved aside to .moved.INO,
+ * a name that is neither (DFD's owner, or the entry's, may rename it in
+ * a sticky directory; whoever may not leaves it, and the hooks skip that
+ * slot). 0 when NAME is free now, -1 otherwise.
+ */
 static int
-wake_pool_put(int dfd, const char *name, int *full)
+wake_evict(int dfd, const char *name, int aside_ok)
 {
-	char slot[16];
-	int k;
+	struct stat st;
+	char aside[48];
+	int i;
 
-	*full = 0;
-	for (k = 0; k < SBX_WAKE_POOL; k++) {
-		wake_slot(slot, k);
-		if (renameat2(dfd, name, dfd, slot, RENAME_NOREPLACE) == 0)
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -1;
+	if (unlinkat(dfd, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+		return 0;
+	if (!aside_ok)
+		return -1;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	for (i = 0; i < 4; i++) {
+		if ((i ? xsnprintf(aside, sizeof(aside), ".moved.%llu.%d",
+		    (unsigned long long)st.st_ino, i) : xsnprintf(aside, sizeof(aside),
+		    ".moved.%llu", (unsigned long long)st.st_ino)) < 0)
+			return -1;
+		if (renameat2(dfd, name, dfd, aside, RENAME_NOREPLACE) == 0)
 			return 0;
 		if (errno != EEXIST)
 			return -1;
 	}
-	*full = 1;
-	errno = EEXIST;
+	return -1;
+}
+
+/*
+ * Moves NAME (in DFD), the inode ST that the caller verified, into a free
+ * pool slot, never over one taken: 0, or -1 (*full set when every slot
+ * is taken). Only ST is pooled: NAME is checked to be it before the
+ * rename, and the slot after it; what came into the slot instead (NAME
+ * swapped in between) was never verified and is evicted from it.
+ */
+static int
+wake_pool_put(int dfd, const char *name, const struct stat *st, int *full)
+{
+	struct stat nt;
+	char slot[16];
+	int k;
+
+	*full = 0;
+	if (fstatat(dfd, name, &nt, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (nt.st_dev != st->st_dev || nt.st_ino != st->st_ino) {
+		errno = ESTALE;
+		return -1;
+	}
+	for (k = 0; k < SBX_WAKE_POOL; k++) {
+		wake_slot(slot, k);
+		if (renameat2(dfd, name, dfd, slot, RENAME_NOREPLACE) == 0)
+			break;
+		if (errno != EEXIST)
+			return -1;
+	}
+	if (k == SBX_WAKE_POOL) {
+		*full = 1;
+		errno = EEXIST;
+		return -1;
+	}
+	if (fstatat(dfd, slot, &nt, AT_SYMLINK_NOFOLLOW) == 0 && nt.st_dev == st->st_dev &&
+	    nt.st_ino == st->st_ino)
+		return 0;
+	(void)wake_evict(dfd, slot, 1);
+	errno = ESTALE;
 	return -1;
 }
 
@@ -74,19 +132,23 @@ wake_pool_put(int dfd, const char *name, int *full)
  * A shared lock on the FIFO FD for as long as this hook waits on it:
  * wake_close() gives a FIFO back to the pool only under an exclusive
  * one, so never while another hook (an identical call that joined) waits
- * on it. A hook that gives one back holds its exclusive lock across a
- * rename only: waited for, a little (100 x 50 us); whoever holds one
- * longer (the agent) gets -1.
+ * on it. TAKEN (from the pool): the lock must first be had exclusive, so
+ * a pooled FIFO some process still holds a lock on (a hook whose FIFO
+ * sbxd pooled between its check and its rename, or the agent) is never
+ * shared: it is one hook's, then downgraded for hooks that join by the
+ * request's name. A hook that gives one back holds its exclusive lock
+ * across a rename only: waited for, a little (100 x 50 us); whoever
+ * holds one longer gets -1.
  */
 static int
-wake_lock(int fd)
+wake_lock(int fd, int taken)
 {
 	struct timespec ts = { 0, 50000 };
 	int i;
 
 	for (i = 0; i < 100; i++) {
-		if (flock(fd, LOCK_SH | LOCK_NB) == 0)
-			return 0;
+		if (flock(fd, (taken ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0)
+			return taken ? flock(fd, LOCK_SH | LOCK_NB) : 0;
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return -1;
 		nanosleep(&ts, NULL);
@@ -109,7 +171,7 @@ static int
 wake_join(int dfd, const char *id, mode_t mode, int taken)
 {
 	struct stat st, nt;
-	int fd, locked;
+	int fd;
 
 	fd = openat(dfd, id, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
@@ -117,8 +179,9 @@ wake_join(int dfd, const char *id, mode_t mode, int taken)
 	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode) || st.st_uid != geteuid() ||
 	    st.st_nlink != 1 || (taken && (st.st_mode & 07777) != mode))
 		goto bad;
-	locked = wake_lock(fd) == 0;
-	if (taken && !locked)
+	/* No lock, no channel: a FIFO used without one could be pooled
+	 * from under this hook and taken by another. */
+	if (wake_lock(fd, taken) < 0)
 		goto bad;
 	if (fstatat(dfd, id, &nt, AT_SYMLINK_NOFOLLOW) < 0 || nt.st_dev != st.st_dev ||
 	    nt.st_ino != st.st_ino) {
@@ -155,7 +218,9 @@ wake_get(int dfd, const char *id, mode_t mode)
 		if (renameat2(dfd, slot, dfd, id, RENAME_NOREPLACE) == 0) {
 			if ((fd = wake_join(dfd, id, mode, 1)) >= 0 || errno == ENOENT)
 				return fd;
-			(void)unlinkat(dfd, id, 0);
+			/* Not fit (a directory planted in the slot too): out of
+			 * the way, so that ID can be made below. */
+			(void)wake_evict(dfd, id, 1);
 			continue;
 		}
 		/* EEXIST: ID is there, joined below. ENOENT: an empty slot;
@@ -226,13 +291,35 @@ wake_close(int sbfd, const char *id, int fd)
 			 * it (and it is what whoever also held it reads). The
 			 * pool is full (or has no renameat2): the name
 			 * goes, as before the pool. */
-			if (wake_pool_put(dfd, id, &full) < 0 && errno != ENOENT)
+			if (wake_pool_put(dfd, id, &st, &full) < 0 && errno != ENOENT &&
+			    errno != ESTALE)
 				(void)unlinkat(dfd, id, 0);
 		}
 		close(dfd);
 	}
 	close(fd);
 	errno = e;
+}
+
+int
+wake_renew(int sbfd, const char *id, int fd)
+{
+	struct stat st, nt;
+	char path[64];
+	int e = errno;
+
+	if (fd >= 0 && valid_id(id) &&
+	    xsnprintf(path, sizeof(path), "%s/%s", SBX_WAKE_DIR, id) > 0 &&
+	    fstat(fd, &st) == 0 && fstatat_nf(sbfd, path, &nt) == 0 &&
+	    nt.st_dev == st.st_dev && nt.st_ino == st.st_ino) {
+		errno = e;
+		return fd;
+	}
+	if (fd >= 0)
+		close(fd);
+	fd = wake_open(sbfd, id);
+	errno = e;
+	return fd;
 }
 
 int
@@ -339,7 +426,7 @@ wake_poke(int sbfd, const char *id)
 		 * killed): into the pool now, as the sweep would (a hook that
 		 * has just taken it, not yet opened, finds the name gone and
 		 * takes one again). */
-		(void)wake_pool_put(dfd, id, &full);
+		(void)wake_pool_put(dfd, id, &st, &full);
 	}
 	close(dfd);
 	if (pfd >= 0)
@@ -352,15 +439,14 @@ wake_poke(int sbfd, const char *id)
  * without blocking and closing it wakes nobody (no byte, and a waiting
  * hook holds it read-write, so no hang-up either). */
 static int
-wake_fit(int dfd, const char *name, uid_t dir_uid, int *live)
+wake_fit(int dfd, const char *name, uid_t dir_uid, int *live, struct stat *st)
 {
-	struct stat st;
 	int pfd, fd, fit = 0;
 
 	*live = 0;
 	if ((pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return -1;
-	if (fstat(pfd, &st) == 0 && wake_writable(&st, dir_uid)) {
+	if (fstat(pfd, st) == 0 && wake_writable(st, dir_uid)) {
 		fit = 1;
 		if ((fd = wake_reopen(pfd)) >= 0) {
 			close(fd);
@@ -376,8 +462,9 @@ wake_sweep(int sbfd, int max, int *more)
 {
 	char slot[16];
 	struct dirent *de;
+	struct stat st;
 	uid_t dir_uid;
-	int dfd, k, n = 0, seen = 0, live, full = 0;
+	int dfd, k, n = 0, seen = 0, live, full = 0, fit, id;
 	DIR *d;
 
 	*more = 0;
@@ -385,11 +472,14 @@ wake_sweep(int sbfd, int max, int *more)
 		return errno == ENOENT ? 0 : -1;
 	/* The slots first: a pooled FIFO stays, held open or not (the hook
 	 * that takes it checks it again and drains it); a slot holding
-	 * anything else is emptied, so the leftovers below can fill it. */
+	 * anything else (a FIFO of another user than the hooks', a
+	 * directory the agent planted) is emptied, a directory that is not
+	 * empty moved aside, so the leftovers below can fill it. */
 	for (k = 0; k < SBX_WAKE_POOL; k++) {
 		wake_slot(slot, k);
-		if (wake_fit(dfd, slot, dir_uid, &live) == 0)
-			(void)unlinkat(dfd, slot, 0);
+		fit = wake_fit(dfd, slot, dir_uid, &live, &st);
+		if (fit == 0 || (fit == 1 && st.st_uid != dir_uid))
+			(void)wake_evict(dfd, slot, 1);
 	}
 	if (!(d = fdopendir(dfd))) {
 		close(dfd);
@@ -407,18 +497,23 @@ wake_sweep(int sbfd, int max, int *more)
 		 * waits: it stays. One nobody waits on (a hook killed before
 		 * it gave it back, one left by a hook that answered
 		 * "pending": the next identical call takes one again) goes to
-		 * the pool while a slot is free; it, and anything else (junk,
-		 * a flood of other names), loses its name; a directory stays.
-		 * The slots bound the pool. */
-		if (valid_id(de->d_name) && wake_fit(dfd, de->d_name, dir_uid, &live) == 1) {
+		 * the pool while a slot is free, when it is the hooks' user's
+		 * (the inode checked is the inode pooled: wake_pool_put); it,
+		 * and anything else (junk, a flood of other names), loses its
+		 * name; an empty directory too, one that is not empty at a
+		 * request's name is moved aside (.moved.INO stay: the agent's
+		 * own, not ours to empty). The slots bound the pool. */
+		id = valid_id(de->d_name);
+		if (id && wake_fit(dfd, de->d_name, dir_uid, &live, &st) == 1 &&
+		    st.st_uid == dir_uid) {
 			if (live)
 				continue;
-			if (!full && wake_pool_put(dfd, de->d_name, &full) == 0) {
+			if (!full && wake_pool_put(dfd, de->d_name, &st, &full) == 0) {
 				n++;
 				continue;
 			}
 		}
-		if (unlinkat(dfd, de->d_name, 0) == 0)
+		if (wake_evict(dfd, de->d_name, id) == 0)
 			n++;
 	}
 	closedir(d);

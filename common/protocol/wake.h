@@ -40,8 +40,11 @@
  * ours of one link, a symlink (the FIFO itself, or queue/ or queue/wake
  * on the way), or no room to create it. A pooled FIFO is taken only when
  * it is a FIFO of ours, one link, exactly the mode this folder's FIFOs
- * have, nobody else's lock on it; what is in it is drained (stale). One
- * that is not is dropped and another taken or made: never a wrong answer
+ * have, nobody else's lock on it (its lock had exclusive first, then
+ * shared: a pooled FIFO another process holds is never shared); what is
+ * in it is drained (stale). One that is not is dropped (a directory
+ * removed, or moved aside when it is not empty) and another taken or
+ * made; a FIFO this hook cannot lock is not used: never a wrong answer
  * (a wake only makes the caller look again), and no cap on waiters (the
  * pool empty: a FIFO is made, as before the pool).
  */
@@ -63,6 +66,15 @@ int wake_wait(int fd, int timeout_ms);
  * identical call (sbxd's sweep puts it in the pool later).
  */
 void wake_close(int sbfd, const char *id, int fd);
+/*
+ * The hook waited on FD for request ID and was not woken: returns FD
+ * while the name ID is still that FIFO. Else (sbxd pooled it between its
+ * check that nobody holds it and the hook's open, the agent moved it, or
+ * there was none: FD -1) FD is closed, never given back (it is not ours
+ * to pool), and a channel is got anew (wake_open(), or -1): a lost
+ * channel costs one re-check, not every wake of the rest of the wait.
+ */
+int wake_renew(int sbfd, const char *id, int fd);
 /* Reads and discards what is in the FIFO (a spurious or forged wake). */
 void wake_drain(int fd);
 
@@ -80,12 +92,16 @@ void wake_drain(int fd);
 void wake_poke(int sbfd, const char *id);
 
 /*
- * sbxd: tidies queue/wake so names never pile up: a FIFO nobody holds
- * open for reading (its hook was killed, or answered "pending") goes to
- * a free pool slot, or loses its name when the pool is full; anything
- * that is not a FIFO sbxd may write (junk, a third user's) loses its
- * name, in a slot too; other names than request IDs and slots are
- * removed. A FIFO a hook holds open stays, and so do pooled ones. Looks
+ * sbxd: tidies queue/wake so names never pile up: a FIFO of the hooks'
+ * user nobody holds open for reading (its hook was killed, or answered
+ * "pending") goes to a free pool slot (the inode checked, nothing else),
+ * or loses its name when the pool is full; anything that is not a FIFO
+ * sbxd may write (junk, a third user's) loses its name, and in a slot
+ * anything but a FIFO of the hooks' user; other names than request IDs
+ * and slots are removed. A directory is removed when empty; one that is
+ * not, at a slot or a request's name, is moved aside (.moved.INO): the
+ * agent's, which sbxd's user may rename but not empty (deployment 3).
+ * A FIFO a hook holds open stays, and so do pooled ones. Looks
  * at most at MAX entries (*more set when some were left for later).
  * Returns how many request names it removed or pooled, or -1.
  */

@@ -590,6 +590,60 @@ test_wake_pool(void)
 	wake_refuses(sbfd, dir, c, "a FIFO locked by another");
 	close(hold);
 	unlink(p);
+	/* A shared lock is one too: a hook that still waits on a FIFO that
+	 * went to the pool holds one; the next hook must not share it. */
+	ok(mkfifo(p, 0600) == 0 && (hold = open(p, O_RDWR | O_NONBLOCK)) >= 0 &&
+	    flock(hold, LOCK_SH) == 0, "(a pooled FIFO another holds with a shared lock)");
+	wake_refuses(sbfd, dir, c, "a FIFO another holds a shared lock on");
+	close(hold);
+	unlink(p);
+	/* Directories planted in the slot: out of the way, a FIFO made. */
+	ok(mkdir(p, 0700) == 0, "(an empty directory in the pool)");
+	wake_refuses(sbfd, dir, c, "an empty directory");
+	unlink(p);
+	snprintf(q, sizeof(q), "%s/queue/wake/.free.00/keep", dir);
+	ok(mkdir(p, 0700) == 0 && (i = open(q, O_WRONLY | O_CREAT | O_EXCL, 0600)) >= 0 &&
+	    close(i) == 0 && lstat(p, &st) == 0, "(a directory with a file in the pool)");
+	ino = st.st_ino;
+	wake_refuses(sbfd, dir, c, "a directory that is not empty");
+	snprintf(q, sizeof(q), "%s/queue/wake/.moved.%llu/keep", dir, (unsigned long long)ino);
+	ok(lstat(q, &st) == 0 && S_ISREG(st.st_mode), "... it is moved aside, what is in it kept");
+	unlink(q);
+	snprintf(q, sizeof(q), "%s/queue/wake/.moved.%llu", dir, (unsigned long long)ino);
+	rmdir(q);
+	unlink(p);
+	/* The sweep empties slots the same way. */
+	snprintf(q, sizeof(q), "%s/queue/wake/.free.01", dir);
+	ok(mkdir(p, 0700) == 0 && mkdir(q, 0700) == 0 && lstat(q, &st) == 0,
+	    "(an empty directory at .free.00, another at .free.01)");
+	ino = st.st_ino;
+	snprintf(q, sizeof(q), "%s/queue/wake/.free.01/keep", dir);
+	ok(mkfifo(q, 0600) == 0, "(a FIFO inside .free.01)");
+	ok(wake_sweep(sbfd, SBX_WAKE_SWEEP_MAX, &more) >= 0 && wake_ino(dir, ".free.00") == 0 &&
+	    wake_ino(dir, ".free.01") == 0, "wake_sweep empties both slots");
+	snprintf(q, sizeof(q), "%s/queue/wake/.moved.%llu/keep", dir, (unsigned long long)ino);
+	ok(lstat(q, &st) == 0 && S_ISFIFO(st.st_mode), "... the one not empty moved aside, whole");
+	unlink(q);
+	snprintf(q, sizeof(q), "%s/queue/wake/.moved.%llu", dir, (unsigned long long)ino);
+	rmdir(q);
+
+	/* wake_renew: the same fd while the name is its FIFO; else another. */
+	fd = wake_open(sbfd, a);
+	ino = wake_ino(dir, a);
+	ok(fd >= 0 && wake_renew(sbfd, a, fd) == fd, "wake_renew keeps a FIFO still at its name");
+	snprintf(q, sizeof(q), "%s/queue/wake/%s", dir, a);
+	ok(rename(q, p) == 0, "(its FIFO moved into the pool while the hook waits)");
+	fd = wake_renew(sbfd, a, fd);
+	ok(fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == wake_ino(dir, a) && st.st_ino != 0,
+	    "wake_renew of a FIFO no longer at its name gives one that is");
+	ok(wake_ino(dir, ".free.00") == ino || wake_ino(dir, a) == ino,
+	    "... the old one taken again from the pool or left there");
+	wake_close(sbfd, a, fd);
+	for (i = 0; i < SBX_WAKE_POOL; i++) {
+		snprintf(q, sizeof(q), "%s/queue/wake/.free.%02d", dir, i);
+		unlink(q);
+	}
+	ok(wake_names(dir) == 0, "(queue/wake empty again)");
 
 	/* Bounded: with every slot taken the name of a FIFO given back goes. */
 	for (i = 0; i < SBX_WAKE_POOL; i++) {
