@@ -133,8 +133,8 @@ folder_open(struct folder *f, const char *path, const char *config,
 	    errno == EWOULDBLOCK && n < 20; n++)
 		usleep(10000);
 	if (!locked) {
-		char why[200];
-		long stopped = sbxd_stopped_fd(f->lockfd, why, sizeof(why));
+		char why[200], who[512];
+		long stopped = sbxd_stopped_fd(f->lockfd, why, sizeof(why)), first;
 
 		n = pread(f->lockfd, pidbuf, sizeof(pidbuf) - 1, 0);
 		pidbuf[n > 0 ? n : 0] = '\0';
@@ -142,6 +142,14 @@ folder_open(struct folder *f, const char *path, const char *config,
 		if (stopped > 0)
 			err_set(err, "%s is held by sbxd pid %ld, which stopped serving it (%s) "
 			    "and still runs; stop that sbxd first", f->path, stopped, why);
+		else if (sbxd_holder(f->sbfd) == 0 &&
+		    sbxd_lock_holders(f->lockfd, who, sizeof(who), &first) > 0)
+			/* No sbxd serves it, yet its lock is held: named from
+			 * /proc/locks (the pid in the file is only a note; the
+			 * agent's user may hold a shared lock: deployment 3). */
+			err_set(err, "%s/.sandbox/sbxd.lock is held by %s; an sbxd serving the "
+			    "folder holds it, and so may any process that can read it: stop "
+			    "that process first", f->path, who);
 		else
 			err_set(err, "%s is already served by another sbxd (pid %s); stop it first",
 			    f->path, *pidbuf ? pidbuf : "unknown");

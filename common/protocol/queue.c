@@ -6,11 +6,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -686,4 +688,74 @@ daemon_serving(int sbfd)
 	long pid = sbxd_holder(sbfd);
 
 	return pid < 0 ? -1 : pid > 0;
+}
+
+/* See queue.h. */
+#define LOCKS_LINES_MAX 100000
+int
+sbxd_lock_holders(int fd, char *out, size_t n, long *first)
+{
+	char line[256], sline[256], comm[32], path[64], uname[80], *tok[6], *save, *p;
+	unsigned int maj, mnr;
+	unsigned long ino;
+	struct passwd *pw;
+	struct stat st;
+	long pid, uid;
+	size_t used = 0;
+	int i, lines = 0, found = 0;
+	FILE *f, *g;
+
+	out[0] = '\0';
+	*first = 0;
+	if (fstat(fd, &st) < 0 || !(f = fopen("/proc/locks", "re")))
+		return 0;
+	while (lines++ < LOCKS_LINES_MAX && fgets(line, sizeof(line), f)) {
+		for (i = 0, p = strtok_r(line, " \t\n", &save); p && i < 6;
+		    p = strtok_r(NULL, " \t\n", &save))
+			tok[i++] = p;
+		/* "N: FLOCK ADVISORY READ PID MAJ:MIN:INO ...", not a waiter ("->") */
+		if (i < 6 || strcmp(tok[1], "FLOCK") != 0 ||
+		    sscanf(tok[5], "%x:%x:%lu", &maj, &mnr, &ino) != 3 ||
+		    maj != major(st.st_dev) || mnr != minor(st.st_dev) || ino != st.st_ino ||
+		    (pid = strtol(tok[4], NULL, 10)) <= 0)
+			continue;
+		if (++found > 4)
+			continue;
+		if (!*first)
+			*first = pid;
+		snprintf(comm, sizeof(comm), "?");
+		uid = -1;
+		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+		if ((g = fopen(path, "re"))) {
+			if (fgets(comm, sizeof(comm), g))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(g);
+		}
+		snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+		if ((g = fopen(path, "re"))) {
+			while (fgets(sline, sizeof(sline), g))
+				if (sscanf(sline, "Uid: %ld", &uid) == 1)
+					break;
+			fclose(g);
+		}
+		pw = uid >= 0 ? getpwuid((uid_t)uid) : NULL;
+		if (pw && pw->pw_name)
+			snprintf(uname, sizeof(uname), "user %s", pw->pw_name);
+		else if (uid >= 0)
+			snprintf(uname, sizeof(uname), "uid %ld", uid);
+		else
+			snprintf(uname, sizeof(uname), "user unknown");
+		/* comm is the process's own name: printable only. */
+		for (p = comm; *p; p++)
+			if (*p < 0x20 || *p > 0x7e)
+				*p = '?';
+		if (used < n)
+			used += (size_t)snprintf(out + used, n - used, "%spid %ld (%s, %s, %s)",
+			    found > 1 ? ", " : "", pid, uname, comm,
+			    strcmp(tok[3], "WRITE") == 0 ? "exclusive" : "shared");
+	}
+	fclose(f);
+	if (found > 4 && used < n)
+		snprintf(out + used, n - used, " and %d more", found - 4);
+	return found;
 }

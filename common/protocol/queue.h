@@ -225,6 +225,15 @@ int sbxd_release(int lockfd, const char *why);
 long sbxd_stopped(int sbfd, char *why, size_t n);
 /* The same, from the lock file's open descriptor (folder_open). */
 long sbxd_stopped_fd(int lockfd, char *why, size_t n);
+/*
+ * Who holds a flock on the file of FD, from /proc/locks (pids as this
+ * PID namespace sees them): "pid N (user U, COMM, shared|exclusive)" for
+ * at most 4 holders, "and K more" past them, in OUT; the first pid in
+ * *first. 0 when none is named there (another PID namespace, or it just
+ * went), else how many. For the messages of a lock that cannot be had:
+ * the agent's user may hold a shared one on sbxd.lock (deployment 3).
+ */
+int sbxd_lock_holders(int fd, char *out, size_t n, long *first);
 
 /* Key ids: the first 8 bytes of BLAKE2b-256(public key), in hex. */
 void key_id_of(const unsigned char pk[32], char out[17]);

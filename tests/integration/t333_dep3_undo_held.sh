@@ -5,7 +5,8 @@
 # file and hold a shared flock on it for as long as it likes; the undo
 # then names the holder (pid, user, command, from /proc/locks) and says
 # how to go on: root stops that process and runs the undo again, which
-# then works. Real users (deployment 3).
+# then works. B's sbxd, which cannot start then either, names the holder
+# too. Real users (deployment 3).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/dep3lib.sh"
 
@@ -24,6 +25,13 @@ like "$out" "kill $LPID" "and says how to go on"
 is "$(stat -c '%i %U' "$S")" "$ino $UB" "and leaves .sandbox as it was"
 test ! -e "$FOLDER/.sandbox.handed-over"
 ok $? "and moves nothing aside"
+
+# B's sbxd cannot start on the folder either (fail closed): it names the
+# holder, not the pid an earlier sbxd left in the file.
+out=$(as_b "$SBXD" "$FOLDER" 2>&1)
+ok $(( ! $? )) "B's sbxd does not start while A holds sbxd.lock"
+like "$out" "sbxd.lock is held by pid $LPID \\(user $UA, flock, shared\\)" "and names the holder"
+unlike "$out" "already served by another sbxd" "not another sbxd"
 
 # Two holders: both named.
 as_exec "$UA" flock -s -o "$S/sbxd.lock" sleep 600 &
