@@ -74,7 +74,9 @@ id=$(hook_bash "./task.sh three" | req_id)
 hook_bg "./task.sh three"
 wait_for 10 is_fifo "$W/$id"
 echo "victim" >"$T/victim"
-rm -f "$W/$id" && ln "$T/victim" "$W/$id"
+# (one rename: the waiting hook re-checks its name and would make its
+# FIFO anew between an rm and an ln)
+ln "$T/victim" "$W/.planted" && mv -fT "$W/.planted" "$W/$id"
 ok $? "the FIFO is replaced by a hard link to a file outside the folder"
 "$SBX" -C "$FOLDER" approve "$id" >/dev/null
 wait $HP
@@ -89,7 +91,7 @@ hook_bg "./task.sh four"
 wait_for 10 is_fifo "$W/$id"
 mkfifo "$T/outside"
 exec 7<>"$T/outside"
-rm -f "$W/$id" && ln -s "$T/outside" "$W/$id"
+ln -s "$T/outside" "$W/.planted" && mv -fT "$W/.planted" "$W/$id"
 "$SBX" -C "$FOLDER" approve "$id" >/dev/null
 wait $HP
 like "$(reason <"$T/bg.out")" "out: four" "the hook gets its result with a symlinked channel"
