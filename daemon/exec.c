@@ -1083,8 +1083,10 @@ spare_next(int sock, pid_t daemon, struct child *c)
 	int pidfd = -1, rc;
 	long pid;
 
+	/* No fork in the cgroup while it is cleared (a run without a limit
+	 * has "max" there), then room for E' and its child. */
 	if (!c->inside || stop_requested || getppid() != daemon ||
-	    spare_clear(c->cgdir, SPARE_CLEAR_MS) < 0 ||
+	    cgroup_set_max(c->cgdir, 1) < 0 || spare_clear(c->cgdir, SPARE_CLEAR_MS) < 0 ||
 	    cgroup_set_max(c->cgdir, 3) < 0)
 		return NEXT_NONE;
 	/* Like fork(), with sbxd as the parent (its exit signal is E's:
