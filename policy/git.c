@@ -628,8 +628,13 @@ git_dash_path(struct git_ctx *g, int k, enum git_at at, void *arg)
 		    "human decides", g->sub, w->s);
 }
 
-/* What a subcommand that shows names is read: paths, REV:PATH, and (as
- * a reader might take them) the values of its options. */
+/*
+ * What a subcommand that shows names is read: paths, REV:PATH, and (as
+ * a reader might take them) the values of its options. The PATH of
+ * REV:PATH starts after a ':' git alone knows (":0:.env",
+ * "HEAD^{/[:]?}:.env", "HEAD@{2030-01-01 00:00:00}:.env"): the text
+ * after every ':' is read as a path.
+ */
 static void
 git_read_word(struct git_ctx *g, int k, enum git_at at, void *arg)
 {
@@ -639,9 +644,14 @@ git_read_word(struct git_ctx *g, int k, enum git_at at, void *arg)
 	(void)arg;
 	if (!an_lit(&g->v->w[k]))
 		return;
-	colon = strchr(s, ':');
-	trig_read(g->ev, colon != NULL && colon[1] != '\0' ? colon + 1 : s,
-	    "git");
+	if (strchr(s, ':') == NULL) {
+		trig_read(g->ev, s, "git");
+		return;
+	}
+	for (colon = strchr(s, ':'); colon != NULL;
+	    colon = strchr(colon + 1, ':'))
+		if (colon[1] != '\0')
+			trig_read(g->ev, colon + 1, "git");
 }
 
 /* An operand that is a tree written (git rm, mv, init DIR). */

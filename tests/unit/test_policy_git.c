@@ -265,6 +265,13 @@ static const struct tcase cases[] = {
 	{ "git cat-file --batch-command", E, NULL },    /* stricter */
 	{ "git cat-file --batch-check < list", A, NULL },
 	{ "git cat-file -p HEAD:./.env", E, NULL },
+	/* REV:PATH: the PATH starts after a ':' only git knows */
+	{ "git show :0:.env", E, NULL },
+	{ "git cat-file -p :0:.env", E, NULL },
+	{ "git show 'HEAD^{/[:]?}:.env'", E, NULL },
+	{ "git show 'HEAD@{2030-01-01 00:00:00}:.env'", E, NULL },
+	{ "git show :0:src/a.c", A, NULL },
+	{ "git show 'HEAD@{2030-01-01 00:00:00}:src/a.c'", A, NULL },
 	/* git add puts a file's content where cat-file -p HASH shows it */
 	{ "git add .env", E, NULL },                    /* stricter */
 	{ "git add -f -- .env", E, NULL },              /* stricter */
