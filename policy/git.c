@@ -1008,6 +1008,45 @@ git_noindex_word(struct git_ctx *g, int k, enum git_at at, void *arg)
 		an_read_tree_how(g->ev, g->v, &g->v->w[k], 0);
 }
 
+/*
+ * git diff compares two paths as --no-index does without being told
+ * when no repository is found or (git's cmd_diff) exactly two words
+ * follow its leading options and one of them lies outside the working
+ * tree: git diff /tmp/empty .env. 1 when that may be so: two such words
+ * and no top found, --git-dir/--work-tree, a word only known at run
+ * time or outside the top.
+ */
+static int
+git_diff_implicit(struct git_ctx *g)
+{
+	const struct cmdv *v = g->v;
+	char top[SBX_PATH_MAX], path[SBX_PATH_MAX], res[SBX_PATH_MAX];
+	size_t n;
+	int k, j;
+
+	for (k = g->i; k < v->n; k++)
+		if (!an_lit(&v->w[k]) || strcmp(v->w[k].s, "--") == 0 ||
+		    v->w[k].s[0] != '-')
+			break;
+	if (v->n - k != 2)
+		return 0;
+	if (g->gitdir_set || g->worktree_set ||
+	    git_top(g->ev, top, sizeof(top)) < 0)
+		return 1;
+	n = strlen(top);
+	for (j = k; j < v->n; j++) {
+		if (!an_lit(&v->w[j]) ||
+		    an_word_path(g->ev, &v->w[j], path, sizeof(path)) != 1 ||
+		    path_resolve_c(g->ev->pc, g->ev->cwd, g->ev->call->home,
+		    path, res, sizeof(res)) != 0)
+			return 1;
+		if (strncmp(res, top, n) != 0 || (n > 1 && res[n] != '/' &&
+		    res[n] != '\0'))
+			return 1;
+	}
+	return 0;
+}
+
 static int
 git_config(struct git_ctx *g)
 {
@@ -1475,6 +1514,8 @@ git_judge(struct ev *ev, struct cmdv *v)
 	git_names_secret(&g);
 	git_tree_read(&g);
 	if (g.t->kind == G_READ) {
+		if (strcmp(g.sub, "diff") == 0 && git_diff_implicit(&g))
+			g.marks |= GM_NOINDEX;
 		git_walk(&g, (g.marks & GM_NOINDEX) ? git_noindex_word :
 		    git_read_word, NULL);
 		if (!(g.marks & GM_WRITES))

@@ -260,6 +260,15 @@ static const struct tcase cases[] = {
 	{ "git diff --no-index .env /dev/null", E, NULL },
 	{ "git diff --no-index -- . ../x", E, "every file" },   /* stricter */
 	{ "git diff --no-index src sub", A, NULL },
+	/* ... and so does diff without it: a path outside the work tree, or
+	 * no repository (git's implicit --no-index) */
+	{ "git diff /tmp/empty .", E, NULL },
+	{ "git diff ../home .env", E, NULL },
+	{ "git diff --numstat /tmp/empty . | cut -f3 | xargs cat", E, NULL },
+	{ "cd ../home && git diff .ssh x", E, NULL },
+	{ "git diff /tmp/empty src", A, NULL },
+	{ "git diff HEAD .", A, NULL },         /* both inside: a pathspec */
+	{ "git diff /tmp/empty . --stat", A, NULL },    /* three words */
 	/* objects named on the input */
 	{ "git cat-file --batch < list", E, "list" },   /* stricter */
 	{ "git cat-file --batch-command", E, NULL },    /* stricter */
