@@ -179,6 +179,11 @@ static const struct optdef o_write[] = {
 	WRITE_OPTS, END,
 };
 
+/* add -f: what .gitignore names is added too */
+static const struct optdef o_add[] = {
+	WRITE_OPTS, FL("-f", GM_FORCE), FL("--force", GM_FORCE), END,
+};
+
 static const struct optdef o_commit[] = {
 	WRITE_OPTS, DO("--file", OK_READ), DO("-F", OK_READ),
 	DO("--template", OK_READ), DO("-t", OK_READ), END,
@@ -1142,10 +1147,29 @@ git_add_word(struct git_ctx *g, int k, enum git_at at, void *arg)
 		an_op_read(g->ev, g->v, &g->v->w[k], 0);
 }
 
+/* add -f DIR: .gitignore no longer keeps a secret below DIR out (git
+ * add -f . then git diff --cached shows .env): DIR is read as a tree */
+static void
+git_add_force_word(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	if (at == AT_VALUE)
+		return;
+	(*(int *)arg)++;
+	an_read_tree_how(g->ev, g->v, &g->v->w[k], 0);
+}
+
 static int
 git_add(struct git_ctx *g)
 {
-	git_walk(g, git_add_word, NULL);
+	int n = 0;
+
+	if (!(g->marks & GM_FORCE)) {
+		git_walk(g, git_add_word, NULL);
+		return 0;
+	}
+	git_walk(g, git_add_force_word, &n);
+	if (n == 0)     /* -A, -u: the working tree */
+		trig_read_tree_names(g->ev, ".", "git add", 0, NULL);
 	return 0;
 }
 
@@ -1187,7 +1211,7 @@ static const struct git_sub git_subs[] = {
 	N("fetch", NULL, git_fetch), N("ls-remote", NULL, git_fetch),
 	N("clone", NULL, git_fetch), N("send-email", NULL, git_fetch),
 	N("request-pull", NULL, git_fetch),
-	W("add", NULL, NULL, git_add), W("stage", NULL, NULL, git_add),
+	W("add", o_add, NULL, git_add), W("stage", o_add, NULL, git_add),
 	W("commit", o_commit, NULL, NULL), W("merge", o_msgfile, NULL, NULL),
 	W("notes", o_msgfile, NULL, NULL), W("rebase", o_rebase, NULL, NULL),
 	W("cherry-pick", NULL, NULL, NULL), W("revert", NULL, NULL, NULL),

@@ -286,6 +286,13 @@ static const struct tcase cases[] = {
 	{ "git add -f -- .env", E, NULL },              /* stricter */
 	{ "git stage .e*", E, NULL },                   /* stricter */
 	{ "git add src/a.c", A, NULL },
+	/* add -f: .gitignore no longer keeps a secret out of the index */
+	{ "git add -f .", E, NULL },
+	{ "git add --force -A", E, NULL },
+	{ "git add --forc .", E, NULL },
+	{ "git add -fA", E, NULL },
+	{ "git add -f sub", A, NULL },
+	{ "git add -f src/a.c", A, NULL },
 	{ "git add -A", A, NULL },
 	{ "git diff --orderfile=order.txt", A, NULL },
 	/* work that cannot be restored: abbreviations and clusters */
