@@ -788,6 +788,8 @@ git_list_track(const struct git_ctx *g)
 	ev->list_safe = safe && !other;
 }
 
+static int git_top(const struct ev *, char *, size_t);
+
 /*
  * git ls-files, ls-tree and rev-parse print their operands' names (git
  * rev-parse .env prints .env; ls-files -o lists untracked files, as find
@@ -804,6 +806,18 @@ git_names_secret(const struct git_ctx *g)
 	int k, ls = strcmp(g->sub, "ls-files") == 0;
 	const char *s;
 
+	/* status lists the untracked (and with --ignored the ignored)
+	 * files of the whole working tree, check-ignore ignored ones
+	 * (also named on its input): git status --porcelain --ignored |
+	 * cut -c4- | xargs cat */
+	if ((strcmp(g->sub, "status") == 0 ||
+	    strcmp(g->sub, "check-ignore") == 0) && an_output_used(v)) {
+		if (git_top(ev, path, sizeof(path)) < 0)
+			memcpy(path, ".", 2);
+		if (trig_tree_secret(ev, path, 0, NULL))
+			an_names_secret(ev, v);
+		return;
+	}
 	if (!(ls || strcmp(g->sub, "ls-tree") == 0 ||
 	    strcmp(g->sub, "rev-parse") == 0) || !an_output_used(v))
 		return;

@@ -255,6 +255,15 @@ static const struct tcase cases[] = {
 	{ "git ls-files src | xargs cat", A, NULL },
 	{ "git ls-files '*.c' | xargs cat", A, NULL },
 	{ "git ls-files", A, NULL },
+	/* status and check-ignore list names too (untracked, ignored) */
+	{ "git status --porcelain --ignored | cut -c4- | xargs cat", E,
+	    "names secrets" },
+	{ "git status -s | cut -c4- | xargs cat", E, NULL },
+	{ "cat $(git status --porcelain | cut -c4-)", E, NULL },
+	{ "cd src && git status --porcelain | xargs cat", E, NULL },
+	{ "git check-ignore -v sub | xargs cat", E, NULL },
+	{ "git status --porcelain | grep M", A, NULL },
+	{ "git status --short", A, NULL },
 	{ "git diff --name-only", A, NULL },
 	/* diff --no-index compares paths: trees are read */
 	{ "git diff --no-index .env /dev/null", E, NULL },
