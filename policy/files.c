@@ -112,13 +112,20 @@ rg_name_add(const char *s, size_t n)
  * (rg's "*" does not match "/": a path glob selects by its last name).
  * One {a,b} group is expanded; a negation ("!": it only takes files
  * away), a "**" or nothing in the last component, a "\\", nested or
- * several groups read every name.
+ * several groups, a class ("[...]") in a glob with a '/' (it may hold the
+ * '/') read every name.
  */
 static void
 rg_glob_add(const char *g)
 {
 	const char *o, *c, *a, *e;
 
+	/* a '/' may sit inside a class ("**" + "/.en[v/]"): the last
+	 * component is then not the text after the last '/' */
+	if (strchr(g, '[') != NULL && strchr(g, '/') != NULL) {
+		rg_names.wide = 1;
+		return;
+	}
 	if (strrchr(g, '/') != NULL)
 		g = strrchr(g, '/') + 1;
 	if (g[0] == '\0' || g[0] == '!' || strchr(g, '\\') != NULL ||

@@ -179,6 +179,11 @@ static const struct optdef o_write[] = {
 	WRITE_OPTS, END,
 };
 
+/* add -f: what .gitignore names is added too */
+static const struct optdef o_add[] = {
+	WRITE_OPTS, FL("-f", GM_FORCE), FL("--force", GM_FORCE), END,
+};
+
 static const struct optdef o_commit[] = {
 	WRITE_OPTS, DO("--file", OK_READ), DO("-F", OK_READ),
 	DO("--template", OK_READ), DO("-t", OK_READ), END,
@@ -628,8 +633,13 @@ git_dash_path(struct git_ctx *g, int k, enum git_at at, void *arg)
 		    "human decides", g->sub, w->s);
 }
 
-/* What a subcommand that shows names is read: paths, REV:PATH, and (as
- * a reader might take them) the values of its options. */
+/*
+ * What a subcommand that shows names is read: paths, REV:PATH, and (as
+ * a reader might take them) the values of its options. The PATH of
+ * REV:PATH starts after a ':' git alone knows (":0:.env",
+ * "HEAD^{/[:]?}:.env", "HEAD@{2030-01-01 00:00:00}:.env"): the text
+ * after every ':' is read as a path.
+ */
 static void
 git_read_word(struct git_ctx *g, int k, enum git_at at, void *arg)
 {
@@ -639,9 +649,14 @@ git_read_word(struct git_ctx *g, int k, enum git_at at, void *arg)
 	(void)arg;
 	if (!an_lit(&g->v->w[k]))
 		return;
-	colon = strchr(s, ':');
-	trig_read(g->ev, colon != NULL && colon[1] != '\0' ? colon + 1 : s,
-	    "git");
+	if (strchr(s, ':') == NULL) {
+		trig_read(g->ev, s, "git");
+		return;
+	}
+	for (colon = strchr(s, ':'); colon != NULL;
+	    colon = strchr(colon + 1, ':'))
+		if (colon[1] != '\0')
+			trig_read(g->ev, colon + 1, "git");
 }
 
 /* An operand that is a tree written (git rm, mv, init DIR). */
@@ -773,6 +788,8 @@ git_list_track(const struct git_ctx *g)
 	ev->list_safe = safe && !other;
 }
 
+static int git_top(const struct ev *, char *, size_t);
+
 /*
  * git ls-files, ls-tree and rev-parse print their operands' names (git
  * rev-parse .env prints .env; ls-files -o lists untracked files, as find
@@ -789,6 +806,18 @@ git_names_secret(const struct git_ctx *g)
 	int k, ls = strcmp(g->sub, "ls-files") == 0;
 	const char *s;
 
+	/* status lists the untracked (and with --ignored the ignored)
+	 * files of the whole working tree, check-ignore ignored ones
+	 * (also named on its input): git status --porcelain --ignored |
+	 * cut -c4- | xargs cat */
+	if ((strcmp(g->sub, "status") == 0 ||
+	    strcmp(g->sub, "check-ignore") == 0) && an_output_used(v)) {
+		if (git_top(ev, path, sizeof(path)) < 0)
+			memcpy(path, ".", 2);
+		if (trig_tree_secret(ev, path, 0, NULL))
+			an_names_secret(ev, v);
+		return;
+	}
 	if (!(ls || strcmp(g->sub, "ls-tree") == 0 ||
 	    strcmp(g->sub, "rev-parse") == 0) || !an_output_used(v))
 		return;
@@ -998,6 +1027,45 @@ git_noindex_word(struct git_ctx *g, int k, enum git_at at, void *arg)
 		an_read_tree_how(g->ev, g->v, &g->v->w[k], 0);
 }
 
+/*
+ * git diff compares two paths as --no-index does without being told
+ * when no repository is found or (git's cmd_diff) exactly two words
+ * follow its leading options and one of them lies outside the working
+ * tree: git diff /tmp/empty .env. 1 when that may be so: two such words
+ * and no top found, --git-dir/--work-tree, a word only known at run
+ * time or outside the top.
+ */
+static int
+git_diff_implicit(struct git_ctx *g)
+{
+	const struct cmdv *v = g->v;
+	char top[SBX_PATH_MAX], path[SBX_PATH_MAX], res[SBX_PATH_MAX];
+	size_t n;
+	int k, j;
+
+	for (k = g->i; k < v->n; k++)
+		if (!an_lit(&v->w[k]) || strcmp(v->w[k].s, "--") == 0 ||
+		    v->w[k].s[0] != '-')
+			break;
+	if (v->n - k != 2)
+		return 0;
+	if (g->gitdir_set || g->worktree_set ||
+	    git_top(g->ev, top, sizeof(top)) < 0)
+		return 1;
+	n = strlen(top);
+	for (j = k; j < v->n; j++) {
+		if (!an_lit(&v->w[j]) ||
+		    an_word_path(g->ev, &v->w[j], path, sizeof(path)) != 1 ||
+		    path_resolve_c(g->ev->pc, g->ev->cwd, g->ev->call->home,
+		    path, res, sizeof(res)) != 0)
+			return 1;
+		if (strncmp(res, top, n) != 0 || (n > 1 && res[n] != '/' &&
+		    res[n] != '\0'))
+			return 1;
+	}
+	return 0;
+}
+
 static int
 git_config(struct git_ctx *g)
 {
@@ -1093,10 +1161,29 @@ git_add_word(struct git_ctx *g, int k, enum git_at at, void *arg)
 		an_op_read(g->ev, g->v, &g->v->w[k], 0);
 }
 
+/* add -f DIR: .gitignore no longer keeps a secret below DIR out (git
+ * add -f . then git diff --cached shows .env): DIR is read as a tree */
+static void
+git_add_force_word(struct git_ctx *g, int k, enum git_at at, void *arg)
+{
+	if (at == AT_VALUE)
+		return;
+	(*(int *)arg)++;
+	an_read_tree_how(g->ev, g->v, &g->v->w[k], 0);
+}
+
 static int
 git_add(struct git_ctx *g)
 {
-	git_walk(g, git_add_word, NULL);
+	int n = 0;
+
+	if (!(g->marks & GM_FORCE)) {
+		git_walk(g, git_add_word, NULL);
+		return 0;
+	}
+	git_walk(g, git_add_force_word, &n);
+	if (n == 0)     /* -A, -u: the working tree */
+		trig_read_tree_names(g->ev, ".", "git add", 0, NULL);
 	return 0;
 }
 
@@ -1138,7 +1225,7 @@ static const struct git_sub git_subs[] = {
 	N("fetch", NULL, git_fetch), N("ls-remote", NULL, git_fetch),
 	N("clone", NULL, git_fetch), N("send-email", NULL, git_fetch),
 	N("request-pull", NULL, git_fetch),
-	W("add", NULL, NULL, git_add), W("stage", NULL, NULL, git_add),
+	W("add", o_add, NULL, git_add), W("stage", o_add, NULL, git_add),
 	W("commit", o_commit, NULL, NULL), W("merge", o_msgfile, NULL, NULL),
 	W("notes", o_msgfile, NULL, NULL), W("rebase", o_rebase, NULL, NULL),
 	W("cherry-pick", NULL, NULL, NULL), W("revert", NULL, NULL, NULL),
@@ -1465,6 +1552,8 @@ git_judge(struct ev *ev, struct cmdv *v)
 	git_names_secret(&g);
 	git_tree_read(&g);
 	if (g.t->kind == G_READ) {
+		if (strcmp(g.sub, "diff") == 0 && git_diff_implicit(&g))
+			g.marks |= GM_NOINDEX;
 		git_walk(&g, (g.marks & GM_NOINDEX) ? git_noindex_word :
 		    git_read_word, NULL);
 		if (!(g.marks & GM_WRITES))

@@ -255,21 +255,53 @@ static const struct tcase cases[] = {
 	{ "git ls-files src | xargs cat", A, NULL },
 	{ "git ls-files '*.c' | xargs cat", A, NULL },
 	{ "git ls-files", A, NULL },
+	/* status and check-ignore list names too (untracked, ignored) */
+	{ "git status --porcelain --ignored | cut -c4- | xargs cat", E,
+	    "names secrets" },
+	{ "git status -s | cut -c4- | xargs cat", E, NULL },
+	{ "cat $(git status --porcelain | cut -c4-)", E, NULL },
+	{ "cd src && git status --porcelain | xargs cat", E, NULL },
+	{ "git check-ignore -v sub | xargs cat", E, NULL },
+	{ "git status --porcelain | grep M", A, NULL },
+	{ "git status --short", A, NULL },
 	{ "git diff --name-only", A, NULL },
 	/* diff --no-index compares paths: trees are read */
 	{ "git diff --no-index .env /dev/null", E, NULL },
 	{ "git diff --no-index -- . ../x", E, "every file" },   /* stricter */
 	{ "git diff --no-index src sub", A, NULL },
+	/* ... and so does diff without it: a path outside the work tree, or
+	 * no repository (git's implicit --no-index) */
+	{ "git diff /tmp/empty .", E, NULL },
+	{ "git diff ../home .env", E, NULL },
+	{ "git diff --numstat /tmp/empty . | cut -f3 | xargs cat", E, NULL },
+	{ "cd ../home && git diff .ssh x", E, NULL },
+	{ "git diff /tmp/empty src", A, NULL },
+	{ "git diff HEAD .", A, NULL },         /* both inside: a pathspec */
+	{ "git diff /tmp/empty . --stat", A, NULL },    /* three words */
 	/* objects named on the input */
 	{ "git cat-file --batch < list", E, "list" },   /* stricter */
 	{ "git cat-file --batch-command", E, NULL },    /* stricter */
 	{ "git cat-file --batch-check < list", A, NULL },
 	{ "git cat-file -p HEAD:./.env", E, NULL },
+	/* REV:PATH: the PATH starts after a ':' only git knows */
+	{ "git show :0:.env", E, NULL },
+	{ "git cat-file -p :0:.env", E, NULL },
+	{ "git show 'HEAD^{/[:]?}:.env'", E, NULL },
+	{ "git show 'HEAD@{2030-01-01 00:00:00}:.env'", E, NULL },
+	{ "git show :0:src/a.c", A, NULL },
+	{ "git show 'HEAD@{2030-01-01 00:00:00}:src/a.c'", A, NULL },
 	/* git add puts a file's content where cat-file -p HASH shows it */
 	{ "git add .env", E, NULL },                    /* stricter */
 	{ "git add -f -- .env", E, NULL },              /* stricter */
 	{ "git stage .e*", E, NULL },                   /* stricter */
 	{ "git add src/a.c", A, NULL },
+	/* add -f: .gitignore no longer keeps a secret out of the index */
+	{ "git add -f .", E, NULL },
+	{ "git add --force -A", E, NULL },
+	{ "git add --forc .", E, NULL },
+	{ "git add -fA", E, NULL },
+	{ "git add -f sub", A, NULL },
+	{ "git add -f src/a.c", A, NULL },
 	{ "git add -A", A, NULL },
 	{ "git diff --orderfile=order.txt", A, NULL },
 	/* work that cannot be restored: abbreviations and clusters */

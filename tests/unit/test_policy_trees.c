@@ -129,6 +129,11 @@ static const struct tcase cases[] = {
 	{ "rg -g 'src/*.c' SECRET", A },        /* names "*.c" at most */
 	{ "rg -g 'src/**' SECRET", E },         /* every name */
 	{ "rg -g '*.{c,{h,pem}}' SECRET", E },
+	{ "rg -g '**/.en[v/]' SECRET", E },     /* a '/' inside a class */
+	{ "rg -g '.en[v/]' SECRET", E },
+	{ "rg --files -g '.en[v/]' | xargs cat", E },
+	{ "rg -g 'src/*.[ch]' SECRET", E },     /* '[' and '/': every name */
+	{ "rg -g '*.[ch]' SECRET", A },         /* a class, no '/' */
 	{ "rg -t c -g '*.pem' SECRET", E },     /* the glob wins over types */
 	{ "rg -t c --type-add 'c:*.pem' SECRET", E },
 	{ "rg --type-clear c -t c SECRET", E },
@@ -325,6 +330,9 @@ static const struct gcase {
 	{ NULL, "!*.c", NULL, E },
 	{ NULL, "src/**", NULL, E },
 	{ NULL, "*.{c,{h,pem}}", NULL, E },
+	{ NULL, "**/.en[v/]", NULL, E },        /* a '/' inside a class */
+	{ NULL, ".en[v/]", NULL, E },
+	{ NULL, "*.[ch]", NULL, A },
 	{ NULL, ".env*", NULL, E },
 	{ NULL, NULL, "nosuchtype", E },
 	{ NULL, "*.pem", "c", E },              /* the glob wins over the type */
