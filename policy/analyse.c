@@ -905,13 +905,36 @@ redir_stdin(const struct sh_redir *r)
  * (echo '.\env' | xargs cat reads .env). Anything else (cat LIST, sort
  * LIST, find -exec cat) prints text the policy cannot see: 0.
  */
+static int pipe_judged(struct ev *ev, const struct sh_parse *sp,
+    const struct sh_cmd *to, int special, int depth);
+
+/* 1 when a word of sort, head, tail or uniq only orders or cuts its
+ * input: -u, -r, -n, -z, -V, -5, 5 (sort --files0-from=LIST reads
+ * names from a file: 0) */
 static int
-producer_judged(struct ev *ev, const struct sh_cmd *c, int special)
+filter_word_ok(const char *s)
+{
+	size_t i;
+
+	if (s[0] == '-' && s[1] != '\0' && s[1] != '-') {
+		for (i = 1; s[i] != '\0'; i++)
+			if (strchr("nurzV0123456789", s[i]) == NULL)
+				return 0;
+		return 1;
+	}
+	for (i = 0; s[i] != '\0'; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return i > 0;
+}
+
+static int
+producer_judged(struct ev *ev, const struct sh_parse *sp,
+    const struct sh_cmd *c, int special, int depth)
 {
 	const char *n;
 	int k;
 
-	(void)ev;
 	if (c->kind != SH_SIMPLE || c->argc == 0 ||
 	    !(c->argv[0].flags & SH_W_LITERAL))
 		return 0;
@@ -942,6 +965,15 @@ producer_judged(struct ev *ev, const struct sh_cmd *c, int special)
 				return 0;
 		return 1;
 	}
+	/* find . | sort | xargs cat: a filter of judged names */
+	if ((strcmp(n, "sort") == 0 || strcmp(n, "head") == 0 ||
+	    strcmp(n, "tail") == 0 || strcmp(n, "uniq") == 0) && c->pipe_in) {
+		for (k = 1; k < c->argc; k++)
+			if (!(c->argv[k].flags & SH_W_LITERAL) ||
+			    !filter_word_ok(c->argv[k].s))
+				return 0;
+		return pipe_judged(ev, sp, c, special, depth + 1) == 0;
+	}
 	if (strcmp(n, "cd") == 0)       /* prints nothing: (cd src && find .) */
 		return c->argc <= 2 && !cmd_has_word(c, 1, "-");
 	if (strcmp(n, "ls") == 0 || strcmp(n, "tree") == 0 ||
@@ -959,6 +991,32 @@ producer_judged(struct ev *ev, const struct sh_cmd *c, int special)
 		    strcmp(c->argv[1].s, "show") == 0) &&
 		    cmd_has_word(c, 2, "--name-only"));
 	return 0;
+}
+
+/* 0 when every stage printing into to's pipe is judged, else 2 */
+static int
+pipe_judged(struct ev *ev, const struct sh_parse *sp, const struct sh_cmd *to,
+    int special, int depth)
+{
+	const struct sh_cmd *c;
+	int k, p = to->pipeline, any = 0;
+
+	if (!to->pipe_in || p < 0 || depth > 8)
+		return 2;
+	for (k = 0; k < sp->ncmds; k++) {
+		c = &sp->cmds[k];
+		if (c == to || c->kind != SH_SIMPLE)
+			continue;
+		if ((c->pipeline == p && c->stage == to->stage - 1) ||
+		    c->out_pipeline == p) {
+			if (c->argc == 0 && c->nredir == 0)
+				continue;
+			if (!producer_judged(ev, sp, c, special, depth))
+				return 2;
+			any = 1;
+		}
+	}
+	return any ? 0 : 2;
 }
 
 /*
@@ -1015,7 +1073,7 @@ xargs_stdin(struct ev *ev, struct cmdv *v, int special)
 				if (c->kind != SH_SIMPLE || c->in_subst != 2 ||
 				    (c->argc == 0 && c->nredir == 0))
 					continue;
-				if (!producer_judged(ev, c, special))
+				if (!producer_judged(ev, v->sp, c, special, 0))
 					return 2;
 				any = 1;
 			}
@@ -1023,23 +1081,8 @@ xargs_stdin(struct ev *ev, struct cmdv *v, int special)
 		}
 		return 2;
 	}
-	if (v->c->pipe_in && v->c->pipeline >= 0) {
-		p = v->c->pipeline;
-		for (k = 0; k < v->sp->ncmds; k++) {
-			c = &v->sp->cmds[k];
-			if (c == v->c || c->kind != SH_SIMPLE)
-				continue;
-			if ((c->pipeline == p && c->stage == v->c->stage - 1) ||
-			    c->out_pipeline == p) {
-				if (c->argc == 0 && c->nredir == 0)
-					continue;
-				if (!producer_judged(ev, c, special))
-					return 2;
-				any = 1;
-			}
-		}
-		return any ? 0 : 2;
-	}
+	if (v->c->pipe_in && v->c->pipeline >= 0)
+		return pipe_judged(ev, v->sp, v->c, special, 0);
 	for (k = 0; k < v->sp->ncmds; k++) {
 		c = &v->sp->cmds[k];
 		if (c == v->c || c->kind != SH_SIMPLE)

@@ -239,6 +239,11 @@ static const struct tcase cases[] = {
 	{ "xargs cat >&2", A },
 	{ "xargs cat 2>&1", A },
 	{ "xargs grep foo < /dev/null", A },
+	{ "find src -name '*.c' | sort | xargs grep foo", A },
+	{ "find src | head -5 | xargs wc -l", A },
+	{ "cat list | sort | xargs cat", E },
+	{ "find src | sort --files0-from=list | xargs cat", E },
+	{ "sort -u list | xargs cat", E },
 	{ "xargs rm", E },
 	{ "xargs", E },
 	/* piping into a shell or an interpreter */
