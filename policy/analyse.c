@@ -867,33 +867,231 @@ text_names_secret(struct ev *ev, const char *t, size_t n)
 	return 0;
 }
 
-/*
- * What xargs reads its names from, besides a pipe: a here-string or
- * here-document naming secrets (xargs cat <<< .env) feeds it secrets'
- * names (1); a file (xargs cat < LIST) is a list the policy cannot see,
- * as -a LIST (2, noted); else 0.
- */
+/* 1 when the text holds what xargs removes or GNU/BSD xargs read
+ * differently from a shell's word split: quotes and backslashes. */
 static int
-xargs_input(struct ev *ev, struct cmdv *v)
+text_xargs_quoted(const char *t, size_t n)
 {
-	const struct sh_redir *r;
+	return memchr(t, '\\', n) != NULL || memchr(t, '\'', n) != NULL ||
+	    memchr(t, '"', n) != NULL;
+}
+
+/* 1 when the words of c from k on hold s. */
+static int
+cmd_has_word(const struct sh_cmd *c, int k, const char *s)
+{
+	for (; k < c->argc; k++)
+		if (strcmp(c->argv[k].s, s) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 when r moves fd 0 (<, <>, <&N, a here-string or -document). */
+static int
+redir_stdin(const struct sh_redir *r)
+{
+	if (r->fd != -1 && r->fd != 0)
+		return 0;
+	return r->op == SH_R_IN || r->op == SH_R_INOUT ||
+	    (r->op == SH_R_DUP && r->fd == 0) || r->op == SH_R_HERESTR ||
+	    r->op == SH_R_HEREDOC;
+}
+
+/*
+ * 1 when c, which prints into xargs's pipe, prints names the analyser
+ * judged: a lister of the tree (find, fd, ls, tree, du, rg/grep -l, git
+ * ls-files/ls-tree/diff --name-only) that runs nothing, or echo of
+ * literal words without quotes or backslashes, which xargs would remove
+ * (echo '.\env' | xargs cat reads .env). Anything else (cat LIST, sort
+ * LIST, find -exec cat) prints text the policy cannot see: 0.
+ */
+static int pipe_judged(struct ev *ev, const struct sh_parse *sp,
+    const struct sh_cmd *to, int special, int depth);
+
+/* 1 when a word of sort, head, tail or uniq only orders or cuts its
+ * input: -u, -r, -n, -z, -V, -5, 5 (sort --files0-from=LIST reads
+ * names from a file: 0) */
+static int
+filter_word_ok(const char *s)
+{
+	size_t i;
+
+	if (s[0] == '-' && s[1] != '\0' && s[1] != '-') {
+		for (i = 1; s[i] != '\0'; i++)
+			if (strchr("nurzV0123456789", s[i]) == NULL)
+				return 0;
+		return 1;
+	}
+	for (i = 0; s[i] != '\0'; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return i > 0;
+}
+
+static int
+producer_judged(struct ev *ev, const struct sh_parse *sp,
+    const struct sh_cmd *c, int special, int depth)
+{
+	const char *n;
 	int k;
 
-	for (k = 0; k < v->c->nredir; k++) {
-		r = &v->c->redir[k];
-		if (r->fd != -1 && r->fd != 0)
+	if (c->kind != SH_SIMPLE || c->argc == 0 ||
+	    !(c->argv[0].flags & SH_W_LITERAL))
+		return 0;
+	for (k = 0; k < c->nredir; k++)
+		if (redir_stdin(&c->redir[k]))
+			return 0;
+	n = c->argv[0].s;
+	if (strcmp(n, "echo") == 0) {
+		if (special)
+			return 0;
+		for (k = 1; k < c->argc; k++)
+			if (!(c->argv[k].flags & SH_W_LITERAL) ||
+			    text_xargs_quoted(c->argv[k].s, c->argv[k].len))
+				return 0;
+		return 1;
+	}
+	if (strcmp(n, "find") == 0)
+		return !cmd_has_word(c, 1, "-exec") &&
+		    !cmd_has_word(c, 1, "-execdir") &&
+		    !cmd_has_word(c, 1, "-ok") && !cmd_has_word(c, 1, "-okdir") &&
+		    !cmd_has_word(c, 1, "-fprint") && !cmd_has_word(c, 1, "-printf") &&
+		    !cmd_has_word(c, 1, "-fprintf") && !cmd_has_word(c, 1, "-fls");
+	if (strcmp(n, "fd") == 0 || strcmp(n, "fdfind") == 0) {
+		for (k = 1; k < c->argc; k++)
+			if (strncmp(c->argv[k].s, "-x", 2) == 0 ||
+			    strncmp(c->argv[k].s, "-X", 2) == 0 ||
+			    strncmp(c->argv[k].s, "--exec", 6) == 0)
+				return 0;
+		return 1;
+	}
+	/* find . | sort | xargs cat: a filter of judged names */
+	if ((strcmp(n, "sort") == 0 || strcmp(n, "head") == 0 ||
+	    strcmp(n, "tail") == 0 || strcmp(n, "uniq") == 0) && c->pipe_in) {
+		for (k = 1; k < c->argc; k++)
+			if (!(c->argv[k].flags & SH_W_LITERAL) ||
+			    !filter_word_ok(c->argv[k].s))
+				return 0;
+		return pipe_judged(ev, sp, c, special, depth + 1) == 0;
+	}
+	if (strcmp(n, "cd") == 0)       /* prints nothing: (cd src && find .) */
+		return c->argc <= 2 && !cmd_has_word(c, 1, "-");
+	if (strcmp(n, "ls") == 0 || strcmp(n, "tree") == 0 ||
+	    strcmp(n, "du") == 0)
+		return 1;
+	if (strcmp(n, "rg") == 0 || strcmp(n, "grep") == 0)
+		return cmd_has_word(c, 1, "-l") || cmd_has_word(c, 1, "-L") ||
+		    cmd_has_word(c, 1, "--files") ||
+		    cmd_has_word(c, 1, "--files-with-matches") ||
+		    cmd_has_word(c, 1, "-rl") || cmd_has_word(c, 1, "-lr");
+	if (strcmp(n, "git") == 0 && c->argc >= 2)
+		return strcmp(c->argv[1].s, "ls-files") == 0 ||
+		    strcmp(c->argv[1].s, "ls-tree") == 0 ||
+		    ((strcmp(c->argv[1].s, "diff") == 0 ||
+		    strcmp(c->argv[1].s, "show") == 0) &&
+		    cmd_has_word(c, 2, "--name-only"));
+	return 0;
+}
+
+/* 0 when every stage printing into to's pipe is judged, else 2 */
+static int
+pipe_judged(struct ev *ev, const struct sh_parse *sp, const struct sh_cmd *to,
+    int special, int depth)
+{
+	const struct sh_cmd *c;
+	int k, p = to->pipeline, any = 0;
+
+	if (!to->pipe_in || p < 0 || depth > 8)
+		return 2;
+	for (k = 0; k < sp->ncmds; k++) {
+		c = &sp->cmds[k];
+		if (c == to || c->kind != SH_SIMPLE)
 			continue;
-		if (r->op == SH_R_HERESTR && text_names_secret(ev, r->target.s,
-		    r->target.len))
-			return 1;
-		if (r->op == SH_R_HEREDOC && r->body != NULL &&
-		    text_names_secret(ev, r->body, r->body_len))
-			return 1;
-		if (r->op == SH_R_IN && an_lit(&r->target) &&
-		    strcmp(r->target.s, "/dev/null") != 0) {
-			an_names_from(ev, "xargs", "< FILE");
-			return 2;
+		if ((c->pipeline == p && c->stage == to->stage - 1) ||
+		    c->out_pipeline == p) {
+			if (c->argc == 0 && c->nredir == 0)
+				continue;
+			if (!producer_judged(ev, sp, c, special, depth))
+				return 2;
+			any = 1;
 		}
+	}
+	return any ? 0 : 2;
+}
+
+/*
+ * What xargs reads its names from. It splits them itself: quotes and
+ * backslashes are removed, -d/-0 split elsewhere, -I splices a line into
+ * a word. Returns 1 when the names are secrets', 2 when the policy cannot
+ * know them (escalate), 0 when they were judged.
+ * - Its own redirection of fd 0 wins: a here-string or here-document of
+ *   plain literal words is read like echo's words; one with a variable,
+ *   quotes or backslashes (xargs cat <<< '.\env', "$f"), or read by -d,
+ *   -0 or a spliced -I, is unknown; < /dev/null has no names; any other
+ *   (< LIST, <> LIST, <&3, < "$f") is a list it cannot see.
+ * - A pipe: the stage that prints into it must be one producer_judged()
+ *   accepts (cat LIST | xargs cat is a list it cannot see).
+ * - Else the agent's standard input, unless the line moves it for a
+ *   group, a subshell or the rest of the line ({ xargs cat; } < LIST,
+ *   (xargs cat) < LIST, exec < LIST): those are unknown.
+ */
+static int
+xargs_stdin(struct ev *ev, struct cmdv *v, int special)
+{
+	const struct sh_redir *r, *in = NULL;
+	const struct sh_cmd *c;
+	int k, p, any = 0;
+
+	for (k = 0; k < v->c->nredir; k++)
+		if (redir_stdin(&v->c->redir[k]))
+			in = &v->c->redir[k];
+	if ((r = in) != NULL) {
+		if (r->op == SH_R_HERESTR) {
+			if (!an_lit(&r->target) || special ||
+			    text_xargs_quoted(r->target.s, r->target.len))
+				return 2;
+			return text_names_secret(ev, r->target.s,
+			    r->target.len);
+		}
+		if (r->op == SH_R_HEREDOC) {
+			if (r->body == NULL || special ||
+			    text_xargs_quoted(r->body, r->body_len) ||
+			    (!r->body_literal && (memchr(r->body, '$',
+			    r->body_len) != NULL || memchr(r->body, '`',
+			    r->body_len) != NULL)))
+				return 2;
+			return text_names_secret(ev, r->body, r->body_len);
+		}
+		if (r->op == SH_R_IN && an_lit(&r->target) &&
+		    strcmp(r->target.s, "/dev/null") == 0)
+			return 0;
+		/* < <(find src): judged as a pipe from what runs in it */
+		if (r->op == SH_R_IN && r->target.flags == SH_W_SUBST &&
+		    r->target.len == 0) {
+			for (k = 0; k < v->sp->ncmds; k++) {
+				c = &v->sp->cmds[k];
+				if (c->kind != SH_SIMPLE || c->in_subst != 2 ||
+				    (c->argc == 0 && c->nredir == 0))
+					continue;
+				if (!producer_judged(ev, v->sp, c, special, 0))
+					return 2;
+				any = 1;
+			}
+			return any ? 0 : 2;
+		}
+		return 2;
+	}
+	if (v->c->pipe_in && v->c->pipeline >= 0)
+		return pipe_judged(ev, v->sp, v->c, special, 0);
+	for (k = 0; k < v->sp->ncmds; k++) {
+		c = &v->sp->cmds[k];
+		if (c == v->c || c->kind != SH_SIMPLE)
+			continue;
+		if (c->argc != 0 && strcmp(c->argv[0].s, "exec") != 0)
+			continue;
+		for (p = 0; p < c->nredir; p++)
+			if (redir_stdin(&c->redir[p]))
+				return 2;
 	}
 	return 0;
 }
@@ -903,7 +1101,7 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 {
 	struct an_walk it;
 	struct an_opt o;
-	int k = -1, j, r;
+	int k = -1, j, r, split = 0;
 	const char *repl = NULL;
 	char rbuf[256];
 	struct cmdv in;
@@ -939,6 +1137,12 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 			    "xargs --process-slot-var");
 			continue;
 		}
+		/* -d: names split at other bytes than a shell's (-0 splits
+		 * at NUL, which a literal word cannot hold: a whole text is
+		 * one name, which the word check covers) */
+		if (strcmp(o.d->opt, "-d") == 0 ||
+		    strcmp(o.d->opt, "--delimiter") == 0)
+			split = 1;
 		if (o.d->kind == OK_NAMES && o.val != NULL && an_lit(o.val) &&
 		    strcmp(o.val->s, "/dev/stdin") == 0)
 			continue;       /* the input, as without -a */
@@ -989,11 +1193,22 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 		if (v->c->redir[ri].op == SH_R_IN && (v->c->redir[ri].fd == -1 ||
 		    v->c->redir[ri].fd == 0))
 			in.extra = 1;
-	/* xargs cat <<< .env, xargs cat < LIST */
-	if ((j = xargs_input(ev, v)) == 1)
+	/* -I {}nv splices input into a word: the names are not words */
+	for (j = k; repl != NULL && repl[0] != '\0' && j < v->n; j++)
+		if (strstr(v->w[j].s, repl) != NULL &&
+		    strcmp(v->w[j].s, repl) != 0)
+			split = 1;
+	/* xargs cat <<< .env; xargs cat < LIST, cat LIST | xargs cat */
+	if ((j = xargs_stdin(ev, v, split)) == 1)
 		in.extra = 1;
-	else if (j == 2)
+	else if (j == 2) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "read", "builtin: xargs",
+		    "xargs reads names the policy cannot see before it runs "
+		    "(from a file, a variable, or text xargs splits or "
+		    "unquotes itself)");
 		return;
+	}
 	ev->in_child++;
 	if (repl == NULL || repl[0] == '\0') {
 		an_eval_argv(ev, &in);

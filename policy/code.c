@@ -176,19 +176,39 @@ an_cls_shell(struct ev *ev, struct cmdv *v)
 	piped_code(ev, v, "shell");
 }
 
-/* python -m MODULE: the test and compile modules run project code */
+/*
+ * python -m MODULE: the test and compile modules run project code. Their
+ * arguments are files they read and may print (python3 -m py_compile
+ * .env shows the secret line in its SyntaxError, mypy --pretty too):
+ * each operand, and the value of --opt=VALUE, is read as a file.
+ */
 static void
-python_module(struct ev *ev, const struct sh_word *w, const char *name)
+python_module(struct ev *ev, struct cmdv *v, int from, const struct sh_word *w,
+    const char *name)
 {
 	static const char *const known[] = {
 		"pytest", "unittest", "mypy", "py_compile", "compileall", NULL,
 	};
 	const char *const *m;
+	const char *eq;
+	struct sh_word t;
+	int j;
 
 	ev_factor(ev, F_CODE);
 	for (m = known; w != NULL && an_lit(w) && *m != NULL; m++)
-		if (strcmp(w->s, *m) == 0 && an_cwd_in_project(ev))
+		if (strcmp(w->s, *m) == 0 && an_cwd_in_project(ev)) {
+			for (j = from; j < v->n; j++) {
+				t = v->w[j];
+				if (an_lit(&t) && t.s[0] == '-') {
+					if ((eq = strchr(t.s, '=')) == NULL)
+						continue;
+					t.s = (char *)eq + 1;
+					t.len = strlen(t.s);
+				}
+				an_op_read(ev, v, &t, j);
+			}
 			return;
+		}
 	ev_note(ev, POLICY_ESCALATE, "shell", "builtin: python -m",
 	    "%s -m runs a module the policy does not know", name);
 }
@@ -224,7 +244,8 @@ python_interp(struct ev *ev, struct cmdv *v, const struct prog *pr)
 			return;
 		}
 		if (r == 1 && o.d != NULL && o.d->tag == PY_MODULE) {
-			python_module(ev, o.val, pr->name);
+			python_module(ev, v, o.val == &v->w[o.k + 1] ?
+			    o.k + 2 : o.k + 1, o.val, pr->name);
 			return;
 		}
 		if (r == 1 && o.d != NULL)

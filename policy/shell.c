@@ -1289,6 +1289,8 @@ read_redir(struct sc *sc, struct cmdbuild *cb)
 		} else if (c == '&') {
 			sc->i++;
 			op = SH_R_DUP;
+			if (fd == -1)
+				fd = 0;         /* <&N moves fd 0 */
 		} else if (c == '>') {
 			sc->i++;
 			op = SH_R_INOUT;
