@@ -1096,6 +1096,51 @@ xargs_stdin(struct ev *ev, struct cmdv *v, int special)
 	return 0;
 }
 
+/* How xargs (v, its command at word k, replace string repl, split when
+ * it splits its input itself) knows its names, as a cmdv's extra: 1
+ * secrets' names, 2 the project's, 3 a safe lister's; 0 after an
+ * escalation, noted. */
+static int
+xargs_input(struct ev *ev, struct cmdv *v, int k, const char *repl, int split)
+{
+	int extra, j, ri;
+
+	/* the names on the input: files of the project when a lister of the
+	 * project feeds the pipe (find . -name '*.c' | xargs grep x) */
+	extra = 2;
+	if (v->c->pipe_in && v->c->pipeline >= 0 &&
+	    (ev->secret_pipeline == v->c->pipeline ||
+	    ev->secret_out == v->c->pipeline) && ev->secret_parse == v->pid)
+		extra = 1;
+	else if (v->c->pipe_in && v->c->pipeline >= 0 &&
+	    ev->list_pipeline == v->c->pipeline && ev->list_parse == v->pid &&
+	    ev->list_safe)
+		extra = 3;
+	/* xargs cat < <(find .): its input read from a process substitution
+	 * (or any redirection) after one printed secrets' names */
+	for (ri = 0; ev->procsub_secret && ri < v->c->nredir; ri++)
+		if (v->c->redir[ri].op == SH_R_IN && (v->c->redir[ri].fd == -1 ||
+		    v->c->redir[ri].fd == 0))
+			extra = 1;
+	/* -I {}nv splices input into a word: the names are not words */
+	for (j = k; repl != NULL && repl[0] != '\0' && j < v->n; j++)
+		if (strstr(v->w[j].s, repl) != NULL &&
+		    strcmp(v->w[j].s, repl) != 0)
+			split = 1;
+	/* xargs cat <<< .env; xargs cat < LIST, cat LIST | xargs cat */
+	if ((j = xargs_stdin(ev, v, split)) == 1)
+		extra = 1;
+	else if (j == 2) {
+		ev_factor(ev, F_UNKNOWN);
+		ev_note(ev, POLICY_ESCALATE, "read", "builtin: xargs",
+		    "xargs reads names the policy cannot see before it runs "
+		    "(from a file, a variable, or text xargs splits or "
+		    "unquotes itself)");
+		return 0;
+	}
+	return extra;
+}
+
 void
 an_cls_xargs(struct ev *ev, struct cmdv *v)
 {
@@ -1176,39 +1221,8 @@ an_cls_xargs(struct ev *ev, struct cmdv *v)
 	in = *v;
 	in.w = v->w + k;
 	in.n = v->n - k;
-	/* the names on the input: files of the project when a lister of the
-	 * project feeds the pipe (find . -name '*.c' | xargs grep x) */
-	in.extra = 2;
-	if (v->c->pipe_in && v->c->pipeline >= 0 &&
-	    (ev->secret_pipeline == v->c->pipeline ||
-	    ev->secret_out == v->c->pipeline) && ev->secret_parse == v->pid)
-		in.extra = 1;
-	else if (v->c->pipe_in && v->c->pipeline >= 0 &&
-	    ev->list_pipeline == v->c->pipeline && ev->list_parse == v->pid &&
-	    ev->list_safe)
-		in.extra = 3;
-	/* xargs cat < <(find .): its input read from a process substitution
-	 * (or any redirection) after one printed secrets' names */
-	for (int ri = 0; ev->procsub_secret && ri < v->c->nredir; ri++)
-		if (v->c->redir[ri].op == SH_R_IN && (v->c->redir[ri].fd == -1 ||
-		    v->c->redir[ri].fd == 0))
-			in.extra = 1;
-	/* -I {}nv splices input into a word: the names are not words */
-	for (j = k; repl != NULL && repl[0] != '\0' && j < v->n; j++)
-		if (strstr(v->w[j].s, repl) != NULL &&
-		    strcmp(v->w[j].s, repl) != 0)
-			split = 1;
-	/* xargs cat <<< .env; xargs cat < LIST, cat LIST | xargs cat */
-	if ((j = xargs_stdin(ev, v, split)) == 1)
-		in.extra = 1;
-	else if (j == 2) {
-		ev_factor(ev, F_UNKNOWN);
-		ev_note(ev, POLICY_ESCALATE, "read", "builtin: xargs",
-		    "xargs reads names the policy cannot see before it runs "
-		    "(from a file, a variable, or text xargs splits or "
-		    "unquotes itself)");
+	if ((in.extra = xargs_input(ev, v, k, repl, split)) == 0)
 		return;
-	}
 	ev->in_child++;
 	if (repl == NULL || repl[0] == '\0') {
 		an_eval_argv(ev, &in);
