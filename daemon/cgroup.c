@@ -243,20 +243,11 @@ cgroup_leave(const char *dir)
 }
 
 int
-cgroup_clear(const char *dir, pid_t keep, int ms)
+cgroup_clear(const char *dir, pid_t keep)
 {
-	int tries, others;
+	int others;
 
-	/* Killed processes leave the list once they are reaped; what they
-	 * fork meanwhile is bounded by pids.max and killed next time. */
-	for (tries = 0; tries <= ms; tries++) {
-		if (kill_listed(dir, keep, &others) < 0)
-			return -1;
-		if (!others)
-			return 0;
-		usleep(1000);
-	}
-	return -1;
+	return kill_listed(dir, keep, &others) < 0 ? -1 : others;
 }
 
 void

@@ -50,10 +50,11 @@ int cgroup_leave(const char *dir);
 int cgroup_holds(const char *dir, const pid_t *pids, int n);
 /* Kills (SIGKILL) every process in dir. */
 void cgroup_kill(const char *dir);
-/* Kills every process in dir but keep (the caller, who stays in it)
- * until none is left: 0, or -1 when some are still there after about
- * ms milliseconds or dir cannot be read. */
-int cgroup_clear(const char *dir, pid_t keep, int ms);
+/* Kills (SIGKILL) every process in dir but keep (the caller, who stays
+ * in it): how many it found, or -1 when dir cannot be read. A killed
+ * process leaves the list once it is gone; what it forked meanwhile is
+ * bounded by pids.max, and found by the next call. */
+int cgroup_clear(const char *dir, pid_t keep);
 /* Kills what is left in dir and removes it; bounded (about 1 s, only
  * while it is busy). The removal waits while another process moves into
  * a cgroup: not before an answer. */

@@ -838,7 +838,7 @@ executor_supervise(const struct exec_spec *s, struct child *c)
 	 * which is in its cgroup too); a cgroup of the run's own is removed
 	 * after the result (a removal waits while a spare moves into its own). */
 	if (c->inside)
-		(void)cgroup_clear(c->cgdir, getpid(), 0);
+		(void)cgroup_clear(c->cgdir, getpid());
 	else
 		cgroup_kill(c->cgdir);
 	if (pidfd >= 0)
@@ -994,7 +994,7 @@ spare_clear(const char *cgdir, int ms)
 	int rc;
 
 	for (;;) {
-		rc = cgroup_clear(cgdir, getpid(), 0);
+		rc = cgroup_clear(cgdir, getpid());
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 		if (rc == 0 && ((cur = cgroup_current(cgdir)) == 1 || cur < 0))
@@ -1005,8 +1005,9 @@ spare_clear(const char *cgdir, int ms)
 	}
 }
 
-/* Kills C (not yet handed a run) and what else is in the cgroup but E;
- * sbxd removes the cgroup once E is gone. */
+/* Kills C (not yet handed a run). What else is in the cgroup is killed
+ * when it goes, after E moved out (spare_exit, the unfit path) or once
+ * sbxd reaps E. */
 static void
 spare_kill(struct child *c)
 {
@@ -1015,8 +1016,6 @@ spare_kill(struct child *c)
 		waitpid(c->pid, NULL, 0);
 		c->pid = 0;
 	}
-	if (c->cgdir[0])
-		(void)spare_clear(c->cgdir, SPARE_CLEAR_MS);
 }
 
 /* C can run s: ready, alive, not stopped, alone with E in their cgroup
