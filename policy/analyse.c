@@ -935,9 +935,12 @@ producer_judged(struct ev *ev, const struct sh_parse *sp,
 	const char *n;
 	int k;
 
-	if (c->kind != SH_SIMPLE || c->argc == 0 ||
-	    !(c->argv[0].flags & SH_W_LITERAL))
+	if (c->kind != SH_SIMPLE || c->argc == 0)
 		return 0;
+	/* a word known only at run time may be any option (find . -$e) */
+	for (k = 0; k < c->argc; k++)
+		if (!(c->argv[k].flags & SH_W_LITERAL))
+			return 0;
 	for (k = 0; k < c->nredir; k++)
 		if (redir_stdin(&c->redir[k]))
 			return 0;
@@ -951,12 +954,15 @@ producer_judged(struct ev *ev, const struct sh_parse *sp,
 				return 0;
 		return 1;
 	}
-	if (strcmp(n, "find") == 0)
-		return !cmd_has_word(c, 1, "-exec") &&
-		    !cmd_has_word(c, 1, "-execdir") &&
-		    !cmd_has_word(c, 1, "-ok") && !cmd_has_word(c, 1, "-okdir") &&
-		    !cmd_has_word(c, 1, "-fprint") && !cmd_has_word(c, 1, "-printf") &&
-		    !cmd_has_word(c, 1, "-fprintf") && !cmd_has_word(c, 1, "-fls");
+	if (strcmp(n, "find") == 0) {
+		/* prints only names: no primary that runs, asks or writes
+		 * (text.c's table), no -printf */
+		for (k = 1; k < c->argc; k++)
+			if (an_find_word_acts(c->argv[k].s) ||
+			    strcmp(c->argv[k].s, "-printf") == 0)
+				return 0;
+		return 1;
+	}
 	if (strcmp(n, "fd") == 0 || strcmp(n, "fdfind") == 0) {
 		for (k = 1; k < c->argc; k++)
 			if (strncmp(c->argv[k].s, "-x", 2) == 0 ||
@@ -987,8 +993,7 @@ producer_judged(struct ev *ev, const struct sh_parse *sp,
 	if (strcmp(n, "git") == 0 && c->argc >= 2)
 		return strcmp(c->argv[1].s, "ls-files") == 0 ||
 		    strcmp(c->argv[1].s, "ls-tree") == 0 ||
-		    ((strcmp(c->argv[1].s, "diff") == 0 ||
-		    strcmp(c->argv[1].s, "show") == 0) &&
+		    (strcmp(c->argv[1].s, "diff") == 0 &&
 		    cmd_has_word(c, 2, "--name-only"));
 	return 0;
 }
@@ -1119,8 +1124,7 @@ xargs_input(struct ev *ev, struct cmdv *v, int k, const char *repl, int split)
 	/* xargs cat < <(find .): its input read from a process substitution
 	 * (or any redirection) after one printed secrets' names */
 	for (ri = 0; ev->procsub_secret && ri < v->c->nredir; ri++)
-		if (v->c->redir[ri].op == SH_R_IN && (v->c->redir[ri].fd == -1 ||
-		    v->c->redir[ri].fd == 0))
+		if (v->c->redir[ri].op == SH_R_IN && redir_stdin(&v->c->redir[ri]))
 			extra = 1;
 	/* -I {}nv splices input into a word: the names are not words */
 	for (j = k; repl != NULL && repl[0] != '\0' && j < v->n; j++)

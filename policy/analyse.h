@@ -201,6 +201,9 @@ void an_cls_zip(struct ev *ev, struct cmdv *v, const struct prog *pr);
 void an_cls_git(struct ev *ev, struct cmdv *v);
 void an_cls_find(struct ev *ev, struct cmdv *v);
 int an_find_names_safe(const struct cmdv *v);
+/* 1 when the word S is a find primary that runs, asks or writes a file
+ * (-exec, -ok, -fprint...), as find judges them. */
+int an_find_word_acts(const char *s);
 int an_glob_name_safe(const char *pat);
 void an_cls_sed(struct ev *ev, struct cmdv *v);
 void an_cls_awk(struct ev *ev, struct cmdv *v, const struct prog *pr);

@@ -1018,13 +1018,16 @@ git_tree_read(struct git_ctx *g)
 		an_names_secret(ev, g->v);
 }
 
-/* diff --no-index A B: every file below A and B is read */
+/* An operand read as a tree, every file below it (counted in *arg when
+ * ARG is not NULL): diff --no-index A B, add -f DIR. */
 static void
-git_noindex_word(struct git_ctx *g, int k, enum git_at at, void *arg)
+git_tree_read_word(struct git_ctx *g, int k, enum git_at at, void *arg)
 {
-	(void)arg;
-	if (at != AT_VALUE)
-		an_read_tree_how(g->ev, g->v, &g->v->w[k], 0);
+	if (at == AT_VALUE)
+		return;
+	if (arg != NULL)
+		(*(int *)arg)++;
+	an_read_tree_how(g->ev, g->v, &g->v->w[k], 0);
 }
 
 /*
@@ -1161,17 +1164,6 @@ git_add_word(struct git_ctx *g, int k, enum git_at at, void *arg)
 		an_op_read(g->ev, g->v, &g->v->w[k], 0);
 }
 
-/* add -f DIR: .gitignore no longer keeps a secret below DIR out (git
- * add -f . then git diff --cached shows .env): DIR is read as a tree */
-static void
-git_add_force_word(struct git_ctx *g, int k, enum git_at at, void *arg)
-{
-	if (at == AT_VALUE)
-		return;
-	(*(int *)arg)++;
-	an_read_tree_how(g->ev, g->v, &g->v->w[k], 0);
-}
-
 static int
 git_add(struct git_ctx *g)
 {
@@ -1181,7 +1173,9 @@ git_add(struct git_ctx *g)
 		git_walk(g, git_add_word, NULL);
 		return 0;
 	}
-	git_walk(g, git_add_force_word, &n);
+	/* add -f DIR: .gitignore no longer keeps a secret below DIR out
+	 * (git add -f . then git diff --cached shows .env) */
+	git_walk(g, git_tree_read_word, &n);
 	if (n == 0)     /* -A, -u: the working tree */
 		trig_read_tree_names(g->ev, ".", "git add", 0, NULL);
 	return 0;
@@ -1554,7 +1548,7 @@ git_judge(struct ev *ev, struct cmdv *v)
 	if (g.t->kind == G_READ) {
 		if (strcmp(g.sub, "diff") == 0 && git_diff_implicit(&g))
 			g.marks |= GM_NOINDEX;
-		git_walk(&g, (g.marks & GM_NOINDEX) ? git_noindex_word :
+		git_walk(&g, (g.marks & GM_NOINDEX) ? git_tree_read_word :
 		    git_read_word, NULL);
 		if (!(g.marks & GM_WRITES))
 			return;

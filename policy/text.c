@@ -98,6 +98,15 @@ find_primary(const char *s)
 	return NULL;
 }
 
+int
+an_find_word_acts(const char *s)
+{
+	const struct find_primary *fp = find_primary(s);
+
+	return fp != NULL && (fp->act == FA_EXEC || fp->act == FA_ASK ||
+	    fp->act == FA_WRITE);
+}
+
 /*
  * 1 when every test that picks files by name (-name, -iname) has a
  * literal pattern that matches none of the protected names, and nothing

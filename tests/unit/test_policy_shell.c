@@ -244,6 +244,14 @@ static const struct tcase cases[] = {
 	{ "cat list | sort | xargs cat", E },
 	{ "find src | sort --files0-from=list | xargs cat", E },
 	{ "sort -u list | xargs cat", E },
+	/* producers judged only when they print names alone: git show
+	 * prints its commit message, find -fprint0/-printf what they like,
+	 * a word known at run time may be any option */
+	{ "git show --name-only HEAD | xargs cat", E },
+	{ "git diff --name-only | xargs cat", A },
+	{ "find . -name '*.c' -fprint0 /dev/stdout | xargs -0 cat", E },
+	{ "find . -printf '%p\\n' | xargs cat", E },
+	{ "e=exec; find . -$e cat {} + | xargs cat", E },
 	{ "xargs rm", E },
 	{ "xargs", E },
 	/* piping into a shell or an interpreter */
